@@ -1,0 +1,29 @@
+"""The `agent-hooks` command line: for people, and for agents through their Bash tool.
+
+Never imported by the hooks (click alone costs ~40 ms of start-up).
+"""
+
+from __future__ import annotations
+
+import click
+
+from agent_hooks import __version__
+from agent_hooks.cli import agents, cleanup, reservations, reserve, status, trail
+from agent_hooks.cli._common import Env
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="agent-hooks")
+@click.pass_context
+def main(ctx: click.Context) -> None:
+    """Let many Claude Code agents share one repository: per-agent state, file
+    trails, reservations, workspaces and work sessions.
+
+    The agent is AGENT_NAME (unset: the shared agent-state.json); state lives in
+    CLAUDE_CONFIG_DIR or ~/.claude.
+    """
+    ctx.ensure_object(Env)
+
+
+for module in (status, agents, trail, cleanup, reserve, reservations):
+    module.register(main)

@@ -1,0 +1,54 @@
+"""`agent-hooks status`: this agent's identity, conversation and trail counts."""
+
+from __future__ import annotations
+
+import click
+
+from agent_hooks import roster, state_file
+from agent_hooks.cli._common import emit_json, get_env, json_option
+
+
+@click.command()
+@click.option("--agent", "name", metavar="NAME", help="Another agent (default: AGENT_NAME).")
+@json_option
+def status(name: str | None, as_json: bool) -> None:
+    """Show this agent's state: who it is, its project, conversation and trail."""
+    env = get_env()
+    agent = env.agent(name)
+    doc, problem = state_file.read(agent, env.now)
+    if problem:
+        raise click.ClickException(f"{agent.state_path} is not valid JSON: {problem}")
+    summary = {
+        "agent": agent.name,
+        "state_file": agent.state_path,
+        "exists": doc["registered"] or bool(doc["conversations"]),
+        "project_root": doc["project_root"],
+        "conversation_id": doc["conversation_id"],
+        "active": roster.is_active(doc, env.now),
+        "last_activity": doc["last_activity"],
+        "issue_id": doc["issue_id"],
+        "files_created": len(doc["files_created"]),
+        "files_modified": len(doc["files_modified"]),
+        "files_read": len(doc["files_read"]),
+        "reservations": doc["reservations"],
+    }
+    if as_json:
+        emit_json(summary)
+        return
+    click.echo(f"agent:        {agent.label}")
+    click.echo(f"state file:   {agent.state_path}")
+    if not summary["exists"]:
+        click.echo("no state yet: the SessionStart hook has not run for this agent")
+        return
+    active = "active" if summary["active"] else "inactive"
+    click.echo(f"project:      {doc['project_root'] or '-'}")
+    click.echo(f"conversation: {doc['conversation_id'] or '-'} ({active}, last activity "
+               f"{roster.ago(env.now - doc['last_activity'])})")
+    if doc["issue_id"]:
+        click.echo(f"issue:        {doc['issue_id']}")
+    click.echo(f"trail:        {summary['files_created']} created, "
+               f"{summary['files_modified']} modified, {summary['files_read']} read")
+
+
+def register(group: click.Group) -> None:
+    group.add_command(status)

@@ -1,0 +1,118 @@
+"""Whether an edit may proceed, given a project's reservations: pure decisions
+and the messages that explain them to the model.
+
+Invariants:
+
+* Only another agent's live *exclusive* reservation blocks; shared ones never
+  do, and an agent never blocks itself. Every blocking holder is named.
+* A target is resolved (symlinks included) before it is compared: editing a
+  symlink to a reserved file is editing the reserved file. A target outside the
+  project is not subject to the project's reservations.
+* Strict mode additionally requires a live reservation of the agent's own
+  covering the target, and then names the exact `agent-hooks reserve` command.
+"""
+
+from __future__ import annotations
+
+from agent_hooks import pattern, reservation
+from agent_hooks import posix_fs as fs
+from agent_hooks import reservation_index as index
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    Record = tuple[Any, ...]
+
+_GLOB_CHARS = "*?["
+
+
+def relative_target(path: str, project_root: str, cwd: str | None) -> str | None:
+    """The target relative to the project root after resolving symlinks, or None
+    when it lies outside the project (or is the root itself)."""
+    absolute = path if fs.isabs(path) else fs.join(cwd or project_root, path)
+    resolved = fs.realpath(absolute)
+    if not fs.is_within(resolved, project_root) or resolved == project_root:
+        return None
+    return resolved[len(project_root.rstrip("/")) + 1 :]
+
+
+def relative_glob_target(path: str, project_root: str) -> str | None:
+    """Like `relative_target` for an absolute shell glob: resolve the literal
+    directories before the first wildcard segment, keep the rest as written."""
+    parts = path.split("/")
+    first_glob = next(i for i, part in enumerate(parts) if any(c in part for c in _GLOB_CHARS))
+    base = fs.realpath("/".join(parts[:first_glob]) or "/")
+    resolved = fs.join(base, "/".join(parts[first_glob:]))
+    if not fs.is_within(resolved, project_root) or resolved == project_root:
+        return None
+    return resolved[len(project_root.rstrip("/")) + 1 :]
+
+
+def _blocking(hot: index.HotIndex, compiled: list[Any], first: str | None, me: str | None, now: float,
+              exact_path: str | None) -> list[Record]:
+    found = []
+    for rec in hot.candidates(first):
+        if rec[index.AGENT] == me or not rec[index.EXCLUSIVE] or rec[index.EXPIRES] <= now:
+            continue
+        hit = (
+            pattern.matches(rec[index.COMPILED], exact_path)
+            if exact_path is not None
+            else pattern.overlap(rec[index.COMPILED], compiled)
+        )
+        if hit:
+            found.append(rec)
+    return found
+
+
+def blocking_edit(hot: index.HotIndex, rel: str, me: str | None, now: float) -> list[Record]:
+    """Other agents' live exclusive reservations covering the file `rel`."""
+    return _blocking(hot, [], rel.partition("/")[0], me, now, rel)
+
+
+def blocking_write(hot: index.HotIndex, compiled: list[Any], me: str | None, now: float) -> list[Record]:
+    """Other agents' live exclusive reservations overlapping a write target
+    (a path and everything below it, or a shell glob)."""
+    return _blocking(hot, compiled, pattern.first_literal(compiled), me, now, None)
+
+
+def owns(hot: index.HotIndex | None, rel: str, me: str | None, now: float) -> bool:
+    """Strict mode: does `me` hold a live reservation (any mode) covering `rel`?"""
+    if hot is None:
+        return False
+    return any(
+        rec[index.AGENT] == me and rec[index.EXPIRES] > now and pattern.matches(rec[index.COMPILED], rel)
+        for rec in hot.candidates(rel.partition("/")[0])
+    )
+
+
+def deny_message(rel: str, holders: list[Record], now: float) -> str:
+    """Why the edit of `rel` is refused and what the model can do instead."""
+    described = [reservation.describe(index.as_dict(rec), now) for rec in _unique(holders)]
+    soonest = min(reservation.minutes_left(index.as_dict(rec), now) for rec in holders)
+    return (
+        f"agent-hooks: {rel} is reserved by another agent: " + "; ".join(described) + ".\n"
+        "Do not edit it now. Choose one:\n"
+        "- work on something else (other files or another task) and come back to this later;\n"
+        "- run `agent-hooks reservations` to see who holds what, and ask the holder to release it;\n"
+        f"- wait: the reservation is released when its holder is done or expires (in {soonest} min)."
+    )
+
+
+def strict_message(rel: str) -> str:
+    quoted = "'" + rel.replace("'", "'\\''") + "'"
+    return (
+        f"agent-hooks (strict mode): you hold no reservation covering {rel}. Claim it first:\n"
+        f"  agent-hooks reserve {quoted} --reason <issue-id>\n"
+        "then retry the edit. `agent-hooks reservations` shows what others hold."
+    )
+
+
+def _unique(records: list[Record]) -> list[Record]:
+    seen = set()
+    out = []
+    for rec in records:
+        if rec[index.RID] not in seen:
+            seen.add(rec[index.RID])
+            out.append(rec)
+    return out

@@ -1,0 +1,124 @@
+"""What every hook adapter shares: read the payload, call the adapter, print its
+answer, and never let a failure reach Claude Code.
+
+Invariants (docs/adr/0004-fail-open.md):
+
+* `run` always returns 0. Bad stdin (empty, not JSON, not an object, larger than
+  `MAX_STDIN`), a bad `AGENT_NAME`, a lock timeout or any exception is logged to
+  `<state dir>/agent-hooks.log` and the tool call proceeds. Only an adapter's
+  deliberate deny blocks anything.
+* Nothing is printed unless the adapter returns output, and then exactly one JSON
+  object, the shape the protocol expects.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+from agent_hooks import identity, jsonio
+from agent_hooks import posix_fs as fs
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from _collections_abc import Callable, Mapping
+
+MAX_STDIN = 64 << 20
+
+
+class HookInputError(ValueError):
+    """The payload on stdin is not something a hook can act on."""
+
+
+class HookContext:
+    """One hook invocation: its payload, environment and clock."""
+
+    __slots__ = ("_agent", "environ", "event", "now", "payload", "state_dir")
+
+    def __init__(
+        self, event: str, payload: dict[str, Any], environ: Mapping[str, str], now: float
+    ) -> None:
+        self.event = event
+        self.payload = payload
+        self.environ = environ
+        self.now = now
+        self.state_dir = identity.state_dir(environ)
+        self._agent: identity.Agent | None = None
+
+    @property
+    def agent(self) -> identity.Agent:
+        """The agent this hook runs for; raises IdentityError for a bad AGENT_NAME."""
+        if self._agent is None:
+            self._agent = identity.resolve_agent(self.environ)
+        return self._agent
+
+    @property
+    def cwd(self) -> str | None:
+        cwd = self.payload.get("cwd")
+        return cwd if isinstance(cwd, str) and fs.isabs(cwd) else None
+
+    def text(self, field: str) -> str | None:
+        value = self.payload.get(field)
+        return value if isinstance(value, str) else None
+
+    def project_root(self) -> str | None:
+        return identity.project_root(self.environ, self.cwd)
+
+    def log(self, message: str) -> None:
+        from agent_hooks.log import log  # only when there is something to log
+
+        label = self._agent.label if self._agent is not None else self.environ.get("AGENT_NAME", "")
+        log(self.state_dir, self.event, repr(label)[1:-1] or "-", message, self.now)
+
+
+def read_payload(stream: Any) -> dict[str, Any]:
+    """The JSON object on `stream`; HookInputError with a one-line reason otherwise."""
+    raw = stream.read(MAX_STDIN + 1)
+    if len(raw) > MAX_STDIN:
+        raise HookInputError(f"stdin is larger than {MAX_STDIN >> 20} MiB; ignored")
+    try:
+        payload = jsonio.loads(raw)
+    except ValueError as exc:
+        raise HookInputError(f"stdin: {exc}") from None
+    if not isinstance(payload, dict):
+        raise HookInputError(f"stdin is a JSON {type(payload).__name__}, not an object")
+    return payload
+
+
+def _where(exc: BaseException) -> str:
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    if tb is None:
+        return ""
+    return f" at {fs.basename(tb.tb_frame.f_code.co_filename)}:{tb.tb_lineno}"
+
+
+def run(event: str, handle: Callable[[HookContext], dict[str, Any] | None]) -> int:
+    """Run one hook adapter on stdin; print its output; return the exit code (always 0)."""
+    environ = fs.environ()
+    now = time.time()
+    ctx: HookContext | None = None
+    try:
+        payload = read_payload(sys.stdin.buffer)
+        ctx = HookContext(event, payload, environ, now)
+        output = handle(ctx)
+        if output is not None:
+            sys.stdout.write(jsonio.dumps(output))
+            sys.stdout.flush()
+    except Exception as exc:
+        message = f"{type(exc).__name__}: {exc}{_where(exc)}; allowed (fail open)"
+        if ctx is None:
+            ctx = HookContext(event, {}, environ, now)
+        ctx.log(message)
+    return 0
+
+
+def context_output(event: str, text: str, limit: int = 10_000) -> dict[str, Any]:
+    """`additionalContext` for `event`, cut to the client's limit at a line boundary."""
+    if len(text) > limit:
+        cut = text.rfind("\n", 0, limit - 40)
+        text = text[: cut if cut > 0 else limit - 40] + "\n[agent-hooks: context trimmed]"
+    return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}

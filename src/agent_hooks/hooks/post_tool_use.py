@@ -1,0 +1,50 @@
+"""PostToolUse: add what the tool touched to the agent's trail; after a Bash
+command, warn the model if it changed a file another agent holds."""
+
+from __future__ import annotations
+
+from agent_hooks import hook_runtime, state, state_file, trail
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+EVENT = "PostToolUse"
+
+
+def handle(ctx: hook_runtime.HookContext) -> dict[str, Any] | None:
+    found = trail.entries(ctx.payload)
+    if not found:
+        return None
+    limit = trail.read_limit(ctx.environ)
+    agent = ctx.agent
+
+    def mutate(doc: dict[str, Any]) -> None:
+        trail.record(doc, found, limit)
+        state.touch(doc, ctx.now)
+
+    state_file.update(agent, mutate, ctx.now, ctx.log)
+    if ctx.payload.get("tool_name") == "Bash":
+        warning = _bash_warning(ctx, agent.name, [path for _, path in found])
+        if warning is not None:
+            ctx.log(warning)
+            return hook_runtime.context_output(EVENT, warning)
+    return None
+
+
+def _bash_warning(ctx: hook_runtime.HookContext, me: str | None, changed: list[str]) -> str | None:
+    from agent_hooks import reservation_index
+
+    project = ctx.project_root()
+    if project is None:
+        return None
+    hot = reservation_index.load_hot(ctx.state_dir, project)
+    if hot is None or not hot.others_hold_exclusive(me, ctx.now):
+        return None
+    from agent_hooks import reservation_notes  # only when another agent holds something
+
+    return reservation_notes.bash_changed_held_files(ctx.state_dir, project, hot, me, changed, ctx.now)
+
+
+def main() -> int:
+    return hook_runtime.run(EVENT, handle)

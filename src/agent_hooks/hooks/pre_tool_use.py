@@ -1,0 +1,132 @@
+"""PreToolUse: refuse an edit of a path another agent holds exclusively.
+
+Write, Edit, MultiEdit (older clients) and NotebookEdit are checked against the
+project's reservation index; Bash is parsed for the files it would visibly
+write — but only when some other agent holds anything exclusive in the project,
+so an unreserved project pays nothing. Reads are never blocked.
+
+Settings: `AGENT_HOOKS_ENFORCE=off` turns enforcement off for this agent (each
+edit it lets through that would have been denied is logged);
+`AGENT_HOOKS_STRICT=1` (or `agent-hooks strict on` for the project) requires
+the agent's own reservation for every edit.
+"""
+
+from __future__ import annotations
+
+from agent_hooks import enforcement, hook_runtime, identity, pattern
+from agent_hooks import reservation_index as index
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+EVENT = "PreToolUse"
+EDIT_TOOLS = {"Write": "file_path", "Edit": "file_path", "MultiEdit": "file_path",
+              "NotebookEdit": "notebook_path"}
+
+
+def deny(reason: str) -> dict[str, Any]:
+    return {"hookSpecificOutput": {
+        "hookEventName": EVENT, "permissionDecision": "deny", "permissionDecisionReason": reason,
+    }}
+
+
+def strict_setting(environ: Any, hot: index.HotIndex | None) -> bool:
+    value = environ.get("AGENT_HOOKS_STRICT", "").strip().lower()
+    if value in ("1", "on", "true", "yes"):
+        return True
+    if value in ("0", "off", "false", "no"):
+        return False
+    return hot is not None and hot.strict
+
+
+def handle(ctx: hook_runtime.HookContext) -> dict[str, Any] | None:
+    tool = ctx.payload.get("tool_name")
+    tool_input = ctx.payload.get("tool_input")
+    if (tool not in EDIT_TOOLS and tool != "Bash") or not isinstance(tool_input, dict):
+        return None
+    project = ctx.project_root()
+    if project is None:
+        return None
+    try:
+        me = ctx.agent.name
+    except identity.IdentityError as exc:
+        ctx.log(f"{exc}; edit allowed unchecked (fail open)")
+        return None
+    hot = index.load_hot(ctx.state_dir, project)
+    strict = strict_setting(ctx.environ, hot)
+    if hot is None and not strict:
+        return None
+    if tool == "Bash":
+        reason = _check_bash(ctx, tool_input, project, hot, me, strict)
+    else:
+        reason = _check_edit(ctx, tool_input.get(EDIT_TOOLS[tool]), project, hot, me, strict)
+    if reason is None:
+        return None
+    if ctx.environ.get("AGENT_HOOKS_ENFORCE", "").strip().lower() in ("0", "off", "false", "no"):
+        ctx.log(f"AGENT_HOOKS_ENFORCE=off: allowed {tool} that would be denied: {reason.splitlines()[0]}")
+        return None
+    ctx.log(f"denied {tool}: {reason.splitlines()[0]}")
+    return deny(reason)
+
+
+def _check_edit(
+    ctx: hook_runtime.HookContext, target: object, project: str, hot: index.HotIndex | None,
+    me: str | None, strict: bool,
+) -> str | None:
+    if not isinstance(target, str) or not target:
+        return None
+    rel = enforcement.relative_target(target, project, ctx.cwd)
+    if rel is None:
+        return None
+    if hot is not None:
+        holders = enforcement.blocking_edit(hot, rel, me, ctx.now)
+        if holders:
+            return enforcement.deny_message(rel, holders, ctx.now)
+    if strict and not enforcement.owns(hot, rel, me, ctx.now):
+        return enforcement.strict_message(rel)
+    return None
+
+
+def _check_bash(
+    ctx: hook_runtime.HookContext, tool_input: dict[str, Any], project: str,
+    hot: index.HotIndex | None, me: str | None, strict: bool,
+) -> str | None:
+    command = tool_input.get("command")
+    others = hot is not None and hot.others_hold_exclusive(me, ctx.now)
+    if not isinstance(command, str) or not (others or strict):
+        return None
+    from agent_hooks import bash_writes  # only when someone else holds something
+
+    analysis = bash_writes.analyze(command, ctx.cwd or project, ctx.environ.get("HOME"))
+    for target in analysis.targets:
+        if target.glob:
+            rel = enforcement.relative_glob_target(target.path, project)
+        else:
+            rel = enforcement.relative_target(target.path, project, None)
+        if rel is None:
+            continue
+        compiled = _compile_target(rel, target.glob)
+        holders = enforcement.blocking_write(hot, compiled, me, ctx.now) if hot is not None else []
+        if holders:
+            return enforcement.deny_message(rel, holders, ctx.now).replace(
+                "Do not edit it now.", f"This Bash command would write {rel}; do not run it now.", 1
+            )
+        if strict and not target.glob and not enforcement.owns(hot, rel, me, ctx.now):
+            return enforcement.strict_message(rel)
+    return None
+
+
+def _compile_target(rel: str, glob: bool) -> list[Any]:
+    """A Bash target as a pattern: the path and everything below it; a shell glob
+    keeps its wildcards (one the pattern syntax refuses is taken literally)."""
+    if glob:
+        try:
+            return pattern.compile(rel)
+        except ValueError:
+            pass
+    return pattern.literal(rel)
+
+
+def main() -> int:
+    return hook_runtime.run(EVENT, handle)

@@ -1,0 +1,120 @@
+"""SessionStart: register the agent, begin or continue its trail, sweep old state,
+and tell the model who it is and who else works in the project.
+
+Reads `source` (startup | resume | clear | compact) — never `trigger`, the field
+the seed project misread and so wiped state on every resume.
+"""
+
+from __future__ import annotations
+
+from agent_hooks import hook_runtime, identity, roster, state, state_file, sweep, trail_archive
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+EVENT = "SessionStart"
+
+
+def handle(ctx: hook_runtime.HookContext) -> dict[str, Any] | None:
+    try:
+        agent = ctx.agent
+    except identity.IdentityError as exc:
+        ctx.log(f"{exc}; agent-hooks is inactive for this agent (fail open)")
+        return hook_runtime.context_output(
+            EVENT,
+            f"agent-hooks: {exc}. This agent keeps no state, trail or reservations until "
+            "AGENT_NAME is fixed (no '/', '..' or control characters; at most 128 characters).",
+        )
+    source = ctx.text("source") or "unknown"
+    conversation = ctx.text("session_id")
+    project = ctx.project_root()
+    pid = _claude_pid(ctx.environ)
+    archived = trail_archive.load(agent, conversation) if source == "resume" else None
+    facts: dict[str, Any] = {}
+
+    def mutate(doc: dict[str, Any]) -> None:
+        facts["shared"] = _shared_with(agent, doc, conversation, ctx.now)
+        facts["archive"] = state.begin_conversation(
+            doc, conversation_id=conversation, source=source, project_root=project, pid=pid,
+            now=ctx.now, archived=archived,
+        )
+        facts["notices"] = state.take_notices(doc)
+
+    state_file.update(agent, mutate, ctx.now, ctx.log)
+    if facts["archive"] is not None:
+        trail_archive.archive(agent, facts["archive"], ctx.now)
+    swept = sweep.sweep(agent.state_dir, ctx.now, keep=agent.state_file)
+    if swept:
+        ctx.log(f"swept {len(swept)} file(s) untouched for 7 days: {', '.join(swept)}")
+    lines = [_identity_line(agent, project, conversation, source, facts["archive"] is not None)]
+    lines += _others_lines(agent, project, ctx.now)
+    if project is not None:
+        from agent_hooks import reservation_notes
+
+        lines += reservation_notes.session_start_lines(ctx.state_dir, project, agent.name, ctx.environ, ctx.now)
+    lines += [f"Notice: {text}" for text in facts["notices"]]
+    if facts["shared"]:
+        lines.append(facts["shared"])
+    return hook_runtime.context_output(EVENT, "\n".join(lines))
+
+
+def _claude_pid(environ: Any) -> int | None:
+    raw = environ.get("CLAUDE_PID", "")
+    return int(raw) if raw.isdigit() else None
+
+
+def _identity_line(
+    agent: identity.Agent, project: str | None, conversation: str | None, source: str,
+    archived: bool,
+) -> str:
+    where = f"in project {project}" if project else "outside any project (no git repository found)"
+    if source in ("startup", "clear"):
+        trail_note = "a new file trail begins" + (" (the previous one is archived)" if archived else "")
+    else:
+        trail_note = "your file trail continues"
+    name = f'"{agent.name}"' if agent.name is not None else "the shared agent (AGENT_NAME is unset)"
+    return (
+        f"agent-hooks: you are agent {name} {where}; conversation {conversation or '?'} "
+        f"({source}): {trail_note}. Run `agent-hooks status` to see your state."
+    )
+
+
+def _others_lines(agent: identity.Agent, project: str | None, now: float) -> list[str]:
+    if project is None:
+        return []
+    others = [
+        record
+        for record in roster.load_all(agent.state_dir, now)
+        if record.agent.key != agent.key
+        and record.doc["project_root"] == project
+        and roster.is_active(record.doc, now)
+    ]
+    if not others:
+        return ["No other agent is active in this project."]
+    listed = ", ".join(
+        f"{record.agent.label} (last active {roster.ago(now - record.doc['last_activity'])})"
+        for record in others
+    )
+    return [f"Other agents active in this project: {listed}."]
+
+
+def _shared_with(
+    agent: identity.Agent, doc: dict[str, Any], conversation: str | None, now: float
+) -> str | None:
+    """A warning when AGENT_NAME is unset and another live conversation already
+    uses the shared agent-state.json."""
+    if agent.name is not None or doc["conversation_id"] in (None, conversation):
+        return None
+    if not roster.is_active(doc, now):
+        return None
+    return (
+        "Warning: AGENT_NAME is unset and another conversation "
+        f"({doc['conversation_id']}) is still using the shared agent-state.json, so the two "
+        "share one trail and one set of reservations. Give each agent its own AGENT_NAME "
+        "(ntm sets it per pane)."
+    )
+
+
+def main() -> int:
+    return hook_runtime.run(EVENT, handle)

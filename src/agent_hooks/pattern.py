@@ -1,0 +1,512 @@
+"""Reservation patterns: normalize, compile, match and intersect (no I/O on the hot path).
+
+A pattern is relative to the project root and anchored there; otherwise it is a gitignore
+wildmatch pattern exactly as ``PathSpec.from_lines(GitIgnoreSpecPattern, ["/" + pattern])``
+reads it (``GitIgnoreSpecPattern`` is what pathspec 1.x still registers under the deprecated
+name "gitwildmatch"), with one deliberate difference: a bracket class never matches ``/``
+(git's FNM_PATHNAME; pathspec's ``b[!a]b`` would match the path ``b/b``).
+
+A path is matched when it, or one of its ancestor directories, is matched exactly: ``**`` as
+a whole segment spans zero or more segments, a trailing ``/`` (or a trailing ``/**``) needs
+the match to be a proper ancestor. This module imports only ``os`` and ``posixpath``.
+
+Compiled form (JSON: lists, strings and ints only), read on the hot path without parsing::
+
+    [dir, seg, seg, ...]
+    dir   "/" when the segments must match a proper ancestor of the path, else ""
+    seg   0 -> "**" (zero or more whole segments)
+          "name" -> a literal segment
+          [tok, ...] -> a glob segment; tok is "run" (literal text), 1 (``*``: any run),
+          2 (``?``: one character) or [lo, hi, lo, hi, ...] (one character in the sorted,
+          disjoint, inclusive code-point ranges; negated classes are stored complemented and
+          no class contains "/")
+
+Invariants: no two adjacent 0 segments; a 0 segment is last only when it is the only one
+(``a/**`` compiles like ``a/``); in a glob adjacent ``*`` merge, adjacent literal runs merge
+(a one-character class becomes literal text), and a glob has a non-literal token.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    Compiled = list[Any]
+
+GLOBSTAR = 0
+STAR = 1
+ONE = 2
+MAX_CHARS = 1024
+MAX_SEGMENTS = 64
+_ANY_CHAR = [0, 46, 48, 0x10FFFF]  # every code point but "/"
+
+
+class PatternError(ValueError):
+    """A pattern that cannot be a reservation; ``str(err)`` is one line saying why."""
+
+
+def normalize(pattern: str, project_root: str, cwd: str | None = None) -> str:
+    """Return the canonical root-relative form of a user's pattern, or raise PatternError.
+
+    Whitespace around it is stripped, ``\\`` is ``/``, empty and ``.`` segments drop, ``..``
+    resolves lexically (never above the root, never right after a wildcard segment), runs of
+    ``**`` collapse, and a trailing ``/`` stays. An absolute pattern must lie inside the
+    project (compared lexically, then through ``os.path.realpath`` of the root and of the
+    pattern's literal leading part); a relative one is taken relative to ``cwd`` when ``cwd``
+    lies inside the project, else to the root. A pattern naming the root itself (``.``,
+    ``./``, ``src/..``, the root's absolute path) normalizes to ``**``, the whole project.
+    Directory names taken from ``cwd`` or from the file system are escaped (``a*`` becomes
+    ``a[*]``). The result is accepted by ``compile`` and normalizes to itself.
+    """
+    text = pattern.strip()
+    _check_text(text, pattern)
+    text = text.replace("\\", "/")
+    if text.startswith("/"):
+        segs = _inside_root(text, project_root, pattern)
+    else:
+        base = _relative_to_root(cwd, project_root) if cwd else None
+        segs = _resolve(text.split("/"), pattern, [_escape(s) for s in base or ()])
+    if not segs:
+        return "**"
+    out = "/".join(segs) + ("/" if text.endswith("/") else "")
+    _check_text(out, pattern)
+    if len(segs) > MAX_SEGMENTS:
+        raise PatternError(f"{pattern!r} has more than {MAX_SEGMENTS} segments")
+    compile(out)
+    return out
+
+
+def _check_text(text: str, original: str) -> None:
+    if not text:
+        raise PatternError("empty pattern")
+    if len(text) > MAX_CHARS:
+        raise PatternError(f"pattern is longer than {MAX_CHARS} characters")
+    for ch in text:
+        if ch < " " or "\x7f" <= ch <= "\x9f":
+            raise PatternError(f"{original!r} contains control character U+{ord(ch):04X}")
+    if text[0] == "!":
+        raise PatternError(f"{original!r}: a leading '!' (negation) means nothing in a reservation")
+    if text[0] == "#":
+        raise PatternError(f"{original!r}: a leading '#' would make it a comment")
+
+
+def _resolve(segs: list[str], original: str, base: list[str] | None = None) -> list[str]:
+    out = list(base or ())
+    fixed = len(out)  # segments from the file system: literal, '..' may remove them
+    for seg in segs:
+        if seg in ("", "."):
+            continue
+        if seg == "..":
+            if not out:
+                raise PatternError(f"{original!r} leaves the project")
+            if len(out) > fixed and any(c in out[-1] for c in "*?["):
+                raise PatternError(f"{original!r}: '..' after a wildcard segment is ambiguous")
+            out.pop()
+            fixed = min(fixed, len(out))
+        elif not (seg == "**" and out and out[-1] == "**"):
+            out.append(seg)
+    return out
+
+
+def _inside_root(text: str, root: str, original: str) -> list[str]:
+    segs = _resolve(text.split("/"), original)
+    rest = _under(segs, root)
+    if rest is not None:
+        return rest
+    n = 0
+    while n < len(segs) and not any(c in segs[n] for c in "*?["):
+        n += 1
+    real = _relative_to_root("/" + "/".join(segs[:n]), root)
+    if real is None:
+        raise PatternError(f"{original!r} is outside the project {root}")
+    return [_escape(s) for s in real] + segs[n:]
+
+
+def _relative_to_root(path: str, root: str) -> list[str] | None:
+    rest = _under(_split(posixpath.abspath(path)), root)
+    return rest if rest is not None else _under(_split(os.path.realpath(path)), root)
+
+
+def _under(segs: list[str], root: str) -> list[str] | None:
+    for base in (posixpath.abspath(root), os.path.realpath(root)):
+        b = _split(base)
+        if segs[: len(b)] == b:
+            return segs[len(b) :]
+    return None
+
+
+def _split(path: str) -> list[str]:
+    return [s for s in path.split("/") if s]
+
+
+def _escape(name: str) -> str:
+    return "".join(f"[{c}]" if c in "*?[" else c for c in name)
+
+
+def compile(pattern: str) -> Compiled:
+    """Compile a normalized pattern into the JSON form described in the module docstring."""
+    segs = pattern.split("/")
+    flag = ""
+    if len(segs) > 1 and segs[-1] == "":
+        segs.pop()
+        flag = "/"
+    out: Compiled = [flag]
+    for seg in segs:
+        if seg in ("", ".", ".."):
+            raise PatternError(f"{pattern!r} is not normalized (segment {seg!r})")
+        if seg != "**":
+            out.append(_compile_segment(seg))
+        elif out[-1] != GLOBSTAR:
+            out.append(GLOBSTAR)
+    if len(out) > 2 and out[-1] == GLOBSTAR:
+        out.pop()
+        out[0] = "/"
+    return out
+
+
+def _compile_segment(seg: str) -> str | list[Any]:
+    toks: list[Any] = []
+    i, n = 0, len(seg)
+    while i < n:
+        c = seg[i]
+        i += 1
+        if c == "*":
+            if not toks or toks[-1] != STAR:
+                toks.append(STAR)
+            continue
+        tok: Any = ONE if c == "?" else c
+        if c == "[":
+            tok, i = _compile_class(seg, i)
+            if len(tok) == 2 and tok[0] == tok[1]:
+                tok = chr(tok[0])
+        if type(tok) is str and toks and type(toks[-1]) is str:
+            toks[-1] += tok
+        else:
+            toks.append(tok)
+    if len(toks) > 1 or type(toks[0]) is not str:
+        return toks
+    if toks[0] in (".", ".."):
+        raise PatternError(f"{seg!r} can only match {toks[0]!r}, which names no file")
+    return str(toks[0])
+
+
+def _compile_class(seg: str, i: int) -> tuple[list[int], int]:
+    """Parse the class after the ``[`` at ``i - 1`` exactly as pathspec and ``re`` read it."""
+    neg = i < len(seg) and seg[i] in "!^"
+    start = i + neg
+    close = seg.find("]", start + 1 if seg[start : start + 1] == "]" else start)
+    if close < 0:
+        raise PatternError(f"{seg!r} has an unclosed '[' (write '[[]' for a literal '[')")
+    body = seg[start:close]
+    if "[:" in body:
+        raise PatternError(f"{seg!r}: POSIX classes such as [:alpha:] are not supported")
+    pairs = []
+    k = 0
+    while k < len(body):
+        lo = hi = ord(body[k])
+        if k + 2 < len(body) and body[k + 1] == "-":
+            hi = ord(body[k + 2])
+            if hi < lo:
+                raise PatternError(f"{seg!r}: range {body[k : k + 3]!r} is reversed")
+            k += 2
+        pairs.append((lo, hi))
+        k += 1
+    pairs.sort()
+    merged: list[int] = []
+    for lo, hi in pairs:
+        if merged and lo <= merged[-1] + 1:
+            merged[-1] = max(merged[-1], hi)
+        else:
+            merged += (lo, hi)
+    if neg:
+        bounds, merged = [-1, *merged, 0x110000], []
+        for j in range(0, len(bounds), 2):
+            if bounds[j] + 1 <= bounds[j + 1] - 1:
+                merged += (bounds[j] + 1, bounds[j + 1] - 1)
+    return _meet(merged, _ANY_CHAR), close + 1
+
+
+def literal(relpath: str) -> Compiled:
+    """Compile a concrete path (every character literal) covering it and its contents.
+
+    Empty and ``.`` segments drop; an empty path is the whole project (``**``)."""
+    segs = [s for s in relpath.split("/") if s and s != "."]
+    if ".." in segs:
+        raise PatternError(f"{relpath!r} is not normalized (contains '..')")
+    return ["", *segs] if segs else ["", GLOBSTAR]
+
+
+def first_literal(compiled: Compiled) -> str | None:
+    """The first segment when it is literal (to group an index by leading directory)."""
+    seg = compiled[1]
+    return seg if type(seg) is str else None
+
+
+def matches(compiled: Compiled, relpath: str) -> bool:
+    """True when ``relpath`` (normalized, ``/``-separated) or an ancestor is matched."""
+    segs = relpath.split("/")
+    limit = len(segs) - 1 if compiled[0] else len(segs)  # longest prefix that may match
+    end = len(compiled)
+    if GLOBSTAR not in compiled:
+        return end - 1 <= limit and _run(compiled, 1, end, segs, 0)
+    g = compiled.index(GLOBSTAR)
+    if GLOBSTAR in compiled[g + 1 :]:
+        return _match_nfa(compiled, segs, limit)
+    tail = end - g - 1  # one "**": head segments, then tail segments ending at some k
+    if max(g - 1 + tail, 1) > limit or not _run(compiled, 1, g, segs, 0):
+        return False
+    return any(_run(compiled, g + 1, end, segs, k - tail) for k in range(g - 1 + tail, limit + 1))
+
+
+def _run(pat: Compiled, i: int, j: int, segs: list[str], off: int) -> bool:
+    for k in range(i, j):
+        p, s = pat[k], segs[off + k - i]
+        if (p != s) if type(p) is str else not _glob(p, s):
+            return False
+    return True
+
+
+def _match_nfa(pat: Compiled, segs: list[str], limit: int) -> bool:
+    end = len(pat)
+    states: tuple[int, ...] | set[int] = _close(pat, 1)
+    for s in segs[:limit]:
+        nxt: set[int] = set()
+        for i in states:
+            p = pat[i] if i < end else None
+            if p == GLOBSTAR:
+                nxt.update(_close(pat, i))
+            elif p is not None and ((p == s) if type(p) is str else _glob(p, s)):
+                nxt.update(_close(pat, i + 1))
+        if end in nxt:
+            return True
+        if not nxt:
+            return False
+        states = nxt
+    return False
+
+
+def _close(pat: Compiled, i: int) -> tuple[int, ...]:
+    return (i, i + 1) if i < len(pat) and pat[i] == GLOBSTAR else (i,)
+
+
+def _glob(toks: list[Any], s: str) -> bool:
+    """Match one glob segment, backtracking only to the last ``*`` (no exponential blowup)."""
+    ti = si = 0
+    nt, ns = len(toks), len(s)
+    bt = bs = -1
+    while True:
+        if ti < nt:
+            t = toks[ti]
+            if type(t) is str:
+                if ti == bt + 1 and bt >= 0:  # right after the last "*": jump to the text
+                    if ti == nt - 1:
+                        return ns - len(t) >= si and s.endswith(t)
+                    k = s.find(t, si)
+                    if k < 0:
+                        return False
+                    bs, si, ti = k, k + len(t), ti + 1
+                    continue
+                if s.startswith(t, si):
+                    si += len(t)
+                    ti += 1
+                    continue
+            elif t == STAR:
+                bt, bs = ti, si
+                ti += 1
+                continue
+            elif si < ns and (t == ONE or _in(t, ord(s[si]))):
+                si += 1
+                ti += 1
+                continue
+        elif si == ns:
+            return True
+        if bt < 0 or bs >= ns:
+            return False
+        bs += 1
+        ti, si = bt + 1, bs
+
+
+def _in(ranges: list[int], c: int) -> bool:
+    for k in range(0, len(ranges), 2):
+        if c < ranges[k]:
+            return False
+        if c <= ranges[k + 1]:
+            return True
+    return False
+
+
+def _meet(r1: list[int], r2: list[int]) -> list[int]:
+    if r1 is _ANY_CHAR or r2 is _ANY_CHAR:  # every range list already excludes "/"
+        return r2 if r1 is _ANY_CHAR else r1
+    out: list[int] = []
+    i = j = 0
+    while i < len(r1) and j < len(r2):
+        lo, hi = max(r1[i], r2[j]), min(r1[i + 1], r2[j + 1])
+        if lo <= hi:
+            out += (lo, hi)
+        if r1[i + 1] < r2[j + 1]:
+            i += 2
+        else:
+            j += 2
+    return out
+
+
+def overlap(a: Compiled, b: Compiled) -> bool:
+    """True iff some path is matched by both patterns (symmetric; not a prefix test)."""
+    x, y = a[1], b[1]
+    if type(x) is str and type(y) is str and x != y:
+        return False
+    return overlap_witness(a, b) is not None
+
+
+def overlap_witness(a: Compiled, b: Compiled) -> str | None:
+    """A short relative path matched by both patterns, or None when there is none.
+
+    Breadth-first search over pairs of segment positions (memoized, so O(len(a) * len(b))
+    segment meets); a pattern whose segments are all consumed keeps absorbing segments,
+    since it covers everything below its match.
+    """
+    queue = [(i, j, 0) for i in _close(a, 1) for j in _close(b, 1)]
+    prev: dict[tuple[int, int, int], Any] = dict.fromkeys(queue)
+    ea, eb = len(a), len(b)
+    for state in queue:
+        i, j, stepped = state
+        if stepped and i == ea and j == eb:
+            path = _trace(prev, state, "/")
+            return path if matches(a, path) and matches(b, path) else path + "/x"
+        x, ni = (GLOBSTAR, i) if i == ea or a[i] == GLOBSTAR else (a[i], i + 1)
+        y, nj = (GLOBSTAR, j) if j == eb or b[j] == GLOBSTAR else (b[j], j + 1)
+        seg = _meet_segments(x, y)
+        if seg is not None:
+            for nxt in [(p, q, 1) for p in _close(a, ni) for q in _close(b, nj)]:
+                if nxt not in prev:
+                    prev[nxt] = (state, seg)
+                    queue.append(nxt)
+    return None
+
+
+def _trace(prev: dict[Any, Any], state: Any, sep: str) -> str:
+    parts = []
+    while (link := prev[state]) is not None:
+        state, part = link
+        parts.append(part)
+    return sep.join(reversed(parts))
+
+
+def _meet_segments(x: Any, y: Any) -> str | None:
+    """A segment name matched by both segment patterns (GLOBSTAR: any name), or None."""
+    if type(x) is int:
+        x, y = y, x
+    if type(x) is int:
+        return "x"
+    if type(x) is str:
+        if type(y) is str:
+            return x if x == y else None
+        return x if type(y) is int or _glob(y, x) else None
+    if type(y) is str:
+        return y if _glob(x, y) else None
+    return _meet_globs(x, [STAR] if type(y) is int else y)
+
+
+def _meet_globs(g1: list[Any], g2: list[Any]) -> str | None:
+    """A name (never "", "." or "..") matched by both globs, or None.
+
+    Fixed characters at both ends are intersected pairwise first; what is left in the
+    middle is trivial when one side is all ``*``, else goes to the product automaton. Only
+    when that answer is "", "." or ".." does the product run again on the whole globs,
+    tracking the dots.
+    """
+    x, y = _expand(g1), _expand(g2)
+    a, b, c, d = 0, len(x), 0, len(y)
+    ends: list[list[str]] = [[], []]
+    for side in (0, 1):
+        while a < b and c < d:
+            r1, r2 = (x[a], y[c]) if side == 0 else (x[b - 1], y[d - 1])
+            if r1 == STAR or r2 == STAR:
+                break
+            r = _meet(r1, r2)
+            if not r:
+                return None
+            ends[side].append(_pick(r))
+            a, c, b, d = (a + 1, c + 1, b, d) if side == 0 else (a, c, b - 1, d - 1)
+    mid = _middle(x[a:b], y[c:d])
+    if mid is None:
+        return None
+    name = "".join(ends[0]) + mid + "".join(reversed(ends[1]))
+    return name if name not in ("", ".", "..") else _product(x, y, 0)
+
+
+def _middle(x: list[Any], y: list[Any]) -> str | None:
+    xs, ys = all(t == STAR for t in x), all(t == STAR for t in y)
+    if xs and ys:
+        return ""
+    if xs or ys:
+        rest = y if xs else x
+        if not (x if xs else y) or not all(rest):  # nothing to absorb it, or an empty class
+            return None
+        return "".join("" if t == STAR else _pick(t) for t in rest)
+    return _product(x, y, 3)
+
+
+def _product(x: list[Any], y: list[Any], t0: int) -> str | None:
+    """Shortest common string of two char-level globs: BFS over (pos in x, pos in y, t).
+
+    t is 0/1/2 after "", ".", ".." and 3 after any other prefix; the goal needs t == 3, so
+    t0 == 3 drops the dot rule.
+    """
+    sx = [_steps(x, p) for p in range(len(x) + 1)]
+    sy = [_steps(y, q) for q in range(len(y) + 1)]
+    dx = [all(u == STAR for u in x[p:]) for p in range(len(x) + 1)]
+    dy = [all(u == STAR for u in y[q:]) for q in range(len(y) + 1)]
+    start = (0, 0, t0)
+    prev: dict[tuple[int, int, int], Any] = {start: None}
+    queue = [start]
+    for state in queue:
+        p, q, t = state
+        if t == 3 and dx[p] and dy[q]:
+            return _trace(prev, state, "")
+        for np, r1 in sx[p]:
+            for nq, r2 in sy[q]:
+                r = _meet(r1, r2)
+                if r:
+                    c = _pick(r)
+                    nxt = (np, nq, 3 if c != "." or t == 3 else t + 1)
+                    if nxt not in prev:
+                        prev[nxt] = (state, c)
+                        queue.append(nxt)
+    return None
+
+
+def _expand(toks: list[Any]) -> list[Any]:
+    """Char-level form of a glob: STAR or a range list per character."""
+    out: list[Any] = []
+    for t in toks:
+        if type(t) is str:
+            out += ([ord(c), ord(c)] for c in t)
+        else:
+            out.append(_ANY_CHAR if t == ONE else t)
+    return out
+
+
+def _steps(x: list[Any], p: int) -> list[tuple[int, list[int]]]:
+    if p < len(x) and x[p] == STAR:
+        return [(p, _ANY_CHAR), *_steps(x, p + 1)]
+    return [(p + 1, x[p])] if p < len(x) else []
+
+
+def _pick(r: list[int]) -> str:
+    """A pleasant character from non-empty ranges; "." only when nothing else is there."""
+    if r[0] == r[-1]:
+        return chr(r[0])
+    for c in (120, 97, 48, 95):  # x a 0 _
+        if _in(r, c):
+            return chr(c)
+    for k in range(0, len(r), 2):
+        for c in (max(r[k], 33), r[k]):
+            if c <= r[k + 1] and c != 46:
+                return chr(c)
+    return "."

@@ -1,0 +1,72 @@
+"""What the model is told about reservations outside a deny: the SessionStart
+summary and the PostToolUse warning after a Bash command changed a file that
+another agent holds."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agent_hooks import enforcement, identity, reservation, reservation_store, state_file, trail
+from agent_hooks import reservation_index as index
+
+HOW_TO = (
+    "Before editing files another agent may also touch, claim them: "
+    "`agent-hooks reserve 'src/auth/**' --reason <issue-id>` (refused if someone else holds an "
+    "overlapping path); release with `agent-hooks release --all` when done; "
+    "`agent-hooks reservations` shows who holds what."
+)
+
+
+def session_start_lines(state_dir: str, project: str, me: str | None, environ: Any, now: float) -> list[str]:
+    held, strict = reservation_store.live(state_dir, project, now)
+    lines = []
+    mine = [r for r in held if r["agent"] == me]
+    others = [r for r in held if r["agent"] != me]
+    if others:
+        lines.append("Reservations held by other agents (do not edit these paths): "
+                     + "; ".join(reservation.describe(r, now) for r in others) + ".")
+    if mine:
+        lines.append("Your reservations: " + "; ".join(
+            f"{r['pattern']} ({r['mode']}, {reservation.minutes_left(r, now)} min left"
+            + (", kept" if r.get("keep") else "") + ")" for r in mine) + ".")
+    if not held:
+        lines.append("No reservations are held in this project.")
+    lines.append(HOW_TO)
+    strict_env = str(environ.get("AGENT_HOOKS_STRICT", "")).strip().lower()
+    if strict_env in ("1", "on", "true", "yes") or (strict and strict_env not in ("0", "off", "false", "no")):
+        lines.append("Strict mode is on: every edit needs your own reservation covering the file.")
+    if str(environ.get("AGENT_HOOKS_ENFORCE", "")).strip().lower() in ("0", "off", "false", "no"):
+        lines.append("Warning: AGENT_HOOKS_ENFORCE=off: reservations are NOT enforced for you; "
+                     "check `agent-hooks reservations` yourself before editing.")
+    return lines
+
+
+def bash_changed_held_files(
+    state_dir: str, project: str, hot: index.HotIndex, me: str | None, changed: list[str], now: float
+) -> str | None:
+    """A warning for files a Bash command changed that another agent holds
+    exclusively — unless the file's current content is the holder's own last
+    write (the client also reports concurrent changes by others as the command's)."""
+    notes = []
+    for path in changed:
+        rel = enforcement.relative_target(path, project, None)
+        if rel is None:
+            continue
+        holders = enforcement.blocking_edit(hot, rel, me, now)
+        holders = [rec for rec in holders if not _holder_wrote_it(state_dir, rec[index.AGENT], path, now)]
+        if holders:
+            notes.append(f"{rel} ({'; '.join(reservation.describe(index.as_dict(r), now) for r in holders)})")
+    if not notes:
+        return None
+    return (
+        "agent-hooks: your last Bash command changed files that another agent holds: "
+        + ", ".join(notes)
+        + ". If your command made these changes, undo them (restore the files' previous content, "
+        "e.g. `git checkout -- <file>` for a committed file) and leave these paths to their holder."
+    )
+
+
+def _holder_wrote_it(state_dir: str, holder: str | None, path: str, now: float) -> bool:
+    doc, _ = state_file.read(identity.Agent(holder, state_dir), now)
+    mark = doc["fingerprints"].get(path)
+    return mark is not None and mark == trail.fingerprint(path)

@@ -1,0 +1,190 @@
+"""The hooks agent-hooks adds to a Claude Code settings file, and the merge that
+adds or removes them while keeping everything else.
+
+Invariants:
+
+* Only handlers whose command runs agent-hooks' entry script
+  (`…/agent-hooks/hooks/entry.py`) are ever added, changed or removed; every other
+  setting and hook of the user stays exactly as it was.
+* `install` is idempotent: on a file that already holds the current block it
+  returns the document unchanged, so a second run writes nothing.
+* A file is backed up before it is changed, then replaced atomically; a file that
+  is not a JSON object is refused, never overwritten.
+* `hooks/hooks.json` (the plugin form) and `settings.example.json` are generated
+  from `HOOKS` too (tests keep them in step).
+
+Run as `python -m agent_hooks.settings install|uninstall|print …` (install.sh does);
+it needs only the standard library, so it also works before dependencies exist.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+from agent_hooks import storage
+
+ENTRY_MARKER = "/agent-hooks/hooks/entry.py"
+PLUGIN_COMMAND = '"${CLAUDE_PLUGIN_ROOT}/hooks/run" '
+EDIT_TOOLS = "Write|Edit|MultiEdit|NotebookEdit"
+# (event, matcher or None for "every", timeout in seconds)
+HOOKS: list[tuple[str, str | None, int]] = [
+    ("SessionStart", None, 30),
+    ("PreToolUse", f"{EDIT_TOOLS}|Bash", 10),
+    ("PostToolUse", f"{EDIT_TOOLS}|Read|Bash", 10),
+    ("Stop", None, 10),
+    ("SessionEnd", None, 5),
+]
+
+
+def installed_command(python: str, entry: str) -> Callable[[str], str]:
+    """Hook commands for an installed copy: absolute interpreter, -IS, absolute entry."""
+    return lambda event: f"{shlex.quote(python)} -IS {shlex.quote(entry)} {event}"
+
+
+def plugin_command(event: str) -> str:
+    return PLUGIN_COMMAND + event
+
+
+def hooks_block(command: Callable[[str], str]) -> dict[str, list[dict[str, Any]]]:
+    block: dict[str, list[dict[str, Any]]] = {}
+    for event, matcher, timeout in HOOKS:
+        group: dict[str, Any] = {} if matcher is None else {"matcher": matcher}
+        group["hooks"] = [{"type": "command", "command": command(event), "timeout": timeout}]
+        block.setdefault(event, []).append(group)
+    return block
+
+
+def is_ours(handler: object) -> bool:
+    if not isinstance(handler, dict):
+        return False
+    command = handler.get("command")
+    return isinstance(command, str) and (ENTRY_MARKER in command or PLUGIN_COMMAND in command)
+
+
+def _without_ours(groups: list[Any]) -> list[Any]:
+    kept = []
+    for group in groups:
+        if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
+            kept.append(group)
+            continue
+        handlers = [h for h in group["hooks"] if not is_ours(h)]
+        if handlers:
+            kept.append({**group, "hooks": handlers})
+        elif not any(is_ours(h) for h in group["hooks"]):
+            kept.append(group)
+    return kept
+
+
+def install(settings: dict[str, Any], block: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+    """`settings` with exactly our `block` in it (unchanged if it is already there)."""
+    result = json.loads(json.dumps(settings))
+    hooks = result.setdefault("hooks", {})
+    if not isinstance(hooks, dict):
+        raise ValueError('"hooks" in the settings file is not an object')
+    for event, wanted in block.items():
+        current = hooks.get(event, [])
+        if not isinstance(current, list):
+            raise ValueError(f'"hooks.{event}" in the settings file is not a list')
+        ours = [g for g in current if isinstance(g, dict) and any(is_ours(h) for h in g.get("hooks", []))]
+        if ours == wanted:
+            continue
+        hooks[event] = _without_ours(current) + wanted
+    return result
+
+
+def uninstall(settings: dict[str, Any]) -> dict[str, Any]:
+    """`settings` without any agent-hooks handler (events left empty are dropped)."""
+    result = json.loads(json.dumps(settings))
+    hooks = result.get("hooks")
+    if not isinstance(hooks, dict):
+        return result
+    for event in list(hooks):
+        if isinstance(hooks[event], list):
+            kept = _without_ours(hooks[event])
+            if kept != hooks[event]:
+                if kept:
+                    hooks[event] = kept
+                else:
+                    del hooks[event]
+    if not hooks:
+        del result["hooks"]
+    return result
+
+
+def read_settings(path: str) -> dict[str, Any]:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+    except FileNotFoundError:
+        return {}
+    if not text.strip():
+        return {}
+    try:
+        doc = json.loads(text)
+    except ValueError as exc:
+        raise ValueError(f"{path} is not valid JSON ({exc}); fix it first, nothing was changed") from None
+    if not isinstance(doc, dict):
+        raise ValueError(f"{path} does not hold a JSON object; nothing was changed")
+    return doc
+
+
+def write_settings(path: str, before: dict[str, Any], after: dict[str, Any], now: float) -> str | None:
+    """Write `after` if it differs from `before`; return the backup's path (if any)."""
+    if after == before:
+        return None
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    backup = None
+    if os.path.exists(path):
+        backup = f"{path}.agent-hooks-backup-{storage.utc_stamp(now)}"
+        with open(path, "rb") as src, open(backup, "wb") as dst:
+            dst.write(src.read())
+        os.chmod(backup, os.stat(path).st_mode & 0o777)
+    text = json.dumps(after, indent=2, ensure_ascii=False) + "\n"
+    storage.write_bytes_atomic(path, text.encode("utf-8"))
+    if backup is not None:
+        os.chmod(path, os.stat(backup).st_mode & 0o777 | 0o600)  # keep the user's mode
+    return backup
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m agent_hooks.settings", description=__doc__.splitlines()[0])
+    parser.add_argument("action", choices=["install", "uninstall", "print", "plugin"])
+    parser.add_argument("--settings", help="The settings.json to change.")
+    parser.add_argument("--python", help="Absolute path of the hooks' interpreter.")
+    parser.add_argument("--entry", help="Absolute path of hooks/entry.py.")
+    args = parser.parse_args(argv)
+    if args.action == "plugin":
+        print(json.dumps({"hooks": hooks_block(plugin_command)}, indent=2))
+        return 0
+    if args.action in ("install", "print") and not (args.python and args.entry):
+        parser.error("--python and --entry are required")
+    block = hooks_block(installed_command(args.python, args.entry)) if args.python else {}
+    if args.action == "print":
+        print(json.dumps({"hooks": block}, indent=2))
+        return 0
+    if not args.settings:
+        parser.error("--settings is required")
+    try:
+        before = read_settings(args.settings)
+        after = install(before, block) if args.action == "install" else uninstall(before)
+        backup = write_settings(args.settings, before, after, time.time())
+    except (ValueError, OSError) as exc:
+        print(f"agent-hooks: {exc}", file=sys.stderr)
+        return 1
+    if after == before:
+        print(f"{args.settings}: already {'up to date' if args.action == 'install' else 'without agent-hooks'}; unchanged")
+    else:
+        print(f"{args.settings}: agent-hooks {'installed' if args.action == 'install' else 'removed'}"
+              + (f" (backup: {backup})" if backup else ""))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,193 @@
+"""The agent's state document: pure functions over a plain dict.
+
+The seed ADR's field names are kept exactly, because other tools read them:
+`registered`, `agent_name`, `reservations`, `issue_id`, `session_start`,
+`files_created`, `files_modified`, `files_read`. Added by agent-hooks:
+`schema`, `conversation_id`, `source`, `conversations`, `project_root`, `pid`,
+`active`, `last_activity`, `fingerprints`, `notices`.
+
+Invariants:
+
+* `normalize` turns anything (None, an older schema, hand-edited JSON with wrong
+  types) into a document with every key present and well-typed; it never raises.
+* A trail list holds absolute paths, each once, in first-seen order.
+* `conversations` and `notices` are bounded, so the document stays small: it is
+  read and rewritten by every PostToolUse.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False  # mypy treats this name as True; at run time typing is never imported
+if TYPE_CHECKING:
+    from typing import Any
+
+    Doc = dict[str, Any]
+
+SCHEMA_VERSION = 1
+TRAIL_FIELDS = ("files_created", "files_modified", "files_read")
+MAX_CONVERSATIONS = 20
+MAX_NOTICES = 20
+
+
+def fresh(agent_name: str | None, now: float) -> Doc:
+    """A new, empty document for `agent_name`."""
+    return {
+        "schema": SCHEMA_VERSION,
+        "registered": False,
+        "agent_name": agent_name,
+        "reservations": [],
+        "issue_id": None,
+        "session_start": int(now),
+        "files_created": [],
+        "files_modified": [],
+        "files_read": [],
+        "conversation_id": None,
+        "source": None,
+        "conversations": [],
+        "project_root": None,
+        "pid": None,
+        "active": False,
+        "last_activity": int(now),
+        "fingerprints": {},
+        "notices": [],
+    }
+
+
+def _str_list(value: object) -> list[str]:
+    if not isinstance(value, list):
+        return []
+    seen: set[str] = set()
+    out = []
+    for item in value:
+        if isinstance(item, str) and item not in seen:
+            seen.add(item)
+            out.append(item)
+    return out
+
+
+def _number(value: object, default: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return default
+    return int(value)
+
+
+def _optional_str(value: object) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def normalize(raw: Doc | None, agent_name: str | None, now: float) -> Doc:
+    """A complete document from whatever was on disk (missing keys get defaults)."""
+    doc = fresh(agent_name, now)
+    if not raw:
+        return doc
+    doc["registered"] = raw.get("registered") is True
+    doc["agent_name"] = agent_name
+    doc["issue_id"] = _optional_str(raw.get("issue_id"))
+    doc["session_start"] = _number(raw.get("session_start"), int(now))
+    for field in TRAIL_FIELDS:
+        doc[field] = _str_list(raw.get(field))
+    for field in ("conversation_id", "source", "project_root"):
+        doc[field] = _optional_str(raw.get(field))
+    pid = raw.get("pid")
+    doc["pid"] = pid if isinstance(pid, int) and not isinstance(pid, bool) else None
+    doc["active"] = raw.get("active") is True
+    doc["last_activity"] = _number(raw.get("last_activity"), doc["session_start"])
+    for field in ("reservations", "conversations"):
+        value = raw.get(field)
+        doc[field] = [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
+    marks = raw.get("fingerprints")
+    if isinstance(marks, dict):
+        doc["fingerprints"] = {k: v for k, v in marks.items() if isinstance(v, list) and len(v) == 3}
+    doc["notices"] = _str_list(raw.get("notices"))[-MAX_NOTICES:]
+    return doc
+
+
+def add_notice(doc: Doc, text: str) -> None:
+    """Queue a message for the agent's next SessionStart context."""
+    notices = doc["notices"]
+    notices.append(text)
+    del notices[:-MAX_NOTICES]
+
+
+def take_notices(doc: Doc) -> list[str]:
+    notices: list[str] = doc["notices"]
+    doc["notices"] = []
+    return notices
+
+
+def trail(doc: Doc) -> Doc:
+    """The current conversation's trail, as archived when a new one begins."""
+    return {
+        "conversation_id": doc["conversation_id"],
+        "agent_name": doc["agent_name"],
+        "project_root": doc["project_root"],
+        "session_start": doc["session_start"],
+        "last_activity": doc["last_activity"],
+        "files_created": doc["files_created"],
+        "files_modified": doc["files_modified"],
+        "files_read": doc["files_read"],
+        "fingerprints": doc["fingerprints"],
+    }
+
+
+def has_trail(doc: Doc) -> bool:
+    return any(doc[field] for field in TRAIL_FIELDS)
+
+
+def begin_conversation(
+    doc: Doc,
+    *,
+    conversation_id: str | None,
+    source: str,
+    project_root: str | None,
+    pid: int | None,
+    now: float,
+    archived: Doc | None = None,
+) -> Doc | None:
+    """Record a SessionStart; return the trail that must be archived, if any.
+
+    startup / clear begin a new trail. resume / compact go on with the current
+    trail, except that resuming a conversation other than the current one brings
+    back that conversation's archived trail (`archived`) and archives the current.
+    An unknown `source` (a newer client) is treated like resume: nothing is reset.
+    """
+    to_archive = None
+    if source in ("startup", "clear"):
+        if has_trail(doc):
+            to_archive = trail(doc)
+        _reset_trail(doc, now)
+    elif archived is not None and conversation_id != doc["conversation_id"]:
+        if has_trail(doc):
+            to_archive = trail(doc)
+        restored = normalize(archived, doc["agent_name"], now)
+        for field in (*TRAIL_FIELDS, "fingerprints", "session_start"):
+            doc[field] = restored[field]
+    doc.update(
+        registered=True,
+        conversation_id=conversation_id,
+        source=source,
+        project_root=project_root,
+        pid=pid,
+        active=True,
+        last_activity=int(now),
+    )
+    conversations = doc["conversations"]
+    conversations.append({"id": conversation_id, "source": source, "started": int(now)})
+    del conversations[:-MAX_CONVERSATIONS]
+    return to_archive
+
+
+def _reset_trail(doc: Doc, now: float) -> None:
+    for field in TRAIL_FIELDS:
+        doc[field] = []
+    doc["fingerprints"] = {}
+    doc["session_start"] = int(now)
+
+
+def touch(doc: Doc, now: float) -> None:
+    doc["last_activity"] = int(now)
+
+
+def end_conversation(doc: Doc, now: float) -> None:
+    doc["active"] = False
+    doc["last_activity"] = int(now)

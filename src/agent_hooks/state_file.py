@@ -1,0 +1,53 @@
+"""Reading and updating one agent's state file (storage + the state document).
+
+Invariants: every update runs under the agent's lock (or, after the 5 s timeout,
+without it, logged); a corrupt file is quarantined and the agent learns of it at
+its next SessionStart through a notice; the result is always a complete document.
+"""
+
+from __future__ import annotations
+
+from agent_hooks import identity, state, storage
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from _collections_abc import Callable
+
+
+def update(
+    agent: identity.Agent,
+    mutate: Callable[[dict[str, Any]], None],
+    now: float,
+    log: Callable[[str], None],
+) -> dict[str, Any]:
+    """Apply `mutate` to the agent's document and write it back; return the document."""
+    storage.ensure_dir(agent.state_dir)
+    result: dict[str, Any] = {}
+
+    def apply(loaded: storage.Loaded) -> dict[str, Any]:
+        doc = state.normalize(loaded.doc, agent.name, now)
+        if loaded.problem is not None:
+            where = f"moved to {loaded.moved_to}" if loaded.moved_to else "left in place"
+            log(f"state file was not valid JSON ({loaded.problem}); {where}; fresh state begun")
+            state.add_notice(
+                doc,
+                f"Your agent-hooks state file was not valid JSON ({loaded.problem}); "
+                f"it was {where} and a fresh state begun, so earlier trail entries are not in it.",
+            )
+        mutate(doc)
+        result.update(doc)
+        return doc
+
+    if not storage.locked_update(agent.state_path, apply, now=now, durable=False):
+        log(f"lock on {agent.state_path} not acquired in {storage.LOCK_TIMEOUT:g} s; "
+            "updated without it (fail open)")
+    return result
+
+
+def read(agent: identity.Agent, now: float) -> tuple[dict[str, Any], str | None]:
+    """The agent's document without locking (files are replaced atomically), and
+    the reason it could not be parsed, if it could not."""
+    loaded = storage.load_json_object(agent.state_path)
+    return state.normalize(loaded.doc, agent.name, now), loaded.problem

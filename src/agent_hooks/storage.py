@@ -1,0 +1,359 @@
+"""The one place that reads, locks and writes agent-hooks files.
+
+Invariants (docs/adr/0003-locking-and-stale-locks.md):
+
+* Data files are never locked themselves. Each has a sibling lock file
+  (`<data>.lock`) that is never replaced, so every waiter queues on the same
+  inode. The lock is a POSIX fcntl record lock taken through `posix.lockf`
+  (built in: no extension module to load on the hot path). Such locks belong to
+  the process, so one process never locks the same file twice (a second
+  descriptor's close would drop the first's lock).
+* After a lock is granted its inode is compared with what the path names now;
+  if the lock file was removed or replaced meanwhile the lock is retried on the
+  new file. That makes removing a lock file *while holding it* safe, and it is
+  the only way a lock file is ever removed (`remove_unused_lock`).
+* Writes go to a unique temporary file in the same directory and then replace
+  the target (`rename`): a reader sees the old or the new document, never half
+  of one, and a writer killed at any point leaves one of the two behind (plus, at
+  worst, a stray `.*.tmp` that `sweep_temp_files` removes). `durable=True` also
+  fsyncs before the rename, for documents whose loss in a machine crash matters
+  (reservations); trail updates skip it (a crash may lose the last entries, and a
+  file a crash left empty is quarantined like any corrupt one).
+* Files are created 0600 and opened with O_NOFOLLOW: a symlink planted where a
+  data or lock file belongs is refused, never followed.
+* A document that does not parse as a JSON object is moved aside as
+  `<name>.corrupt-<UTC timestamp>` (only when the caller holds the lock) and
+  reported, so nothing is silently lost.
+
+Only built-in modules are imported (no `os`, no `fcntl` extension): this runs
+on the hook hot path.
+"""
+
+from __future__ import annotations
+
+import _signal
+import errno
+import posix
+import time
+
+from agent_hooks import jsonio
+from agent_hooks import posix_fs as fs
+
+TYPE_CHECKING = False  # mypy treats this name as True; typing is never imported at run time
+if TYPE_CHECKING:
+    from typing import Any
+
+    from _collections_abc import Callable
+
+LOCK_TIMEOUT = 5.0
+FILE_MODE = 0o600
+DIR_MODE = 0o700
+_OPEN_FLAGS = posix.O_NOFOLLOW | posix.O_CLOEXEC
+
+
+class StorageError(OSError):
+    """A file agent-hooks owns cannot be used (symlink, not a regular file, …)."""
+
+
+class _Alarm(Exception):
+    pass
+
+
+def _on_alarm(signum: int, frame: object) -> None:
+    raise _Alarm
+
+
+def _flock_nonblocking(fd: int) -> bool:
+    try:
+        posix.lockf(fd, posix.F_TLOCK, 0)
+    except (BlockingIOError, PermissionError):  # EAGAIN or EACCES: held elsewhere
+        return False
+    return True
+
+
+def _flock_wait(fd: int, timeout: float) -> bool:
+    """Block on the lock for at most `timeout` seconds; True when granted.
+
+    In the main thread a one-shot SIGALRM interrupts the blocking call, so a
+    waiter wakes the moment the holder releases (no polling delay). Elsewhere it
+    polls with a short back-off.
+    """
+    if _flock_nonblocking(fd):
+        return True
+    if timeout <= 0:
+        return False
+    try:
+        previous = _signal.signal(_signal.SIGALRM, _on_alarm)
+    except ValueError:  # not the main thread
+        return _flock_poll(fd, timeout)
+    try:
+        _signal.setitimer(_signal.ITIMER_REAL, timeout)
+        posix.lockf(fd, posix.F_LOCK, 0)
+        _signal.setitimer(_signal.ITIMER_REAL, 0)
+        return True
+    except _Alarm:
+        # The timer is one-shot and has fired; the lock may have been granted
+        # in the instant before it did.
+        return _flock_nonblocking(fd)
+    finally:
+        _signal.setitimer(_signal.ITIMER_REAL, 0)
+        _signal.signal(_signal.SIGALRM, previous)
+
+
+def _flock_poll(fd: int, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    delay = 0.001
+    while True:
+        if _flock_nonblocking(fd):
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(delay)
+        delay = min(delay * 2, 0.01)
+
+
+def _same_file(fd: int, path: str) -> bool:
+    try:
+        st = posix.stat(path, follow_symlinks=False)
+    except FileNotFoundError:
+        return False
+    held = posix.fstat(fd)
+    return (st.st_ino, st.st_dev) == (held.st_ino, held.st_dev)
+
+
+class Lock:
+    """An exclusive lock on `path` (a dedicated lock file), held until `release`.
+
+    `acquire` returns False after `timeout` seconds instead of raising, because
+    the callers on the hook path go on without the lock (fail open) and log it.
+    """
+
+    __slots__ = ("fd", "path")
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.fd: int | None = None
+
+    def acquire(self, timeout: float = LOCK_TIMEOUT) -> bool:
+        deadline = time.monotonic() + timeout
+        while True:
+            fd = _open_lock_file(self.path)
+            try:
+                if not _flock_wait(fd, max(0.0, deadline - time.monotonic())):
+                    posix.close(fd)
+                    return False
+                if _same_file(fd, self.path):
+                    self.fd = fd
+                    return True
+            except BaseException:
+                posix.close(fd)
+                raise
+            posix.close(fd)  # the lock file was swept while we waited: lock the new one
+
+    def unlink_while_held(self) -> None:
+        """Remove the lock file while holding it (waiters re-validate and move on)."""
+        if self.fd is not None and _same_file(self.fd, self.path):
+            posix.unlink(self.path)
+
+    def release(self) -> None:
+        if self.fd is not None:
+            posix.close(self.fd)  # closing the last descriptor drops the flock
+            self.fd = None
+
+    def __enter__(self) -> Lock:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+
+def _open_lock_file(path: str) -> int:
+    try:
+        return posix.open(path, posix.O_RDWR | posix.O_CREAT | _OPEN_FLAGS, FILE_MODE)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:  # a symlink stands where the lock file belongs
+            raise StorageError(f"{path} is a symlink; refusing to use it as a lock") from None
+        raise
+
+
+def remove_unused_lock(path: str) -> bool:
+    """Remove a lock file nobody holds or waits on; True when it was removed.
+
+    The file is removed only while we hold its lock, so a process that was
+    already waiting on it re-validates the inode and moves to a fresh file.
+    """
+    try:
+        fd = posix.open(path, posix.O_RDWR | _OPEN_FLAGS)
+    except OSError:
+        return False
+    try:
+        if not _flock_nonblocking(fd) or not _same_file(fd, path):
+            return False
+        posix.unlink(path)
+        return True
+    finally:
+        posix.close(fd)
+
+
+def ensure_dir(path: str) -> None:
+    """Create `path` (and parents) private to the user if it does not exist."""
+    fs.makedirs(path, DIR_MODE)
+
+
+def read_bytes(path: str) -> bytes | None:
+    """The file's content, or None when it does not exist. Refuses symlinks."""
+    try:
+        fd = posix.open(path, posix.O_RDONLY | _OPEN_FLAGS)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise StorageError(f"{path} is a symlink; refusing to follow it") from None
+        raise
+    try:
+        chunks: list[bytes] = []
+        while True:
+            chunk = posix.read(fd, 1 << 20)
+            if not chunk:
+                return b"".join(chunks)
+            chunks.append(chunk)
+    finally:
+        posix.close(fd)
+
+
+def write_bytes_atomic(path: str, data: bytes, *, durable: bool = True) -> None:
+    """Replace `path` with `data` atomically; the file ends up 0600."""
+    directory, name = fs.split(path)
+    tmp = fs.join(directory, f".{name}.{posix.getpid()}.{posix.urandom(4).hex()}.tmp")
+    fd = posix.open(tmp, posix.O_WRONLY | posix.O_CREAT | posix.O_EXCL | _OPEN_FLAGS, FILE_MODE)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[posix.write(fd, view) :]
+        if durable:
+            posix.fsync(fd)
+    except BaseException:
+        posix.close(fd)
+        posix.unlink(tmp)
+        raise
+    posix.close(fd)
+    try:
+        posix.replace(tmp, path)
+    except BaseException:
+        posix.unlink(tmp)
+        raise
+
+
+def write_json_atomic(path: str, doc: object, *, durable: bool = True) -> None:
+    write_bytes_atomic(path, jsonio.dumps(doc).encode("utf-8"), durable=durable)
+
+
+def utc_stamp(now: float) -> str:
+    return time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(now))
+
+
+def quarantine(path: str, now: float) -> str:
+    """Move a corrupt file aside as `<path>.corrupt-<UTC timestamp>`; return the new path."""
+    target = f"{path}.corrupt-{utc_stamp(now)}"
+    n = 1
+    while fs.lexists(target):
+        n += 1
+        target = f"{path}.corrupt-{utc_stamp(now)}-{n}"
+    posix.rename(path, target)
+    return target
+
+
+class Loaded:
+    """A JSON object read from disk. `doc` is None when the file was missing or
+    corrupt; `problem` says why it could not be used and `moved_to` where a
+    corrupt file went."""
+
+    __slots__ = ("doc", "moved_to", "problem")
+
+    def __init__(
+        self, doc: dict[str, Any] | None, problem: str | None = None, moved_to: str | None = None
+    ) -> None:
+        self.doc = doc
+        self.problem = problem
+        self.moved_to = moved_to
+
+
+def load_json_object(path: str, *, recover_at: float | None = None) -> Loaded:
+    """Read a JSON object. With `recover_at` (a time; only under the lock) a
+    corrupt file is quarantined so a fresh document can replace it."""
+    data = read_bytes(path)
+    if data is None:
+        return Loaded(None)
+    try:
+        doc = jsonio.loads(data)
+        if not isinstance(doc, dict):
+            raise ValueError(f"expected a JSON object, found {type(doc).__name__}")
+    except ValueError as exc:
+        moved = quarantine(path, recover_at) if recover_at is not None else None
+        return Loaded(None, str(exc), moved)
+    return Loaded(doc)
+
+
+def locked_update(
+    path: str,
+    mutate: Callable[[Loaded], dict[str, Any] | None],
+    *,
+    now: float,
+    timeout: float = LOCK_TIMEOUT,
+    durable: bool = True,
+) -> bool:
+    """Read-modify-write `path` under its lock; return whether the lock was held.
+
+    `mutate` gets what was on disk and returns the document to write, or None to
+    leave the file as it is. When the lock cannot be had within `timeout` the
+    update still happens (fail open: the caller logs it), except that a corrupt
+    file is never overwritten without first being quarantined under the lock.
+    """
+    lock = Lock(path + ".lock")
+    held = lock.acquire(timeout)
+    try:
+        loaded = load_json_object(path, recover_at=now if held else None)
+        doc = mutate(loaded)
+        if doc is not None and not (loaded.problem and loaded.moved_to is None):
+            write_json_atomic(path, doc, durable=durable)
+    finally:
+        lock.release()
+    return held
+
+
+def temp_target(name: str) -> str | None:
+    """The file a temp file named `name` was going to replace, or None if `name`
+    is not one of ours (`.<target>.<pid>.<8 hex digits>.tmp`)."""
+    if not (name.startswith(".") and name.endswith(".tmp")):
+        return None
+    parts = name[1:-4].rsplit(".", 2)
+    if len(parts) != 3 or not parts[1].isdigit() or len(parts[2]) != 8:
+        return None
+    try:
+        int(parts[2], 16)
+    except ValueError:
+        return None
+    return parts[0]
+
+
+def sweep_temp_files(
+    directory: str, is_ours: Callable[[str], bool], older_than: float
+) -> list[str]:
+    """Remove temp files left by killed writers: only ours (their target passes
+    `is_ours`) and only those last modified before `older_than`."""
+    removed: list[str] = []
+    try:
+        entries = list(posix.scandir(directory))
+    except (FileNotFoundError, NotADirectoryError):
+        return removed
+    for entry in entries:
+        target = temp_target(entry.name)
+        if target is None or not is_ours(target):
+            continue
+        try:
+            if entry.stat(follow_symlinks=False).st_mtime < older_than:
+                posix.unlink(entry.path)
+                removed.append(entry.path)
+        except FileNotFoundError:
+            continue
+    return removed

@@ -1,0 +1,150 @@
+"""Trail rules: which files a finished tool call created, modified or read.
+
+Pure except for `fingerprint`, which stats and reads the one file it is given.
+
+Invariants:
+
+* Only PostToolUse payloads are read (a failed call fires PostToolUseFailure and
+  records nothing). Paths come out absolute and normalized, relative ones
+  resolved against the payload's `cwd`.
+* Write goes to `files_created` when the client says `type: "create"`, else to
+  `files_modified`; Edit, MultiEdit (older clients) and NotebookEdit
+  (`notebook_path`) modify; Read reads; Bash records the files the client itself
+  reports in `tool_response.bashEditDiff` (created or modified).
+* `files_read` keeps at most `read_limit` paths, dropping the oldest first.
+* A fingerprint `[mtime_ns, size, checksum]` is kept for every path in the trail;
+  the checksum covers the whole file up to 2 MiB and the first and last MiB
+  beyond that. It is the content read as one integer modulo the Mersenne prime
+  2**61-1 (a polynomial hash computed in C by `int.from_bytes`): good enough to
+  tell changed content from unchanged, and free of the `zlib` extension's load time.
+"""
+
+from __future__ import annotations
+
+import posix
+
+from agent_hooks import posix_fs as fs
+
+CREATED = "files_created"
+MODIFIED = "files_modified"
+READ = "files_read"
+DEFAULT_READ_LIMIT = 500
+READ_LIMIT_ENV = "AGENT_HOOKS_READ_LIMIT"
+_FULL_HASH_LIMIT = 2 << 20
+_PART = 1 << 20
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from _collections_abc import Mapping
+    from typing import Any
+
+
+def _absolute(path: object, cwd: str) -> str | None:
+    if not isinstance(path, str) or not path or "\x00" in path:
+        return None
+    return fs.normpath(fs.join(cwd, path))
+
+
+def entries(payload: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """(trail field, absolute path) pairs that one PostToolUse payload reports."""
+    tool = payload.get("tool_name")
+    tool_input = payload.get("tool_input")
+    response = payload.get("tool_response")
+    cwd = payload.get("cwd")
+    if not isinstance(tool_input, dict):
+        return []
+    if not isinstance(cwd, str) or not fs.isabs(cwd):
+        cwd = "/"
+    found: list[tuple[str, object]] = []
+    if tool == "Write":
+        created = isinstance(response, dict) and response.get("type") == "create"
+        found.append((CREATED if created else MODIFIED, tool_input.get("file_path")))
+    elif tool in ("Edit", "MultiEdit"):
+        found.append((MODIFIED, tool_input.get("file_path")))
+    elif tool == "NotebookEdit":
+        found.append((MODIFIED, tool_input.get("notebook_path")))
+    elif tool == "Read":
+        found.append((READ, tool_input.get("file_path")))
+    elif tool == "Bash" and isinstance(response, dict):
+        found.extend(_bash_entries(response.get("bashEditDiff")))
+    out = []
+    for field, raw in found:
+        path = _absolute(raw, cwd)
+        if path is not None:
+            out.append((field, path))
+    return out
+
+
+def _bash_entries(diff: object) -> list[tuple[str, object]]:
+    if not isinstance(diff, dict):
+        return []
+    found: list[tuple[str, object]] = []
+    seen = set()
+    files = diff.get("files")
+    for item in files if isinstance(files, list) else ():
+        if isinstance(item, dict):
+            path = item.get("filePath")
+            found.append((CREATED if item.get("created") is True else MODIFIED, path))
+            seen.add(path)
+    changed = diff.get("changedFiles")
+    for path in changed if isinstance(changed, list) else ():
+        if path not in seen:
+            found.append((MODIFIED, path))
+    return found
+
+
+def read_limit(environ: Mapping[str, str]) -> int:
+    """`AGENT_HOOKS_READ_LIMIT` when it is a positive integer, else 500."""
+    raw = environ.get(READ_LIMIT_ENV, "")
+    return int(raw) if raw.isdigit() and int(raw) > 0 else DEFAULT_READ_LIMIT
+
+
+def record(doc: dict[str, Any], found: list[tuple[str, str]], read_limit: int) -> None:
+    """Add `found` to the document's trail lists and refresh their fingerprints."""
+    marks = doc["fingerprints"]
+    for field, path in found:
+        paths = doc[field]
+        if path not in paths:
+            paths.append(path)
+        mark = fingerprint(path)
+        if mark is not None:
+            marks[path] = mark
+    read = doc[READ]
+    if len(read) > read_limit:
+        dropped = read[: len(read) - read_limit]
+        del read[: len(read) - read_limit]
+        kept = set(doc[CREATED]) | set(doc[MODIFIED])
+        for path in dropped:
+            if path not in kept:
+                marks.pop(path, None)
+
+
+_MERSENNE_61 = (1 << 61) - 1
+
+
+def checksum(data: bytes) -> int:
+    """A 61-bit content checksum (see the module docstring)."""
+    return int.from_bytes(data, "little") % _MERSENNE_61 ^ len(data)
+
+
+def fingerprint(path: str) -> list[int] | None:
+    """`[mtime_ns, size, crc32]` of a regular file, or None if it cannot be read."""
+    try:
+        fd = posix.open(path, posix.O_RDONLY | posix.O_CLOEXEC | posix.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        st = posix.fstat(fd)
+        if (st.st_mode & 0o170000) != 0o100000:  # not a regular file
+            return None
+        if st.st_size <= _FULL_HASH_LIMIT:
+            data = posix.read(fd, _FULL_HASH_LIMIT + 1)
+        else:
+            data = posix.read(fd, _PART)
+            posix.lseek(fd, -_PART, 2)  # from the end
+            data += posix.read(fd, _PART)
+        return [st.st_mtime_ns, st.st_size, checksum(data)]
+    except OSError:
+        return None
+    finally:
+        posix.close(fd)

@@ -1,0 +1,518 @@
+"""Loopback mock of the Anthropic Messages API, as the real Claude Code client (2.1.328) uses it.
+
+The server replays a scripted list of assistant turns for the MAIN conversation and answers
+everything else harmlessly. Stdlib only: a ``ThreadingHTTPServer`` on ``127.0.0.1:0`` served from a
+daemon thread. Typical use::
+
+    with MockAnthropicAPI([call("Write", {"file_path": p, "content": "x"}), say("Done.")]) as api:
+        run_claude("prompt", ..., server_url=api.url)
+    assert not any(r.is_error for r in api.tool_results())
+
+Wire protocol (observed)
+------------------------
+* ``POST /v1/messages?beta=true`` with ``"stream": true`` → Server-Sent Events: ``message_start``,
+  ``ping``, per block ``content_block_start`` / ``content_block_delta`` (``text_delta`` or
+  ``input_json_delta``, cut into 40-character pieces) / ``content_block_stop``, ``message_delta``
+  (``stop_reason`` ``tool_use`` or ``end_turn``, with the full usage) and ``message_stop``.
+  Without ``stream`` the same message is one JSON document.
+* ``POST /v1/messages/count_tokens`` → ``{"input_tokens": N}``.
+* Anything else (the ``HEAD /api/hello`` connectivity probe, sent unless
+  ``CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1``; GETs; telemetry posts) → ``200 {}``.
+* Usage figures are copied verbatim into the client's transcript (``message.usage`` of each
+  ``assistant`` line). The model has a 1M-token window: a turn reporting ~990k tokens
+  (input + cache) makes the client auto-compact before its next request; ~197k does not.
+
+Which requests belong to the main conversation
+----------------------------------------------
+Established by logging every request of real ``claude -p`` runs (plain, ``--continue``, an Agent
+tool call, ``/compact``, auto-compaction, a ``type: "prompt"`` Stop hook). In ``-p`` mode with
+non-essential traffic disabled no title-generation or other helper calls were seen. A
+``POST /v1/messages`` request is classified, in this order:
+
+1. ``subagent`` — it carries the ``x-claude-code-agent-id`` header. (Subagent requests also have
+   ``cc_is_subagent=true;`` in the ``x-anthropic-billing-header`` line that is ``system[0]``, a
+   different system prompt — "You are an agent for Claude Code, ..." — and a smaller tool list,
+   but the same ``X-Claude-Code-Session-Id`` header and ``metadata`` as the parent, so those two
+   do NOT distinguish them.) Background subagents run concurrently with the main conversation.
+2. ``side`` — it has no ``tools`` (or an empty list): prompt/agent hooks and similar one-shot
+   helper calls. When such a request asks for ``output_config.format`` of type ``json_schema``
+   (a prompt hook asks for ``{ok, reason}``) the reply is a minimal conforming JSON document
+   (``{"ok": true, "reason": "mock"}``), otherwise ``"OK."``.
+3. ``compaction`` — its last user message asks for a summary (``"Respond with TEXT ONLY. Do NOT
+   call any tools."`` and ``<summary>``). Compaction is a *fork* of the main conversation: same
+   system prompt, same tools, same headers and metadata as a main request; only this appended
+   instruction tells it apart. It is answered with an ``<analysis>``/``<summary>`` text, which the
+   client requires (it retries once, with a sterner instruction, when ``<summary>`` is missing).
+4. ``main`` — everything else. Only ``main`` requests consume a scripted turn.
+
+Limitation: a main conversation run with every tool disabled (``--tools ""``) would send no
+``tools`` and be taken for a side request.
+
+Script invariants
+-----------------
+* Turns are served strictly in order, one per ``main`` request; once the script is used up, every
+  further ``main`` request gets ``final_text`` (``"Done."``) with ``end_turn``.
+* Tool-use ids are unique across all servers in the process (``toolu_`` + random hex), so a
+  ``--continue`` run against a fresh server never reuses an id of the resumed conversation.
+* Every request is recorded, in arrival order, under one lock; readers get snapshots.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import uuid
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import asdict, dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Literal
+
+RequestKind = Literal["main", "subagent", "compaction", "side", "count_tokens", "other"]
+
+FINAL_TEXT = "Done."
+SIDE_TEXT = "OK."
+COMPACTION_TEXT = (
+    "<analysis>Mock analysis of the conversation.</analysis>\n"
+    "<summary>Mock summary: the user asked for scripted work and it was done.</summary>"
+)
+_COMPACTION_MARKERS = ("Respond with TEXT ONLY. Do NOT call any tools.", "<summary>")
+_SUBAGENT_HEADER = "x-claude-code-agent-id"
+_STREAM_CHUNK = 40  # characters per text_delta / input_json_delta
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Token usage reported for one assistant message (all figures non-negative)."""
+
+    input_tokens: int = 2_154
+    output_tokens: int = 87
+    cache_creation_input_tokens: int = 1_024
+    cache_read_input_tokens: int = 9_730
+
+    def as_dict(self) -> dict[str, int]:
+        return asdict(self)
+
+
+SIDE_USAGE = Usage(input_tokens=412, output_tokens=9, cache_creation_input_tokens=0,
+                   cache_read_input_tokens=0)
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """One ``tool_use`` block; ``id`` is generated when left ``None``."""
+
+    name: str
+    input: Mapping[str, Any]
+    id: str | None = None
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One scripted assistant message: optional text, then zero or more tool calls.
+
+    ``stop_reason`` is ``tool_use`` iff ``tool_calls`` is non-empty, else ``end_turn``.
+    """
+
+    text: str = ""
+    tool_calls: tuple[ToolCall, ...] = ()
+    usage: Usage = field(default_factory=Usage)
+
+
+def say(text: str, *, usage: Usage | None = None) -> Turn:
+    """A text-only turn (ends the agent loop)."""
+    return Turn(text=text, usage=usage or Usage())
+
+
+def call(name: str, tool_input: Mapping[str, Any], *, text: str = "",
+         usage: Usage | None = None) -> Turn:
+    """A turn with a single tool call."""
+    return Turn(text=text, tool_calls=(ToolCall(name, tool_input),), usage=usage or Usage())
+
+
+def calls(*tool_calls: ToolCall, text: str = "", usage: Usage | None = None) -> Turn:
+    """A turn with several tool calls (run by the client in one batch)."""
+    return Turn(text=text, tool_calls=tuple(tool_calls), usage=usage or Usage())
+
+
+ScriptItem = Turn | str
+
+
+@dataclass
+class RecordedRequest:
+    """One HTTP request as received; ``body`` is parsed JSON when possible."""
+
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: Any
+    kind: RequestKind = "other"
+
+    @property
+    def json(self) -> dict[str, Any]:
+        """The body as a dict (empty when it was not a JSON object)."""
+        return self.body if isinstance(self.body, dict) else {}
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """A ``tool_result`` block the client sent back; ``content`` is its text joined by newlines."""
+
+    tool_use_id: str
+    content: str
+    is_error: bool
+    tool_name: str | None = None
+
+
+@dataclass(frozen=True)
+class _Reply:
+    status: int
+    content_type: str
+    chunks: Iterable[bytes]
+    streamed: bool = False
+
+
+# --------------------------------------------------------------------------- classification
+
+
+def classify(method: str, path: str, headers: Mapping[str, str], body: Any) -> RequestKind:
+    """Tell which kind of request this is (see the module docstring for the rule)."""
+    route = path.split("?", 1)[0].rstrip("/")
+    if method != "POST" or not route.startswith("/v1/messages"):
+        return "other"
+    if route.endswith("/count_tokens"):
+        return "count_tokens"
+    if route != "/v1/messages":
+        return "other"
+    if any(k.lower() == _SUBAGENT_HEADER for k in headers):
+        return "subagent"
+    doc = body if isinstance(body, dict) else {}
+    if not doc.get("tools"):
+        return "side"
+    if _is_compaction(doc):
+        return "compaction"
+    return "main"
+
+
+def _is_compaction(body: Mapping[str, Any]) -> bool:
+    users = [m for m in body.get("messages") or [] if m.get("role") == "user"]
+    if not users:
+        return False
+    last = _texts(users[-1].get("content"), include_tool_results=False)
+    return all(marker in last for marker in _COMPACTION_MARKERS)
+
+
+def _texts(content: Any, *, include_tool_results: bool = True) -> str:
+    """All text in a message ``content`` (string or list of blocks), newline-joined."""
+    if isinstance(content, str):
+        return content
+    parts: list[str] = []
+    for block in content or []:
+        if not isinstance(block, dict):
+            continue
+        if block.get("type") == "text":
+            parts.append(str(block.get("text", "")))
+        elif block.get("type") == "tool_result" and include_tool_results:
+            parts.append(_texts(block.get("content")))
+    return "\n".join(parts)
+
+
+# --------------------------------------------------------------------------- responses
+
+
+def _message(turn: Turn) -> tuple[str, list[dict[str, Any]], str]:
+    """(message id, content blocks, stop_reason) for a turn; tool ids are made unique here."""
+    blocks: list[dict[str, Any]] = []
+    if turn.text:
+        blocks.append({"type": "text", "text": turn.text})
+    for tc in turn.tool_calls:
+        blocks.append({"type": "tool_use", "id": tc.id or f"toolu_{uuid.uuid4().hex[:24]}",
+                       "name": tc.name, "input": dict(tc.input)})
+    stop = "tool_use" if turn.tool_calls else "end_turn"
+    return f"msg_{uuid.uuid4().hex[:24]}", blocks, stop
+
+
+def _json_reply(msg_id: str, blocks: list[dict[str, Any]], stop: str, usage: Usage,
+                model: str) -> _Reply:
+    doc = {"id": msg_id, "type": "message", "role": "assistant", "model": model,
+           "content": blocks, "stop_reason": stop, "stop_sequence": None,
+           "usage": usage.as_dict()}
+    return _Reply(200, "application/json", [json.dumps(doc).encode()])
+
+
+def _sse(event: str, data: Mapping[str, Any]) -> bytes:
+    return f"event: {event}\ndata: {json.dumps(data)}\n\n".encode()
+
+
+def _pieces(text: str) -> list[str]:
+    return [text[i:i + _STREAM_CHUNK] for i in range(0, len(text), _STREAM_CHUNK)] or [""]
+
+
+def _sse_events(msg_id: str, blocks: list[dict[str, Any]], stop: str, usage: Usage,
+                model: str) -> Iterator[bytes]:
+    """The standard event sequence; tool input is streamed as ``input_json_delta`` pieces."""
+    start_usage = {**usage.as_dict(), "output_tokens": 1}
+    yield _sse("message_start", {"type": "message_start", "message": {
+        "id": msg_id, "type": "message", "role": "assistant", "model": model, "content": [],
+        "stop_reason": None, "stop_sequence": None, "usage": start_usage}})
+    yield _sse("ping", {"type": "ping"})
+    for index, block in enumerate(blocks):
+        if block["type"] == "text":
+            opening: dict[str, Any] = {"type": "text", "text": ""}
+            deltas = [{"type": "text_delta", "text": p} for p in _pieces(block["text"])]
+        else:
+            opening = {**block, "input": {}}
+            deltas = [{"type": "input_json_delta", "partial_json": p}
+                      for p in _pieces(json.dumps(block["input"]))]
+        yield _sse("content_block_start", {"type": "content_block_start", "index": index,
+                                           "content_block": opening})
+        for delta in deltas:
+            yield _sse("content_block_delta", {"type": "content_block_delta", "index": index,
+                                               "delta": delta})
+        yield _sse("content_block_stop", {"type": "content_block_stop", "index": index})
+    yield _sse("message_delta", {"type": "message_delta",
+                                 "delta": {"stop_reason": stop, "stop_sequence": None},
+                                 "usage": usage.as_dict()})
+    yield _sse("message_stop", {"type": "message_stop"})
+
+
+# --------------------------------------------------------------------------- server
+
+
+class MockAnthropicAPI:
+    """A scripted Messages API on ``127.0.0.1``. Use as a context manager or ``start``/``stop``.
+
+    Invariant: ``requests`` holds every request received, in arrival order; only requests whose
+    ``kind`` is ``main`` consume turns of the script.
+    """
+
+    def __init__(self, script: Iterable[ScriptItem] = (), *, final_text: str = FINAL_TEXT,
+                 side_text: str = SIDE_TEXT) -> None:
+        self._lock = threading.Lock()
+        self._script: list[Turn] = []
+        self._requests: list[RecordedRequest] = []
+        self._issued: dict[str, str] = {}  # tool_use id -> tool name
+        self._errors: list[str] = []
+        self.final_text = final_text
+        self.side_text = side_text
+        self.add(*script)
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(self))
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,),
+                                        name="mock-anthropic-api", daemon=True)
+
+    # lifecycle -------------------------------------------------------------------------
+    @property
+    def url(self) -> str:
+        """Base URL for ``ANTHROPIC_BASE_URL`` (no trailing slash)."""
+        return f"http://127.0.0.1:{self._server.server_address[1]}"
+
+    def start(self) -> MockAnthropicAPI:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._thread.is_alive():
+            self._server.shutdown()
+        self._server.server_close()
+
+    def __enter__(self) -> MockAnthropicAPI:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # script ----------------------------------------------------------------------------
+    def add(self, *turns: ScriptItem) -> None:
+        """Append turns to the script (a ``str`` is a text-only turn)."""
+        with self._lock:
+            self._script.extend(say(t) if isinstance(t, str) else t for t in turns)
+
+    @property
+    def unused_turns(self) -> int:
+        """How many scripted turns have not been served yet."""
+        with self._lock:
+            return len(self._script)
+
+    def _next_turn(self) -> Turn:
+        with self._lock:
+            return self._script.pop(0) if self._script else say(self.final_text)
+
+    # recordings ------------------------------------------------------------------------
+    @property
+    def requests(self) -> list[RecordedRequest]:
+        """Snapshot of every request received, in arrival order."""
+        with self._lock:
+            return list(self._requests)
+
+    @property
+    def main_requests(self) -> list[RecordedRequest]:
+        """Snapshot of the requests classified ``main``."""
+        return [r for r in self.requests if r.kind == "main"]
+
+    def requests_of(self, kind: RequestKind) -> list[RecordedRequest]:
+        return [r for r in self.requests if r.kind == kind]
+
+    @property
+    def errors(self) -> list[str]:
+        """Exceptions raised while answering (each answered with HTTP 500)."""
+        with self._lock:
+            return list(self._errors)
+
+    def summary(self) -> str:
+        """One line per request (kind, path, message count, last message tail), for failures."""
+        lines = []
+        for req in self.requests:
+            messages = req.json.get("messages") or []
+            tail = _texts(messages[-1].get("content"))[-120:] if messages else ""
+            lines.append(f"{req.kind:<12} {req.method} {req.path} messages={len(messages)} "
+                         f"last={tail!r}")
+        return "\n".join(lines)
+
+    def tool_results(self) -> list[ToolResult]:
+        """Every distinct ``tool_result`` the client sent in main requests, first-seen order.
+
+        Each main request repeats the whole history, so results are de-duplicated by id.
+        """
+        seen: dict[str, ToolResult] = {}
+        with self._lock:
+            issued = dict(self._issued)
+        for req in self.main_requests:
+            for msg in req.json.get("messages") or []:
+                content = msg.get("content")
+                if msg.get("role") != "user" or not isinstance(content, list):
+                    continue
+                for block in content:
+                    if not isinstance(block, dict) or block.get("type") != "tool_result":
+                        continue
+                    tid = str(block.get("tool_use_id"))
+                    seen.setdefault(tid, ToolResult(
+                        tool_use_id=tid, content=_texts(block.get("content")),
+                        is_error=bool(block.get("is_error", False)), tool_name=issued.get(tid)))
+        return list(seen.values())
+
+    def first_main_request_text(self) -> str:
+        """All text the first main request carried: system blocks, then every message."""
+        mains = self.main_requests
+        if not mains:
+            raise AssertionError("no main-conversation request was received")
+        return request_text(mains[0].json)
+
+    # request handling --------------------------------------------------------------------
+    def _handle(self, method: str, path: str, headers: dict[str, str], body: Any) -> _Reply:
+        kind = classify(method, path, headers, body)
+        with self._lock:
+            self._requests.append(RecordedRequest(method, path, headers, body, kind))
+        doc = body if isinstance(body, dict) else {}
+        if kind == "count_tokens":
+            estimate = {"input_tokens": max(1, len(json.dumps(doc)) // 4)}
+            return _Reply(200, "application/json", [json.dumps(estimate).encode()])
+        if kind == "other":
+            return _Reply(200, "application/json", [b"{}"])
+        if kind == "main":
+            turn = self._next_turn()
+        elif kind == "compaction":
+            turn = say(COMPACTION_TEXT, usage=SIDE_USAGE)
+        else:
+            turn = say(self._side_text(doc), usage=SIDE_USAGE)
+        return self._reply(turn, doc)
+
+    def _side_text(self, body: Mapping[str, Any]) -> str:
+        """``side_text``, or a minimal JSON document when a ``json_schema`` output is requested."""
+        fmt = (body.get("output_config") or {}).get("format") or {}
+        if fmt.get("type") == "json_schema" and isinstance(fmt.get("schema"), dict):
+            return json.dumps(schema_example(fmt["schema"]))
+        return self.side_text
+
+    def _reply(self, turn: Turn, body: Mapping[str, Any]) -> _Reply:
+        model = str(body.get("model") or "claude-mock")
+        msg_id, blocks, stop = _message(turn)
+        with self._lock:
+            for b in blocks:
+                if b["type"] == "tool_use":
+                    self._issued[b["id"]] = b["name"]
+        if not body.get("stream"):
+            return _json_reply(msg_id, blocks, stop, turn.usage, model)
+        return _Reply(200, "text/event-stream",
+                      _sse_events(msg_id, blocks, stop, turn.usage, model), streamed=True)
+
+    def _record_error(self, message: str) -> None:
+        with self._lock:
+            self._errors.append(message)
+
+
+def schema_example(schema: Mapping[str, Any]) -> Any:
+    """A minimal value satisfying a simple JSON schema: required keys only, ``true`` for booleans.
+
+    For a ``type: "prompt"`` hook (schema ``{ok, reason, impossible?}``) this is
+    ``{"ok": true, "reason": "mock"}``: the hook lets the action go ahead.
+    """
+    for combinator in ("anyOf", "oneOf", "allOf"):
+        if schema.get(combinator):
+            return schema_example(schema[combinator][0])
+    if "const" in schema:
+        return schema["const"]
+    if schema.get("enum"):
+        return schema["enum"][0]
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        kind = kind[0] if kind else None
+    if kind == "object":
+        props = schema.get("properties") or {}
+        return {k: schema_example(props.get(k) or {}) for k in schema.get("required") or []}
+    return {"boolean": True, "string": "mock", "integer": 0, "number": 0, "array": [],
+            "null": None}.get(str(kind))
+
+
+def request_text(body: Mapping[str, Any]) -> str:
+    """All text of a Messages request: system (string or blocks), then each message's text."""
+    system = body.get("system")
+    parts = [_texts(system)] if system else []
+    parts.extend(_texts(m.get("content")) for m in body.get("messages") or [])
+    return "\n".join(parts)
+
+
+def _make_handler(api: MockAnthropicAPI) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: Any) -> None:
+            """Silence the default stderr access log."""
+
+        def _serve(self) -> None:
+            length = int(self.headers.get("content-length") or 0)
+            raw = self.rfile.read(length) if length else b""
+            try:
+                body: Any = json.loads(raw) if raw else None
+            except ValueError:
+                body = raw.decode("utf-8", "replace")
+            try:
+                reply = api._handle(self.command, self.path, dict(self.headers.items()), body)
+            except Exception as exc:  # pragma: no cover - surfaced through api.errors
+                api._record_error(f"{self.command} {self.path}: {exc!r}")
+                error = {"type": "error", "error": {"type": "api_error", "message": repr(exc)}}
+                reply = _Reply(500, "application/json", [json.dumps(error).encode()])
+            self._send(reply)
+
+        def _send(self, reply: _Reply) -> None:
+            self.send_response(reply.status)
+            self.send_header("content-type", reply.content_type)
+            self.send_header("request-id", f"req_{uuid.uuid4().hex[:24]}")
+            if reply.streamed:
+                self.send_header("cache-control", "no-cache")
+                self.send_header("transfer-encoding", "chunked")
+                self.end_headers()
+                for chunk in reply.chunks:
+                    self.wfile.write(f"{len(chunk):x}\r\n".encode() + chunk + b"\r\n")
+                    self.wfile.flush()
+                self.wfile.write(b"0\r\n\r\n")
+            else:
+                payload = b"".join(reply.chunks)
+                self.send_header("content-length", str(len(payload)))
+                self.end_headers()
+                if self.command != "HEAD":
+                    self.wfile.write(payload)
+            self.wfile.flush()
+
+        do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = do_HEAD = do_OPTIONS = _serve
+
+    return Handler

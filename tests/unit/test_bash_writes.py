@@ -1,0 +1,286 @@
+"""bash_writes: which files a Bash command would write (table-driven).
+
+Each case is (command, targets, opaque reasons), all asserted exactly. Targets are
+absolute paths; a glob target is written "glob:<pattern>". cwd is /repo, home /home/me.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agent_hooks.bash_writes import BashTarget, _norm, analyze
+
+SRC = str(Path(__file__).resolve().parents[2] / "src")
+HOME = "/home/me"
+
+CASES: list[tuple[str, list[str], list[str]]] = [
+    # --- redirections
+    ("echo hi > src/x.py", ["/repo/src/x.py"], []),
+    ("echo hi>src/x.py", ["/repo/src/x.py"], []),
+    ("echo hi >> log.txt; echo a >| clobber", ["/repo/log.txt", "/repo/clobber"], []),
+    ("make_it &>all.log", ["/repo/all.log"], []),
+    ("cmd &>> all.log 2>err.log 3>> three", ["/repo/all.log", "/repo/err.log", "/repo/three"], []),
+    ("cat <> rw.txt", ["/repo/rw.txt"], []),
+    ("cmd >& out.log", ["/repo/out.log"], []),
+    ("> empty", ["/repo/empty"], []),
+    ("echo >&2; cmd 2>&1 >/dev/null; cmd >&-; cmd 3>&1-", [], []),
+    ("cmd >/dev/stderr 2>/dev/tty 3>/dev/fd/3 4>/dev/stdout", [], []),
+    ("sort < in.txt; cat <<< 'x > y'", [], []),
+    ("echo hi >", [], ["redirection without target"]),
+    # --- quoting, comments, escapes
+    ('echo "a > b"', [], []),
+    ("echo a \\> b", [], []),
+    ("echo 'x' > 'my file.txt'", ["/repo/my file.txt"], []),
+    ("touch a\\ b", ["/repo/a b"], []),
+    ('echo hi > "src/*.py"', ["/repo/src/*.py"], []),
+    ("echo ok # > not-a-target", [], []),
+    ("echo a#b > hash", ["/repo/hash"], []),
+    ("echo a \\\n  > continued", ["/repo/continued"], []),
+    ("echo x > $'a\\tb'", ["/repo/a\tb"], []),
+    # --- targets that cannot be seen
+    ('ls > "$OUT"', [], ["variable in target $OUT"]),
+    ("echo > ${DIR}/x", [], ["variable in target ${DIR}"]),
+    ("echo > $(mktemp)", [], ["command substitution in target $(...)"]),
+    ("touch ~bob/x", [], ["tilde in target ~bob/x"]),
+    ("touch '~/x'", ["/repo/~/x"], []),
+    # --- ~, $HOME, normalisation, globs, braces, dedup
+    ("touch ~/x ${HOME}/y $HOME/z ~", ["/home/me/x", "/home/me/y", "/home/me/z", "/home/me"], []),
+    ("rm ../x ./a/../b //c", ["/x", "/repo/b", "/c"], []),
+    ("sed -i 's/a/b/' src/*.py", ["glob:/repo/src/*.py"], []),
+    ("rm src/[ab].py 'q[1]' x?", ["glob:/repo/src/[ab].py", "/repo/q[1]", "glob:/repo/x?"], []),
+    ("rm src/'*'x*.py", ["glob:/repo/src/[*]x*.py"], []),
+    ("touch f{1..3} g{a,b}", ["/repo/f1", "/repo/f2", "/repo/f3", "/repo/ga", "/repo/gb"], []),
+    ("mkdir -p a/{b,c}/d '{x,y}'", ["/repo/a/b/d", "/repo/a/c/d", "/repo/{x,y}"], []),
+    ("cp x{,.bak}", ["/repo/x.bak"], []),
+    ("touch a a; echo > a; rm ./a", ["/repo/a"], []),
+    # --- control operators and cd
+    ("cd src && echo > y.py", ["/repo/src/y.py"], []),
+    ("(cd src; touch a) && touch b", ["/repo/src/a", "/repo/b"], []),
+    ("cd src; cd ..; touch c", ["/repo/c"], []),
+    ("cd /tmp || exit 1; rm -f x", ["/tmp/x"], []),
+    ('cd -- "my dir" && touch f', ["/repo/my dir/f"], []),
+    ("cd && touch h", ["/home/me/h"], []),
+    ("cd ~/proj\ntouch x", ["/home/me/proj/x"], []),
+    ('cd "$D" && touch a && touch /abs/b', ["/abs/b"], ["relative target a after cd $D"]),
+    ("cd x | cat; touch r", ["/repo/r"], []),
+    ("cd a && { cd b; touch c; } && touch d", ["/repo/a/b/c", "/repo/a/b/d"], []),
+    ("pushd lib && touch p && popd && touch q", ["/repo/lib/p", "/repo/q"], []),
+    ("cd a; cd b; cd -; touch m", ["/repo/a/m"], []),
+    ("touch a & touch b", ["/repo/a", "/repo/b"], []),
+    # --- substitutions, subshells, bash -c
+    ("echo $(touch q)", ["/repo/q"], []),
+    ('echo "$(rm -f "in q")"', ["/repo/in q"], []),
+    ("echo `touch bt`", ["/repo/bt"], []),
+    ("x=$(cd sub && touch s) && touch t", ["/repo/sub/s", "/repo/t"], []),
+    ("echo $((1 > 2)); (( x > 5 )) && echo ok", [], []),
+    ("diff <(sort a) <(tee copy < b)", ["/repo/copy"], []),
+    ('bash -c "echo > z"', ["/repo/z"], []),
+    ("sh -c 'cd sub && rm -r build'; touch top", ["/repo/sub/build", "/repo/top"], []),
+    ("cd sub && zsh -c 'touch z'", ["/repo/sub/z"], []),
+    ('bash -lc "$CMD"', [], ["bash -c $CMD", "command $CMD"]),
+    ("eval 'echo > ev'", ["/repo/ev"], []),
+    ('eval "$X"', [], ["eval", "command $X"]),
+    # --- here-docs
+    ("cat <<EOF > out.txt\n> notatarget\nrm -rf /\nEOF\ntouch after", ["/repo/out.txt", "/repo/after"],
+     []),
+    ("cat <<-'EOF'\n\t> no\n\tEOF\necho done > d", ["/repo/d"], []),
+    ("cat <<EOF\n$(touch inbody)\nEOF", ["/repo/inbody"], []),
+    ("cat <<'EOF'\n$(touch no)\nEOF", [], []),
+    ("python3 <<EOF\nopen('x', 'w')\nEOF", [], ["python3 reads stdin"]),
+    # --- file commands
+    ("cat a | tee -a log/out.txt >/dev/null", ["/repo/log/out.txt"], []),
+    ("tee x y < in", ["/repo/x", "/repo/y"], []),
+    ("cp a b", ["/repo/b"], []),
+    ("cp -r a b/", ["/repo/b"], []),
+    ("cp -t dest a b; cp --target-directory=d2 c", ["/repo/dest", "/repo/d2"], []),
+    ("cp -T a b", ["/repo/b"], []),
+    ("install -d d1 d2; install -m 644 a /usr/local/bin/a", ["/repo/d1", "/repo/d2",
+                                                             "/usr/local/bin/a"], []),
+    ("mv a b", ["/repo/a", "/repo/b"], []),
+    ("mv -t dir a b", ["/repo/a", "/repo/b", "/repo/dir"], []),
+    ("rm -rf build", ["/repo/build"], []),
+    ("rm -- -weird", ["/repo/-weird"], []),
+    ("rmdir d; unlink u; shred -u -n 3 s", ["/repo/d", "/repo/u", "/repo/s"], []),
+    ("touch -d yesterday t; mkdir -m 700 m", ["/repo/t", "/repo/m"], []),
+    ("truncate -s 0 tr; truncate --size=0 tr2", ["/repo/tr", "/repo/tr2"], []),
+    ("ln -s target link", ["/repo/link"], []),
+    ("ln -s /x/y/zz", ["/repo/zz"], []),
+    ("ln -sf -t bin ../a ../b", ["/repo/bin"], []),
+    ("dd if=a of=b bs=1M", ["/repo/b"], []),
+    ("chmod +x run.sh && chown me f", [], []),
+    ("sort -o sorted.txt in; curl -sSLo out.bin https://x; wget -O w.html u",
+     ["/repo/sorted.txt", "/repo/out.bin", "/repo/w.html"], []),
+    ("tar xzf a.tgz -C out; tar -czf b.tgz src; tar -xf c.tar", ["/repo/out", "/repo/b.tgz"],
+     ["tar -x"]),
+    ("unzip -d dst z.zip; unzip -l z.zip; unzip z.zip", ["/repo/dst"], ["unzip"]),
+    # --- sed, perl, awk
+    ("sed 's/a/b/' f", [], []),
+    ("sed -i.bak -e s/a/b/ -e s/c/d/ f g", ["/repo/f", "/repo/g"], []),
+    ("sed -ni 's/a/b/p' h", ["/repo/h"], []),
+    ("sed --in-place=.orig 's/x/y/' k", ["/repo/k"], []),
+    ("sed -E -i -f script.sed m", ["/repo/m"], []),
+    ("perl -pi -e 's/a/b/' f1 f2", ["/repo/f1", "/repo/f2"], []),
+    ("perl -i.bak -pe s/a/b/ g", ["/repo/g"], []),
+    ("perl -ne 'print' f", [], ["perl -e"]),
+    ("perl script.pl", [], ["perl script.pl"]),
+    ("gawk -i inplace '{print}' aw", ["/repo/aw"], []),
+    ("awk '{print $1}' f", [], []),
+    ("awk '{print > \"out\"}' f", [], ["awk program may write"]),
+    # --- git
+    ("git checkout -- src/a.py", ["/repo/src/a.py"], []),
+    ("git checkout main -- a b", ["/repo/a", "/repo/b"], []),
+    ("git checkout .", ["/repo"], []),
+    ("git checkout main", [], ["git checkout main"]),
+    ("git checkout -b feature", [], []),
+    ("git restore src/a.py", ["/repo/src/a.py"], []),
+    ("git restore --staged x", [], []),
+    ("git restore --staged --worktree x", ["/repo/x"], []),
+    ("git rm --cached x", [], []),
+    ("git rm -r old", ["/repo/old"], []),
+    ("git mv a b", ["/repo/a", "/repo/b"], []),
+    ("git -C sub checkout -- a", ["/repo/sub/a"], []),
+    ("git checkout -- '*.py'", ["glob:/repo/*.py"], []),
+    ("git reset --hard HEAD~1", [], ["git reset --hard"]),
+    ("git reset HEAD file; git status; git diff > d.patch", ["/repo/d.patch"], []),
+    ("git clean -fd; git clean -n", [], ["git clean"]),
+    ("git stash; git stash list", [], ["git stash"]),
+    ("git pull --rebase", [], ["git pull"]),
+    ("git switch -c new; git switch main", [], ["git switch main"]),
+    ("git worktree add ../wt -b x", ["/wt"], []),
+    # --- wrappers
+    ("sudo -u root tee /etc/x", ["/etc/x"], []),
+    ("env -i A=1 B=2 touch e", ["/repo/e"], []),
+    ("env -C sub touch x", ["/repo/sub/x"], []),
+    ("command rm c; builtin echo > b; command -v rm", ["/repo/c", "/repo/b"], []),
+    ("exec > log 2>&1", ["/repo/log"], []),
+    ("nohup rm x & time rm t", ["/repo/x", "/repo/t"], []),
+    ("nice -n 5 rm n; timeout -s KILL 5 touch t; stdbuf -oL tee o",
+     ["/repo/n", "/repo/t", "/repo/o"], []),
+    ("A=1 B=2 touch x; C=3", ["/repo/x"], []),
+    ("/bin/rm -f a", ["/repo/a"], []),
+    ("xargs rm", [], ["xargs rm"]),
+    ("find . -name '*.pyc' | xargs -I{} mv {} /tmp/", ["/tmp"], ["xargs mv"]),
+    ("xargs grep foo", [], []),
+    ("find . -name x -exec rm {} \\;", [], ["find -exec rm"]),
+    ("find . -delete", [], ["find -delete"]),
+    ("find . -exec grep -l x {} +", [], []),
+    # --- opaque runners
+    ("python -c 'open(\"x\",\"w\")'", [], ["python -c"]),
+    ("python3 -m pytest -q", [], ["python3 -m pytest"]),
+    ("node build.js", [], ["node build.js"]),
+    ("python --version", [], []),
+    ("make; make -n", [], ["make"]),
+    ("npm run build; npm ls", [], ["npm run build"]),
+    ("./x.sh", [], ["script ./x.sh"]),
+    ("bash script.sh", [], ["script script.sh"]),
+    ("curl -s https://x | bash", [], ["bash reads stdin"]),
+    ("source env.sh; . ./other.sh", [], ["source env.sh", "source ./other.sh"]),
+    ("$EDITOR f", [], ["command $EDITOR"]),
+    ("patch -p1 < fix.diff", [], ["patch"]),
+    # --- shell grammar
+    ("if true; then touch i; fi > log", ["/repo/i", "/repo/log"], []),
+    ('for f in *.py; do sed -i s/a/b/ "$f"; done', [], ["variable in target $f"]),
+    ("while read l; do echo \"$l\"; done < in > out", ["/repo/out"], []),
+    ("case $x in a) touch a;; (b|c) rm b;; esac; touch z", ["/repo/a", "/repo/b", "/repo/z"], []),
+    ("[[ a > b ]] && echo", [], []),
+    ("f() { echo > fn; }; function g { rm gone; }", ["/repo/fn", "/repo/gone"], []),
+    # --- garbage
+    ("echo 'unbalanced", [], ["unterminated quote"]),
+    ('touch ok; echo "abc > x', ["/repo/ok"], ["unterminated quote"]),
+    ("touch ok; echo $(rm y", ["/repo/ok", "/repo/y"], ["unterminated $("]),
+    ("echo `touch z", ["/repo/z"], ["unterminated backtick"]),
+    (")) ;; & | ( {", [], []),
+]
+
+
+def _show(command: str, home: str | None = HOME) -> tuple[list[str], list[str]]:
+    res = analyze(command, "/repo", home)
+    for t in res.targets:
+        assert isinstance(t, BashTarget) and t.path.startswith("/") and _norm(t.path) == t.path
+    return [("glob:" if t.glob else "") + t.path for t in res.targets], res.opaque
+
+
+@pytest.mark.parametrize(("command", "targets", "opaque"), CASES, ids=[c[0][:40] for c in CASES])
+def test_case(command: str, targets: list[str], opaque: list[str]) -> None:
+    assert _show(command) == (targets, opaque)
+
+
+def test_without_home() -> None:
+    assert _show("touch ~/x; echo > $HOME/y", None) == (
+        [], ["tilde in target ~/x", "variable in target $HOME"]
+    )
+    assert _show("cd; touch h", None) == ([], ["relative target h after cd ~"])
+
+
+def test_relative_cwd_is_made_absolute() -> None:
+    res = analyze("touch x", "rel/dir", HOME)
+    assert res.targets and res.targets[0].path.endswith("/rel/dir/x")
+
+
+def test_quoted_glob_chars_in_cwd_are_escaped() -> None:
+    res = analyze("rm *.o", "/w/[x]", HOME)
+    assert res.targets == [BashTarget("/w/[[]x[]]/*.o", True)]
+
+
+def test_deep_nesting_is_bounded() -> None:
+    cmd = "echo " + "$(echo " * 40 + "touch deep" + ")" * 40
+    res = analyze(cmd, "/repo", HOME)
+    assert res.targets == [] and "nesting too deep" in res.opaque
+    res = analyze("bash -c 'bash -c \"touch two\"'", "/repo", HOME)
+    assert res.targets == [BashTarget("/repo/two")]
+
+
+def test_one_megabyte_commands_are_linear() -> None:
+    cases = [
+        "echo " + "a" * 1_000_000 + " > big.txt",
+        "touch a; " * 110_000,
+        "$(" * 300_000,
+        "'" + "x" * 1_000_000,
+        "((" * 300_000,
+        "$((" * 300_000,
+        "{" * 500_000 + "," + "}" * 500_000,
+        "cat <<EOF\n" + "line > x\n" * 100_000,
+        "echo " + "\\" * 1_000_001,
+    ]
+    for cmd in cases:
+        start = time.perf_counter()
+        res = analyze(cmd, "/repo", HOME)
+        assert time.perf_counter() - start < 5, cmd[:20]
+        assert not any(r.startswith("analysis error") for r in res.opaque), (cmd[:20], res.opaque)
+    assert analyze(cases[0], "/repo").targets == [BashTarget("/repo/big.txt")]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="ab /.~*?[]{},'\"\\$`()<>|&;#=-\n\t0123EOFcdrmtouhsgi", max_size=80))
+def test_never_raises(command: str) -> None:
+    res = analyze(command, "/repo", HOME)
+    assert not any(r.startswith("analysis error") for r in res.opaque), res.opaque
+    assert len(res.opaque) <= 32
+    for t in res.targets:
+        assert t.path.startswith("/") and _norm(t.path) == t.path
+
+
+@given(st.text(alphabet="ab/.", max_size=30))
+def test_norm_matches_posixpath(path: str) -> None:
+    expected = posixpath.normpath("/" + path)
+    assert _norm("/" + path) == ("/" + expected.lstrip("/"))
+
+
+def test_hot_path_imports() -> None:
+    code = f"import sys; sys.path.insert(0, {SRC!r}); import agent_hooks.bash_writes"
+    proc = subprocess.run([sys.executable, "-I", "-S", "-X", "importtime", "-c", code],
+                          capture_output=True, text=True, check=True)
+    imported = {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.splitlines()
+                if line.startswith("import time:")}
+    assert "agent_hooks.bash_writes" in imported
+    forbidden = {"re", "shlex", "typing", "json", "enum", "dataclasses", "functools",
+                 "collections", "pathlib", "os", "posixpath"}
+    assert not imported & forbidden

@@ -1,0 +1,343 @@
+"""Tests for agent_hooks.pattern, cross-checked against pathspec.
+
+The oracle is ``PathSpec.from_lines(GitIgnoreSpecPattern, ["/" + pattern])``: pathspec 1.x
+registers that class only under the deprecated name "gitwildmatch" (which warns), so the class
+is passed directly. One known, deliberate difference: pathspec's bracket classes can match "/"
+(``b[!a]b`` matches ``b/b``); ours never do (git's FNM_PATHNAME). Where generated patterns use
+``[!a]`` against paths over the alphabet {a, b}, the oracle gets the equivalent ``[b]``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pathspec import PathSpec
+from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
+
+from agent_hooks.pattern import (
+    PatternError,
+    compile,
+    first_literal,
+    literal,
+    matches,
+    normalize,
+    overlap,
+    overlap_witness,
+)
+
+SRC = Path(__file__).resolve().parents[2] / "src"
+
+
+def pathspec_matches(pattern: str, path: str) -> bool:
+    return PathSpec.from_lines(GitIgnoreSpecPattern, ["/" + pattern]).match_file(path)
+
+
+MATCH_CASES = [
+    # (pattern, path, expected)
+    ("src", "src", True),
+    ("src", "src/a/b.py", True),
+    ("src", "srcx", False),
+    ("src", "lib/src", False),
+    ("src/", "src", False),
+    ("src/", "src/a", True),
+    ("src/**", "src", False),
+    ("src/**", "src/a/b", True),
+    ("*.py", "a.py", True),
+    ("*.py", "src/a.py", False),
+    ("*.py", "a.py/b", True),
+    ("**/*.py", "a.py", True),
+    ("**/*.py", "src/deep/a.py", True),
+    ("**/*.py", "src/a.pyc", False),
+    ("**", "anything/at/all", True),
+    ("**/", "top", False),
+    ("**/", "top/file", True),
+    ("*", "x", True),
+    ("*/", "x", False),
+    ("*/", "x/y", True),
+    ("a/**/b", "a/b", True),
+    ("a/**/b", "a/x/y/b", True),
+    ("a/**/b", "a/x/yb", False),
+    ("a/**/b", "b", False),
+    ("**/a/", "x/a", False),
+    ("**/a/", "x/a/y", True),
+    ("a/*", "a/b/c", True),
+    ("a/*", "a", False),
+    ("a/*/c", "a/b/c", True),
+    ("a/*/c", "a/c", False),
+    ("a**b", "axyb", True),
+    ("a**b", "ax/yb", False),
+    ("a?c", "abc", True),
+    ("a?c", "ac", False),
+    ("[ab]x", "bx", True),
+    ("[a-c]x", "cx", True),
+    ("[a-c]x", "dx", False),
+    ("[!a]x", "bx", True),
+    ("[!a]x", "ax", False),
+    ("[^a]x", "ax", False),
+    ("[]]", "]", True),
+    ("[!]]x", "]x", False),
+    ("[a-]", "-", True),
+    ("src/a*", "src/abc", True),
+    ("src/*b", "src/ab", True),
+    ("src/*b", "src/ba", False),
+    ("*a*b*", "xaybz", True),
+    ("*a*b*", "xbya", False),
+    (".*", ".env", True),
+    ("*.tar.gz", "x.tar.gz", True),
+]
+
+
+@pytest.mark.parametrize(("pattern", "path", "expected"), MATCH_CASES)
+def test_matches_table(pattern: str, path: str, expected: bool) -> None:
+    assert pathspec_matches(pattern, path) is expected
+    assert matches(compile(pattern), path) is expected
+
+
+def test_classes_never_match_slash_unlike_pathspec() -> None:
+    assert pathspec_matches("b[!a]b", "b/b")  # pathspec quirk: [^a] also matches "/"
+    assert not matches(compile("b[!a]b"), "b/b")
+    assert not matches(compile("a[.-0]b"), "a/b")
+
+
+OVERLAP_CASES = [
+    # (a, b, expected)
+    ("src/a*", "src/*b", True),
+    ("src/foo/*.rs", "src/*/bar.rs", True),
+    ("app/**", "app/models/user.py", True),
+    ("app/models/user.py", "app/**", True),
+    ("app/", "app/models/user.py", True),
+    ("src/main", "src/main.rs", False),
+    ("*.py", "src/x.py", False),
+    ("*.py", "a.py/b", True),
+    ("**", "deep/x/y.rs", True),
+    ("**", "*.md", True),
+    ("src/", "src", True),
+    ("[ab]x", "[!a]x", True),
+    ("[a]x", "[!a]x", False),
+    ("**/*.py", "src/**", True),
+    ("**/*.py", "*.rs", True),  # a directory named x.rs holding y.py
+    ("**/test_*.py", "src/*.py", True),
+    ("docs/*.md", "src/*.md", False),
+    ("a/**/b", "a/c", True),
+    ("a/**/b/", "a/**/c/", True),
+    ("*a", "*b", False),  # one root-level name cannot end in both
+    ("*a/", "*a*", True),
+    ("a?", "?b", True),
+    ("a?", "abc", False),
+    ("[a-c]*", "[d-f]*", False),
+    ("[!a-c]*", "[a-c]*", False),
+    (".*", "*", True),
+    ("x/**/y", "x/**/z", True),
+    ("x/*/y", "x/*/z", False),
+]
+
+
+@pytest.mark.parametrize(("a", "b", "expected"), OVERLAP_CASES)
+def test_overlap_table(a: str, b: str, expected: bool) -> None:
+    ca, cb = compile(a), compile(b)
+    assert overlap(ca, cb) is expected
+    assert overlap(cb, ca) is expected
+    witness = overlap_witness(ca, cb)
+    assert (witness is not None) is expected
+    if witness is not None:
+        assert pathspec_matches(a, witness), witness
+        assert pathspec_matches(b, witness), witness
+        assert matches(ca, witness) and matches(cb, witness)
+
+
+def test_overlap_witness_is_readable() -> None:
+    assert overlap_witness(compile("src/a*"), compile("src/*b")) == "src/ab"
+    assert overlap_witness(compile("src/"), compile("src")) == "src/x"
+    assert overlap_witness(compile(".*"), compile("*")) == ".x"  # never "." or ".."
+
+
+def test_compiled_encoding() -> None:
+    assert compile("src/**/*.py") == ["", "src", 0, [1, ".py"]]
+    assert compile("app/") == ["/", "app"]
+    assert compile("app/**") == ["/", "app"]
+    assert compile("**") == ["", 0]
+    assert compile("**/") == ["/", 0]
+    assert compile("a/**/**/b") == ["", "a", 0, "b"]
+    assert compile("a?[b-d][!x]***z") == ["", ["a", 2, [98, 100], [0, 46, 48, 119, 121, 0x10FFFF], 1, "z"]]
+    assert compile("[*]x") == ["", "*x"]  # a one-character class is literal text
+    compiled = compile("src/[!a]*/x?/")
+    assert json.loads(json.dumps(compiled)) == compiled
+    assert matches(json.loads(json.dumps(compiled)), "src/b/xy/z")
+
+
+@pytest.mark.parametrize("bad", ["", "/a", "a//b", "./a", "a/../b", "[ab", "[.]", "x/[.][.]"])
+def test_compile_rejects_unnormalized(bad: str) -> None:
+    with pytest.raises(PatternError):
+        compile(bad)
+
+
+def test_literal_and_first_literal() -> None:
+    lit = literal("src/*.py")
+    assert lit == ["", "src", "*.py"]
+    assert matches(lit, "src/*.py") and matches(lit, "src/*.py/x")
+    assert not matches(lit, "src/a.py")
+    assert overlap(lit, compile("src/*.py"))
+    assert not overlap(lit, compile("src/a.py"))
+    assert literal("") == literal(".") == ["", 0]
+    assert first_literal(compile("src/**")) == "src"
+    assert first_literal(compile("*.py")) is None
+    assert first_literal(compile("**/x")) is None
+    with pytest.raises(PatternError):
+        literal("a/../b")
+
+
+ROOT = "/proj"
+
+
+@pytest.mark.parametrize(
+    ("pattern", "cwd", "expected"),
+    [
+        ("./src//a/", None, "src/a/"),
+        ("src\\auth\\**", None, "src/auth/**"),
+        ("src/../lib/x", None, "lib/x"),
+        ("  src/a.py \t", None, "src/a.py"),
+        ("a/**/**/b", None, "a/**/b"),
+        (".", None, "**"),
+        ("./", None, "**"),
+        ("src/..", None, "**"),
+        ("**", None, "**"),
+        ("/proj/src/x.py", None, "src/x.py"),
+        ("/proj/src/*.py", None, "src/*.py"),
+        ("/proj", None, "**"),
+        ("a.py", "/proj/src", "src/a.py"),
+        ("../lib/", "/proj/src", "lib/"),
+        (".", "/proj/src", "src"),
+        ("a.py", "/elsewhere", "a.py"),
+        ("x", "/proj/we*rd", "we[*]rd/x"),
+        ("../y", "/proj/we*rd", "y"),
+    ],
+)
+def test_normalize(pattern: str, cwd: str | None, expected: str) -> None:
+    assert normalize(pattern, ROOT, cwd) == expected
+    assert normalize(pattern, ROOT + "/", cwd) == expected
+    assert normalize(expected, ROOT) == expected  # idempotent
+
+
+def test_normalize_absolute_through_symlinked_root(tmp_path: Path) -> None:
+    real = tmp_path / "real"
+    (real / "src").mkdir(parents=True)
+    link = tmp_path / "link"
+    link.symlink_to(real)
+    for root in (str(real), str(link), str(link) + "/"):
+        for base in (real, link):
+            assert normalize(f"{base}/src/*.py", root) == "src/*.py"
+            assert normalize(f"{base}/src/new/", root) == "src/new/"
+        assert normalize("x", root, cwd=str(link / "src")) == "src/x"
+    with pytest.raises(PatternError, match="outside"):
+        normalize(str(tmp_path / "other" / "x"), str(link))
+
+
+@pytest.mark.parametrize(
+    ("pattern", "cwd", "why"),
+    [
+        ("../x", None, "leaves the project"),
+        ("..", None, "leaves the project"),
+        ("src/../../x", None, "leaves the project"),
+        ("../../x", "/proj/src", "leaves the project"),
+        ("/etc/passwd", None, "outside the project"),
+        ("", None, "empty"),
+        ("   \t ", None, "empty"),
+        ("src/[ab", None, "unclosed '['"),
+        ("!x", None, "negation"),
+        ("#x", None, "comment"),
+        ("a\x00b", None, "control character U+0000"),
+        ("a\x1bb", None, "control character U+001B"),
+        ("a/" * 65 + "a", None, "more than 64 segments"),
+        ("a" * 1025, None, "longer than 1024"),
+        ("*/../x", None, "ambiguous"),
+        ("[z-a]", None, "reversed"),
+        ("[[:alpha:]]", None, "POSIX"),
+        ("[.]", None, "names no file"),
+    ],
+)
+def test_normalize_errors(pattern: str, cwd: str | None, why: str) -> None:
+    with pytest.raises(PatternError) as info:
+        normalize(pattern, ROOT, cwd)
+    message = str(info.value)
+    assert isinstance(info.value, ValueError)
+    assert why in message
+    assert "\n" not in message and len(message) < 200
+
+
+# --- properties over a small alphabet ---------------------------------------------------
+
+LIT_SEG = st.sampled_from(["a", "b", "ab", "ba"])
+GLOB_SEG = st.lists(st.sampled_from(["a", "b", "*", "?", "[ab]", "[!a]"]), min_size=1, max_size=3)
+PAT_SEG = st.one_of(LIT_SEG, GLOB_SEG.map("".join), st.just("**"))
+PATTERNS = st.builds(
+    lambda segs, slash: "/".join(segs) + ("/" if slash else ""),
+    st.lists(PAT_SEG, min_size=1, max_size=4),
+    st.booleans(),
+)
+PATHS = st.lists(st.sampled_from(["a", "b", "ab", "ba", "bb", "aab"]), min_size=1, max_size=5).map(
+    "/".join
+)
+PROPS = settings(max_examples=500, deadline=None)
+
+
+def oracle(pattern: str, path: str) -> bool:
+    """pathspec, with [!a] spelled [b]: the same set over {a, b}, and unable to match '/'."""
+    return pathspec_matches(pattern.replace("[!a]", "[b]"), path)
+
+
+@PROPS
+@given(PATTERNS, st.lists(PATHS, min_size=1, max_size=6))
+def test_prop_matches_agrees_with_pathspec(pattern: str, paths: list[str]) -> None:
+    compiled = compile(pattern)
+    assert normalize(pattern, ROOT) == normalize(normalize(pattern, ROOT), ROOT)
+    assert compile(normalize(pattern, ROOT)) == compiled
+    for path in paths:
+        assert matches(compiled, path) == oracle(pattern, path), (pattern, path)
+
+
+@PROPS
+@given(PATTERNS, PATTERNS, st.lists(PATHS, min_size=1, max_size=6))
+def test_prop_common_path_implies_overlap(a: str, b: str, paths: list[str]) -> None:
+    ca, cb = compile(a), compile(b)
+    if any(oracle(a, p) and oracle(b, p) for p in paths):
+        assert overlap(ca, cb), (a, b, paths)
+
+
+@PROPS
+@given(PATTERNS, PATTERNS)
+def test_prop_witness_matches_both_and_symmetry(a: str, b: str) -> None:
+    ca, cb = compile(a), compile(b)
+    assert overlap(ca, cb) == overlap(cb, ca)
+    witness = overlap_witness(ca, cb)
+    assert (witness is not None) == overlap(ca, cb)
+    if witness is not None:
+        assert pathspec_matches(a, witness) and pathspec_matches(b, witness), (a, b, witness)
+        assert matches(ca, witness) and matches(cb, witness)
+
+
+def test_import_stays_light() -> None:
+    code = f"import sys; sys.path.insert(0, {str(SRC)!r}); import agent_hooks.pattern"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    result = subprocess.run(
+        [sys.executable, "-I", "-S", "-X", "importtime", "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+    )
+    imported = {
+        line.rsplit("|", 1)[1].strip()
+        for line in result.stderr.splitlines()
+        if line.startswith("import time:") and "|" in line
+    }
+    assert "agent_hooks.pattern" in imported
+    forbidden = {"re", "typing", "fnmatch", "json", "enum", "dataclasses", "functools"}
+    forbidden |= {"collections", "pathlib", "shlex", "pathspec"}
+    assert not imported & forbidden, sorted(imported & forbidden)
