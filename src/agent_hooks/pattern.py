@@ -357,9 +357,9 @@ def _meet(r1: list[int], r2: list[int]) -> list[int]:
 
 def overlap(a: Compiled, b: Compiled) -> bool:
     """True iff some path is matched by both patterns (symmetric; not a prefix test)."""
-    x, y = a[1], b[1]
-    if type(x) is str and type(y) is str and x != y:
-        return False
+    n = min(len(a), len(b))
+    if all(type(s) is str for s in a[1:n]) and all(type(s) is str for s in b[1:n]):
+        return a[1:n] == b[1:n]  # literal heads: one must be a prefix of the other
     return overlap_witness(a, b) is not None
 
 
@@ -377,7 +377,9 @@ def overlap_witness(a: Compiled, b: Compiled) -> str | None:
         i, j, stepped = state
         if stepped and i == ea and j == eb:
             path = _trace(prev, state, "/")
-            return path if matches(a, path) and matches(b, path) else path + "/x"
+            if (a[0] or b[0]) and not (matches(a, path) and matches(b, path)):
+                path += "/x"  # a "dir/" pattern matched the whole path: go one deeper
+            return path
         x, ni = (GLOBSTAR, i) if i == ea or a[i] == GLOBSTAR else (a[i], i + 1)
         y, nj = (GLOBSTAR, j) if j == eb or b[j] == GLOBSTAR else (b[j], j + 1)
         seg = _meet_segments(x, y)

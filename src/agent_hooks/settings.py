@@ -84,7 +84,7 @@ def _without_ours(groups: list[Any]) -> list[Any]:
 
 def install(settings: dict[str, Any], block: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
     """`settings` with exactly our `block` in it (unchanged if it is already there)."""
-    result = json.loads(json.dumps(settings))
+    result: dict[str, Any] = json.loads(json.dumps(settings))
     hooks = result.setdefault("hooks", {})
     if not isinstance(hooks, dict):
         raise ValueError('"hooks" in the settings file is not an object')
@@ -101,7 +101,7 @@ def install(settings: dict[str, Any], block: dict[str, list[dict[str, Any]]]) ->
 
 def uninstall(settings: dict[str, Any]) -> dict[str, Any]:
     """`settings` without any agent-hooks handler (events left empty are dropped)."""
-    result = json.loads(json.dumps(settings))
+    result: dict[str, Any] = json.loads(json.dumps(settings))
     hooks = result.get("hooks")
     if not isinstance(hooks, dict):
         return result
@@ -132,7 +132,8 @@ def read_settings(path: str) -> dict[str, Any]:
         raise ValueError(f"{path} is not valid JSON ({exc}); fix it first, nothing was changed") from None
     if not isinstance(doc, dict):
         raise ValueError(f"{path} does not hold a JSON object; nothing was changed")
-    return doc
+    settings: dict[str, Any] = doc
+    return settings
 
 
 def write_settings(path: str, before: dict[str, Any], after: dict[str, Any], now: float) -> str | None:

@@ -4,7 +4,10 @@ The seed ADR's field names are kept exactly, because other tools read them:
 `registered`, `agent_name`, `reservations`, `issue_id`, `session_start`,
 `files_created`, `files_modified`, `files_read`. Added by agent-hooks:
 `schema`, `conversation_id`, `source`, `conversations`, `project_root`, `pid`,
-`active`, `last_activity`, `fingerprints`, `notices`.
+`active`, `last_activity`, `fingerprints`, `notices`, `workspace_files` (files
+the agent wrote or read inside its workspaces, kept apart from project files) and
+`workspace` (the workspace bound to the current conversation: `{"id", "path",
+"conversation_id"}` or None).
 
 Invariants:
 
@@ -24,7 +27,7 @@ if TYPE_CHECKING:
     Doc = dict[str, Any]
 
 SCHEMA_VERSION = 1
-TRAIL_FIELDS = ("files_created", "files_modified", "files_read")
+TRAIL_FIELDS = ("files_created", "files_modified", "files_read", "workspace_files")
 MAX_CONVERSATIONS = 20
 MAX_NOTICES = 20
 
@@ -48,6 +51,8 @@ def fresh(agent_name: str | None, now: float) -> Doc:
         "pid": None,
         "active": False,
         "last_activity": int(now),
+        "workspace_files": [],
+        "workspace": None,
         "fingerprints": {},
         "notices": [],
     }
@@ -99,6 +104,8 @@ def normalize(raw: Doc | None, agent_name: str | None, now: float) -> Doc:
     if isinstance(marks, dict):
         doc["fingerprints"] = {k: v for k, v in marks.items() if isinstance(v, list) and len(v) == 3}
     doc["notices"] = _str_list(raw.get("notices"))[-MAX_NOTICES:]
+    workspace = raw.get("workspace")
+    doc["workspace"] = workspace if isinstance(workspace, dict) else None
     return doc
 
 
@@ -126,7 +133,9 @@ def trail(doc: Doc) -> Doc:
         "files_created": doc["files_created"],
         "files_modified": doc["files_modified"],
         "files_read": doc["files_read"],
+        "workspace_files": doc["workspace_files"],
         "fingerprints": doc["fingerprints"],
+        "workspace": doc["workspace"],
     }
 
 
@@ -160,7 +169,7 @@ def begin_conversation(
         if has_trail(doc):
             to_archive = trail(doc)
         restored = normalize(archived, doc["agent_name"], now)
-        for field in (*TRAIL_FIELDS, "fingerprints", "session_start"):
+        for field in (*TRAIL_FIELDS, "fingerprints", "session_start", "workspace"):
             doc[field] = restored[field]
     doc.update(
         registered=True,
@@ -181,6 +190,7 @@ def _reset_trail(doc: Doc, now: float) -> None:
     for field in TRAIL_FIELDS:
         doc[field] = []
     doc["fingerprints"] = {}
+    doc["workspace"] = None
     doc["session_start"] = int(now)
 
 

@@ -11,6 +11,8 @@ Invariants:
   `files_modified`; Edit, MultiEdit (older clients) and NotebookEdit
   (`notebook_path`) modify; Read reads; Bash records the files the client itself
   reports in `tool_response.bashEditDiff` (created or modified).
+* Files inside the project's workspaces (`<project>/.tmp/sessions/`) go to
+  `workspace_files` instead, kept apart from the project's own files.
 * `files_read` keeps at most `read_limit` paths, dropping the oldest first.
 * A fingerprint `[mtime_ns, size, checksum]` is kept for every path in the trail;
   the checksum covers the whole file up to 2 MiB and the first and last MiB
@@ -28,6 +30,8 @@ from agent_hooks import posix_fs as fs
 CREATED = "files_created"
 MODIFIED = "files_modified"
 READ = "files_read"
+WORKSPACE = "workspace_files"
+WORKSPACES_DIR = ".tmp/sessions"
 DEFAULT_READ_LIMIT = 500
 READ_LIMIT_ENV = "AGENT_HOOKS_READ_LIMIT"
 _FULL_HASH_LIMIT = 2 << 20
@@ -99,10 +103,21 @@ def read_limit(environ: Mapping[str, str]) -> int:
     return int(raw) if raw.isdigit() and int(raw) > 0 else DEFAULT_READ_LIMIT
 
 
-def record(doc: dict[str, Any], found: list[tuple[str, str]], read_limit: int) -> None:
-    """Add `found` to the document's trail lists and refresh their fingerprints."""
+def workspace_prefix(project_root: str | None) -> str | None:
+    return fs.join(project_root, WORKSPACES_DIR) + "/" if project_root else None
+
+
+def record(
+    doc: dict[str, Any], found: list[tuple[str, str]], read_limit: int, workspaces: str | None = None
+) -> None:
+    """Add `found` to the document's trail lists and refresh their fingerprints;
+    paths under `workspaces` (a prefix ending in "/") go to `workspace_files`."""
     marks = doc["fingerprints"]
     for field, path in found:
+        if workspaces is not None and path.startswith(workspaces):
+            if path not in doc[WORKSPACE]:
+                doc[WORKSPACE].append(path)
+            continue
         paths = doc[field]
         if path not in paths:
             paths.append(path)

@@ -18,9 +18,10 @@ def handle(ctx: hook_runtime.HookContext) -> dict[str, Any] | None:
         return None
     limit = trail.read_limit(ctx.environ)
     agent = ctx.agent
+    workspaces = trail.workspace_prefix(ctx.project_root())
 
     def mutate(doc: dict[str, Any]) -> None:
-        trail.record(doc, found, limit)
+        trail.record(doc, found, limit, workspaces)
         state.touch(doc, ctx.now)
 
     state_file.update(agent, mutate, ctx.now, ctx.log)
