@@ -65,7 +65,11 @@ if [ "$action" = uninstall ]; then
     if [ -L "$bin_dir/agent-hooks" ] && [ "$(readlink "$bin_dir/agent-hooks")" = "$venv/bin/agent-hooks" ]; then
       rm -f "$bin_dir/agent-hooks" && echo "removed $bin_dir/agent-hooks"
     fi
-    if [ -d "$data" ]; then rm -rf "$venv" "$data/hooks"; rmdir "$data" 2>/dev/null || true; echo "removed $data"; fi
+    if [ -d "$data" ]; then
+      rm -rf "$venv" "$data/hooks" "$data/installed-source"
+      rmdir "$data" 2>/dev/null || true
+      echo "removed $venv and $data/hooks"
+    fi
     echo "Agents' state files in ${CLAUDE_CONFIG_DIR:-$HOME/.claude} are kept; remove them with 'agent-hooks cleanup --days 0' before uninstalling, if you want."
   fi
   exit 0
@@ -77,11 +81,22 @@ if ! { [ -x "$venv/bin/python" ] && "$venv/bin/python" -c 'import sys; assert sy
   mkdir -p "$data"
   "$python" -m venv --clear "$venv"
 fi
-echo "installing agent-hooks into $venv"
-"$venv/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade pip >/dev/null 2>&1 || true
-# A non-editable install: the clone may be deleted afterwards.
-"$venv/bin/python" -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps "$repo"
-"$venv/bin/python" -m pip install --quiet --disable-pip-version-check "$repo"
+source_hash() {
+  (cd "$repo" && find pyproject.toml README.md src hooks -type f ! -name '*.pyc' -print0 \
+     | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum | cut -d' ' -f1)
+}
+wanted=$(source_hash)
+if [ "$(cat "$data/installed-source" 2>/dev/null)" = "$wanted" ] \
+   && "$venv/bin/python" -I -c 'import agent_hooks.cli' 2>/dev/null; then
+  echo "agent-hooks in $venv is up to date"
+else
+  echo "installing agent-hooks into $venv"
+  rm -f "$data/installed-source"
+  # A non-editable install: the clone may be deleted afterwards.
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "$repo"
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps "$repo"
+  echo "$wanted" > "$data/installed-source"
+fi
 mkdir -p "$data/hooks"
 install -m 0755 "$repo/hooks/entry.py" "$data/hooks/entry.py"
 "$venv/bin/python" -I -c 'import agent_hooks.hooks.pre_tool_use, agent_hooks.cli' \

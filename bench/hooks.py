@@ -57,16 +57,16 @@ def compare(python: str, cases: dict[str, tuple[list[str], Path]], env: dict[str
 
 def seed_reservations(env: dict[str, str], project: Path, agents: int, each: int) -> None:
     sys.path.insert(0, str(ROOT / "src"))
-    from agent_hooks import identity, reservation_store
+    from agent_hooks import identity, pattern, reservation_store
 
     state_dir = identity.state_dir(env)
     now = time.time()
     for a in range(agents):
         name = f"bench__cc_{a}"
-        patterns = [f"pkg{a}/mod{r}/**" for r in range(each)]
+        texts = [f"pkg{a % 10}/mod{a}_{r}/**" for r in range(each)]
         reservation_store.reserve(
-            state_dir, str(project), name, patterns, reason=f"bench-{a}", ttl=3600,
-            shared=False, keep=True, now=now,
+            state_dir, str(project), name, [(t, pattern.compile(t)) for t in texts],
+            reason=f"bench-{a}", ttl=3600, shared=False, keep=True, now=now,
         )
 
 

@@ -6,15 +6,18 @@ Invariants:
 * Only another agent's live *exclusive* reservation blocks; shared ones never
   do, and an agent never blocks itself. Every blocking holder is named.
 * A target is resolved (symlinks included) before it is compared: editing a
-  symlink to a reserved file is editing the reserved file. A target outside the
-  project is not subject to the project's reservations.
+  symlink to a reserved file is editing the reserved file. The reservations that
+  apply are those of the project the *target* lies in (the git top level above
+  it, else the agent's own project if it lies inside that), so an agent started
+  elsewhere cannot walk around a project's reservations; a target in no project
+  is not subject to any.
 * Strict mode additionally requires a live reservation of the agent's own
   covering the target, and then names the exact `agent-hooks reserve` command.
 """
 
 from __future__ import annotations
 
-from agent_hooks import pattern, reservation
+from agent_hooks import identity, pattern, reservation
 from agent_hooks import posix_fs as fs
 from agent_hooks import reservation_index as index
 
@@ -27,26 +30,33 @@ if TYPE_CHECKING:
 _GLOB_CHARS = "*?["
 
 
-def relative_target(path: str, project_root: str, cwd: str | None) -> str | None:
-    """The target relative to the project root after resolving symlinks, or None
-    when it lies outside the project (or is the root itself)."""
-    absolute = path if fs.isabs(path) else fs.join(cwd or project_root, path)
-    resolved = fs.realpath(absolute)
-    if not fs.is_within(resolved, project_root) or resolved == project_root:
+def _place(resolved: str, fallback_root: str | None) -> tuple[str, str] | None:
+    root = identity.git_top_level(fs.dirname(resolved), resolved=True)
+    if root is None and fallback_root is not None and fs.is_within(resolved, fallback_root):
+        root = fallback_root
+    if root is None or resolved == root:
         return None
-    return resolved[len(project_root.rstrip("/")) + 1 :]
+    return root, resolved[len(root.rstrip("/")) + 1 :]
 
 
-def relative_glob_target(path: str, project_root: str) -> str | None:
-    """Like `relative_target` for an absolute shell glob: resolve the literal
-    directories before the first wildcard segment, keep the rest as written."""
+def locate(path: str, cwd: str | None, fallback_root: str | None) -> tuple[str, str] | None:
+    """(project root, path relative to it) for an edit target, symlinks resolved;
+    None when the target lies in no project."""
+    base = cwd or fallback_root or "/"
+    return _place(fs.realpath(path if fs.isabs(path) else fs.join(base, path)), fallback_root)
+
+
+def locate_glob(path: str, fallback_root: str | None) -> tuple[str, str] | None:
+    """Like `locate` for an absolute shell glob: resolve the literal directories
+    before the first wildcard segment, keep the rest as written."""
     parts = path.split("/")
     first_glob = next(i for i, part in enumerate(parts) if any(c in part for c in _GLOB_CHARS))
     base = fs.realpath("/".join(parts[:first_glob]) or "/")
-    resolved = fs.join(base, "/".join(parts[first_glob:]))
-    if not fs.is_within(resolved, project_root) or resolved == project_root:
+    place = _place(fs.join(base, "_"), fallback_root)
+    if place is None:
         return None
-    return resolved[len(project_root.rstrip("/")) + 1 :]
+    root, rel_base = place
+    return root, fs.join(fs.dirname(rel_base), "/".join(parts[first_glob:])).lstrip("/")
 
 
 def _blocking(hot: index.HotIndex, compiled: list[Any], first: str | None, me: str | None, now: float,

@@ -227,7 +227,7 @@ def _compile_class(seg: str, i: int) -> tuple[list[int], int]:
         for j in range(0, len(bounds), 2):
             if bounds[j] + 1 <= bounds[j + 1] - 1:
                 merged += (bounds[j] + 1, bounds[j + 1] - 1)
-    return _meet(merged, _ANY_CHAR), close + 1
+    return _meet(merged, [0, 46, 48, 0x10FFFF]), close + 1  # drop "/" (a fresh list)
 
 
 def literal(relpath: str) -> Compiled:
@@ -357,9 +357,11 @@ def _meet(r1: list[int], r2: list[int]) -> list[int]:
 
 def overlap(a: Compiled, b: Compiled) -> bool:
     """True iff some path is matched by both patterns (symmetric; not a prefix test)."""
-    n = min(len(a), len(b))
-    if all(type(s) is str for s in a[1:n]) and all(type(s) is str for s in b[1:n]):
-        return a[1:n] == b[1:n]  # literal heads: one must be a prefix of the other
+    if type(a[1]) is str and type(b[1]) is str and a[1] != b[1]:
+        return False
+    if all(type(s) is str for s in a[1:]) and all(type(s) is str for s in b[1:]):
+        n = min(len(a), len(b))  # two literal paths: one must be a prefix of the other
+        return a[1:n] == b[1:n]
     return overlap_witness(a, b) is not None
 
 
@@ -376,7 +378,7 @@ def overlap_witness(a: Compiled, b: Compiled) -> str | None:
     for state in queue:
         i, j, stepped = state
         if stepped and i == ea and j == eb:
-            path = _trace(prev, state, "/")
+            path = "/".join(_trace(prev, state))
             if (a[0] or b[0]) and not (matches(a, path) and matches(b, path)):
                 path += "/x"  # a "dir/" pattern matched the whole path: go one deeper
             return path
@@ -391,12 +393,12 @@ def overlap_witness(a: Compiled, b: Compiled) -> str | None:
     return None
 
 
-def _trace(prev: dict[Any, Any], state: Any, sep: str) -> str:
+def _trace(prev: dict[Any, Any], state: Any) -> list[Any]:
     parts = []
     while (link := prev[state]) is not None:
         state, part = link
         parts.append(part)
-    return sep.join(reversed(parts))
+    return parts[::-1]
 
 
 def _meet_segments(x: Any, y: Any) -> str | None:
@@ -417,41 +419,20 @@ def _meet_segments(x: Any, y: Any) -> str | None:
 def _meet_globs(g1: list[Any], g2: list[Any]) -> str | None:
     """A name (never "", "." or "..") matched by both globs, or None.
 
-    Fixed characters at both ends are intersected pairwise first; what is left in the
-    middle is trivial when one side is all ``*``, else goes to the product automaton. Only
-    when that answer is "", "." or ".." does the product run again on the whole globs,
-    tracking the dots.
+    Fixed characters at both ends meet pairwise; the middle goes to the product automaton,
+    first without the dot rule, and again on the whole globs only if that gave "", "." or "..".
     """
     x, y = _expand(g1), _expand(g2)
-    a, b, c, d = 0, len(x), 0, len(y)
-    ends: list[list[str]] = [[], []]
-    for side in (0, 1):
-        while a < b and c < d:
-            r1, r2 = (x[a], y[c]) if side == 0 else (x[b - 1], y[d - 1])
-            if r1 == STAR or r2 == STAR:
-                break
-            r = _meet(r1, r2)
-            if not r:
-                return None
-            ends[side].append(_pick(r))
-            a, c, b, d = (a + 1, c + 1, b, d) if side == 0 else (a, c, b - 1, d - 1)
-    mid = _middle(x[a:b], y[c:d])
+    head, tail = [], []
+    while x and y and x[0] != STAR and y[0] != STAR:
+        head.append(_meet(x.pop(0), y.pop(0)))
+    while x and y and x[-1] != STAR and y[-1] != STAR:
+        tail.append(_meet(x.pop(), y.pop()))
+    mid = _product(x, y, 3) if all(head) and all(tail) else None
     if mid is None:
         return None
-    name = "".join(ends[0]) + mid + "".join(reversed(ends[1]))
-    return name if name not in ("", ".", "..") else _product(x, y, 0)
-
-
-def _middle(x: list[Any], y: list[Any]) -> str | None:
-    xs, ys = all(t == STAR for t in x), all(t == STAR for t in y)
-    if xs and ys:
-        return ""
-    if xs or ys:
-        rest = y if xs else x
-        if not (x if xs else y) or not all(rest):  # nothing to absorb it, or an empty class
-            return None
-        return "".join("" if t == STAR else _pick(t) for t in rest)
-    return _product(x, y, 3)
+    name = "".join(map(_pick, head)) + mid + "".join(map(_pick, reversed(tail)))
+    return name if name not in ("", ".", "..") else _product(_expand(g1), _expand(g2), 0)
 
 
 def _product(x: list[Any], y: list[Any], t0: int) -> str | None:
@@ -462,24 +443,20 @@ def _product(x: list[Any], y: list[Any], t0: int) -> str | None:
     """
     sx = [_steps(x, p) for p in range(len(x) + 1)]
     sy = [_steps(y, q) for q in range(len(y) + 1)]
-    dx = [all(u == STAR for u in x[p:]) for p in range(len(x) + 1)]
-    dy = [all(u == STAR for u in y[q:]) for q in range(len(y) + 1)]
     start = (0, 0, t0)
     prev: dict[tuple[int, int, int], Any] = {start: None}
     queue = [start]
     for state in queue:
         p, q, t = state
-        if t == 3 and dx[p] and dy[q]:
-            return _trace(prev, state, "")
+        if t == 3 and all(u == STAR for u in x[p:]) and all(u == STAR for u in y[q:]):
+            return "".join(map(_pick, _trace(prev, state)))
         for np, r1 in sx[p]:
             for nq, r2 in sy[q]:
                 r = _meet(r1, r2)
-                if r:
-                    c = _pick(r)
-                    nxt = (np, nq, 3 if c != "." or t == 3 else t + 1)
-                    if nxt not in prev:
-                        prev[nxt] = (state, c)
-                        queue.append(nxt)
+                nxt = (np, nq, 3 if t == 3 or r != [46, 46] else t + 1)
+                if r and nxt not in prev:
+                    prev[nxt] = (state, r)
+                    queue.append(nxt)
     return None
 
 

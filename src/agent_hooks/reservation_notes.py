@@ -49,9 +49,10 @@ def bash_changed_held_files(
     write (the client also reports concurrent changes by others as the command's)."""
     notes = []
     for path in changed:
-        rel = enforcement.relative_target(path, project, None)
-        if rel is None:
+        place = enforcement.locate(path, None, project)
+        if place is None or place[0] != project:
             continue
+        rel = place[1]
         holders = enforcement.blocking_edit(hot, rel, me, now)
         holders = [rec for rec in holders if not _holder_wrote_it(state_dir, rec[index.AGENT], path, now)]
         if holders:

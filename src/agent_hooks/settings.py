@@ -8,8 +8,9 @@ Invariants:
   setting and hook of the user stays exactly as it was.
 * `install` is idempotent: on a file that already holds the current block it
   returns the document unchanged, so a second run writes nothing.
-* A file is backed up before it is changed, then replaced atomically; a file that
-  is not a JSON object is refused, never overwritten.
+* A file is backed up before it is changed, then replaced atomically (keeping its
+  mode); a file that is not a JSON object is refused, never overwritten; a file
+  left holding nothing (`{}`) after an uninstall is removed.
 * `hooks/hooks.json` (the plugin form) and `settings.example.json` are generated
   from `HOOKS` too (tests keep them in step).
 
@@ -147,6 +148,9 @@ def write_settings(path: str, before: dict[str, Any], after: dict[str, Any], now
         with open(path, "rb") as src, open(backup, "wb") as dst:
             dst.write(src.read())
         os.chmod(backup, os.stat(path).st_mode & 0o777)
+    if not after:  # nothing but what we added was in it: leave no file behind
+        os.unlink(path)
+        return backup
     text = json.dumps(after, indent=2, ensure_ascii=False) + "\n"
     storage.write_bytes_atomic(path, text.encode("utf-8"))
     if backup is not None:

@@ -42,7 +42,7 @@ class Env:
         if given is not None:
             if not os.path.isdir(given):
                 raise click.ClickException(f"--project {given}: not a directory")
-            return os.path.realpath(given)
+            return identity.normalize_project(os.path.abspath(given))
         return identity.project_root(self.environ, os.getcwd())
 
 

@@ -54,24 +54,25 @@ def check(paths: tuple[str, ...], project: str | None, as_json: bool) -> None:
     env = get_env()
     root = require_project(env, project)
     me = env.agent().name
-    hot = index.load_hot(env.state_dir, root)
-    strict_on = hot is not None and hot.strict
     results: list[dict[str, Any]] = []
     for path in paths:
-        rel = enforcement.relative_target(path, root, os.getcwd())
-        if rel is None:
-            results.append({"path": path, "allowed": True, "why": "outside the project"})
+        place = enforcement.locate(path, os.getcwd(), root)
+        if place is None:
+            results.append({"path": path, "allowed": True, "why": "in no project"})
             continue
+        target_root, rel = place
+        hot = index.load_hot(env.state_dir, target_root)
         holders = enforcement.blocking_edit(hot, rel, me, env.now) if hot is not None else []
         if holders:
             held = [index.as_dict(rec) for rec in holders]
-            results.append({"path": rel, "allowed": False, "held_by": [
+            results.append({"path": rel, "project_root": target_root, "allowed": False, "held_by": [
                 {"agent": h["agent"], "pattern": h["pattern"], "reason": h["reason"],
                  "until": until(h), "minutes_left": reservation.minutes_left(h, env.now)} for h in held]})
-        elif strict_on and not enforcement.owns(hot, rel, me, env.now):
-            results.append({"path": rel, "allowed": False, "why": "strict mode: not reserved by you"})
+        elif hot is not None and hot.strict and not enforcement.owns(hot, rel, me, env.now):
+            results.append({"path": rel, "project_root": target_root, "allowed": False,
+                            "why": "strict mode: not reserved by you"})
         else:
-            results.append({"path": rel, "allowed": True})
+            results.append({"path": rel, "project_root": target_root, "allowed": True})
     if as_json:
         emit_json(results)
     else:

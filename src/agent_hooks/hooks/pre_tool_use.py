@@ -40,27 +40,37 @@ def strict_setting(environ: Any, hot: index.HotIndex | None) -> bool:
     return hot is not None and hot.strict
 
 
+class _Indexes:
+    """Each project's reservation index, loaded at most once per hook run."""
+
+    __slots__ = ("loaded", "state_dir")
+
+    def __init__(self, state_dir: str) -> None:
+        self.state_dir = state_dir
+        self.loaded: dict[str, index.HotIndex | None] = {}
+
+    def get(self, project: str) -> index.HotIndex | None:
+        if project not in self.loaded:
+            self.loaded[project] = index.load_hot(self.state_dir, project)
+        return self.loaded[project]
+
+
 def handle(ctx: hook_runtime.HookContext) -> dict[str, Any] | None:
     tool = ctx.payload.get("tool_name")
     tool_input = ctx.payload.get("tool_input")
     if (tool not in EDIT_TOOLS and tool != "Bash") or not isinstance(tool_input, dict):
-        return None
-    project = ctx.project_root()
-    if project is None:
         return None
     try:
         me = ctx.agent.name
     except identity.IdentityError as exc:
         ctx.log(f"{exc}; edit allowed unchecked (fail open)")
         return None
-    hot = index.load_hot(ctx.state_dir, project)
-    strict = strict_setting(ctx.environ, hot)
-    if hot is None and not strict:
-        return None
+    project = ctx.project_root()
+    indexes = _Indexes(ctx.state_dir)
     if tool == "Bash":
-        reason = _check_bash(ctx, tool_input, project, hot, me, strict)
+        reason = _check_bash(ctx, tool_input, project, indexes, me)
     else:
-        reason = _check_edit(ctx, tool_input.get(EDIT_TOOLS[tool]), project, hot, me, strict)
+        reason = _check_edit(ctx, tool_input.get(EDIT_TOOLS[tool]), project, indexes, me)
     if reason is None:
         return None
     if ctx.environ.get("AGENT_HOOKS_ENFORCE", "").strip().lower() in ("0", "off", "false", "no"):
@@ -71,48 +81,58 @@ def handle(ctx: hook_runtime.HookContext) -> dict[str, Any] | None:
 
 
 def _check_edit(
-    ctx: hook_runtime.HookContext, target: object, project: str, hot: index.HotIndex | None,
-    me: str | None, strict: bool,
+    ctx: hook_runtime.HookContext, target: object, project: str | None, indexes: _Indexes,
+    me: str | None,
 ) -> str | None:
     if not isinstance(target, str) or not target:
         return None
-    rel = enforcement.relative_target(target, project, ctx.cwd)
-    if rel is None:
+    place = enforcement.locate(target, ctx.cwd, project)
+    if place is None:
         return None
+    root, rel = place
+    hot = indexes.get(root)
     if hot is not None:
         holders = enforcement.blocking_edit(hot, rel, me, ctx.now)
         if holders:
             return enforcement.deny_message(rel, holders, ctx.now)
-    if strict and not enforcement.owns(hot, rel, me, ctx.now):
+    if strict_setting(ctx.environ, hot) and not enforcement.owns(hot, rel, me, ctx.now):
         return enforcement.strict_message(rel)
     return None
 
 
 def _check_bash(
-    ctx: hook_runtime.HookContext, tool_input: dict[str, Any], project: str,
-    hot: index.HotIndex | None, me: str | None, strict: bool,
+    ctx: hook_runtime.HookContext, tool_input: dict[str, Any], project: str | None,
+    indexes: _Indexes, me: str | None,
 ) -> str | None:
+    """Parse the command only when, in the agent's project, another agent holds
+    something exclusive or strict mode is on (a command that `cd`s into another
+    project is then checked against that project too)."""
     command = tool_input.get("command")
-    others = hot is not None and hot.others_hold_exclusive(me, ctx.now)
-    if not isinstance(command, str) or not (others or strict):
+    if not isinstance(command, str) or project is None:
+        return None
+    hot = indexes.get(project)
+    if not ((hot is not None and hot.others_hold_exclusive(me, ctx.now)) or strict_setting(ctx.environ, hot)):
         return None
     from agent_hooks import bash_writes  # only when someone else holds something
 
     analysis = bash_writes.analyze(command, ctx.cwd or project, ctx.environ.get("HOME"))
     for target in analysis.targets:
         if target.glob:
-            rel = enforcement.relative_glob_target(target.path, project)
+            place = enforcement.locate_glob(target.path, project)
         else:
-            rel = enforcement.relative_target(target.path, project, None)
-        if rel is None:
+            place = enforcement.locate(target.path, None, project)
+        if place is None:
             continue
+        root, rel = place
+        target_hot = indexes.get(root)
         compiled = _compile_target(rel, target.glob)
-        holders = enforcement.blocking_write(hot, compiled, me, ctx.now) if hot is not None else []
+        holders = enforcement.blocking_write(target_hot, compiled, me, ctx.now) if target_hot else []
         if holders:
             return enforcement.deny_message(rel, holders, ctx.now).replace(
                 "Do not edit it now.", f"This Bash command would write {rel}; do not run it now.", 1
             )
-        if strict and not target.glob and not enforcement.owns(hot, rel, me, ctx.now):
+        strict = strict_setting(ctx.environ, target_hot)
+        if strict and not target.glob and not enforcement.owns(target_hot, rel, me, ctx.now):
             return enforcement.strict_message(rel)
     return None
 

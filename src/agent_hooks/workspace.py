@@ -1,0 +1,384 @@
+"""Workspaces for context hand-off: ids, categories, names, the context-file
+template and the manifest, as pure functions over strings and plain dicts.
+
+A workspace is `<project>/.tmp/sessions/<id>/` holding context files at
+`<category>/<task>-context.md` and a manifest `.manifest.json` with exactly the
+seed's structure::
+
+    {"session_id": id, "created_at": ISO, "last_activity": ISO,
+     "context_files": {relative path: {"created": ISO, "for": str, "keywords": [str]}},
+     "context_index": {keyword: [relative path, ...]}}
+
+Invariants:
+
+* An id is `YYYYMMDD-HHMMSS-xxxx`: UTC time and 4 characters of `[a-z0-9]`.
+  Uniqueness is not this module's job: the store creates the directory with
+  `mkdir` (which fails if it exists) and draws a new suffix on a collision.
+* A relative path accepted here (`check_relative`) has no empty, `.` or `..`
+  segment, does not start with `/`, has no NUL or control character, and never
+  names the manifest, its lock or a temp file: joined to the workspace it stays
+  inside it.
+* `context_index` is always rebuilt from `context_files` (`rebuild_index`), so
+  the two never disagree; keywords are lower case, without spaces.
+* Timestamps are written as `YYYY-MM-DDTHH:MM:SSZ` and parsed without
+  `time.strptime` or platform `date` flags (the anchor's macOS-only flag made
+  every date unparseable on Linux, and every session was deleted).
+
+Only built-in modules are imported: `after_write` runs inside PostToolUse.
+"""
+
+from __future__ import annotations
+
+import posix
+import time
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from _collections_abc import Iterable
+
+CATEGORIES = ("features", "documentation", "code", "refactoring", "testing", "tasks", "general")
+MANIFEST = ".manifest.json"
+SESSIONS_DIR = ".tmp/sessions"
+ID_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789"
+MAX_SLUG = 80
+MAX_KEYWORD = 64
+MAX_KEYWORDS = 32
+CONTEXT_SUFFIX = "-context.md"
+# name endings that say what kind of file it is rather than what it is about
+_KIND_WORDS = ("context", "tasks", "task", "notes", "plan", "summary", "spec", "breakdown")
+
+
+class WorkspaceError(ValueError):
+    """A name, category or path that cannot be used; the message is one line."""
+
+
+# --- ids and time -------------------------------------------------------------
+
+def random_suffix() -> str:
+    """Four characters of `[a-z0-9]` from the OS random source (unbiased)."""
+    out = []
+    while len(out) < 4:
+        for byte in posix.urandom(8):
+            if byte < 252 and len(out) < 4:  # 252 = 7 * 36: no modulo bias
+                out.append(ID_ALPHABET[byte % 36])
+    return "".join(out)
+
+
+def make_id(now: float, suffix: str) -> str:
+    return time.strftime("%Y%m%d-%H%M%S", time.gmtime(now)) + "-" + suffix
+
+
+def is_workspace_id(name: str) -> bool:
+    """`name` has the exact shape `YYYYMMDD-HHMMSS-xxxx`."""
+    if len(name) != 20 or name[8] != "-" or name[15] != "-":
+        return False
+    digits = name[:8] + name[9:15]
+    return digits.isascii() and digits.isdigit() and all(c in ID_ALPHABET for c in name[16:])
+
+
+def iso(now: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now))
+
+
+def _days_from_civil(y: int, m: int, d: int) -> int:
+    """Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm)."""
+    y -= m <= 2
+    era = (y if y >= 0 else y - 399) // 400
+    yoe = y - era * 400
+    doy = (153 * (m + (-3 if m > 2 else 9)) + 2) // 5 + d - 1
+    doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
+    return era * 146097 + doe - 719468
+
+
+def parse_iso(text: object) -> float | None:
+    """Seconds since the epoch of `YYYY-MM-DDTHH:MM:SS[.fff](Z|±HH:MM)`, else None."""
+    if not isinstance(text, str) or len(text) < 20 or not text.isascii():
+        return None
+    head, rest = text[:19], text[19:]
+    if head[4] != "-" or head[7] != "-" or head[10] not in "Tt " or head[13] != ":" or head[16] != ":":
+        return None
+    fields = (head[0:4], head[5:7], head[8:10], head[11:13], head[14:16], head[17:19])
+    if not all(f.isdigit() for f in fields):
+        return None
+    y, mo, d, h, mi, s = (int(f) for f in fields)
+    if not (1 <= mo <= 12 and 1 <= d <= 31 and h <= 23 and mi <= 59 and s <= 60):
+        return None
+    fraction = 0.0
+    if rest.startswith("."):
+        n = 1
+        while n < len(rest) and rest[n].isdigit():
+            n += 1
+        if n == 1:
+            return None
+        fraction = float("0" + rest[:n])
+        rest = rest[n:]
+    if rest in ("Z", "z"):
+        offset = 0
+    elif len(rest) == 6 and rest[0] in "+-" and rest[3] == ":" and (rest[1:3] + rest[4:6]).isdigit():
+        offset = (int(rest[1:3]) * 60 + int(rest[4:6])) * 60 * (1 if rest[0] == "+" else -1)
+    else:
+        return None
+    return _days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + s + fraction - offset
+
+
+# --- names --------------------------------------------------------------------
+
+def check_category(category: str) -> str:
+    if category not in CATEGORIES:
+        raise WorkspaceError(
+            f"unknown category {category!r}; use one of: {', '.join(CATEGORIES)}"
+        )
+    return category
+
+
+def slug(task: str) -> str:
+    """A task name as a file-name-safe slug: lower case `[a-z0-9_-]`, words joined by
+    `-`, at most 80 characters; accents are dropped, anything else becomes `-`."""
+    import unicodedata  # not on the hook path: only the CLI names tasks
+
+    text = unicodedata.normalize("NFKD", task).encode("ascii", "ignore").decode().lower()
+    out: list[str] = []
+    for ch in text:
+        if ch.isalnum() or ch == "_":
+            out.append(ch)
+        elif out and out[-1] != "-":
+            out.append("-")
+    result = "".join(out).strip("-_")[:MAX_SLUG].rstrip("-_")
+    if result.endswith("-context"):  # "x-context" would name x-context-context.md
+        result = result[: -len("-context")]
+    if not result:
+        raise WorkspaceError(f"task name {task!r} has no letter or digit to name a file by")
+    return result
+
+
+def context_path(category: str, task_slug: str) -> str:
+    """The context file's path relative to its workspace."""
+    return f"{check_category(category)}/{task_slug}{CONTEXT_SUFFIX}"
+
+
+def check_relative(rel: str) -> str:
+    """`rel` if it is a safe path inside a workspace (see the module invariants)."""
+    if not rel or rel.startswith("/") or any(ch < " " or ch == "\x7f" for ch in rel):
+        raise WorkspaceError(f"{rel!r} is not a relative path inside a workspace")
+    parts = rel.split("/")
+    if any(p in ("", ".", "..") for p in parts):
+        raise WorkspaceError(f"{rel!r} has an empty, '.' or '..' segment")
+    if len(parts) == 1 and parts[0].startswith(MANIFEST):
+        raise WorkspaceError(f"{rel!r} is the workspace's manifest, not a context file")
+    if parts[-1].startswith(".") and parts[-1].endswith(".tmp"):
+        raise WorkspaceError(f"{rel!r} is a temporary file")
+    return rel
+
+
+def split_workspace_path(sessions_root: str, path: str) -> tuple[str, str] | None:
+    """(workspace id, relative path) of an absolute, normalized `path` inside
+    `sessions_root`, or None when it is not a usable context-file path."""
+    prefix = sessions_root.rstrip("/") + "/"
+    if not path.startswith(prefix):
+        return None
+    ws_id, _, rel = path[len(prefix):].partition("/")
+    if not is_workspace_id(ws_id):
+        return None
+    try:
+        return ws_id, check_relative(rel)
+    except WorkspaceError:
+        return None
+
+
+# --- keywords -----------------------------------------------------------------
+
+def normalize_keyword(word: str) -> str:
+    return "-".join(word.strip().lower().split())[:MAX_KEYWORD]
+
+
+def keywords_from_path(rel: str) -> list[str]:
+    """Keywords a path implies: the file's topic (its name without `-context.md` or
+    another kind word such as `-tasks`), its full stem, and its directories."""
+    parts = rel.split("/")
+    stem = parts[-1]
+    dot = stem.rfind(".")
+    if dot > 0:
+        stem = stem[:dot]
+    found = []
+    words = stem.lower().split("-")
+    topic = words
+    while len(topic) > 1 and topic[-1] in _KIND_WORDS:
+        topic = topic[:-1]
+    found.append("-".join(topic))
+    found.append(stem.lower())
+    found.extend(part.lower() for part in parts[:-1])
+    return merge_keywords(found)
+
+
+def merge_keywords(*groups: Iterable[str]) -> list[str]:
+    """Normalized, de-duplicated keywords in first-seen order (at most 32)."""
+    out: list[str] = []
+    for group in groups:
+        for word in group:
+            key = normalize_keyword(word)
+            if key and key not in out:
+                out.append(key)
+    return out[:MAX_KEYWORDS]
+
+
+# --- the context file ---------------------------------------------------------
+
+def title(task: str) -> str:
+    """The task name as the file's heading shows it (one line)."""
+    return " ".join(task.split()) or task
+
+
+def render_context(
+    task: str, workspace_id: str, *, summary: str | None = None, background: str | None = None,
+    expected: str | None = None, constraints: str | None = None,
+) -> str:
+    """A context file in the seed's template; an empty section keeps its placeholder."""
+    def section(name: str, value: str | None, placeholder: str) -> str:
+        body = value.strip() if value and value.strip() else placeholder
+        return f"## {name}\n{body}\n"
+
+    return (
+        f"# Context: {title(task)}\nSession: {workspace_id}\n\n"
+        + section("Request Summary", summary, "[Brief description of what needs to be done]") + "\n"
+        + section("Background", background, "[Relevant context and information]") + "\n"
+        + section("Expected Output", expected, "[What the subagent should produce]") + "\n"
+        + section("Constraints", constraints, "[Any limitations or requirements]")
+    )
+
+
+def wrap_body(task: str, workspace_id: str, body: str) -> str:
+    """Content supplied whole (a file or stdin): kept as is when it already starts
+    with the template's heading, else given the heading and `Session:` line."""
+    if body.lstrip().startswith("# Context:"):
+        return body if body.endswith("\n") else body + "\n"
+    text = body if body.endswith("\n") else body + "\n"
+    return f"# Context: {title(task)}\nSession: {workspace_id}\n\n{text}"
+
+
+# --- the manifest -------------------------------------------------------------
+
+def new_manifest(workspace_id: str, now: float) -> dict[str, Any]:
+    stamp = iso(now)
+    return {"session_id": workspace_id, "created_at": stamp, "last_activity": stamp,
+            "context_files": {}, "context_index": {}}
+
+
+def normalize_manifest(raw: dict[str, Any] | None, workspace_id: str, now: float) -> dict[str, Any]:
+    """A well-typed manifest from whatever was read; entries with unsafe paths are dropped."""
+    doc = new_manifest(workspace_id, now)
+    if not raw:
+        return doc
+    for field in ("created_at", "last_activity"):
+        if parse_iso(raw.get(field)) is not None:
+            doc[field] = raw[field]
+    files = raw.get("context_files")
+    for rel, entry in (files.items() if isinstance(files, dict) else ()):
+        try:
+            check_relative(rel)
+        except WorkspaceError:
+            continue
+        entry = entry if isinstance(entry, dict) else {}
+        created = entry.get("created")
+        recipient = entry.get("for")
+        words = entry.get("keywords")
+        doc["context_files"][rel] = {
+            "created": created if parse_iso(created) is not None else doc["created_at"],
+            "for": recipient if isinstance(recipient, str) else "",
+            "keywords": merge_keywords(w for w in (words if isinstance(words, list) else ())
+                                       if isinstance(w, str)),
+        }
+    doc["context_index"] = rebuild_index(doc["context_files"])
+    return doc
+
+
+def rebuild_index(context_files: dict[str, Any]) -> dict[str, list[str]]:
+    """keyword -> the paths carrying it, in `context_files` order."""
+    index: dict[str, list[str]] = {}
+    for rel, entry in context_files.items():
+        for word in entry.get("keywords") or ():
+            paths = index.setdefault(word, [])
+            if rel not in paths:
+                paths.append(rel)
+    return index
+
+
+def touch(doc: dict[str, Any], now: float) -> None:
+    doc["last_activity"] = iso(now)
+
+
+def add_file(
+    doc: dict[str, Any], rel: str, now: float, *, recipient: str | None = None,
+    keywords: Iterable[str] = (), replace: bool = False,
+) -> bool:
+    """Track `rel`; return True when it was not tracked before. An entry already
+    there keeps its `created`; its keywords grow (or, with `replace`, are replaced)
+    and `recipient` overrides `for` when given."""
+    check_relative(rel)
+    files = doc["context_files"]
+    entry = files.get(rel)
+    derived = keywords_from_path(rel)
+    if entry is None:
+        files[rel] = {"created": iso(now), "for": recipient or "",
+                      "keywords": merge_keywords(keywords, derived)}
+    else:
+        base = [] if replace else entry.get("keywords") or []
+        entry["keywords"] = merge_keywords(keywords, base, derived)
+        if recipient is not None:
+            entry["for"] = recipient
+    doc["context_index"] = rebuild_index(files)
+    touch(doc, now)
+    return entry is None
+
+
+def remove_file(doc: dict[str, Any], rel: str, now: float) -> bool:
+    """Untrack `rel`; return whether it was tracked. Its index keys go with it."""
+    found = doc["context_files"].pop(rel, None) is not None
+    doc["context_index"] = rebuild_index(doc["context_files"])
+    touch(doc, now)
+    return found
+
+
+def keyword_matches(query: str, key: str) -> bool:
+    """A query matches an index key equal to it or one of the key's `-` parts
+    (`auth` finds `user-auth`)."""
+    return query == key or query in key.split("-")
+
+
+def find(
+    doc: dict[str, Any], queries: Iterable[str], category: str | None = None
+) -> list[tuple[str, int]]:
+    """(relative path, number of queries matched) for the files matching any query
+    (every file when there is none) and lying in `category`; best first."""
+    wanted = [q for q in (normalize_keyword(w) for w in queries) if q]
+    ranked = []
+    for rel, entry in doc["context_files"].items():
+        if category is not None and rel.split("/", 1)[0] != category:
+            continue
+        keys = entry.get("keywords") or []
+        score = sum(1 for q in wanted if any(keyword_matches(q, k) for k in keys))
+        if wanted and not score:
+            continue
+        ranked.append((rel, score))
+    ranked.sort(key=lambda item: -item[1])
+    return ranked
+
+
+def delegate_block(paths: list[str], sentence: str | None = None) -> str:
+    """The seed's hand-off block for a subagent's prompt."""
+    lines = ["Related context available at:", *(f"- {p}" for p in paths), ""]
+    lines.append(sentence or "Read these files for full context on requirements and task breakdown.")
+    return "\n".join(lines)
+
+
+def idle_since(doc: dict[str, Any]) -> float | None:
+    return parse_iso(doc.get("last_activity"))
+
+
+def validate_recipient(value: str) -> str:
+    """A `for` value: one printable line of at most 200 characters."""
+    text = value.strip()
+    if not text or len(text) > 200 or not text.isprintable():
+        raise WorkspaceError(f"--for {value!r}: one printable line of at most 200 characters")
+    return text

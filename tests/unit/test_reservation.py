@@ -1,0 +1,268 @@
+"""agent_hooks.reservation: the pure rules (TTL parsing, conflicts, planning a reserve).
+
+Pattern matching and overlap themselves are tested in test_pattern.py; here they
+are only the ingredient of the conflict rule.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from agent_hooks import pattern
+from agent_hooks.reservation import (
+    EXCLUSIVE,
+    SHARED,
+    ReservationError,
+    conflicts_with,
+    describe,
+    holder_label,
+    is_live,
+    looks_like_issue_id,
+    minutes_left,
+    parse_ttl,
+    plan_reserve,
+)
+
+NOW = 1_800_000_000.0
+HOUR = 3600
+
+
+def res(
+    agent: str | None, pat: str, mode: str = EXCLUSIVE, *, expires: float = NOW + HOUR,
+    rid: str | None = None, reason: str = "", keep: bool = False,
+) -> dict[str, Any]:
+    return {
+        "id": rid or f"r-{agent}-{pat}-{mode}", "agent": agent, "project_root": "/p",
+        "pattern": pat, "compiled": pattern.compile(pat), "mode": mode, "reason": reason,
+        "created_at": int(NOW), "expires_at": expires, "keep": keep,
+    }
+
+
+# --- parse_ttl ---------------------------------------------------------------
+
+@pytest.mark.parametrize(
+    ("text", "seconds"),
+    [
+        ("90s", 90), ("30m", 1800), ("2h", 7200), ("1d", 86400), ("60", 60), ("3600", 3600),
+        ("60s", 60), ("7d", 7 * 86400), ("168h", 7 * 86400), ("604800", 604800),
+        (" 2H ", 7200), ("1M", 60),
+    ],
+)
+def test_parse_ttl_accepts(text: str, seconds: int) -> None:
+    assert parse_ttl(text) == seconds
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ("59s", "minimum is 60s"), ("59", "minimum is 60s"), ("0", "minimum is 60s"),
+        ("0m", "minimum is 60s"), ("8d", "maximum is 7d"), ("604801", "maximum is 7d"),
+        ("169h", "maximum is 7d"), ("", "expected a number"), ("abc", "expected a number"),
+        ("h", "expected a number"), ("1.5h", "expected a number"), ("-5m", "expected a number"),
+        ("10x", "expected a number"), ("1w", "expected a number"), ("2 h", "expected a number"),
+        ("1h30m", "expected a number"),
+    ],
+)
+def test_parse_ttl_refuses_with_one_line(text: str, why: str) -> None:
+    with pytest.raises(ReservationError) as err:
+        parse_ttl(text)
+    message = str(err.value)
+    assert why in message
+    assert "--ttl" in message and repr(text) in message
+    assert "\n" not in message
+
+
+# --- the conflict rule ---------------------------------------------------------
+
+LIVE = NOW + HOUR
+GONE = NOW - 1
+
+# (held: agent, pattern, mode, expires) vs (requested: agent, pattern, mode) -> conflict?
+CONFLICT_TABLE: list[tuple[str | None, str, str, float, str | None, str, str, bool]] = [
+    # overlap is checked both ways round (the anchors' one-way check let these through)
+    ("a", "app/**", EXCLUSIVE, LIVE, "b", "app/models/user.py", EXCLUSIVE, True),
+    ("a", "app/models/user.py", EXCLUSIVE, LIVE, "b", "app/**", EXCLUSIVE, True),
+    ("a", "app/models/", EXCLUSIVE, LIVE, "b", "app/**/user.py", EXCLUSIVE, True),
+    ("a", "src/a*", EXCLUSIVE, LIVE, "b", "src/*b", EXCLUSIVE, True),
+    ("a", "src/foo/*.rs", EXCLUSIVE, LIVE, "b", "src/*/bar.rs", EXCLUSIVE, True),
+    ("a", "src/main", EXCLUSIVE, LIVE, "b", "src/main/lib.rs", EXCLUSIVE, True),
+    ("a", "**", EXCLUSIVE, LIVE, "b", "deep/down/file.txt", EXCLUSIVE, True),
+    ("a", "**/*.py", EXCLUSIVE, LIVE, "b", "src/x.py", EXCLUSIVE, True),
+    ("a", "src/[ab].py", EXCLUSIVE, LIVE, "b", "src/b.py", EXCLUSIVE, True),
+    ("a", "src/*.py", EXCLUSIVE, LIVE, "b", "src/**/x.py", EXCLUSIVE, True),
+    # no path matches both
+    ("a", "src/main", EXCLUSIVE, LIVE, "b", "src/main.rs", EXCLUSIVE, False),
+    ("a", "docs/**", EXCLUSIVE, LIVE, "b", "src/**", EXCLUSIVE, False),
+    ("a", "*.py", EXCLUSIVE, LIVE, "b", "src/x.py", EXCLUSIVE, False),
+    ("a", "src/[ab].py", EXCLUSIVE, LIVE, "b", "src/c.py", EXCLUSIVE, False),
+    ("a", "src/*.py", EXCLUSIVE, LIVE, "b", "src/sub/x.py", EXCLUSIVE, False),
+    ("a", "Src/**", EXCLUSIVE, LIVE, "b", "src/x.py", EXCLUSIVE, False),
+    # the same agent never conflicts with itself
+    ("a", "app/**", EXCLUSIVE, LIVE, "a", "app/models/user.py", EXCLUSIVE, False),
+    ("a", "src/**", EXCLUSIVE, LIVE, "a", "src/**", EXCLUSIVE, False),
+    (None, "src/**", EXCLUSIVE, LIVE, None, "src/x.py", EXCLUSIVE, False),
+    # the unnamed (shared) identity is an agent like any other
+    (None, "src/**", EXCLUSIVE, LIVE, "b", "src/x.py", EXCLUSIVE, True),
+    ("a", "src/**", EXCLUSIVE, LIVE, None, "src/x.py", EXCLUSIVE, True),
+    # modes: shared + shared never; shared + exclusive (either side) yes
+    ("a", "src/**", SHARED, LIVE, "b", "src/x.py", SHARED, False),
+    ("a", "src/**", SHARED, LIVE, "b", "src/**", SHARED, False),
+    ("a", "src/**", SHARED, LIVE, "b", "src/x.py", EXCLUSIVE, True),
+    ("a", "src/**", EXCLUSIVE, LIVE, "b", "src/x.py", SHARED, True),
+    # expired never counts (expires_at == now is already expired)
+    ("a", "src/**", EXCLUSIVE, GONE, "b", "src/x.py", EXCLUSIVE, False),
+    ("a", "src/**", EXCLUSIVE, NOW, "b", "src/x.py", EXCLUSIVE, False),
+    ("a", "src/**", EXCLUSIVE, NOW + 1, "b", "src/x.py", EXCLUSIVE, True),
+    ("a", "src/**", SHARED, GONE, "b", "src/x.py", EXCLUSIVE, False),
+]
+
+
+@pytest.mark.parametrize(
+    ("h_agent", "h_pat", "h_mode", "h_exp", "r_agent", "r_pat", "r_mode", "expected"),
+    CONFLICT_TABLE,
+)
+def test_conflict_table(
+    h_agent: str | None, h_pat: str, h_mode: str, h_exp: float,
+    r_agent: str | None, r_pat: str, r_mode: str, expected: bool,
+) -> None:
+    held = res(h_agent, h_pat, h_mode, expires=h_exp)
+    requested = res(r_agent, r_pat, r_mode)
+    found = conflicts_with(requested, [held], NOW)
+    assert found == ([held] if expected else [])
+    if h_exp > NOW:  # both live: the rule is symmetric
+        assert bool(conflicts_with(held, [requested], NOW)) is expected
+
+
+def test_every_conflicting_holder_is_reported_in_order() -> None:
+    a = res("a", "src/**")
+    b = res("b", "src/app.py")
+    c = res("c", "src/app.*", SHARED)  # shared, but the request is exclusive
+    d = res("d", "docs/**")  # no overlap
+    e = res("e", "src/**", expires=GONE)  # expired
+    f = res("f", "**/*.py", SHARED)
+    me = res("me", "src/app.py", rid="r-own")
+    mine = res("me", "src/**", rid="r-mine")  # my own: never a conflict
+    assert conflicts_with(me, [a, b, c, d, e, f, mine], NOW) == [a, b, c, f]
+
+    live, conflicts = plan_reserve([a, b, c, d, e, f, mine], [me], NOW)
+    assert [held["agent"] for _, held in conflicts] == ["a", "b", "c", "f"]
+    assert all(req is me for req, _ in conflicts)
+
+
+def test_plan_reserve_is_all_or_nothing() -> None:
+    held = res("a", "src/**", rid="r-a")
+    free = res("b", "docs/**", rid="r-free")
+    taken = res("b", "src/x.py", rid="r-taken")
+    result, conflicts = plan_reserve([held], [free, taken], NOW)
+    assert conflicts == [(taken, held)]
+    assert [r["id"] for r in result] == ["r-a"]  # docs/** was not granted either
+
+    result, conflicts = plan_reserve([held], [free, res("b", "lib/**", rid="r-lib")], NOW)
+    assert conflicts == []
+    assert [r["id"] for r in result] == ["r-a", "r-free", "r-lib"]
+
+
+def test_plan_reserve_reports_every_requested_pattern_that_conflicts() -> None:
+    held_a, held_b = res("a", "src/**", rid="r-a"), res("b", "docs/", rid="r-b")
+    req1, req2, req3 = res("c", "src/x"), res("c", "docs/y"), res("c", "lib/z")
+    _, conflicts = plan_reserve([held_a, held_b], [req1, req2, req3], NOW)
+    assert conflicts == [(req1, held_a), (req2, held_b)]
+
+
+def test_plan_reserve_drops_expired_reservations() -> None:
+    stale = res("a", "src/**", expires=GONE, rid="r-stale")
+    result, conflicts = plan_reserve([stale], [res("b", "src/x.py", rid="r-new")], NOW)
+    assert conflicts == []
+    assert [r["id"] for r in result] == ["r-new"]
+
+
+def test_rereserving_own_identical_pattern_keeps_id_and_takes_later_expiry() -> None:
+    old = res("a", "src/**", rid="r-old", expires=NOW + 600, reason="farmhand-1")
+    new = res("a", "src/**", rid="r-new", expires=NOW + 7200, reason="farmhand-2")
+    result, conflicts = plan_reserve([old], [new], NOW)
+    assert conflicts == []
+    assert len(result) == 1
+    assert result[0]["id"] == "r-old"
+    assert result[0]["expires_at"] == NOW + 7200
+    assert result[0]["reason"] == "farmhand-2"
+    assert new["id"] == "r-old"  # what is reported as granted carries the kept id
+
+    # a shorter request never shortens it
+    shorter = res("a", "src/**", rid="r-short", expires=NOW + 60)
+    result, _ = plan_reserve(result, [shorter], NOW)
+    assert [(r["id"], r["expires_at"]) for r in result] == [("r-old", NOW + 7200)]
+
+
+def test_rereserving_keeps_old_reason_when_none_given_and_updates_mode_and_keep() -> None:
+    old = res("a", "src/**", rid="r-old", reason="farmhand-1")
+    again = res("a", "src/**", SHARED, rid="r-again", keep=True)
+    result, _ = plan_reserve([old], [again], NOW)
+    assert [(r["id"], r["reason"], r["mode"], r["keep"]) for r in result] == [
+        ("r-old", "farmhand-1", SHARED, True)
+    ]
+
+
+def test_rereserving_own_expired_pattern_is_a_new_reservation() -> None:
+    old = res("a", "src/**", rid="r-old", expires=GONE)
+    new = res("a", "src/**", rid="r-new")
+    result, _ = plan_reserve([old], [new], NOW)
+    assert [r["id"] for r in result] == ["r-new"]
+
+
+def test_own_pattern_is_not_confused_with_another_agents_identical_one() -> None:
+    theirs = res("a", "src/**", SHARED, rid="r-theirs")
+    mine = res("b", "src/**", SHARED, rid="r-mine")
+    result, conflicts = plan_reserve([theirs], [mine], NOW)
+    assert conflicts == []
+    assert [(r["id"], r["agent"]) for r in result] == [("r-theirs", "a"), ("r-mine", "b")]
+
+
+def test_upgrading_own_shared_to_exclusive_conflicts_with_another_shared_holder() -> None:
+    mine = res("a", "src/**", SHARED, rid="r-mine")
+    theirs = res("b", "src/x.py", SHARED, rid="r-theirs")
+    result, conflicts = plan_reserve([mine, theirs], [res("a", "src/**", EXCLUSIVE)], NOW)
+    assert conflicts and conflicts[0][1] is theirs
+    assert result[0]["mode"] == SHARED  # unchanged
+
+
+# --- liveness, minutes, description --------------------------------------------
+
+@pytest.mark.parametrize(
+    ("expires", "live", "minutes"),
+    [(NOW + 3600, True, 60), (NOW + 61, True, 2), (NOW + 60, True, 1), (NOW + 1, True, 1),
+     (NOW, False, 0), (NOW - 120, False, 0)],
+)
+def test_is_live_and_minutes_left(expires: float, live: bool, minutes: int) -> None:
+    r = res("a", "src/**", expires=expires)
+    assert is_live(r, NOW) is live
+    assert minutes_left(r, NOW) == minutes
+
+
+def test_describe_names_holder_pattern_mode_reason_and_minutes() -> None:
+    text = describe(res("alice", "src/**", reason="farmhand-42", expires=NOW + 37 * 60), NOW)
+    assert text == 'agent "alice" holds src/** (exclusive, reason farmhand-42, 37 min left)'
+    text = describe(res(None, "docs/", SHARED, expires=NOW + 90), NOW)
+    assert text == (
+        "agent the unnamed agent (no AGENT_NAME) holds docs/ (shared, reason no reason given, "
+        "2 min left)"
+    )
+    assert holder_label(res("bob", "x")) == '"bob"'
+
+
+# --- issue ids -----------------------------------------------------------------
+
+@pytest.mark.parametrize(
+    ("reason", "expected"),
+    [
+        ("farmhand-42", True), ("PROJ-123", True), ("bd-a1b2", True), ("my-proj-7", True),
+        ("a.b-1", True), ("  farmhand-42  ", True), ("x_y-9z", True), ("GH-1", True),
+        ("fix the login bug", False), ("farmhand", False), ("42", False), ("-42", False),
+        ("farmhand-", False), ("farm hand-42", False), ("1abc-2", False),
+        ("refactor-auth", False), ("", False), ("x-y z-1", False), ("bd-a1b2!", False),
+        ("PROJ-12 3", False), ("proj--", False),
+    ],
+)
+def test_looks_like_issue_id(reason: str, expected: bool) -> None:
+    assert looks_like_issue_id(reason) is expected
