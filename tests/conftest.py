@@ -127,7 +127,9 @@ class HookRunner:
         try:
             out = json.loads(text) if text.strip() else None
         except ValueError:
-            raise AssertionError(f"{event} printed something that is not JSON: {text[:300]!r}") from None
+            raise AssertionError(
+                f"{event} printed something that is not JSON: {text[:300]!r}"
+            ) from None
         return HookResult(proc.returncode, out, proc.stderr.decode())
 
     def state_path(self, agent: str | None = AGENT) -> Path:

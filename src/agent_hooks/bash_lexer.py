@@ -37,8 +37,9 @@ _DIGITS = frozenset("0123456789")
 _IDENT0 = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
 _IDENT = _IDENT0 | _DIGITS
 _SPECIAL_PARAMS = frozenset("@*#?-$!") | _DIGITS
-_OPS = (";;&", "&&", "||", "|&", ";;", ";&", "|", "&", ";", "(", ")")
-_REDIRS = ("&>>", "&>", "<<<", "<<-", "<<", "<>", "<&", "<", ">>", ">|", ">&", ">")
+_OPS2 = frozenset({"&&", "||", "|&", ";;", ";&"})  # and ";;&" and the single characters
+_REDIRS3 = frozenset({"&>>", "<<<", "<<-"})
+_REDIRS2 = frozenset({"&>", "<<", "<>", "<&", ">>", ">|", ">&"})  # and "<", ">"
 _ARITH_AFTER = frozenset({"for", "while", "until", "if", "elif", "then", "do", "else", "!", "{"})
 _ANSI = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b",
          "f": "\f", "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
@@ -155,7 +156,11 @@ class Lexer:
                 if c == ")" and parens == 0 and close:
                     self.i += 1
                     return out
-                op = next(o for o in _OPS if s.startswith(o, i))
+                op = s[i : i + 2]
+                if op == ";;" and s.startswith("&", i + 2):
+                    op = ";;&"
+                elif op not in _OPS2:
+                    op = c
                 self.i += len(op)
                 parens += (op == "(") - (op == ")" and parens > 0)
                 out.append(op)
@@ -175,7 +180,9 @@ class Lexer:
 
     def _redir(self, out: list[Word | Redir | str], at: int) -> None:
         s = self.s
-        op = next(o for o in _REDIRS if s.startswith(o, at))
+        op = s[at : at + 3]
+        if op not in _REDIRS3:
+            op = op[:2] if op[:2] in _REDIRS2 else s[at]
         r = Redir(op, s[self.i : at])
         self.i = at + len(op)
         out.append(r)
@@ -370,14 +377,15 @@ class Lexer:
             i += 2
             if c in _ANSI:
                 out.append(_ANSI[c])
-            elif c == "x" or c in "01234567":
-                hexa = c == "x"
-                digits, base, width = ("0123456789abcdefABCDEF", 16, 2) if hexa else ("01234567", 8, 3)
-                j = i if c == "x" else i - 1
-                k = j
+            elif c in "xuU01234567":  # \xHH, \uHHHH, \UHHHHHHHH, \NNN
+                hexa = c in "xuU"
+                digits = "0123456789abcdefABCDEF" if hexa else "01234567"
+                width = {"x": 2, "u": 4, "U": 8}.get(c, 3)
+                j = k = i if hexa else i - 1
                 while k < n and k - j < width and s[k] in digits:
                     k += 1
-                out.append(chr(int(s[j:k], base)) if k > j else "\\" + c)
+                code = int(s[j:k], 16 if hexa else 8) if k > j else -1
+                out.append(chr(code) if 0 <= code <= 0x10FFFF else "\\" + c)
                 i = k
             else:
                 out.append("\\" + c)

@@ -127,19 +127,16 @@ class _Ctx:
         self.out, self.seen, self.home, self.depth = out, seen, home, depth
         self.cwd, self.why = cwd, why
         self.old: tuple[str | None, str] = (None, "cd -")
-        self.dirs: list[tuple[str | None, str]] = []
+        self.dirs: tuple[tuple[str | None, str], ...] = ()  # pushd stack, at most 64
 
     def child(self, depth: int = 1) -> _Ctx:
+        """A copy `depth` levels deeper (0: a saved state, see `load`)."""
         c = _Ctx(self.out, self.seen, self.home, self.depth + depth, self.cwd, self.why)
-        c.old, c.dirs = self.old, list(self.dirs)
+        c.old, c.dirs = self.old, self.dirs
         return c
 
-    def save(self) -> tuple[str | None, str, tuple[str | None, str], list[tuple[str | None, str]]]:
-        return self.cwd, self.why, self.old, list(self.dirs)
-
-    def load(self, st: tuple[str | None, str, tuple[str | None, str], list[tuple[str | None, str]]]
-             ) -> None:
-        self.cwd, self.why, self.old, self.dirs = st[0], st[1], st[2], list(st[3])
+    def load(self, saved: _Ctx) -> None:
+        self.cwd, self.why, self.old, self.dirs = saved.cwd, saved.why, saved.old, saved.dirs
 
     def note(self, reason: str) -> None:
         add_reason(self.out.opaque, reason)
@@ -199,6 +196,8 @@ def _resolve(w: Word, cwd: str | None, why: str, home: str | None, spec: bool
             return None, f"relative target {text} after {why}"
         text = (_to_glob(escape(cwd)) if glob and not spec else cwd) + "/" + text
     path = _norm(text)
+    if len(path) > 4096:  # PATH_MAX; also keeps a long `cd a; cd a; ...` linear
+        return None, "path too long"
     if path in _DEV or path.startswith("/dev/fd/"):
         return None, None
     return BashTarget(path, glob), None
@@ -335,7 +334,7 @@ def _run(toks: list[Word | Redir | str], ctx: _Ctx) -> None:
     `cd` state is restored after `)` and after pipeline elements and `&`."""
     i, n = 0, len(toks)
     opened = []  # ctx state at each "("
-    elem = ctx.save()  # ctx state where the current pipeline element began
+    elem = ctx.child(0)  # ctx state where the current pipeline element began
     piped = False
     cases: list[bool] = []  # per open `case`: is a pattern expected next?
     while i < n:
@@ -343,7 +342,7 @@ def _run(toks: list[Word | Redir | str], ctx: _Ctx) -> None:
         if isinstance(t, str):
             i += 1
             if t == "(":
-                opened.append(ctx.save())
+                opened.append(ctx.child(0))
             elif t == ")":
                 if opened:
                     ctx.load(opened.pop())
@@ -353,7 +352,7 @@ def _run(toks: list[Word | Redir | str], ctx: _Ctx) -> None:
                 piped = t in ("|", "|&")
                 if t in (";;", ";&", ";;&") and cases:
                     cases[-1] = True
-            elem = ctx.save()
+            elem = ctx.child(0)
             continue
         lit = t.lit if isinstance(t, Word) and t.dyn is None else ""
         if cases and cases[-1]:  # a case pattern, up to its ")"
@@ -597,7 +596,8 @@ def _dir(w: Word, where: tuple[str | None, str], home: str | None) -> tuple[str 
 def _cd(name: str, args: list[Word], ctx: _Ctx) -> None:
     here = (ctx.cwd, ctx.why)
     if name == "popd":
-        new = ctx.dirs.pop() if ctx.dirs else (None, "popd")
+        new = ctx.dirs[-1] if ctx.dirs else (None, "popd")
+        ctx.dirs = ctx.dirs[:-1]
     else:
         pos = _parse(args)[0]
         if not pos:
@@ -609,7 +609,7 @@ def _cd(name: str, args: list[Word], ctx: _Ctx) -> None:
         else:
             new = _dir(pos[0], here, ctx.home)
         if name == "pushd":
-            ctx.dirs.append(here)
+            ctx.dirs = (*ctx.dirs[-63:], here)
     ctx.old = here
     ctx.cwd, ctx.why = new
 

@@ -103,7 +103,7 @@ def _resolve(segs: list[str], original: str, base: list[str] | None = None) -> l
         if seg == "..":
             if not out:
                 raise PatternError(f"{original!r} leaves the project")
-            if len(out) > fixed and any(c in out[-1] for c in "*?["):
+            if len(out) > fixed and _wild(out[-1]):
                 raise PatternError(f"{original!r}: '..' after a wildcard segment is ambiguous")
             out.pop()
             fixed = min(fixed, len(out))
@@ -117,9 +117,7 @@ def _inside_root(text: str, root: str, original: str) -> list[str]:
     rest = _under(segs, root)
     if rest is not None:
         return rest
-    n = 0
-    while n < len(segs) and not any(c in segs[n] for c in "*?["):
-        n += 1
+    n = next((k for k, seg in enumerate(segs) if _wild(seg)), len(segs))
     real = _relative_to_root("/" + "/".join(segs[:n]), root)
     if real is None:
         raise PatternError(f"{original!r} is outside the project {root}")
@@ -127,20 +125,25 @@ def _inside_root(text: str, root: str, original: str) -> list[str]:
 
 
 def _relative_to_root(path: str, root: str) -> list[str] | None:
-    rest = _under(_split(posixpath.abspath(path)), root)
-    return rest if rest is not None else _under(_split(os.path.realpath(path)), root)
+    """``path``'s segments below ``root``, compared lexically, then with links resolved."""
+    return _under(_split(posixpath.abspath(path)), root) or _under(
+        _split(os.path.realpath(path)), root
+    )
 
 
 def _under(segs: list[str], root: str) -> list[str] | None:
-    for base in (posixpath.abspath(root), os.path.realpath(root)):
-        b = _split(base)
-        if segs[: len(b)] == b:
-            return segs[len(b) :]
+    for base in (_split(posixpath.abspath(root)), _split(os.path.realpath(root))):
+        if segs[: len(base)] == base:
+            return segs[len(base) :]
     return None
 
 
 def _split(path: str) -> list[str]:
     return [s for s in path.split("/") if s]
+
+
+def _wild(seg: str) -> bool:
+    return "*" in seg or "?" in seg or "[" in seg
 
 
 def _escape(name: str) -> str:
@@ -250,27 +253,19 @@ def matches(compiled: Compiled, relpath: str) -> bool:
     """True when ``relpath`` (normalized, ``/``-separated) or an ancestor is matched."""
     segs = relpath.split("/")
     limit = len(segs) - 1 if compiled[0] else len(segs)  # longest prefix that may match
-    end = len(compiled)
-    if GLOBSTAR not in compiled:
-        return end - 1 <= limit and _run(compiled, 1, end, segs, 0)
-    g = compiled.index(GLOBSTAR)
-    if GLOBSTAR in compiled[g + 1 :]:
-        return _match_nfa(compiled, segs, limit)
-    tail = end - g - 1  # one "**": head segments, then tail segments ending at some k
-    if max(g - 1 + tail, 1) > limit or not _run(compiled, 1, g, segs, 0):
+    if GLOBSTAR in compiled:
+        return _match_globstar(compiled, segs, limit)
+    if len(compiled) - 1 > limit:
         return False
-    return any(_run(compiled, g + 1, end, segs, k - tail) for k in range(g - 1 + tail, limit + 1))
-
-
-def _run(pat: Compiled, i: int, j: int, segs: list[str], off: int) -> bool:
-    for k in range(i, j):
-        p, s = pat[k], segs[off + k - i]
+    for k in range(1, len(compiled)):
+        p, s = compiled[k], segs[k - 1]
         if (p != s) if type(p) is str else not _glob(p, s):
             return False
     return True
 
 
-def _match_nfa(pat: Compiled, segs: list[str], limit: int) -> bool:
+def _match_globstar(pat: Compiled, segs: list[str], limit: int) -> bool:
+    """Run the pattern as an NFA over segments: O(len(pat) * len(segs)) segment matches."""
     end = len(pat)
     states: tuple[int, ...] | set[int] = _close(pat, 1)
     for s in segs[:limit]:
@@ -441,17 +436,15 @@ def _product(x: list[Any], y: list[Any], t0: int) -> str | None:
     t is 0/1/2 after "", ".", ".." and 3 after any other prefix; the goal needs t == 3, so
     t0 == 3 drops the dot rule.
     """
-    sx = [_steps(x, p) for p in range(len(x) + 1)]
-    sy = [_steps(y, q) for q in range(len(y) + 1)]
     start = (0, 0, t0)
     prev: dict[tuple[int, int, int], Any] = {start: None}
     queue = [start]
     for state in queue:
         p, q, t = state
-        if t == 3 and all(u == STAR for u in x[p:]) and all(u == STAR for u in y[q:]):
+        if t == 3 and _done(x, p) and _done(y, q):
             return "".join(map(_pick, _trace(prev, state)))
-        for np, r1 in sx[p]:
-            for nq, r2 in sy[q]:
+        for np, r1 in _steps(x, p):
+            for nq, r2 in _steps(y, q):
                 r = _meet(r1, r2)
                 nxt = (np, nq, 3 if t == 3 or r != [46, 46] else t + 1)
                 if r and nxt not in prev:
@@ -475,6 +468,10 @@ def _steps(x: list[Any], p: int) -> list[tuple[int, list[int]]]:
     if p < len(x) and x[p] == STAR:
         return [(p, _ANY_CHAR), *_steps(x, p + 1)]
     return [(p + 1, x[p])] if p < len(x) else []
+
+
+def _done(x: list[Any], p: int) -> bool:
+    return p == len(x) or (p == len(x) - 1 and x[p] == STAR)  # stars never repeat
 
 
 def _pick(r: list[int]) -> str:

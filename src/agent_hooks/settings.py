@@ -39,6 +39,13 @@ HOOKS: list[tuple[str, str | None, int]] = [
     ("SessionStart", None, 30),
     ("PreToolUse", f"{EDIT_TOOLS}|Bash", 10),
     ("PostToolUse", f"{EDIT_TOOLS}|Read|Bash", 10),
+    # mcp_agent_mail's reservation tools, under any server name (a regex matcher)
+    (
+        "PostToolUse",
+        "^mcp__.+__(file_reservation_paths|release_file_reservations|renew_file_reservations"
+        "|macro_start_session|macro_file_reservation_cycle)$",
+        10,
+    ),
     ("Stop", None, 10),
     ("SessionEnd", None, 5),
 ]

@@ -34,9 +34,8 @@ import time
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
-
     from _collections_abc import Iterable
+    from typing import Any
 
 CATEGORIES = ("features", "documentation", "code", "refactoring", "testing", "tasks", "general")
 MANIFEST = ".manifest.json"
@@ -46,6 +45,7 @@ MAX_SLUG = 80
 MAX_KEYWORD = 64
 MAX_KEYWORDS = 32
 CONTEXT_SUFFIX = "-context.md"
+DELEGATE_SENTENCE = "Read these files for full context on requirements and task breakdown."
 # name endings that say what kind of file it is rather than what it is about
 _KIND_WORDS = ("context", "tasks", "task", "notes", "plan", "summary", "spec", "breakdown")
 
@@ -58,7 +58,7 @@ class WorkspaceError(ValueError):
 
 def random_suffix() -> str:
     """Four characters of `[a-z0-9]` from the OS random source (unbiased)."""
-    out = []
+    out: list[str] = []
     while len(out) < 4:
         for byte in posix.urandom(8):
             if byte < 252 and len(out) < 4:  # 252 = 7 * 36: no modulo bias
@@ -97,7 +97,7 @@ def parse_iso(text: object) -> float | None:
     if not isinstance(text, str) or len(text) < 20 or not text.isascii():
         return None
     head, rest = text[:19], text[19:]
-    if head[4] != "-" or head[7] != "-" or head[10] not in "Tt " or head[13] != ":" or head[16] != ":":
+    if (head[4], head[7], head[13], head[16]) != ("-", "-", ":", ":") or head[10] not in "Tt ":
         return None
     fields = (head[0:4], head[5:7], head[8:10], head[11:13], head[14:16], head[17:19])
     if not all(f.isdigit() for f in fields):
@@ -116,7 +116,8 @@ def parse_iso(text: object) -> float | None:
         rest = rest[n:]
     if rest in ("Z", "z"):
         offset = 0
-    elif len(rest) == 6 and rest[0] in "+-" and rest[3] == ":" and (rest[1:3] + rest[4:6]).isdigit():
+    elif len(rest) == 6 and rest[0] in "+-" and rest[3] == ":" and rest[1:3].isdigit() \
+            and rest[4:6].isdigit():
         offset = (int(rest[1:3]) * 60 + int(rest[4:6])) * 60 * (1 if rest[0] == "+" else -1)
     else:
         return None
@@ -194,22 +195,22 @@ def normalize_keyword(word: str) -> str:
 
 
 def keywords_from_path(rel: str) -> list[str]:
-    """Keywords a path implies: the file's topic (its name without `-context.md` or
-    another kind word such as `-tasks`), its full stem, and its directories."""
+    """Keywords a path implies: the file's topic (its name without trailing kind
+    words such as `-context` or `-tasks`), its name without `-context`, and its
+    directories. `tasks/user-auth-tasks-context.md` gives user-auth,
+    user-auth-tasks, tasks."""
     parts = rel.split("/")
-    stem = parts[-1]
+    stem = parts[-1].lower()
     dot = stem.rfind(".")
     if dot > 0:
         stem = stem[:dot]
-    found = []
-    words = stem.lower().split("-")
+    words = stem.split("-")
+    if len(words) > 1 and words[-1] == "context":
+        words = words[:-1]
     topic = words
     while len(topic) > 1 and topic[-1] in _KIND_WORDS:
         topic = topic[:-1]
-    found.append("-".join(topic))
-    found.append(stem.lower())
-    found.extend(part.lower() for part in parts[:-1])
-    return merge_keywords(found)
+    return merge_keywords(["-".join(topic), "-".join(words)], (part.lower() for part in parts[:-1]))
 
 
 def merge_keywords(*groups: Iterable[str]) -> list[str]:
@@ -368,7 +369,7 @@ def find(
 def delegate_block(paths: list[str], sentence: str | None = None) -> str:
     """The seed's hand-off block for a subagent's prompt."""
     lines = ["Related context available at:", *(f"- {p}" for p in paths), ""]
-    lines.append(sentence or "Read these files for full context on requirements and task breakdown.")
+    lines.append(sentence or DELEGATE_SENTENCE)
     return "\n".join(lines)
 
 

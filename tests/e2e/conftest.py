@@ -92,3 +92,48 @@ def claude(claude_bin: str, claude_home: Path, project_dir: Path) -> ClaudeRunne
                           timeout=timeout, binary=claude_bin)
 
     return run
+
+
+# --------------------------------------------------------------------------- agent-hooks installed
+# Used by test_scenarios.py: agent-hooks installed by the real install.sh into this test's HOME.
+
+import os  # noqa: E402
+import shutil  # noqa: E402
+import subprocess  # noqa: E402
+
+from .agent_hooks_install import Installation, data_home, install  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def agent_hooks_data() -> Path:
+    """``AGENT_HOOKS_HOME`` shared by every install of the session (a cache: see ``data_home``)."""
+    return data_home()
+
+
+@pytest.fixture
+def git_project(project_dir: Path) -> Path:
+    """``project_dir`` made a git repository, as agents' projects are.
+
+    The hooks get the project from ``CLAUDE_PROJECT_DIR``, but the agent's Bash tool does not have
+    that variable: ``agent-hooks`` run there finds the project by its git top level.
+    """
+    if shutil.which("git"):
+        subprocess.run(["git", "init", "-q", str(project_dir)], check=True, timeout=60,
+                       env={"PATH": os.environ.get("PATH", ""), "HOME": str(project_dir)})
+    else:
+        (project_dir / ".git").mkdir()
+    return project_dir
+
+
+InstallAgentHooks = Callable[..., Installation]
+
+
+@pytest.fixture
+def install_agent_hooks(claude_home: Path, agent_hooks_data: Path) -> InstallAgentHooks:
+    """``install_agent_hooks(settings=True)``: run ``./install.sh`` for this test's HOME
+    (``settings=False`` passes ``--no-settings``, for the plugin form)."""
+
+    def run(*, settings: bool = True) -> Installation:
+        return install(claude_home, agent_hooks_data, settings=settings)
+
+    return run

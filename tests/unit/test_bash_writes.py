@@ -89,8 +89,8 @@ CASES: list[tuple[str, list[str], list[str]]] = [
     ("eval 'echo > ev'", ["/repo/ev"], []),
     ('eval "$X"', [], ["eval", "command $X"]),
     # --- here-docs
-    ("cat <<EOF > out.txt\n> notatarget\nrm -rf /\nEOF\ntouch after", ["/repo/out.txt", "/repo/after"],
-     []),
+    ("cat <<EOF > out.txt\n> notatarget\nrm -rf /\nEOF\ntouch after",
+     ["/repo/out.txt", "/repo/after"], []),
     ("cat <<-'EOF'\n\t> no\n\tEOF\necho done > d", ["/repo/d"], []),
     ("cat <<EOF\n$(touch inbody)\nEOF", ["/repo/inbody"], []),
     ("cat <<'EOF'\n$(touch no)\nEOF", [], []),

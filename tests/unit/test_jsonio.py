@@ -14,16 +14,36 @@ from hypothesis import strategies as st
 from agent_hooks import jsonio
 
 VALID = [
-    "{}", "[]", "0", "-1.5e3", "true", "null", '"x"', ' \n\t{"a": [1, 2, {"b": null}]}\r\n',
-    '{"é": "ü", "emoji": "\\ud83d\\ude00"}', '{"a": 1, "a": 2}', '"\\u0000"', "1E400",
+    "{}",
+    "[]",
+    "0",
+    "-1.5e3",
+    "true",
+    "null",
+    '"x"',
+    ' \n\t{"a": [1, 2, {"b": null}]}\r\n',
+    '{"é": "ü", "emoji": "\\ud83d\\ude00"}',
+    '{"a": 1, "a": 2}',
+    '"\\u0000"',
+    "1E400",
     '{"file_path": "/p/a b.txt", "n": 12345678901234567890}',
 ]
 
 INVALID = [
-    ("", "empty input"), ("   \n", "empty input"), ("{", "not JSON"), ("{'a': 1}", "not JSON"),
-    ("[1,]", "not JSON"), ("{} {}", "extra data"), ("1 2", "extra data"), ("NaN", "not strict JSON"),
-    ("[Infinity]", "not strict JSON"), ("-Infinity", "not strict JSON"), ('"\x01"', "not JSON"),
-    ("[" * 100_000 + "]" * 100_000, "not JSON"), ("\ufeff{}", "not JSON"), ("nul", "not JSON"),
+    ("", "empty input"),
+    ("   \n", "empty input"),
+    ("{", "not JSON"),
+    ("{'a': 1}", "not JSON"),
+    ("[1,]", "not JSON"),
+    ("{} {}", "extra data"),
+    ("1 2", "extra data"),
+    ("NaN", "not strict JSON"),
+    ("[Infinity]", "not strict JSON"),
+    ("-Infinity", "not strict JSON"),
+    ('"\x01"', "not JSON"),
+    ("[" * 100_000 + "]" * 100_000, "not JSON"),
+    ("\ufeff{}", "not JSON"),
+    ("nul", "not JSON"),
 ]
 
 
@@ -49,14 +69,17 @@ def test_loads_refuses_bad_utf8(data: bytes) -> None:
 
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
     | st.text(),
     lambda children: st.lists(children) | st.dictionaries(st.text(), children),
     max_leaves=25,
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(json_values)
 def test_dumps_is_compact_strict_json_and_round_trips(value: object) -> None:
     text = jsonio.dumps(value)
@@ -83,11 +106,20 @@ def test_dumps_keeps_non_ascii_and_escapes_controls() -> None:
 
 def _modules_after(code: str) -> set[str]:
     out = subprocess.run(
-        [sys.executable, "-I", "-S", "-c",
-         "import sys; before = set(sys.modules); " + code
-         + "; print(' '.join(sorted(set(sys.modules) - before)))"],
-        capture_output=True, text=True, check=True,
-        env={"PYTHONPATH": ""}, cwd="/",
+        [
+            sys.executable,
+            "-I",
+            "-S",
+            "-c",
+            "import sys; before = set(sys.modules); "
+            + code
+            + "; print(' '.join(sorted(set(sys.modules) - before)))",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"PYTHONPATH": ""},
+        cwd="/",
     ).stdout.split()
     return set(out)
 

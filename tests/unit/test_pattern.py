@@ -9,10 +9,13 @@ is passed directly. One known, deliberate difference: pathspec's bracket classes
 
 from __future__ import annotations
 
+import functools
+import itertools
 import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -35,8 +38,13 @@ from agent_hooks.pattern import (
 SRC = Path(__file__).resolve().parents[2] / "src"
 
 
+@functools.lru_cache(maxsize=4096)
+def pathspec_for(pattern: str) -> PathSpec[GitIgnoreSpecPattern]:
+    return PathSpec.from_lines(GitIgnoreSpecPattern, ["/" + pattern])
+
+
 def pathspec_matches(pattern: str, path: str) -> bool:
-    return PathSpec.from_lines(GitIgnoreSpecPattern, ["/" + pattern]).match_file(path)
+    return pathspec_for(pattern).match_file(path)
 
 
 MATCH_CASES = [
@@ -98,6 +106,15 @@ MATCH_CASES = [
 def test_matches_table(pattern: str, path: str, expected: bool) -> None:
     assert pathspec_matches(pattern, path) is expected
     assert matches(compile(pattern), path) is expected
+
+
+def test_oracle_is_the_class_behind_gitwildmatch() -> None:
+    with pytest.warns(DeprecationWarning):
+        legacy = PathSpec.from_lines("gitwildmatch", ["/a/*"])
+    assert legacy.match_file("a/b/c") and pathspec_matches("a/*", "a/b/c")
+    assert matches(compile("a/*"), "a/b/c")
+    # the name the deprecation message suggests does not cover a matched directory's contents
+    assert not PathSpec.from_lines("gitignore", ["/a/*"]).match_file("a/b/c")
 
 
 def test_classes_never_match_slash_unlike_pathspec() -> None:
@@ -165,7 +182,10 @@ def test_compiled_encoding() -> None:
     assert compile("**") == ["", 0]
     assert compile("**/") == ["/", 0]
     assert compile("a/**/**/b") == ["", "a", 0, "b"]
-    assert compile("a?[b-d][!x]***z") == ["", ["a", 2, [98, 100], [0, 46, 48, 119, 121, 0x10FFFF], 1, "z"]]
+    assert compile("a?[b-d][!x]***z") == [
+        "",
+        ["a", 2, [98, 100], [0, 46, 48, 119, 121, 0x10FFFF], 1, "z"],
+    ]
     assert compile("[*]x") == ["", "*x"]  # a one-character class is literal text
     compiled = compile("src/[!a]*/x?/")
     assert json.loads(json.dumps(compiled)) == compiled
@@ -273,17 +293,23 @@ def test_normalize_errors(pattern: str, cwd: str | None, why: str) -> None:
 
 # --- properties over a small alphabet ---------------------------------------------------
 
-LIT_SEG = st.sampled_from(["a", "b", "ab", "ba"])
-GLOB_SEG = st.lists(st.sampled_from(["a", "b", "*", "?", "[ab]", "[!a]"]), min_size=1, max_size=3)
-PAT_SEG = st.one_of(LIT_SEG, GLOB_SEG.map("".join), st.just("**"))
+TOKENS = ["a", "b", "*", "?", "[ab]", "[!a]"]
+SEGMENTS = ["**", "a", "b", "ab", "ba"] + [
+    "".join(t) for n in (1, 2, 3) for t in itertools.product(TOKENS, repeat=n)
+]  # one draw per segment keeps hypothesis's own overhead low
 PATTERNS = st.builds(
     lambda segs, slash: "/".join(segs) + ("/" if slash else ""),
-    st.lists(PAT_SEG, min_size=1, max_size=4),
+    st.lists(st.sampled_from(SEGMENTS), min_size=1, max_size=4),
     st.booleans(),
 )
-PATHS = st.lists(st.sampled_from(["a", "b", "ab", "ba", "bb", "aab"]), min_size=1, max_size=5).map(
-    "/".join
-)
+NAMES = ["a", "b", "ab", "ba", "bb", "aab"]
+PATHS = st.lists(st.sampled_from(NAMES), min_size=1, max_size=5).map("/".join)
+UNIVERSE = [  # ~200 paths: short ones over many names, deep ones over few
+    "/".join(t)
+    for names, depths in (([*NAMES, "aa", "abb", "bab"], (1, 2)), (NAMES[:4], (3,)), ("ab", (4, 5)))
+    for n in depths
+    for t in itertools.product(names, repeat=n)
+]
 PROPS = settings(max_examples=500, deadline=None)
 
 
@@ -293,21 +319,21 @@ def oracle(pattern: str, path: str) -> bool:
 
 
 @PROPS
-@given(PATTERNS, st.lists(PATHS, min_size=1, max_size=6))
-def test_prop_matches_agrees_with_pathspec(pattern: str, paths: list[str]) -> None:
+@given(PATTERNS, PATHS)
+def test_prop_matches_agrees_with_pathspec(pattern: str, path: str) -> None:
     compiled = compile(pattern)
     assert normalize(pattern, ROOT) == normalize(normalize(pattern, ROOT), ROOT)
     assert compile(normalize(pattern, ROOT)) == compiled
-    for path in paths:
-        assert matches(compiled, path) == oracle(pattern, path), (pattern, path)
+    for p in [path, *UNIVERSE]:
+        assert matches(compiled, p) == oracle(pattern, p), (pattern, p)
 
 
 @PROPS
-@given(PATTERNS, PATTERNS, st.lists(PATHS, min_size=1, max_size=6))
-def test_prop_common_path_implies_overlap(a: str, b: str, paths: list[str]) -> None:
-    ca, cb = compile(a), compile(b)
-    if any(oracle(a, p) and oracle(b, p) for p in paths):
-        assert overlap(ca, cb), (a, b, paths)
+@given(PATTERNS, PATTERNS, PATHS)
+def test_prop_common_path_implies_overlap(a: str, b: str, path: str) -> None:
+    common = [p for p in [path, *UNIVERSE] if oracle(a, p) and oracle(b, p)]
+    if common:
+        assert overlap(compile(a), compile(b)), (a, b, common[0])
 
 
 @PROPS
@@ -320,6 +346,18 @@ def test_prop_witness_matches_both_and_symmetry(a: str, b: str) -> None:
     if witness is not None:
         assert pathspec_matches(a, witness) and pathspec_matches(b, witness), (a, b, witness)
         assert matches(ca, witness) and matches(cb, witness)
+
+
+def test_no_blowup_on_pathological_patterns() -> None:
+    start = time.perf_counter()
+    star_soup = compile("*a" * 40 + "*b")
+    assert not matches(star_soup, "a" * 200)
+    assert not overlap(compile("*a" * 40 + "*"), compile("?" * 39))  # full product search
+    assert overlap(compile("*a" * 40 + "*"), compile("*b" * 40 + "*"))
+    globstars = compile("/".join(["**", "a"] * 30))
+    assert matches(globstars, "/".join(["a"] * 64))
+    assert overlap(globstars, compile("/".join(["**", "b", "**", "a"] * 15)))
+    assert time.perf_counter() - start < 5  # each is milliseconds; exponential would hang
 
 
 def test_import_stays_light() -> None:

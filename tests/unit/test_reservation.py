@@ -146,7 +146,7 @@ def test_every_conflicting_holder_is_reported_in_order() -> None:
     mine = res("me", "src/**", rid="r-mine")  # my own: never a conflict
     assert conflicts_with(me, [a, b, c, d, e, f, mine], NOW) == [a, b, c, f]
 
-    live, conflicts = plan_reserve([a, b, c, d, e, f, mine], [me], NOW)
+    _, conflicts = plan_reserve([a, b, c, d, e, f, mine], [me], NOW)
     assert [held["agent"] for _, held in conflicts] == ["a", "b", "c", "f"]
     assert all(req is me for req, _ in conflicts)
 

@@ -1,5 +1,6 @@
 """PostToolUse: add what the tool touched to the agent's trail; after a Bash
-command, warn the model if it changed a file another agent holds."""
+command, warn the model if it changed a file another agent holds; record the
+reservations mcp_agent_mail's tools granted."""
 
 from __future__ import annotations
 
@@ -13,6 +14,12 @@ EVENT = "PostToolUse"
 
 
 def handle(ctx: hook_runtime.HookContext) -> dict[str, Any] | None:
+    tool = ctx.payload.get("tool_name")
+    if type(tool) is str and tool.startswith("mcp__"):
+        from agent_hooks import mcp_agent_mail  # only for MCP tools
+
+        warning = mcp_agent_mail.handle(ctx)
+        return None if warning is None else hook_runtime.context_output(EVENT, warning)
     found = trail.entries(ctx.payload)
     if not found:
         return None

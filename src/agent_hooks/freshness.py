@@ -1,0 +1,213 @@
+"""Stale-context detection (seed 002): may a resumed conversation trust what it
+read, or has the project moved under it?
+
+The files examined are the conversation's trail (`files_created`,
+`files_modified`, `files_read`; workspace files are not project context). Each
+was fingerprinted `[mtime_ns, size, checksum]` when the agent last touched it —
+after its own edits too, so the agent's own changes are never "changes". A file
+counts as changed when:
+
+* its mtime and size equal the fingerprint: no (the cheap first test; nothing read);
+* else its content checksum equals the fingerprint's: no (touched, same content);
+* else its current size and checksum equal a fingerprint this agent recorded for
+  it in one of its other conversations (its own later edit): no;
+* else, or when it vanished, or appeared where none was: yes.
+
+Decision: no file changed → `resume`; 1 to 5 changed and none critical →
+`resume_with_update`; more than 5, or any critical → `start_fresh_with_briefing`.
+
+Critical files are globs relative to the project, in gitignore style: a glob
+without `/` matches a file name at any depth, one with `/` is anchored at the
+project root. The list is `AGENT_HOOKS_CRITICAL_FILES` (comma-separated) when
+that is set, else `DEFAULT_CRITICAL`; globs in the project file
+`.agent-hooks/critical-files` (one per line, `#` comments) are added either way.
+"""
+
+from __future__ import annotations
+
+import enum
+import os
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from agent_hooks import pattern, trail
+
+MAX_MINOR = 5
+CRITICAL_ENV = "AGENT_HOOKS_CRITICAL_FILES"
+CRITICAL_FILE = ".agent-hooks/critical-files"
+DEFAULT_CRITICAL = (
+    # manifests
+    "pyproject.toml", "setup.py", "setup.cfg", "requirements*.txt", "Pipfile", "package.json",
+    "Cargo.toml", "go.mod", "go.sum", "Gemfile", "composer.json", "pom.xml", "build.gradle",
+    "build.gradle.kts", "*.csproj", "tsconfig.json",
+    # lock files
+    "*.lock", "package-lock.json", "npm-shrinkwrap.json", "pnpm-lock.yaml",
+    # settings
+    ".claude/settings.json", ".claude/settings.local.json", ".mcp.json", "CLAUDE.md",
+)
+
+
+class Decision(enum.StrEnum):
+    RESUME = "resume"
+    RESUME_WITH_UPDATE = "resume_with_update"
+    START_FRESH_WITH_BRIEFING = "start_fresh_with_briefing"
+
+
+def decide(changed: int, critical: int) -> Decision:
+    if changed == 0:
+        return Decision.RESUME
+    if changed > MAX_MINOR or critical > 0:
+        return Decision.START_FRESH_WITH_BRIEFING
+    return Decision.RESUME_WITH_UPDATE
+
+
+# --- critical files -----------------------------------------------------------
+
+def critical_globs(environ: Mapping[str, str], project: str | None) -> list[str]:
+    configured = environ.get(CRITICAL_ENV)
+    if configured is not None and configured.strip():
+        globs = [g.strip() for g in configured.split(",") if g.strip()]
+    else:
+        globs = list(DEFAULT_CRITICAL)
+    if project is not None:
+        try:
+            with open(os.path.join(project, CRITICAL_FILE), encoding="utf-8") as handle:
+                text = handle.read(1 << 16)
+        except (OSError, UnicodeDecodeError):
+            text = ""
+        for line in text.splitlines():
+            line = line.strip()
+            if line and not line.startswith("#"):
+                globs.append(line)
+    return globs
+
+
+class CriticalMatcher:
+    """Compiled critical globs; globs that do not compile are kept in `invalid`."""
+
+    def __init__(self, globs: Iterable[str]) -> None:
+        self.compiled: list[Any] = []
+        self.invalid: list[str] = []
+        for glob in globs:
+            anchored = glob.lstrip("/") if "/" in glob.rstrip("/") else "**/" + glob
+            try:
+                self.compiled.append(pattern.compile(anchored))
+            except ValueError:
+                self.invalid.append(glob)
+
+    def __call__(self, rel: str | None) -> bool:
+        return rel is not None and any(pattern.matches(c, rel) for c in self.compiled)
+
+
+# --- what changed -------------------------------------------------------------
+
+def examined(doc: Mapping[str, Any]) -> list[str]:
+    """The conversation's project files (created, modified, read), each once."""
+    seen: dict[str, None] = {}
+    for field in (trail.CREATED, trail.MODIFIED, trail.READ):
+        for path in doc.get(field) or ():
+            if isinstance(path, str):
+                seen.setdefault(path)
+    return list(seen)
+
+
+def own_marks(trails: Iterable[Mapping[str, Any]]) -> dict[str, set[tuple[int, int]]]:
+    """(size, checksum) this agent left each file in, by its own edits in other
+    conversations (fingerprints of files those trails created or modified)."""
+    marks: dict[str, set[tuple[int, int]]] = {}
+    for item in trails:
+        prints = item.get("fingerprints")
+        if not isinstance(prints, dict):
+            continue
+        for field in (trail.CREATED, trail.MODIFIED):
+            for path in item.get(field) or ():
+                mark = prints.get(path)
+                if isinstance(mark, list) and len(mark) == 3:
+                    marks.setdefault(path, set()).add((mark[1], mark[2]))
+    return marks
+
+
+def _is_file(path: str) -> bool:
+    try:
+        return os.path.isfile(path)
+    except ValueError:
+        return False
+
+
+def has_changed(path: str, recorded: object, own: set[tuple[int, int]] | None = None) -> bool:
+    """Whether `path` differs from its fingerprint `recorded` (see the module docstring)."""
+    if not (isinstance(recorded, list) and len(recorded) == 3):
+        return _is_file(path)  # none was recorded: it did not exist (or was unreadable)
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return True
+    if st.st_mtime_ns == recorded[0] and st.st_size == recorded[1]:
+        return False
+    now = trail.fingerprint(path)
+    if now is None:
+        return True
+    if now[1:] == recorded[1:]:
+        return False
+    return not (own and (now[1], now[2]) in own)
+
+
+class Report:
+    """The freshness of one conversation's context."""
+
+    def __init__(self, decision: Decision, examined: int, changed: list[str],
+                 critical: list[str], invalid_globs: list[str]) -> None:
+        self.decision = decision
+        self.examined = examined
+        self.changed = changed
+        self.critical = critical
+        self.invalid_globs = invalid_globs
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"decision": self.decision.value, "examined": self.examined,
+                "changed": self.changed, "critical": self.critical,
+                "invalid_globs": self.invalid_globs}
+
+
+def _relative(path: str, project: str | None) -> str | None:
+    if project and path.startswith(project.rstrip("/") + "/"):
+        return path[len(project.rstrip("/")) + 1:]
+    return None
+
+
+def check(
+    doc: Mapping[str, Any], project: str | None, globs: Iterable[str],
+    own: Mapping[str, set[tuple[int, int]]] | None = None,
+) -> Report:
+    """Compare the conversation's examined files with the disk now."""
+    files = examined(doc)
+    prints = doc.get("fingerprints") or {}
+    changed = [p for p in files if has_changed(p, prints.get(p), (own or {}).get(p))]
+    matcher = CriticalMatcher(globs)
+    critical = [p for p in changed if matcher(_relative(p, project))]
+    return Report(decide(len(changed), len(critical)), len(files), changed, critical,
+                  matcher.invalid)
+
+
+def display(path: str, project: str | None) -> str:
+    return _relative(path, project) or path
+
+
+def context_lines(report: Report, project: str | None, limit: int = 30) -> list[str]:
+    """What the model is told about its context's freshness."""
+    shown = [display(p, project) + (" (critical)" if p in report.critical else "")
+             for p in report.changed[:limit]]
+    more = len(report.changed) - len(shown)
+    listing = ", ".join(shown) + (f", and {more} more" if more > 0 else "")
+    if report.decision is Decision.RESUME:
+        return [f"Context freshness: resume — none of the {report.examined} file(s) this "
+                "conversation read or modified has changed since you last touched it."]
+    if report.decision is Decision.RESUME_WITH_UPDATE:
+        return [f"Context freshness: resume_with_update — {len(report.changed)} file(s) you read "
+                f"or modified changed since you last touched them: {listing}. Re-read them "
+                "before relying on what you remember of them."]
+    why = (f"critical file(s) changed ({', '.join(display(p, project) for p in report.critical)})"
+           if report.critical else f"{len(report.changed)} files changed (more than {MAX_MINOR})")
+    return [f"Context freshness: start_fresh_with_briefing — {why}. Changed since you last "
+            f"touched them: {listing}. Treat what you remember of this project as stale: "
+            "start from the briefing below and re-read files before editing them."]

@@ -1,0 +1,238 @@
+"""Token figures read from Claude Code's conversation transcripts (JSONL).
+
+Definitions (docs/adr/0009-work-sessions.md):
+
+* The *context size* of an assistant entry is `input_tokens +
+  cache_creation_input_tokens + cache_read_input_tokens` of its
+  `message.usage`: everything the model had in its context for that call.
+* A *main-conversation* entry is `type: "assistant"` with `isSidechain` not
+  true, no `agentId`, a model other than `<synthetic>` (the client's own error
+  messages) and a context size above 0. `current` is the context size of the
+  last such entry, `peak` the largest.
+* A subagent's *tokens used* is the largest `context size + output_tokens` over
+  its own transcript's assistant entries: the context its work filled, which is
+  what would have piled up in the main conversation without isolation. (Summing
+  every call's input would count the same context once per call.)
+
+Invariants:
+
+* `advance` reads only what was appended after the cursor's byte offset, and
+  consumes complete lines only (ending in a newline), so a line the client is
+  still writing is read whole next time: a long conversation costs a hook no
+  more than a short one.
+* A cursor whose file is another one (path, device or inode changed) or shorter
+  than its offset (truncated) starts again at 0 with fresh figures.
+* Lines without `"usage"` are never parsed; lines that are not JSON are skipped
+  and counted in `skipped`.
+
+Only built-in modules and `jsonio` are imported: hooks load this module.
+"""
+
+from __future__ import annotations
+
+import posix
+
+from agent_hooks import jsonio
+from agent_hooks import posix_fs as fs
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from _collections_abc import Mapping
+    from typing import Any
+
+CHUNK = 1 << 20
+TAIL_WINDOW = 64 << 10
+TAIL_LIMIT = 4 << 20
+_USAGE = b'"usage"'
+_ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
+USAGE_FIELDS = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+
+
+def _int(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
+def context_size(usage: object) -> int:
+    """input + cache creation + cache read tokens of one `usage` object."""
+    if not isinstance(usage, dict):
+        return 0
+    return sum(_int(usage.get(field)) for field in USAGE_FIELDS)
+
+
+def _usage(entry: object, main_only: bool) -> dict[str, Any] | None:
+    if not isinstance(entry, dict) or entry.get("type") != "assistant":
+        return None
+    if main_only and (entry.get("isSidechain") is True or entry.get("agentId")):
+        return None
+    message = entry.get("message")
+    if not isinstance(message, dict) or message.get("model") == "<synthetic>":
+        return None
+    usage = message.get("usage")
+    return usage if isinstance(usage, dict) else None
+
+
+def main_context(entry: object) -> int | None:
+    """The context size of a main-conversation assistant entry, else None."""
+    size = context_size(_usage(entry, main_only=True))
+    return size if size > 0 else None
+
+
+def _cursor(
+    path: str, st: Any, offset: int, current: int, peak: int, skipped: int
+) -> dict[str, Any]:
+    return {"transcript": path, "device": st.st_dev, "inode": st.st_ino, "offset": offset,
+            "current": current, "peak": peak, "skipped": skipped}
+
+
+def advance(
+    cursor: Mapping[str, Any] | None, path: str, chunk: int = CHUNK
+) -> dict[str, Any] | None:
+    """The cursor moved to the end of `path`'s last complete line, with its
+    figures updated; None when the transcript cannot be read."""
+    try:
+        fd = posix.open(path, posix.O_RDONLY | posix.O_CLOEXEC)
+    except (OSError, ValueError):
+        return None
+    try:
+        st = posix.fstat(fd)
+        offset = _int(cursor.get("offset")) if cursor is not None else 0
+        same = (cursor is not None and cursor.get("transcript") == path
+                and cursor.get("device") == st.st_dev and cursor.get("inode") == st.st_ino
+                and offset <= st.st_size)
+        if same:
+            assert cursor is not None
+            current, peak = _int(cursor.get("current")), _int(cursor.get("peak"))
+            skipped = _int(cursor.get("skipped"))
+        else:
+            offset = current = peak = skipped = 0
+        posix.lseek(fd, offset, 0)
+        pending = b""
+        while True:
+            data = posix.read(fd, chunk)
+            if not data:
+                break
+            data = pending + data
+            end = data.rfind(b"\n")
+            if end < 0:
+                pending = data
+                continue
+            for line in data[:end].split(b"\n"):
+                if _USAGE not in line:
+                    continue
+                try:
+                    entry = jsonio.loads(line)
+                except ValueError:
+                    skipped += 1
+                    continue
+                size = main_context(entry)
+                if size is not None:
+                    current = size
+                    peak = max(peak, size)
+            offset += end + 1
+            pending = data[end + 1 :]
+        return _cursor(path, st, offset, current, peak, skipped)
+    except OSError:
+        return None
+    finally:
+        posix.close(fd)
+
+
+def subagent_tokens(path: str) -> int | None:
+    """A subagent's tokens used (see the module docstring); None when unreadable."""
+    data = _read_all(path)
+    if data is None:
+        return None
+    used = 0
+    for line in data.split(b"\n"):
+        if _USAGE not in line:
+            continue
+        try:
+            usage = _usage(jsonio.loads(line), main_only=False)
+        except ValueError:
+            continue
+        if usage is not None:
+            used = max(used, context_size(usage) + _int(usage.get("output_tokens")))
+    return used
+
+
+def _read_all(path: str) -> bytes | None:
+    try:
+        fd = posix.open(path, posix.O_RDONLY | posix.O_CLOEXEC)
+    except (OSError, ValueError):
+        return None
+    try:
+        chunks = []
+        while data := posix.read(fd, CHUNK):
+            chunks.append(data)
+        return b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        posix.close(fd)
+
+
+def is_agent_id(text: object) -> bool:
+    """A subagent id safe inside a file name (`[A-Za-z0-9_-]`, 1-128 characters)."""
+    return isinstance(text, str) and 0 < len(text) <= 128 and set(text) <= _ID_CHARS
+
+
+def subagent_transcript(main_transcript: str, agent_id: str) -> str | None:
+    """`<main without .jsonl>/subagents/agent-<id>.jsonl` (where the client writes
+    it), else `subagents/agent-<id>.jsonl` beside the main transcript; None when
+    neither exists or the id is unsafe."""
+    if not is_agent_id(agent_id) or not fs.isabs(main_transcript):
+        return None
+    stem = main_transcript[:-6] if main_transcript.endswith(".jsonl") else main_transcript
+    name = f"subagents/agent-{agent_id}.jsonl"
+    for candidate in (fs.join(stem, name), fs.join(fs.dirname(main_transcript), name)):
+        if fs.isfile(candidate):
+            return candidate
+    return None
+
+
+def subagent_type(agent_transcript: str) -> str | None:
+    """`agentType` from the `.meta.json` beside a subagent transcript."""
+    stem = agent_transcript[:-6] if agent_transcript.endswith(".jsonl") else agent_transcript
+    data = _read_all(stem + ".meta.json")
+    if data is None:
+        return None
+    try:
+        meta = jsonio.loads(data)
+    except ValueError:
+        return None
+    kind = meta.get("agentType") if isinstance(meta, dict) else None
+    return kind if isinstance(kind, str) and kind else None
+
+
+def tail_context(path: str, window: int = TAIL_WINDOW, limit: int = TAIL_LIMIT) -> int | None:
+    """The current context size found from the end of the transcript (no cursor,
+    no write: for the status line). Reads `window` bytes, widening up to `limit`."""
+    try:
+        fd = posix.open(path, posix.O_RDONLY | posix.O_CLOEXEC)
+    except (OSError, ValueError):
+        return None
+    try:
+        size = posix.fstat(fd).st_size
+        while True:
+            start = max(0, size - window)
+            posix.lseek(fd, start, 0)
+            data = posix.read(fd, size - start)
+            lines = data.split(b"\n")
+            if start > 0:
+                lines = lines[1:]  # the first one is cut
+            for line in reversed(lines):
+                if _USAGE not in line:
+                    continue
+                try:
+                    found = main_context(jsonio.loads(line))
+                except ValueError:
+                    continue
+                if found is not None:
+                    return found
+            if start == 0 or window >= limit:
+                return None
+            window *= 4
+    except OSError:
+        return None
+    finally:
+        posix.close(fd)

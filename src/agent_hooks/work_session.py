@@ -1,0 +1,640 @@
+"""Work sessions: a named unit of work that spans conversations (seed 003).
+
+Pure: every function takes the document, `now` and figures as arguments; no
+file is touched here (work_session_store does that). Only built-in modules are
+imported, so the hooks may load this module once a work session is active.
+
+Invariants (docs/adr/0009-work-sessions.md):
+
+* An id is `{PREFIX}{YYYYMM}-{CLIENT}-{PROJECT}`: each part upper-cased and made
+  of `[A-Z0-9]` only (1-32 characters), the month taken from `now` in UTC. An id
+  that passes `check_id` is safe as a file name.
+* `normalize` reads anything (a hand-edited file, an older layout, wrong types)
+  into a document with every field present and well typed, following the seed's
+  "Token Deserialization and Defaults": `tokens.max` missing, null (or not a
+  positive integer) -> 150000; any other token field missing or unusable -> 0;
+  a legacy `tokens.saved_by_isolation` is read as `saved` when `saved` is absent.
+  Fields it does not know are kept as they are: nothing is dropped.
+* Thresholds are strict, as in the seed: yellow when current/max > 80 %, red when
+  > 95 % (computed in integers: exactly 80 % is still green).
+* Times in documents are ISO 8601 UTC strings (`2026-11-21T19:46:23Z`).
+"""
+
+from __future__ import annotations
+
+import time
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+DEFAULT_PREFIX = "SES"
+DEFAULT_MAX = 150_000
+WARN_PERCENT = 80
+CRITICAL_PERCENT = 95
+STATUSES = ("active", "paused", "closed", "blocked")
+TOKEN_FIELDS = ("max", "initial", "current", "peak", "saved")
+MAX_PART = 32
+MAX_CONVERSATIONS = 20
+ID_RULE = "letters and digits only ([A-Z0-9]+, upper-cased, at most 32)"
+_ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+
+GREEN, YELLOW, RED, PAUSED, CLOSED = "🟢", "🟡", "🔴", "⏸️", "✅"
+
+
+class WorkSessionError(ValueError):
+    """A request that cannot be carried out; the message is one line for people."""
+
+
+# ----------------------------------------------------------------------------- ids
+
+
+def check_part(label: str, value: str) -> str:
+    """`value` upper-cased if it is `[A-Z0-9]+` (1-32), else WorkSessionError naming the rule."""
+    text = value.strip().upper()
+    if not text or len(text) > MAX_PART or not set(text) <= _ALNUM:
+        raise WorkSessionError(f"{label} {value!r} is not allowed: use {ID_RULE}, e.g. ACME")
+    return text
+
+
+def make_id(prefix: str, client: str, project: str, now: float) -> str:
+    """`{PREFIX}{YYYYMM}-{CLIENT}-{PROJECT}`, e.g. SES202611-ACME-AUDIT (month in UTC)."""
+    month = time.strftime("%Y%m", time.gmtime(now))
+    return (f"{check_part('prefix', prefix)}{month}-{check_part('client', client)}-"
+            f"{check_part('project', project)}")
+
+
+def check_id(text: str) -> str:
+    """The id upper-cased when it has the id form, else WorkSessionError."""
+    parts = text.strip().upper().split("-")
+    ok = (
+        len(parts) == 3
+        and all(part and set(part) <= _ALNUM for part in parts)
+        and 7 <= len(parts[0]) <= MAX_PART + 6 and parts[0][-6:].isdigit()
+        and len(parts[1]) <= MAX_PART and len(parts[2]) <= MAX_PART
+    )
+    if not ok:
+        raise WorkSessionError(
+            f"work session id {text!r} is not of the form PREFIXYYYYMM-CLIENT-PROJECT "
+            f"(e.g. SES202611-ACME-AUDIT; {ID_RULE})"
+        )
+    return "-".join(parts)
+
+
+# ----------------------------------------------------------------------- times
+
+
+def iso(now: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now))
+
+
+def _days_from_civil(y: int, m: int, d: int) -> int:
+    """Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm)."""
+    y -= m <= 2
+    era = y // 400
+    yoe = y - era * 400
+    doy = (153 * (m + (-3 if m > 2 else 9)) + 2) // 5 + d - 1
+    return era * 146097 + yoe * 365 + yoe // 4 - yoe // 100 + doy - 719468
+
+
+def parse_time(text: object) -> float | None:
+    """Seconds since the epoch for an ISO 8601 time (Z or an offset; naive = UTC).
+    Our own `YYYY-MM-DDTHH:MM:SSZ` is read by arithmetic; other forms load datetime."""
+    if isinstance(text, (int, float)) and not isinstance(text, bool):
+        return float(text)
+    if not isinstance(text, str) or not text.strip():
+        return None
+    t = text.strip()
+    if len(t) == 20 and t[4] + t[7] + t[10] + t[13] + t[16] + t[19] == "--T::Z":
+        digits = (t[0:4], t[5:7], t[8:10], t[11:13], t[14:16], t[17:19])
+        if all(part.isdigit() for part in digits):
+            y, mo, d, h, mi, s = (int(part) for part in digits)
+            if 1 <= mo <= 12 and 1 <= d <= 31 and h < 24 and mi < 60 and s < 61:
+                return float(_days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + s)
+    from datetime import UTC, datetime  # other ISO forms (hand-edited files) only
+
+    try:
+        parsed = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=UTC)
+    return parsed.timestamp()
+
+
+def duration(seconds: float) -> str:
+    """`45s`, `12m`, `4h 15m`, `3d 4h`."""
+    s = max(0, int(seconds))
+    if s < 60:
+        return f"{s}s"
+    if s < 3600:
+        return f"{s // 60}m"
+    if s < 86400:
+        return f"{s // 3600}h {s % 3600 // 60}m"
+    return f"{s // 86400}d {s % 86400 // 3600}h"
+
+
+def ago(seconds: float) -> str:
+    """`just now`, `5m ago`, `2h ago`, `3d ago`."""
+    s = max(0, int(seconds))
+    if s < 60:
+        return "just now"
+    if s < 3600:
+        return f"{s // 60}m ago"
+    if s < 86400:
+        return f"{s // 3600}h ago"
+    return f"{s // 86400}d ago"
+
+
+def age_days(seconds: float) -> str:
+    days = max(0, int(seconds)) // 86400
+    return "today" if days == 0 else "1 day" if days == 1 else f"{days} days"
+
+
+# -------------------------------------------------------------------- document
+
+
+def new_document(session_id: str, prefix: str, client: str, project: str, now: float,
+                 max_tokens: int = DEFAULT_MAX) -> dict[str, Any]:
+    """A fresh document with the seed's fields (and `conversations`, see the ADR)."""
+    return {
+        "session_id": session_id, "created": iso(now), "last_updated": iso(now),
+        "status": "active", "client": client, "project": project, "prefix": prefix,
+        "tokens": {"max": max_tokens, "initial": 0, "current": 0, "peak": 0, "saved": 0},
+        "agents_spawned": [], "artifacts": [], "milestones": [], "context_summary": "",
+        "notes": [], "conversations": {},
+    }
+
+
+def _count(value: object) -> int | None:
+    """A non-negative integer from an int, an integral float or a digit string."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value if value >= 0 else None
+    if isinstance(value, float) and value.is_integer() and value >= 0:
+        return int(value)
+    if isinstance(value, str) and value.strip().replace(",", "").replace("_", "").isdigit():
+        return int(value.strip().replace(",", "").replace("_", ""))
+    return None
+
+
+def normalize_tokens(raw: object) -> dict[str, Any]:
+    """The seed's token defaults (see the module docstring); unknown keys are kept."""
+    src = raw if isinstance(raw, dict) else {}
+    out = {k: v for k, v in src.items() if k not in TOKEN_FIELDS and k != "saved_by_isolation"}
+    budget = _count(src.get("max"))
+    out["max"] = budget if budget else DEFAULT_MAX
+    for field in ("initial", "current", "peak"):
+        out[field] = _count(src.get(field)) or 0
+    saved = _count(src["saved"]) if "saved" in src else _count(src.get("saved_by_isolation"))
+    out["saved"] = saved or 0
+    return out
+
+
+def _text(value: object) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    return str(value)
+
+
+def _time_text(value: object) -> str | None:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return iso(float(value))
+    return value if isinstance(value, str) and value else None
+
+
+def _records(raw: object, key: str) -> list[dict[str, Any]]:
+    """A list of dicts; bare strings become `{key: string}`; other items are dropped."""
+    out = []
+    for item in raw if isinstance(raw, list) else ():
+        if isinstance(item, dict):
+            out.append(dict(item))
+        elif isinstance(item, str) and item:
+            out.append({key: item})
+    return out
+
+
+def normalize(raw: object) -> dict[str, Any]:
+    """A complete, well-typed document from whatever was read; never raises."""
+    src = raw if isinstance(raw, dict) else {}
+    doc = dict(src)
+    for field in ("session_id", "client", "project", "prefix", "context_summary"):
+        doc[field] = _text(src.get(field))
+    doc["created"] = _time_text(src.get("created")) or ""
+    doc["last_updated"] = _time_text(src.get("last_updated")) or doc["created"]
+    status = _text(src.get("status")).strip().lower()
+    doc["status"] = status if status in STATUSES else "active"
+    doc["tokens"] = normalize_tokens(src.get("tokens"))
+    agents = _records(src.get("agents_spawned"), "id")
+    for agent in agents:
+        agent.setdefault("type", "")
+        agent["started"] = _time_text(agent.get("started"))
+        agent["completed"] = _time_text(agent.get("completed"))
+        agent["tokens_used"] = _count(agent.get("tokens_used")) or 0
+        agent.setdefault("output_file", None)
+    doc["agents_spawned"] = agents
+    artifacts = [a for a in _records(src.get("artifacts"), "path")
+                 if isinstance(a.get("path"), str)]
+    for artifact in artifacts:
+        artifact["created"] = _time_text(artifact.get("created"))
+        artifact["agent"] = _text(artifact.get("agent"))
+    doc["artifacts"] = artifacts
+    milestones = [m for m in _records(src.get("milestones"), "name") if m.get("name")]
+    for milestone in milestones:
+        milestone["name"] = _text(milestone["name"])
+        milestone["completed"] = _time_text(milestone.get("completed"))
+    doc["milestones"] = milestones
+    notes = src.get("notes")
+    doc["notes"] = [_text(n) for n in notes if n is not None] if isinstance(notes, list) else (
+        [notes] if isinstance(notes, str) and notes else [])
+    conversations = src.get("conversations")
+    doc["conversations"] = {k: v for k, v in conversations.items() if isinstance(v, dict)} if (
+        isinstance(conversations, dict)) else {}
+    return doc
+
+
+def touch(doc: dict[str, Any], now: float) -> None:
+    doc["last_updated"] = iso(now)
+
+
+# ------------------------------------------------------------------- mutations
+
+
+def _one_line(label: str, text: str, limit: int) -> str:
+    value = text.strip()
+    if not value or "\n" in value or "\r" in value or len(value) > limit:
+        raise WorkSessionError(f"{label} must be one non-empty line of at most {limit} characters")
+    return value
+
+
+def add_milestone(doc: dict[str, Any], name: str) -> dict[str, Any]:
+    name = _one_line("a milestone name", name, 200)
+    if any(m["name"] == name for m in doc["milestones"]):
+        raise WorkSessionError(f"{doc['session_id']} already has a milestone named {name!r}")
+    milestone = {"name": name, "completed": None}
+    doc["milestones"].append(milestone)
+    return milestone
+
+
+def complete_milestone(doc: dict[str, Any], name: str, now: float) -> dict[str, Any]:
+    name = name.strip()
+    milestones: list[dict[str, Any]] = doc["milestones"]
+    for milestone in milestones:
+        if milestone["name"] == name:
+            if milestone["completed"] is None:
+                milestone["completed"] = iso(now)
+            return milestone
+    known = ", ".join(repr(m["name"]) for m in doc["milestones"]) or "none yet"
+    raise WorkSessionError(
+        f"{doc['session_id']} has no milestone named {name!r} (known: {known}); "
+        "add it first with `agent-hooks session milestone add NAME`"
+    )
+
+
+def add_note(doc: dict[str, Any], text: str) -> None:
+    doc["notes"].append(_one_line("a note", text, 2000))
+
+
+def set_summary(doc: dict[str, Any], text: str) -> None:
+    if len(text) > 20_000:
+        raise WorkSessionError("the context summary is limited to 20,000 characters")
+    doc["context_summary"] = text.strip("\n")
+
+
+def record_artifact(doc: dict[str, Any], path: str, agent: str, now: float,
+                    subagent: str | None = None) -> bool:
+    """Add a created file (project-relative path) once; True when it was new."""
+    if any(a["path"] == path for a in doc["artifacts"]):
+        return False
+    artifact: dict[str, Any] = {"path": path, "created": iso(now), "agent": agent}
+    if subagent:
+        artifact["subagent"] = subagent
+    doc["artifacts"].append(artifact)
+    return True
+
+
+def spawned_agent(doc: dict[str, Any], agent_id: str) -> dict[str, Any]:
+    """The `agents_spawned` record for `agent_id`, created when it is missing."""
+    agents: list[dict[str, Any]] = doc["agents_spawned"]
+    for agent in agents:
+        if agent.get("id") == agent_id:
+            return agent
+    agent = {"id": agent_id, "type": "", "started": None, "completed": None, "tokens_used": 0,
+             "output_file": None}
+    doc["agents_spawned"].append(agent)
+    return agent
+
+
+def finish_agent(doc: dict[str, Any], agent_id: str, tokens_used: int, now: float) -> None:
+    """Record a subagent's end and its tokens; `saved` grows by the change, so a
+    repeated stop counts once and a `saved` imported from elsewhere is kept."""
+    agent = spawned_agent(doc, agent_id)
+    previous = agent["tokens_used"]
+    agent["tokens_used"] = tokens_used
+    agent["completed"] = agent["completed"] or iso(now)
+    doc["tokens"]["saved"] = max(0, doc["tokens"]["saved"] + tokens_used - previous)
+
+
+def apply_figures(doc: dict[str, Any], conversation: str, entry: dict[str, Any],
+                  now: float) -> None:
+    """Store one conversation's context figures; `tokens.current` becomes the
+    figure reported most recently, `peak` the largest ever seen, `initial` the
+    first figure measured in this work session."""
+    conversations = doc["conversations"]
+    if not conversations and doc["tokens"]["initial"] == 0:
+        doc["tokens"]["initial"] = entry["current"]
+    entry["updated"] = iso(now)
+    conversations.pop(conversation, None)
+    conversations[conversation] = entry
+    while len(conversations) > MAX_CONVERSATIONS:
+        del conversations[next(iter(conversations))]
+    tokens = doc["tokens"]
+    tokens["current"] = entry["current"]
+    tokens["peak"] = max(tokens["peak"], entry["peak"], entry["current"])
+
+
+# ---------------------------------------------------------------------- tokens
+
+
+def over(current: int, budget: int, percent: int) -> bool:
+    """current/budget > percent %, in integers (no rounding at the boundary)."""
+    return current * 100 > budget * percent
+
+
+def percent(current: int, budget: int) -> float:
+    return current * 100 / budget if budget > 0 else 0.0
+
+
+def pct_text(value: float) -> str:
+    """`30%`, `80.7%`: one decimal unless the value is whole."""
+    rounded = round(value, 1)
+    return f"{int(rounded)}%" if rounded.is_integer() else f"{rounded}%"
+
+
+def level_indicator(current: int, budget: int) -> str:
+    if over(current, budget, CRITICAL_PERCENT):
+        return RED
+    return YELLOW if over(current, budget, WARN_PERCENT) else GREEN
+
+
+def indicator(doc: dict[str, Any], current: int | None = None) -> str:
+    """✅ closed, ⏸️ paused, 🔴 blocked or > 95 %, 🟡 > 80 %, else 🟢."""
+    status = doc["status"]
+    if status == "closed":
+        return CLOSED
+    if status == "paused":
+        return PAUSED
+    if status == "blocked":
+        return RED
+    tokens = doc["tokens"]
+    return level_indicator(tokens["current"] if current is None else current, tokens["max"])
+
+
+def due_warning(current: int, budget: int, warned: list[int]) -> tuple[list[int], int | None]:
+    """The thresholds already told and the one to tell now (95, 80 or None).
+
+    Each threshold is told once while the context stays above it; a jump past
+    both tells only 95. A context that falls back to or below a threshold (after
+    a compaction) re-arms it.
+    """
+    crossed = [t for t in (CRITICAL_PERCENT, WARN_PERCENT) if over(current, budget, t)]
+    fire = next((t for t in crossed if t not in warned), None)
+    return sorted(crossed), fire
+
+
+def warning_texts(session_id: str, threshold: int, current: int, budget: int) -> tuple[str, str]:
+    """(text for the model, text for the user) when a conversation passes `threshold`."""
+    share = pct_text(percent(current, budget))
+    figures = f"{current:,} of the {budget:,}-token budget ({share})"
+    if threshold >= CRITICAL_PERCENT:
+        advice = ("Critical: write the context summary now (`agent-hooks session summary TEXT`), "
+                  "mark finished milestones, and hand further work to subagents or a fresh "
+                  "conversation before the context runs out.")
+        mark = RED
+    else:
+        advice = ("Keep the rest of this conversation lean: delegate large reads and searches "
+                  "to subagents and record progress (`agent-hooks session summary TEXT`).")
+        mark = YELLOW
+    model = (f"agent-hooks: work session {session_id}: this conversation's context is {figures}. "
+             f"{advice}")
+    user = f"{mark} work session {session_id}: context {current:,}/{budget:,} tokens ({share})"
+    return model, user
+
+
+# --------------------------------------------------------------------- reports
+
+
+def progress_bar(fraction: float, width: int = 10) -> str:
+    """`[████████░░]`: whole cells only, so 99 % never shows full."""
+    filled = min(width, max(0, int(fraction * width + 1e-9)))
+    return "[" + "█" * filled + "░" * (width - filled) + "]"
+
+
+def milestone_lines(doc: dict[str, Any]) -> list[str]:
+    return [f"- [{'x' if m['completed'] else ' '}] {m['name']}" for m in doc["milestones"]]
+
+
+def elapsed(doc: dict[str, Any], now: float) -> float:
+    """Seconds from `created` to `closed` (closed sessions) or to `now`."""
+    start = parse_time(doc["created"])
+    end = parse_time(doc.get("closed")) if doc["status"] == "closed" else None
+    return max(0.0, (end or now) - start) if start is not None else 0.0
+
+
+def agent_contexts(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """The latest conversation figures of each agent, most recent last."""
+    latest: dict[str, dict[str, Any]] = {}
+    for conversation, entry in doc["conversations"].items():
+        agent = _text(entry.get("agent")) or "-"
+        latest.pop(agent, None)
+        latest[agent] = {"agent": agent, "conversation": conversation,
+                         "current": _count(entry.get("current")) or 0,
+                         "peak": _count(entry.get("peak")) or 0, "updated": entry.get("updated")}
+    return list(latest.values())
+
+
+def _tokens_line(doc: dict[str, Any]) -> str:
+    tokens = doc["tokens"]
+    share = pct_text(percent(tokens["current"], tokens["max"]))
+    return f"{tokens['current']:,}/{tokens['max']:,} ({share})"
+
+
+def resume_text(doc: dict[str, Any], now: float) -> str:
+    done = sum(1 for m in doc["milestones"] if m["completed"])
+    started = parse_time(doc["created"])
+    lines = [
+        f"Resuming Session: {doc['session_id']} {indicator(doc)}",
+        f"Status: {doc['status']}",
+        f"Started: {doc['created'] or '?'}" + (f" ({ago(now - started)})" if started else ""),
+        f"Milestones: {len(doc['milestones'])} ({done} completed)",
+        f"Artifacts: {len(doc['artifacts'])}",
+        f"Token Usage: {_tokens_line(doc)}",
+    ]
+    open_ = [m["name"] for m in doc["milestones"] if not m["completed"]]
+    if open_:
+        lines.append("Open Milestones: " + "; ".join(open_))
+    lines += ["", "Last Context:", doc["context_summary"]
+              or "(none yet: record one with `agent-hooks session summary TEXT`)"]
+    if doc["notes"]:
+        lines += ["", "Notes:"] + [f"- {note}" for note in doc["notes"]]
+    return "\n".join(lines)
+
+
+def status_text(doc: dict[str, Any], now: float, recent: int = 5) -> str:
+    tokens = doc["tokens"]
+    share = percent(tokens["current"], tokens["max"])
+    done = sum(1 for m in doc["milestones"] if m["completed"])
+    lines = [
+        f"Session: {doc['session_id']} {indicator(doc)}",
+        f"Status: {doc['status']}",
+        f"Duration: {duration(elapsed(doc, now))}",
+        f"Tokens: {_tokens_line(doc)}",
+        f"Progress Bar: {progress_bar(share / 100)} {pct_text(share)}",
+    ]
+    contexts = agent_contexts(doc)
+    if len(contexts) > 1:
+        lines.append("Contexts: " + ", ".join(
+            f"{c['agent']} {c['current']:,} ({pct_text(percent(c['current'], tokens['max']))})"
+            for c in contexts))
+    lines += ["", f"Milestones ({done}/{len(doc['milestones'])}):"]
+    lines += milestone_lines(doc) or ["- (none yet: `agent-hooks session milestone add NAME`)"]
+    lines += ["", "Recent Artifacts:"]
+    shown = doc["artifacts"][-recent:][::-1]
+    for artifact in shown:
+        when = parse_time(artifact["created"])
+        by = f" by {artifact['agent']}" if artifact["agent"] else ""
+        lines.append(f"- {artifact['path']} (created {ago(now - when) if when else '?'}{by})")
+    if not shown:
+        lines.append("- (none yet)")
+    lines += ["", f"Agents Spawned This Session: {len(doc['agents_spawned'])}",
+              f"Token Savings from Isolation: {tokens['saved']:,}"]
+    return "\n".join(lines)
+
+
+def list_entry(doc: dict[str, Any], now: float, archived: bool) -> dict[str, Any]:
+    return {"session_id": doc["session_id"], "status": doc["status"], "indicator": indicator(doc),
+            "created": doc["created"], "closed": doc.get("closed"), "archived": archived,
+            "age": age_days(elapsed(doc, now))}
+
+
+def list_text(active_id: str | None, live: list[dict[str, Any]],
+              archived: list[dict[str, Any]]) -> str:
+    """The seed's list; `live` and `archived` hold `list_entry` results."""
+    lines = ["Active Sessions:"]
+    for item in live:
+        mark = " ← current" if item["session_id"] == active_id else ""
+        lines.append(f"  {item['session_id']} {item['indicator']} ({item['age']}){mark}")
+    if not live:
+        lines.append("  (none)")
+    lines += ["", "Archived Sessions:"]
+    for item in archived:
+        closed = (item["closed"] or "")[:10] or "date unknown"
+        lines.append(f"  {item['session_id']} {item['indicator']} (closed {closed})")
+    if not archived:
+        lines.append("  (none)")
+    return "\n".join(lines)
+
+
+def token_report(doc: dict[str, Any]) -> dict[str, Any]:
+    """The figures behind `tokens` and `savings` (definitions in the ADR)."""
+    tokens = doc["tokens"]
+    main, budget, saved = tokens["current"], tokens["max"], tokens["saved"]
+    total = main + saved
+    return {
+        "session_id": doc["session_id"], "max": budget, "initial": tokens["initial"],
+        "current": main, "peak": tokens["peak"], "remaining": max(0, budget - main),
+        "percent": round(percent(main, budget), 1), "indicator": level_indicator(main, budget),
+        "contexts": agent_contexts(doc),
+        "subagents": [{"id": a.get("id"), "type": a.get("type"), "tokens_used": a["tokens_used"],
+                       "completed": a["completed"]} for a in doc["agents_spawned"]],
+        "saved": saved, "total_without_isolation": total,
+        "savings_percent": round(percent(saved, total), 1),
+        "exceeds_without_isolation_by": max(0, total - budget),
+    }
+
+
+def tokens_text(report: dict[str, Any]) -> str:
+    lines = [f"Token Usage Report: {report['session_id']}", "", "Main Session:",
+             f"  Used: {report['current']:,} / {report['max']:,} ({pct_text(report['percent'])})",
+             f"  Remaining: {report['remaining']:,}", f"  Peak: {report['peak']:,}"]
+    if len(report["contexts"]) > 1:
+        lines += [f"  {c['agent']}: {c['current']:,} (peak {c['peak']:,})"
+                  for c in report["contexts"]]
+    lines += ["", "Subprocess Agents:"]
+    for agent in report["subagents"]:
+        name = " ".join(x for x in (agent["type"], str(agent["id"] or "")[:8]) if x) or "agent"
+        running = "" if agent["completed"] else ", running"
+        lines.append(f"  {name}: {agent['tokens_used']:,} tokens (isolated{running})")
+    if not report["subagents"]:
+        lines.append("  (none)")
+    lines += ["", f"Total Consumed (if no isolation): {report['total_without_isolation']:,}",
+              f"Actual Main Session: {report['current']:,}",
+              f"Tokens Saved: {report['saved']:,} ({pct_text(report['savings_percent'])} savings)"]
+    return "\n".join(lines)
+
+
+def savings_text(report: dict[str, Any]) -> str:
+    total, budget, main = report["total_without_isolation"], report["max"], report["current"]
+    if total > budget:
+        limit = f"  Would exceed limit by: {total - budget:,} tokens"
+    else:
+        limit = f"  Would stay within the limit: {budget - total:,} tokens to spare"
+    mark = report["indicator"]
+    if main > budget:
+        verdict = f"{RED} Over budget by {main - budget:,} tokens"
+    elif mark == RED:
+        verdict = f"{RED} Within budget, above {CRITICAL_PERCENT}%"
+    elif mark == YELLOW:
+        verdict = f"{YELLOW} Within budget, above {WARN_PERCENT}%"
+    else:
+        verdict = f"{GREEN} Within budget"
+    return "\n".join([
+        "Token Isolation Savings", "", "Without Isolation:",
+        f"  All agent work in main context: {total:,} tokens", limit, "", "With Isolation:",
+        f"  Main session: {main:,} tokens",
+        f"  Agents in subprocesses: {report['saved']:,} tokens (not counted)", "",
+        f"Savings: {report['saved']:,} tokens ({pct_text(report['savings_percent'])})",
+        f"Status: {verdict}",
+    ])
+
+
+_NEXT_MARKS = ("next", "todo", "to do", "then")
+
+
+def closing_summary(doc: dict[str, Any], now: float) -> dict[str, Any]:
+    """Decisions (the notes), outcomes (milestones reached, artifacts, subagents,
+    peak context) and next steps (open milestones, `Next:`/`TODO` lines of the
+    context summary)."""
+    tokens = doc["tokens"]
+    outcomes = [f"Milestone reached: {m['name']} ({m['completed'][:10]})"
+                for m in doc["milestones"] if m["completed"]]
+    paths = [a["path"] for a in doc["artifacts"]]
+    if paths:
+        more = f", … ({len(paths) - 10} more)" if len(paths) > 10 else ""
+        outcomes.append(f"{len(paths)} artifact(s) created: {', '.join(paths[:10])}{more}")
+    if doc["agents_spawned"]:
+        outcomes.append(f"{len(doc['agents_spawned'])} subagent(s) spawned; "
+                        f"{tokens['saved']:,} tokens kept out of the main context")
+    outcomes.append(f"Peak context: {tokens['peak']:,} of {tokens['max']:,} tokens "
+                    f"({pct_text(percent(tokens['peak'], tokens['max']))})")
+    next_steps = [f"Open milestone: {m['name']}" for m in doc["milestones"] if not m["completed"]]
+    for line in doc["context_summary"].splitlines():
+        text = line.strip().lstrip("-*• ").strip()
+        if text.lower().startswith(_NEXT_MARKS):
+            next_steps.append(text)
+    start = parse_time(doc["created"])
+    return {"closed": iso(now), "duration": duration(now - start) if start else "?",
+            "decisions": list(doc["notes"]), "outcomes": outcomes, "next_steps": next_steps}
+
+
+def closing_text(doc: dict[str, Any], archived_to: str) -> str:
+    summary = doc["closing_summary"]
+    lines = [f"Closed Session: {doc['session_id']} {CLOSED}", f"Duration: {summary['duration']}"]
+    for title, key in (("Decisions and Learnings", "decisions"), ("Outcomes", "outcomes"),
+                       ("Next Steps", "next_steps")):
+        lines += ["", f"{title}:"] + ([f"  - {item}" for item in summary[key]] or ["  (none)"])
+    lines += ["", f"Archived to: {archived_to}"]
+    return "\n".join(lines)

@@ -1,0 +1,506 @@
+"""Work-session files: one document per work session, an active-session pointer,
+and an archive for closed ones, all in one sessions directory.
+
+Layout of the sessions directory (`<project>/.claude/sessions/` unless
+`--sessions-dir DIR` or `AGENT_HOOKS_SESSIONS_DIR` names another; a relative
+`AGENT_HOOKS_SESSIONS_DIR` is taken from the project root):
+
+    <ID>.json              a live work session (active, paused or blocked)
+    active-session.json    {"session_id": ID, "since": ISO}: the project's active one
+    archive/<ID>.json      closed work sessions
+    .sessions.lock         the lock every change takes
+
+Invariants (docs/adr/0009-work-sessions.md):
+
+* Every change runs under the directory's one lock (`storage.Lock`), and every
+  file is replaced atomically, so a lock-free reader sees whole documents and
+  concurrent hooks and commands lose no update.
+* Files are located by a checked id only (`work_session.check_id`): nothing
+  from outside names a path, and nothing escapes the directory.
+* A document lives where its status says (closed: `archive/`, else the
+  directory). `save` writes the new place first and only then removes the old
+  copy, so a crash leaves two whole copies, never none; `find` then takes the
+  one updated last.
+* Documents are written with `jsonio` (the C `_json` codec the hooks already
+  load; importing orjson costs ~30 ms, more than a hook's whole budget), one
+  top-level field and one list item per line so a person can edit them.
+* A hand-made `<ID>.yaml`/`.yml` in the seed's format is read by a small parser
+  for that format's subset (`parse_yaml`; anything beyond it is refused with the
+  line number). The first write stores `<ID>.json` and renames the YAML file to
+  `<ID>.yaml.imported`; nothing is deleted.
+"""
+
+from __future__ import annotations
+
+import posix
+
+from agent_hooks import jsonio, storage
+from agent_hooks import posix_fs as fs
+from agent_hooks import work_session as ws
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from _collections_abc import Callable, Mapping
+    from typing import Any
+
+ENV_VAR = "AGENT_HOOKS_SESSIONS_DIR"
+DEFAULT_SUBDIR = ".claude/sessions"
+POINTER = "active-session.json"
+ARCHIVE = "archive"
+LOCK_FILE = ".sessions.lock"
+YAML_SUFFIXES = (".yaml", ".yml")
+
+
+class StoreBusy(ws.WorkSessionError):
+    """The sessions directory's lock was not granted in time."""
+
+
+class NoActiveSession(ws.WorkSessionError):
+    """No work session is active in this sessions directory."""
+
+
+class ActiveSessionExists(ws.WorkSessionError):
+    def __init__(self, session_id: str) -> None:
+        super().__init__(f"Active session found: {session_id}. Close it first (--yes), or "
+                         f"`agent-hooks session close`")
+        self.session_id = session_id
+
+
+def sessions_dir(
+    project: str | None, environ: Mapping[str, str], given: str | None = None
+) -> str | None:
+    """`given` (absolute), else `AGENT_HOOKS_SESSIONS_DIR`, else `<project>/.claude/sessions`."""
+    raw = given or environ.get(ENV_VAR, "")
+    if raw:
+        raw = fs.expanduser(raw, environ.get("HOME"))
+        if fs.isabs(raw):
+            return fs.normpath(raw)
+        return fs.normpath(fs.join(project, raw)) if project else None
+    return fs.join(project, DEFAULT_SUBDIR) if project else None
+
+
+def pointer_path(directory: str) -> str:
+    return fs.join(directory, POINTER)
+
+
+class Found:
+    """A work session read from disk: its document and where it lives."""
+
+    __slots__ = ("archived", "doc", "path")
+
+    def __init__(self, doc: dict[str, Any], path: str, archived: bool) -> None:
+        self.doc = doc
+        self.path = path
+        self.archived = archived
+
+
+def encode(doc: Mapping[str, Any]) -> bytes:
+    """JSON with one top-level field, list item or mapping entry per line."""
+    fields = []
+    for key, value in doc.items():
+        name = jsonio.dumps(key)
+        if isinstance(value, list) and value:
+            inner = ",\n    ".join(jsonio.dumps(item) for item in value)
+            fields.append(f"  {name}: [\n    {inner}\n  ]")
+        elif isinstance(value, dict) and value:
+            inner = ",\n    ".join(
+                f"{jsonio.dumps(k)}: {jsonio.dumps(v)}" for k, v in value.items())
+            fields.append(f"  {name}: {{\n    {inner}\n  }}")
+        else:
+            fields.append(f"  {name}: {jsonio.dumps(value)}")
+    return ("{\n" + ",\n".join(fields) + "\n}\n").encode("utf-8")
+
+
+class Store:
+    """The files of one sessions directory."""
+
+    __slots__ = ("archive", "directory", "durable")
+
+    def __init__(self, directory: str, *, durable: bool = True) -> None:
+        self.directory = directory
+        self.archive = fs.join(directory, ARCHIVE)
+        self.durable = durable
+
+    # ---------------------------------------------------------------- reading
+
+    def _read(self, path: str, archived: bool, session_id: str) -> Found | None:
+        data = storage.read_bytes(path)
+        if data is None:
+            return None
+        if path.endswith(YAML_SUFFIXES):
+            raw: object = parse_yaml(data.decode("utf-8", "replace"), path)
+        else:
+            try:
+                raw = jsonio.loads(data)
+            except ValueError as exc:
+                raise ws.WorkSessionError(f"{path} is not valid JSON: {exc}") from None
+            if not isinstance(raw, dict):
+                raise ws.WorkSessionError(f"{path} does not hold a JSON object")
+        doc = ws.normalize(raw)
+        doc["session_id"] = session_id  # the file name is the identity
+        return Found(doc, path, archived)
+
+    def find(self, session_id: str) -> Found | None:
+        """The work session `session_id` (live or archived), or None."""
+        session_id = ws.check_id(session_id)
+        found = []
+        for folder, archived in ((self.directory, False), (self.archive, True)):
+            for suffix in (".json", *YAML_SUFFIXES):
+                item = self._read(fs.join(folder, session_id + suffix), archived, session_id)
+                if item is not None:
+                    found.append(item)
+                    break
+        if len(found) < 2:
+            return found[0] if found else None
+        return max(found, key=lambda f: (ws.parse_time(f.doc["last_updated"]) or 0, f.archived))
+
+    def active_id(self) -> str | None:
+        """The id the pointer names (unchecked pointer contents count as none)."""
+        loaded = storage.load_json_object(pointer_path(self.directory))
+        value = loaded.doc.get("session_id") if loaded.doc else None
+        try:
+            return ws.check_id(value) if isinstance(value, str) else None
+        except ws.WorkSessionError:
+            return None
+
+    def active(self) -> Found | None:
+        session_id = self.active_id()
+        return self.find(session_id) if session_id else None
+
+    def require_active(self) -> Found:
+        found = self.active()
+        if found is None or found.archived:
+            named = self.active_id()
+            why = (f" (the pointer names {named}, whose file is missing)"
+                   if named and found is None else "")
+            raise NoActiveSession(
+                f"No active session in {self.directory}{why}. Start one with `agent-hooks session "
+                "start --client C --project P`, or `agent-hooks session switch ID`"
+            )
+        return found
+
+    def all(self) -> tuple[list[Found], list[str]]:
+        """Every work session (one per id) and the files that could not be read."""
+        best: dict[str, Found] = {}
+        problems = []
+        for folder, archived in ((self.directory, False), (self.archive, True)):
+            try:
+                names = sorted(posix.listdir(folder))
+            except (FileNotFoundError, NotADirectoryError):
+                continue
+            for name in names:
+                stem, dot, suffix = name.rpartition(".")
+                if not dot or "." + suffix not in (".json", *YAML_SUFFIXES) or name == POINTER:
+                    continue
+                try:
+                    item = self._read(fs.join(folder, name), archived, ws.check_id(stem))
+                except (ws.WorkSessionError, OSError) as exc:
+                    problems.append(f"{fs.join(folder, name)}: {exc}")
+                    continue
+                if item is None:
+                    continue
+                known = best.get(item.doc["session_id"])
+                stamp = ws.parse_time(item.doc["last_updated"]) or 0
+                if known is None or stamp >= (ws.parse_time(known.doc["last_updated"]) or 0):
+                    best[item.doc["session_id"]] = item
+        return sorted(best.values(), key=lambda f: f.doc["session_id"]), problems
+
+    # ---------------------------------------------------------------- writing
+
+    def locked(self, timeout: float = storage.LOCK_TIMEOUT) -> storage.Lock:
+        storage.ensure_dir(self.directory)
+        lock = storage.Lock(fs.join(self.directory, LOCK_FILE))
+        if not lock.acquire(timeout):
+            raise StoreBusy(f"{self.directory} is locked by another process "
+                            f"(waited {timeout:g} s); try again")
+        return lock
+
+    def save(self, found: Found) -> str:
+        """Write the document where its status belongs, then drop its other copies."""
+        doc = found.doc
+        archived = doc["status"] == "closed"
+        folder = self.archive if archived else self.directory
+        storage.ensure_dir(folder)
+        path = fs.join(folder, doc["session_id"] + ".json")
+        storage.write_bytes_atomic(path, encode(doc), durable=self.durable)
+        for other in (self.directory, self.archive):
+            for suffix in (".json", *YAML_SUFFIXES):
+                old = fs.join(other, doc["session_id"] + suffix)
+                if old == path or not fs.lexists(old):
+                    continue
+                if suffix == ".json":
+                    posix.unlink(old)
+                else:
+                    posix.rename(old, old + ".imported")
+        found.path, found.archived = path, archived
+        return path
+
+    def set_pointer(self, session_id: str | None, now: float) -> None:
+        path = pointer_path(self.directory)
+        if session_id is None:
+            if fs.lexists(path):
+                posix.unlink(path)
+            return
+        doc = {"session_id": session_id, "since": ws.iso(now)}
+        storage.write_bytes_atomic(path, jsonio.dumps(doc).encode(), durable=self.durable)
+
+    # ------------------------------------------------------------- operations
+
+    def start(self, doc: dict[str, Any], now: float, *, close_active: bool) -> Found | None:
+        """Create `doc` and make it active; return the work session closed for it, if any."""
+        with self.locked():
+            existing = self.find(doc["session_id"])
+            if existing is not None:
+                where = "archived" if existing.archived else existing.doc["status"]
+                raise ws.WorkSessionError(
+                    f"work session {doc['session_id']} already exists ({where}); continue it with "
+                    f"`agent-hooks session switch {doc['session_id']}` or choose another --project"
+                )
+            closed = None
+            current = self.active()
+            if current is not None and not current.archived:
+                if not close_active:
+                    raise ActiveSessionExists(current.doc["session_id"])
+                self._close(current, now)
+                closed = current
+            self.save(Found(doc, "", False))
+            self.set_pointer(doc["session_id"], now)
+            return closed
+
+    def switch(self, session_id: str, now: float) -> tuple[Found, Found | None]:
+        """Make `session_id` the active one (a closed one is reopened); the one it
+        replaces is paused. Both files stay whole. Returns (new, previous)."""
+        with self.locked():
+            target = self.find(session_id)
+            if target is None:
+                raise ws.WorkSessionError(
+                    f"no work session {ws.check_id(session_id)} in {self.directory} "
+                    "(see `agent-hooks session list`)"
+                )
+            previous = self.active()
+            if previous is not None and previous.doc["session_id"] != target.doc["session_id"]:
+                if previous.doc["status"] == "active":
+                    previous.doc["status"] = "paused"
+                    ws.touch(previous.doc, now)
+                    self.save(previous)
+            else:
+                previous = None
+            if target.doc["status"] in ("closed", "paused"):
+                target.doc["status"] = "active"
+            ws.touch(target.doc, now)
+            self.save(target)
+            self.set_pointer(target.doc["session_id"], now)
+            return target, previous
+
+    def _close(self, found: Found, now: float) -> str:
+        found.doc["closing_summary"] = ws.closing_summary(found.doc, now)
+        found.doc["closed"] = ws.iso(now)
+        found.doc["status"] = "closed"
+        ws.touch(found.doc, now)
+        path = self.save(found)
+        if self.active_id() == found.doc["session_id"]:
+            self.set_pointer(None, now)
+        return path
+
+    def close(self, now: float) -> Found:
+        """Close the active work session: closing summary, archive, pointer cleared."""
+        with self.locked():
+            found = self.require_active()
+            self._close(found, now)
+            return found
+
+    def update_active(self, mutate: Callable[[dict[str, Any]], bool], now: float, *,
+                      statuses: tuple[str, ...] = ws.STATUSES,
+                      timeout: float = storage.LOCK_TIMEOUT) -> Found | None:
+        """Apply `mutate` to the active work session under the lock and save it
+        when `mutate` returns True. None when there is no active session or its
+        status is not in `statuses` (the hooks pass ("active", "blocked"))."""
+        with self.locked(timeout):
+            found = self.active()
+            if found is None or found.archived or found.doc["status"] not in statuses:
+                return None
+            if mutate(found.doc):
+                ws.touch(found.doc, now)
+                self.save(found)
+            return found
+
+
+# ---------------------------------------------------------------------- YAML
+
+
+def parse_yaml(text: str, source: str = "<yaml>") -> dict[str, Any]:
+    """The seed's YAML subset as a dict: block mappings and sequences, `|`/`>`
+    block scalars, quoted and plain scalars, `[]`/`{}`, comments. Anything else
+    raises WorkSessionError naming the line."""
+    parser = _Yaml(text, source)
+    first = parser.peek()
+    value = parser.node(first[0]) if first else {}
+    if parser.peek() is not None:
+        parser.fail("unexpected indentation")
+    if not isinstance(value, dict):
+        raise ws.WorkSessionError(f"{source}: a work session file must be a mapping")
+    return value
+
+
+class _Yaml:
+    def __init__(self, text: str, source: str) -> None:
+        self.lines = text.replace("\t", "\x00").splitlines()
+        self.i = 0  # the next line to read
+        self.line = 0  # the line being interpreted (for errors)
+        self.source = source
+
+    def fail(self, why: str) -> None:
+        raise ws.WorkSessionError(f"{self.source}: line {self.line + 1}: {why} (only the seed's "
+                                  "YAML subset is read; convert the file to JSON otherwise)")
+
+    def peek(self) -> tuple[int, str] | None:
+        while self.i < len(self.lines):
+            line = self.lines[self.i]
+            content = line.lstrip(" ")
+            if content and not content.startswith("#") and content.rstrip() != "---":
+                self.line = self.i
+                if content.startswith("\x00"):
+                    self.fail("tabs are not allowed in indentation")
+                return len(line) - len(content), content.rstrip()
+            self.i += 1
+        return None
+
+    def node(self, indent: int) -> object:
+        head = self.peek()
+        assert head is not None
+        if head[1] == "-" or head[1].startswith("- "):
+            return self.sequence(indent)
+        return self.mapping(indent)
+
+    def mapping(self, indent: int) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        while (head := self.peek()) is not None and head[0] == indent:
+            content = head[1]
+            if content == "-" or content.startswith("- "):
+                break
+            key, rest = self.split_key(content)
+            self.i += 1
+            out[key] = self.value(rest, indent)
+        return out
+
+    def sequence(self, indent: int) -> list[Any]:
+        out: list[Any] = []
+        while (head := self.peek()) is not None and head[0] == indent and (
+                head[1] == "-" or head[1].startswith("- ")):
+            item = head[1][1:].strip()
+            if not item or item.startswith("#"):
+                self.i += 1
+                nxt = self.peek()
+                out.append(self.node(nxt[0]) if nxt and nxt[0] > indent else None)
+            elif _is_mapping_entry(item):
+                line = self.lines[self.i]  # "- key: v" becomes "  key: v": a mapping further in
+                self.lines[self.i] = line[:indent] + " " + line[indent + 1 :]
+                out.append(self.mapping(_indent_of(self.lines[self.i])))
+            else:
+                self.i += 1
+                out.append(self.scalar(item))
+        return out
+
+    def value(self, rest: str, indent: int) -> object:
+        if rest.split(" #")[0].strip() in ("|", "|-", "|+", ">", ">-", ">+"):
+            return self.block_scalar(rest.split(" #")[0].strip(), indent)
+        if rest.strip() and not rest.strip().startswith("#"):
+            return self.scalar(rest)
+        nxt = self.peek()
+        if nxt is None or nxt[0] < indent or (nxt[0] == indent and not (
+                nxt[1] == "-" or nxt[1].startswith("- "))):
+            return None
+        return self.node(nxt[0])
+
+    def block_scalar(self, style: str, indent: int) -> str:
+        body: list[str] = []
+        while self.i < len(self.lines):
+            line = self.lines[self.i]
+            if line.strip() and len(line) - len(line.lstrip(" ")) <= indent:
+                break
+            body.append(line)
+            self.i += 1
+        while body and not body[-1].strip():
+            body.pop()
+        cut = min((len(b) - len(b.lstrip(" ")) for b in body if b.strip()), default=0)
+        lines = [b[cut:].replace("\x00", "\t") for b in body]
+        text = " ".join(lines) if style.startswith(">") else "\n".join(lines)
+        return text if style.endswith("-") or not text else text + "\n"
+
+    def split_key(self, content: str) -> tuple[str, str]:
+        if content[0] in "\"'":
+            key, rest = _quoted(content, self.fail)
+            if not rest.startswith(":"):
+                self.fail("expected ':' after a quoted key")
+            return key, rest[1:]
+        at = content.find(": ")
+        if at < 0 and content.endswith(":"):
+            at = len(content) - 1
+        if at <= 0:
+            self.fail(f"expected 'key: value', found {content[:40]!r}")
+        return content[:at].strip(), content[at + 1 :]
+
+    def scalar(self, text: str) -> object:
+        text = text.strip()
+        if text[:1] in ("'", '"'):
+            value, rest = _quoted(text, self.fail)
+            if rest.strip() and not rest.strip().startswith("#"):
+                self.fail("text after a quoted value")
+            return value
+        text = text.split(" #")[0].strip().replace("\x00", "\t")
+        if text in ("", "~", "null", "Null", "NULL"):
+            return None
+        if text in ("true", "True", "false", "False"):
+            return text.lower() == "true"
+        if text in ("[]", "{}"):
+            return [] if text == "[]" else {}
+        if text[:1] in "[{&*!|>%@`":
+            self.fail(f"unsupported YAML syntax {text[:20]!r}")
+        digits = text[1:] if text[:1] in "+-" else text
+        if digits.isdigit():
+            return int(text)
+        return text
+
+
+def _indent_of(line: str) -> int:
+    return len(line) - len(line.lstrip(" "))
+
+
+def _is_mapping_entry(item: str) -> bool:
+    if item[:1] in ("'", '"'):
+        return False
+    return ": " in item or item.endswith(":")
+
+
+def _quoted(text: str, fail: Callable[[str], None]) -> tuple[str, str]:
+    """(the quoted string at the start of `text`, what follows it)."""
+    quote = text[0]
+    out = []
+    i = 1
+    escapes = {"n": "\n", "t": "\t", '"': '"', "\\": "\\", "/": "/", "r": "\r"}
+    while i < len(text):
+        ch = text[i]
+        if ch == quote:
+            if quote == "'" and text[i + 1 : i + 2] == "'":
+                out.append("'")
+                i += 2
+                continue
+            return "".join(out).replace("\x00", "\t"), text[i + 1 :]
+        if ch == "\\" and quote == '"':
+            code = text[i + 1 : i + 2]
+            if code == "u":
+                try:
+                    out.append(chr(int(text[i + 2 : i + 6], 16)))
+                except ValueError:
+                    fail("bad \\u escape")
+                i += 6
+                continue
+            if code not in escapes:
+                fail(f"unsupported escape \\{code}")
+            out.append(escapes[code])
+            i += 2
+            continue
+        out.append(ch)
+        i += 1
+    fail("unterminated quoted string")
+    return "", ""

@@ -1,0 +1,407 @@
+"""`agent-hooks reserve | release | renew | reservations | check | strict` through
+click's CliRunner, with HOME, AGENT_NAME, the project and the clock given by `Env`."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+
+from agent_hooks.cli import main as cli_main
+from agent_hooks.cli._common import Env
+
+NOW = 1_800_000_000.0
+HOUR = 3600
+
+
+def until(ts: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(ts))
+
+
+class Cli:
+    def __init__(self, home: Path, project: Path) -> None:
+        self.home = home
+        self.project = project
+
+    def __call__(self, agent: str | None, *args: str, now: float = NOW,
+                 env: dict[str, str] | None = None) -> Result:
+        environ = {"HOME": str(self.home), "CLAUDE_PROJECT_DIR": str(self.project)}
+        if agent is not None:
+            environ["AGENT_NAME"] = agent
+        environ.update(env or {})
+        return CliRunner().invoke(cli_main, list(args), obj=Env(environ=environ, now=now))
+
+    def ok(self, agent: str | None, *args: str, now: float = NOW) -> Result:
+        result = self(agent, *args, now=now)
+        assert result.exit_code == 0, (result.output, result.exception)
+        return result
+
+    def held(self, now: float = NOW) -> list[tuple[str | None, str]]:
+        rows = json.loads(self.ok("nobody", "reservations", "--json", now=now).stdout)
+        return sorted(((r["agent"], r["pattern"]) for r in rows), key=lambda x: (x[0] or "", x[1]))
+
+
+def one_line_error(result: Result) -> str:
+    assert result.exit_code == 1, (result.output, result.exception)
+    err = result.stderr.strip()
+    assert "\n" not in err, err
+    assert err.startswith("Error: "), err
+    assert "Traceback" not in result.output
+    return err
+
+
+@pytest.fixture
+def cli(home: Path, project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Cli:
+    for rel in ("src/app.py", "lib/x.py", "docs/notes.md"):
+        (project / rel).parent.mkdir(parents=True, exist_ok=True)
+        (project / rel).write_text("x\n")
+    outside = tmp_path / "elsewhere"  # a working directory in no project
+    outside.mkdir()
+    monkeypatch.chdir(outside)
+    return Cli(home, project)
+
+
+# --- reserve -------------------------------------------------------------------------
+
+def test_reserve_reports_what_was_granted(cli: Cli) -> None:
+    result = cli.ok("alice", "reserve", "src/**", "--reason", "farmhand-42")
+    assert re.fullmatch(
+        rf"reserved src/\*\* \(exclusive, id r-[0-9a-f]{{8}}, reason farmhand-42, "
+        rf"until {re.escape(until(NOW + HOUR))}, 60 min\)\n", result.stdout
+    ), result.stdout
+    assert result.stderr == ""
+    assert cli.held() == [("alice", "src/**")]
+
+
+def test_reserve_options_ttl_shared_keep_and_json(cli: Cli) -> None:
+    result = cli.ok("alice", "reserve", "src/", "./docs//*.md", "--ttl", "2h", "--shared", "--keep",
+                    "--reason", "PROJ-7", "--json")
+    doc = json.loads(result.stdout)
+    assert doc["conflicts"] == []
+    granted = sorted(doc["granted"], key=lambda r: r["pattern"])
+    assert [r["pattern"] for r in granted] == ["docs/*.md", "src/"]
+    for r in granted:
+        assert r["mode"] == "shared" and r["keep"] is True and r["reason"] == "PROJ-7"
+        assert r["expires_at"] == int(NOW) + 2 * HOUR and r["minutes_left"] == 120
+        assert r["agent"] == "alice" and r["project_root"] == str(cli.project)
+        assert "compiled" not in r
+    text = cli.ok("bob", "reserve", "src/app.py", "--shared").stdout
+    assert "reserved src/app.py (shared," in text
+
+
+def test_absolute_and_cwd_relative_patterns_become_root_relative(
+    cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert "reserved lib/** (" in cli.ok("alice", "reserve", f"{cli.project}/lib/**").stdout
+    monkeypatch.chdir(cli.project / "src")
+    assert "reserved src/app.py (" in cli.ok("alice", "reserve", "app.py").stdout
+    assert cli.held() == [("alice", "lib/**"), ("alice", "src/app.py")]
+
+
+def test_conflict_names_every_holder_and_reserves_nothing(cli: Cli) -> None:
+    cli.ok("alice", "reserve", "src/**", "--reason", "farmhand-42")
+    cli.ok("carol", "reserve", "lib/", "--reason", "PROJ-7", "--ttl", "2h")
+    result = cli("bob", "reserve", "docs/**", "src/app.py", "lib/x.py")
+    assert result.exit_code == 1
+    lines = result.stderr.splitlines()
+    assert lines == [
+        'conflict: src/app.py overlaps: agent "alice" holds src/** '
+        f"(exclusive, reason farmhand-42, 60 min left), until {until(NOW + HOUR)}",
+        f'conflict: lib/x.py overlaps: agent "carol" holds lib/ (exclusive, reason PROJ-7, '
+        f"120 min left), until {until(NOW + 2 * HOUR)}",
+        "Error: nothing was reserved; see `agent-hooks reservations`, reserve something else, "
+        "or wait",
+    ]
+    assert result.stdout == ""
+    assert cli.held() == [("alice", "src/**"), ("carol", "lib/")]  # not even docs/**
+
+
+def test_conflict_in_the_other_direction_is_caught(cli: Cli) -> None:
+    cli.ok("alice", "reserve", "app/models/user.py")
+    result = cli("bob", "reserve", "app/**")
+    assert result.exit_code == 1
+    assert 'agent "alice" holds app/models/user.py' in result.stderr
+
+
+def test_conflict_json(cli: Cli) -> None:
+    cli.ok("alice", "reserve", "src/**", "--reason", "farmhand-42")
+    result = cli("bob", "reserve", "src/app.py", "--json")
+    assert result.exit_code == 1
+    doc = json.loads(result.stdout)
+    assert doc["granted"] == []
+    [conflict] = doc["conflicts"]
+    assert conflict["requested"] == "src/app.py"
+    held = conflict["held"]
+    fields = ("agent", "pattern", "reason", "expires_at", "minutes_left")
+    assert [held[k] for k in fields] == ["alice", "src/**", "farmhand-42", int(NOW) + HOUR, 60]
+
+
+@pytest.mark.parametrize(
+    ("pattern", "why"),
+    [
+        ("/etc/**", "is outside the project"),
+        ("../x", "leaves the project"),
+        ("src/../../x", "leaves the project"),
+        ("", "empty pattern"),
+        ("   ", "empty pattern"),
+        ("src/[ab", "unclosed '['"),
+        ("!src", "negation"),
+        ("src/*/../x", "ambiguous"),
+    ],
+)
+def test_bad_pattern_is_one_line_error_and_nothing_is_reserved(
+    cli: Cli, pattern: str, why: str
+) -> None:
+    err = one_line_error(cli("alice", "reserve", "docs/**", pattern))
+    assert why in err
+    assert cli.held() == []
+
+
+@pytest.mark.parametrize(("ttl", "why"), [("10s", "minimum is 60s"), ("9d", "maximum is 7d"),
+                                           ("soon", "expected a number")])
+def test_bad_ttl_is_one_line_error(cli: Cli, ttl: str, why: str) -> None:
+    assert why in one_line_error(cli("alice", "reserve", "src/**", "--ttl", ttl))
+    assert why in one_line_error(cli("alice", "renew", "--ttl", ttl))
+    assert cli.held() == []
+
+
+def test_bad_agent_name_project_and_no_project_are_one_line_errors(
+    cli: Cli, tmp_path: Path
+) -> None:
+    assert "contains '/'" in one_line_error(cli("a/b", "reserve", "src/**"))
+    err = one_line_error(cli("alice", "reserve", "src/**", "--project", str(tmp_path / "nope")))
+    assert "not a directory" in err
+    err = one_line_error(cli("alice", "reservations", env={"CLAUDE_PROJECT_DIR": ""}))
+    assert "not inside a project" in err
+
+
+def test_unnamed_agent_is_warned(cli: Cli) -> None:
+    result = cli(None, "reserve", "src/**")
+    assert result.exit_code == 0
+    assert "AGENT_NAME is unset" in result.stderr
+    assert cli.held() == [(None, "src/**")]
+
+
+def test_project_option_overrides_the_environment(cli: Cli, tmp_path: Path) -> None:
+    other = tmp_path / "other"
+    (other / ".git").mkdir(parents=True)
+    cli.ok("alice", "reserve", "src/**", "--project", str(other))
+    assert cli.held() == []
+    rows = json.loads(cli.ok("bob", "reservations", "--project", str(other), "--json").stdout)
+    assert [(r["agent"], r["project_root"]) for r in rows] == [("alice", os.path.realpath(other))]
+
+
+# --- release -------------------------------------------------------------------------
+
+def test_release_by_pattern_id_and_all(cli: Cli) -> None:
+    ids = {
+        r["pattern"]: r["id"]
+        for r in json.loads(cli.ok("alice", "reserve", "src/**", "lib/", "docs/*.md", "etc/",
+                                   "--json").stdout)["granted"]
+    }
+    cli.ok("bob", "reserve", "tests/**")
+    result = cli.ok("alice", "release", "./src/**")
+    assert result.stdout == f"released src/** (id {ids['src/**']})\n"
+    result = cli.ok("alice", "release", "--id", ids["lib/"])
+    assert result.stdout == f"released lib/ (id {ids['lib/']})\n"
+    assert cli.held() == [("alice", "docs/*.md"), ("alice", "etc/"), ("bob", "tests/**")]
+    result = cli.ok("alice", "release", "--all", "--json")
+    doc = json.loads(result.stdout)
+    assert sorted(r["pattern"] for r in doc["released"]) == ["docs/*.md", "etc/"]
+    assert doc["not_held"] == []
+    assert cli.held() == [("bob", "tests/**")]
+    assert cli.ok("alice", "release", "--all").stdout == "nothing to release\n"
+
+
+def test_release_of_what_is_not_held_is_an_error_and_changes_nothing(cli: Cli) -> None:
+    bob_id = json.loads(cli.ok("bob", "reserve", "tests/**", "--json").stdout)["granted"][0]["id"]
+    cli.ok("alice", "reserve", "src/**")
+    err = one_line_error(cli("alice", "release", "tests/**", "src/app.py", "--id", bob_id))
+    assert "not held by this agent" in err
+    assert "tests/**" in err and "src/app.py" in err and bob_id in err
+    assert cli.held() == [("alice", "src/**"), ("bob", "tests/**")]
+
+
+def test_release_names_what_it_did_not_find_even_when_releasing_others(cli: Cli) -> None:
+    cli.ok("alice", "reserve", "src/**")
+    result = cli("alice", "release", "src/**", "lib/**")
+    assert result.exit_code == 1
+    assert result.stdout.startswith("released src/** (id ")
+    assert "not held by this agent" in result.stderr and "lib/**" in result.stderr
+    assert cli.held() == []
+
+
+def test_release_force_frees_another_agents_reservation_by_id(cli: Cli) -> None:
+    bob_id = json.loads(cli.ok("bob", "reserve", "tests/**", "--json").stdout)["granted"][0]["id"]
+    cli.ok("alice", "release", "--id", bob_id, "--force")
+    assert cli.held() == []
+
+
+def test_release_without_names_is_a_usage_error(cli: Cli) -> None:
+    result = cli("alice", "release")
+    assert result.exit_code == 2
+    assert "name PATTERNS, --id ID or --all" in result.stderr
+
+
+# --- renew ---------------------------------------------------------------------------
+
+def test_renew_extends_live_reservations(cli: Cli) -> None:
+    cli.ok("alice", "reserve", "src/**", "--ttl", "10m")
+    cli.ok("alice", "reserve", "lib/", "--ttl", "10m")
+    later = NOW + 300
+    result = cli.ok("alice", "renew", "src/**", "--ttl", "2h", now=later)
+    assert result.stdout.startswith("renewed src/** (exclusive, id r-")
+    assert f"until {until(later + 2 * HOUR)}, 120 min)" in result.stdout
+    doc = json.loads(cli.ok("alice", "renew", "--json", now=later).stdout)
+    minutes = {r["pattern"]: r["minutes_left"] for r in doc["renewed"]}
+    assert minutes == {"src/**": 120, "lib/": 60}
+
+
+def test_renew_never_revives_an_expired_reservation(cli: Cli) -> None:
+    cli.ok("alice", "reserve", "src/**", "--ttl", "10m")
+    later = NOW + 601
+    err = one_line_error(cli("alice", "renew", "src/**", now=later))
+    assert "expired reservations cannot be renewed" in err and "src/**" in err
+    assert cli.ok("alice", "renew", now=later).stdout == "no live reservation to renew\n"
+    assert cli.held(now=later) == []
+
+
+def test_renew_does_not_touch_other_agents(cli: Cli) -> None:
+    cli.ok("bob", "reserve", "tests/**", "--ttl", "10m")
+    assert "not held" in one_line_error(cli("alice", "renew", "tests/**"))
+    rows = json.loads(cli.ok("alice", "reservations", "--json").stdout)
+    assert [r["minutes_left"] for r in rows] == [10]
+
+
+# --- reservations --------------------------------------------------------------------
+
+def test_reservations_lists_holder_pattern_mode_reason_and_time_left(cli: Cli) -> None:
+    assert cli.ok("alice", "reservations").stdout == f"no live reservations in {cli.project}\n"
+    granted = json.loads(cli.ok("alice", "reserve", "src/**", "--reason", "farmhand-42",
+                                "--json").stdout)["granted"][0]
+    cli.ok("bob", "reserve", "docs/", "--shared", "--keep", "--ttl", "30m")
+    lines = cli.ok("carol", "reservations").stdout.splitlines()
+    assert lines[0] == f"# {cli.project}"
+    alice_line = next(line for line in lines if line.startswith("alice"))
+    assert re.fullmatch(
+        rf"alice\s+src/\*\*\s+exclusive\s+60 min left\s+farmhand-42\s+\[{granted['id']}\]",
+        alice_line,
+    )
+    bob_line = next(line for line in lines if line.startswith("bob"))
+    assert re.fullmatch(
+        r"bob\s+docs/\s+shared\s+30 min left\s+-\s+\[r-[0-9a-f]{8} keep\]", bob_line
+    )
+
+
+def test_reservations_json_and_expiry(cli: Cli) -> None:
+    cli.ok("alice", "reserve", "src/**", "--reason", "farmhand-42", "--ttl", "10m")
+    cli.ok("bob", "reserve", "docs/", "--ttl", "1h")
+    rows = json.loads(cli.ok("carol", "reservations", "--json").stdout)
+    fields = ("agent", "pattern", "mode", "reason", "minutes_left")
+    assert {tuple(r[k] for k in fields) for r in rows} == {
+        ("alice", "src/**", "exclusive", "farmhand-42", 10), ("bob", "docs/", "exclusive", "", 60)}
+    assert all("compiled" not in r for r in rows)
+    rows = json.loads(cli.ok("carol", "reservations", "--json", now=NOW + 601).stdout)
+    assert [r["agent"] for r in rows] == ["bob"]
+
+
+def test_reservations_all_projects(cli: Cli, tmp_path: Path) -> None:
+    other = tmp_path / "other"
+    (other / ".git").mkdir(parents=True)
+    other_root = os.path.realpath(other)
+    assert cli.ok("alice", "reservations", "--all-projects").stdout == "no live reservations\n"
+    cli.ok("alice", "reserve", "src/**")
+    cli.ok("bob", "reserve", "lib/**", "--project", str(other))
+    rows = json.loads(cli.ok("carol", "reservations", "--all-projects", "--json").stdout)
+    assert sorted((r["agent"], r["project_root"]) for r in rows) == [
+        ("alice", str(cli.project)), ("bob", other_root)]
+    text = cli.ok("carol", "reservations", "--all-projects").stdout
+    assert f"# {cli.project}\n" in text and f"# {other_root}\n" in text
+    assert json.loads(cli.ok("carol", "reservations", "--json").stdout)[0]["agent"] == "alice"
+
+
+# --- check ---------------------------------------------------------------------------
+
+def test_check_says_who_holds_a_path(cli: Cli) -> None:
+    cli.ok("alice", "reserve", "src/**", "--reason", "farmhand-42")
+    app, notes = str(cli.project / "src/app.py"), str(cli.project / "docs/notes.md")
+    result = cli("bob", "check", app, notes)
+    assert result.exit_code == 1
+    assert result.stdout.splitlines() == [
+        "denied   src/app.py: alice holds src/** (reason farmhand-42, 60 min left)",
+        "allowed  docs/notes.md",
+    ]
+    assert cli.ok("alice", "check", app).stdout == "allowed  src/app.py\n"
+    result = cli("bob", "check", app, "--json")
+    assert result.exit_code == 1
+    [item] = json.loads(result.stdout)
+    assert item["allowed"] is False and item["path"] == "src/app.py"
+    assert item["held_by"] == [{"agent": "alice", "pattern": "src/**", "reason": "farmhand-42",
+                                "until": until(NOW + HOUR), "minutes_left": 60}]
+
+
+def test_check_outside_any_project_and_after_expiry(cli: Cli, tmp_path: Path) -> None:
+    cli.ok("alice", "reserve", "**", "--ttl", "10m")
+    result = cli.ok("bob", "check", str(tmp_path / "elsewhere" / "x.txt"))
+    assert result.stdout.startswith("allowed  ") and "in no project" in result.stdout
+    result = cli.ok("bob", "check", str(cli.project / "README"), now=NOW + 601)
+    assert result.stdout == "allowed  README\n"
+
+
+def test_check_resolves_a_relative_path_like_reserve_does(cli: Cli) -> None:
+    """From a directory outside the project (the fixture's cwd), `reserve src/app.py`
+    means <project>/src/app.py; `check src/app.py` must check that same file."""
+    cli.ok("alice", "reserve", "src/app.py")
+    assert cli.held() == [("alice", "src/app.py")]
+    result = cli("bob", "check", "src/app.py")
+    assert result.exit_code == 1, result.stdout
+    assert result.stdout.startswith("denied   src/app.py: alice holds src/app.py")
+
+
+def test_check_in_strict_mode(cli: Cli) -> None:
+    cli.ok("alice", "strict", "on")
+    result = cli("bob", "check", str(cli.project / "src/app.py"))
+    assert result.exit_code == 1
+    assert result.stdout == "denied   src/app.py: strict mode: not reserved by you\n"
+    cli.ok("bob", "reserve", "src/")
+    cli.ok("bob", "check", str(cli.project / "src/app.py"))
+
+
+# --- strict --------------------------------------------------------------------------
+
+def test_strict_on_off_show_and_json(cli: Cli) -> None:
+    assert cli.ok("alice", "strict").stdout == f"strict mode is off for {cli.project}\n"
+    assert cli.ok("alice", "strict", "on").stdout == f"strict mode is on for {cli.project}\n"
+    assert json.loads(cli.ok("bob", "strict", "show", "--json").stdout) == {
+        "project_root": str(cli.project), "strict": True}
+    cli.ok("alice", "reserve", "src/**")  # other writes keep the setting
+    assert json.loads(cli.ok("bob", "strict", "--json").stdout)["strict"] is True
+    assert cli.ok("alice", "strict", "off").stdout == f"strict mode is off for {cli.project}\n"
+    assert cli("alice", "strict", "maybe").exit_code == 2
+
+
+# --- help ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize(
+    ("command", "mentions"),
+    [
+        ("reserve", ["PATTERNS", "--reason", "--ttl", "--shared", "--keep", "--project", "--json"]),
+        ("release", ["--id", "--all", "--force", "--project", "--json"]),
+        ("renew", ["--ttl", "--project", "--json"]),
+        ("reservations", ["--all-projects", "--project", "--json"]),
+        ("check", ["PATHS", "--project", "--json"]),
+        ("strict", ["on|off|show", "--project", "--json"]),
+    ],
+)
+def test_help_of_each_command(cli: Cli, command: str, mentions: list[str]) -> None:
+    result: Any = cli.ok("alice", command, "--help")
+    assert result.stdout.startswith(f"Usage: main {command} ") or result.stdout.startswith(
+        f"Usage: agent-hooks {command} ")
+    for word in mentions:
+        assert word in result.stdout, (word, result.stdout)

@@ -1,0 +1,145 @@
+"""`agent-hooks workspace show | close | sweep` and `agent-hooks freshness`."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import click
+import pytest
+from click.testing import CliRunner, Result
+
+from agent_hooks import identity, state, state_file, trail, workspace_store
+from agent_hooks.cli import context, freshness, workspace
+from agent_hooks.cli._common import Env
+
+NOW = 1_800_000_000.0
+DAY = 86400
+AGENT = "proj__cc_1"
+
+
+class Cli:
+    def __init__(self, home: Path, project: Path) -> None:
+        self.home = home
+        self.project = project
+        self.group = click.Group("agent-hooks")
+        for module in (context, workspace, freshness):
+            module.register(self.group)
+
+    def __call__(self, *args: str, agent: str = AGENT, now: float = NOW,
+                 env: dict[str, str] | None = None) -> Result:
+        environ = {"HOME": str(self.home), "CLAUDE_PROJECT_DIR": str(self.project),
+                   "AGENT_NAME": agent, **(env or {})}
+        return CliRunner().invoke(self.group, list(args), obj=Env(environ=environ, now=now))
+
+    def ok(self, *args: str, **kw: Any) -> Result:
+        result = self(*args, **kw)
+        assert result.exit_code == 0, (result.output, result.exception)
+        return result
+
+    def agent(self, name: str = AGENT) -> identity.Agent:
+        return identity.Agent(name, str(self.home / ".claude"))
+
+    def begin(self, conversation: str, agent: str = AGENT) -> None:
+        state_file.update(self.agent(agent), lambda d: state.begin_conversation(
+            d, conversation_id=conversation, source="startup", project_root=str(self.project),
+            pid=None, now=NOW), NOW, print)
+
+
+@pytest.fixture
+def cli(home: Path, project: Path) -> Cli:
+    runner = Cli(home, project)
+    runner.begin("conv-1")
+    return runner
+
+
+def test_show_without_and_with_a_workspace(cli: Cli) -> None:
+    assert "No workspace is bound" in cli.ok("workspace", "show").output
+    assert json.loads(cli.ok("workspace", "show", "--json").output) is None
+    cli.ok("context", "add", "x", "-c", "code")
+    data = json.loads(cli.ok("workspace", "show", "--json").output)
+    assert data["manifest"]["session_id"] == data["id"]
+    assert list(data["manifest"]["context_files"]) == ["code/x-context.md"]
+    text = cli.ok("workspace", "show").output
+    assert f"workspace: {data['id']}" in text and "code/x-context.md" in text
+
+
+def test_close_deletes_tracked_files_keeps_untracked_and_unbinds(cli: Cli) -> None:
+    path = Path(cli.ok("context", "add", "x", "-c", "code").output.strip())
+    ws_dir = path.parents[1]
+    stray = ws_dir / "code" / "notes-by-hand.txt"
+    stray.write_text("not tracked")
+    data = json.loads(cli.ok("workspace", "close", "--json").output)
+    assert data["closed"] and data["removed"] == ["code/x-context.md"]
+    assert not path.exists() and stray.read_text() == "not tracked"
+    doc, _ = state_file.read(cli.agent(), NOW)
+    assert doc["workspace"] is None
+    assert "no workspace is bound" in cli("workspace", "close").output
+
+
+def test_close_with_a_broken_manifest_is_a_one_line_error(cli: Cli) -> None:
+    path = Path(cli.ok("context", "add", "x", "-c", "code").output.strip())
+    (path.parents[1] / ".manifest.json").write_text("{{{")
+    result = cli("workspace", "close")
+    assert result.exit_code == 1 and "hands off" in result.output.splitlines()[-1]
+    assert path.exists()
+
+
+def idle_workspace(project: Path, last: float) -> workspace_store.Workspace:
+    ws = workspace_store.create(str(project), last)
+    workspace_store.write_context(ws, "general/old-context.md", "old", last)
+    return ws
+
+
+def test_sweep_closes_idle_workspaces_and_spares_yours(cli: Cli) -> None:
+    mine = Path(cli.ok("context", "add", "x", "-c", "code", now=NOW - 3 * DAY).output.strip()).parents[1]
+    stale = idle_workspace(cli.project, NOW - DAY - 60)
+    fresh = idle_workspace(cli.project, NOW - DAY + 60)
+    dry = json.loads(cli.ok("workspace", "sweep", "--dry-run", "--json").output)
+    assert dry["closed"] == [stale.id] and Path(stale.path).exists()
+    out = cli.ok("workspace", "sweep").output
+    assert out == f"closed 1 idle workspace(s): {stale.id}\n"
+    assert not Path(stale.path).exists() and Path(fresh.path).exists() and mine.exists()
+    broken = idle_workspace(cli.project, NOW - 5 * DAY)
+    Path(broken.manifest_path).unlink()
+    result = cli.ok("workspace", "sweep", "--json")
+    data = json.loads(result.stdout)
+    assert data["closed"] == [] and any(broken.id in w for w in data["warnings"])
+    assert Path(broken.path, "general", "old-context.md").exists()
+
+
+def test_workspace_help(cli: Cli) -> None:
+    for sub in ("show", "close", "sweep"):
+        assert "--json" in cli.ok("workspace", sub, "--help").output
+
+
+def test_freshness_reports_the_decision(cli: Cli) -> None:
+    src = cli.project / "src"
+    src.mkdir()
+    files = [src / f"m{i}.py" for i in range(3)]
+    for f in files:
+        f.write_text("v1\n")
+
+    def read_all(doc: dict[str, Any]) -> None:
+        trail.record(doc, [(trail.READ, str(f)) for f in files], 500)
+
+    state_file.update(cli.agent(), read_all, NOW, print)
+    data = json.loads(cli.ok("freshness", "--json").output)
+    assert (data["decision"], data["examined"], data["changed"]) == ("resume", 3, [])
+    files[0].write_text("v2 by someone else\n")
+    os.utime(files[0], (NOW + 10, NOW + 10))
+    data = json.loads(cli.ok("freshness", "--json").output)
+    assert data["decision"] == "resume_with_update" and data["changed"] == [str(files[0])]
+    text = cli.ok("freshness").output
+    assert text.startswith("resume_with_update: 1 of 3") and "src/m0.py" in text
+    data = json.loads(cli.ok("freshness", "--json", env={"AGENT_HOOKS_CRITICAL_FILES": "src/m0.py"}).output)
+    assert data["decision"] == "start_fresh_with_briefing" and data["critical"] == [str(files[0])]
+
+
+def test_freshness_with_a_corrupt_state_file_is_a_one_line_error(cli: Cli) -> None:
+    Path(cli.agent().state_path).write_text("nope")
+    result = cli("freshness")
+    assert result.exit_code == 1 and len(result.output.strip().splitlines()) == 1
+    assert "not valid JSON" in result.output

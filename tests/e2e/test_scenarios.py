@@ -1,0 +1,402 @@
+"""The end-to-end scenarios of issue 4: agent-hooks, installed as a user installs it, inside the
+real ``claude`` CLI.
+
+Each test installs agent-hooks into its own HOME with the repository's ``./install.sh`` (or loads
+the repository with ``claude --plugin-dir``), runs ``claude -p`` against the scripted mock API and
+asserts on three things: the files on disk, the agents' state files
+(``~/.claude/state-<AGENT_NAME>.json``) and what the model was sent. A hook that does nothing, or
+answers in a shape the client ignores, fails every one of them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from agent_hooks import settings as agent_hooks_settings
+
+from .agent_hooks_install import REPO, Installation
+from .claude_cli import ClaudeResult, run_claude, write_user_settings
+from .mock_api import MockAnthropicAPI, ToolCall, Turn, call, calls, say
+
+if TYPE_CHECKING:
+    from .conftest import ClaudeRunner, InstallAgentHooks, MockApiFactory
+
+# Which test shows each hook event agent-hooks installs at work, by its effect. A new event in
+# agent_hooks.settings.HOOKS fails test_every_installed_hook_event_has_a_scenario until a scenario
+# exercises it.
+EVENT_EVIDENCE = {
+    "SessionStart": "test_lifecycle_context_sweep_release_and_resume",  # context, sweep, resume
+    "PreToolUse": "test_reservation_blocks_other_agents",  # Write and Bash denied
+    "PostToolUse": "test_trail_records_created_read_modified_and_bash_files",
+    "Stop": "test_stop_records_activity_while_the_conversation_is_open",
+    "SessionEnd": "test_lifecycle_context_sweep_release_and_resume",  # inactive, released
+}
+
+AGENT_A = "proj__cc_1"
+AGENT_B = "proj__cc_2"
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _ok(result: ClaudeResult, api: MockAnthropicAPI, home: Path | None = None) -> None:
+    """The run exited 0, the mock answered every request and the whole script was used."""
+    log = home / ".claude" / "agent-hooks.log" if home is not None else None
+    hook_log = log.read_text() if log is not None and log.exists() else "(no agent-hooks.log)"
+    context = (f"stdout={result.stdout!r}\nstderr={result.stderr!r}\nrequests:\n{api.summary()}\n"
+               f"agent-hooks.log:\n{hook_log}")
+    assert result.returncode == 0, context
+    assert api.errors == [], context
+    assert api.unused_turns == 0, context
+
+
+def _write(path: Path, content: str) -> ToolCall:
+    return ToolCall("Write", {"file_path": str(path), "content": content})
+
+
+def _read(path: Path) -> ToolCall:
+    return ToolCall("Read", {"file_path": str(path)})
+
+
+def _edit(path: Path, old: str, new: str) -> ToolCall:
+    return ToolCall("Edit", {"file_path": str(path), "old_string": old, "new_string": new})
+
+
+def _bash(command: str) -> ToolCall:
+    return ToolCall("Bash", {"command": command, "description": "e2e step"})
+
+
+def _minutes_left(text: str) -> int:
+    found = re.search(r"(\d+) min left", text)
+    assert found, f"no time left in {text!r}"
+    return int(found[1])
+
+
+def _our_handlers(settings_path: Path) -> dict[str, int]:
+    """Event -> number of agent-hooks handlers in a settings file (none when it is missing)."""
+    if not settings_path.exists():
+        return {}
+    hooks = json.loads(settings_path.read_text()).get("hooks", {})
+    counts = {event: sum(agent_hooks_settings.is_ours(h) for g in groups for h in g["hooks"])
+              for event, groups in hooks.items()}
+    return {event: n for event, n in counts.items() if n}
+
+
+def _denials(install: Installation, agent: str) -> list[str]:
+    return [line for line in install.log_lines()
+            if f"agent={agent} " in line and " denied " in line]
+
+
+# --------------------------------------------------------------------------- coverage
+
+
+def test_every_installed_hook_event_has_a_scenario(install_agent_hooks: InstallAgentHooks) -> None:
+    install = install_agent_hooks()
+
+    installed = _our_handlers(install.settings_path)
+    plugin = json.loads((REPO / "hooks" / "hooks.json").read_text())["hooks"]
+
+    assert installed == dict.fromkeys(EVENT_EVIDENCE, 1)
+    assert {event for event, _, _ in agent_hooks_settings.HOOKS} == set(EVENT_EVIDENCE)
+    assert set(plugin) == set(EVENT_EVIDENCE)
+    assert all(callable(globals().get(name)) for name in EVENT_EVIDENCE.values())
+
+
+# --------------------------------------------------------------------------- 1. trail
+
+
+def test_trail_records_created_read_modified_and_bash_files(
+        claude: ClaudeRunner, mock_api: MockApiFactory, install_agent_hooks: InstallAgentHooks,
+        git_project: Path) -> None:
+    install = install_agent_hooks()
+    project = git_project.resolve()
+    new, by_bash = project / "notes" / "todo.md", project / "notes" / "from-bash.txt"
+    api = mock_api([
+        call("Write", {"file_path": str(new), "content": "first draft\n"}),
+        call("Read", {"file_path": str(new)}),
+        call("Edit", {"file_path": str(new), "old_string": "first", "new_string": "second"}),
+        call("Bash", {"command": "echo made by bash > notes/from-bash.txt"}),
+        say("Trail done."),
+    ])
+
+    result = claude("Leave a trail.", api, agent_name="trail-agent", extra_env=install.claude_env())
+
+    _ok(result, api, install.home)
+    assert new.read_text() == "second draft\n"
+    assert by_bash.read_text() == "made by bash\n"
+    assert [r.is_error for r in api.tool_results()] == [False] * 4
+    doc = install.state("trail-agent")
+    assert doc["files_created"] == [str(new), str(by_bash)]
+    assert doc["files_read"] == [str(new)]
+    assert doc["files_modified"] == [str(new)]
+    for path in (new, by_bash):  # fingerprints describe the files as they are now
+        stat = path.stat()
+        assert doc["fingerprints"][str(path)][:2] == [stat.st_mtime_ns, stat.st_size]
+    status = install.cli_json("status", cwd=project, agent_name="trail-agent")
+    assert (status["files_created"], status["files_modified"], status["files_read"]) == (2, 1, 1)
+
+
+# --------------------------------------------------------------------------- 2. and 5. reservations
+
+
+@pytest.mark.parametrize("form", ["settings", "plugin"])
+def test_reservation_blocks_other_agents(
+        form: str, claude: ClaudeRunner, mock_api: MockApiFactory,
+        install_agent_hooks: InstallAgentHooks, git_project: Path) -> None:
+    """Scenario 2 with the hooks in settings.json; scenario 5 (``plugin``) with the same hooks
+    coming only from ``claude --plugin-dir <repo>``."""
+    plugin = form == "plugin"
+    install = install_agent_hooks(settings=not plugin)
+    if plugin:
+        assert _our_handlers(install.settings_path) == {}
+    else:
+        assert set(_our_handlers(install.settings_path)) == set(EVENT_EVIDENCE)
+    args = ["--plugin-dir", str(REPO)] if plugin else []
+    env = install.claude_env(plugin=plugin)
+    project = git_project.resolve()
+    (project / "src").mkdir()
+    (project / "src" / "app.py").write_text("print('app')\n")
+
+    def run(agent: str, prompt: str, api: MockAnthropicAPI) -> None:
+        _ok(claude(prompt, api, agent_name=agent, extra_env=env, args=args), api, install.home)
+
+    # A claims src/** through its Bash tool, as an agent would; --keep outlives its conversation.
+    a_reserves = mock_api([
+        call("Bash", {"command": "agent-hooks reserve 'src/**' --reason farmhand-42 --keep"}),
+        say("Reserved."),
+    ])
+    run(AGENT_A, "Reserve src.", a_reserves)
+    (reserved,) = a_reserves.tool_results()
+    assert not reserved.is_error and "reserved src/** (exclusive" in reserved.content
+    held = install.cli_json("reservations", cwd=project)
+    assert [(r["agent"], r["pattern"], r["reason"], r["keep"]) for r in held] == [
+        (AGENT_A, "src/**", "farmhand-42", True)]
+    assert install.state(AGENT_A)["active"] is False  # A's conversation is over
+
+    # B: its edits in src/ are refused, by Write and by Bash; docs/ is free.
+    x, y, notes = project / "src" / "x.py", project / "src" / "y.py", project / "docs" / "notes.md"
+    b_works = mock_api([
+        call("Write", {"file_path": str(x), "content": "x = 1\n"}),
+        call("Write", {"file_path": str(notes), "content": "notes\n"}),
+        call("Bash", {"command": "echo 'y = 2' > src/y.py"}),
+        say("B is done."),
+    ])
+    run(AGENT_B, "Work on src and docs.", b_works)
+
+    assert not x.exists() and not y.exists()
+    assert notes.read_text() == "notes\n"
+    write_x, write_notes, bash_y = b_works.tool_results()
+    assert not write_notes.is_error
+    for denied, tool, target in ((write_x, "Write", "src/x.py"), (bash_y, "Bash", "src/y.py")):
+        assert denied.is_error, denied
+        assert denied.content.startswith(f"PreToolUse:{tool} hook error"), denied.content
+        assert f'agent "{AGENT_A}" holds src/**' in denied.content
+        assert "reason farmhand-42" in denied.content
+        assert 50 <= _minutes_left(denied.content) <= 60
+        assert target in denied.content
+    b_state = install.state(AGENT_B)
+    assert b_state["files_created"] == [str(notes)]
+    assert b_state["files_modified"] == []
+    denials = _denials(install, AGENT_B)
+    assert [re.search(r"denied (\w+):", line)[1] for line in denials] == ["Write", "Bash"]
+
+    # A's own edit in src/ goes through (a second conversation of A).
+    mine = project / "src" / "a.py"
+    a_works = mock_api([call("Write", {"file_path": str(mine), "content": "a = 0\n"}),
+                        say("A wrote it.")])
+    run(AGENT_A, "Write in src.", a_works)
+    assert mine.read_text() == "a = 0\n"
+    assert [r.is_error for r in a_works.tool_results()] == [False]
+    assert install.state(AGENT_A)["files_created"] == [str(mine)]
+    assert _denials(install, AGENT_A) == []
+
+
+# --------------------------------------------------------------------------- 3. lifecycle
+
+
+def test_lifecycle_context_sweep_release_and_resume(
+        claude: ClaudeRunner, mock_api: MockApiFactory, install_agent_hooks: InstallAgentHooks,
+        git_project: Path) -> None:
+    install = install_agent_hooks()
+    env = install.claude_env()
+    project = git_project.resolve()
+    # Another agent's state untouched for 8 days (with its lock), and a file that is not ours.
+    old_state = install.state_dir / "state-old__cc_9.json"
+    old_lock = install.state_dir / "state-old__cc_9.json.lock"
+    not_ours = install.state_dir / "my-notes.txt"
+    old_state.write_text(json.dumps({"agent_name": "old__cc_9", "files_created": ["/x"]}))
+    old_lock.write_text("")
+    not_ours.write_text("keep me\n")
+    eight_days_ago = time.time() - 8 * 86400
+    for path in (old_state, old_lock, not_ours):
+        os.utime(path, (eight_days_ago, eight_days_ago))
+    kept = project / "kept.txt"
+
+    first = mock_api([
+        call("Write", {"file_path": str(kept), "content": "v1\n"}),
+        call("Bash", {"command": "agent-hooks reserve 'lib/**' --reason farmhand-7"}),
+        call("Bash", {"command": "agent-hooks reservations --json"}),
+        say("First run done."),
+    ])
+    _ok(claude("Start.", first, agent_name=AGENT_A, extra_env=env), first, install.home)
+
+    # SessionStart: the context reached the model, and the old state was swept.
+    context = first.first_main_request_text()
+    assert (f'agent-hooks: you are agent "{AGENT_A}" in project {project}; '
+            "conversation ") in context
+    assert "(startup): a new file trail begins" in context
+    assert not old_state.exists() and not old_lock.exists()
+    assert not_ours.read_text() == "keep me\n"
+    assert any("swept 1 file(s)" in line and "state-old__cc_9.json" in line
+               for line in install.log_lines())
+    # The reservation was held during the run; SessionEnd released it (it had no --keep).
+    _, reserved, listing = first.tool_results()
+    assert "reserved lib/** (exclusive" in reserved.content
+    assert [(r["agent"], r["pattern"]) for r in json.loads(listing.content)] == [
+        (AGENT_A, "lib/**")]
+    assert install.cli_json("reservations", cwd=project) == []
+    assert any(f"agent={AGENT_A} event=SessionEnd released 1 reservation(s)" in line
+               for line in install.log_lines())
+    doc = install.state(AGENT_A)
+    assert (doc["active"], doc["source"], doc["reservations"]) == (False, "startup", [])
+    assert doc["files_created"] == [str(kept)]
+
+    # --continue resumes the conversation and keeps the trail.
+    second = mock_api([call("Read", {"file_path": str(kept)}), say("Second run done.")])
+    _ok(claude("Go on.", second, agent_name=AGENT_A, extra_env=env, args=["--continue"]),
+        second, install.home)
+
+    resumed = second.first_main_request_text()
+    assert "First run done." in resumed
+    assert f'agent-hooks: you are agent "{AGENT_A}"' in resumed
+    assert "(resume): your file trail continues" in resumed
+    doc = install.state(AGENT_A)
+    assert doc["source"] == "resume"
+    assert [c["source"] for c in doc["conversations"]] == ["startup", "resume"]
+    assert doc["files_created"] == [str(kept)]
+    assert doc["files_read"] == [str(kept)]
+    assert doc["active"] is False
+
+
+# --------------------------------------------------------------------------- Stop
+
+# A hook of the user's own: copy the agent's state file to <dir>/<label>.json, waiting <before>
+# seconds first and <after> seconds afterwards.
+_PROBE = """\
+import json, os, sys, time
+sys.stdin.read()
+label, before, after, out = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
+time.sleep(before)
+state = os.path.join(os.environ["HOME"], ".claude", "state-" + os.environ["AGENT_NAME"] + ".json")
+with open(state, encoding="utf-8") as src:
+    doc = json.load(src)
+with open(os.path.join(out, label + ".json"), "w", encoding="utf-8") as dst:
+    json.dump(doc, dst)
+time.sleep(after)
+"""
+
+
+def test_stop_records_activity_while_the_conversation_is_open(
+        claude: ClaudeRunner, mock_api: MockApiFactory, install_agent_hooks: InstallAgentHooks,
+        claude_home: Path, git_project: Path, tmp_path: Path) -> None:
+    """Stop only records activity, which SessionEnd overwrites at once in ``-p`` mode; so the
+    user's own hooks (kept by install.sh) snapshot the state file: once the conversation has
+    started, then at Stop (after ours has run). Between them 1.2 s pass and no tool runs."""
+    probes = tmp_path / "probes"
+    probes.mkdir()
+    script = tmp_path / "probe.py"
+    script.write_text(_PROBE, encoding="utf-8")
+
+    def probe(label: str, before: float, after: float) -> list[dict[str, Any]]:
+        command = shlex.join([sys.executable, "-I", str(script), label, str(before), str(after),
+                              str(probes)])
+        return [{"hooks": [{"type": "command", "command": command, "timeout": 10}]}]
+
+    user_hooks = {"UserPromptSubmit": probe("started", 0, 1.2), "Stop": probe("at-stop", 1.0, 0)}
+    write_user_settings(claude_home, {"hooks": user_hooks})
+    install = install_agent_hooks()
+    merged = json.loads(install.settings_path.read_text())["hooks"]
+    assert all(merged[event][0] == groups[0] for event, groups in user_hooks.items())
+    api = mock_api([say("Nothing to do.")])
+
+    _ok(claude("Just answer.", api, agent_name=AGENT_A, extra_env=install.claude_env()), api,
+        install.home)
+
+    started = json.loads((probes / "started.json").read_text())
+    at_stop = json.loads((probes / "at-stop.json").read_text())
+    final = install.state(AGENT_A)
+    assert (started["active"], at_stop["active"], final["active"]) == (True, True, False)
+    assert at_stop["last_activity"] > started["last_activity"]
+    assert final["last_activity"] >= at_stop["last_activity"]
+    assert started["conversation_id"] == at_stop["conversation_id"] == final["conversation_id"]
+
+
+# --------------------------------------------------------------------------- 4. four agents
+
+
+def _busy_script(work: Path, rel: str) -> tuple[list[Turn], dict[str, set[str]]]:
+    """20 tool calls in ``work`` (project-relative ``rel``) and the trail they must leave.
+
+    Per file i: a Write; then an Edit and a Bash write in one turn; at the end the five files are
+    read in one turn (the client runs those Reads, and so their PostToolUse hooks, concurrently).
+    """
+    turns: list[Turn] = []
+    files = [work / f"f{i}.txt" for i in range(5)]
+    by_bash = [work / f"b{i}.txt" for i in range(5)]
+    for i, path in enumerate(files):
+        turns.append(calls(_write(path, f"file {i}\n")))
+        turns.append(calls(_edit(path, f"file {i}", f"file {i} edited"),
+                           _bash(f"echo bash {i} > {rel}/b{i}.txt")))
+    turns.append(calls(*(_read(path) for path in files)))
+    turns.append(say("All done."))
+    expected = {"files_created": {str(p) for p in files + by_bash},
+                "files_modified": {str(p) for p in files},
+                "files_read": {str(p) for p in files}}
+    return turns, expected
+
+
+def test_four_agents_at_once_keep_complete_trails(
+        claude_bin: str, mock_api: MockApiFactory, install_agent_hooks: InstallAgentHooks,
+        claude_home: Path, git_project: Path) -> None:
+    install = install_agent_hooks()
+    project = git_project.resolve()
+    agents = [f"proj__cc_{n}" for n in range(1, 5)]
+    plans = {name: _busy_script(project / "work" / name, f"work/{name}") for name in agents}
+    apis = {name: mock_api(plans[name][0]) for name in agents}
+
+    def run(name: str) -> ClaudeResult:
+        return run_claude(f"Work in work/{name}.", cwd=project, home=claude_home,
+                          server_url=apis[name].url, agent_name=name,
+                          extra_env=install.claude_env(), binary=claude_bin, timeout=150)
+
+    with ThreadPoolExecutor(len(agents)) as pool:
+        results = dict(zip(agents, pool.map(run, agents), strict=True))
+
+    for name in agents:
+        api, (_, expected) = apis[name], plans[name]
+        _ok(results[name], api, install.home)
+        outcomes = api.tool_results()
+        assert len(outcomes) == 20
+        assert [r.content for r in outcomes if r.is_error] == [], name
+        own = str(project / "work" / name) + "/"
+        doc = install.state(name)
+        for field, paths in expected.items():
+            recorded = [p for p in doc[field] if p.startswith(own)]
+            assert len(recorded) == len(set(recorded)), (name, field, recorded)
+            assert set(recorded) == paths, (name, field, recorded)
+        assert (doc["active"], doc["source"], doc["registered"]) == (False, "startup", True)
+        for i in range(5):
+            assert (project / "work" / name / f"f{i}.txt").read_text() == f"file {i} edited\n"
+            assert (project / "work" / name / f"b{i}.txt").read_text() == f"bash {i}\n"
+    assert [line for line in install.log_lines() if " denied " in line] == []
+    assert install.cli_json("reservations", cwd=project) == []

@@ -1,0 +1,80 @@
+"""PreToolUse without reservations: it allows everything, writes nothing, and fails open."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import HookRunner
+
+FIXTURES = ["PreToolUse_Write", "PreToolUse_Edit", "PreToolUse_Bash", "PreToolUse_Read",
+            "PreToolUse_Glob", "PreToolUse_Grep", "PreToolUse_Agent"]
+
+
+def files_under(path: Path) -> set[Path]:
+    return set(path.rglob("*"))
+
+
+@pytest.mark.parametrize("fixture", FIXTURES)
+@pytest.mark.parametrize("agent", ["proj__cc_1", None])
+def test_real_payloads_are_allowed_silently(
+    run_hook: HookRunner, tmp_path: Path, fixture: str, agent: str | None
+) -> None:
+    before = files_under(tmp_path)
+    result = run_hook("PreToolUse", fixture, agent=agent)
+    assert result.code == 0 and result.out is None and result.err == ""
+    assert files_under(tmp_path) == before  # nothing written, not even a log
+
+
+EXTRA: list[tuple[str, dict[str, Any]]] = [
+    ("MultiEdit", {"file_path": "{p}/m.py", "edits": [{"old_string": "a", "new_string": "b"}]}),
+    ("NotebookEdit", {"notebook_path": "{p}/n.ipynb", "new_source": "x"}),
+    ("Write", {"file_path": "relative/x.py", "content": ""}),
+    ("Write", {"file_path": "/etc/outside", "content": ""}),
+    ("Bash", {"command": "rm -rf src && echo x > a.txt"}),
+    ("Bash", {"command": 42}),
+    ("Write", {}),
+    ("Write", {"file_path": None}),
+    ("mcp__server__tool", {"anything": [1, 2]}),
+    ("SomeFutureTool", {"file_path": "{p}/x"}),
+    ("", {}),
+]
+
+
+@pytest.mark.parametrize(("tool_name", "tool_input"), EXTRA, ids=[f"{t}-{i}" for i, (t, _) in enumerate(EXTRA)])
+def test_other_and_unknown_tools_are_allowed(
+    run_hook: HookRunner, tmp_path: Path, tool_name: str, tool_input: dict[str, Any]
+) -> None:
+    p = str(run_hook.project)
+    filled = {k: v.replace("{p}", p) if isinstance(v, str) else v for k, v in tool_input.items()}
+    payload = run_hook.payload("PreToolUse_Write", tool_name=tool_name, tool_input=filled)
+    before = files_under(tmp_path)
+    result = run_hook("PreToolUse", payload)
+    assert result.code == 0 and result.out is None
+    assert files_under(tmp_path) == before
+
+
+@pytest.mark.parametrize("name", ["../x", "a/b", "a\x01b", "y" * 129])
+def test_bad_agent_name_fails_open_and_logs(run_hook: HookRunner, tmp_path: Path, name: str) -> None:
+    result = run_hook("PreToolUse", "PreToolUse_Write", agent=name)
+    assert result.code == 0 and result.out is None
+    lines = run_hook.log_lines()
+    assert len(lines) == 1
+    assert "AGENT_NAME" in lines[0] and "fail open" in lines[0] and "event=PreToolUse" in lines[0]
+    created = files_under(tmp_path) - {run_hook.project, run_hook.project / ".git", run_hook.home}
+    assert created == {run_hook.state_dir, run_hook.log_file}
+
+
+def test_outside_any_project_is_allowed(run_hook: HookRunner, tmp_path: Path) -> None:
+    payload = run_hook.payload("PreToolUse_Write", cwd="/")
+    payload["tool_input"]["file_path"] = "/tmp/x"
+    result = run_hook("PreToolUse", payload, env={"CLAUDE_PROJECT_DIR": ""}, cwd="/")
+    assert result.code == 0 and result.out is None
+
+
+def test_unknown_event_is_allowed_and_says_why(run_hook: HookRunner) -> None:
+    for event in ("NoSuchEvent", ""):
+        result = run_hook(event, "PreToolUse_Write")
+        assert result.code == 0 and result.out is None
+        assert "unknown hook event" in result.err

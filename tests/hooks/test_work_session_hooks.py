@@ -1,0 +1,396 @@
+"""Tests for agent_hooks.work_session_hooks.
+
+The functions are run the way the hooks run them: in a `python -IS` process, through
+`hook_runtime.run`, with a captured payload on stdin and HOME in a temp dir. (The adapters in
+hooks/*.py call these functions once the lead wires them in; a small driver stands in for the
+adapter here.) A few checks run in-process where they count system calls or imports.
+"""
+
+from __future__ import annotations
+
+import calendar
+import json
+import posix
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from agent_hooks import hook_runtime, trail
+from agent_hooks import work_session as ws
+from agent_hooks import work_session_hooks as hooks
+from agent_hooks import work_session_store as store
+
+ROOT = Path(__file__).resolve().parents[2]
+SRC = ROOT / "src"
+FIXTURES = ROOT / "tests" / "fixtures"
+PAYLOADS = FIXTURES / "payloads"
+TRANSCRIPTS = FIXTURES / "transcripts"
+SUB_ID = "a6a499d345698d83d"
+NOW = float(calendar.timegm((2026, 11, 21, 12, 0, 0)))
+
+DRIVER = """
+import sys
+sys.path.insert(0, sys.argv[1])
+from agent_hooks import hook_runtime, trail, work_session_hooks as w
+
+event = sys.argv[2]
+
+def handle(ctx):
+    project = ctx.project_root()
+    if event == "PostToolUse":
+        return w.post_tool_use(ctx, ctx.agent.name, project, trail.entries(ctx.payload))
+    if event == "SubagentStart":
+        return w.subagent_start(ctx, project)
+    if event == "SubagentStop":
+        return w.subagent_stop(ctx, project)
+    if event == "Stop":
+        return w.stop(ctx, project)
+    if event == "SessionStart":
+        return {"lines": w.session_start_lines(project, ctx.now, ctx.environ)}
+    if event == "Modules":  # which modules the no-session and active paths load
+        before = set(sys.modules)
+        w.post_tool_use(ctx, ctx.agent.name, project, trail.entries(ctx.payload))
+        return {"loaded": sorted(set(sys.modules) - before)}
+
+sys.exit(hook_runtime.run(event, handle))
+"""
+
+
+class World:
+    """A project, a HOME, a copy of the sample transcripts, and a way to run hooks."""
+
+    def __init__(self, tmp: Path) -> None:
+        self.home = tmp / "home"
+        self.project = tmp / "myproject"
+        (self.project / "sub").mkdir(parents=True)
+        self.home.mkdir()
+        tdir = self.home / ".claude" / "projects" / "-p"
+        (tdir / "subagents").mkdir(parents=True)
+        self.transcript = tdir / "main.jsonl"
+        shutil.copy(TRANSCRIPTS / "main-with-subagent.jsonl", self.transcript)
+        for name in (f"agent-{SUB_ID}.jsonl", f"agent-{SUB_ID}.meta.json"):
+            shutil.copy(TRANSCRIPTS / "subagents" / name, tdir / "subagents" / name)
+        self.sub_transcript = tdir / "subagents" / f"agent-{SUB_ID}.jsonl"
+        self.sessions = self.project / ".claude" / "sessions"
+        self.env = {
+            "HOME": str(self.home),
+            "AGENT_NAME": "cc_1",
+            "PATH": "/usr/bin:/bin",
+            "CLAUDE_PROJECT_DIR": str(self.project),
+        }
+
+    def store(self) -> store.Store:
+        return store.Store(str(self.sessions))
+
+    def start(self, max_tokens: int = ws.DEFAULT_MAX) -> dict:
+        doc = ws.new_document("SES202611-ACME-AUDIT", "SES", "ACME", "AUDIT", NOW, max_tokens)
+        self.store().start(doc, NOW, close_active=False)
+        return doc
+
+    def doc(self) -> dict:
+        return self.store().require_active().doc
+
+    def payload(self, name: str, **changes: object) -> dict:
+        raw = (
+            (PAYLOADS / f"{name}.json")
+            .read_text()
+            .replace("/home/dev/myproject", str(self.project))
+        )
+        stdin = json.loads(raw)["stdin"]
+        stdin["transcript_path"] = str(self.transcript)
+        stdin.update(changes)
+        return stdin
+
+    def run(self, event: str, payload: dict) -> dict | None:
+        proc = subprocess.run(
+            [sys.executable, "-IS", "-c", DRIVER, str(SRC), event],
+            input=json.dumps(payload),
+            capture_output=True,
+            text=True,
+            env=self.env,
+            timeout=60,
+            check=False,
+        )
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stderr == ""
+        return json.loads(proc.stdout) if proc.stdout else None
+
+    def log(self) -> str:
+        path = self.home / ".claude" / "agent-hooks.log"
+        return path.read_text() if path.exists() else ""
+
+
+@pytest.fixture
+def world(tmp_path: Path) -> World:
+    return World(tmp_path)
+
+
+def assistant_line(context: int) -> str:
+    """A real assistant entry from the sample whose context size is `context`
+    (split over input, cache creation and cache read)."""
+    for line in (TRANSCRIPTS / "main-with-subagent.jsonl").read_text().splitlines():
+        entry = json.loads(line)
+        if entry.get("type") == "assistant":
+            entry["message"]["usage"].update(
+                input_tokens=context // 3,
+                cache_creation_input_tokens=context // 3,
+                cache_read_input_tokens=context - 2 * (context // 3),
+                output_tokens=42,
+            )
+            return json.dumps(entry) + "\n"
+    raise AssertionError
+
+
+# ---------------------------------------------------------------- no work session
+
+
+def test_without_a_work_session_nothing_happens_and_nothing_is_written(world: World) -> None:
+    assert world.run("PostToolUse", world.payload("PostToolUse_Write")) is None
+    assert world.run("Stop", world.payload("Stop")) is None
+    assert world.run("SubagentStop", world.payload("SubagentStop")) is None
+    assert world.run("SessionStart", world.payload("SessionStart_startup")) == {"lines": []}
+    assert not (world.project / ".claude").exists()
+    assert world.log() == ""
+
+
+def test_the_no_session_path_costs_one_stat_and_imports_nothing(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    payload = world.payload("PostToolUse_Write")
+    ctx = hook_runtime.HookContext("PostToolUse", payload, world.env, NOW)
+    found = trail.entries(payload)
+    stats: list[object] = []
+    real_stat = posix.stat
+
+    def counting_stat(*args: object, **kwargs: object) -> object:
+        stats.append(args[0])
+        return real_stat(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(posix, "stat", counting_stat)
+    before = set(sys.modules)
+    assert hooks.post_tool_use(ctx, "cc_1", str(world.project), found) is None
+    assert stats == [f"{world.project}/.claude/sessions/active-session.json"]
+    assert set(sys.modules) == before
+
+
+def test_module_loads_under_dash_IS(world: World) -> None:
+    """work_session_hooks itself brings in nothing but built-ins; the active path loads only
+    agent_hooks modules and built-ins (no os, typing, re, json, datetime, click, orjson …)."""
+    probe = (
+        f"import sys; sys.path.insert(0, {str(SRC)!r}); import agent_hooks.hook_runtime; "
+        "b = set(sys.modules); import agent_hooks.work_session_hooks; "
+        "print(sorted(set(sys.modules) - b))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-IS", "-c", probe],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=world.env,
+    ).stdout
+    assert json.loads(out.replace("'", '"')) == ["agent_hooks.work_session_hooks"]
+    assert world.run("Modules", world.payload("PostToolUse_Write")) == {"loaded": []}
+    world.start()
+    loaded = world.run("Modules", world.payload("PostToolUse_Write"))
+    assert loaded is not None
+    hot_builtins = {"posix", "sys", "time", "marshal", "errno", "_signal", "_json", "__future__"}
+    assert [
+        m for m in loaded["loaded"] if m.split(".")[0] != "agent_hooks" and m not in hot_builtins
+    ] == []
+    assert "agent_hooks.work_session_store" in loaded["loaded"]
+
+
+# ------------------------------------------------------------------ PostToolUse
+
+
+def test_created_files_become_artifacts_and_tokens_come_from_the_transcript(world: World) -> None:
+    world.start()
+    assert world.run("PostToolUse", world.payload("PostToolUse_Write")) is None
+    doc = world.doc()
+    assert doc["artifacts"] == [
+        {"path": "a.txt", "created": doc["artifacts"][0]["created"], "agent": "cc_1"}
+    ]
+    # sample main transcript: the last of its 7 main assistant entries has input 10 +
+    # cache_creation 0 + cache_read 0 = 10, and none is larger: current 10, peak 10
+    conv = doc["conversations"]["df60326c-8124-4026-a376-50ee7bfe6c4e"]
+    assert (conv["current"], conv["peak"], conv["agent"]) == (10, 10, "cc_1")
+    assert conv["offset"] == world.transcript.stat().st_size
+    assert doc["tokens"] == {"max": 150000, "initial": 10, "current": 10, "peak": 10, "saved": 0}
+    # an edit (not a creation), a read, and a second write of the same file add no artifact
+    for name in ("PostToolUse_Edit", "PostToolUse_Read", "PostToolUse_Write"):
+        world.run("PostToolUse", world.payload(name))
+    assert [a["path"] for a in world.doc()["artifacts"]] == ["a.txt"]
+
+
+def test_files_outside_the_project_or_in_scratch_places_are_not_artifacts(world: World) -> None:
+    world.start()
+    for path in (
+        "/tmp/elsewhere.txt",
+        f"{world.project}/.tmp/sessions/x/notes.md",
+        f"{world.sessions}/hand-made.json",
+    ):
+        payload = world.payload("PostToolUse_Write", tool_input={"file_path": path, "content": ""})
+        world.run("PostToolUse", payload)
+    payload = world.payload(
+        "PostToolUse_Write", tool_input={"file_path": "docs/prd.md", "content": "x"}
+    )  # relative to cwd
+    world.run("PostToolUse", payload)
+    assert [a["path"] for a in world.doc()["artifacts"]] == ["docs/prd.md"]
+
+
+def test_warnings_at_exactly_80_and_95_percent_once_each(world: World) -> None:
+    world.start(max_tokens=150000)  # 80 % = 120,000; 95 % = 142,500 (strictly above warns)
+    world.transcript.write_text("")
+    read = world.payload("PostToolUse_Read")
+    told = []
+    for context in (119999, 120000, 120001, 130000, 142500, 142501, 149000):
+        with world.transcript.open("a") as fh:
+            fh.write(assistant_line(context))
+        told.append(world.run("PostToolUse", read))
+    assert [t is not None for t in told] == [False, False, True, False, False, True, False]
+    first, second = told[2], told[5]
+    assert first is not None and second is not None
+    assert "120,001 of the 150,000-token budget (80%)" in first["additionalContext"]
+    assert (
+        first["systemMessage"].startswith(ws.YELLOW)
+        and "SES202611-ACME-AUDIT" in first["systemMessage"]
+    )
+    assert "142,501 of the 150,000-token budget (95%)" in second["additionalContext"]
+    assert second["systemMessage"].startswith(ws.RED)
+    conv = world.doc()["conversations"][read["session_id"]]
+    assert (conv["current"], conv["peak"], conv["warned"]) == (149000, 149000, [80, 95])
+    assert world.run("PostToolUse", read) is None  # still above both: told already
+
+
+def test_a_crossing_seen_at_stop_is_told_at_the_next_tool_call(world: World) -> None:
+    world.start(max_tokens=1000)
+    world.transcript.write_text(assistant_line(900))  # 90 % of 1,000
+    assert world.run("Stop", world.payload("Stop")) is None
+    assert world.doc()["tokens"]["current"] == 900
+    told = world.run("PostToolUse", world.payload("PostToolUse_Read"))
+    assert told is not None and "(90%)" in told["additionalContext"]
+
+
+def test_a_paused_work_session_records_nothing(world: World) -> None:
+    world.start()
+    world.store().update_active(lambda d: d.update(status="paused") is None, NOW)
+    assert world.run("PostToolUse", world.payload("PostToolUse_Write")) is None
+    world.run("Stop", world.payload("Stop"))
+    doc = world.store().require_active().doc
+    assert doc["artifacts"] == [] and doc["conversations"] == {} and doc["status"] == "paused"
+
+
+def test_tool_calls_inside_a_subagent_record_artifacts_but_not_main_figures(world: World) -> None:
+    world.start()
+    payload = world.payload("PostToolUse_Write", agent_id=SUB_ID, agent_type="Explore")
+    world.run("PostToolUse", payload)
+    doc = world.doc()
+    assert doc["artifacts"][0]["subagent"] == "Explore" and doc["conversations"] == {}
+
+
+def test_the_agent_tool_records_the_output_file(world: World) -> None:
+    world.start()
+    world.run("PostToolUse", world.payload("PostToolUse_Agent"))
+    record = world.doc()["agents_spawned"][0]
+    assert (record["id"], record["output_file"]) == (SUB_ID, "/tmp/claude-1000/notes")
+
+
+def test_a_broken_work_session_file_fails_open_and_is_logged(world: World) -> None:
+    world.start()
+    path = world.sessions / "SES202611-ACME-AUDIT.json"
+    path.write_text("{not json")
+    assert world.run("PostToolUse", world.payload("PostToolUse_Write")) is None
+    assert path.read_text() == "{not json"
+    assert "not updated" in world.log() and "is not valid JSON" in world.log()
+
+
+# ------------------------------------------------------------------- subagents
+
+
+def test_subagent_start_and_stop_record_the_agent_and_its_tokens(world: World) -> None:
+    world.start()
+    world.run("SubagentStart", world.payload("SubagentStart"))
+    record = world.doc()["agents_spawned"][0]
+    assert (record["id"], record["type"], record["completed"], record["agent"]) == (
+        SUB_ID,
+        "Explore",
+        None,
+        "cc_1",
+    )
+    stop = world.payload("SubagentStop", agent_transcript_path=str(world.sub_transcript))
+    world.run("SubagentStop", stop)
+    world.run("SubagentStop", stop)  # a repeated stop counts once
+    doc = world.doc()
+    record = doc["agents_spawned"][0]
+    # the subagent's one assistant entry: context 10 + 0 + 0 plus output 10 = 20 tokens used
+    assert record["tokens_used"] == 20 and record["completed"] is not None
+    assert record["output_file"] == str(world.sub_transcript)
+    assert doc["tokens"]["saved"] == 20 and len(doc["agents_spawned"]) == 1
+
+
+def test_subagent_stop_finds_the_transcript_beside_the_main_one(world: World) -> None:
+    world.start()
+    stop = world.payload("SubagentStop", agent_type="")
+    del stop["agent_transcript_path"]
+    world.run("SubagentStop", stop)
+    record = world.doc()["agents_spawned"][0]
+    assert (record["tokens_used"], record["type"]) == (20, "Explore")  # type from .meta.json
+
+
+def test_subagent_stop_with_an_unreadable_transcript_is_logged(world: World) -> None:
+    world.start()
+    world.run(
+        "SubagentStop",
+        world.payload("SubagentStop", agent_id="b0", agent_transcript_path="/nope.jsonl"),
+    )
+    assert world.doc()["agents_spawned"][0]["tokens_used"] == 0
+    assert "subagent b0: transcript /nope.jsonl unreadable" in world.log()
+
+
+# ------------------------------------------------------------ Stop, SessionStart
+
+
+def test_stop_refreshes_incrementally(world: World) -> None:
+    world.start()
+    world.run("Stop", world.payload("Stop"))
+    first = world.doc()["conversations"]["df60326c-8124-4026-a376-50ee7bfe6c4e"]
+    with world.transcript.open("a") as fh:
+        fh.write(assistant_line(3000))
+    world.run("Stop", world.payload("Stop"))
+    again = world.doc()["conversations"]["df60326c-8124-4026-a376-50ee7bfe6c4e"]
+    assert again["offset"] > first["offset"] and (again["current"], again["peak"]) == (3000, 3000)
+
+
+def test_several_agents_keep_their_own_figures(world: World) -> None:
+    world.start()
+    world.run("Stop", world.payload("Stop"))
+    other = world.transcript.with_name("other.jsonl")
+    other.write_text(assistant_line(5000))
+    world.env["AGENT_NAME"] = "cc_2"
+    world.run("Stop", world.payload("Stop", session_id="conv-2", transcript_path=str(other)))
+    doc = world.doc()
+    assert [(c["agent"], c["current"]) for c in ws.agent_contexts(doc)] == [
+        ("cc_1", 10),
+        ("cc_2", 5000),
+    ]
+    assert (doc["tokens"]["current"], doc["tokens"]["peak"]) == (5000, 5000)
+
+
+def test_session_start_lines(world: World) -> None:
+    world.start()
+    world.store().update_active(
+        lambda d: ws.set_summary(d, "Auditing auth.\nNext: login") is None, NOW
+    )
+    lines = world.run("SessionStart", world.payload("SessionStart_startup"))
+    assert lines is not None
+    first, second = lines["lines"]
+    assert first.startswith(
+        f"Work session SES202611-ACME-AUDIT {ws.GREEN} (active): 0/0 milestones"
+    )
+    assert "0/150,000 tokens (0%)" in first and second == "Last context: Auditing auth."
+    world.store().update_active(lambda d: d.update(status="paused") is None, NOW)
+    paused = world.run("SessionStart", world.payload("SessionStart_startup"))
+    assert paused is not None and "is paused" in paused["lines"][0]

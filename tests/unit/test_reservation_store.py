@@ -1,0 +1,553 @@
+"""agent_hooks.reservation_store and reservation_index: reserve / release / renew
+under the project lock, the agent-state mirror, the index files and the hot cache.
+
+Every test uses its own state directory under tmp_path; time is passed in.
+The race test runs 8 real processes of the `agent-hooks` CLI.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import marshal
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_hooks import identity, pattern, reservation, reservation_store, state_file, storage
+from agent_hooks import reservation_index as index
+
+SRC = str(Path(__file__).resolve().parents[2] / "src")
+NOW = 1_800_000_000.0
+HOUR = 3600
+
+
+@pytest.fixture
+def state_dir(tmp_path: Path) -> str:
+    return str(tmp_path / "home" / ".claude")
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> str:
+    project = tmp_path / "proj"
+    project.mkdir()
+    return os.path.realpath(project)
+
+
+def grant(
+    state_dir: str, root: str, agent: str | None, *patterns: str, now: float = NOW, ttl: int = HOUR,
+    reason: str = "", shared: bool = False, keep: bool = False,
+) -> reservation_store.Outcome:
+    return reservation_store.reserve(
+        state_dir, root, agent, [(p, pattern.compile(p)) for p in patterns], reason=reason,
+        ttl=ttl, shared=shared, keep=keep, now=now,
+    )
+
+
+def held(state_dir: str, root: str, now: float = NOW) -> list[tuple[str | None, str]]:
+    return sorted(
+        ((r["agent"], r["pattern"]) for r in reservation_store.live(state_dir, root, now)[0]),
+        key=lambda item: (item[0] or "", item[1]),
+    )
+
+
+def truth_path(state_dir: str, root: str) -> str:
+    return os.path.join(index.index_dir(state_dir, root), index.TRUTH)
+
+
+def cache_path(state_dir: str, root: str) -> str:
+    return os.path.join(index.index_dir(state_dir, root), index.CACHE)
+
+
+def truth(state_dir: str, root: str) -> dict[str, Any]:
+    with open(truth_path(state_dir, root), encoding="utf-8") as f:
+        doc: dict[str, Any] = json.load(f)
+    return doc
+
+
+def agent_state(state_dir: str, name: str | None) -> dict[str, Any]:
+    doc, problem = state_file.read(identity.Agent(name, state_dir), NOW)
+    assert problem is None
+    return doc
+
+
+def hot_patterns(hot: index.HotIndex | None) -> list[tuple[str | None, str]]:
+    assert hot is not None
+    return sorted(
+        ((rec[index.AGENT], rec[index.PATTERN]) for rec in hot.candidates(None)),
+        key=lambda item: (item[0] or "", item[1]),
+    )
+
+
+# --- reserve ---------------------------------------------------------------------
+
+def test_reserve_grants_and_persists(state_dir: str, root: str) -> None:
+    out = grant(state_dir, root, "alice", "src/**", reason="farmhand-42")
+    assert out.conflicts == [] and out.notes == []
+    [granted] = out.changed
+    assert granted["pattern"] == "src/**" and granted["id"].startswith("r-")
+    assert granted["expires_at"] == int(NOW) + HOUR
+    doc = truth(state_dir, root)
+    assert doc["project_root"] == root
+    [stored] = doc["reservations"]
+    assert {k: stored[k] for k in ("id", "agent", "pattern", "mode", "reason", "keep")} == {
+        "id": granted["id"], "agent": "alice", "pattern": "src/**", "mode": "exclusive",
+        "reason": "farmhand-42", "keep": False,
+    }
+    assert stored["compiled"] == pattern.compile("src/**")  # compiled once, at reserve time
+    assert oct(os.stat(truth_path(state_dir, root)).st_mode & 0o777) == "0o600"
+
+
+def test_conflicting_reserve_changes_nothing(state_dir: str, root: str) -> None:
+    grant(state_dir, root, "alice", "src/**", reason="farmhand-42")
+    before = Path(truth_path(state_dir, root)).read_bytes()
+    out = grant(state_dir, root, "bob", "docs/**", "src/app.py")
+    assert [(req["pattern"], h["agent"], h["pattern"]) for req, h in out.conflicts] == [
+        ("src/app.py", "alice", "src/**")
+    ]
+    assert out.changed == []
+    assert Path(truth_path(state_dir, root)).read_bytes() == before
+    assert held(state_dir, root) == [("alice", "src/**")]
+    assert agent_state(state_dir, "bob")["reservations"] == []
+
+
+def test_every_conflicting_holder_is_returned(state_dir: str, root: str) -> None:
+    for agent, pat, shared in [("alice", "src/a.py", False), ("carol", "src/b/", False),
+                               ("dave", "src/c/**", True), ("erin", "docs/", False),
+                               ("frank", "src/c/*.py", True)]:
+        assert grant(state_dir, root, agent, pat, shared=shared).conflicts == []
+    out = grant(state_dir, root, "bob", "src/**", shared=True)
+    assert sorted(h["agent"] for _, h in out.conflicts) == ["alice", "carol"]
+    out = grant(state_dir, root, "bob", "src/**")
+    assert sorted(h["agent"] for _, h in out.conflicts) == ["alice", "carol", "dave", "frank"]
+
+
+def test_rereserve_keeps_id_and_later_expiry(state_dir: str, root: str) -> None:
+    first = grant(state_dir, root, "alice", "src/**", ttl=600).changed[0]
+    again = grant(state_dir, root, "alice", "src/**", ttl=2 * HOUR, now=NOW + 60).changed[0]
+    assert again["id"] == first["id"]
+    [stored] = truth(state_dir, root)["reservations"]
+    assert stored["id"] == first["id"] and stored["expires_at"] == int(NOW) + 60 + 2 * HOUR
+    shorter = grant(state_dir, root, "alice", "src/**", ttl=60, now=NOW + 120).changed[0]
+    assert shorter["id"] == first["id"]
+    assert truth(state_dir, root)["reservations"][0]["expires_at"] == int(NOW) + 60 + 2 * HOUR
+
+
+def test_shared_holders_coexist(state_dir: str, root: str) -> None:
+    assert grant(state_dir, root, "alice", "src/**", shared=True).conflicts == []
+    assert grant(state_dir, root, "bob", "src/**", shared=True).conflicts == []
+    assert held(state_dir, root) == [("alice", "src/**"), ("bob", "src/**")]
+    assert grant(state_dir, root, "carol", "src/x.py").conflicts  # exclusive over shared
+
+
+# --- release ---------------------------------------------------------------------
+
+def test_release_by_pattern_releases_exactly_that(state_dir: str, root: str) -> None:
+    grant(state_dir, root, "alice", "src/**", "docs/**")
+    grant(state_dir, root, "bob", "lib/**")
+    out = reservation_store.release(state_dir, root, "alice", patterns=["docs/**"], now=NOW)
+    assert [r["pattern"] for r in out.changed] == ["docs/**"] and out.unmatched == []
+    assert held(state_dir, root) == [("alice", "src/**"), ("bob", "lib/**")]
+
+
+def test_release_names_that_match_nothing_are_reported(state_dir: str, root: str) -> None:
+    grant(state_dir, root, "alice", "src/**")
+    grant(state_dir, root, "bob", "lib/**")
+    out = reservation_store.release(
+        state_dir, root, "alice", patterns=["lib/**", "src/"], ids=["r-nope"], now=NOW
+    )
+    assert out.changed == [] and out.unmatched == ["lib/**", "src/", "r-nope"]
+    assert held(state_dir, root) == [("alice", "src/**"), ("bob", "lib/**")]
+
+
+def test_release_by_id_own_only_unless_forced(state_dir: str, root: str) -> None:
+    mine = grant(state_dir, root, "alice", "src/**").changed[0]["id"]
+    theirs = grant(state_dir, root, "bob", "lib/**").changed[0]["id"]
+    out = reservation_store.release(state_dir, root, "alice", ids=[theirs], now=NOW)
+    assert out.changed == [] and out.unmatched == [theirs]
+    assert held(state_dir, root) == [("alice", "src/**"), ("bob", "lib/**")]
+    out = reservation_store.release(state_dir, root, "alice", ids=[theirs], force=True, now=NOW)
+    assert [r["id"] for r in out.changed] == [theirs]
+    assert agent_state(state_dir, "bob")["reservations"] == []  # bob's mirror follows
+    out = reservation_store.release(state_dir, root, "alice", ids=[mine], now=NOW)
+    assert [r["id"] for r in out.changed] == [mine]
+    assert held(state_dir, root) == []
+
+
+def test_release_all_takes_only_own(state_dir: str, root: str) -> None:
+    grant(state_dir, root, "alice", "src/**", "docs/**")
+    grant(state_dir, root, "bob", "lib/**")
+    grant(state_dir, root, None, "etc/**")
+    out = reservation_store.release(state_dir, root, "alice", everything=True, now=NOW)
+    assert sorted(r["pattern"] for r in out.changed) == ["docs/**", "src/**"]
+    assert held(state_dir, root) == [(None, "etc/**"), ("bob", "lib/**")]
+    out = reservation_store.release(state_dir, root, "alice", everything=True, now=NOW)
+    assert out.changed == [] and out.unmatched == []
+
+
+def test_release_keep_kept_spares_keep_reservations(state_dir: str, root: str) -> None:
+    grant(state_dir, root, "alice", "src/**")
+    grant(state_dir, root, "alice", "docs/**", keep=True)
+    out = reservation_store.release(
+        state_dir, root, "alice", everything=True, keep_kept=True, now=NOW
+    )
+    assert [r["pattern"] for r in out.changed] == ["src/**"]
+    assert held(state_dir, root) == [("alice", "docs/**")]
+
+
+# --- renew -----------------------------------------------------------------------
+
+def test_renew_extends_live_and_never_shortens(state_dir: str, root: str) -> None:
+    grant(state_dir, root, "alice", "src/**", ttl=600)
+    grant(state_dir, root, "alice", "docs/**", ttl=3 * HOUR)
+    grant(state_dir, root, "bob", "lib/**", ttl=600)
+    out = reservation_store.renew(state_dir, root, "alice", patterns=[], ttl=HOUR, now=NOW + 300)
+    assert sorted(r["pattern"] for r in out.changed) == ["docs/**", "src/**"]
+    stored = truth(state_dir, root)["reservations"]
+    expiry = {(r["agent"], r["pattern"]): r["expires_at"] for r in stored}
+    assert expiry == {
+        ("alice", "src/**"): int(NOW) + 300 + HOUR,
+        ("alice", "docs/**"): int(NOW) + 3 * HOUR,
+        ("bob", "lib/**"): int(NOW) + 600,
+    }
+    mirror = agent_state(state_dir, "alice")["reservations"]
+    mirrored = {r["pattern"]: r["expires_at"] for r in mirror}
+    assert mirrored == {"src/**": int(NOW) + 300 + HOUR, "docs/**": int(NOW) + 3 * HOUR}
+
+
+def test_renew_never_revives_an_expired_reservation(state_dir: str, root: str) -> None:
+    grant(state_dir, root, "alice", "src/**", ttl=600)
+    later = NOW + 601
+    out = reservation_store.renew(
+        state_dir, root, "alice", patterns=["src/**"], ttl=HOUR, now=later
+    )
+    assert out.changed == [] and out.unmatched == ["src/**"]
+    out = reservation_store.renew(state_dir, root, "alice", patterns=[], ttl=HOUR, now=later)
+    assert out.changed == [] and out.unmatched == []
+    assert held(state_dir, root, later) == []
+    assert truth(state_dir, root)["reservations"] == []  # pruned by that write
+
+
+def test_renew_names_only_own(state_dir: str, root: str) -> None:
+    grant(state_dir, root, "bob", "lib/**", ttl=600)
+    out = reservation_store.renew(state_dir, root, "alice", patterns=["lib/**"], ttl=HOUR, now=NOW)
+    assert out.changed == [] and out.unmatched == ["lib/**"]
+    assert truth(state_dir, root)["reservations"][0]["expires_at"] == int(NOW) + 600
+
+
+# --- strict ----------------------------------------------------------------------
+
+def test_strict_setting_round_trips(state_dir: str, root: str) -> None:
+    assert reservation_store.live(state_dir, root, NOW) == ([], False)
+    reservation_store.set_strict(state_dir, root, True, NOW)
+    assert reservation_store.live(state_dir, root, NOW)[1] is True
+    hot = index.load_hot(state_dir, root)
+    assert hot is not None and hot.strict is True
+    grant(state_dir, root, "alice", "src/**")  # other writes keep the setting
+    assert reservation_store.live(state_dir, root, NOW)[1] is True
+    reservation_store.set_strict(state_dir, root, False, NOW)
+    hot = index.load_hot(state_dir, root)
+    assert hot is not None and hot.strict is False
+
+
+# --- the agent-state mirror ------------------------------------------------------------
+
+def test_state_mirror_uses_the_seed_field_names(state_dir: str, root: str) -> None:
+    out = grant(state_dir, root, "alice", "src/**", "docs/", reason="farmhand-42", keep=True)
+    granted = out.changed
+    doc = agent_state(state_dir, "alice")
+    assert doc["issue_id"] == "farmhand-42"
+    entries = sorted(doc["reservations"], key=lambda r: r["paths"][0])
+    assert [e["paths"] for e in entries] == [["docs/"], ["src/**"]]
+    for entry in entries:
+        assert entry["reason"] == "farmhand-42"
+        assert entry["created_at"] == int(NOW) and isinstance(entry["created_at"], int)
+        assert entry["expires_at"] == int(NOW) + HOUR and isinstance(entry["expires_at"], int)
+        assert entry["project_root"] == root and entry["keep"] is True
+    assert sorted(e["id"] for e in entries) == sorted(r["id"] for r in granted)
+    assert agent_state(state_dir, "bob")["reservations"] == []
+
+
+def test_issue_id_is_filled_only_from_an_issue_like_reason_and_only_once(
+    state_dir: str, root: str
+) -> None:
+    grant(state_dir, root, "alice", "a/**", reason="fix the login bug")
+    assert agent_state(state_dir, "alice")["issue_id"] is None
+    grant(state_dir, root, "alice", "b/**", reason="PROJ-7")
+    assert agent_state(state_dir, "alice")["issue_id"] == "PROJ-7"
+    grant(state_dir, root, "alice", "c/**", reason="farmhand-42")
+    assert agent_state(state_dir, "alice")["issue_id"] == "PROJ-7"
+
+
+def test_issue_id_already_set_is_kept(state_dir: str, root: str) -> None:
+    agent = identity.Agent("bob", state_dir)
+    state_file.update(agent, lambda doc: doc.update(issue_id="bd-a1b2"), NOW, lambda m: None)
+    grant(state_dir, root, "bob", "src/**", reason="farmhand-42")
+    assert agent_state(state_dir, "bob")["issue_id"] == "bd-a1b2"
+
+
+def test_mirror_keeps_other_projects_and_follows_release(
+    state_dir: str, root: str, tmp_path: Path
+) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    other_root = os.path.realpath(other)
+    grant(state_dir, root, "alice", "src/**")
+    grant(state_dir, other_root, "alice", "lib/**")
+    reservation_store.release(state_dir, root, "alice", everything=True, now=NOW)
+    doc = agent_state(state_dir, "alice")
+    mirrored = [(r["project_root"], r["paths"]) for r in doc["reservations"]]
+    assert mirrored == [(other_root, ["lib/**"])]
+    assert sorted(reservation_store.known_projects(state_dir)) == sorted([root, other_root])
+
+
+def test_mirror_of_an_agent_whose_reservation_was_pruned_drops_it(
+    state_dir: str, root: str
+) -> None:
+    """An expired reservation pruned at a write is gone from its holder's mirror too
+    (the mirror holds the agent's *live* reservations)."""
+    grant(state_dir, root, "alice", "src/**", ttl=600)
+    later = NOW + 601
+    grant(state_dir, root, "bob", "docs/**", now=later)
+    assert [r["agent"] for r in truth(state_dir, root)["reservations"]] == ["bob"]
+    doc, _ = state_file.read(identity.Agent("alice", state_dir), later)
+    assert doc["reservations"] == []
+
+
+# --- expiry ----------------------------------------------------------------------
+
+def test_expired_entries_are_ignored_when_read_and_pruned_at_next_write(
+    state_dir: str, root: str
+) -> None:
+    grant(state_dir, root, "alice", "src/**", ttl=600)
+    grant(state_dir, root, "carol", "etc/**", ttl=2 * HOUR)
+    later = NOW + 601
+    assert held(state_dir, root, later) == [("carol", "etc/**")]
+    assert len(truth(state_dir, root)["reservations"]) == 2  # a read does not write
+    hot = index.load_hot(state_dir, root)
+    assert hot is not None and not hot.others_hold_exclusive("carol", later)
+    assert grant(state_dir, root, "bob", "src/app.py", now=later).conflicts == []
+    assert sorted(r["agent"] for r in truth(state_dir, root)["reservations"]) == ["bob", "carol"]
+
+
+def test_a_write_that_only_prunes_still_rewrites(state_dir: str, root: str) -> None:
+    grant(state_dir, root, "alice", "src/**", ttl=600)
+    out = reservation_store.release(state_dir, root, "bob", patterns=["x"], now=NOW + 601)
+    assert out.unmatched == ["x"]
+    assert truth(state_dir, root)["reservations"] == []
+
+
+# --- the index files and the hot cache ---------------------------------------------
+
+def test_load_hot_without_any_index_is_none(state_dir: str, root: str) -> None:
+    assert index.load_hot(state_dir, root) is None
+
+
+def test_cache_is_used_while_it_matches_the_truth(state_dir: str, root: str) -> None:
+    """Positive control for the fallback tests below: a cache whose recorded key
+    matches the truth file is what load_hot returns (here doctored, to tell)."""
+    grant(state_dir, root, "alice", "src/**")
+    data = marshal.loads(Path(cache_path(state_dir, root)).read_bytes())
+    version, pyver, key, strict, until, groups = data
+    groups = {"zzz": [("mallory", True, NOW + HOUR, pattern.compile("zzz"), "r-x", "zzz", "")]}
+    Path(cache_path(state_dir, root)).write_bytes(
+        marshal.dumps((version, pyver, key, strict, until, groups))
+    )
+    assert hot_patterns(index.load_hot(state_dir, root)) == [("mallory", "zzz")]
+
+
+@pytest.mark.parametrize(
+    "damage",
+    ["delete", "garbage", "truncated", "empty", "wrong-shape", "other-python", "other-version",
+     "symlink"],
+)
+def test_damaged_cache_falls_back_to_the_truth(
+    state_dir: str, root: str, tmp_path: Path, damage: str
+) -> None:
+    grant(state_dir, root, "alice", "src/**")
+    grant(state_dir, root, "bob", "docs/**", shared=True)
+    cache = Path(cache_path(state_dir, root))
+    good = cache.read_bytes()
+    version, pyver, key, strict, until, _ = marshal.loads(good)
+    fake = {"zzz": [("mallory", True, NOW + HOUR, pattern.compile("zzz"), "r-x", "zzz", "")]}
+    if damage == "delete":
+        cache.unlink()
+    elif damage == "garbage":
+        cache.write_bytes(b"\x00not marshal at all\xff" * 3)
+    elif damage == "truncated":
+        cache.write_bytes(good[: len(good) // 2])
+    elif damage == "empty":
+        cache.write_bytes(b"")
+    elif damage == "wrong-shape":
+        cache.write_bytes(marshal.dumps((1, 2)))
+    elif damage == "other-python":
+        cache.write_bytes(marshal.dumps((version, (2, 7), key, strict, until, fake)))
+    elif damage == "other-version":
+        cache.write_bytes(marshal.dumps((version + 1, pyver, key, strict, until, fake)))
+    elif damage == "symlink":  # a planted symlink is never followed
+        planted = tmp_path / "planted.cache"
+        planted.write_bytes(marshal.dumps((version, pyver, key, strict, until, fake)))
+        cache.unlink()
+        cache.symlink_to(planted)
+    hot = index.load_hot(state_dir, root)
+    assert hot_patterns(hot) == [("alice", "src/**"), ("bob", "docs/**")]
+    assert hot is not None and hot.others_hold_exclusive("bob", NOW)
+    assert not hot.others_hold_exclusive("alice", NOW)
+
+
+def test_truth_newer_than_cache_is_not_shadowed_by_the_cache(state_dir: str, root: str) -> None:
+    """A crash between the two writes: the truth has the new reservation, the cache
+    is still the previous one. The stale cache must not be used."""
+    grant(state_dir, root, "alice", "src/**")
+    stale = Path(cache_path(state_dir, root)).read_bytes()
+    grant(state_dir, root, "bob", "docs/**")
+    Path(cache_path(state_dir, root)).write_bytes(stale)  # as if the cache write never happened
+    hot = index.load_hot(state_dir, root)
+    assert hot_patterns(hot) == [("alice", "src/**"), ("bob", "docs/**")]
+
+
+def test_truth_rewritten_with_same_size_invalidates_cache(state_dir: str, root: str) -> None:
+    """Same length, different content, replaced like every write: still not the cache's truth."""
+    grant(state_dir, root, "alice", "src/**")
+    path = Path(truth_path(state_dir, root))
+    text = path.read_text()
+    storage.write_bytes_atomic(str(path), text.replace('"alice"', '"carol"').encode())
+    assert hot_patterns(index.load_hot(state_dir, root)) == [("carol", "src/**")]
+
+
+def test_truth_missing_means_no_index_even_with_a_cache(state_dir: str, root: str) -> None:
+    grant(state_dir, root, "alice", "src/**")
+    os.unlink(truth_path(state_dir, root))
+    assert index.load_hot(state_dir, root) is None
+
+
+def test_corrupt_truth_is_quarantined_and_noted(state_dir: str, root: str) -> None:
+    grant(state_dir, root, "alice", "src/**")
+    path = truth_path(state_dir, root)
+    Path(path).write_bytes(b'{"reservations": [')  # torn by hand or a disk error
+    # a lock-free read moves nothing and sees nothing
+    assert reservation_store.live(state_dir, root, NOW) == ([], False)
+    assert glob.glob(path + ".corrupt-*") == []
+    out = grant(state_dir, root, "bob", "docs/**")
+    assert out.conflicts == []
+    [note] = out.notes
+    [moved] = glob.glob(path + ".corrupt-*")
+    assert "not valid JSON" in note and moved in note
+    assert Path(moved).read_bytes() == b'{"reservations": ['
+    assert held(state_dir, root) == [("bob", "docs/**")]
+    assert hot_patterns(index.load_hot(state_dir, root)) == [("bob", "docs/**")]
+
+
+def test_truth_that_is_not_an_object_is_quarantined(state_dir: str, root: str) -> None:
+    index_dir = index.index_dir(state_dir, root)
+    os.makedirs(index_dir)
+    Path(index_dir, index.TRUTH).write_text("[1, 2, 3]")
+    out = grant(state_dir, root, "bob", "docs/**")
+    assert len(out.notes) == 1 and "list" in out.notes[0]
+    assert len(glob.glob(os.path.join(index_dir, index.TRUTH + ".corrupt-*"))) == 1
+
+
+def test_entries_that_are_not_objects_are_dropped(state_dir: str, root: str) -> None:
+    grant(state_dir, root, "alice", "src/**")
+    doc = truth(state_dir, root)
+    doc["reservations"].append("junk")
+    storage.write_json_atomic(truth_path(state_dir, root), doc)
+    assert held(state_dir, root) == [("alice", "src/**")]
+    grant(state_dir, root, "bob", "docs/**")
+    assert all(isinstance(r, dict) for r in truth(state_dir, root)["reservations"])
+
+
+def test_project_key_is_stable_and_file_name_safe() -> None:
+    key = index.project_key("/home/dev/my project!/.hidden")
+    assert key == index.project_key("/home/dev/my project!/.hidden")
+    assert "/" not in key and " " not in key and not key.startswith(".")
+    assert index.project_key("/a/x") != index.project_key("/b/x")
+
+
+# --- the lock --------------------------------------------------------------------
+
+def test_busy_lock_refuses_rather_than_writing_unlocked(
+    state_dir: str, root: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    grant(state_dir, root, "alice", "src/**")
+    lock_file = index.lock_path(index.index_dir(state_dir, root))
+    ready = tmp_path / "holding"
+    holder = subprocess.Popen(
+        [sys.executable, "-c",
+         "import sys, time; from agent_hooks import storage\n"
+         "lock = storage.Lock(sys.argv[1]); assert lock.acquire(5)\n"
+         "open(sys.argv[2], 'w').close(); time.sleep(30)",
+         lock_file, str(ready)],
+        env={**os.environ, "PYTHONPATH": SRC},
+    )
+    try:
+        deadline = time.monotonic() + 10
+        while not ready.exists():
+            assert time.monotonic() < deadline and holder.poll() is None
+            time.sleep(0.01)
+        monkeypatch.setattr(storage, "LOCK_TIMEOUT", 0.3)
+        before = Path(truth_path(state_dir, root)).read_bytes()
+        with pytest.raises(reservation.ReservationError, match="stayed busy") as err:
+            grant(state_dir, root, "bob", "docs/**")
+        assert "nothing was changed" in str(err.value) and "\n" not in str(err.value)
+        assert Path(truth_path(state_dir, root)).read_bytes() == before
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+# --- the 8-way race, real processes -------------------------------------------------
+
+RACER = """
+import os, sys, time
+from agent_hooks.cli import main
+barrier, ready = sys.argv[1], sys.argv[2]
+open(ready, "w").close()
+while not os.path.exists(barrier):
+    time.sleep(0.0005)
+main(args=["reserve", "src/**", "--reason", "race"], prog_name="agent-hooks")
+"""
+
+
+def test_eight_agents_reserving_at_once_exactly_one_wins(tmp_path: Path, root: str) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    barrier = tmp_path / "go"
+    names = [f"racer_{i}" for i in range(8)]
+    procs = []
+    for name in names:
+        env = {"PATH": os.environ.get("PATH", ""), "HOME": str(home), "AGENT_NAME": name,
+               "CLAUDE_PROJECT_DIR": root, "PYTHONPATH": SRC}
+        procs.append(subprocess.Popen(
+            [sys.executable, "-c", RACER, str(barrier), str(tmp_path / f"ready-{name}")],
+            env=env, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        ))
+    try:
+        deadline = time.monotonic() + 30
+        while not all((tmp_path / f"ready-{n}").exists() for n in names):
+            assert time.monotonic() < deadline, "racers did not start"
+            assert all(p.poll() is None for p in procs), "a racer died before the start"
+            time.sleep(0.005)
+        barrier.touch()
+        results = [(*p.communicate(timeout=30), p.returncode) for p in procs]
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+    winners = [name for name, (_, _, rc) in zip(names, results, strict=True) if rc == 0]
+    assert len(winners) == 1, results
+    [winner] = winners
+    for name, (out, err, rc) in zip(names, results, strict=True):
+        if name == winner:
+            assert out.startswith("reserved src/** (exclusive")
+            continue
+        assert rc == 1, (name, out, err)
+        assert f'agent "{winner}" holds src/**' in err, err
+        assert "nothing was reserved" in err
+    doc = truth(str(home / ".claude"), root)
+    assert [(r["agent"], r["pattern"]) for r in doc["reservations"]] == [(winner, "src/**")]

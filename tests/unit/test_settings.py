@@ -1,0 +1,292 @@
+"""settings: merging agent-hooks into a user's settings.json and taking it out again."""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_hooks import settings
+
+ROOT = Path(__file__).resolve().parents[2]
+PY = "/opt/agent hooks/venv/bin/python"
+ENTRY = "/opt/agent hooks/share/agent-hooks/hooks/entry.py"
+EXAMPLE_PY = "/home/you/.local/share/agent-hooks/venv/bin/python"
+EXAMPLE_ENTRY = "/home/you/.local/share/agent-hooks/hooks/entry.py"
+NOW = 1_800_000_000.0
+
+
+def block() -> dict[str, Any]:
+    return settings.hooks_block(settings.installed_command(PY, ENTRY))
+
+
+USER_HOOK = {"type": "command", "command": "~/bin/notify.sh", "timeout": 3}
+USER_SETTINGS: dict[str, Any] = {
+    "model": "opus",
+    "permissions": {"allow": ["Bash(ls:*)"], "deny": []},
+    "env": {"FOO": "1"},
+    "hooks": {
+        "PreToolUse": [
+            {"matcher": "Bash", "hooks": [{"type": "command", "command": "/usr/bin/guard"}]}
+        ],
+        "Stop": [{"hooks": [USER_HOOK]}],
+        "Notification": [{"hooks": [USER_HOOK]}],
+    },
+    "statusLine": {"type": "command", "command": "echo hi"},
+}
+
+ROUND_TRIPS: list[tuple[str, dict[str, Any]]] = [
+    ("empty", {}),
+    ("user settings and hooks", USER_SETTINGS),
+    ("no hooks key", {"model": "sonnet"}),
+    ("empty hooks object", {"model": "sonnet", "hooks": {}}),
+    ("empty event list", {"hooks": {"Stop": []}}),
+    (
+        "user handler in a group with a matcher we also use",
+        {
+            "hooks": {
+                "PostToolUse": [
+                    {"matcher": "Write|Edit|MultiEdit|NotebookEdit|Read|Bash", "hooks": [USER_HOOK]}
+                ]
+            }
+        },
+    ),
+    (
+        "odd shapes left alone",
+        {"hooks": {"Stop": [{"matcher": "x"}, "junk", {"hooks": "nope"}], "Custom": {"x": 1}}},
+    ),
+]
+
+
+def commands(doc: dict[str, Any]) -> list[str]:
+    return [
+        h.get("command")
+        for groups in doc.get("hooks", {}).values()
+        if isinstance(groups, list)
+        for g in groups
+        if isinstance(g, dict) and isinstance(g.get("hooks"), list)
+        for h in g["hooks"]
+        if isinstance(h, dict)
+    ]
+
+
+def test_the_block_uses_absolute_paths_and_dash_is() -> None:
+    for event, groups in block().items():
+        (group,) = groups
+        (handler,) = group["hooks"]
+        assert handler["command"] == f"'{PY}' -IS '{ENTRY}' {event}"
+        assert handler["type"] == "command" and isinstance(handler["timeout"], int)
+    assert set(block()) == {"SessionStart", "PreToolUse", "PostToolUse", "Stop", "SessionEnd"}
+    assert "NotebookEdit" in block()["PreToolUse"][0]["matcher"]
+    assert "Read" in block()["PostToolUse"][0]["matcher"]
+    assert block()["SessionEnd"][0]["hooks"][0]["timeout"] <= 5
+
+
+@pytest.mark.parametrize(("original"), [d for _, d in ROUND_TRIPS], ids=[n for n, _ in ROUND_TRIPS])
+def test_install_keeps_everything_else_and_uninstall_restores_it(original: dict[str, Any]) -> None:
+    before = copy.deepcopy(original)
+    installed = settings.install(original, block())
+    assert original == before  # the input is not mutated
+    for key, value in original.items():
+        if key != "hooks":
+            assert installed[key] == value
+    for cmd in commands(original):
+        assert cmd in commands(installed)
+    for event, groups in block().items():
+        assert installed["hooks"][event][-len(groups) :] == groups
+    restored = settings.uninstall(installed)
+    assert restored == original
+    assert list(restored) == list(original)  # key order kept
+    assert json.dumps(restored) == json.dumps(original)
+
+
+@pytest.mark.parametrize(("original"), [d for _, d in ROUND_TRIPS], ids=[n for n, _ in ROUND_TRIPS])
+def test_install_is_idempotent(original: dict[str, Any]) -> None:
+    once = settings.install(original, block())
+    twice = settings.install(once, block())
+    assert twice == once
+    assert json.dumps(twice) == json.dumps(once)
+
+
+def test_install_replaces_an_older_block_of_ours() -> None:
+    old = settings.hooks_block(
+        settings.installed_command("/old/python", "/old/agent-hooks/hooks/entry.py")
+    )
+    old["PreToolUse"][0]["matcher"] = "Write|Edit"
+    doc = settings.install(USER_SETTINGS, old)
+    doc["hooks"]["Custom"] = [
+        {"hooks": [{"type": "command", "command": "/old/agent-hooks/hooks/entry.py X"}]}
+    ]
+    new = settings.install(doc, block())
+    assert not any(c and c.startswith("/old/python") for c in commands(new))
+    for event, groups in block().items():
+        assert [g for g in new["hooks"][event] if g in groups] == groups
+    assert settings.uninstall(new) == USER_SETTINGS
+
+
+def test_uninstall_removes_exactly_ours() -> None:
+    user_plugin_like = {
+        "type": "command",
+        "command": "/usr/bin/agent-hooks-helper",
+    }  # not our entry
+    doc = copy.deepcopy(USER_SETTINGS)
+    doc["hooks"]["Stop"][0]["hooks"].append(user_plugin_like)
+    installed = settings.install(doc, block())
+    removed = settings.uninstall(installed)
+    assert removed == doc
+    assert settings.uninstall(removed) == doc
+    plugin = {"hooks": settings.hooks_block(settings.plugin_command)}
+    assert settings.uninstall(plugin) == {}
+
+
+@pytest.mark.parametrize("hooks", [[], "x", 3])
+def test_install_refuses_a_hooks_value_that_is_not_an_object(hooks: Any) -> None:
+    with pytest.raises(ValueError, match="not an object"):
+        settings.install({"hooks": hooks}, block())
+    assert settings.uninstall({"hooks": hooks}) == {"hooks": hooks}
+
+
+def test_install_refuses_an_event_that_is_not_a_list() -> None:
+    with pytest.raises(ValueError, match="not a list"):
+        settings.install({"hooks": {"Stop": {"hooks": []}}}, block())
+
+
+# --- files
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-I", "-m", "agent_hooks.settings", *args],
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(ROOT / "src")},
+        cwd="/",
+    )
+
+
+def test_write_settings_backs_up_first_and_keeps_the_users_mode(tmp_path: Path) -> None:
+    path = tmp_path / "settings.json"
+    original = json.dumps(USER_SETTINGS, indent=4)
+    path.write_text(original)
+    path.chmod(0o640)
+    before = settings.read_settings(str(path))
+    after = settings.install(before, block())
+    backup = settings.write_settings(str(path), before, after, NOW)
+    assert backup is not None and Path(backup).read_text() == original
+    assert Path(backup).stat().st_mode & 0o777 == 0o640
+    assert path.stat().st_mode & 0o777 == 0o640
+    assert json.loads(path.read_text()) == after
+    assert settings.write_settings(str(path), after, after, NOW + 5) is None  # unchanged: no backup
+
+
+def test_backups_in_the_same_second_never_overwrite_each_other(tmp_path: Path) -> None:
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps(USER_SETTINGS))
+    before = settings.read_settings(str(path))
+    installed = settings.install(before, block())
+    first = settings.write_settings(str(path), before, installed, NOW)
+    second = settings.write_settings(str(path), installed, settings.uninstall(installed), NOW)
+    assert first is not None and second is not None and first != second
+    assert json.loads(Path(first).read_text()) == USER_SETTINGS
+
+
+def test_a_new_settings_file_gets_no_backup(tmp_path: Path) -> None:
+    path = tmp_path / "new" / ".claude" / "settings.json"
+    assert settings.write_settings(str(path), {}, settings.install({}, block()), NOW) is None
+    assert path.stat().st_mode & 0o777 == 0o600
+    assert os.listdir(path.parent) == ["settings.json"]
+
+
+@pytest.mark.parametrize("content", ["{not json", '["a list"]', '{"a": 1,}', '"text"'])
+def test_invalid_settings_are_refused_without_touching_the_file(
+    tmp_path: Path, content: str
+) -> None:
+    path = tmp_path / "settings.json"
+    path.write_text(content)
+    mtime = path.stat().st_mtime_ns
+    result = _run("install", "--settings", str(path), "--python", PY, "--entry", ENTRY)
+    assert result.returncode == 1
+    assert "nothing was changed" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert path.read_text() == content and path.stat().st_mtime_ns == mtime
+    assert os.listdir(tmp_path) == ["settings.json"]
+    assert _run("uninstall", "--settings", str(path)).returncode == 1
+    assert path.read_text() == content
+
+
+@pytest.mark.parametrize("content", ["", "  \n"])
+def test_an_empty_settings_file_counts_as_empty(tmp_path: Path, content: str) -> None:
+    path = tmp_path / "settings.json"
+    path.write_text(content)
+    assert settings.read_settings(str(path)) == {}
+
+
+def test_the_command_line_installs_once_and_uninstalls(tmp_path: Path) -> None:
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps(USER_SETTINGS, indent=2) + "\n")
+    first = _run("install", "--settings", str(path), "--python", PY, "--entry", ENTRY)
+    assert first.returncode == 0, first.stderr
+    assert "installed" in first.stdout and "backup" in first.stdout
+    content = path.read_bytes()
+    backups = sorted(p.name for p in tmp_path.iterdir() if "backup" in p.name)
+    second = _run("install", "--settings", str(path), "--python", PY, "--entry", ENTRY)
+    assert second.returncode == 0 and "unchanged" in second.stdout
+    assert path.read_bytes() == content
+    assert sorted(p.name for p in tmp_path.iterdir() if "backup" in p.name) == backups
+    third = _run("uninstall", "--settings", str(path))
+    assert third.returncode == 0 and "removed" in third.stdout
+    assert json.loads(path.read_text()) == USER_SETTINGS
+
+
+def test_a_symlinked_settings_file_is_not_replaced_by_a_copy(tmp_path: Path) -> None:
+    """Many people keep ~/.claude/settings.json as a link into a dotfiles repository."""
+    dotfiles = tmp_path / "dotfiles" / "claude-settings.json"
+    dotfiles.parent.mkdir()
+    dotfiles.write_text(json.dumps(USER_SETTINGS))
+    link = tmp_path / ".claude" / "settings.json"
+    link.parent.mkdir()
+    os.symlink(dotfiles, link)
+    result = _run("install", "--settings", str(link), "--python", PY, "--entry", ENTRY)
+    if result.returncode != 0:  # refusing with a clear message is acceptable
+        assert link.is_symlink() and json.loads(dotfiles.read_text()) == USER_SETTINGS
+        return
+    assert link.is_symlink(), "install replaced the user's symlink with a regular file"
+    assert json.loads(dotfiles.read_text()) == settings.install(
+        USER_SETTINGS, settings.hooks_block(settings.installed_command(PY, ENTRY))
+    )
+
+
+# --- shipped files generated from HOOKS
+
+
+def test_plugin_hooks_json_is_what_settings_generates() -> None:
+    shipped = json.loads((ROOT / "hooks" / "hooks.json").read_text())
+    assert shipped == {"hooks": settings.hooks_block(settings.plugin_command)}
+    printed = _run("plugin")
+    assert json.loads(printed.stdout) == shipped
+
+
+def test_settings_example_is_the_installed_block_with_example_paths() -> None:
+    shipped = json.loads((ROOT / "settings.example.json").read_text())
+    expected = settings.hooks_block(settings.installed_command(EXAMPLE_PY, EXAMPLE_ENTRY))
+    assert shipped == {"hooks": expected}
+    printed = _run("print", "--python", EXAMPLE_PY, "--entry", EXAMPLE_ENTRY)
+    assert json.loads(printed.stdout) == shipped
+
+
+def test_plugin_manifest_exists_and_does_not_list_hooks_twice() -> None:
+    manifest = json.loads((ROOT / ".claude-plugin" / "plugin.json").read_text())
+    assert manifest.get("name")
+    assert "hooks" not in manifest  # hooks/hooks.json loads by itself; listing it loads it twice
+
+
+def test_plugin_runner_is_executable_and_uses_dash_is() -> None:
+    run = ROOT / "hooks" / "run"
+    assert os.access(run, os.X_OK)
+    assert "-IS" in run.read_text()

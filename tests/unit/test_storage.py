@@ -1,0 +1,513 @@
+"""storage: atomic writes, symlink refusal, quarantine, and the lock — across real processes."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from agent_hooks import storage
+
+SRC = str(Path(storage.__file__).resolve().parents[1])
+NOW = 1_800_000_000.0
+
+# A process that takes the lock on argv[1] and obeys commands read from stdin:
+# "unlink" (unlink_while_held), "release", "exit". It reports each step on stdout.
+HOLDER = f"""
+import sys, os
+sys.path.insert(0, {SRC!r})
+from agent_hooks import storage
+lock = storage.Lock(sys.argv[1])
+timeout = float(sys.argv[2]) if len(sys.argv) > 2 else 10
+print("waiting", flush=True)
+if not lock.acquire(timeout):
+    print("timeout", flush=True)
+    sys.exit(3)
+print("held", os.fstat(lock.fd).st_ino, flush=True)
+for line in sys.stdin:
+    cmd = line.strip()
+    if cmd == "unlink":
+        lock.unlink_while_held()
+        print("unlinked", flush=True)
+    elif cmd == "release":
+        lock.release()
+        print("released", flush=True)
+    elif cmd == "exit":
+        break
+"""
+
+
+class Holder:
+    """A helper process that holds (or waits for) a lock."""
+
+    def __init__(self, lock_path: Path, timeout: float = 10) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", HOLDER, str(lock_path), str(timeout)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert self.line() == "waiting"
+
+    def line(self) -> str:
+        assert self.proc.stdout is not None
+        return self.proc.stdout.readline().strip()
+
+    def send(self, cmd: str) -> str:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(cmd + "\n")
+        self.proc.stdin.flush()
+        return self.line()
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+
+
+@pytest.fixture
+def holders() -> Iterator[list[Holder]]:
+    started: list[Holder] = []
+    yield started
+    for holder in started:
+        holder.close()
+
+
+def hold(holders: list[Holder], lock_path: Path) -> Holder:
+    holder = Holder(lock_path)
+    holders.append(holder)
+    assert holder.line().startswith("held")
+    return holder
+
+
+# --- atomic writes
+
+
+@pytest.mark.parametrize("umask", [0o000, 0o022, 0o077])
+def test_atomic_write_leaves_0600_and_no_temp_file(tmp_path: Path, umask: int) -> None:
+    target = tmp_path / "doc.json"
+    target.write_text("old")
+    target.chmod(0o644)
+    old = os.umask(umask)
+    try:
+        storage.write_json_atomic(str(target), {"a": [1, "é"]})
+        storage.write_json_atomic(str(tmp_path / "new.json"), {}, durable=False)
+    finally:
+        os.umask(old)
+    assert json.loads(target.read_text("utf-8")) == {"a": [1, "é"]}
+    for path in (target, tmp_path / "new.json"):
+        assert path.stat().st_mode & 0o777 == 0o600
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["doc.json", "new.json"]
+
+
+def test_a_failed_write_leaves_the_old_document_and_no_temp_file(tmp_path: Path) -> None:
+    target = tmp_path / "doc.json"
+    storage.write_json_atomic(str(target), {"v": 1})
+    with pytest.raises(ValueError):
+        storage.write_json_atomic(str(target), {"v": float("nan")})
+    with pytest.raises(OSError):
+        storage.write_bytes_atomic(str(tmp_path / "missing-dir" / "x.json"), b"{}")
+    assert json.loads(target.read_text()) == {"v": 1}
+    assert [p.name for p in tmp_path.iterdir()] == ["doc.json"]
+
+
+def test_read_bytes_reads_large_files_whole(tmp_path: Path) -> None:
+    data = os.urandom(3 * (1 << 20) + 17)
+    storage.write_bytes_atomic(str(tmp_path / "big"), data, durable=False)
+    assert storage.read_bytes(str(tmp_path / "big")) == data
+    assert storage.read_bytes(str(tmp_path / "none")) is None
+
+
+def test_ensure_dir_is_private(tmp_path: Path) -> None:
+    storage.ensure_dir(str(tmp_path / "a" / "b"))
+    assert (tmp_path / "a" / "b").stat().st_mode & 0o777 == 0o700
+
+
+# --- symlinks planted where our files belong
+
+
+@pytest.fixture
+def victim(tmp_path: Path) -> Path:
+    path = tmp_path / "outside" / "victim.json"
+    path.parent.mkdir()
+    path.write_text('{"precious": true}')
+    return path
+
+
+def test_a_symlinked_data_file_is_refused_for_reading(tmp_path: Path, victim: Path) -> None:
+    link = tmp_path / "state-a.json"
+    os.symlink(victim, link)
+    with pytest.raises(storage.StorageError, match="symlink"):
+        storage.read_bytes(str(link))
+    with pytest.raises(storage.StorageError):
+        storage.load_json_object(str(link), recover_at=NOW)
+    assert victim.read_text() == '{"precious": true}'
+    assert link.is_symlink()
+
+
+def test_locked_update_never_writes_through_a_symlink(tmp_path: Path, victim: Path) -> None:
+    link = tmp_path / "state-a.json"
+    os.symlink(victim, link)
+    with pytest.raises(storage.StorageError):
+        storage.locked_update(str(link), lambda loaded: {"overwritten": True}, now=NOW)
+    assert victim.read_text() == '{"precious": true}'
+
+
+def test_write_replaces_a_planted_symlink_instead_of_following_it(
+    tmp_path: Path, victim: Path
+) -> None:
+    link = tmp_path / "state-a.json"
+    os.symlink(victim, link)
+    storage.write_json_atomic(str(link), {"mine": 1})
+    assert victim.read_text() == '{"precious": true}'
+    assert not link.is_symlink() and json.loads(link.read_text()) == {"mine": 1}
+
+
+@pytest.mark.parametrize("dangling", [False, True])
+def test_a_symlinked_lock_file_is_refused(tmp_path: Path, victim: Path, dangling: bool) -> None:
+    target = tmp_path / "outside" / "created-by-lock" if dangling else victim
+    link = tmp_path / "state-a.json.lock"
+    os.symlink(target, link)
+    with pytest.raises(storage.StorageError, match="symlink"):
+        storage.Lock(str(link)).acquire(0.1)
+    with pytest.raises(storage.StorageError):
+        storage.locked_update(str(tmp_path / "state-a.json"), lambda loaded: {}, now=NOW)
+    assert not (tmp_path / "outside" / "created-by-lock").exists()
+    assert victim.read_text() == '{"precious": true}'
+    assert not storage.remove_unused_lock(str(link))
+    assert link.is_symlink()
+
+
+# --- corrupt documents
+
+
+@pytest.mark.parametrize(
+    ("content", "problem"),
+    [
+        (b"{not json", "not JSON"),
+        (b"", "empty"),
+        (b"[1, 2]", "JSON object"),
+        (b'"x"', "JSON object"),
+        (b'{"a": 1} {"b": 2}', "extra data"),
+        (b"\xff\xfe", "UTF-8"),
+        (b'{"a": NaN}', "strict"),
+    ],
+)
+def test_a_corrupt_file_is_quarantined_under_recovery(
+    tmp_path: Path, content: bytes, problem: str
+) -> None:
+    path = tmp_path / "state-a.json"
+    path.write_bytes(content)
+    loaded = storage.load_json_object(str(path))
+    assert loaded.doc is None and problem in (loaded.problem or "") and loaded.moved_to is None
+    assert path.read_bytes() == content  # a reader without the lock leaves it alone
+    loaded = storage.load_json_object(str(path), recover_at=NOW)
+    expected = f"{path}.corrupt-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime(NOW))}"
+    assert loaded.doc is None and problem in (loaded.problem or "")
+    assert loaded.moved_to == expected
+    assert not path.exists()
+    assert Path(expected).read_bytes() == content
+
+
+def test_quarantines_in_the_same_second_do_not_overwrite_each_other(tmp_path: Path) -> None:
+    path = tmp_path / "state-a.json"
+    moved = []
+    for i in range(3):
+        path.write_text(f"corrupt {i}")
+        moved.append(storage.quarantine(str(path), NOW))
+    assert len(set(moved)) == 3
+    assert [Path(m).read_text() for m in moved] == ["corrupt 0", "corrupt 1", "corrupt 2"]
+
+
+def test_locked_update_recovers_a_corrupt_file(tmp_path: Path) -> None:
+    path = tmp_path / "state-a.json"
+    path.write_text("{{{")
+    seen = []
+
+    def mutate(loaded: storage.Loaded) -> dict[str, object]:
+        seen.append((loaded.doc, loaded.problem is not None, loaded.moved_to))
+        return {"fresh": True}
+
+    assert storage.locked_update(str(path), mutate, now=NOW) is True
+    assert seen[0][0] is None and seen[0][1] is True and seen[0][2] is not None
+    assert json.loads(path.read_text()) == {"fresh": True}
+    assert Path(seen[0][2]).read_text() == "{{{"
+
+
+def test_locked_update_writes_nothing_when_mutate_says_none(tmp_path: Path) -> None:
+    path = tmp_path / "d.json"
+    assert storage.locked_update(str(path), lambda loaded: None, now=NOW)
+    assert not path.exists()
+    storage.write_json_atomic(str(path), {"a": 1})
+    before = path.stat().st_ino
+    storage.locked_update(str(path), lambda loaded: None, now=NOW)
+    assert path.stat().st_ino == before
+
+
+# --- the lock across processes
+
+
+def test_lock_times_out_while_another_process_holds_it(
+    tmp_path: Path, holders: list[Holder]
+) -> None:
+    lock_path = tmp_path / "x.lock"
+    hold(holders, lock_path)
+    lock = storage.Lock(str(lock_path))
+    start = time.monotonic()
+    assert lock.acquire(0.6) is False
+    waited = time.monotonic() - start
+    assert 0.55 <= waited < 3.0, waited
+    assert lock.fd is None
+    start = time.monotonic()
+    assert lock.acquire(0) is False
+    assert time.monotonic() - start < 0.5
+
+
+def test_waiter_gets_the_lock_the_moment_it_is_released(
+    tmp_path: Path, holders: list[Holder]
+) -> None:
+    lock_path = tmp_path / "x.lock"
+    holder = hold(holders, lock_path)
+    threading.Timer(0.3, holder.send, ("release",)).start()
+    lock = storage.Lock(str(lock_path))
+    start = time.monotonic()
+    assert lock.acquire(5) is True
+    assert time.monotonic() - start < 2.5
+    lock.release()
+
+
+def test_lock_of_a_killed_holder_is_free(tmp_path: Path, holders: list[Holder]) -> None:
+    lock_path = tmp_path / "x.lock"
+    holder = hold(holders, lock_path)
+    holder.proc.send_signal(signal.SIGKILL)
+    holder.proc.wait()
+    lock = storage.Lock(str(lock_path))
+    assert lock.acquire(2) is True
+    lock.release()
+
+
+def test_lock_outside_the_main_thread_polls(tmp_path: Path, holders: list[Holder]) -> None:
+    lock_path = tmp_path / "x.lock"
+    holder = hold(holders, lock_path)
+    results: list[tuple[bool, float]] = []
+
+    def worker() -> None:
+        lock = storage.Lock(str(lock_path))
+        start = time.monotonic()
+        results.append((lock.acquire(0.4), time.monotonic() - start))
+        threading.Timer(0.2, holder.send, ("release",)).start()
+        start = time.monotonic()
+        results.append((lock.acquire(5), time.monotonic() - start))
+        lock.release()
+
+    thread = threading.Thread(target=worker)
+    thread.start()
+    thread.join(15)
+    assert results[0][0] is False and results[0][1] >= 0.35
+    assert results[1][0] is True and results[1][1] < 2.5
+
+
+def test_a_lock_file_unlinked_while_a_waiter_waits_keeps_mutual_exclusion(
+    tmp_path: Path, holders: list[Holder]
+) -> None:
+    lock_path = tmp_path / "x.lock"
+    first = hold(holders, lock_path)
+    old_inode = lock_path.stat().st_ino
+    waiter = Holder(lock_path, timeout=20)  # blocks on the first file's inode
+    holders.append(waiter)
+    time.sleep(0.3)
+    assert first.send("unlink") == "unlinked"
+    assert not lock_path.exists()
+    newcomer = hold(holders, lock_path)  # creates and locks a new lock file
+    new_inode = lock_path.stat().st_ino
+    assert new_inode != old_inode or not Path(f"/proc/{first.proc.pid}").exists()
+    assert first.send("release") == "released"
+    # The waiter is granted the old inode, sees it is gone, and queues on the new one.
+    time.sleep(0.5)
+    assert waiter.proc.poll() is None
+    import select
+
+    assert waiter.proc.stdout is not None
+    ready, _, _ = select.select([waiter.proc.stdout], [], [], 0)
+    assert not ready, "the waiter got a lock while the newcomer held the current lock file"
+    assert newcomer.send("release") == "released"
+    got = waiter.line().split()
+    assert got[0] == "held"
+    assert int(got[1]) == lock_path.stat().st_ino == new_inode
+
+
+# A worker that increments a counter file under the lock; a lost update means two
+# processes were inside at once.
+COUNTER = f"""
+import sys, time
+sys.path.insert(0, {SRC!r})
+from agent_hooks import storage
+lock_path, counter, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+for _ in range(n):
+    lock = storage.Lock(lock_path)
+    assert lock.acquire(20)
+    value = int(open(counter).read())
+    time.sleep(0.0005)
+    with open(counter + ".new", "w") as f:
+        f.write(str(value + 1))
+    __import__("os").replace(counter + ".new", counter)
+    lock.release()
+"""
+
+SWEEPER = f"""
+import sys, time
+sys.path.insert(0, {SRC!r})
+from agent_hooks import storage
+lock_path, stop = sys.argv[1], sys.argv[2]
+removed = 0
+while True:
+    try:
+        open(stop).close()
+        break
+    except FileNotFoundError:
+        pass
+    removed += storage.remove_unused_lock(lock_path)
+    time.sleep(0.0002)
+print(removed)
+"""
+
+
+def test_sweeping_lock_files_under_contention_loses_no_update(tmp_path: Path) -> None:
+    lock_path, counter, stop = tmp_path / "c.lock", tmp_path / "counter", tmp_path / "stop"
+    counter.write_text("0")
+    workers, per_worker = 4, 60
+    sweeper = subprocess.Popen(
+        [sys.executable, "-c", SWEEPER, str(lock_path), str(stop)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", COUNTER, str(lock_path), str(counter), str(per_worker)]
+        )
+        for _ in range(workers)
+    ]
+    try:
+        codes = [p.wait(120) for p in procs]
+    finally:
+        stop.write_text("")
+        removed = int(sweeper.communicate(timeout=30)[0])
+    assert codes == [0] * workers
+    assert int(counter.read_text()) == workers * per_worker
+    assert removed > 0, "the sweeper never removed the lock file: the test proved nothing"
+
+
+def test_remove_unused_lock_never_removes_a_held_lock(
+    tmp_path: Path, holders: list[Holder]
+) -> None:
+    lock_path = tmp_path / "x.lock"
+    holder = hold(holders, lock_path)
+    assert storage.remove_unused_lock(str(lock_path)) is False
+    assert lock_path.exists()
+    waiter = Holder(lock_path)  # another process queued behind the holder
+    holders.append(waiter)
+    assert storage.remove_unused_lock(str(lock_path)) is False
+    holder.send("release")
+    assert waiter.line().startswith("held")
+    assert storage.remove_unused_lock(str(lock_path)) is False
+    waiter.send("release")
+    assert storage.remove_unused_lock(str(lock_path)) is True
+    assert not lock_path.exists()
+    assert storage.remove_unused_lock(str(lock_path)) is False
+
+
+def test_locked_update_goes_on_without_the_lock_after_the_timeout(
+    tmp_path: Path, holders: list[Holder]
+) -> None:
+    path = tmp_path / "state-a.json"
+    storage.write_json_atomic(str(path), {"n": 1})
+    hold(holders, Path(str(path) + ".lock"))
+    start = time.monotonic()
+    held = storage.locked_update(
+        str(path), lambda loaded: {"n": loaded.doc["n"] + 1}, now=NOW, timeout=0.3
+    )
+    assert held is False and time.monotonic() - start >= 0.25
+    assert json.loads(path.read_text()) == {"n": 2}
+
+
+def test_a_corrupt_file_is_never_overwritten_without_the_lock(
+    tmp_path: Path, holders: list[Holder]
+) -> None:
+    path = tmp_path / "state-a.json"
+    path.write_text("garbage")
+    hold(holders, Path(str(path) + ".lock"))
+    assert (
+        storage.locked_update(str(path), lambda loaded: {"fresh": 1}, now=NOW, timeout=0.2) is False
+    )
+    assert path.read_text() == "garbage"
+    assert [p.name for p in tmp_path.iterdir() if "corrupt" in p.name] == []
+
+
+# --- temp files left by killed writers
+
+
+@pytest.mark.parametrize(
+    ("name", "target"),
+    [
+        (".state-a.json.123.abcdef01.tmp", "state-a.json"),
+        (".a.b.c.1.00000000.tmp", "a.b.c"),
+        (".state-a.json.123.abcdefg1.tmp", None),
+        (".state-a.json.12x.abcdef01.tmp", None),
+        (".state-a.json.123.abcdef0.tmp", None),
+        ("state-a.json.123.abcdef01.tmp", None),
+        (".state-a.json.123.abcdef01.tmp.bak", None),
+        (".x.tmp", None),
+        ("settings.json", None),
+    ],
+)
+def test_temp_target(name: str, target: str | None) -> None:
+    assert storage.temp_target(name) == target
+
+
+def test_temp_file_names_are_recognized() -> None:
+    captured: list[str] = []
+    original = storage.posix.replace
+
+    def spy(src: str, dst: str) -> None:
+        captured.append(src)
+        raise OSError("stop here")
+
+    storage.posix.replace = spy  # type: ignore[assignment]
+    try:
+        with pytest.raises(OSError):
+            storage.write_bytes_atomic("/tmp/state-a.json", b"{}", durable=False)
+    finally:
+        storage.posix.replace = original
+    assert storage.temp_target(os.path.basename(captured[0])) == "state-a.json"
+    assert not os.path.exists(captured[0])
+
+
+def test_sweep_temp_files_removes_only_ours(tmp_path: Path) -> None:
+    old = NOW - 7200
+    names = {
+        ".state-a.json.123.abcdef01.tmp": (old, True),
+        ".agent-state.json.9.00ff00ff.tmp": (old, True),
+        ".state-b.json.123.abcdef01.tmp": (NOW, False),  # a writer may still be busy
+        ".settings.json.123.abcdef01.tmp": (old, False),  # not a file we write here
+        ".state-a.json.123.abcdefg1.tmp": (old, False),
+        "state-a.json": (old, False),
+        "notes.tmp": (old, False),
+    }
+    for name, (mtime, _) in names.items():
+        (tmp_path / name).write_text("x")
+        os.utime(tmp_path / name, (mtime, mtime))
+    removed = storage.sweep_temp_files(
+        str(tmp_path), lambda target: target.startswith(("state-", "agent-state")), NOW - 3600
+    )
+    expected = {str(tmp_path / n) for n, (_, gone) in names.items() if gone}
+    assert set(removed) == expected
+    assert {p.name for p in tmp_path.iterdir()} == {n for n, (_, gone) in names.items() if not gone}
+    assert storage.sweep_temp_files(str(tmp_path / "missing"), lambda t: True, NOW) == []

@@ -1,0 +1,402 @@
+"""Tests for agent_hooks.work_session_store: locations, start/switch/close, the
+archive, crash leftovers, concurrency and the seed's YAML format."""
+
+from __future__ import annotations
+
+import calendar
+import json
+import multiprocessing
+import os
+from pathlib import Path
+
+import pytest
+
+from agent_hooks import jsonio, storage, work_session_hooks
+from agent_hooks import work_session as ws
+from agent_hooks import work_session_store as store
+
+NOW = float(calendar.timegm((2026, 11, 21, 12, 0, 0)))
+
+
+def new(store_: store.Store, client: str, project: str, now: float = NOW, **kw: bool) -> dict:
+    doc = ws.new_document(ws.make_id("SES", client, project, now), "SES", client, project, now)
+    store_.start(doc, now, close_active=kw.get("close_active", False))
+    return doc
+
+
+def read_json(path: Path) -> dict:
+    return json.loads(path.read_text())
+
+
+# -------------------------------------------------------------------- location
+
+
+@pytest.mark.parametrize(
+    ("project", "environ", "given", "expected"),
+    [
+        ("/p", {}, None, "/p/.claude/sessions"),
+        ("/p", {"AGENT_HOOKS_SESSIONS_DIR": "/elsewhere/s/"}, None, "/elsewhere/s"),
+        ("/p", {"AGENT_HOOKS_SESSIONS_DIR": "notes/sessions"}, None, "/p/notes/sessions"),
+        ("/p", {"AGENT_HOOKS_SESSIONS_DIR": "~/ws", "HOME": "/home/u"}, None, "/home/u/ws"),
+        ("/p", {"AGENT_HOOKS_SESSIONS_DIR": "/e"}, "/given", "/given"),
+        (None, {}, None, None),
+        (None, {"AGENT_HOOKS_SESSIONS_DIR": "rel"}, None, None),
+        (None, {"AGENT_HOOKS_SESSIONS_DIR": "/abs"}, None, "/abs"),
+    ],
+)
+def test_sessions_dir_and_the_hooks_pointer_agree(
+    project: str | None, environ: dict, given: str | None, expected: str | None
+) -> None:
+    assert store.sessions_dir(project, environ, given) == expected
+    if given is None:  # the hooks repeat the rule without importing the store
+        pointer = work_session_hooks.pointer_file(environ, project)
+        assert pointer == (None if expected is None else f"{expected}/active-session.json")
+
+
+# ------------------------------------------------------------- start / switch
+
+
+def test_start_writes_the_document_and_the_pointer(tmp_path: Path) -> None:
+    s = store.Store(str(tmp_path / "sessions"))
+    doc = new(s, "ACME", "AUDIT")
+    path = tmp_path / "sessions" / "SES202611-ACME-AUDIT.json"
+    assert read_json(path) == doc
+    assert read_json(tmp_path / "sessions" / "active-session.json") == {
+        "session_id": "SES202611-ACME-AUDIT",
+        "since": "2026-11-21T12:00:00Z",
+    }
+    assert path.stat().st_mode & 0o777 == 0o600
+    assert s.active_id() == "SES202611-ACME-AUDIT"
+    found = s.require_active()
+    assert found.doc == doc and not found.archived
+
+
+def test_start_while_active_is_refused_unless_the_active_one_is_closed(tmp_path: Path) -> None:
+    s = store.Store(str(tmp_path))
+    first = new(s, "ACME", "AUDIT")
+    second = ws.new_document("SES202611-ACME-API", "SES", "ACME", "API", NOW + 60)
+    with pytest.raises(store.ActiveSessionExists) as info:
+        s.start(second, NOW + 60, close_active=False)
+    assert info.value.session_id == "SES202611-ACME-AUDIT"
+    assert "Active session found: SES202611-ACME-AUDIT" in str(info.value)
+    assert s.active_id() == "SES202611-ACME-AUDIT"
+    assert not (tmp_path / "SES202611-ACME-API.json").exists()
+    closed = s.start(second, NOW + 60, close_active=True)
+    assert closed is not None and closed.doc["session_id"] == first["session_id"]
+    archived = read_json(tmp_path / "archive" / "SES202611-ACME-AUDIT.json")
+    assert archived["status"] == "closed" and archived["closing_summary"]["closed"] == ws.iso(
+        NOW + 60
+    )
+    assert not (tmp_path / "SES202611-ACME-AUDIT.json").exists()
+    assert s.active_id() == "SES202611-ACME-API"
+
+
+def test_starting_an_existing_id_is_refused(tmp_path: Path) -> None:
+    s = store.Store(str(tmp_path))
+    new(s, "ACME", "AUDIT")
+    s.close(NOW + 5)
+    again = ws.new_document("SES202611-ACME-AUDIT", "SES", "ACME", "AUDIT", NOW + 10)
+    with pytest.raises(ws.WorkSessionError, match=r"already exists \(archived\).*switch"):
+        s.start(again, NOW + 10, close_active=True)
+
+
+def test_switch_keeps_both_files_intact(tmp_path: Path) -> None:
+    s = store.Store(str(tmp_path))
+    audit = new(s, "ACME", "AUDIT")
+    s.update_active(lambda d: ws.add_milestone(d, "Audit plan") is not None, NOW + 1)
+    # a second live (paused) work session, as a hand-made or earlier-switched one would be
+    other = ws.new_document("ENG202611-TESLA-API", "ENG", "TESLA", "API", NOW + 2)
+    other.update(notes=["keep me"], status="paused")
+    s.save(store.Found(other, "", False))
+    before = {p.name: read_json(p) for p in tmp_path.glob("*20261*.json")}
+
+    target, previous = s.switch("eng202611-tesla-api", NOW + 10)
+    assert target.doc["session_id"] == "ENG202611-TESLA-API" and target.doc["status"] == "active"
+    assert previous is not None and previous.doc["status"] == "paused"
+    assert s.active_id() == "ENG202611-TESLA-API"
+    after = {p.name: read_json(p) for p in tmp_path.glob("*20261*.json")}
+    assert set(after) == set(before) == {"SES202611-ACME-AUDIT.json", "ENG202611-TESLA-API.json"}
+    for name, doc in after.items():  # only status and last_updated changed
+        assert {k: v for k, v in doc.items() if k not in ("status", "last_updated")} == {
+            k: v for k, v in before[name].items() if k not in ("status", "last_updated")
+        }
+    assert after["SES202611-ACME-AUDIT.json"]["milestones"] == [
+        {"name": "Audit plan", "completed": None}
+    ]
+    assert after["ENG202611-TESLA-API.json"]["notes"] == ["keep me"]
+    assert audit["session_id"] == "SES202611-ACME-AUDIT"
+
+    back, paused = s.switch("SES202611-ACME-AUDIT", NOW + 20)
+    assert back.doc["status"] == "active" and paused is not None
+    assert read_json(tmp_path / "ENG202611-TESLA-API.json")["status"] == "paused"
+
+
+def test_switch_to_an_unknown_or_bad_id(tmp_path: Path) -> None:
+    s = store.Store(str(tmp_path))
+    with pytest.raises(ws.WorkSessionError, match="no work session SES202611-NO-SUCH"):
+        s.switch("SES202611-NO-SUCH", NOW)
+    with pytest.raises(ws.WorkSessionError, match="PREFIXYYYYMM"):
+        s.switch("../../etc/passwd", NOW)
+
+
+def test_close_archives_and_switch_reopens(tmp_path: Path) -> None:
+    s = store.Store(str(tmp_path))
+    new(s, "ACME", "AUDIT")
+    s.update_active(lambda d: ws.add_note(d, "OAuth2 over JWT") is None, NOW + 1)
+    found = s.close(NOW + 3600)
+    archived = tmp_path / "archive" / "SES202611-ACME-AUDIT.json"
+    assert found.path == str(archived) and found.archived
+    assert not (tmp_path / "SES202611-ACME-AUDIT.json").exists()
+    assert not (tmp_path / "active-session.json").exists()
+    doc = read_json(archived)
+    assert doc["status"] == "closed" and doc["closed"] == "2026-11-21T13:00:00Z"
+    assert doc["closing_summary"]["decisions"] == ["OAuth2 over JWT"]
+    assert doc["closing_summary"]["duration"] == "1h 0m"
+    with pytest.raises(store.NoActiveSession, match="No active session"):
+        s.close(NOW + 3601)
+    reopened, _ = s.switch("SES202611-ACME-AUDIT", NOW + 7200)
+    assert reopened.doc["status"] == "active" and not reopened.archived
+    assert not archived.exists() and (tmp_path / "SES202611-ACME-AUDIT.json").exists()
+
+
+def test_a_crash_leftover_copy_loses_to_the_newer_one(tmp_path: Path) -> None:
+    s = store.Store(str(tmp_path))
+    doc = new(s, "ACME", "AUDIT")
+    live = tmp_path / "SES202611-ACME-AUDIT.json"
+    (tmp_path / "archive").mkdir()
+    closed = dict(doc, status="closed", last_updated=ws.iso(NOW + 100))
+    (tmp_path / "archive" / live.name).write_bytes(store.encode(closed))  # close died before unlink
+    found = s.find("SES202611-ACME-AUDIT")
+    assert found is not None and found.archived and found.doc["status"] == "closed"
+    assert [f.doc["status"] for f in s.all()[0]] == ["closed"]  # listed once
+
+
+def test_pointer_to_a_missing_file_is_reported(tmp_path: Path) -> None:
+    s = store.Store(str(tmp_path))
+    s.set_pointer("SES202611-GONE-X", NOW)
+    with pytest.raises(store.NoActiveSession, match="pointer names SES202611-GONE-X"):
+        s.require_active()
+    (tmp_path / "active-session.json").write_text('{"session_id": "../../etc"}')
+    assert s.active_id() is None
+
+
+def test_corrupt_and_planted_files_are_refused_not_overwritten(tmp_path: Path) -> None:
+    s = store.Store(str(tmp_path))
+    new(s, "ACME", "AUDIT")
+    path = tmp_path / "SES202611-ACME-AUDIT.json"
+    path.write_text("{broken")
+    with pytest.raises(ws.WorkSessionError, match="is not valid JSON"):
+        s.update_active(lambda d: True, NOW)
+    assert path.read_text() == "{broken"
+    found, problems = s.all()
+    assert found == [] and len(problems) == 1 and "SES202611-ACME-AUDIT.json" in problems[0]
+    path.unlink()
+    path.symlink_to(tmp_path / "elsewhere.json")
+    with pytest.raises(storage.StorageError, match="symlink"):
+        s.find("SES202611-ACME-AUDIT")
+
+
+def test_update_active_respects_statuses(tmp_path: Path) -> None:
+    s = store.Store(str(tmp_path))
+    new(s, "ACME", "AUDIT")
+    s.update_active(lambda d: d.update(status="paused") is None, NOW)
+    calls = []
+    assert s.update_active(lambda d: calls.append(1) is None, NOW, statuses=("active",)) is None
+    assert calls == []
+
+
+def test_encode_is_json_one_field_per_line() -> None:
+    doc = ws.new_document("SES202611-ACME-AUDIT", "SES", "ACME", "AUDIT", NOW)
+    doc["notes"] = ["a", 'b "quoted"\nnewline']
+    doc["conversations"] = {"c1": {"current": 1}}
+    data = store.encode(doc)
+    assert jsonio.loads(data) == doc
+    lines = data.decode().splitlines()
+    assert '  "session_id": "SES202611-ACME-AUDIT",' in lines and '    "a",' in lines
+
+
+# ------------------------------------------------------------------ concurrency
+
+
+def _add_artifacts(directory: str, worker: int, count: int) -> None:
+    s = store.Store(directory, durable=False)
+    for i in range(count):
+        s.update_active(
+            lambda d, i=i: ws.record_artifact(d, f"w{worker}/f{i}", f"cc_{worker}", NOW), NOW
+        )
+
+
+def test_concurrent_updates_lose_nothing(tmp_path: Path) -> None:
+    s = store.Store(str(tmp_path))
+    new(s, "ACME", "AUDIT")
+    ctx = multiprocessing.get_context("fork")
+    procs = [ctx.Process(target=_add_artifacts, args=(str(tmp_path), w, 25)) for w in range(4)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(60)
+        assert p.exitcode == 0
+    paths = {a["path"] for a in s.require_active().doc["artifacts"]}
+    assert paths == {f"w{w}/f{i}" for w in range(4) for i in range(25)}
+
+
+# ------------------------------------------------------------------------- YAML
+
+SEED_YAML = """\
+# SES202501-ACME-AUDIT.yaml
+session_id: "SES202501-ACME-AUDIT"
+created: "2025-01-15T10:30:00Z"
+last_updated: "2025-01-15T14:45:00Z"
+status: "active"  # active, paused, closed
+
+# Identification
+client: "ACME"
+project: "AUDIT"
+prefix: "SES"
+
+# Token tracking
+tokens:
+  max: 150000              # Token budget limit (default: 150000)
+  initial: 0
+  current: 45000
+  peak: 52000              # Highest token usage during session
+  saved_by_isolation: 145000
+
+# Agent tracking
+agents_spawned:
+  - id: "agent-123"
+    type: "analyst"
+    started: "2025-01-15T10:35:00Z"
+    completed: "2025-01-15T10:42:00Z"
+    tokens_used: 32000
+    output_file: "_bmad-output/temp/analyst-123.md"
+
+# Artifacts produced
+artifacts:
+  - path: "docs/prd.md"
+    created: "2025-01-15T11:00:00Z"
+    agent: "pm"
+  - path: docs/architecture.md
+    created: 2025-01-15T12:30:00Z
+    agent: 'architect'
+
+# Progress tracking
+milestones:
+  - name: "Requirements Complete"
+    completed: "2025-01-15T11:30:00Z"
+  - name: "Implementation Started"
+    completed: null
+
+# Context for resume
+context_summary: |
+  Working on ACME security audit project.
+  PRD complete, architecture approved.
+
+  Next: Complete story 1-2-user-login.
+
+# Session notes
+notes:
+  - "Client prefers OAuth2 over JWT"
+  - "Performance requirement: <200ms response time"
+"""
+
+
+def test_the_seeds_yaml_format_is_read() -> None:
+    doc = ws.normalize(store.parse_yaml(SEED_YAML))
+    assert doc["tokens"] == {
+        "max": 150000,
+        "initial": 0,
+        "current": 45000,
+        "peak": 52000,
+        "saved": 145000,
+    }
+    assert doc["agents_spawned"] == [
+        {
+            "id": "agent-123",
+            "type": "analyst",
+            "started": "2025-01-15T10:35:00Z",
+            "completed": "2025-01-15T10:42:00Z",
+            "tokens_used": 32000,
+            "output_file": "_bmad-output/temp/analyst-123.md",
+        }
+    ]
+    assert doc["artifacts"] == [
+        {"path": "docs/prd.md", "created": "2025-01-15T11:00:00Z", "agent": "pm"},
+        {"path": "docs/architecture.md", "created": "2025-01-15T12:30:00Z", "agent": "architect"},
+    ]
+    assert doc["milestones"] == [
+        {"name": "Requirements Complete", "completed": "2025-01-15T11:30:00Z"},
+        {"name": "Implementation Started", "completed": None},
+    ]
+    assert doc["context_summary"] == (
+        "Working on ACME security audit project.\nPRD complete, architecture approved.\n\n"
+        "Next: Complete story 1-2-user-login.\n"
+    )
+    assert doc["notes"] == [
+        "Client prefers OAuth2 over JWT",
+        "Performance requirement: <200ms response time",
+    ]
+    assert (doc["status"], doc["client"], doc["last_updated"]) == (
+        "active",
+        "ACME",
+        "2025-01-15T14:45:00Z",
+    )
+
+
+def test_the_seeds_start_template_with_empty_flow_values() -> None:
+    raw = store.parse_yaml(
+        'session_id: "X"\ntokens:\n  max: 150000\n  saved: 0\nagents_spawned: []\n'
+        "artifacts: []\nmilestones: []\ncontext_summary: \"\"\nnotes:\n- a\n- 'it''s'\nextra: {}\n"
+    )
+    assert raw == {
+        "session_id": "X",
+        "tokens": {"max": 150000, "saved": 0},
+        "agents_spawned": [],
+        "artifacts": [],
+        "milestones": [],
+        "context_summary": "",
+        "notes": ["a", "it's"],
+        "extra": {},
+    }
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        ("a: 1\n  b: 2\n", 2),
+        ("a: [1, 2]\n", 1),
+        ("a: &anchor 1\n", 1),
+        ("a:\n\t- x\n", 2),
+        ('a: "open\n', 1),
+        ("just text\n", 1),
+        ('a: "x" trailing\n', 1),
+    ],
+)
+def test_yaml_beyond_the_subset_is_refused_with_the_line(text: str, line: int) -> None:
+    with pytest.raises(
+        ws.WorkSessionError, match=f"f.yaml: line {line}: .*convert the file to JSON"
+    ):
+        store.parse_yaml(text, "f.yaml")
+
+
+def test_a_yaml_session_is_found_listed_and_imported_on_first_write(tmp_path: Path) -> None:
+    s = store.Store(str(tmp_path))
+    (tmp_path / "SES202501-ACME-AUDIT.yaml").write_text(SEED_YAML)
+    found, problems = s.all()
+    assert problems == [] and [f.doc["session_id"] for f in found] == ["SES202501-ACME-AUDIT"]
+    target, _ = s.switch("SES202501-ACME-AUDIT", NOW)
+    assert target.doc["tokens"]["saved"] == 145000
+    assert (
+        read_json(tmp_path / "SES202501-ACME-AUDIT.json")["milestones"][0]["name"]
+        == "Requirements Complete"
+    )
+    assert not (tmp_path / "SES202501-ACME-AUDIT.yaml").exists()
+    assert (tmp_path / "SES202501-ACME-AUDIT.yaml.imported").read_text() == SEED_YAML
+    assert s.active_id() == "SES202501-ACME-AUDIT"
+
+
+def test_store_writes_are_private(tmp_path: Path) -> None:
+    s = store.Store(str(tmp_path / "new" / "sessions"))
+    new(s, "ACME", "AUDIT")
+    assert os.stat(tmp_path / "new" / "sessions").st_mode & 0o777 == 0o700
+    assert os.stat(tmp_path / "new" / "sessions" / "active-session.json").st_mode & 0o777 == 0o600

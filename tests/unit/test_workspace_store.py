@@ -1,0 +1,373 @@
+"""Workspaces on disk: creation, the manifest under concurrency, removal, close,
+the 24 h sweep — with real processes and real symlinks."""
+
+from __future__ import annotations
+
+import calendar
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_hooks import identity, state, state_file, workspace, workspace_store
+from agent_hooks.workspace_store import Workspace
+
+SRC = str(Path(__file__).resolve().parents[2] / "src")
+NOW = float(calendar.timegm((2026, 11, 21, 12, 0, 0)))
+DAY = 86400
+
+
+def manifest(ws: Workspace) -> dict[str, Any]:
+    doc: dict[str, Any] = json.loads(Path(ws.manifest_path).read_text())
+    return doc
+
+
+def run_together(scripts: list[str], tmp: Path) -> list[str]:
+    """Run each script in its own Python process, released at the same moment."""
+    go = tmp / "go"
+    prelude = textwrap.dedent(f"""
+        import os, sys, time
+        sys.path.insert(0, {SRC!r})
+        while not os.path.exists({str(go)!r}):
+            time.sleep(0.001)
+    """)
+    procs = [subprocess.Popen([sys.executable, "-c", prelude + textwrap.dedent(s)],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE) for s in scripts]
+    time.sleep(0.3)
+    go.touch()
+    outs = []
+    for proc in procs:
+        out, err = proc.communicate(timeout=60)
+        assert proc.returncode == 0, err.decode()
+        outs.append(out.decode().strip())
+    return outs
+
+
+# --- creation -----------------------------------------------------------------------
+
+def test_create_lays_out_the_seed_structure(project: Path) -> None:
+    ws = workspace_store.create(str(project), NOW, suffix=lambda: "a4f2")
+    assert ws.id == "20261121-120000-a4f2"
+    assert Path(ws.path) == project / ".tmp" / "sessions" / "20261121-120000-a4f2"
+    assert manifest(ws) == {"session_id": ws.id, "created_at": "2026-11-21T12:00:00Z",
+                            "last_activity": "2026-11-21T12:00:00Z", "context_files": {},
+                            "context_index": {}}
+    assert (project / ".tmp" / "sessions" / ".gitignore").read_text() == "*\n"
+    assert (Path(ws.path).stat().st_mode & 0o777) == 0o700
+
+
+def test_create_draws_a_new_suffix_when_the_id_is_taken(project: Path) -> None:
+    first = workspace_store.create(str(project), NOW, suffix=lambda: "aaaa")
+    suffixes = iter(["aaaa", "aaaa", "bbbb"])
+    second = workspace_store.create(str(project), NOW, suffix=lambda: next(suffixes))
+    assert (first.id, second.id) == ("20261121-120000-aaaa", "20261121-120000-bbbb")
+    with pytest.raises(workspace.WorkspaceError, match="no free workspace id"):
+        workspace_store.create(str(project), NOW, suffix=lambda: "aaaa")
+
+
+def test_processes_creating_workspaces_in_the_same_second_never_collide(
+    project: Path, tmp_path: Path
+) -> None:
+    # every process draws the same suffixes in the same order: only mkdir's
+    # exclusivity keeps them apart
+    script = f"""
+        from agent_hooks import workspace_store
+        names = iter(["aaaa", "aaab", "aaac", "aaad", "aaae", "aaaf", "aaag", "aaah"])
+        ws = workspace_store.create({str(project)!r}, {NOW!r}, suffix=lambda: next(names))
+        print(ws.id)
+    """
+    ids = run_together([script] * 6, tmp_path)
+    assert sorted(ids) == [f"20261121-120000-aaa{c}" for c in "abcdef"]
+    for ws_id in ids:
+        assert manifest(Workspace(str(project), ws_id))["session_id"] == ws_id
+
+
+@pytest.mark.parametrize("planted", [".tmp", ".tmp/sessions"])
+def test_create_refuses_a_symlinked_tmp_or_sessions_dir(project: Path, tmp_path: Path, planted: str) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    if planted == ".tmp/sessions":
+        (project / ".tmp").mkdir()
+    (project / planted).symlink_to(outside)
+    with pytest.raises(workspace.WorkspaceError, match="symlink"):
+        workspace_store.create(str(project), NOW)
+    assert list(outside.iterdir()) == []
+
+
+# --- the manifest -----------------------------------------------------------------------
+
+def test_eight_concurrent_writers_leave_a_complete_manifest_and_index(
+    project: Path, tmp_path: Path
+) -> None:
+    ws = workspace_store.create(str(project), NOW)
+    script = """
+        from agent_hooks import workspace_store
+        ws = workspace_store.Workspace({project!r}, {ws_id!r})
+        for j in range(6):
+            workspace_store.write_context(ws, f"code/w{i}-{{j}}-context.md", "x", {now!r} + j,
+                                          keywords=["w{i}", "shared"])
+    """
+    scripts = [script.format(project=str(project), ws_id=ws.id, i=i, now=NOW) for i in range(8)]
+    run_together(scripts, tmp_path)
+    doc = manifest(ws)
+    expected = {f"code/w{i}-{j}-context.md" for i in range(8) for j in range(6)}
+    assert set(doc["context_files"]) == expected
+    assert doc["context_index"] == workspace.rebuild_index(doc["context_files"])
+    assert sorted(doc["context_index"]["shared"]) == sorted(expected)
+    for i in range(8):
+        assert len(doc["context_index"][f"w{i}"]) == 6
+    assert all((Path(ws.path) / rel).read_text() == "x" for rel in expected)
+
+
+def test_every_operation_moves_last_activity(project: Path) -> None:
+    ws = workspace_store.create(str(project), NOW)
+    workspace_store.write_context(ws, "features/a-context.md", "a", NOW + 60)
+    assert manifest(ws)["last_activity"] == "2026-11-21T12:01:00Z"
+    workspace_store.register(ws, "features/a-context.md", NOW + 120, keywords=["more"])
+    assert manifest(ws)["last_activity"] == "2026-11-21T12:02:00Z"
+    assert manifest(ws)["context_files"]["features/a-context.md"]["created"] == "2026-11-21T12:01:00Z"
+    workspace_store.remove_context(ws, "features/a-context.md", NOW + 180)
+    assert manifest(ws)["last_activity"] == "2026-11-21T12:03:00Z"
+
+
+def test_write_context_refuses_to_overwrite_unless_asked(project: Path) -> None:
+    ws = workspace_store.create(str(project), NOW)
+    workspace_store.write_context(ws, "code/a-context.md", "one", NOW, keywords=["first"])
+    with pytest.raises(workspace.WorkspaceError, match="--replace"):
+        workspace_store.write_context(ws, "code/a-context.md", "two", NOW)
+    assert (Path(ws.path) / "code/a-context.md").read_text() == "one"
+    workspace_store.write_context(ws, "code/a-context.md", "two", NOW + 1, keywords=["second"],
+                                  replace=True)
+    assert (Path(ws.path) / "code/a-context.md").read_text() == "two"
+    assert manifest(ws)["context_files"]["code/a-context.md"]["keywords"] == ["second", "a", "code"]
+
+
+def test_write_context_refuses_a_symlinked_category_dir(project: Path, tmp_path: Path) -> None:
+    ws = workspace_store.create(str(project), NOW)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (Path(ws.path) / "code").symlink_to(outside)
+    with pytest.raises(workspace.WorkspaceError, match="symlink"):
+        workspace_store.write_context(ws, "code/a-context.md", "x", NOW)
+    assert list(outside.iterdir()) == []
+
+
+def test_remove_context_drops_the_entry_its_index_keys_and_the_file(project: Path) -> None:
+    ws = workspace_store.create(str(project), NOW)
+    workspace_store.write_context(ws, "features/a-context.md", "a", NOW, keywords=["only-a", "both"])
+    workspace_store.write_context(ws, "features/b-context.md", "b", NOW, keywords=["both"])
+    assert workspace_store.remove_context(ws, "features/a-context.md", NOW + 1) == "removed"
+    doc = manifest(ws)
+    assert list(doc["context_files"]) == ["features/b-context.md"]
+    assert "only-a" not in doc["context_index"] and "a" not in doc["context_index"]
+    assert doc["context_index"]["both"] == ["features/b-context.md"]
+    assert not (Path(ws.path) / "features/a-context.md").exists()
+    with pytest.raises(workspace.WorkspaceError, match="not tracked"):
+        workspace_store.remove_context(ws, "features/a-context.md", NOW + 2)
+
+
+def test_a_corrupt_manifest_is_quarantined_and_a_new_one_begun(project: Path) -> None:
+    ws = workspace_store.create(str(project), NOW)
+    Path(ws.manifest_path).write_text("{not json")
+    result = workspace_store.register(ws, "code/x.md", NOW + 1)
+    assert result.problem is not None and "moved to" in result.problem
+    assert list(manifest(ws)["context_files"]) == ["code/x.md"]
+    assert [p.name for p in Path(ws.path).glob(".manifest.json.corrupt-*")]
+
+
+# --- binding to the agent's conversation ----------------------------------------------
+
+def test_current_or_create_binds_the_workspace_to_the_conversation(project: Path, state_dir: Path) -> None:
+    agent = identity.Agent("proj__cc_1", str(state_dir))
+    logs: list[str] = []
+
+    def begin(conversation: str) -> None:
+        state_file.update(agent, lambda d: state.begin_conversation(
+            d, conversation_id=conversation, source="startup", project_root=str(project), pid=None,
+            now=NOW), NOW, logs.append)
+
+    begin("conv-1")
+    ws, created = workspace_store.current_or_create(agent, str(project), NOW, logs.append)
+    assert created
+    doc, _ = state_file.read(agent, NOW)
+    assert doc["workspace"] == {"id": ws.id, "path": ws.path, "conversation_id": "conv-1"}
+    again, created = workspace_store.current_or_create(agent, str(project), NOW, logs.append)
+    assert (again.id, created) == (ws.id, False)
+    begin("conv-2")  # a new conversation gets a new workspace
+    doc, _ = state_file.read(agent, NOW)
+    assert workspace_store.bound(doc, str(project)) is None
+    third, created = workspace_store.current_or_create(agent, str(project), NOW + 1, logs.append)
+    assert created and third.id != ws.id
+    assert logs == []
+
+
+def test_bound_ignores_another_conversations_or_projects_workspace(project: Path, tmp_path: Path) -> None:
+    ws = workspace_store.create(str(project), NOW)
+    doc = {"conversation_id": "c1", "workspace": workspace_store.binding(ws, "c1")}
+    assert workspace_store.bound(doc, str(project)).id == ws.id  # type: ignore[union-attr]
+    assert workspace_store.bound({**doc, "conversation_id": "c2"}, str(project)) is None
+    assert workspace_store.bound(doc, str(tmp_path)) is None
+    doc["workspace"]["path"] = "/elsewhere"
+    assert workspace_store.bound(doc, str(project)) is None
+
+
+# --- close ------------------------------------------------------------------------------
+
+def test_close_deletes_only_tracked_files_and_then_empty_dirs(project: Path) -> None:
+    ws = workspace_store.create(str(project), NOW)
+    workspace_store.write_context(ws, "features/a-context.md", "a", NOW)
+    workspace_store.write_context(ws, "code/b-context.md", "b", NOW)
+    untracked = Path(ws.path) / "code" / "mine.txt"
+    untracked.write_text("someone else's")
+    result = workspace_store.close(ws, NOW)
+    assert result.closed
+    assert sorted(result.removed) == ["code/b-context.md", "features/a-context.md"]
+    assert untracked.read_text() == "someone else's"
+    assert sorted(p.name for p in Path(ws.path).iterdir()) == ["code"]
+    assert result.warning is not None and "untracked" in result.warning
+
+
+def test_close_removes_the_whole_workspace_when_everything_was_tracked(project: Path) -> None:
+    ws = workspace_store.create(str(project), NOW)
+    workspace_store.write_context(ws, "features/a-context.md", "a", NOW)
+    result = workspace_store.close(ws, NOW)
+    assert result.closed and result.warning is None
+    assert not Path(ws.path).exists()
+    assert (project / ".tmp" / "sessions").is_dir()
+
+
+def test_close_never_follows_a_symlink_out_of_the_workspace(project: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "a-context.md").write_text("precious")
+    (outside / "b-context.md").write_text("precious too")
+    ws = workspace_store.create(str(project), NOW)
+    workspace_store.write_context(ws, "features/a-context.md", "mine", NOW)
+    workspace_store.write_context(ws, "code/b-context.md", "mine", NOW)
+    # after tracking, a directory becomes a symlink out, and a tracked file a link to a file outside
+    (Path(ws.path) / "features" / "a-context.md").unlink()
+    (Path(ws.path) / "features").rmdir()
+    (Path(ws.path) / "features").symlink_to(outside)
+    (Path(ws.path) / "code" / "b-context.md").unlink()
+    (Path(ws.path) / "code" / "b-context.md").symlink_to(outside / "b-context.md")
+    result = workspace_store.close(ws, NOW)
+    assert (outside / "a-context.md").read_text() == "precious"
+    assert (outside / "b-context.md").read_text() == "precious too"
+    assert result.removed == []
+    assert any("features/a-context.md" in item and "symlink" in item for item in result.left)
+    assert any("code/b-context.md" in item and "symlink" in item for item in result.left)
+    assert (Path(ws.path) / "features").is_symlink()
+
+
+def test_close_refuses_a_workspace_reached_through_a_symlink(project: Path, tmp_path: Path) -> None:
+    ws = workspace_store.create(str(project), NOW)
+    workspace_store.write_context(ws, "features/a-context.md", "a", NOW)
+    real = tmp_path / "real-sessions"
+    sessions = project / ".tmp" / "sessions"
+    sessions.rename(real)
+    sessions.symlink_to(real)
+    result = workspace_store.close(ws, NOW)
+    assert not result.closed and "symlink" in (result.warning or "")
+    assert (real / ws.id / "features" / "a-context.md").read_text() == "a"
+
+
+@pytest.mark.parametrize("damage", ["missing", "corrupt"])
+def test_close_keeps_hands_off_without_a_readable_manifest(project: Path, damage: str) -> None:
+    ws = workspace_store.create(str(project), NOW)
+    workspace_store.write_context(ws, "features/a-context.md", "a", NOW)
+    if damage == "missing":
+        Path(ws.manifest_path).unlink()
+    else:
+        Path(ws.manifest_path).write_text("[1, 2")
+    result = workspace_store.close(ws, NOW)
+    assert not result.closed and "hands off" in (result.warning or "")
+    assert (Path(ws.path) / "features" / "a-context.md").read_text() == "a"
+
+
+def test_close_skips_a_tracked_path_that_would_escape(project: Path, tmp_path: Path) -> None:
+    victim = project / "victim.txt"
+    victim.write_text("keep me")
+    ws = workspace_store.create(str(project), NOW)
+    doc = manifest(ws)
+    doc["context_files"]["../../../victim.txt"] = {"created": doc["created_at"], "for": "", "keywords": []}
+    Path(ws.manifest_path).write_text(json.dumps(doc))
+    result = workspace_store.close(ws, NOW)
+    assert result.closed and victim.read_text() == "keep me"
+    assert any("victim" in item for item in result.left)
+
+
+# --- the 24 h sweep ---------------------------------------------------------------------
+
+def make_idle(project: Path, suffix: str, last_activity: str, created: float = NOW - 3 * DAY) -> Workspace:
+    ws = workspace_store.create(str(project), created, suffix=lambda: suffix)
+    workspace_store.write_context(ws, "general/x-context.md", "x", created)
+    doc = manifest(ws)
+    doc["last_activity"] = last_activity
+    Path(ws.manifest_path).write_text(json.dumps(doc))
+    return ws
+
+
+def test_sweep_closes_only_workspaces_idle_for_more_than_24_hours(project: Path) -> None:
+    stale = make_idle(project, "aaaa", "2026-11-20T11:59:59Z")  # 24 h + 1 s
+    recent = make_idle(project, "bbbb", "2026-11-20T12:00:01Z")  # 24 h - 1 s
+    offset = make_idle(project, "cccc", "2026-11-20T13:30:00+02:00")  # = 11:30Z: stale
+    fresh = make_idle(project, "dddd", "2026-11-21T11:00:00Z")
+    dry = workspace_store.sweep(str(project), NOW, dry_run=True)
+    assert sorted(dry.ids) == [stale.id, offset.id]
+    assert Path(stale.path).exists()
+    swept = workspace_store.sweep(str(project), NOW)
+    assert sorted(swept.ids) == [stale.id, offset.id] and swept.warnings == []
+    assert not Path(stale.path).exists() and not Path(offset.path).exists()
+    assert Path(recent.path).exists() and Path(fresh.path).exists()
+
+
+def test_sweep_reads_seed_timestamps_on_linux(project: Path) -> None:
+    # the anchor's `date -j -f` could not parse this on Linux and so deleted every session
+    ws = make_idle(project, "a4f2", "2025-01-18T14:35:10Z", created=calendar.timegm((2025, 1, 18, 14, 30, 22)))
+    one_hour_later = calendar.timegm((2025, 1, 18, 15, 35, 10))
+    assert workspace_store.sweep(str(project), one_hour_later).ids == []
+    assert Path(ws.path).exists()
+    assert workspace_store.sweep(str(project), one_hour_later + DAY).ids == [ws.id]
+
+
+def test_sweep_spares_kept_ids_and_leaves_unreadable_ones_with_a_warning(project: Path) -> None:
+    kept = make_idle(project, "aaaa", "2026-11-01T00:00:00Z")
+    broken = make_idle(project, "bbbb", "2026-11-01T00:00:00Z")
+    Path(broken.manifest_path).write_text("nope")
+    missing = make_idle(project, "cccc", "2026-11-01T00:00:00Z")
+    Path(missing.manifest_path).unlink()
+    odd = make_idle(project, "dddd", "last tuesday")
+    young = Path(workspace_store.sessions_root(str(project))) / "20261121-115959-eeee"
+    young.mkdir()  # being created right now: no manifest yet, no warning
+    swept = workspace_store.sweep(str(project), NOW, keep=[kept.id])
+    assert swept.ids == []
+    assert all(Path(w.path).exists() for w in (kept, broken, missing, odd))
+    text = "\n".join(swept.warnings)
+    assert broken.id in text and missing.id in text and odd.id in text and young.name not in text
+    assert len(swept.warnings) == 3
+
+
+def test_sweep_rechecks_activity_under_the_lock(project: Path) -> None:
+    ws = make_idle(project, "aaaa", "2026-11-19T00:00:00Z")
+    workspace_store.register(ws, "general/x-context.md", NOW - 60)  # became active meanwhile
+    result = workspace_store.close(ws, NOW, idle_before=NOW - DAY)
+    assert not result.closed and Path(ws.path, "general", "x-context.md").exists()
+
+
+def test_sweep_ignores_what_is_not_a_workspace(project: Path, tmp_path: Path) -> None:
+    root = Path(workspace_store.ensure_sessions_root(str(project)))
+    (root / "notes").mkdir()
+    (root / "20260101-000000-zzzz").write_text("a file with an id's name")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (root / "20260101-000000-yyyy").symlink_to(outside)
+    swept = workspace_store.sweep(str(project), NOW)
+    assert swept.ids == [] and swept.warnings == []
+    assert (root / "notes").is_dir() and (root / "20260101-000000-zzzz").is_file()
+    assert os.path.islink(root / "20260101-000000-yyyy")
