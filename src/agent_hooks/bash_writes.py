@@ -5,35 +5,44 @@ creates, truncates, moves or removes (`targets`), and short reasons for what it
 runs but cannot be seen into (`opaque`). It never raises and never touches the
 file system; time is linear in the command (nesting is bounded by MAX_DEPTH).
 
-Seen: redirections (`>`, `>>`, `>|`, `&>`, `&>>`, `N>`, `<>`; not /dev/null and
-friends, not fd duplications); tee, cp, install, mv (sources too), rm, rmdir,
-unlink, shred, touch, mkdir, truncate, ln, dd of=, sed -i, perl -i,
-gawk -i inplace, sort -o, uniq OUT, curl -o, wget -O/-P, tar -C/-f, unzip -d,
-patch FILE, find -fprint; git checkout/restore/rm/mv paths, git worktree add,
-git clone; wrappers (sudo, env, command, builtin, exec, nohup, time, nice,
-timeout, stdbuf, xargs, find -exec) and `bash -c`/`eval` strings, `$(...)`,
-backticks and `<(...)`, analysed recursively; `cd`/`pushd`/`popd` (scoped to
-subshells and pipeline elements); `~`, `$HOME`, brace expansion; globs are
-reported as patterns (`glob=True`).
+Seen: redirections (`>`, `>>`, `>|`, `&>`, `&>>`, `N>`, `<>`, with or without
+a space; not /dev/null, /dev/std*, /dev/tty, /dev/fd/*, nor fd duplications);
+tee, cp, install, mv (sources too), rm, rmdir, unlink, shred, touch, mkdir,
+truncate, ln, dd of=, rsync/scp to a local destination, sed -i, perl -i,
+gawk -i inplace, sort -o, curl -o, wget -O/-P, tar -c -f / tar -x -C,
+unzip -d, find -fprint; git checkout/restore/rm/mv paths (as pathspecs: git
+globs them) and worktree add, with `git -C`; wrappers (sudo, env, command,
+builtin, exec, nohup, time, nice, timeout, stdbuf, uv/poetry run, xargs,
+find -exec); `bash -c`/`sh -c`/`eval` strings, `$(...)`, backticks, `<(...)`
+and here-doc bodies' substitutions, analysed recursively; `cd`/`pushd`/`popd`
+(scoped to subshells, pipeline elements and `&`); `~`, `$HOME`, brace
+expansion; unquoted globs as patterns (`glob=True`).
 
-Not seen, reported in `opaque` instead: interpreters running code (python -c,
-node script.js, perl -e, ...), scripts (`./x.sh`, `bash x.sh`, `source`), make
-and npm-style runners, `eval` of unknown text, xargs/find -exec of writing
-commands (their files come from input), find -delete, git commands that rewrite
-the work tree (reset --hard, clean, stash, switch, merge, checkout REF, ...),
-targets holding variables or command substitutions, relative targets after a
-`cd` to an unknown place, and syntax the lexer gives up on.
+Reported in `opaque` instead (a reason each, not a target): interpreters running
+code (python -c, node x.js, perl -e, python reading stdin), scripts (`./x.sh`,
+`bash x.sh`, `source x`), make-likes, npm/yarn/pnpm scripts and installs,
+`eval`/`bash -c` of unknown text, a command name that is a variable, xargs and
+find -exec of commands that are not known to only read (their files come from
+input), find -delete, tar -x / unzip without a directory, patch, git commands
+that may rewrite many files (reset --hard, clean, stash, switch, merge, pull,
+rebase, apply, checkout REF), targets holding variables, command substitutions
+or `~user`, relative targets after a `cd` to an unknown place, and syntax the
+lexer gives up on (unterminated quotes, nesting deeper than MAX_DEPTH).
 
-Not seen, and not reported: commands unknown to this module are assumed not to
-write (compilers, test runners, package managers other than npm-likes, `ssh`,
-`docker`, git aliases, sed's `w` command, awk programs that write without an
-obvious `> "file"` or `system(`); shell functions and aliases defined earlier;
-redirections inside a function body count even if it is never called. A
-directory target (`rm -r build`, `cp a dir/`) means everything beneath it.
+Not seen and not reported: commands not named here are assumed not to write
+(compilers, test runners, pip, cargo, go, docker, ssh, git aliases, watch,
+flock, parallel); sed's `w` command; awk programs that write without an obvious
+`> "file"`, `| "cmd"` or `system(`; functions and aliases defined earlier in
+the session; `case` patterns inside `$(...)`; `${x:-$(cmd)}`. Conversely a
+function body's writes count even if it is never called, and xargs/cp/mv
+destinations are taken from their static words.
 
-Paths are absolute and normalised like posixpath.normpath (leading `//` made
-`/`). A glob target's `path` is in shell glob syntax with quoted metacharacters
-as `[*]`. Hot path: imports nothing at run time beyond `bash_lexer`.
+Target invariants: a target is a path and everything beneath it (`rm -r build`,
+`cp a dir/` give the directory). Paths are absolute and normalised as
+posixpath.normpath does (`..` resolved lexically; a leading `//` made `/`),
+at most 4096 characters. A glob target's `path` is a shell glob with quoted
+metacharacters written `[*]`, `[?]`, `[[]`. Hot path: nothing is imported at run
+time but `bash_lexer` (not even `os`: normalisation is done here).
 """
 
 from __future__ import annotations
@@ -194,7 +203,7 @@ def _resolve(w: Word, cwd: str | None, why: str, home: str | None, spec: bool
     if not text.startswith("/"):
         if cwd is None:
             return None, f"relative target {text} after {why}"
-        text = (_to_glob(escape(cwd)) if glob and not spec else cwd) + "/" + text
+        text = (_to_glob(escape(cwd)) if glob else cwd) + "/" + text
     path = _norm(text)
     if len(path) > 4096:  # PATH_MAX; also keeps a long `cd a; cd a; ...` linear
         return None, "path too long"
@@ -254,39 +263,38 @@ def _braces(esc: str, budget: list[int], depth: int = 0) -> list[str]:
     i, n = 0, len(esc)
     budget[0] -= n
     while i < n and depth < 16 and budget[0] > 0:
-        c = esc[i]
-        if c == "\\":
+        if esc[i] == "\\":
             i += 2
             continue
-        if c == "{":
-            level, cuts, j = 0, [i], i
-            while j < n:
-                d = esc[j]
-                if d == "\\":
-                    j += 1
-                elif d == "{":
-                    level += 1
-                elif d == "}":
-                    level -= 1
-                    if level == 0:
-                        break
-                elif d == "," and level == 1:
-                    cuts.append(j)
+        if esc[i] != "{" or esc.startswith("}", i + 1):  # `{}` is literal
+            i += 1 + (esc[i] == "{")
+            continue
+        level, cuts, j, alts = 0, [i], i + 1, []
+        while j < n and budget[0] > 0:  # like bash, a "}" closing no list is literal
+            d = esc[j]
+            if d == "\\":
                 j += 1
-            budget[0] -= j - i
-            if j >= n:
-                return [esc]
-            if len(cuts) > 1:
-                alts = [esc[a + 1 : b] for a, b in zip(cuts, [*cuts[1:], j], strict=True)]
-            else:
-                alts = _sequence(esc[i + 1 : j])
-            if alts:
-                out: list[str] = []
-                for alt in alts:
-                    if len(out) >= 64:
-                        break
-                    out.extend(_braces(esc[:i] + alt + esc[j + 1 :], budget, depth + 1))
-                return out[:64]
+            elif d == "{":
+                level += 1
+            elif d == "}" and level:
+                level -= 1
+            elif d == "}":
+                budget[0] -= j - i
+                alts = ([esc[a + 1 : b] for a, b in zip(cuts, [*cuts[1:], j], strict=True)]
+                        if len(cuts) > 1 else _sequence(esc[i + 1 : j]))
+                if alts:
+                    break
+            elif d == "," and not level:
+                cuts.append(j)
+            j += 1
+        budget[0] -= j - i
+        if alts:
+            out: list[str] = []
+            for alt in alts:
+                if len(out) >= 64:
+                    break
+                out.extend(_braces(esc[:i] + alt + esc[j + 1 :], budget, depth + 1))
+            return out[:64]
         i += 1
     return [esc]
 
@@ -302,7 +310,7 @@ def _sequence(body: str) -> list[str]:
     step = abs(int(parts[2])) or 1 if len(parts) == 3 else 1
     if nums[0] and nums[1]:
         a, b = int(parts[0]), int(parts[1])
-    elif len(parts[0]) == len(parts[1]) == 1:
+    elif len(parts[0]) == len(parts[1]) == 1 and parts[0].isalpha() and parts[1].isalpha():
         a, b = ord(parts[0]), ord(parts[1])
     else:
         return []
@@ -341,7 +349,7 @@ def _run(toks: list[Word | Redir | str], ctx: _Ctx) -> None:
         t = toks[i]
         if isinstance(t, str):
             i += 1
-            if t == "(":
+            if t == "(" and not (cases and cases[-1]):  # not `(pattern)` of a case
                 opened.append(ctx.child(0))
             elif t == ")":
                 if opened:
@@ -438,7 +446,7 @@ def _simple(words: list[Word], redirs: list[tuple[Redir, Word | None]], ctx: _Ct
             alts = _braces(w.esc, [4 * len(w.esc) + 65536])
             if len(alts) >= 64:
                 ctx.note("brace expansion truncated")
-            argv.extend(Word(_unesc(e), e) for e in alts)
+            argv.extend(Word(_unesc(e), e) for e in alts if e)  # bash drops empty words
         else:
             argv.append(w)
     k = 0
@@ -527,6 +535,8 @@ def _exec(argv: list[Word], ctx: _Ctx) -> None:
         if name != w.lit and not (name in _HANDLERS or name in _WRAPPERS
                                   or name in _READ_ONLY or _is_interpreter(name)):
             return ctx.note("script " + w.lit)
+        if name in ("uv", "poetry") and args[:1] and args[0].lit == "run":
+            name, args = name + " run", args[1:]
         if name not in _WRAPPERS:
             if name in _HANDLERS:
                 _HANDLERS[name](name, args, ctx)
@@ -541,8 +551,9 @@ def _exec(argv: list[Word], ctx: _Ctx) -> None:
             return _indirect("xargs", argv, hole, ctx)
         if name == "command" and _has(opts, "-v", "-V"):
             return
-        if name == "time" and _val(opts, "-o", "--output"):
-            ctx.add(_val(opts, "-o", "--output") or w)
+        out = _val(opts, "-o", "--output") if name == "time" else None
+        if out is not None:
+            ctx.add(out)
         if name == "timeout":
             argv = argv[1:]
         if name in ("env", "sudo"):
@@ -550,9 +561,9 @@ def _exec(argv: list[Word], ctx: _Ctx) -> None:
                 return ctx.note("env -S")
             while argv and (_is_assignment(argv[0]) or argv[0].lit == "-"):
                 argv = argv[1:]
-            chdir = _val(opts, "-C", "--chdir", "-D")
-            sub = _deeper(ctx) if chdir is not None else None
+            chdir = _val(opts, "--chdir", "-C" if name == "env" else "-D")
             if chdir is not None:
+                sub = _deeper(ctx)
                 if sub is not None:
                     sub.cwd, sub.why = _dir(chdir, (ctx.cwd, ctx.why), ctx.home)
                     _exec(argv, sub)
@@ -628,10 +639,15 @@ def _outputs(name: str, args: list[Word], ctx: _Ctx) -> None:
 
 
 def _copy(name: str, args: list[Word], ctx: _Ctx) -> None:
-    """cp, mv, install, ln: the destination (for mv the sources too)."""
-    pos, opts = _parse(args, "tSmog" if name == "install" else "tS",
-                       ("--target-directory", "--suffix", "--mode", "--owner", "--group"))
+    """cp, mv, install, ln, rsync, scp: the destination (for mv the sources too;
+    a remote `host:path` destination is not local)."""
+    short, long = _COPIES[name]
+    pos, opts = _parse(args, short, long)
     tdir = _val(opts, "-t", "--target-directory")
+    if name in ("rsync", "scp"):
+        if len(pos) >= 2 and (pos[-1].dyn is not None or ":" not in pos[-1].lit.partition("/")[0]):
+            ctx.add(pos[-1])
+        return
     if name == "install" and _has(opts, "-d", "--directory"):
         srcs, dest = pos, None
     elif tdir is not None:
@@ -643,8 +659,9 @@ def _copy(name: str, args: list[Word], ctx: _Ctx) -> None:
         srcs, dest = [], pos[0] if pos[0].dyn is not None else Word(base, escape(base))
     else:
         return
-    for w in srcs if name == "mv" or dest is None else ():
-        ctx.add(w)
+    if name == "mv" or dest is None:  # a move removes its sources; install -d makes them
+        for w in srcs:
+            ctx.add(w)
     if dest is not None:
         ctx.add(dest)
 
@@ -728,21 +745,30 @@ def _find(name: str, args: list[Word], ctx: _Ctx) -> None:
 
 
 def _archive(name: str, args: list[Word], ctx: _Ctx) -> None:
-    """tar -x [-C DIR], tar -c/-r/-u -f FILE, unzip [-d DIR]."""
-    if name == "tar" and args and args[0].dyn is None and args[0].lit[:1] not in ("-", ""):
-        args = [Word("-" + args[0].lit, "-" + args[0].esc), *args[1:]]  # `tar xzf F`
-    opts = _parse(args, "fCbTXgKLNVHdx", ("--file", "--directory", "--files-from",
-                                          "--exclude-from", "--exclude", "--transform"))[1]
-    archive, into = _val(opts, "-f", "--file"), _val(opts, "-C", "--directory", "-d")
-    if name == "tar" and not _has(opts, "-x", "--extract", "--get"):
-        if archive is not None and archive.lit != "-" and _has(
-            opts, "-c", "--create", "-r", "--append", "-u", "--update", "--delete", "-A"
-        ):
-            ctx.add(archive)
-    elif into is not None:
-        ctx.add(into)
-    elif not _has(opts, "-l", "-t", "-v", "-Z", "-p"):  # unzip listing, testing, piping
-        ctx.note("tar -x" if name == "tar" else "unzip")
+    """tar -c/-r/-u -f FILE, tar -x -C DIR, unzip -d DIR; else extraction into
+    the current directory is opaque."""
+    if name == "unzip":
+        opts = _parse(args, "dx")[1]
+        into = _val(opts, "-d")
+        if into is not None:
+            ctx.add(into)
+        elif not _has(opts, "-l", "-t", "-v", "-Z", "-p"):  # listing, testing, piping
+            ctx.note("unzip")
+        return
+    if args and args[0].dyn is None and args[0].lit[:1] not in ("-", ""):  # `tar xzf F`
+        args = [Word("-" + args[0].lit, "-" + args[0].esc), *args[1:]]
+    opts = _parse(args, "fCbTXgKLNVH", ("--file", "--directory", "--files-from",
+                                        "--exclude-from", "--exclude", "--transform"))[1]
+    archive, into = _val(opts, "-f", "--file"), _val(opts, "-C", "--directory")
+    if _has(opts, "-x", "--extract", "--get"):
+        if into is not None:
+            ctx.add(into)
+        else:
+            ctx.note("tar -x")
+    elif archive is not None and archive.lit != "-" and _has(
+        opts, "-c", "--create", "-r", "--append", "-u", "--update", "--delete", "-A"
+    ):
+        ctx.add(archive)
 
 
 def _shell(name: str, args: list[Word], ctx: _Ctx) -> None:
@@ -778,9 +804,11 @@ def _runner(name: str, args: list[Word], ctx: _Ctx) -> None:
     """source/., patch, make-likes and npm-likes run or apply what is unseen."""
     lits = [w.lit for w in args]
     pos = [t for t in lits if not t.startswith("-")]
-    if name in ("source", ".", "patch"):
+    if name in ("source", "."):
+        ctx.note(" ".join(["source", *pos[:1]]))
+    elif name == "patch":
         if "--dry-run" not in lits:
-            ctx.note(" ".join(["source" if name == "." else name, *pos[:1]]))
+            ctx.note("patch")
     elif name in _MAKES:
         if not any(t in ("-n", "--dry-run", "-q", "--question", "-v", "--version", "-h", "--help")
                    for t in lits):
@@ -857,10 +885,10 @@ def _git(name: str, args: list[Word], ctx: _Ctx) -> None:
             ctx.note("git clean")
     elif sub == "stash":
         if not pos or pos[0].lit not in ("list", "show", "drop", "clear", "create", "store"):
-            ctx.note(" ".join(["git stash", *lits[:1]]))
+            ctx.note(" ".join(["git stash", *(w.lit for w in pos[:1])]))
     elif sub == "switch":
         if pos or not _has(opts, "-c", "-C", "--create", "--force-create"):
-            ctx.note(" ".join(["git switch", *lits[:1]]))
+            ctx.note(" ".join(["git switch", *(w.lit for w in pos[:1])]))
     elif sub in ("merge", "rebase", "pull", "cherry-pick", "revert", "am"):
         ctx.note("git " + sub)
     elif sub == "apply":
@@ -881,8 +909,19 @@ _WRAPPERS = {  # command -> its (short options with an argument, long ones)
     "builtin": ("", ()), "exec": ("a", ()), "nohup": ("", ()), "nice": ("n", ("--adjustment",)),
     "time": ("of", ("--output", "--format")), "timeout": ("sk", ("--signal", "--kill-after")),
     "stdbuf": ("ioe", ("--input", "--output", "--error")),
+    "uv run": ("p", ("--with", "--python", "--project", "--directory", "--package", "--extra",
+                     "--group", "--env-file", "--index", "--with-requirements", "--with-editable")),
+    "poetry run": ("PC", ("--directory", "--project")),
     "xargs": ("adEILnPs", ("--arg-file", "--delimiter", "--eof", "--max-lines", "--max-args",
                            "--max-procs", "--max-chars", "--process-slot-var")),
+}
+_COPIES = {  # command -> its (short options with an argument, long ones)
+    **dict.fromkeys(("cp", "mv", "ln"), ("tS", ("--target-directory", "--suffix"))),
+    "install": ("tSmog", ("--target-directory", "--suffix", "--mode", "--owner", "--group")),
+    "rsync": ("efBT", ("--exclude", "--include", "--filter", "--rsh", "--exclude-from",
+                       "--include-from", "--files-from", "--temp-dir", "--backup-dir",
+                       "--log-file", "--chmod", "--chown", "--partial-dir", "--compare-dest")),
+    "scp": ("cFiJlLoPS", ()),
 }
 _OUTPUTS = {  # command -> (short options with an argument, long ones, those naming outputs)
     "sort": ("kotST", ("--key", "--output", "--field-separator", "--buffer-size"),
@@ -900,8 +939,9 @@ _OUTPUTS = {  # command -> (short options with an argument, long ones, those nam
 }
 _HANDLERS = {
     **dict.fromkeys(_OPERANDS, _operands), **dict.fromkeys(_OUTPUTS, _outputs),
-    **dict.fromkeys(("cp", "mv", "install", "ln"), _copy), "dd": _dd, "sed": _sed, "perl": _perl,
-    "awk": _awk, "gawk": _awk, "find": _find, "tar": _archive, "unzip": _archive, "git": _git,
-    "eval": _eval, **dict.fromkeys(("cd", "pushd", "popd"), _cd), **dict.fromkeys(_SHELLS, _shell),
+    **dict.fromkeys(_COPIES, _copy), **dict.fromkeys(("awk", "gawk", "mawk", "nawk"), _awk),
+    "dd": _dd, "sed": _sed, "perl": _perl, "find": _find, "tar": _archive, "unzip": _archive,
+    "git": _git, "eval": _eval, **dict.fromkeys(("cd", "pushd", "popd"), _cd),
+    **dict.fromkeys(_SHELLS, _shell),
     **dict.fromkeys(("source", ".", "patch", *_MAKES, *_NPMS), _runner),
 }

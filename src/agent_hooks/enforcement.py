@@ -46,6 +46,18 @@ def locate(path: str, cwd: str | None, fallback_root: str | None) -> tuple[str, 
     return _place(fs.realpath(path if fs.isabs(path) else fs.join(base, path)), fallback_root)
 
 
+def locate_write(path: str, agent_root: str | None) -> tuple[str, str] | None:
+    """Like `locate` for a Bash target, which may be a directory: a project root,
+    or a directory above the agent's project (`rm -rf ..`), is the whole project,
+    returned with the relative path ""."""
+    resolved = fs.realpath(path)
+    if agent_root is not None and fs.is_within(agent_root, resolved):
+        return agent_root, ""
+    if identity.git_top_level(resolved, resolved=True) == resolved:
+        return resolved, ""
+    return _place(resolved, agent_root)
+
+
 def locate_glob(path: str, fallback_root: str | None) -> tuple[str, str] | None:
     """Like `locate` for an absolute shell glob: resolve the literal directories
     before the first wildcard segment, keep the rest as written."""

@@ -61,10 +61,11 @@ def _locked(
                 f"it was moved to {loaded.moved_to} and a new one begun"
             )
         doc = loaded.doc or _empty(project_root)
-        live = [r for r in doc.get("reservations", []) if isinstance(r, dict) and reservation.is_live(r, now)]
+        held = [r for r in doc.get("reservations", []) if isinstance(r, dict)]
+        live = [r for r in held if reservation.is_live(r, now)]
         pruned = len(live) != len(doc.get("reservations", []))
         doc["reservations"] = live
-        before = {r["agent"] for r in live}
+        before = {r.get("agent") for r in held}  # expired ones too: their mirrors must drop them
         if operate(doc, outcome) or pruned or loaded.problem:
             doc["updated_at"] = int(now)
             index.write(directory, doc)

@@ -161,7 +161,9 @@ def context_path(category: str, task_slug: str) -> str:
 
 def check_relative(rel: str) -> str:
     """`rel` if it is a safe path inside a workspace (see the module invariants)."""
-    if not rel or rel.startswith("/") or any(ch < " " or ch == "\x7f" for ch in rel):
+    if not rel or rel.startswith("/") or (
+        not rel.isprintable() and any(ch < " " or ch == "\x7f" for ch in rel)
+    ):
         raise WorkspaceError(f"{rel!r} is not a relative path inside a workspace")
     parts = rel.split("/")
     if any(p in ("", ".", "..") for p in parts):
@@ -215,13 +217,13 @@ def keywords_from_path(rel: str) -> list[str]:
 
 def merge_keywords(*groups: Iterable[str]) -> list[str]:
     """Normalized, de-duplicated keywords in first-seen order (at most 32)."""
-    out: list[str] = []
+    out: dict[str, None] = {}
     for group in groups:
         for word in group:
             key = normalize_keyword(word)
-            if key and key not in out:
-                out.append(key)
-    return out[:MAX_KEYWORDS]
+            if key:
+                out[key] = None
+    return list(out)[:MAX_KEYWORDS]
 
 
 # --- the context file ---------------------------------------------------------
@@ -266,8 +268,19 @@ def new_manifest(workspace_id: str, now: float) -> dict[str, Any]:
             "context_files": {}, "context_index": {}}
 
 
+def _clean_keywords(words: object) -> list[str]:
+    if isinstance(words, list) and all(
+        isinstance(w, str) and w and w.islower() and len(w) <= MAX_KEYWORD and w == w.strip()
+        and " " not in w for w in words
+    ) and len(set(words)) == len(words) <= MAX_KEYWORDS:
+        return words  # already normal: the common case, checked cheaply
+    listed = words if isinstance(words, list) else ()
+    return merge_keywords(w for w in listed if isinstance(w, str))
+
+
 def normalize_manifest(raw: dict[str, Any] | None, workspace_id: str, now: float) -> dict[str, Any]:
-    """A well-typed manifest from whatever was read; entries with unsafe paths are dropped."""
+    """A well-typed manifest from whatever was read; entries with unsafe paths are dropped.
+    (An entry's `created` is kept if it is a string; only the top-level times are parsed.)"""
     doc = new_manifest(workspace_id, now)
     if not raw:
         return doc
@@ -283,12 +296,10 @@ def normalize_manifest(raw: dict[str, Any] | None, workspace_id: str, now: float
         entry = entry if isinstance(entry, dict) else {}
         created = entry.get("created")
         recipient = entry.get("for")
-        words = entry.get("keywords")
         doc["context_files"][rel] = {
-            "created": created if parse_iso(created) is not None else doc["created_at"],
+            "created": created if isinstance(created, str) else doc["created_at"],
             "for": recipient if isinstance(recipient, str) else "",
-            "keywords": merge_keywords(w for w in (words if isinstance(words, list) else ())
-                                       if isinstance(w, str)),
+            "keywords": _clean_keywords(entry.get("keywords")),
         }
     doc["context_index"] = rebuild_index(doc["context_files"])
     return doc
@@ -298,10 +309,11 @@ def rebuild_index(context_files: dict[str, Any]) -> dict[str, list[str]]:
     """keyword -> the paths carrying it, in `context_files` order."""
     index: dict[str, list[str]] = {}
     for rel, entry in context_files.items():
-        for word in entry.get("keywords") or ():
-            paths = index.setdefault(word, [])
-            if rel not in paths:
-                paths.append(rel)
+        for word in dict.fromkeys(entry.get("keywords") or ()):
+            if word in index:
+                index[word].append(rel)
+            else:
+                index[word] = [rel]
     return index
 
 

@@ -42,6 +42,11 @@ def after_write(ctx: HookContext, agent: identity.Agent, project: str, path: str
         return
     ws_id, rel = found
     ws = workspace_store.Workspace(project, ws_id)
+    try:
+        workspace_store.check_real(ws)
+    except workspace.WorkspaceError as exc:
+        ctx.log(f"{rel} written in workspace {ws_id}: {exc}; not tracked")
+        return
     if not fs.lexists(ws.manifest_path):
         doc = storage.load_json_object(agent.state_path).doc or {}
         mine = workspace_store.bound(doc, project)
@@ -51,7 +56,7 @@ def after_write(ctx: HookContext, agent: identity.Agent, project: str, path: str
             ctx.log(f"{rel} written in workspace {ws_id}, which has no manifest and is not "
                     "yours: not tracked")
             return
-    result = workspace_store.register(ws, rel, ctx.now)
+    result = workspace_store.register(ws, rel, ctx.now, durable=False)  # hot path: no fsync
     if not result.held:
         ctx.log(f"manifest lock of workspace {ws_id} not acquired; {rel} tracked without it")
     if result.problem:
@@ -90,18 +95,17 @@ def session_start_lines(
 
 
 def _workspace_lines(ws: Any, project: str, now: float) -> list[str]:
-    from agent_hooks import workspace_store
+    from agent_hooks import workspace, workspace_store
 
     lines = []
     others = [(w, m) for w, m in workspace_store.live(project, now) if ws is None or w.id != ws.id]
     if ws is not None:
         raw, problem = workspace_store.read_manifest(ws)
-        files = list((raw or {}).get("context_files") or {}) if raw else []
+        files = workspace.normalize_manifest(raw, ws.id, now)["context_files"] if raw else {}
         lines.append(f"Your workspace for context hand-off: {ws.path}/ "
                      + (f"({len(files)} context file(s)):" if raw else f"({problem})."))
-        for rel in files[:MAX_FILES_LISTED]:
-            entry = raw["context_files"][rel] if raw else {}
-            words = ", ".join(entry.get("keywords") or []) if isinstance(entry, dict) else ""
+        for rel, entry in list(files.items())[:MAX_FILES_LISTED]:
+            words = ", ".join(entry["keywords"])
             note = f" (keywords: {words})" if words else ""
             lines.append(f"- {ws.project_relative(rel)}{note}")
         if len(files) > MAX_FILES_LISTED:

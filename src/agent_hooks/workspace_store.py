@@ -120,6 +120,15 @@ def exists(ws: Workspace) -> bool:
     return _lmode(ws.path) == fs.S_IFDIR
 
 
+def check_real(ws: Workspace) -> None:
+    """Raise WorkspaceError unless `.tmp`, `.tmp/sessions` and the workspace are real
+    directories (so nothing written into the workspace lands elsewhere through a link)."""
+    path = ws.project
+    for part in (*workspace.SESSIONS_DIR.split("/"), ws.id):
+        path = fs.join(path, part)
+        _real_dir(path)
+
+
 def bound(doc: dict[str, Any], project: str | None) -> Workspace | None:
     """The workspace the agent's state binds to its current conversation, if it
     belongs to `project` and still exists."""
@@ -179,9 +188,10 @@ class ManifestUpdate:
 
 
 def update_manifest(
-    ws: Workspace, mutate: Callable[[dict[str, Any]], object], now: float
+    ws: Workspace, mutate: Callable[[dict[str, Any]], object], now: float, *, durable: bool = True
 ) -> ManifestUpdate:
-    """Read-modify-write the manifest under its lock; `last_activity` moves."""
+    """Read-modify-write the manifest under its lock; `last_activity` moves. Durable
+    (fsynced) unless the caller is the hook hot path (see ADR-0008)."""
     out: dict[str, Any] = {}
     problems: list[str] = []
 
@@ -195,7 +205,7 @@ def update_manifest(
         out.update(doc)
         return doc
 
-    held = storage.locked_update(ws.manifest_path, apply, now=now, durable=False)
+    held = storage.locked_update(ws.manifest_path, apply, now=now, durable=durable)
     return ManifestUpdate(out, held, problems[0] if problems else None)
 
 
@@ -214,13 +224,13 @@ def read_manifest(ws: Workspace) -> tuple[dict[str, Any] | None, str | None]:
 
 def register(
     ws: Workspace, rel: str, now: float, *, recipient: str | None = None,
-    keywords: Iterable[str] = (), replace: bool = False,
+    keywords: Iterable[str] = (), replace: bool = False, durable: bool = True,
 ) -> ManifestUpdate:
     """Track an existing file of the workspace in its manifest."""
     workspace.check_relative(rel)
     return update_manifest(
         ws, lambda doc: workspace.add_file(doc, rel, now, recipient=recipient, keywords=keywords,
-                                           replace=replace), now)
+                                           replace=replace), now, durable=durable)
 
 
 def write_context(
@@ -231,6 +241,7 @@ def write_context(
     unless `replace`; the file is written before the manifest names it, so a
     manifest never tracks a file that was not fully written."""
     path = ws.file(rel)
+    check_real(ws)
     directory = ws.path
     for part in rel.split("/")[:-1]:
         directory = fs.join(directory, part)
@@ -241,7 +252,7 @@ def write_context(
         _real_dir(directory)
     if not replace and fs.lexists(path):
         raise workspace.WorkspaceError(f"{path} exists; pass --replace to overwrite it")
-    storage.write_bytes_atomic(path, content.encode("utf-8"), durable=False)
+    storage.write_bytes_atomic(path, content.encode("utf-8"))
     return register(ws, rel, now, recipient=recipient, keywords=keywords, replace=replace)
 
 

@@ -25,7 +25,11 @@ class Cli:
         brief.register(self.group)
 
     def __call__(self, *args: str, agent: str = AGENT, now: float = NOW) -> Result:
-        environ = {"HOME": str(self.home), "CLAUDE_PROJECT_DIR": str(self.project), "AGENT_NAME": agent}
+        environ = {
+            "HOME": str(self.home),
+            "CLAUDE_PROJECT_DIR": str(self.project),
+            "AGENT_NAME": agent,
+        }
         return CliRunner().invoke(self.group, list(args), obj=Env(environ=environ, now=now))
 
     def ok(self, *args: str, **kw: Any) -> Result:
@@ -42,7 +46,15 @@ def cli(home: Path, project: Path) -> Cli:
 def test_record_and_show_a_briefing(cli: Cli) -> None:
     cli.ok("brief", "set-goal", "Ship", "user", "authentication")
     cli.ok("brief", "add", "--decision", "Use JWT", "--decision", "No new deps", now=NOW + 1)
-    cli.ok("brief", "add", "--finding", "bcrypt is vendored", "--change", "API moved to /v2", now=NOW + 2)
+    cli.ok(
+        "brief",
+        "add",
+        "--finding",
+        "bcrypt is vendored",
+        "--change",
+        "API moved to /v2",
+        now=NOW + 2,
+    )
     cli.ok("brief", "focus", "The login component", now=NOW + 3)
     text = cli.ok("brief", "show").output
     assert text.splitlines()[0].startswith(f"# briefing of {AGENT} for {cli.project}")
@@ -53,10 +65,13 @@ def test_record_and_show_a_briefing(cli: Cli) -> None:
         "FINDINGS ALREADY CONFIRMED:\n- bcrypt is vendored\n"
         "WHAT HAS CHANGED SINCE LAST SESSION:\n- API moved to /v2\n"
         "FOCUS FOR THIS SESSION:\nThe login component\n"
-        "Do not repeat work already completed. Build on the briefing above.")
+        "Do not repeat work already completed. Build on the briefing above."
+    )
     data = json.loads(cli.ok("brief", "show", "--json").output)
-    assert data["decisions"] == [{"text": "Use JWT", "at": int(NOW + 1)},
-                                 {"text": "No new deps", "at": int(NOW + 1)}]
+    assert data["decisions"] == [
+        {"text": "Use JWT", "at": int(NOW + 1)},
+        {"text": "No new deps", "at": int(NOW + 1)},
+    ]
     assert data["updated_at"] == int(NOW + 3)
 
 
@@ -64,7 +79,10 @@ def test_briefings_are_per_agent(cli: Cli) -> None:
     cli.ok("brief", "set-goal", "mine")
     assert "No briefing is recorded" in cli.ok("brief", "show", agent="proj__cc_2").output
     cli.ok("brief", "set-goal", "for two", "--agent", "proj__cc_2")
-    assert json.loads(cli.ok("brief", "show", "--json", agent="proj__cc_2").output)["goal"] == "for two"
+    assert (
+        json.loads(cli.ok("brief", "show", "--json", agent="proj__cc_2").output)["goal"]
+        == "for two"
+    )
     assert json.loads(cli.ok("brief", "show", "--json").output)["goal"] == "mine"
 
 
@@ -75,13 +93,16 @@ def test_clear(cli: Cli) -> None:
     assert "no briefing" in cli.ok("brief", "clear").output
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["brief", "add"], "give --decision, --finding or --change"),
-    (["brief", "set-goal", "x" * 2001], "limit is 2000"),
-    (["brief", "add", "--finding", "   "], "finding is empty"),
-    (["brief", "focus", "a\x07b"], "control character"),
-    (["brief", "show", "--agent", "../evil"], "AGENT_NAME"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["brief", "add"], "give --decision, --finding or --change"),
+        (["brief", "set-goal", "x" * 2001], "limit is 2000"),
+        (["brief", "add", "--finding", "   "], "finding is empty"),
+        (["brief", "focus", "a\x07b"], "control character"),
+        (["brief", "show", "--agent", "../evil"], "AGENT_NAME"),
+    ],
+)
 def test_bad_input_is_a_one_line_error(cli: Cli, args: list[str], message: str) -> None:
     result = cli(*args)
     assert result.exit_code == 1

@@ -31,12 +31,15 @@ class Cli:
         self.home = home
         self.project = project
 
-    def __call__(self, *args: str, agent: str | None = AGENT, now: float = NOW,
-                 input: str | None = None) -> Result:
+    def __call__(
+        self, *args: str, agent: str | None = AGENT, now: float = NOW, input: str | None = None
+    ) -> Result:
         environ = {"HOME": str(self.home), "CLAUDE_PROJECT_DIR": str(self.project)}
         if agent is not None:
             environ["AGENT_NAME"] = agent
-        return CliRunner().invoke(group(), list(args), obj=Env(environ=environ, now=now), input=input)
+        return CliRunner().invoke(
+            group(), list(args), obj=Env(environ=environ, now=now), input=input
+        )
 
     def ok(self, *args: str, **kw: Any) -> Result:
         result = self(*args, **kw)
@@ -46,9 +49,19 @@ class Cli:
     def begin(self, conversation: str, agent: str = AGENT) -> None:
         """What SessionStart does: the agent's state names its current conversation."""
         who = identity.Agent(agent, str(self.home / ".claude"))
-        state_file.update(who, lambda d: state.begin_conversation(
-            d, conversation_id=conversation, source="startup", project_root=str(self.project),
-            pid=None, now=NOW), NOW, print)
+        state_file.update(
+            who,
+            lambda d: state.begin_conversation(
+                d,
+                conversation_id=conversation,
+                source="startup",
+                project_root=str(self.project),
+                pid=None,
+                now=NOW,
+            ),
+            NOW,
+            print,
+        )
 
 
 @pytest.fixture
@@ -66,55 +79,95 @@ def error_of(result: Result) -> str:
 
 
 def test_add_writes_the_template_and_prints_the_path(cli: Cli) -> None:
-    result = cli.ok("context", "add", "User Auth", "--category", "features", "--keywords",
-                    "authentication,Login", "--for", "@subagents/core/task-manager",
-                    "--summary", "Build the login flow.", "--constraints", "No new deps.")
+    result = cli.ok(
+        "context",
+        "add",
+        "User Auth",
+        "--category",
+        "features",
+        "--keywords",
+        "authentication,Login",
+        "--for",
+        "@subagents/core/task-manager",
+        "--summary",
+        "Build the login flow.",
+        "--constraints",
+        "No new deps.",
+    )
     path = Path(result.output.strip())
     ws_dir = path.parents[1]
     assert path.parent.name == "features" and path.name == "user-auth-context.md"
     assert ws_dir.parent == cli.project / ".tmp" / "sessions"
     text = path.read_text()
-    assert text.startswith(f"# Context: User Auth\nSession: {ws_dir.name}\n\n## Request Summary\n"
-                           "Build the login flow.\n")
+    assert text.startswith(
+        f"# Context: User Auth\nSession: {ws_dir.name}\n\n## Request Summary\n"
+        "Build the login flow.\n"
+    )
     assert "## Background\n" in text and "## Expected Output\n" in text
     assert text.endswith("## Constraints\nNo new deps.\n")
     manifest = json.loads((ws_dir / ".manifest.json").read_text())
-    assert manifest["context_files"]["features/user-auth-context.md"]["for"] == "@subagents/core/task-manager"
+    assert (
+        manifest["context_files"]["features/user-auth-context.md"]["for"]
+        == "@subagents/core/task-manager"
+    )
     assert manifest["context_files"]["features/user-auth-context.md"]["keywords"] == [
-        "authentication", "login", "user-auth", "features"]
+        "authentication",
+        "login",
+        "user-auth",
+        "features",
+    ]
     assert manifest["context_index"]["login"] == ["features/user-auth-context.md"]
     doc = json.loads((cli.home / ".claude" / f"state-{AGENT}.json").read_text())
     assert doc["workspace"] == {"id": ws_dir.name, "path": str(ws_dir), "conversation_id": "conv-1"}
 
 
-def test_add_reuses_the_workspace_and_takes_content_from_stdin_or_a_file(cli: Cli, tmp_path: Path) -> None:
+def test_add_reuses_the_workspace_and_takes_content_from_stdin_or_a_file(
+    cli: Cli, tmp_path: Path
+) -> None:
     first = Path(cli.ok("context", "add", "a", "-c", "code").output.strip())
-    second = Path(cli.ok("context", "add", "b", "-c", "tasks", "--file", "-",
-                         input="Step 1\nStep 2\n").output.strip())
+    second = Path(
+        cli.ok(
+            "context", "add", "b", "-c", "tasks", "--file", "-", input="Step 1\nStep 2\n"
+        ).output.strip()
+    )
     assert first.parents[1] == second.parents[1]
-    assert second.read_text() == f"# Context: b\nSession: {second.parents[1].name}\n\nStep 1\nStep 2\n"
+    assert (
+        second.read_text() == f"# Context: b\nSession: {second.parents[1].name}\n\nStep 1\nStep 2\n"
+    )
     source = tmp_path / "ctx.md"
     source.write_text("# Context: Already Shaped\nSession: x\n\nbody\n")
-    third = Path(cli.ok("context", "add", "c", "-c", "general", "--file", str(source)).output.strip())
+    third = Path(
+        cli.ok("context", "add", "c", "-c", "general", "--file", str(source)).output.strip()
+    )
     assert third.read_text() == source.read_text()
 
 
 def test_add_as_json(cli: Cli) -> None:
     data = json.loads(cli.ok("context", "add", "Api Docs", "-c", "documentation", "--json").output)
     assert data["relative"].startswith(".tmp/sessions/") and data["relative"].endswith(
-        "/documentation/api-docs-context.md")
+        "/documentation/api-docs-context.md"
+    )
     assert data["workspace_created"] is True and data["keywords"] == ["api-docs", "documentation"]
     again = json.loads(cli.ok("context", "add", "other", "-c", "code", "--json").output)
     assert again["workspace_created"] is False and again["workspace"] == data["workspace"]
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["context", "add", "x", "--category", "bogus"], "use one of: features, documentation, code"),
-    (["context", "add", "../..", "-c", "code"], "no letter or digit"),
-    (["context", "add", "x", "-c", "code", "--for", "two\nlines"], "--for"),
-    (["context", "add", "x", "-c", "code", "--file", "/nonexistent/file"], "--file /nonexistent/file"),
-    (["context", "add", "x", "-c", "code", "--file", "-", "--summary", "s"], "--file replaces"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["context", "add", "x", "--category", "bogus"],
+            "use one of: features, documentation, code",
+        ),
+        (["context", "add", "../..", "-c", "code"], "no letter or digit"),
+        (["context", "add", "x", "-c", "code", "--for", "two\nlines"], "--for"),
+        (
+            ["context", "add", "x", "-c", "code", "--file", "/nonexistent/file"],
+            "--file /nonexistent/file",
+        ),
+        (["context", "add", "x", "-c", "code", "--file", "-", "--summary", "s"], "--file replaces"),
+    ],
+)
 def test_add_refuses_bad_input_in_one_line(cli: Cli, args: list[str], message: str) -> None:
     assert message in error_of(cli(*args))
     assert workspace_store.workspace_ids(str(cli.project)) == []  # checked before anything is made
@@ -138,12 +191,15 @@ def test_find_and_delegate(cli: Cli) -> None:
         "Related context available at:\n"
         f"- .tmp/sessions/{ws_id}/features/user-auth-context.md\n"
         f"- .tmp/sessions/{ws_id}/tasks/user-auth-tasks-context.md\n\n"
-        "Read these files for full context on requirements and task breakdown.\n")
+        "Read these files for full context on requirements and task breakdown.\n"
+    )
     absolute = cli.ok("context", "find", "login", "--delegate", "--absolute").output
     assert f"- {cli.project}/.tmp/sessions/{ws_id}/features/user-auth-context.md\n" in absolute
     found = json.loads(cli.ok("context", "find", "auth", "login", "--json").output)
     assert [f["relative"].split("/", 3)[3] for f in found] == [
-        "features/user-auth-context.md", "tasks/user-auth-tasks-context.md"]
+        "features/user-auth-context.md",
+        "tasks/user-auth-tasks-context.md",
+    ]
     assert [f["matched"] for f in found] == [2, 1]
     only = json.loads(cli.ok("context", "find", "--category", "documentation", "--json").output)
     assert [f["relative"].rsplit("/", 1)[1] for f in only] == ["api-docs-context.md"]
@@ -161,7 +217,9 @@ def test_find_all_searches_every_live_workspace(cli: Cli) -> None:
     everyone = json.loads(cli.ok("context", "find", "payments", "--all", "--json").output)
     assert len(mine) == 1 and len(everyone) == 2
     assert len({f["workspace"] for f in everyone}) == 2
-    stale = json.loads(cli.ok("context", "find", "payments", "--all", "--json", now=NOW + 2 * 86400).output)
+    stale = json.loads(
+        cli.ok("context", "find", "payments", "--all", "--json", now=NOW + 2 * 86400).output
+    )
     assert stale == []
 
 
@@ -195,7 +253,9 @@ def test_list_and_rm(cli: Cli) -> None:
 def test_rm_refuses_another_agents_file(cli: Cli) -> None:
     cli.ok("context", "add", "mine", "-c", "code")
     cli.begin("conv-b", agent="proj__cc_2")
-    theirs = Path(cli.ok("context", "add", "theirs", "-c", "code", agent="proj__cc_2").output.strip())
+    theirs = Path(
+        cli.ok("context", "add", "theirs", "-c", "code", agent="proj__cc_2").output.strip()
+    )
     assert "not yours" in error_of(cli("context", "rm", str(theirs)))
     relative = str(theirs.relative_to(cli.project))
     assert "not yours" in error_of(cli("context", "rm", relative))
@@ -207,6 +267,7 @@ def test_help_and_outside_a_project(cli: Cli, home: Path) -> None:
         result = cli.ok("context", sub, "--help")
         assert "--json" in result.output
     environ = {"HOME": str(home), "AGENT_NAME": AGENT, "CLAUDE_PROJECT_DIR": ""}
-    result = CliRunner().invoke(group(), ["context", "list", "--project", "/nonexistent"],
-                                obj=Env(environ=environ, now=NOW))
+    result = CliRunner().invoke(
+        group(), ["context", "list", "--project", "/nonexistent"], obj=Env(environ=environ, now=NOW)
+    )
     assert result.exit_code == 1 and "not a directory" in result.output

@@ -28,10 +28,15 @@ class Cli:
         for module in (context, workspace, freshness):
             module.register(self.group)
 
-    def __call__(self, *args: str, agent: str = AGENT, now: float = NOW,
-                 env: dict[str, str] | None = None) -> Result:
-        environ = {"HOME": str(self.home), "CLAUDE_PROJECT_DIR": str(self.project),
-                   "AGENT_NAME": agent, **(env or {})}
+    def __call__(
+        self, *args: str, agent: str = AGENT, now: float = NOW, env: dict[str, str] | None = None
+    ) -> Result:
+        environ = {
+            "HOME": str(self.home),
+            "CLAUDE_PROJECT_DIR": str(self.project),
+            "AGENT_NAME": agent,
+            **(env or {}),
+        }
         return CliRunner().invoke(self.group, list(args), obj=Env(environ=environ, now=now))
 
     def ok(self, *args: str, **kw: Any) -> Result:
@@ -43,9 +48,19 @@ class Cli:
         return identity.Agent(name, str(self.home / ".claude"))
 
     def begin(self, conversation: str, agent: str = AGENT) -> None:
-        state_file.update(self.agent(agent), lambda d: state.begin_conversation(
-            d, conversation_id=conversation, source="startup", project_root=str(self.project),
-            pid=None, now=NOW), NOW, print)
+        state_file.update(
+            self.agent(agent),
+            lambda d: state.begin_conversation(
+                d,
+                conversation_id=conversation,
+                source="startup",
+                project_root=str(self.project),
+                pid=None,
+                now=NOW,
+            ),
+            NOW,
+            print,
+        )
 
 
 @pytest.fixture
@@ -94,7 +109,9 @@ def idle_workspace(project: Path, last: float) -> workspace_store.Workspace:
 
 
 def test_sweep_closes_idle_workspaces_and_spares_yours(cli: Cli) -> None:
-    mine = Path(cli.ok("context", "add", "x", "-c", "code", now=NOW - 3 * DAY).output.strip()).parents[1]
+    mine = Path(
+        cli.ok("context", "add", "x", "-c", "code", now=NOW - 3 * DAY).output.strip()
+    ).parents[1]
     stale = idle_workspace(cli.project, NOW - DAY - 60)
     fresh = idle_workspace(cli.project, NOW - DAY + 60)
     dry = json.loads(cli.ok("workspace", "sweep", "--dry-run", "--json").output)
@@ -134,7 +151,9 @@ def test_freshness_reports_the_decision(cli: Cli) -> None:
     assert data["decision"] == "resume_with_update" and data["changed"] == [str(files[0])]
     text = cli.ok("freshness").output
     assert text.startswith("resume_with_update: 1 of 3") and "src/m0.py" in text
-    data = json.loads(cli.ok("freshness", "--json", env={"AGENT_HOOKS_CRITICAL_FILES": "src/m0.py"}).output)
+    data = json.loads(
+        cli.ok("freshness", "--json", env={"AGENT_HOOKS_CRITICAL_FILES": "src/m0.py"}).output
+    )
     assert data["decision"] == "start_fresh_with_briefing" and data["critical"] == [str(files[0])]
 
 

@@ -290,16 +290,19 @@ def test_lifecycle_context_sweep_release_and_resume(
 
 # --------------------------------------------------------------------------- Stop
 
-# A hook of the user's own: copy the agent's state file to <dir>/<label>.json, waiting <before>
-# seconds first and <after> seconds afterwards.
+# A hook of the user's own: copy the agent's state file (null when there is none) to
+# <dir>/<label>.json, waiting <before> seconds first and <after> seconds afterwards.
 _PROBE = """\
 import json, os, sys, time
 sys.stdin.read()
 label, before, after, out = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
 time.sleep(before)
 state = os.path.join(os.environ["HOME"], ".claude", "state-" + os.environ["AGENT_NAME"] + ".json")
-with open(state, encoding="utf-8") as src:
-    doc = json.load(src)
+try:
+    with open(state, encoding="utf-8") as src:
+        doc = json.load(src)
+except FileNotFoundError:
+    doc = None
 with open(os.path.join(out, label + ".json"), "w", encoding="utf-8") as dst:
     json.dump(doc, dst)
 time.sleep(after)
@@ -334,6 +337,7 @@ def test_stop_records_activity_while_the_conversation_is_open(
 
     started = json.loads((probes / "started.json").read_text())
     at_stop = json.loads((probes / "at-stop.json").read_text())
+    assert started is not None, "no state file once the conversation started: no SessionStart"
     final = install.state(AGENT_A)
     assert (started["active"], at_stop["active"], final["active"]) == (True, True, False)
     assert at_stop["last_activity"] > started["last_activity"]

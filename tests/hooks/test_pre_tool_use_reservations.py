@@ -72,11 +72,9 @@ def edit(run_hook: HookRunner, tool: str, path: str, agent: str | None = BOB,
         if tool == "NotebookEdit":
             payload["tool_input"] = {"notebook_path": path, "new_source": "print(1)",
                                      "cell_id": "c1", "cell_type": "code", "edit_mode": "replace"}
-        elif tool == "MultiEdit":
+        else:  # MultiEdit, which older clients had
             payload["tool_input"] = {"file_path": path, "edits": [
                 {"old_string": "a", "new_string": "b"}, {"old_string": "c", "new_string": "d"}]}
-        else:  # a read-only tool
-            payload["tool_input"] = {"file_path": path}
     if cwd is not None:
         payload["cwd"] = cwd
     return run_hook("PreToolUse", payload, agent=agent, env=env)
@@ -157,6 +155,16 @@ def test_every_covering_reservation_is_named(run_hook: HookRunner, proj: Path) -
     assert "docs/**" not in reason
 
 
+def test_patterns_starting_with_a_wildcard_are_enforced(run_hook: HookRunner, proj: Path) -> None:
+    reserve(run_hook, ALICE, "*.toml", "**/*.md", "[dl]*/core/")
+    for rel, denied in [("pyproject.toml", True), ("sub/pyproject.toml", False),
+                        ("docs/notes.md", True), ("README.md", True), ("src/app.py", False),
+                        ("lib/core/engine.py", True), ("lib/other/engine.py", False)]:
+        result = edit(run_hook, "Write", str(proj / rel))
+        assert allowed(result) is not denied, rel
+    assert 'agent "alice" holds **/*.md' in denial(edit(run_hook, "Edit", str(proj / "a/b/c.md")))
+
+
 def test_shared_reservation_does_not_block(run_hook: HookRunner, proj: Path) -> None:
     reserve(run_hook, ALICE, "src/**", shared=True)
     assert allowed(edit(run_hook, "Write", str(proj / "src/app.py")))
@@ -227,7 +235,8 @@ def test_a_file_of_another_project_is_checked_against_that_projects_reservations
     (other / "src").mkdir()
     out = reservation_store.reserve(
         str(run_hook.state_dir), os.path.realpath(other), ALICE,
-        [("src/**", pattern.compile("src/**"))], reason="farmhand-42", ttl=HOUR, shared=False, keep=False, now=time.time(),
+        [("src/**", pattern.compile("src/**"))], reason="farmhand-42", ttl=HOUR, shared=False,
+        keep=False, now=time.time(),
     )
     assert out.conflicts == []
     reason = denial(edit(run_hook, "Write", str(other / "src" / "x.py")))
@@ -391,6 +400,9 @@ DENIED_BASH: list[tuple[str, str, str]] = [
     ("rm -rf .", "", ""),
     ("git checkout -- .", "", ""),
     ("cd .. && rm -rf proj", "", ""),
+    # ... and so does any directory above it
+    ("rm -rf ..", "", ""),
+    ("rm -rf ../..", "src", ""),
 ]
 
 

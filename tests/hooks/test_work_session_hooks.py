@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -394,3 +395,86 @@ def test_session_start_lines(world: World) -> None:
     world.store().update_active(lambda d: d.update(status="paused") is None, NOW)
     paused = world.run("SessionStart", world.payload("SessionStart_startup"))
     assert paused is not None and "is paused" in paused["lines"][0]
+
+
+# ------------------------------------------- through the real entry script (once wired)
+
+
+def wired(module: str, event: str) -> bool:
+    """Whether hooks/<module>.py calls work_session_hooks and entry.py knows `event`."""
+    from agent_hooks.hooks import EVENTS
+
+    path = SRC / "agent_hooks" / "hooks" / f"{module}.py"
+    return event in EVENTS and path.exists() and "work_session_hooks" in path.read_text()
+
+
+def entry_world(run_hook: Any, tmp_path: Path, max_tokens: int = ws.DEFAULT_MAX) -> Path:
+    """An active work session in run_hook's project and a copy of the sample transcripts."""
+    doc = ws.new_document("SES202611-ACME-AUDIT", "SES", "ACME", "AUDIT", NOW, max_tokens)
+    store.Store(str(run_hook.project / ".claude" / "sessions")).start(doc, NOW, close_active=False)
+    main = tmp_path / "transcripts" / "main.jsonl"
+    (main.parent / "subagents").mkdir(parents=True)
+    shutil.copy(TRANSCRIPTS / "main-with-subagent.jsonl", main)
+    for name in (f"agent-{SUB_ID}.jsonl", f"agent-{SUB_ID}.meta.json"):
+        shutil.copy(TRANSCRIPTS / "subagents" / name, main.parent / "subagents" / name)
+    return main
+
+
+def active_doc(run_hook: Any) -> dict:
+    return store.Store(str(run_hook.project / ".claude" / "sessions")).require_active().doc
+
+
+@pytest.mark.skipif(
+    not wired("post_tool_use", "PostToolUse"),
+    reason="hooks/post_tool_use.py does not call work_session_hooks yet (lead)",
+)
+def test_entry_post_tool_use_records_and_warns(run_hook: Any, tmp_path: Path) -> None:
+    main = entry_world(run_hook, tmp_path, max_tokens=1000)
+    with main.open("a") as fh:
+        fh.write(assistant_line(801))  # 80.1 % of 1,000
+    result = run_hook(
+        "PostToolUse", run_hook.payload("PostToolUse_Write", transcript_path=str(main))
+    )
+    assert result.code == 0 and isinstance(result.out, dict), result
+    assert "801 of the 1,000-token budget" in result.out["hookSpecificOutput"]["additionalContext"]
+    assert result.out["systemMessage"].startswith(ws.YELLOW)
+    doc = active_doc(run_hook)
+    assert [a["path"] for a in doc["artifacts"]] == ["a.txt"] and doc["tokens"]["current"] == 801
+    again = run_hook("PostToolUse", run_hook.payload("PostToolUse_Read", transcript_path=str(main)))
+    assert again.code == 0 and again.out is None
+    assert run_hook.log_lines() == [] or all("told the model" in ln for ln in run_hook.log_lines())
+
+
+@pytest.mark.skipif(
+    not (wired("subagent_start", "SubagentStart") and wired("subagent_stop", "SubagentStop")),
+    reason="SubagentStart/SubagentStop adapters are not wired yet (lead)",
+)
+def test_entry_subagents(run_hook: Any, tmp_path: Path) -> None:
+    main = entry_world(run_hook, tmp_path)
+    for event in ("SubagentStart", "SubagentStop"):
+        payload = run_hook.payload(event, transcript_path=str(main))
+        payload.pop("agent_transcript_path", None)
+        assert run_hook(event, payload).code == 0
+    record = active_doc(run_hook)["agents_spawned"][0]
+    assert (record["id"], record["type"], record["tokens_used"]) == (SUB_ID, "Explore", 20)
+    assert active_doc(run_hook)["tokens"]["saved"] == 20
+
+
+@pytest.mark.skipif(
+    not wired("stop", "Stop"), reason="hooks/stop.py does not call work_session_hooks yet (lead)"
+)
+def test_entry_stop_refreshes_figures(run_hook: Any, tmp_path: Path) -> None:
+    main = entry_world(run_hook, tmp_path)
+    assert run_hook("Stop", run_hook.payload("Stop", transcript_path=str(main))).code == 0
+    assert active_doc(run_hook)["tokens"]["current"] == 10
+
+
+@pytest.mark.skipif(
+    not wired("session_start", "SessionStart"),
+    reason="hooks/session_start.py does not call work_session_hooks yet (lead)",
+)
+def test_entry_session_start_mentions_the_work_session(run_hook: Any, tmp_path: Path) -> None:
+    entry_world(run_hook, tmp_path)
+    result = run_hook("SessionStart", "SessionStart_startup")
+    text = result.out["hookSpecificOutput"]["additionalContext"]
+    assert f"Work session SES202611-ACME-AUDIT {ws.GREEN} (active)" in text

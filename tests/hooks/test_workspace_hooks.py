@@ -43,8 +43,13 @@ class Harness:
         self.agent = identity.Agent(AGENT, str(self.state_dir))
 
     def ctx(self, event: str, payload: dict[str, Any], now: float, **env: str) -> HookContext:
-        environ = {"HOME": str(self.home), "AGENT_NAME": AGENT, "CLAUDE_PROJECT_DIR": str(self.project),
-                   "PATH": os.environ.get("PATH", "/usr/bin:/bin"), **env}
+        environ = {
+            "HOME": str(self.home),
+            "AGENT_NAME": AGENT,
+            "CLAUDE_PROJECT_DIR": str(self.project),
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            **env,
+        }
         return HookContext(event, {"cwd": str(self.project), **payload}, environ, now)
 
     def start(self, source: str, conversation: str, now: float = NOW, **env: str) -> list[str]:
@@ -53,8 +58,14 @@ class Harness:
 
         def mutate(doc: dict[str, Any]) -> None:
             facts["archive"] = state.begin_conversation(
-                doc, conversation_id=conversation, source=source, project_root=str(self.project),
-                pid=None, now=now, archived=archived)
+                doc,
+                conversation_id=conversation,
+                source=source,
+                project_root=str(self.project),
+                pid=None,
+                now=now,
+                archived=archived,
+            )
 
         doc = state_file.update(self.agent, mutate, now, print)
         if facts["archive"] is not None:
@@ -65,8 +76,15 @@ class Harness:
     def touch(self, *rels: str, field: str = trail.READ, now: float = NOW) -> None:
         """What PostToolUse records when the agent reads (or edits) files."""
         found = [(field, str(self.project / rel)) for rel in rels]
-        state_file.update(self.agent, lambda d: (trail.record(d, found, 500, trail.workspace_prefix(
-            str(self.project))), state.touch(d, now)), now, print)
+        state_file.update(
+            self.agent,
+            lambda d: (
+                trail.record(d, found, 500, trail.workspace_prefix(str(self.project))),
+                state.touch(d, now),
+            ),
+            now,
+            print,
+        )
 
     def brief(self, **fields: Any) -> None:
         def mutate(doc: dict[str, Any]) -> None:
@@ -99,14 +117,21 @@ def write(project: Path, rel: str, text: str, mtime: float | None = None) -> Pat
 
 
 def git(project: Path, *args: str) -> None:
-    env = {"PATH": os.environ["PATH"], "HOME": str(project), "GIT_AUTHOR_NAME": "t",
-           "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t",
-           "GIT_AUTHOR_DATE": f"@{int(NOW - 10 * DAY)} +0000",
-           "GIT_COMMITTER_DATE": f"@{int(NOW - 10 * DAY)} +0000"}
+    env = {
+        "PATH": os.environ["PATH"],
+        "HOME": str(project),
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@t",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@t",
+        "GIT_AUTHOR_DATE": f"@{int(NOW - 10 * DAY)} +0000",
+        "GIT_COMMITTER_DATE": f"@{int(NOW - 10 * DAY)} +0000",
+    }
     subprocess.run(["git", "-C", str(project), *args], check=True, env=env, capture_output=True)
 
 
 # --- startup / clear: the briefing ----------------------------------------------------------
+
 
 def test_startup_injects_the_briefing_with_the_files_changed_since_the_last_session(
     harness: Harness, project: Path
@@ -123,9 +148,11 @@ def test_startup_injects_the_briefing_with_the_files_changed_since_the_last_sess
     lines = harness.start("startup", "conv-2")
     text = "\n".join(lines)
     assert text.count(briefing.HEADER) == 1 and text.count(briefing.CLOSING) == 1
-    block = text[text.index(briefing.HEADER):]
+    block = text[text.index(briefing.HEADER) :]
     assert "GOAL: Ship auth\nDECISIONS ALREADY MADE:\n- Use JWT\n" in block
-    assert "- Files changed in the project since " in block and "  - src/changed_later.py\n" in block
+    assert (
+        "- Files changed in the project since " in block and "  - src/changed_later.py\n" in block
+    )
     assert "old_untracked" not in block
     assert "FOCUS FOR THIS SESSION:\nLogin form\n" in block
     assert "Context freshness" not in text
@@ -138,18 +165,22 @@ def test_clear_injects_it_too_and_no_briefing_means_no_block(harness: Harness) -
 
 
 def test_the_lines_stay_within_the_budget_at_whole_lines(harness: Harness) -> None:
-    harness.brief(goal="g", focus="f", decisions=[f"decision {i:03d} " + "y" * 80 for i in range(300)])
+    harness.brief(
+        goal="g", focus="f", decisions=[f"decision {i:03d} " + "y" * 80 for i in range(300)]
+    )
     lines = harness.start("startup", "conv-1")
     text = "\n".join(lines)
     assert len(text) <= workspace_hooks.BUDGET
     assert "decision 299" in text and "decision 000" not in text
     assert "oldest entries left out" in text and text.endswith(briefing.CLOSING)
-    whole = briefing.render(briefing_store.load(harness.agent, str(harness.project), NOW) or {},
-                            limit=10**9).splitlines()
+    whole = briefing.render(
+        briefing_store.load(harness.agent, str(harness.project), NOW) or {}, limit=10**9
+    ).splitlines()
     assert all(line in whole or not line.startswith("- decision") for line in text.splitlines())
 
 
 # --- resume / compact: freshness ---------------------------------------------------------------
+
 
 def test_resume_with_nothing_changed(harness: Harness, project: Path) -> None:
     write(project, "src/a.py", "a")
@@ -170,7 +201,9 @@ def test_resume_with_a_few_changes_lists_them(harness: Harness, project: Path) -
     assert "resume_with_update" in text and "src/b.py" in text and "src/a.py" not in text
 
 
-def test_resuming_an_older_conversation_checks_its_own_trail(harness: Harness, project: Path) -> None:
+def test_resuming_an_older_conversation_checks_its_own_trail(
+    harness: Harness, project: Path
+) -> None:
     write(project, "src/a.py", "a")
     write(project, "src/b.py", "b")
     harness.start("startup", "conv-1")
@@ -196,7 +229,9 @@ def test_compact_with_a_critical_change_starts_fresh_with_the_briefing(
     assert "GOAL: Carry on" in text and text.endswith(briefing.CLOSING)
 
 
-def test_start_fresh_without_a_briefing_says_how_to_record_one(harness: Harness, project: Path) -> None:
+def test_start_fresh_without_a_briefing_says_how_to_record_one(
+    harness: Harness, project: Path
+) -> None:
     names = [f"src/m{i}.py" for i in range(6)]
     for name in names:
         write(project, name, "v1")
@@ -220,19 +255,27 @@ def test_the_agents_own_edit_keeps_resume(harness: Harness, project: Path) -> No
 
 # --- workspaces at SessionStart ------------------------------------------------------------------
 
-def test_the_bound_workspace_and_its_files_are_listed_on_resume(harness: Harness, project: Path) -> None:
+
+def test_the_bound_workspace_and_its_files_are_listed_on_resume(
+    harness: Harness, project: Path
+) -> None:
     harness.start("startup", "conv-1")
     ws, _ = workspace_store.current_or_create(harness.agent, str(project), NOW, print)
     workspace_store.write_context(ws, "features/user-auth-context.md", "x", NOW, keywords=["login"])
     text = "\n".join(harness.start("resume", "conv-1", NOW + 60))
     assert f"Your workspace for context hand-off: {ws.path}/ (1 context file(s)):" in text
-    assert f"- .tmp/sessions/{ws.id}/features/user-auth-context.md (keywords: login, user-auth, " in text
+    assert (
+        f"- .tmp/sessions/{ws.id}/features/user-auth-context.md (keywords: login, user-auth, "
+        in text
+    )
     fresh = "\n".join(harness.start("startup", "conv-2", NOW + 120))
     assert "Your workspace" not in fresh and "agent-hooks context add TASK" in fresh
     assert "Other live workspaces in this project: 1 (1 context file(s))" in fresh
 
 
-def test_session_start_sweeps_idle_workspaces_and_logs_them(harness: Harness, project: Path) -> None:
+def test_session_start_sweeps_idle_workspaces_and_logs_them(
+    harness: Harness, project: Path
+) -> None:
     stale = workspace_store.create(str(project), NOW - 2 * DAY)
     workspace_store.write_context(stale, "general/x-context.md", "x", NOW - 2 * DAY)
     orphan = workspace_store.create(str(project), NOW - 3 * DAY)
@@ -267,19 +310,30 @@ def test_one_failing_part_does_not_silence_the_others(
 
 def test_no_project_no_lines(harness: Harness) -> None:
     ctx = harness.ctx("SessionStart", {"source": "startup"}, NOW)
-    assert workspace_hooks.session_start_lines(ctx, harness.agent, state.fresh(AGENT, NOW), "startup", None) == []
+    assert (
+        workspace_hooks.session_start_lines(
+            ctx, harness.agent, state.fresh(AGENT, NOW), "startup", None
+        )
+        == []
+    )
 
 
-# --- after_write ------------------------------------------------------------------------------------
+# --- after_write ------------------------------------------------------------
 
-def test_after_write_tracks_a_write_into_a_workspace_with_a_manifest(harness: Harness, project: Path) -> None:
+
+def test_after_write_tracks_a_write_into_a_workspace_with_a_manifest(
+    harness: Harness, project: Path
+) -> None:
     ws = workspace_store.create(str(project), NOW)
     path = write(project, f".tmp/sessions/{ws.id}/tasks/user-auth-tasks.md", "steps")
     ctx = harness.ctx("PostToolUse", {"session_id": "conv-1"}, NOW + 5)
     workspace_hooks.after_write(ctx, harness.agent, str(project), str(path))
     doc = json.loads(Path(ws.manifest_path).read_text())
-    assert doc["context_files"]["tasks/user-auth-tasks.md"]["keywords"] == ["user-auth", "user-auth-tasks",
-                                                                            "tasks"]
+    assert doc["context_files"]["tasks/user-auth-tasks.md"]["keywords"] == [
+        "user-auth",
+        "user-auth-tasks",
+        "tasks",
+    ]
     assert doc["context_index"]["user-auth"] == ["tasks/user-auth-tasks.md"]
     assert doc["last_activity"] == "2027-01-15T08:00:05Z"
 
@@ -291,9 +345,15 @@ def test_after_write_recreates_the_manifest_of_the_agents_own_workspace(
     ws, _ = workspace_store.current_or_create(harness.agent, str(project), NOW, print)
     Path(ws.manifest_path).unlink()
     path = write(project, f".tmp/sessions/{ws.id}/code/x-context.md", "x")
-    workspace_hooks.after_write(harness.ctx("PostToolUse", {"session_id": "conv-1"}, NOW),
-                                harness.agent, str(project), str(path))
-    assert list(json.loads(Path(ws.manifest_path).read_text())["context_files"]) == ["code/x-context.md"]
+    workspace_hooks.after_write(
+        harness.ctx("PostToolUse", {"session_id": "conv-1"}, NOW),
+        harness.agent,
+        str(project),
+        str(path),
+    )
+    assert list(json.loads(Path(ws.manifest_path).read_text())["context_files"]) == [
+        "code/x-context.md"
+    ]
 
 
 def test_after_write_leaves_foreign_unmanaged_dirs_and_non_workspace_paths_alone(
@@ -306,15 +366,35 @@ def test_after_write_leaves_foreign_unmanaged_dirs_and_non_workspace_paths_alone
     assert not (foreign.parents[1] / ".manifest.json").exists()
     assert "has no manifest and is not yours: not tracked" in harness.log()
     ws = workspace_store.create(str(project), NOW)
-    for odd in (f".tmp/sessions/{ws.id}/.manifest.json", ".tmp/sessions/notanid/x.md", "src/a.py",
-                f".tmp/sessions/{ws.id}/../../x.md"):
+    for odd in (
+        f".tmp/sessions/{ws.id}/.manifest.json",
+        ".tmp/sessions/notanid/x.md",
+        "src/a.py",
+        f".tmp/sessions/{ws.id}/../../x.md",
+    ):
         workspace_hooks.after_write(ctx, harness.agent, str(project), str(project / odd))
     assert json.loads(Path(ws.manifest_path).read_text())["context_files"] == {}
 
 
-HOT_PATH_FORBIDDEN = {"os", "posixpath", "json", "re", "typing", "pathlib", "dataclasses", "enum",
-                      "collections", "functools", "subprocess", "click", "orjson", "pathspec",
-                      "filelock", "hashlib", "zlib"}
+HOT_PATH_FORBIDDEN = {
+    "os",
+    "posixpath",
+    "json",
+    "re",
+    "typing",
+    "pathlib",
+    "dataclasses",
+    "enum",
+    "collections",
+    "functools",
+    "subprocess",
+    "click",
+    "orjson",
+    "pathspec",
+    "filelock",
+    "hashlib",
+    "zlib",
+}
 
 
 def test_after_write_imports_only_built_in_modules(harness: Harness, project: Path) -> None:
@@ -324,25 +404,29 @@ def test_after_write_imports_only_built_in_modules(harness: Harness, project: Pa
 import sys
 sys.path.insert(0, {SRC!r})
 from agent_hooks import hook_runtime, identity, workspace_hooks
-ctx = hook_runtime.HookContext("PostToolUse", {{"session_id": "c"}}, {{"HOME": {str(harness.home)!r}}}, 1.0)
+environ = {{"HOME": {str(harness.home)!r}}}
+ctx = hook_runtime.HookContext("PostToolUse", {{"session_id": "c"}}, environ, 1.0)
 workspace_hooks.after_write(ctx, identity.Agent("a", {str(harness.state_dir)!r}), {str(project)!r},
                             {str(target)!r})
 print(" ".join(sorted(sys.modules)))
 """
-    out = subprocess.run([sys.executable, "-I", "-S", "-c", script], capture_output=True, text=True,
-                         check=True).stdout.split()
+    out = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", script], capture_output=True, text=True, check=True
+    ).stdout.split()
     assert HOT_PATH_FORBIDDEN.isdisjoint(out), HOT_PATH_FORBIDDEN & set(out)
     assert "code/x-context.md" in json.loads(Path(ws.manifest_path).read_text())["context_files"]
 
 
-# --- through the real entry point (the lead wires workspace_hooks into the adapters) -----------------
+# --- through the real entry point (the lead wires workspace_hooks into the adapters) ---
 
 SESSION_START_WIRED = "workspace_hooks" in (HOOKS / "session_start.py").read_text()
 POST_TOOL_USE_WIRED = "workspace_hooks" in (HOOKS / "post_tool_use.py").read_text()
 
 
 @pytest.mark.skipif(not SESSION_START_WIRED, reason="not wired yet")
-def test_session_start_entry_point_injects_the_briefing_within_the_limit(run_hook: HookRunner) -> None:
+def test_session_start_entry_point_injects_the_briefing_within_the_limit(
+    run_hook: HookRunner,
+) -> None:
     agent = identity.Agent(AGENT, str(run_hook.state_dir))
     project = str(run_hook.project)
 
@@ -356,14 +440,23 @@ def test_session_start_entry_point_injects_the_briefing_within_the_limit(run_hoo
     payload = run_hook.payload("SessionStart_startup", source="startup", session_id="conv-1")
     text = context_of(run_hook("SessionStart", payload))
     assert len(text) <= 10_000
-    assert briefing.HEADER in text and briefing.CLOSING in text and "[agent-hooks: context trimmed]" not in text
+    assert (
+        briefing.HEADER in text
+        and briefing.CLOSING in text
+        and "[agent-hooks: context trimmed]" not in text
+    )
     assert "GOAL: Ship auth" in text and "finding 399" in text and "finding 000" not in text
     assert "oldest entries left out" in text
 
 
 @pytest.mark.skipif(not POST_TOOL_USE_WIRED, reason="not wired yet")
-def test_post_tool_use_entry_point_registers_a_write_into_the_workspace(run_hook: HookRunner) -> None:
-    run_hook("SessionStart", run_hook.payload("SessionStart_startup", source="startup", session_id="conv-1"))
+def test_post_tool_use_entry_point_registers_a_write_into_the_workspace(
+    run_hook: HookRunner,
+) -> None:
+    run_hook(
+        "SessionStart",
+        run_hook.payload("SessionStart_startup", source="startup", session_id="conv-1"),
+    )
     ws = workspace_store.create(str(run_hook.project), NOW)
     target = write(run_hook.project, f".tmp/sessions/{ws.id}/features/pay-context.md", "x")
     payload = run_hook.payload("PostToolUse_Write", session_id="conv-1")
@@ -371,5 +464,23 @@ def test_post_tool_use_entry_point_registers_a_write_into_the_workspace(run_hook
     payload["tool_response"]["filePath"] = str(target)
     result = run_hook("PostToolUse", payload)
     assert result.code == 0 and result.out is None
-    assert "features/pay-context.md" in json.loads(Path(ws.manifest_path).read_text())["context_files"]
+    assert (
+        "features/pay-context.md" in json.loads(Path(ws.manifest_path).read_text())["context_files"]
+    )
     assert str(target) in run_hook.state()["workspace_files"]
+
+
+def test_after_write_never_writes_a_manifest_through_a_symlink(
+    harness: Harness, project: Path, tmp_path: Path
+) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    (elsewhere / "code").mkdir(parents=True)
+    (elsewhere / ".manifest.json").write_text(json.dumps({"context_files": {}}))
+    root = Path(workspace_store.ensure_sessions_root(str(project)))
+    (root / "20261121-120000-abcd").symlink_to(elsewhere)
+    target = root / "20261121-120000-abcd" / "code" / "x.md"
+    target.write_text("x")
+    ctx = harness.ctx("PostToolUse", {"session_id": "conv-1"}, NOW)
+    workspace_hooks.after_write(ctx, harness.agent, str(project), str(target))
+    assert json.loads((elsewhere / ".manifest.json").read_text()) == {"context_files": {}}
+    assert "is a symlink" in harness.log()

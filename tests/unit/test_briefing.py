@@ -48,22 +48,31 @@ def test_render_of_a_sparse_briefing_says_what_is_missing() -> None:
     briefing.set_focus(doc, "line one\nline two", NOW)
     text = briefing.render(doc)
     assert "GOAL: (not recorded)" in text
-    assert "DECISIONS ALREADY MADE:\n- (none recorded)\nFINDINGS ALREADY CONFIRMED:\n- (none recorded)" in text
+    assert (
+        "DECISIONS ALREADY MADE:\n- (none recorded)\nFINDINGS ALREADY CONFIRMED:\n- (none recorded)"
+        in text
+    )
     assert "WHAT HAS CHANGED SINCE LAST SESSION:\nNo changes\n" in text
     assert "FOCUS FOR THIS SESSION:\nline one\nline two\n" in text
 
 
 def test_render_lists_the_changed_files() -> None:
-    text = briefing.render(full(), changed_files=["src/a.py", "pyproject.toml"], since="2026-11-20 18:00 UTC")
-    assert ("- The API moved to /v2\n"
-            "- Files changed in the project since 2026-11-20 18:00 UTC (2):\n"
-            "  - src/a.py\n  - pyproject.toml\nFOCUS FOR THIS SESSION:") in text
+    text = briefing.render(
+        full(), changed_files=["src/a.py", "pyproject.toml"], since="2026-11-20 18:00 UTC"
+    )
+    assert (
+        "- The API moved to /v2\n"
+        "- Files changed in the project since 2026-11-20 18:00 UTC (2):\n"
+        "  - src/a.py\n  - pyproject.toml\nFOCUS FOR THIS SESSION:"
+    ) in text
 
 
 def test_a_long_briefing_is_trimmed_oldest_first_at_whole_lines() -> None:
     doc = full()
     for i in range(400):
-        briefing.add(doc, "decision" if i % 2 else "finding", f"entry {i:03d} " + "x" * 60, NOW + 10 + i)
+        briefing.add(
+            doc, "decision" if i % 2 else "finding", f"entry {i:03d} " + "x" * 60, NOW + 10 + i
+        )
     untrimmed = briefing.render(doc, limit=10**9)
     text = briefing.render(doc)
     assert len(untrimmed) > briefing.LIMIT >= len(text)
@@ -96,23 +105,38 @@ def test_at_most_sixty_files_are_listed() -> None:
     assert "  - … and 40 more" in text
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ("   ", "empty"), ("x" * 2001, "limit is 2000"), ("bell\x07", "control character"),
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("   ", "empty"),
+        ("x" * 2001, "limit is 2000"),
+        ("bell\x07", "control character"),
+    ],
+)
 def test_check_text_refuses(text: str, message: str) -> None:
     with pytest.raises(briefing.BriefingError, match=message):
         briefing.check_text(text)
 
 
 def test_normalize_survives_junk() -> None:
-    doc = briefing.normalize({"goal": 3, "decisions": [{"text": "ok", "at": "x"}, "bad"],
-                              "focus": "  ", "updated_at": True}, "a", "/p", NOW)
+    doc = briefing.normalize(
+        {
+            "goal": 3,
+            "decisions": [{"text": "ok", "at": "x"}, "bad"],
+            "focus": "  ",
+            "updated_at": True,
+        },
+        "a",
+        "/p",
+        NOW,
+    )
     assert doc["goal"] is None and doc["focus"] is None
     assert doc["decisions"] == [{"text": "ok", "at": 0}]
     assert doc["updated_at"] == int(NOW)
 
 
 # --- the store ----------------------------------------------------------------------------
+
 
 def test_briefings_are_kept_per_agent_and_project(state_dir: Path, tmp_path: Path) -> None:
     one = identity.Agent("proj__cc_1", str(state_dir))
@@ -124,9 +148,16 @@ def test_briefings_are_kept_per_agent_and_project(state_dir: Path, tmp_path: Pat
     assert briefing_store.load(one, p1, NOW)["goal"] == "one in p1"  # type: ignore[index]
     assert briefing_store.load(one, p2, NOW)["goal"] == "one in p2"  # type: ignore[index]
     loaded = briefing_store.load(two, p1, NOW)
-    assert loaded is not None and loaded["goal"] is None and loaded["findings"][0]["text"] == "two in p1"
+    assert (
+        loaded is not None
+        and loaded["goal"] is None
+        and loaded["findings"][0]["text"] == "two in p1"
+    )
     assert briefing_store.path(one, p1) != briefing_store.path(one, p2)
-    assert Path(briefing_store.path(one, p1)).parent == state_dir / "agent-hooks" / "briefings" / "state-proj__cc_1"
+    assert (
+        Path(briefing_store.path(one, p1)).parent
+        == state_dir / "agent-hooks" / "briefings" / "state-proj__cc_1"
+    )
     assert (Path(briefing_store.path(one, p1)).stat().st_mode & 0o777) == 0o600
     assert briefing_store.clear(one, p1) and briefing_store.load(one, p1, NOW) is None
     assert not briefing_store.clear(one, p1)
@@ -135,10 +166,14 @@ def test_briefings_are_kept_per_agent_and_project(state_dir: Path, tmp_path: Pat
 
 def test_last_session_end_is_the_previous_conversation_in_the_project(state_dir: Path) -> None:
     agent = identity.Agent("proj__cc_1", str(state_dir))
-    for conv, project, last, at in (("c1", "/p", 100, NOW - 30), ("c2", "/q", 200, NOW - 20),
-                                    ("c3", "/p", 300, NOW - 10)):
-        trail_archive.archive(agent, {"conversation_id": conv, "project_root": project,
-                                      "last_activity": last}, at)
+    for conv, project, last, at in (
+        ("c1", "/p", 100, NOW - 30),
+        ("c2", "/q", 200, NOW - 20),
+        ("c3", "/p", 300, NOW - 10),
+    ):
+        trail_archive.archive(
+            agent, {"conversation_id": conv, "project_root": project, "last_activity": last}, at
+        )
         path = Path(trail_archive.agent_dir(agent)) / f"{conv}.json"
         os.utime(path, (at, at))
     assert briefing_store.last_session_end(agent, "/p", "c9") == 300
@@ -147,8 +182,14 @@ def test_last_session_end_is_the_previous_conversation_in_the_project(state_dir:
 
 
 def git(repo: Path, *args: str, when: float | None = None) -> None:
-    env = {"PATH": os.environ["PATH"], "HOME": str(repo), "GIT_AUTHOR_NAME": "t",
-           "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
+    env = {
+        "PATH": os.environ["PATH"],
+        "HOME": str(repo),
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@t",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@t",
+    }
     if when is not None:
         env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = f"@{int(when)} +0000"
     subprocess.run(["git", "-C", str(repo), *args], check=True, env=env, capture_output=True)
@@ -178,7 +219,10 @@ def test_changed_since_lists_commits_and_uncommitted_files_after_the_moment(tmp_
     for name in ("old.py", "untouched.py", "old_untracked.py", "committed_later.py"):
         os.utime(repo / name, (old, old))
     assert briefing_store.changed_since(str(repo), since) == [
-        "committed_later.py", "edited.py", "new_untracked.py"]
+        "committed_later.py",
+        "edited.py",
+        "new_untracked.py",
+    ]
 
 
 def test_changed_since_is_none_outside_a_repository(tmp_path: Path) -> None:

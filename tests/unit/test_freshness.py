@@ -41,12 +41,15 @@ def verdict(doc: dict[str, Any], project: Path, **kw: Any) -> freshness.Report:
 NAMES = [f"src/m{i}.py" for i in range(8)]
 
 
-@pytest.mark.parametrize(("changed", "expected"), [
-    (0, Decision.RESUME),
-    (1, Decision.RESUME_WITH_UPDATE),
-    (5, Decision.RESUME_WITH_UPDATE),
-    (6, Decision.START_FRESH_WITH_BRIEFING),
-])
+@pytest.mark.parametrize(
+    ("changed", "expected"),
+    [
+        (0, Decision.RESUME),
+        (1, Decision.RESUME_WITH_UPDATE),
+        (5, Decision.RESUME_WITH_UPDATE),
+        (6, Decision.START_FRESH_WITH_BRIEFING),
+    ],
+)
 def test_the_decision_table(project: Path, changed: int, expected: Decision) -> None:
     doc = touched(project, NAMES)
     for name in NAMES[:changed]:
@@ -77,7 +80,10 @@ def test_the_agents_own_edit_does_not_count(project: Path) -> None:
     assert verdict(doc, project).decision is Decision.RESUME
     change(project / "src" / "b.py")
     report = verdict(doc, project)
-    assert (report.decision, report.changed) == (Decision.RESUME_WITH_UPDATE, [str(project / "src/b.py")])
+    assert (report.decision, report.changed) == (
+        Decision.RESUME_WITH_UPDATE,
+        [str(project / "src/b.py")],
+    )
 
 
 def test_the_agents_edit_in_another_conversation_does_not_count(project: Path) -> None:
@@ -136,11 +142,16 @@ def test_critical_globs_from_the_environment_and_the_project_file(project: Path)
     defaults = freshness.critical_globs({}, str(project))
     assert "pyproject.toml" in defaults and "*.lock" in defaults
     assert freshness.critical_globs({"AGENT_HOOKS_CRITICAL_FILES": "a.txt, docs/*.md"}, None) == [
-        "a.txt", "docs/*.md"]
+        "a.txt",
+        "docs/*.md",
+    ]
     (project / ".agent-hooks").mkdir()
     (project / ".agent-hooks" / "critical-files").write_text("# ours\nschema/*.sql\n\n/Makefile\n")
     assert freshness.critical_globs({"AGENT_HOOKS_CRITICAL_FILES": "a.txt"}, str(project)) == [
-        "a.txt", "schema/*.sql", "/Makefile"]
+        "a.txt",
+        "schema/*.sql",
+        "/Makefile",
+    ]
     match = freshness.CriticalMatcher(["schema/*.sql", "/Makefile", "*.lock", "bad["])
     assert match("schema/users.sql") and not match("x/schema/users.sql")
     assert match("Makefile") and not match("sub/Makefile")
@@ -153,14 +164,20 @@ def test_a_configured_critical_file_starts_fresh(project: Path) -> None:
     doc = touched(project, ["schema/users.sql"])
     change(project / "schema" / "users.sql")
     assert verdict(doc, project).decision is Decision.RESUME_WITH_UPDATE
-    report = freshness.check(doc, str(project), freshness.critical_globs(
-        {"AGENT_HOOKS_CRITICAL_FILES": "schema/*.sql"}, str(project)))
+    report = freshness.check(
+        doc,
+        str(project),
+        freshness.critical_globs({"AGENT_HOOKS_CRITICAL_FILES": "schema/*.sql"}, str(project)),
+    )
     assert report.decision is Decision.START_FRESH_WITH_BRIEFING
 
 
 def test_decide_is_one_enum_value() -> None:
     assert [freshness.decide(n, 0) for n in (0, 1, 5, 6)] == [
-        Decision.RESUME, Decision.RESUME_WITH_UPDATE, Decision.RESUME_WITH_UPDATE,
-        Decision.START_FRESH_WITH_BRIEFING]
+        Decision.RESUME,
+        Decision.RESUME_WITH_UPDATE,
+        Decision.RESUME_WITH_UPDATE,
+        Decision.START_FRESH_WITH_BRIEFING,
+    ]
     assert freshness.decide(1, 1) is Decision.START_FRESH_WITH_BRIEFING
     assert Decision.RESUME_WITH_UPDATE == "resume_with_update"

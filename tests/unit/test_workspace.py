@@ -16,16 +16,26 @@ NOW = calendar.timegm((2025, 1, 18, 14, 30, 22))
 
 # --- ids and time ---------------------------------------------------------------
 
+
 def test_id_has_the_seed_shape_in_utc() -> None:
     assert ws.make_id(NOW, "a4f2") == "20250118-143022-a4f2"
     assert ws.is_workspace_id("20250118-143022-a4f2")
 
 
-@pytest.mark.parametrize("name", [
-    "20250118-143022-A4F2", "20250118-143022-a4f", "20250118_143022-a4f2", "2025011-1430220-a4f2",
-    "../20250118-14302-a4", "20250118-143022-a4f2/", "20250118-14302x-a4f2", "",
-    "２０２５0118-143022-a4f2",
-])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "20250118-143022-A4F2",
+        "20250118-143022-a4f",
+        "20250118_143022-a4f2",
+        "2025011-1430220-a4f2",
+        "../20250118-14302-a4",
+        "20250118-143022-a4f2/",
+        "20250118-14302x-a4f2",
+        "",
+        "\uff12\uff10\uff12\uff150118-143022-a4f2",  # full-width digits
+    ],
+)
 def test_other_names_are_not_ids(name: str) -> None:
     assert not ws.is_workspace_id(name)
 
@@ -46,21 +56,37 @@ def test_iso_round_trips_through_parse_iso(seconds: int) -> None:
 
 def test_parse_iso_reads_the_seed_timestamps_and_offsets() -> None:
     assert ws.parse_iso("2025-01-18T14:35:10Z") == calendar.timegm((2025, 1, 18, 14, 35, 10))
-    assert ws.parse_iso("2025-01-18T14:35:10.250Z") == calendar.timegm((2025, 1, 18, 14, 35, 10)) + 0.25
+    assert (
+        ws.parse_iso("2025-01-18T14:35:10.250Z")
+        == calendar.timegm((2025, 1, 18, 14, 35, 10)) + 0.25
+    )
     assert ws.parse_iso("2025-01-18T16:35:10+02:00") == calendar.timegm((2025, 1, 18, 14, 35, 10))
     assert ws.parse_iso("2024-02-29T00:00:00Z") == calendar.timegm((2024, 2, 29, 0, 0, 0))
 
 
-@pytest.mark.parametrize("bad", [
-    None, 17, "", "2025-01-18", "2025-01-18T14:35:10", "2025-13-18T14:35:10Z", "2025-01-18T24:00:00Z",
-    "2025-01-18T14:35:10ZZ", "2025/01/18T14:35:10Z", "2025-01-18T14:35:10.Z", "Sat Jan 18 2025",
-    "2025-01-18T14:35:10+0200",
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        None,
+        17,
+        "",
+        "2025-01-18",
+        "2025-01-18T14:35:10",
+        "2025-13-18T14:35:10Z",
+        "2025-01-18T24:00:00Z",
+        "2025-01-18T14:35:10ZZ",
+        "2025/01/18T14:35:10Z",
+        "2025-01-18T14:35:10.Z",
+        "Sat Jan 18 2025",
+        "2025-01-18T14:35:10+0200",
+    ],
+)
 def test_parse_iso_refuses_what_it_cannot_read(bad: object) -> None:
     assert ws.parse_iso(bad) is None
 
 
 # --- names ------------------------------------------------------------------------
+
 
 def test_categories_are_the_seeds() -> None:
     for name in ("features", "documentation", "code", "refactoring", "testing", "tasks", "general"):
@@ -71,17 +97,20 @@ def test_categories_are_the_seeds() -> None:
     assert "\n" not in str(err.value)
 
 
-@pytest.mark.parametrize(("task", "expected"), [
-    ("User Auth", "user-auth"),
-    ("../../etc/passwd", "etc-passwd"),
-    ("a/b\\c", "a-b-c"),
-    ("  spaced   out  ", "spaced-out"),
-    ("tab\tnew\nline\x00nul", "tab-new-line-nul"),
-    ("Café Déjà-vu", "cafe-deja-vu"),
-    ("api docs context", "api-docs"),
-    ("snake_case_name", "snake_case_name"),
-    ("..hidden", "hidden"),
-])
+@pytest.mark.parametrize(
+    ("task", "expected"),
+    [
+        ("User Auth", "user-auth"),
+        ("../../etc/passwd", "etc-passwd"),
+        ("a/b\\c", "a-b-c"),
+        ("  spaced   out  ", "spaced-out"),
+        ("tab\tnew\nline\x00nul", "tab-new-line-nul"),
+        ("Café Déjà-vu", "cafe-deja-vu"),
+        ("api docs context", "api-docs"),
+        ("snake_case_name", "snake_case_name"),
+        ("..hidden", "hidden"),
+    ],
+)
 def test_slug(task: str, expected: str) -> None:
     assert ws.slug(task) == expected
 
@@ -103,10 +132,23 @@ def test_slug_is_always_a_safe_file_name(task: str) -> None:
     assert ws.check_relative(ws.context_path("general", out))
 
 
-@pytest.mark.parametrize("rel", [
-    "", "/abs/x.md", "a//b.md", "./a.md", "a/../b.md", "..", "a/..", ".manifest.json",
-    ".manifest.json.lock", "a\x00b", "a\nb.md", "features/.x.md.123.abcdef01.tmp",
-])
+@pytest.mark.parametrize(
+    "rel",
+    [
+        "",
+        "/abs/x.md",
+        "a//b.md",
+        "./a.md",
+        "a/../b.md",
+        "..",
+        "a/..",
+        ".manifest.json",
+        ".manifest.json.lock",
+        "a\x00b",
+        "a\nb.md",
+        "features/.x.md.123.abcdef01.tmp",
+    ],
+)
 def test_check_relative_refuses_escapes_and_our_own_files(rel: str) -> None:
     with pytest.raises(ws.WorkspaceError):
         ws.check_relative(rel)
@@ -120,31 +162,48 @@ def test_check_relative_accepts_context_paths() -> None:
 def test_split_workspace_path() -> None:
     root = "/p/.tmp/sessions"
     assert ws.split_workspace_path(root, "/p/.tmp/sessions/20250118-143022-a4f2/code/x.md") == (
-        "20250118-143022-a4f2", "code/x.md")
-    for path in ("/p/.tmp/sessions/20250118-143022-a4f2", "/p/.tmp/sessions/20250118-143022-a4f2/",
-                 "/p/.tmp/sessions/notanid/code/x.md", "/p/.tmp/sessionsX/20250118-143022-a4f2/a",
-                 "/p/.tmp/sessions/20250118-143022-a4f2/.manifest.json", "/q/x.md"):
+        "20250118-143022-a4f2",
+        "code/x.md",
+    )
+    for path in (
+        "/p/.tmp/sessions/20250118-143022-a4f2",
+        "/p/.tmp/sessions/20250118-143022-a4f2/",
+        "/p/.tmp/sessions/notanid/code/x.md",
+        "/p/.tmp/sessionsX/20250118-143022-a4f2/a",
+        "/p/.tmp/sessions/20250118-143022-a4f2/.manifest.json",
+        "/q/x.md",
+    ):
         assert ws.split_workspace_path(root, path) is None
 
 
 # --- keywords -----------------------------------------------------------------------
 
+
 def test_keywords_from_path_follow_the_seed_example() -> None:
     assert ws.keywords_from_path("features/user-auth-context.md") == ["user-auth", "features"]
-    assert ws.keywords_from_path("tasks/user-auth-tasks.md") == ["user-auth", "user-auth-tasks", "tasks"]
+    assert ws.keywords_from_path("tasks/user-auth-tasks.md") == [
+        "user-auth",
+        "user-auth-tasks",
+        "tasks",
+    ]
     assert ws.keywords_from_path("Notes.MD") == ["notes"]
 
 
 def test_merge_keywords_normalizes_and_dedupes() -> None:
-    assert ws.merge_keywords(["User Auth", " login "], ["user-auth", "", "LOGIN"]) == ["user-auth", "login"]
+    assert ws.merge_keywords(["User Auth", " login "], ["user-auth", "", "LOGIN"]) == [
+        "user-auth",
+        "login",
+    ]
     assert len(ws.merge_keywords([f"k{i}" for i in range(100)])) == ws.MAX_KEYWORDS
 
 
 # --- the context file ---------------------------------------------------------------
 
+
 def test_render_context_is_the_seed_template() -> None:
-    text = ws.render_context("User Auth", "20250118-143022-a4f2", summary="Build login.",
-                             constraints="No new deps.")
+    text = ws.render_context(
+        "User Auth", "20250118-143022-a4f2", summary="Build login.", constraints="No new deps."
+    )
     assert text == (
         "# Context: User Auth\nSession: 20250118-143022-a4f2\n\n"
         "## Request Summary\nBuild login.\n\n"
@@ -162,18 +221,35 @@ def test_wrap_body_adds_the_heading_only_when_missing() -> None:
 
 # --- the manifest ---------------------------------------------------------------------
 
+
 def test_manifest_operations_keep_index_and_activity_in_step() -> None:
     doc = ws.new_manifest("20250118-143022-a4f2", NOW)
-    assert list(doc) == ["session_id", "created_at", "last_activity", "context_files", "context_index"]
+    assert list(doc) == [
+        "session_id",
+        "created_at",
+        "last_activity",
+        "context_files",
+        "context_index",
+    ]
     assert doc["created_at"] == doc["last_activity"] == "2025-01-18T14:30:22Z"
-    assert ws.add_file(doc, "features/user-auth-context.md", NOW + 1,
-                       recipient="@subagents/core/task-manager", keywords=["authentication"])
+    assert ws.add_file(
+        doc,
+        "features/user-auth-context.md",
+        NOW + 1,
+        recipient="@subagents/core/task-manager",
+        keywords=["authentication"],
+    )
     assert ws.add_file(doc, "tasks/user-auth-tasks.md", NOW + 2, keywords=["breakdown"])
     assert doc["last_activity"] == "2025-01-18T14:30:24Z"
     assert doc["context_files"]["features/user-auth-context.md"] == {
-        "created": "2025-01-18T14:30:23Z", "for": "@subagents/core/task-manager",
-        "keywords": ["authentication", "user-auth", "features"]}
-    assert doc["context_index"]["user-auth"] == ["features/user-auth-context.md", "tasks/user-auth-tasks.md"]
+        "created": "2025-01-18T14:30:23Z",
+        "for": "@subagents/core/task-manager",
+        "keywords": ["authentication", "user-auth", "features"],
+    }
+    assert doc["context_index"]["user-auth"] == [
+        "features/user-auth-context.md",
+        "tasks/user-auth-tasks.md",
+    ]
     assert not ws.add_file(doc, "tasks/user-auth-tasks.md", NOW + 3, keywords=["more"])
     assert doc["context_files"]["tasks/user-auth-tasks.md"]["created"] == "2025-01-18T14:30:24Z"
     assert "more" in doc["context_index"]
@@ -186,16 +262,27 @@ def test_manifest_operations_keep_index_and_activity_in_step() -> None:
 
 
 def test_normalize_manifest_repairs_types_and_drops_unsafe_paths() -> None:
-    raw = {"session_id": "other", "created_at": "yesterday", "last_activity": "2025-01-18T14:35:10Z",
-           "context_files": {"../escape.md": {}, "a/b.md": {"keywords": ["X", 3], "for": 7},
-                             "c.md": "junk"},
-           "context_index": {"stale": ["gone.md"]}}
+    raw = {
+        "session_id": "other",
+        "created_at": "yesterday",
+        "last_activity": "2025-01-18T14:35:10Z",
+        "context_files": {
+            "../escape.md": {},
+            "a/b.md": {"keywords": ["X", 3], "for": 7},
+            "c.md": "junk",
+        },
+        "context_index": {"stale": ["gone.md"]},
+    }
     doc = ws.normalize_manifest(raw, "20250118-143022-a4f2", NOW)
     assert doc["session_id"] == "20250118-143022-a4f2"
     assert doc["created_at"] == "2025-01-18T14:30:22Z"
     assert doc["last_activity"] == "2025-01-18T14:35:10Z"
     assert set(doc["context_files"]) == {"a/b.md", "c.md"}
-    assert doc["context_files"]["a/b.md"] == {"created": doc["created_at"], "for": "", "keywords": ["x"]}
+    assert doc["context_files"]["a/b.md"] == {
+        "created": doc["created_at"],
+        "for": "",
+        "keywords": ["x"],
+    }
     assert doc["context_index"] == {"x": ["a/b.md"]}
 
 
@@ -204,15 +291,19 @@ def test_find_ranks_by_keywords_matched_and_filters_by_category() -> None:
     ws.add_file(doc, "features/user-auth-context.md", NOW, keywords=["login"])
     ws.add_file(doc, "tasks/user-auth-tasks.md", NOW)
     ws.add_file(doc, "documentation/api-docs-context.md", NOW)
-    assert ws.find(doc, ["auth", "login"]) == [("features/user-auth-context.md", 2),
-                                               ("tasks/user-auth-tasks.md", 1)]
+    assert ws.find(doc, ["auth", "login"]) == [
+        ("features/user-auth-context.md", 2),
+        ("tasks/user-auth-tasks.md", 1),
+    ]
     assert ws.find(doc, ["user-auth"], "tasks") == [("tasks/user-auth-tasks.md", 1)]
     assert ws.find(doc, [], "documentation") == [("documentation/api-docs-context.md", 0)]
     assert ws.find(doc, ["nothing"]) == []
 
 
 def test_delegate_block_is_the_seeds() -> None:
-    assert ws.delegate_block([".tmp/sessions/x/features/a-context.md", ".tmp/sessions/x/tasks/b.md"]) == (
+    assert ws.delegate_block(
+        [".tmp/sessions/x/features/a-context.md", ".tmp/sessions/x/tasks/b.md"]
+    ) == (
         "Related context available at:\n"
         "- .tmp/sessions/x/features/a-context.md\n"
         "- .tmp/sessions/x/tasks/b.md\n\n"
@@ -225,4 +316,3 @@ def test_recipient_is_one_printable_line() -> None:
     for bad in ("", "a\nb", "x" * 201):
         with pytest.raises(ws.WorkspaceError):
             ws.validate_recipient(bad)
-

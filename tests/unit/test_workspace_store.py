@@ -37,8 +37,14 @@ def run_together(scripts: list[str], tmp: Path) -> list[str]:
         while not os.path.exists({str(go)!r}):
             time.sleep(0.001)
     """)
-    procs = [subprocess.Popen([sys.executable, "-c", prelude + textwrap.dedent(s)],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE) for s in scripts]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", prelude + textwrap.dedent(s)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        for s in scripts
+    ]
     time.sleep(0.3)
     go.touch()
     outs = []
@@ -51,13 +57,18 @@ def run_together(scripts: list[str], tmp: Path) -> list[str]:
 
 # --- creation -----------------------------------------------------------------------
 
+
 def test_create_lays_out_the_seed_structure(project: Path) -> None:
     ws = workspace_store.create(str(project), NOW, suffix=lambda: "a4f2")
     assert ws.id == "20261121-120000-a4f2"
     assert Path(ws.path) == project / ".tmp" / "sessions" / "20261121-120000-a4f2"
-    assert manifest(ws) == {"session_id": ws.id, "created_at": "2026-11-21T12:00:00Z",
-                            "last_activity": "2026-11-21T12:00:00Z", "context_files": {},
-                            "context_index": {}}
+    assert manifest(ws) == {
+        "session_id": ws.id,
+        "created_at": "2026-11-21T12:00:00Z",
+        "last_activity": "2026-11-21T12:00:00Z",
+        "context_files": {},
+        "context_index": {},
+    }
     assert (project / ".tmp" / "sessions" / ".gitignore").read_text() == "*\n"
     assert (Path(ws.path).stat().st_mode & 0o777) == 0o700
 
@@ -89,7 +100,9 @@ def test_processes_creating_workspaces_in_the_same_second_never_collide(
 
 
 @pytest.mark.parametrize("planted", [".tmp", ".tmp/sessions"])
-def test_create_refuses_a_symlinked_tmp_or_sessions_dir(project: Path, tmp_path: Path, planted: str) -> None:
+def test_create_refuses_a_symlinked_tmp_or_sessions_dir(
+    project: Path, tmp_path: Path, planted: str
+) -> None:
     outside = tmp_path / "outside"
     outside.mkdir()
     if planted == ".tmp/sessions":
@@ -101,6 +114,7 @@ def test_create_refuses_a_symlinked_tmp_or_sessions_dir(project: Path, tmp_path:
 
 
 # --- the manifest -----------------------------------------------------------------------
+
 
 def test_eight_concurrent_writers_leave_a_complete_manifest_and_index(
     project: Path, tmp_path: Path
@@ -131,7 +145,9 @@ def test_every_operation_moves_last_activity(project: Path) -> None:
     assert manifest(ws)["last_activity"] == "2026-11-21T12:01:00Z"
     workspace_store.register(ws, "features/a-context.md", NOW + 120, keywords=["more"])
     assert manifest(ws)["last_activity"] == "2026-11-21T12:02:00Z"
-    assert manifest(ws)["context_files"]["features/a-context.md"]["created"] == "2026-11-21T12:01:00Z"
+    assert (
+        manifest(ws)["context_files"]["features/a-context.md"]["created"] == "2026-11-21T12:01:00Z"
+    )
     workspace_store.remove_context(ws, "features/a-context.md", NOW + 180)
     assert manifest(ws)["last_activity"] == "2026-11-21T12:03:00Z"
 
@@ -142,8 +158,9 @@ def test_write_context_refuses_to_overwrite_unless_asked(project: Path) -> None:
     with pytest.raises(workspace.WorkspaceError, match="--replace"):
         workspace_store.write_context(ws, "code/a-context.md", "two", NOW)
     assert (Path(ws.path) / "code/a-context.md").read_text() == "one"
-    workspace_store.write_context(ws, "code/a-context.md", "two", NOW + 1, keywords=["second"],
-                                  replace=True)
+    workspace_store.write_context(
+        ws, "code/a-context.md", "two", NOW + 1, keywords=["second"], replace=True
+    )
     assert (Path(ws.path) / "code/a-context.md").read_text() == "two"
     assert manifest(ws)["context_files"]["code/a-context.md"]["keywords"] == ["second", "a", "code"]
 
@@ -160,7 +177,9 @@ def test_write_context_refuses_a_symlinked_category_dir(project: Path, tmp_path:
 
 def test_remove_context_drops_the_entry_its_index_keys_and_the_file(project: Path) -> None:
     ws = workspace_store.create(str(project), NOW)
-    workspace_store.write_context(ws, "features/a-context.md", "a", NOW, keywords=["only-a", "both"])
+    workspace_store.write_context(
+        ws, "features/a-context.md", "a", NOW, keywords=["only-a", "both"]
+    )
     workspace_store.write_context(ws, "features/b-context.md", "b", NOW, keywords=["both"])
     assert workspace_store.remove_context(ws, "features/a-context.md", NOW + 1) == "removed"
     doc = manifest(ws)
@@ -183,14 +202,27 @@ def test_a_corrupt_manifest_is_quarantined_and_a_new_one_begun(project: Path) ->
 
 # --- binding to the agent's conversation ----------------------------------------------
 
-def test_current_or_create_binds_the_workspace_to_the_conversation(project: Path, state_dir: Path) -> None:
+
+def test_current_or_create_binds_the_workspace_to_the_conversation(
+    project: Path, state_dir: Path
+) -> None:
     agent = identity.Agent("proj__cc_1", str(state_dir))
     logs: list[str] = []
 
     def begin(conversation: str) -> None:
-        state_file.update(agent, lambda d: state.begin_conversation(
-            d, conversation_id=conversation, source="startup", project_root=str(project), pid=None,
-            now=NOW), NOW, logs.append)
+        state_file.update(
+            agent,
+            lambda d: state.begin_conversation(
+                d,
+                conversation_id=conversation,
+                source="startup",
+                project_root=str(project),
+                pid=None,
+                now=NOW,
+            ),
+            NOW,
+            logs.append,
+        )
 
     begin("conv-1")
     ws, created = workspace_store.current_or_create(agent, str(project), NOW, logs.append)
@@ -207,7 +239,9 @@ def test_current_or_create_binds_the_workspace_to_the_conversation(project: Path
     assert logs == []
 
 
-def test_bound_ignores_another_conversations_or_projects_workspace(project: Path, tmp_path: Path) -> None:
+def test_bound_ignores_another_conversations_or_projects_workspace(
+    project: Path, tmp_path: Path
+) -> None:
     ws = workspace_store.create(str(project), NOW)
     doc = {"conversation_id": "c1", "workspace": workspace_store.binding(ws, "c1")}
     assert workspace_store.bound(doc, str(project)).id == ws.id  # type: ignore[union-attr]
@@ -218,6 +252,7 @@ def test_bound_ignores_another_conversations_or_projects_workspace(project: Path
 
 
 # --- close ------------------------------------------------------------------------------
+
 
 def test_close_deletes_only_tracked_files_and_then_empty_dirs(project: Path) -> None:
     ws = workspace_store.create(str(project), NOW)
@@ -295,7 +330,11 @@ def test_close_skips_a_tracked_path_that_would_escape(project: Path, tmp_path: P
     victim.write_text("keep me")
     ws = workspace_store.create(str(project), NOW)
     doc = manifest(ws)
-    doc["context_files"]["../../../victim.txt"] = {"created": doc["created_at"], "for": "", "keywords": []}
+    doc["context_files"]["../../../victim.txt"] = {
+        "created": doc["created_at"],
+        "for": "",
+        "keywords": [],
+    }
     Path(ws.manifest_path).write_text(json.dumps(doc))
     result = workspace_store.close(ws, NOW)
     assert result.closed and victim.read_text() == "keep me"
@@ -304,7 +343,10 @@ def test_close_skips_a_tracked_path_that_would_escape(project: Path, tmp_path: P
 
 # --- the 24 h sweep ---------------------------------------------------------------------
 
-def make_idle(project: Path, suffix: str, last_activity: str, created: float = NOW - 3 * DAY) -> Workspace:
+
+def make_idle(
+    project: Path, suffix: str, last_activity: str, created: float = NOW - 3 * DAY
+) -> Workspace:
     ws = workspace_store.create(str(project), created, suffix=lambda: suffix)
     workspace_store.write_context(ws, "general/x-context.md", "x", created)
     doc = manifest(ws)
@@ -329,7 +371,9 @@ def test_sweep_closes_only_workspaces_idle_for_more_than_24_hours(project: Path)
 
 def test_sweep_reads_seed_timestamps_on_linux(project: Path) -> None:
     # the anchor's `date -j -f` could not parse this on Linux and so deleted every session
-    ws = make_idle(project, "a4f2", "2025-01-18T14:35:10Z", created=calendar.timegm((2025, 1, 18, 14, 30, 22)))
+    ws = make_idle(
+        project, "a4f2", "2025-01-18T14:35:10Z", created=calendar.timegm((2025, 1, 18, 14, 30, 22))
+    )
     one_hour_later = calendar.timegm((2025, 1, 18, 15, 35, 10))
     assert workspace_store.sweep(str(project), one_hour_later).ids == []
     assert Path(ws.path).exists()

@@ -8,7 +8,7 @@ from __future__ import annotations
 import click
 
 from agent_hooks import __version__
-from agent_hooks.cli import agents, cleanup, guard, reservations, reserve, status, trail
+from agent_hooks.cli import agents, cleanup, demo, guard, reservations, reserve, status, trail
 from agent_hooks.cli._common import Env
 
 
@@ -25,5 +25,5 @@ def main(ctx: click.Context) -> None:
     ctx.ensure_object(Env)
 
 
-for module in (status, agents, trail, cleanup, reserve, reservations, guard):
+for module in (status, agents, trail, cleanup, reserve, reservations, guard, demo):
     module.register(main)

@@ -55,8 +55,10 @@ def check(paths: tuple[str, ...], project: str | None, as_json: bool) -> None:
     root = require_project(env, project)
     me = env.agent().name
     results: list[dict[str, Any]] = []
+    cwd = os.getcwd()
+    base = cwd if cwd == root or cwd.startswith(root.rstrip("/") + "/") else root  # as `reserve` reads it
     for path in paths:
-        place = enforcement.locate(path, os.getcwd(), root)
+        place = enforcement.locate(path, base, root)
         if place is None:
             results.append({"path": path, "allowed": True, "why": "in no project"})
             continue

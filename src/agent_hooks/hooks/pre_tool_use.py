@@ -120,7 +120,7 @@ def _check_bash(
         if target.glob:
             place = enforcement.locate_glob(target.path, project)
         else:
-            place = enforcement.locate(target.path, None, project)
+            place = enforcement.locate_write(target.path, project)
         if place is None:
             continue
         root, rel = place
@@ -128,8 +128,9 @@ def _check_bash(
         compiled = _compile_target(rel, target.glob)
         holders = enforcement.blocking_write(target_hot, compiled, me, ctx.now) if target_hot else []
         if holders:
-            return enforcement.deny_message(rel, holders, ctx.now).replace(
-                "Do not edit it now.", f"This Bash command would write {rel}; do not run it now.", 1
+            shown = rel or "the whole project"
+            return enforcement.deny_message(shown, holders, ctx.now).replace(
+                "Do not edit it now.", f"This Bash command would write {shown}; do not run it now.", 1
             )
         strict = strict_setting(ctx.environ, target_hot)
         if strict and not target.glob and not enforcement.owns(target_hot, rel, me, ctx.now):
@@ -138,8 +139,11 @@ def _check_bash(
 
 
 def _compile_target(rel: str, glob: bool) -> list[Any]:
-    """A Bash target as a pattern: the path and everything below it; a shell glob
-    keeps its wildcards (one the pattern syntax refuses is taken literally)."""
+    """A Bash target as a pattern: the path and everything below it ("" is the
+    whole project); a shell glob keeps its wildcards (one the pattern syntax
+    refuses is taken literally)."""
+    if not rel:
+        return pattern.compile("**")
     if glob:
         try:
             return pattern.compile(rel)

@@ -1,0 +1,342 @@
+"""The core CLI (status, agents, trail, cleanup) through click's CliRunner, with the
+environment and clock given by `Env`."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import click
+import pytest
+from click.testing import CliRunner, Result
+from conftest import HookRunner, context_of, write_state
+
+from agent_hooks.cli import main
+from agent_hooks.cli._common import Env
+
+NOW = 1_800_000_000.0
+DAY = 86400
+ME = "proj__cc_1"
+
+
+def invoke(home: Path, args: list[str], agent: str | None = ME, now: float = NOW,
+           extra: dict[str, str] | None = None) -> Result:
+    environ = {"HOME": str(home)} | ({"AGENT_NAME": agent} if agent is not None else {}) | (extra or {})
+    return CliRunner().invoke(main, args, obj=Env(environ=environ, now=now))
+
+
+def one_line_error(result: Result, *needles: str) -> None:
+    assert result.exit_code == 1, (result.exit_code, result.output, result.exception)
+    assert result.stdout == ""
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: "), result.stderr
+    for needle in needles:
+        assert needle in lines[0]
+
+
+def parse(result: Result) -> Any:
+    assert result.exit_code == 0, (result.output, result.exception)
+    return json.loads(result.stdout)
+
+
+def doc(project: Path, **fields: Any) -> dict[str, Any]:
+    base: dict[str, Any] = {
+        "registered": True, "active": True, "pid": None, "project_root": str(project),
+        "conversation_id": "conv-1", "session_start": int(NOW - 600), "last_activity": int(NOW - 60),
+        "files_created": [f"{project}/src/new.py"], "files_modified": [f"{project}/src/a.py",
+                                                                       "/etc/outside.conf"],
+        "files_read": [f"{project}/README.md", f"{project}/src/a.py", f"{project}/docs/x.md"],
+    }
+    return base | fields
+
+
+# --- --help and --json
+
+
+def _commands() -> list[str]:
+    return sorted(main.commands)
+
+
+@pytest.mark.parametrize("command", _commands())
+def test_every_command_has_help(home: Path, command: str) -> None:
+    result = invoke(home, [command, "--help"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith(f"Usage: main {command}") or "Usage:" in result.stdout
+    summary = main.commands[command].get_short_help_str()
+    assert summary and summary != command
+
+
+def test_group_help_lists_the_core_commands(home: Path) -> None:
+    result = invoke(home, ["--help"])
+    assert result.exit_code == 0
+    for command in ("status", "agents", "trail", "cleanup"):
+        assert command in result.stdout
+
+
+@pytest.mark.parametrize("command", ["status", "agents", "trail", "cleanup"])
+def test_core_commands_offer_json(command: str) -> None:
+    assert any(isinstance(p, click.Option) and "--json" in p.opts for p in main.commands[command].params)
+
+
+# --- status
+
+
+def test_status_before_any_session(home: Path) -> None:
+    result = invoke(home, ["status"])
+    assert result.exit_code == 0
+    assert "no state yet" in result.stdout and ME in result.stdout
+    data = parse(invoke(home, ["status", "--json"]))
+    assert data["exists"] is False and data["agent"] == ME
+    assert not (home / ".claude").exists()  # reading never creates anything
+
+
+def test_status_shows_this_agent(home: Path, project: Path) -> None:
+    write_state(home / ".claude", ME, doc(project, issue_id="farmhand-42"))
+    result = invoke(home, ["status"])
+    assert result.exit_code == 0
+    for text in (ME, str(project), "conv-1", "1 created, 2 modified, 3 read", "farmhand-42", "active"):
+        assert text in result.stdout
+    data = parse(invoke(home, ["status", "--json"]))
+    assert data == data | {
+        "agent": ME, "exists": True, "project_root": str(project), "conversation_id": "conv-1",
+        "active": True, "files_created": 1, "files_modified": 2, "files_read": 3,
+        "issue_id": "farmhand-42", "state_file": str(home / ".claude" / f"state-{ME}.json"),
+    }
+
+
+def test_status_of_another_agent_and_of_the_shared_one(home: Path, project: Path) -> None:
+    write_state(home / ".claude", "proj__cc_2", doc(project, files_read=[]))
+    write_state(home / ".claude", None, doc(project, files_created=[]))
+    assert parse(invoke(home, ["status", "--agent", "proj__cc_2", "--json"]))["files_read"] == 0
+    shared = parse(invoke(home, ["status", "--json"], agent=None))
+    assert shared["agent"] is None and shared["files_created"] == 0
+    assert shared["state_file"].endswith("/agent-state.json")
+
+
+def test_status_honours_claude_config_dir(home: Path, project: Path, tmp_path: Path) -> None:
+    write_state(tmp_path / "cfg", ME, doc(project))
+    data = parse(invoke(home, ["status", "--json"], extra={"CLAUDE_CONFIG_DIR": str(tmp_path / "cfg")}))
+    assert data["exists"] is True and data["state_file"] == str(tmp_path / "cfg" / f"state-{ME}.json")
+
+
+def test_status_of_an_ended_conversation_is_inactive(home: Path, project: Path) -> None:
+    write_state(home / ".claude", ME, doc(project, active=False))
+    assert parse(invoke(home, ["status", "--json"]))["active"] is False
+
+
+def test_status_of_a_corrupt_state_file_is_a_clear_error(home: Path) -> None:
+    path = write_state(home / ".claude", ME, "{oops")
+    one_line_error(invoke(home, ["status"]), "not valid JSON")
+    assert path.read_text() == "{oops"  # the CLI reads; it does not quarantine
+
+
+BAD_NAMES = ["a/b", "..", "../../etc/passwd", "x" * 129, "a\x1bb", "tab\there"]
+
+
+@pytest.mark.parametrize("name", BAD_NAMES)
+@pytest.mark.parametrize("args", [["status"], ["status", "--json"], ["trail"], ["trail", "--json"]])
+def test_a_bad_agent_name_is_one_line_and_exit_1(home: Path, name: str, args: list[str]) -> None:
+    result = invoke(home, args, agent=name)
+    one_line_error(result, "AGENT_NAME")
+    assert not (home / ".claude").exists()
+
+
+@pytest.mark.parametrize("args", [["status"], ["trail"], ["agents"], ["cleanup", "--dry-run"]])
+def test_a_name_too_long_for_a_file_name_is_a_clear_error(home: Path, args: list[str]) -> None:
+    """128 characters pass the length rule, but 128 two-byte characters make a
+    file name longer than the 255 bytes a file system allows."""
+    (home / ".claude").mkdir()
+    write_state(home / ".claude", "someone", {"registered": True})
+    result = invoke(home, args, agent="é" * 128)
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    if result.exit_code != 0:
+        one_line_error(result, "AGENT_NAME")
+
+
+@pytest.mark.parametrize("name", ["a/b", "..", "x" * 129])
+@pytest.mark.parametrize("args", [["trail", "{}"], ["status", "--agent", "{}"]])
+def test_a_bad_agent_argument_is_one_line_and_exit_1(home: Path, name: str, args: list[str]) -> None:
+    one_line_error(invoke(home, [a.format(name) if a == "{}" else a for a in args]))
+
+
+# --- agents
+
+
+def test_agents_lists_every_agent(home: Path, project: Path, tmp_path: Path) -> None:
+    sdir = home / ".claude"
+    write_state(sdir, ME, doc(project))
+    write_state(sdir, "proj__cc_2", doc(project, active=False, files_read=[]))
+    write_state(sdir, "elsewhere__cc_1", doc(tmp_path / "elsewhere"))
+    write_state(sdir, None, doc(project, last_activity=int(NOW - 3 * DAY)))
+    write_state(sdir, "broken", "{not json")
+    (sdir / "settings.json").write_text("{}")
+    (sdir / "state-x.json.bak").write_text("{}")
+    rows = parse(invoke(home, ["agents", "--json"]))
+    names = [r["agent"] for r in rows]
+    assert names == [None, "broken", "elsewhere__cc_1", ME, "proj__cc_2"]
+    by_name = {r["agent"]: r for r in rows}
+    assert by_name[ME] | {"active": True, "files_created": 1, "files_modified": 2, "files_read": 3,
+                          "project_root": str(project), "last_activity": int(NOW - 60)} == by_name[ME]
+    assert by_name["proj__cc_2"]["active"] is False
+    assert by_name[None]["active"] is False  # silent for 3 days with no pid known
+    assert by_name["broken"]["problem"]
+    text = invoke(home, ["agents"])
+    assert text.exit_code == 0
+    assert "unreadable" in text.stdout and "(shared agent-state.json)" in text.stdout
+    assert "1 min ago" in text.stdout and "3 d ago" in text.stdout
+
+
+def test_agents_of_one_project(home: Path, project: Path, tmp_path: Path) -> None:
+    (tmp_path / "elsewhere").mkdir()
+    write_state(home / ".claude", ME, doc(project))
+    write_state(home / ".claude", "other", doc(Path(os.path.realpath(tmp_path / "elsewhere"))))
+    rows = parse(invoke(home, ["agents", "--project", str(project), "--json"]))
+    assert [r["agent"] for r in rows] == [ME]
+    one_line_error(invoke(home, ["agents", "--project", str(tmp_path / "missing")]), "not a directory")
+
+
+def test_agents_when_there_are_none(home: Path) -> None:
+    assert parse(invoke(home, ["agents", "--json"])) == []
+    result = invoke(home, ["agents"])
+    assert result.exit_code == 0 and "no agents" in result.stdout
+
+
+@pytest.mark.parametrize(
+    "raw",
+    ['{"active": true, "pid": 1099511627776}', '{"active": true, "last_activity": 1e400}',
+     '{"session_start": -1e400}', '{"pid": -5, "active": true}', "[]", ""],
+    ids=["huge pid", "infinite last_activity", "infinite session_start", "negative pid", "list", "empty"],
+)
+def test_agents_survives_any_state_file(home: Path, project: Path, raw: str) -> None:
+    write_state(home / ".claude", ME, doc(project))
+    write_state(home / ".claude", "odd", raw)
+    result = invoke(home, ["agents", "--json"])
+    assert result.exit_code == 0, (result.output, result.exception)
+    assert ME in [r["agent"] for r in json.loads(result.stdout)]
+    assert invoke(home, ["agents"]).exit_code == 0
+
+
+# --- trail
+
+
+def test_trail_of_this_agent(home: Path, project: Path) -> None:
+    write_state(home / ".claude", ME, doc(project))
+    result = invoke(home, ["trail"])
+    assert result.exit_code == 0
+    out = result.stdout
+    assert "created (1):\n  src/new.py" in out
+    assert "modified (2):\n  src/a.py\n  /etc/outside.conf" in out
+    assert "read (3):\n  README.md\n  src/a.py\n  docs/x.md" in out
+    absolute = invoke(home, ["trail", "--absolute"]).stdout
+    assert f"  {project}/src/new.py" in absolute
+    data = parse(invoke(home, ["trail", "--json"]))
+    assert data["agent"] == ME and len(data["trails"]) == 1
+    current = data["trails"][0]
+    assert current["files_created"] == [f"{project}/src/new.py"]
+    assert current["files_read"] == [f"{project}/README.md", f"{project}/src/a.py", f"{project}/docs/x.md"]
+    assert current["conversation_id"] == "conv-1"
+
+
+def test_trail_of_a_named_agent(home: Path, project: Path) -> None:
+    write_state(home / ".claude", "proj__cc_2", doc(project, files_created=[f"{project}/two.py"]))
+    data = parse(invoke(home, ["trail", "proj__cc_2", "--json"], agent=None))
+    assert data["agent"] == "proj__cc_2"
+    assert data["trails"][0]["files_created"] == [f"{project}/two.py"]
+
+
+def _two_conversations(run_hook: HookRunner) -> None:
+    """conv-1 edits one.py and is archived by /clear; conv-2 edits two.py."""
+    for session, source, rel in (("conv-1", "startup", "one.py"), ("conv-2", "clear", "two.py")):
+        payload = run_hook.payload("SessionStart_startup", session_id=session, source=source)
+        context_of(run_hook("SessionStart", payload))
+        edit = run_hook.payload("PostToolUse_Edit", session_id=session)
+        edit["tool_input"]["file_path"] = str(run_hook.project / rel)
+        assert run_hook("PostToolUse", edit).code == 0
+
+
+def test_trail_previous_and_conversation(run_hook: HookRunner) -> None:
+    _two_conversations(run_hook)
+    home, p, now = run_hook.home, run_hook.project, time.time()
+    current = parse(invoke(home, ["trail", "--json"], now=now))["trails"]
+    assert [t["conversation_id"] for t in current] == ["conv-2"]
+    both = parse(invoke(home, ["trail", "--previous", "--json"], now=now))["trails"]
+    assert [t["conversation_id"] for t in both] == ["conv-2", "conv-1"]
+    assert both[1]["files_modified"] == [f"{p}/one.py"]
+    old = parse(invoke(home, ["trail", "--conversation", "conv-1", "--json"], now=now))["trails"]
+    assert [t["files_modified"] for t in old] == [[f"{p}/one.py"]]
+    live = parse(invoke(home, ["trail", "--conversation", "conv-2", "--json"], now=now))["trails"]
+    assert [t["files_modified"] for t in live] == [[f"{p}/two.py"]]
+    text = invoke(home, ["trail", "--previous"], now=now).stdout
+    assert text.index("conv-2") < text.index("conv-1") and "one.py" in text and "two.py" in text
+
+
+@pytest.mark.parametrize("conversation", ["nope", "../../state-proj__cc_1", "a/b", ""])
+def test_trail_of_an_unknown_conversation_is_a_clear_error(home: Path, project: Path, conversation: str) -> None:
+    write_state(home / ".claude", ME, doc(project))
+    one_line_error(invoke(home, ["trail", "--conversation", conversation]), "no trail")
+
+
+def test_trail_of_a_corrupt_state_file_is_a_clear_error(home: Path) -> None:
+    write_state(home / ".claude", ME, "[1, 2")
+    one_line_error(invoke(home, ["trail"]), "not valid JSON")
+
+
+# --- cleanup
+
+
+def _aged(sdir: Path, name: str, age_days: float, now: float = NOW) -> Path:
+    return write_state(sdir, name, {"registered": True}, mtime=now - age_days * DAY)
+
+
+def test_cleanup_removes_old_agents_only(home: Path) -> None:
+    sdir = home / ".claude"
+    old = _aged(sdir, "old", 8)
+    (sdir / "state-old.json.lock").write_text("")
+    fresh = _aged(sdir, "fresh", 2)
+    mine = _aged(sdir, ME, 30)
+    (sdir / "settings.json").write_text("{}")
+    os.utime(sdir / "settings.json", (NOW - 90 * DAY, NOW - 90 * DAY))
+    result = invoke(home, ["cleanup"])
+    assert result.exit_code == 0
+    assert f"removed {old}" in result.stdout
+    assert not old.exists() and not (sdir / "state-old.json.lock").exists()
+    assert fresh.exists() and mine.exists() and (sdir / "settings.json").exists()
+
+
+def test_cleanup_days_dry_run_and_json(home: Path) -> None:
+    sdir = home / ".claude"
+    three = _aged(sdir, "three", 3)
+    one = _aged(sdir, "one", 1)
+    dry = parse(invoke(home, ["cleanup", "--days", "2", "--dry-run", "--json"]))
+    assert dry == {"dry_run": True, "removed": [str(three)]}
+    assert three.exists()
+    text = invoke(home, ["cleanup", "--days", "2", "--dry-run"])
+    assert f"would remove {three}" in text.stdout and three.exists()
+    done = parse(invoke(home, ["cleanup", "--days", "2", "--json"]))
+    assert done == {"dry_run": False, "removed": [str(three)]}
+    assert not three.exists() and one.exists()
+    assert parse(invoke(home, ["cleanup", "--days", "0.5", "--json"]))["removed"] == [str(one)]
+
+
+def test_cleanup_days_0_keeps_the_callers_own_state(home: Path) -> None:
+    sdir = home / ".claude"
+    mine = _aged(sdir, ME, 0.01)
+    other = _aged(sdir, "other", 0.01)
+    parse(invoke(home, ["cleanup", "--days", "0", "--json"]))
+    assert mine.exists() and not other.exists()
+
+
+@pytest.mark.parametrize("days", ["-1", "abc", ""])
+def test_cleanup_refuses_bad_days(home: Path, days: str) -> None:
+    old = _aged(home / ".claude", "old", 30)
+    result = invoke(home, ["cleanup", "--days", days])
+    assert result.exit_code != 0 and old.exists()
+    assert "--days" in result.stderr
+
+
+def test_cleanup_of_an_empty_or_missing_state_dir(home: Path) -> None:
+    assert parse(invoke(home, ["cleanup", "--json"])) == {"dry_run": False, "removed": []}
+    assert "0 file(s) removed" in invoke(home, ["cleanup"]).stdout
