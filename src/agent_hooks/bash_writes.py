@@ -170,6 +170,8 @@ class _Ctx:
 
 def _norm(p: str) -> str:
     """posixpath.normpath of an absolute path, with a leading `//` made `/`."""
+    if "//" not in p and "/." not in p and (p == "/" or not p.endswith("/")):
+        return p
     out: list[str] = []
     for part in p.split("/"):
         if part == ".." and out:

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from _collections_abc import Callable, Mapping
 
 MAX_STDIN = 64 << 20
+CONTEXT_LIMIT = 10_000  # Claude Code caps additionalContext at 10,000 characters
 
 
 class HookInputError(ValueError):
@@ -116,7 +117,7 @@ def run(event: str, handle: Callable[[HookContext], dict[str, Any] | None]) -> i
     return 0
 
 
-def context_output(event: str, text: str, limit: int = 10_000) -> dict[str, Any]:
+def context_output(event: str, text: str, limit: int = CONTEXT_LIMIT) -> dict[str, Any]:
     """`additionalContext` for `event`, cut to the client's limit at a line boundary."""
     if len(text) > limit:
         cut = text.rfind("\n", 0, limit - 40)

@@ -106,15 +106,17 @@ def _post_tool_use(ctx: HookContext, agent_name: str | None, project: str | None
             changed = True
         if payload.get("agent_id"):  # inside a subagent: not the main conversation's turn
             return changed
-        entry = _refresh(doc, ctx, agent)
+        entry, moved = _refresh(doc, ctx, agent)
         if entry is None:
             return changed
-        budget = doc["tokens"]["max"]
-        warned, fire = ws.due_warning(entry["current"], budget, entry["warned"])
-        entry["warned"] = warned
+        budget, current = doc["tokens"]["max"], entry["current"]
+        warned, fire = ws.due_warning(current, budget, entry["warned"])
         if fire is not None:
-            told.append(ws.warning_texts(doc["session_id"], fire, entry["current"], budget))
-        return True
+            told.append(ws.warning_texts(doc["session_id"], fire, current, budget))
+        if warned != entry["warned"]:
+            entry["warned"] = warned
+            changed = True
+        return changed or moved
 
     if not _update(ctx, directory, mutate):
         return None
@@ -151,9 +153,12 @@ def _launched_agent(payload: Mapping[str, Any]) -> tuple[str, str] | None:
     return None
 
 
-def _refresh(doc: dict[str, Any], ctx: HookContext, agent: str) -> dict[str, Any] | None:
+def _refresh(doc: dict[str, Any], ctx: HookContext,
+             agent: str) -> tuple[dict[str, Any] | None, bool]:
     """Read this conversation's transcript from its stored offset and store the
-    figures; the conversation's entry, or None when there is nothing to read."""
+    figures. (The conversation's entry or None when there is no transcript to
+    read, whether anything was new.) An entry always has int `current` and a
+    list `warned`."""
     from agent_hooks import transcript
     from agent_hooks import work_session as ws
 
@@ -161,17 +166,22 @@ def _refresh(doc: dict[str, Any], ctx: HookContext, agent: str) -> dict[str, Any
     path = ctx.payload.get("transcript_path")
     if not isinstance(conversation, str) or not conversation or not isinstance(path, str) \
             or not fs.isabs(path):
-        return None
+        return None, False
     old = doc["conversations"].get(conversation)
     cursor = transcript.advance(old, path)
     if cursor is None:
-        return None
+        return None, False
     entry = dict(old or {})
+    moved = any(entry.get(key) != value for key, value in cursor.items()) or entry.get("agent") != agent
     entry.update(cursor)
     entry["agent"] = agent
-    entry["warned"] = entry.get("warned") if isinstance(entry.get("warned"), list) else []
-    ws.apply_figures(doc, conversation, entry, ctx.now)
-    return entry
+    entry["warned"] = [t for t in entry.get("warned") or () if t in (ws.WARN_PERCENT, ws.CRITICAL_PERCENT)] \
+        if isinstance(entry.get("warned"), list) else []
+    if moved:
+        ws.apply_figures(doc, conversation, entry, ctx.now)
+    else:
+        doc["conversations"][conversation] = entry
+    return entry, moved
 
 
 def _update(ctx: HookContext, directory: str, mutate: Callable[[dict[str, Any]], bool]) -> bool:
@@ -265,7 +275,7 @@ def stop(ctx: HookContext, project: str | None) -> None:
         return
     agent = _agent_label(ctx)
     try:
-        _update(ctx, directory, lambda doc: _refresh(doc, ctx, agent) is not None)
+        _update(ctx, directory, lambda doc: _refresh(doc, ctx, agent)[1])
     except Exception as exc:
         ctx.log(f"work session not updated at Stop: {type(exc).__name__}: {exc}")
 

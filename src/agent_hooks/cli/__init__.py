@@ -8,7 +8,20 @@ from __future__ import annotations
 import click
 
 from agent_hooks import __version__
-from agent_hooks.cli import agents, cleanup, demo, guard, reservations, reserve, status, trail
+from agent_hooks.cli import (
+    agents,
+    brief,
+    cleanup,
+    context,
+    demo,
+    freshness,
+    guard,
+    reservations,
+    reserve,
+    status,
+    trail,
+    workspace,
+)
 from agent_hooks.cli._common import Env
 
 
@@ -25,5 +38,8 @@ def main(ctx: click.Context) -> None:
     ctx.ensure_object(Env)
 
 
-for module in (status, agents, trail, cleanup, reserve, reservations, guard, demo):
+for module in (
+    status, agents, trail, cleanup, reserve, reservations, guard, context, workspace, brief,
+    freshness, demo,
+):
     module.register(main)

@@ -32,7 +32,13 @@ def handle(ctx: hook_runtime.HookContext) -> dict[str, Any] | None:
         state.touch(doc, ctx.now)
 
     state_file.update(agent, mutate, ctx.now, ctx.log)
-    if ctx.payload.get("tool_name") == "Bash":
+    if workspaces is not None and tool == "Write":
+        for _, path in found:
+            if path.startswith(workspaces):
+                from agent_hooks import workspace_hooks  # only for a file written into a workspace
+
+                workspace_hooks.after_write(ctx, agent, workspaces[: -len(trail.WORKSPACES_DIR) - 2], path)
+    if tool == "Bash":
         warning = _bash_warning(ctx, agent.name, [path for _, path in found])
         if warning is not None:
             ctx.log(warning)

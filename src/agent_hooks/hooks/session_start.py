@@ -41,7 +41,7 @@ def handle(ctx: hook_runtime.HookContext) -> dict[str, Any] | None:
         )
         facts["notices"] = state.take_notices(doc)
 
-    state_file.update(agent, mutate, ctx.now, ctx.log)
+    doc = state_file.update(agent, mutate, ctx.now, ctx.log)
     if facts["archive"] is not None:
         trail_archive.archive(agent, facts["archive"], ctx.now)
     swept = sweep.sweep(agent.state_dir, ctx.now, keep=agent.state_file)
@@ -56,6 +56,10 @@ def handle(ctx: hook_runtime.HookContext) -> dict[str, Any] | None:
     lines += [f"Notice: {text}" for text in facts["notices"]]
     if facts["shared"]:
         lines.append(facts["shared"])
+    from agent_hooks import workspace_hooks  # workspace, briefing, freshness: last, to get the rest of the room
+
+    budget = hook_runtime.CONTEXT_LIMIT - len("\n".join(lines)) - 1
+    lines += workspace_hooks.session_start_lines(ctx, agent, doc, source, project, budget=budget)
     return hook_runtime.context_output(EVENT, "\n".join(lines))
 
 
