@@ -5,6 +5,9 @@
 #   ./install.sh                     install; hooks go into ~/.claude/settings.json
 #   ./install.sh --project DIR       ... into DIR/.claude/settings.json instead
 #   ./install.sh --no-settings       only the venv and the CLI (e.g. for the plugin form)
+#   ./install.sh --statusline        also set Claude Code's status line to the active
+#                                    work session (never replaces a status line of yours;
+#                                    asked interactively when run from a terminal)
 #   ./install.sh --uninstall [--project DIR]
 #                                    remove exactly what install added
 #
@@ -20,6 +23,7 @@ venv=$data/venv
 action=install
 project=
 settings_wanted=yes
+statusline=ask
 
 die() { echo "install.sh: $*" >&2; exit 1; }
 
@@ -29,7 +33,9 @@ while [ $# -gt 0 ]; do
     --project=*) project=${1#--project=}; shift ;;
     --uninstall) action=uninstall; shift ;;
     --no-settings) settings_wanted=no; shift ;;
-    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --statusline) statusline=yes; shift ;;
+    --no-statusline) statusline=no; shift ;;
+    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown option $1 (see --help)" ;;
   esac
 done
@@ -115,6 +121,16 @@ case ":$PATH:" in
 esac
 
 if [ "$settings_wanted" = yes ]; then
-  merge_settings "$venv/bin/python" install --python "$venv/bin/python" --entry "$data/hooks/entry.py"
+  if [ "$statusline" = ask ]; then
+    statusline=no
+    if [ -t 0 ] && [ -t 1 ]; then
+      printf 'Show the active work session in Claude Code'"'"'s status line? [y/N] '
+      read -r answer || answer=
+      case $answer in [yY]*) statusline=yes ;; esac
+    fi
+  fi
+  extra=()
+  [ "$statusline" = yes ] && extra=(--statusline)
+  merge_settings "$venv/bin/python" install --python "$venv/bin/python" --entry "$data/hooks/entry.py" "${extra[@]}"
 fi
 echo "done. Start agents with distinct AGENT_NAMEs; see README.md for a tour."

@@ -15,13 +15,15 @@ Command substitutions `$(...)`, backticks and process substitutions `<(...)`
 are tokenized recursively; their token lists hang on the word that holds them
 (`Word.subs`), here-doc bodies' substitutions on the `Redir` (`Redir.subs`).
 
+`$HOME` and `${HOME}` become `home` (when given); other expansions stay unknown.
+
 Invariants: never raises on a `str`; each character is scanned a bounded number
 of times (nesting deeper than `max_depth` is skipped, with a reason), so time is
 linear in the input. Problems become short reasons in `reasons` (at most
 `MAX_REASONS`, deduplicated): "unterminated quote", "nesting too deep", ...
 
 Limits (the shell does more than this): no alias or function expansion; `case`
-patterns inside `$(...)` can end the substitution early; `${...}` is opaque as a
+inside `$(...)` is only followed at the start of commands; `${...}` is opaque as a
 whole (command substitutions inside it are not seen); `$[...]`, extglob and
 `{fd}>` named descriptors are not understood; `((...))` is recognised as
 arithmetic only at the start of a command.
@@ -124,13 +126,13 @@ class Lexer:
         """Tokens up to the end, or with `close` up to the `)` ending a `$(`."""
         s, n = self.s, self.n
         out: list[Word | Redir | str] = []
-        parens = 0
+        parens = cases = 0  # open "(" and `case` inside this `$(`: their ")" do not close it
         while self.i < n:
             i = self.i
             c = s[i]
             if c == " " or c == "\t":
                 self.i += 1
-            elif c == "\\" and s.startswith("\n", i + 1):
+            elif c == "\\" and s.startswith("\n", i + 1):  # line continuation
                 self.i += 2
             elif c == "\n":
                 self.i += 1
@@ -153,7 +155,7 @@ class Lexer:
             elif c in "<>" or (c == "&" and s.startswith(">", i + 1)):
                 self._redir(out, i)
             elif c in "|&;()":
-                if c == ")" and parens == 0 and close:
+                if c == ")" and parens == cases == 0 and close:
                     self.i += 1
                     return out
                 op = s[i : i + 2]
@@ -173,7 +175,11 @@ class Lexer:
                 else:
                     out.append(self._word())
             else:
-                out.append(self._word())
+                start = _command_start(out)
+                w = self._word()
+                if close and start and not w.quoted and w.lit in ("case", "esac"):
+                    cases = max(0, cases + (1 if w.lit == "case" else -1))
+                out.append(w)
         if close:
             add_reason(self.reasons, "unterminated $(")
         return out
@@ -223,10 +229,15 @@ class Lexer:
 
     def _word(self) -> Word:
         s, n = self.s, self.n
+        i = j = self.i
+        while j < n and s[j] not in _WORD_SPECIAL:
+            j += 1
+        if j > i and (j == n or s[j] in " \t\n|&;()" or (s[j] in "<>" and s[j + 1 : j + 2] != "(")):
+            self.i = j  # the common case: plain characters only
+            return Word(s[i:j], s[i:j])
         w = Word()
         lit: list[str] = []
         esc: list[str] = []
-        i = self.i
         while i < n:
             c = s[i]
             if c not in _WORD_SPECIAL:
@@ -239,12 +250,12 @@ class Lexer:
                 continue
             if c == "\\":
                 w.quoted = True
-                if i + 1 < n and s[i + 1] != "\n":
-                    lit.append(s[i + 1])
-                    esc.append(escape(s[i + 1]))
-                elif i + 1 >= n:
+                if i + 1 >= n:  # a final backslash stays
                     lit.append("\\")
                     esc.append("\\\\")
+                elif s[i + 1] != "\n":
+                    lit.append(s[i + 1])
+                    esc.append(escape(s[i + 1]))
                 i += 2
                 continue
             if c == "'":
@@ -273,7 +284,7 @@ class Lexer:
             else:
                 break
             i = self.i
-        self.i = i
+        self.i = min(i, n)
         w.lit = "".join(lit)
         w.esc = "".join(esc)
         return w

@@ -33,7 +33,7 @@ Not seen and not reported: commands not named here are assumed not to write
 (compilers, test runners, pip, cargo, go, docker, ssh, git aliases, watch,
 flock, parallel); sed's `w` command; awk programs that write without an obvious
 `> "file"`, `| "cmd"` or `system(`; functions and aliases defined earlier in
-the session; `case` patterns inside `$(...)`; `${x:-$(cmd)}`. Conversely a
+the session; `${x:-$(cmd)}`. Conversely a
 function body's writes count even if it is never called, and xargs/cp/mv
 destinations are taken from their static words.
 

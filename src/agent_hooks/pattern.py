@@ -408,7 +408,14 @@ def _meet_segments(x: Any, y: Any) -> str | None:
         return x if type(y) is int or _glob(y, x) else None
     if type(y) is str:
         return y if _glob(x, y) else None
-    return _meet_globs(x, [STAR] if type(y) is int else y)
+    return _sample(x) if type(y) is int else _meet_globs(x, y)
+
+
+def _sample(g: list[Any]) -> str | None:
+    """A name matched by glob ``g`` (each ``*`` and ``?`` reads "x"); None if a class is empty."""
+    if not all(g):
+        return None
+    return "".join(t if type(t) is str else "x" if type(t) is int else _pick(t) for t in g)
 
 
 def _meet_globs(g1: list[Any], g2: list[Any]) -> str | None:

@@ -5,7 +5,8 @@ Invariants:
 
 * Only handlers whose command runs agent-hooks' entry script
   (`…/agent-hooks/hooks/entry.py`) are ever added, changed or removed; every other
-  setting and hook of the user stays exactly as it was.
+  setting and hook of the user stays exactly as it was. The status line is set
+  only when asked and only when the user has none (or it is already ours).
 * `install` is idempotent: on a file that already holds the current block it
   returns the document unchanged, so a second run writes nothing.
 * A file is backed up before it is changed, then replaced atomically (keeping its
@@ -47,6 +48,8 @@ HOOKS: list[tuple[str, str | None, int]] = [
         10,
     ),
     ("Stop", None, 10),
+    ("SubagentStart", None, 10),
+    ("SubagentStop", None, 30),
     ("SessionEnd", None, 5),
 ]
 
@@ -90,9 +93,20 @@ def _without_ours(groups: list[Any]) -> list[Any]:
     return kept
 
 
-def install(settings: dict[str, Any], block: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
-    """`settings` with exactly our `block` in it (unchanged if it is already there)."""
+def status_line(command: str) -> dict[str, Any]:
+    return {"type": "command", "command": command, "padding": 0}
+
+
+def install(
+    settings: dict[str, Any], block: dict[str, list[dict[str, Any]]], statusline: str | None = None
+) -> dict[str, Any]:
+    """`settings` with exactly our `block` in it (unchanged if it is already there),
+    and our status line `statusline` when given and the user has none of their own."""
     result: dict[str, Any] = json.loads(json.dumps(settings))
+    if statusline is not None and (
+        "statusLine" not in result or is_ours(result["statusLine"])
+    ):
+        result["statusLine"] = status_line(statusline)
     hooks = result.setdefault("hooks", {})
     if not isinstance(hooks, dict):
         raise ValueError('"hooks" in the settings file is not an object')
@@ -110,6 +124,8 @@ def install(settings: dict[str, Any], block: dict[str, list[dict[str, Any]]]) ->
 def uninstall(settings: dict[str, Any]) -> dict[str, Any]:
     """`settings` without any agent-hooks handler (events left empty are dropped)."""
     result: dict[str, Any] = json.loads(json.dumps(settings))
+    if is_ours(result.get("statusLine")):
+        del result["statusLine"]
     hooks = result.get("hooks")
     if not isinstance(hooks, dict):
         return result
@@ -171,6 +187,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--settings", help="The settings.json to change.")
     parser.add_argument("--python", help="Absolute path of the hooks' interpreter.")
     parser.add_argument("--entry", help="Absolute path of hooks/entry.py.")
+    parser.add_argument("--statusline", action="store_true",
+                        help="Also set Claude Code's statusLine (only if none is set).")
     args = parser.parse_args(argv)
     if args.action == "plugin":
         print(json.dumps({"hooks": hooks_block(plugin_command)}, indent=2))
@@ -185,7 +203,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--settings is required")
     try:
         before = read_settings(args.settings)
-        after = install(before, block) if args.action == "install" else uninstall(before)
+        line = f"{installed_command(args.python, args.entry)('StatusLine')}" if args.statusline else None
+        after = install(before, block, line) if args.action == "install" else uninstall(before)
+        if line is not None and after.get("statusLine") != status_line(line):
+            print(f"{args.settings}: a statusLine of your own is set; left as it is")
         backup = write_settings(args.settings, before, after, time.time())
     except (ValueError, OSError) as exc:
         print(f"agent-hooks: {exc}", file=sys.stderr)

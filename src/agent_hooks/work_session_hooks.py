@@ -172,11 +172,12 @@ def _refresh(doc: dict[str, Any], ctx: HookContext,
     if cursor is None:
         return None, False
     entry = dict(old or {})
-    moved = any(entry.get(key) != value for key, value in cursor.items()) or entry.get("agent") != agent
+    moved = entry.get("agent") != agent or any(entry.get(k) != v for k, v in cursor.items())
     entry.update(cursor)
     entry["agent"] = agent
-    entry["warned"] = [t for t in entry.get("warned") or () if t in (ws.WARN_PERCENT, ws.CRITICAL_PERCENT)] \
-        if isinstance(entry.get("warned"), list) else []
+    warned = entry.get("warned")
+    thresholds = (ws.WARN_PERCENT, ws.CRITICAL_PERCENT)
+    entry["warned"] = [t for t in warned if t in thresholds] if isinstance(warned, list) else []
     if moved:
         ws.apply_figures(doc, conversation, entry, ctx.now)
     else:

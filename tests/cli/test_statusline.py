@@ -14,18 +14,14 @@ from click.testing import CliRunner
 
 from agent_hooks import work_session as ws
 from agent_hooks import work_session_store as store
-from agent_hooks.cli import statusline
+from agent_hooks import statusline
 from agent_hooks.cli._common import Env
 
 ROOT = Path(__file__).resolve().parents[2]
 SRC = ROOT / "src"
 SAMPLE = ROOT / "tests" / "fixtures" / "transcripts" / "main-with-subagent.jsonl"
 NOW = float(calendar.timegm((2026, 11, 21, 12, 0, 0)))
-# How the lead's tiny entry can load the module without the click-importing package __init__.
-TINY_ENTRY = (
-    "import sys; sys.path[:0] = [{src!r}, {src!r} + '/agent_hooks/cli']; "
-    "import statusline; sys.exit(statusline.main())"
-)
+ENTRY = ROOT / "hooks" / "entry.py"  # the status line runs as `entry.py StatusLine`
 
 
 class Project:
@@ -172,7 +168,7 @@ def run_entry(
 ) -> subprocess.CompletedProcess[bytes]:
     flags = ["-X", "importtime"] if importtime else []
     return subprocess.run(
-        [sys.executable, "-IS", *flags, "-c", TINY_ENTRY.format(src=str(SRC))],
+        [sys.executable, "-IS", *flags, str(ENTRY), "StatusLine"],
         input=stdin,
         capture_output=True,
         env=project.environ,

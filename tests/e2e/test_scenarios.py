@@ -16,6 +16,7 @@ import re
 import shlex
 import sys
 import time
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -106,8 +107,8 @@ def test_every_installed_hook_event_has_a_scenario(install_agent_hooks: InstallA
     installed = _our_handlers(install.settings_path)
     plugin = json.loads((REPO / "hooks" / "hooks.json").read_text())["hooks"]
 
-    assert installed == dict.fromkeys(EVENT_EVIDENCE, 1)
-    assert {event for event, _, _ in agent_hooks_settings.HOOKS} == set(EVENT_EVIDENCE)
+    assert installed == Counter(event for event, _, _ in agent_hooks_settings.HOOKS)
+    assert set(installed) == set(EVENT_EVIDENCE)
     assert set(plugin) == set(EVENT_EVIDENCE)
     assert all(callable(globals().get(name)) for name in EVENT_EVIDENCE.values())
 

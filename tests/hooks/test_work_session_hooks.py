@@ -226,6 +226,21 @@ def test_created_files_become_artifacts_and_tokens_come_from_the_transcript(worl
     assert [a["path"] for a in world.doc()["artifacts"]] == ["a.txt"]
 
 
+def test_nothing_new_means_no_write(world: World) -> None:
+    """Parallel tool calls of one turn see no new transcript bytes: the file is left alone."""
+    world.start()
+    path = world.sessions / "SES202611-ACME-AUDIT.json"
+    world.run("PostToolUse", world.payload("PostToolUse_Read"))
+    first = path.stat().st_ino  # every save replaces the file (a new inode)
+    world.run("PostToolUse", world.payload("PostToolUse_Read"))
+    world.run("Stop", world.payload("Stop", session_id="df60326c-8124-4026-a376-50ee7bfe6c4e"))
+    assert path.stat().st_ino == first
+    with world.transcript.open("a") as fh:
+        fh.write(assistant_line(500))
+    world.run("PostToolUse", world.payload("PostToolUse_Read"))
+    assert path.stat().st_ino != first and world.doc()["tokens"]["current"] == 500
+
+
 def test_files_outside_the_project_or_in_scratch_places_are_not_artifacts(world: World) -> None:
     world.start()
     for path in (

@@ -198,6 +198,8 @@ CASES: list[tuple[str, list[str], list[str]]] = [
     ("while read l; do echo \"$l\"; done < in > out", ["/repo/out"], []),
     ("case $x in a) touch a;; (b|c) rm b;; esac; touch z", ["/repo/a", "/repo/b", "/repo/z"], []),
     ("[[ a > b ]] && echo", [], []),
+    ("echo $(case $x in a) touch in1;; (b) rm in2;; esac) > out",
+     ["/repo/in1", "/repo/in2", "/repo/out"], []),
     ("f() { echo > fn; }; function g { rm gone; }", ["/repo/fn", "/repo/gone"], []),
     # --- garbage
     ("echo 'unbalanced", [], ["unterminated quote"]),

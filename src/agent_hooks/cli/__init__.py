@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import click
 
-from agent_hooks import __version__
+from agent_hooks import __version__, statusline
 from agent_hooks.cli import (
     agents,
     brief,
@@ -18,6 +18,7 @@ from agent_hooks.cli import (
     guard,
     reservations,
     reserve,
+    session,
     status,
     trail,
     workspace,
@@ -40,6 +41,6 @@ def main(ctx: click.Context) -> None:
 
 for module in (
     status, agents, trail, cleanup, reserve, reservations, guard, context, workspace, brief,
-    freshness, demo,
+    freshness, session, statusline, demo,
 ):
     module.register(main)

@@ -10,4 +10,7 @@ EVENTS = {
     "PostToolUse": "post_tool_use",
     "Stop": "stop",
     "SessionEnd": "session_end",
+    "SubagentStart": "subagent_start",
+    "SubagentStop": "subagent_stop",
+    "StatusLine": "status_line",  # not a hook: Claude Code's statusLine command
 }

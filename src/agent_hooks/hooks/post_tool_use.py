@@ -1,10 +1,11 @@
-"""PostToolUse: add what the tool touched to the agent's trail; after a Bash
-command, warn the model if it changed a file another agent holds; record the
-reservations mcp_agent_mail's tools granted."""
+"""PostToolUse: add what the tool touched to the agent's trail; register files
+written into a workspace; after a Bash command, warn the model if it changed a
+file another agent holds; keep the active work session's figures current; record
+the reservations mcp_agent_mail's tools granted."""
 
 from __future__ import annotations
 
-from agent_hooks import hook_runtime, state, state_file, trail
+from agent_hooks import hook_runtime, identity, state, state_file, trail, work_session_hooks
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -21,37 +22,56 @@ def handle(ctx: hook_runtime.HookContext) -> dict[str, Any] | None:
         warning = mcp_agent_mail.handle(ctx)
         return None if warning is None else hook_runtime.context_output(EVENT, warning)
     found = trail.entries(ctx.payload)
-    if not found:
+    project = ctx.project_root()
+    told: list[str] = []
+    if found:
+        told += _record(ctx, tool, found, project)
+    try:
+        name = ctx.agent.name
+    except identity.IdentityError:
+        name = None
+    session = work_session_hooks.post_tool_use(ctx, name, project, found)
+    if session is not None:
+        told.append(session["additionalContext"])
+    if not told:
         return None
+    output = hook_runtime.context_output(EVENT, "\n\n".join(told))
+    if session is not None:
+        output["systemMessage"] = session["systemMessage"]
+    return output
+
+
+def _record(
+    ctx: hook_runtime.HookContext, tool: object, found: list[tuple[str, str]], project: str | None
+) -> list[str]:
     limit = trail.read_limit(ctx.environ)
     agent = ctx.agent
-    workspaces = trail.workspace_prefix(ctx.project_root())
+    workspaces = trail.workspace_prefix(project)
 
     def mutate(doc: dict[str, Any]) -> None:
         trail.record(doc, found, limit, workspaces)
         state.touch(doc, ctx.now)
 
     state_file.update(agent, mutate, ctx.now, ctx.log)
-    if workspaces is not None and tool == "Write":
+    if workspaces is not None and project is not None and tool == "Write":
         for _, path in found:
             if path.startswith(workspaces):
                 from agent_hooks import workspace_hooks  # only for a file written into a workspace
 
-                workspace_hooks.after_write(ctx, agent, workspaces[: -len(trail.WORKSPACES_DIR) - 2], path)
-    if tool == "Bash":
-        warning = _bash_warning(ctx, agent.name, [path for _, path in found])
+                workspace_hooks.after_write(ctx, agent, project, path)
+    if tool == "Bash" and project is not None:
+        warning = _bash_warning(ctx, project, agent.name, [path for _, path in found])
         if warning is not None:
             ctx.log(warning)
-            return hook_runtime.context_output(EVENT, warning)
-    return None
+            return [warning]
+    return []
 
 
-def _bash_warning(ctx: hook_runtime.HookContext, me: str | None, changed: list[str]) -> str | None:
+def _bash_warning(
+    ctx: hook_runtime.HookContext, project: str, me: str | None, changed: list[str]
+) -> str | None:
     from agent_hooks import reservation_index
 
-    project = ctx.project_root()
-    if project is None:
-        return None
     hot = reservation_index.load_hot(ctx.state_dir, project)
     if hot is None or not hot.others_hold_exclusive(me, ctx.now):
         return None

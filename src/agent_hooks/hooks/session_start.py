@@ -56,7 +56,10 @@ def handle(ctx: hook_runtime.HookContext) -> dict[str, Any] | None:
     lines += [f"Notice: {text}" for text in facts["notices"]]
     if facts["shared"]:
         lines.append(facts["shared"])
-    from agent_hooks import workspace_hooks  # workspace, briefing, freshness: last, to get the rest of the room
+    from agent_hooks import work_session_hooks, workspace_hooks
+
+    lines += work_session_hooks.session_start_lines(project, ctx.now, ctx.environ)
+    # workspace, briefing, freshness come last: they get the room that is left
 
     budget = hook_runtime.CONTEXT_LIMIT - len("\n".join(lines)) - 1
     lines += workspace_hooks.session_start_lines(ctx, agent, doc, source, project, budget=budget)

@@ -1,4 +1,5 @@
-"""Stop: the agent finished a turn. Record the activity; never block."""
+"""Stop: the agent finished a turn. Record the activity and refresh the active
+work session's token figures; never block."""
 
 from __future__ import annotations
 
@@ -13,6 +14,9 @@ EVENT = "Stop"
 
 def handle(ctx: hook_runtime.HookContext) -> dict[str, Any] | None:
     state_file.update(ctx.agent, lambda doc: state.touch(doc, ctx.now), ctx.now, ctx.log)
+    from agent_hooks import work_session_hooks
+
+    work_session_hooks.stop(ctx, ctx.project_root())
     return None
 
 

@@ -1,0 +1,11 @@
+"""Claude Code's `statusLine` command (not a hook event): one short line about
+the active work session, printed on every status refresh. Run through the
+same entry script as the hooks so it starts as fast: `entry.py StatusLine`."""
+
+from __future__ import annotations
+
+from agent_hooks import statusline
+
+
+def main() -> int:
+    return statusline.main()

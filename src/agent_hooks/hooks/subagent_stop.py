@@ -1,0 +1,21 @@
+"""SubagentStop: record the subagent in the active work session's `agents_spawned`,
+with the tokens its own transcript shows it used."""
+
+from __future__ import annotations
+
+from agent_hooks import hook_runtime, work_session_hooks
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+EVENT = "SubagentStop"
+
+
+def handle(ctx: hook_runtime.HookContext) -> dict[str, Any] | None:
+    work_session_hooks.subagent_stop(ctx, ctx.project_root())
+    return None
+
+
+def main() -> int:
+    return hook_runtime.run(EVENT, handle)
