@@ -35,7 +35,7 @@ while [ $# -gt 0 ]; do
     --no-settings) settings_wanted=no; shift ;;
     --statusline) statusline=yes; shift ;;
     --no-statusline) statusline=no; shift ;;
-    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown option $1 (see --help)" ;;
   esac
 done
