@@ -3,8 +3,10 @@
 Invariants:
 
 * An `AGENT_NAME` becomes part of a file name only after `check_agent_name`
-  accepted it: no `/`, no `..`, no NUL or other control character, at most 128
-  characters. ntm's pane titles (`proj__cc_1`, `proj__cc_2_opus`) pass unchanged.
+  accepted it: no `/`, no `..`, no NUL or other control character (C0 or C1), at
+  most 128 characters and at most 200 bytes in UTF-8 (so that every file named
+  after it fits in a file name). ntm's pane titles (`proj__cc_1`,
+  `proj__cc_2_opus`) pass unchanged.
 * Every path derived here lies directly inside the state directory
   (`CLAUDE_CONFIG_DIR`, else `~/.claude`) or inside `<state dir>/agent-hooks/`.
 * Without `AGENT_NAME` the agent is the legacy shared identity whose state is
@@ -22,6 +24,7 @@ if TYPE_CHECKING:
     from _collections_abc import Mapping
 
 MAX_AGENT_NAME = 128
+MAX_AGENT_NAME_BYTES = 200
 SHARED_STATE_FILE = "agent-state.json"
 STATE_PREFIX = "state-"
 STATE_SUFFIX = ".json"
@@ -42,8 +45,14 @@ def check_agent_name(name: str) -> str:
     if ".." in name:
         raise IdentityError(f"AGENT_NAME {name!r} contains '..'")
     for ch in name:
-        if ch < " " or ch == "\x7f":
+        if ch < " " or "\x7f" <= ch <= "\x9f":
             raise IdentityError(f"AGENT_NAME {name!r} contains a control character")
+    size = len(name.encode("utf-8", "surrogatepass"))
+    if size > MAX_AGENT_NAME_BYTES:
+        raise IdentityError(
+            f"AGENT_NAME is {size} bytes in UTF-8; the limit is {MAX_AGENT_NAME_BYTES} "
+            "(it becomes part of file names)"
+        )
     return name
 
 

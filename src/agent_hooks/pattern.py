@@ -8,7 +8,8 @@ name "gitwildmatch"), with one deliberate difference: a bracket class never matc
 
 A path is matched when it, or one of its ancestor directories, is matched exactly: ``**`` as
 a whole segment spans zero or more segments, a trailing ``/`` (or a trailing ``/**``) needs
-the match to be a proper ancestor. This module imports only ``os`` and ``posixpath``.
+the match to be a proper ancestor. This module imports only built-ins (through ``posix_fs``):
+it is on the hook hot path.
 
 Compiled form (JSON: lists, strings and ints only), read on the hot path without parsing::
 
@@ -28,8 +29,7 @@ Invariants: no two adjacent 0 segments; a 0 segment is last only when it is the 
 
 from __future__ import annotations
 
-import os
-import posixpath
+from agent_hooks import posix_fs as fs
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -126,13 +126,13 @@ def _inside_root(text: str, root: str, original: str) -> list[str]:
 
 def _relative_to_root(path: str, root: str) -> list[str] | None:
     """``path``'s segments below ``root``, compared lexically, then with links resolved."""
-    return _under(_split(posixpath.abspath(path)), root) or _under(
-        _split(os.path.realpath(path)), root
+    return _under(_split(fs.abspath(path)), root) or _under(
+        _split(fs.realpath(path)), root
     )
 
 
 def _under(segs: list[str], root: str) -> list[str] | None:
-    for base in (_split(posixpath.abspath(root)), _split(os.path.realpath(root))):
+    for base in (_split(fs.abspath(root)), _split(fs.realpath(root))):
         if segs[: len(base)] == base:
             return segs[len(base) :]
     return None

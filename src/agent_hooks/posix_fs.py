@@ -74,7 +74,12 @@ def _normpath(path: str) -> str:
     return ("/" * initial + "/".join(parts)) or "."
 
 
-normpath = getattr(posix, "_path_normpath", _normpath)
+_c_normpath = getattr(posix, "_path_normpath", None)
+
+
+def normpath(path: str) -> str:
+    """Like `os.path.normpath` (the C implementation when there is one)."""
+    return (_c_normpath(path) or ".") if _c_normpath is not None else _normpath(path)
 
 
 def abspath(path: str) -> str:
@@ -127,11 +132,12 @@ def makedirs(path: str, mode: int = 0o700) -> None:
 
 def realpath(path: str) -> str:
     """The path with every symlink resolved (non-strict, like `os.path.realpath`)."""
-    resolved, _ = _join_real("", abspath(path), {})
-    return resolved or "/"
+    resolved, _ = _join_real("", path, {})
+    return abspath(resolved)
 
 
 def _join_real(path: str, rest: str, seen: dict[str, str | None]) -> tuple[str, bool]:
+    """`posixpath._joinrealpath`, for str paths and without `os`."""
     if rest.startswith("/"):
         rest = rest[1:]
         path = "/"
@@ -140,7 +146,12 @@ def _join_real(path: str, rest: str, seen: dict[str, str | None]) -> tuple[str, 
         if not name or name == ".":
             continue
         if name == "..":
-            path = dirname(path) if path not in ("", "/") else path
+            if path:
+                path, name = split(path)
+                if name == "..":
+                    path = join(path, "..", "..")
+            else:
+                path = ".."
             continue
         candidate = join(path, name)
         if _mode(candidate, False) != S_IFLNK:

@@ -57,7 +57,7 @@ def load_all(state_dir: str, now: float) -> list[AgentRecord]:
 
 def pid_alive(pid: object) -> bool | None:
     """True/False when the process can be checked, None when no pid is known."""
-    if not isinstance(pid, int) or isinstance(pid, bool) or pid <= 0:
+    if not isinstance(pid, int) or isinstance(pid, bool) or not 0 < pid < 1 << 31:
         return None
     try:
         os.kill(pid, 0)
@@ -65,7 +65,7 @@ def pid_alive(pid: object) -> bool | None:
         return False
     except PermissionError:
         return True
-    except OSError:
+    except (OSError, OverflowError):
         return None
     return True
 

@@ -161,14 +161,22 @@ def read_settings(path: str) -> dict[str, Any]:
 
 
 def write_settings(path: str, before: dict[str, Any], after: dict[str, Any], now: float) -> str | None:
-    """Write `after` if it differs from `before`; return the backup's path (if any)."""
+    """Write `after` if it differs from `before`; return the backup's path (if any).
+
+    A settings file that is a symlink (dotfiles setups) is written through: its
+    target is replaced, the link stays."""
     if after == before:
         return None
+    path = os.path.realpath(path)
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
     backup = None
     if os.path.exists(path):
         backup = f"{path}.agent-hooks-backup-{storage.utc_stamp(now)}"
-        with open(path, "rb") as src, open(backup, "wb") as dst:
+        n = 1
+        while os.path.lexists(backup):
+            n += 1
+            backup = f"{path}.agent-hooks-backup-{storage.utc_stamp(now)}-{n}"
+        with open(path, "rb") as src, open(backup, "xb") as dst:
             dst.write(src.read())
         os.chmod(backup, os.stat(path).st_mode & 0o777)
     if not after:  # nothing but what we added was in it: leave no file behind

@@ -71,7 +71,10 @@ def _str_list(value: object) -> list[str]:
 
 
 def _number(value: object, default: int) -> int:
+    """An epoch time from JSON: finite and within 0..2**40, else `default`."""
     if isinstance(value, bool) or not isinstance(value, int | float):
+        return default
+    if value != value or not 0 <= value < 1 << 40:  # NaN, negative, infinite, absurd
         return default
     return int(value)
 
@@ -94,7 +97,8 @@ def normalize(raw: Doc | None, agent_name: str | None, now: float) -> Doc:
     for field in ("conversation_id", "source", "project_root"):
         doc[field] = _optional_str(raw.get(field))
     pid = raw.get("pid")
-    doc["pid"] = pid if isinstance(pid, int) and not isinstance(pid, bool) else None
+    valid_pid = isinstance(pid, int) and not isinstance(pid, bool) and 0 < pid < 1 << 31
+    doc["pid"] = pid if valid_pid else None
     doc["active"] = raw.get("active") is True
     doc["last_activity"] = _number(raw.get("last_activity"), doc["session_start"])
     for field in ("reservations", "conversations"):

@@ -39,12 +39,16 @@ def sweep(
     for entry in entries:
         name = entry.name
         try:
+            if not entry.is_file(follow_symlinks=False):
+                continue  # a directory or symlink named like ours is not ours
             mtime = entry.stat(follow_symlinks=False).st_mtime
         except FileNotFoundError:
             continue
         if _is_state_file(name):
             if name != keep and mtime < cutoff and (dry_run or _remove_state(entry.path, cutoff)):
                 removed.append(entry.path)
+                if name + ".lock" in names:  # removed with it, under its own lock
+                    removed.append(entry.path + ".lock")
         elif _is_ours(name, ".lock") and name[:-5] not in names:
             if mtime < now - ORPHAN_LOCK_AGE and (dry_run or storage.remove_unused_lock(entry.path)):
                 removed.append(entry.path)

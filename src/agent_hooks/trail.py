@@ -100,7 +100,9 @@ def _bash_entries(diff: object) -> list[tuple[str, object]]:
 def read_limit(environ: Mapping[str, str]) -> int:
     """`AGENT_HOOKS_READ_LIMIT` when it is a positive integer, else 500."""
     raw = environ.get(READ_LIMIT_ENV, "")
-    return int(raw) if raw.isdigit() and int(raw) > 0 else DEFAULT_READ_LIMIT
+    if raw.isascii() and raw.isdigit() and int(raw) > 0:
+        return int(raw)
+    return DEFAULT_READ_LIMIT
 
 
 def workspace_prefix(project_root: str | None) -> str | None:
