@@ -105,8 +105,10 @@ else
 fi
 mkdir -p "$data/hooks"
 install -m 0755 "$repo/hooks/entry.py" "$data/hooks/entry.py"
-"$venv/bin/python" -I -c 'import agent_hooks.hooks.pre_tool_use, agent_hooks.cli' \
-  || die "the installed package does not import; see the messages above"
+# Run a hook exactly as Claude Code will (-IS, from outside the clone): it must start cleanly.
+hook_check=$(cd / && echo '{}' | "$venv/bin/python" -IS "$data/hooks/entry.py" PreToolUse 2>&1) \
+  && [ -z "$hook_check" ] || die "the installed hook does not start: $hook_check"
+"$venv/bin/python" -I -c 'import agent_hooks.cli' || die "the installed CLI does not import"
 
 mkdir -p "$bin_dir"
 if [ -e "$bin_dir/agent-hooks" ] && ! [ -L "$bin_dir/agent-hooks" ]; then

@@ -1,8 +1,10 @@
 """Claude Code hook entry point: `<python> -IS hooks/entry.py <Event>`.
 
 It only locates the agent_hooks package — the source tree beside this file (a
-clone, or the plugin), else the site-packages of the interpreter's virtual
-environment (the copy install.sh made) — and runs the adapter for <Event>.
+clone, or the plugin), else the site-packages of the virtual environment whose
+`bin/python` runs it (the copy install.sh made; under -S `sys.prefix` is the
+base interpreter's, so the venv is found from `sys.executable`) — and runs the
+adapter for <Event>.
 Run with -I -S: no site import, no user paths; startup cost is paid on every
 tool call of every agent. It exits 0 whatever happens: a hook that cannot even
 start must never block Claude Code.
@@ -20,7 +22,8 @@ def _main() -> int:
         sys.path.insert(0, src)
     except OSError:
         major, minor = sys.version_info[:2]
-        sys.path.append(f"{sys.prefix}/lib/python{major}.{minor}/site-packages")
+        venv = sys.executable.rpartition("/")[0].rpartition("/")[0]
+        sys.path.append(f"{venv}/lib/python{major}.{minor}/site-packages")
     from agent_hooks.hooks import EVENTS
 
     event = sys.argv[1] if len(sys.argv) > 1 else ""

@@ -10,8 +10,12 @@ Invariants:
 * `install` is idempotent: on a file that already holds the current block it
   returns the document unchanged, so a second run writes nothing.
 * A file is backed up before it is changed, then replaced atomically (keeping its
-  mode); a file that is not a JSON object is refused, never overwritten; a file
-  left holding nothing (`{}`) after an uninstall is removed.
+  mode); a file that is not a JSON object is refused, never overwritten.
+* Uninstall restores the user's file exactly when nothing else changed since
+  the install: if the file is what installing into the latest backup gives, that
+  backup (which holds nothing of ours) is put back byte for byte. Otherwise only
+  our handlers are removed (and containers left empty by that); a file we created
+  and that is left holding nothing is removed.
 * `hooks/hooks.json` (the plugin form) and `settings.example.json` are generated
   from `HOOKS` too (tests keep them in step).
 
@@ -142,6 +146,53 @@ def uninstall(settings: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
+def latest_backup(path: str) -> str | None:
+    """The newest `<path>.agent-hooks-backup-*` next to the (resolved) settings file."""
+    real = os.path.realpath(path)
+    directory, name = os.path.split(real)
+    try:
+        found = [f for f in os.listdir(directory) if f.startswith(name + ".agent-hooks-backup-")]
+    except OSError:
+        return None
+    return os.path.join(directory, max(found, key=_backup_order)) if found else None
+
+
+def _backup_order(name: str) -> tuple[str, int]:
+    stamp, _, n = name.rpartition(".agent-hooks-backup-")[2].partition("-")
+    return stamp, int(n) if n.isdigit() else 1
+
+
+def _has_ours(settings: dict[str, Any]) -> bool:
+    return bool(ours_block(settings)) or is_ours(settings.get("statusLine"))
+
+
+def ours_block(settings: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """The groups of `settings` that hold our handlers, by event (what install added)."""
+    hooks = settings.get("hooks")
+    block: dict[str, list[dict[str, Any]]] = {}
+    for event, groups in (hooks.items() if isinstance(hooks, dict) else ()):
+        for group in groups if isinstance(groups, list) else ():
+            if isinstance(group, dict) and any(is_ours(h) for h in group.get("hooks", []) or ()):
+                block.setdefault(event, []).append(group)
+    return block
+
+
+def restorable_backup(path: str, current: dict[str, Any]) -> str | None:
+    """The backup to put back on uninstall, if the file is exactly our install into it."""
+    block = ours_block(current)
+    backup = latest_backup(path)
+    if backup is None:
+        return None
+    try:
+        saved = read_settings(backup)
+    except (ValueError, OSError):
+        return None
+    statusline = current.get("statusLine", {}).get("command") if is_ours(current.get("statusLine")) else None
+    if _has_ours(saved) or install(saved, block, statusline) != current:
+        return None
+    return backup
+
+
 def read_settings(path: str) -> dict[str, Any]:
     try:
         with open(path, encoding="utf-8") as handle:
@@ -160,7 +211,10 @@ def read_settings(path: str) -> dict[str, Any]:
     return settings
 
 
-def write_settings(path: str, before: dict[str, Any], after: dict[str, Any], now: float) -> str | None:
+def write_settings(
+    path: str, before: dict[str, Any], after: dict[str, Any], now: float, *,
+    remove_if_empty: bool = False,
+) -> str | None:
     """Write `after` if it differs from `before`; return the backup's path (if any).
 
     A settings file that is a symlink (dotfiles setups) is written through: its
@@ -168,6 +222,9 @@ def write_settings(path: str, before: dict[str, Any], after: dict[str, Any], now
     if after == before:
         return None
     path = os.path.realpath(path)
+    if not after and remove_if_empty and os.path.exists(path):
+        os.unlink(path)
+        return None
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
     backup = None
     if os.path.exists(path):
@@ -179,14 +236,19 @@ def write_settings(path: str, before: dict[str, Any], after: dict[str, Any], now
         with open(path, "rb") as src, open(backup, "xb") as dst:
             dst.write(src.read())
         os.chmod(backup, os.stat(path).st_mode & 0o777)
-    if not after:  # nothing but what we added was in it: leave no file behind
-        os.unlink(path)
-        return backup
     text = json.dumps(after, indent=2, ensure_ascii=False) + "\n"
     storage.write_bytes_atomic(path, text.encode("utf-8"))
     if backup is not None:
         os.chmod(path, os.stat(backup).st_mode & 0o777 | 0o600)  # keep the user's mode
     return backup
+
+
+def restore(path: str, backup: str) -> None:
+    """Put `backup`'s bytes (and mode) back at the resolved `path`, atomically."""
+    real = os.path.realpath(path)
+    with open(backup, "rb") as handle:
+        storage.write_bytes_atomic(real, handle.read())
+    os.chmod(real, os.stat(backup).st_mode & 0o777)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -211,11 +273,18 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--settings is required")
     try:
         before = read_settings(args.settings)
+        if args.action == "uninstall" and _has_ours(before):
+            saved = restorable_backup(args.settings, before)
+            if saved is not None:
+                restore(args.settings, saved)
+                print(f"{args.settings}: agent-hooks removed (restored exactly as before: {saved})")
+                return 0
         line = f"{installed_command(args.python, args.entry)('StatusLine')}" if args.statusline else None
         after = install(before, block, line) if args.action == "install" else uninstall(before)
         if line is not None and after.get("statusLine") != status_line(line):
             print(f"{args.settings}: a statusLine of your own is set; left as it is")
-        backup = write_settings(args.settings, before, after, time.time())
+        created_by_us = args.action == "uninstall" and latest_backup(args.settings) is None
+        backup = write_settings(args.settings, before, after, time.time(), remove_if_empty=created_by_us)
     except (ValueError, OSError) as exc:
         print(f"agent-hooks: {exc}", file=sys.stderr)
         return 1

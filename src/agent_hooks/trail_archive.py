@@ -75,7 +75,7 @@ def _prune(directory: str) -> None:
     files = _files(directory)
     if len(files) <= KEEP_PER_AGENT:
         return
-    files.sort(key=lambda p: os.stat(p, follow_symlinks=False).st_mtime)
+    files.sort(key=lambda p: os.stat(p, follow_symlinks=False).st_mtime_ns)
     for path in files[: len(files) - KEEP_PER_AGENT]:
         os.unlink(path)
 

@@ -12,19 +12,26 @@ from typing import Any
 import click
 import pytest
 from click.testing import CliRunner, Result
-from conftest import HookRunner, context_of, write_state
 
 from agent_hooks.cli import main
 from agent_hooks.cli._common import Env
+from conftest import HookRunner, context_of, write_state
 
 NOW = 1_800_000_000.0
 DAY = 86400
 ME = "proj__cc_1"
 
 
-def invoke(home: Path, args: list[str], agent: str | None = ME, now: float = NOW,
-           extra: dict[str, str] | None = None) -> Result:
-    environ = {"HOME": str(home)} | ({"AGENT_NAME": agent} if agent is not None else {}) | (extra or {})
+def invoke(
+    home: Path,
+    args: list[str],
+    agent: str | None = ME,
+    now: float = NOW,
+    extra: dict[str, str] | None = None,
+) -> Result:
+    environ = (
+        {"HOME": str(home)} | ({"AGENT_NAME": agent} if agent is not None else {}) | (extra or {})
+    )
     return CliRunner().invoke(main, args, obj=Env(environ=environ, now=now))
 
 
@@ -44,10 +51,15 @@ def parse(result: Result) -> Any:
 
 def doc(project: Path, **fields: Any) -> dict[str, Any]:
     base: dict[str, Any] = {
-        "registered": True, "active": True, "pid": None, "project_root": str(project),
-        "conversation_id": "conv-1", "session_start": int(NOW - 600), "last_activity": int(NOW - 60),
-        "files_created": [f"{project}/src/new.py"], "files_modified": [f"{project}/src/a.py",
-                                                                       "/etc/outside.conf"],
+        "registered": True,
+        "active": True,
+        "pid": None,
+        "project_root": str(project),
+        "conversation_id": "conv-1",
+        "session_start": int(NOW - 600),
+        "last_activity": int(NOW - 60),
+        "files_created": [f"{project}/src/new.py"],
+        "files_modified": [f"{project}/src/a.py", "/etc/outside.conf"],
         "files_read": [f"{project}/README.md", f"{project}/src/a.py", f"{project}/docs/x.md"],
     }
     return base | fields
@@ -78,7 +90,9 @@ def test_group_help_lists_the_core_commands(home: Path) -> None:
 
 @pytest.mark.parametrize("command", ["status", "agents", "trail", "cleanup"])
 def test_core_commands_offer_json(command: str) -> None:
-    assert any(isinstance(p, click.Option) and "--json" in p.opts for p in main.commands[command].params)
+    assert any(
+        isinstance(p, click.Option) and "--json" in p.opts for p in main.commands[command].params
+    )
 
 
 # --- status
@@ -97,13 +111,27 @@ def test_status_shows_this_agent(home: Path, project: Path) -> None:
     write_state(home / ".claude", ME, doc(project, issue_id="farmhand-42"))
     result = invoke(home, ["status"])
     assert result.exit_code == 0
-    for text in (ME, str(project), "conv-1", "1 created, 2 modified, 3 read", "farmhand-42", "active"):
+    for text in (
+        ME,
+        str(project),
+        "conv-1",
+        "1 created, 2 modified, 3 read",
+        "farmhand-42",
+        "active",
+    ):
         assert text in result.stdout
     data = parse(invoke(home, ["status", "--json"]))
     assert data == data | {
-        "agent": ME, "exists": True, "project_root": str(project), "conversation_id": "conv-1",
-        "active": True, "files_created": 1, "files_modified": 2, "files_read": 3,
-        "issue_id": "farmhand-42", "state_file": str(home / ".claude" / f"state-{ME}.json"),
+        "agent": ME,
+        "exists": True,
+        "project_root": str(project),
+        "conversation_id": "conv-1",
+        "active": True,
+        "files_created": 1,
+        "files_modified": 2,
+        "files_read": 3,
+        "issue_id": "farmhand-42",
+        "state_file": str(home / ".claude" / f"state-{ME}.json"),
     }
 
 
@@ -118,8 +146,12 @@ def test_status_of_another_agent_and_of_the_shared_one(home: Path, project: Path
 
 def test_status_honours_claude_config_dir(home: Path, project: Path, tmp_path: Path) -> None:
     write_state(tmp_path / "cfg", ME, doc(project))
-    data = parse(invoke(home, ["status", "--json"], extra={"CLAUDE_CONFIG_DIR": str(tmp_path / "cfg")}))
-    assert data["exists"] is True and data["state_file"] == str(tmp_path / "cfg" / f"state-{ME}.json")
+    data = parse(
+        invoke(home, ["status", "--json"], extra={"CLAUDE_CONFIG_DIR": str(tmp_path / "cfg")})
+    )
+    assert data["exists"] is True and data["state_file"] == str(
+        tmp_path / "cfg" / f"state-{ME}.json"
+    )
 
 
 def test_status_of_an_ended_conversation_is_inactive(home: Path, project: Path) -> None:
@@ -156,9 +188,11 @@ def test_a_name_too_long_for_a_file_name_is_a_clear_error(home: Path, args: list
         one_line_error(result, "AGENT_NAME")
 
 
-@pytest.mark.parametrize("name", ["a/b", "..", "x" * 129])
+@pytest.mark.parametrize("name", ["a/b", "..", "x" * 129, ""])
 @pytest.mark.parametrize("args", [["trail", "{}"], ["status", "--agent", "{}"]])
-def test_a_bad_agent_argument_is_one_line_and_exit_1(home: Path, name: str, args: list[str]) -> None:
+def test_a_bad_agent_argument_is_one_line_and_exit_1(
+    home: Path, name: str, args: list[str]
+) -> None:
     one_line_error(invoke(home, [a.format(name) if a == "{}" else a for a in args]))
 
 
@@ -178,8 +212,18 @@ def test_agents_lists_every_agent(home: Path, project: Path, tmp_path: Path) -> 
     names = [r["agent"] for r in rows]
     assert names == [None, "broken", "elsewhere__cc_1", ME, "proj__cc_2"]
     by_name = {r["agent"]: r for r in rows}
-    assert by_name[ME] | {"active": True, "files_created": 1, "files_modified": 2, "files_read": 3,
-                          "project_root": str(project), "last_activity": int(NOW - 60)} == by_name[ME]
+    assert (
+        by_name[ME]
+        | {
+            "active": True,
+            "files_created": 1,
+            "files_modified": 2,
+            "files_read": 3,
+            "project_root": str(project),
+            "last_activity": int(NOW - 60),
+        }
+        == by_name[ME]
+    )
     assert by_name["proj__cc_2"]["active"] is False
     assert by_name[None]["active"] is False  # silent for 3 days with no pid known
     assert by_name["broken"]["problem"]
@@ -195,7 +239,9 @@ def test_agents_of_one_project(home: Path, project: Path, tmp_path: Path) -> Non
     write_state(home / ".claude", "other", doc(Path(os.path.realpath(tmp_path / "elsewhere"))))
     rows = parse(invoke(home, ["agents", "--project", str(project), "--json"]))
     assert [r["agent"] for r in rows] == [ME]
-    one_line_error(invoke(home, ["agents", "--project", str(tmp_path / "missing")]), "not a directory")
+    one_line_error(
+        invoke(home, ["agents", "--project", str(tmp_path / "missing")]), "not a directory"
+    )
 
 
 def test_agents_when_there_are_none(home: Path) -> None:
@@ -206,9 +252,22 @@ def test_agents_when_there_are_none(home: Path) -> None:
 
 @pytest.mark.parametrize(
     "raw",
-    ['{"active": true, "pid": 1099511627776}', '{"active": true, "last_activity": 1e400}',
-     '{"session_start": -1e400}', '{"pid": -5, "active": true}', "[]", ""],
-    ids=["huge pid", "infinite last_activity", "infinite session_start", "negative pid", "list", "empty"],
+    [
+        '{"active": true, "pid": 1099511627776}',
+        '{"active": true, "last_activity": 1e400}',
+        '{"session_start": -1e400}',
+        '{"pid": -5, "active": true}',
+        "[]",
+        "",
+    ],
+    ids=[
+        "huge pid",
+        "infinite last_activity",
+        "infinite session_start",
+        "negative pid",
+        "list",
+        "empty",
+    ],
 )
 def test_agents_survives_any_state_file(home: Path, project: Path, raw: str) -> None:
     write_state(home / ".claude", ME, doc(project))
@@ -236,7 +295,11 @@ def test_trail_of_this_agent(home: Path, project: Path) -> None:
     assert data["agent"] == ME and len(data["trails"]) == 1
     current = data["trails"][0]
     assert current["files_created"] == [f"{project}/src/new.py"]
-    assert current["files_read"] == [f"{project}/README.md", f"{project}/src/a.py", f"{project}/docs/x.md"]
+    assert current["files_read"] == [
+        f"{project}/README.md",
+        f"{project}/src/a.py",
+        f"{project}/docs/x.md",
+    ]
     assert current["conversation_id"] == "conv-1"
 
 
@@ -274,7 +337,9 @@ def test_trail_previous_and_conversation(run_hook: HookRunner) -> None:
 
 
 @pytest.mark.parametrize("conversation", ["nope", "../../state-proj__cc_1", "a/b", ""])
-def test_trail_of_an_unknown_conversation_is_a_clear_error(home: Path, project: Path, conversation: str) -> None:
+def test_trail_of_an_unknown_conversation_is_a_clear_error(
+    home: Path, project: Path, conversation: str
+) -> None:
     write_state(home / ".claude", ME, doc(project))
     one_line_error(invoke(home, ["trail", "--conversation", conversation]), "no trail")
 

@@ -27,7 +27,7 @@ from agent_hooks import settings as agent_hooks_settings
 
 from .agent_hooks_install import REPO, Installation
 from .claude_cli import ClaudeResult, run_claude, write_user_settings
-from .mock_api import MockAnthropicAPI, ToolCall, Turn, call, calls, say
+from .mock_api import SIDE_USAGE, MockAnthropicAPI, ToolCall, Turn, call, calls, say
 
 if TYPE_CHECKING:
     from .conftest import ClaudeRunner, InstallAgentHooks, MockApiFactory
@@ -41,6 +41,8 @@ EVENT_EVIDENCE = {
     "PostToolUse": "test_trail_records_created_read_modified_and_bash_files",
     "Stop": "test_stop_records_activity_while_the_conversation_is_open",
     "SessionEnd": "test_lifecycle_context_sweep_release_and_resume",  # inactive, released
+    "SubagentStart": "test_subagent_is_recorded_in_the_work_session",
+    "SubagentStop": "test_subagent_is_recorded_in_the_work_session",
 }
 
 AGENT_A = "proj__cc_1"
@@ -258,7 +260,7 @@ def test_lifecycle_context_sweep_release_and_resume(
     assert "(startup): a new file trail begins" in context
     assert not old_state.exists() and not old_lock.exists()
     assert not_ours.read_text() == "keep me\n"
-    assert any("swept 1 file(s)" in line and "state-old__cc_9.json" in line
+    assert any(" swept " in line and "state-old__cc_9.json" in line
                for line in install.log_lines())
     # The reservation was held during the run; SessionEnd released it (it had no --keep).
     _, reserved, listing = first.tool_results()
@@ -291,42 +293,58 @@ def test_lifecycle_context_sweep_release_and_resume(
 
 # --------------------------------------------------------------------------- Stop
 
-# A hook of the user's own: copy the agent's state file (null when there is none) to
-# <dir>/<label>.json, waiting <before> seconds first and <after> seconds afterwards.
+# A hook of the user's own that snapshots the agent's state file into <out>/<label>.json as
+# {"stat": [inode, mtime_ns] or null, "doc": the document or null}.
+#   started: at UserPromptSubmit (SessionStart is done, no tool has run); then it waits 1.2 s, so
+#            any later write of last_activity lands in a later second.
+#   at-stop: at Stop, in parallel with ours; it waits (at most 5 s) until the state file differs
+#            from the "started" snapshot, i.e. until our Stop hook has written it.
 _PROBE = """\
 import json, os, sys, time
 sys.stdin.read()
-label, before, after, out = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
-time.sleep(before)
+label, out = sys.argv[1], sys.argv[2]
 state = os.path.join(os.environ["HOME"], ".claude", "state-" + os.environ["AGENT_NAME"] + ".json")
-try:
+
+def stat():
+    try:
+        st = os.stat(state)
+    except FileNotFoundError:
+        return None
+    return [st.st_ino, st.st_mtime_ns]
+
+if label == "at-stop":
+    with open(os.path.join(out, "started.json"), encoding="utf-8") as src:
+        before = json.load(src)["stat"]
+    deadline = time.monotonic() + 5
+    while stat() == before and time.monotonic() < deadline:
+        time.sleep(0.02)
+snapshot = {"stat": stat(), "doc": None}
+if snapshot["stat"] is not None:
     with open(state, encoding="utf-8") as src:
-        doc = json.load(src)
-except FileNotFoundError:
-    doc = None
+        snapshot["doc"] = json.load(src)
 with open(os.path.join(out, label + ".json"), "w", encoding="utf-8") as dst:
-    json.dump(doc, dst)
-time.sleep(after)
+    json.dump(snapshot, dst)
+if label == "started":
+    time.sleep(1.2)
 """
 
 
 def test_stop_records_activity_while_the_conversation_is_open(
         claude: ClaudeRunner, mock_api: MockApiFactory, install_agent_hooks: InstallAgentHooks,
         claude_home: Path, git_project: Path, tmp_path: Path) -> None:
-    """Stop only records activity, which SessionEnd overwrites at once in ``-p`` mode; so the
-    user's own hooks (kept by install.sh) snapshot the state file: once the conversation has
-    started, then at Stop (after ours has run). Between them 1.2 s pass and no tool runs."""
+    """Stop only records activity, which SessionEnd overwrites at once in ``-p`` mode; so hooks of
+    the user's own (which install.sh must keep) snapshot the state file once the conversation has
+    started and again at Stop. In between 1.2 s pass and no tool runs: only Stop can write."""
     probes = tmp_path / "probes"
     probes.mkdir()
     script = tmp_path / "probe.py"
     script.write_text(_PROBE, encoding="utf-8")
 
-    def probe(label: str, before: float, after: float) -> list[dict[str, Any]]:
-        command = shlex.join([sys.executable, "-I", str(script), label, str(before), str(after),
-                              str(probes)])
+    def probe(label: str) -> list[dict[str, Any]]:
+        command = shlex.join([sys.executable, "-I", str(script), label, str(probes)])
         return [{"hooks": [{"type": "command", "command": command, "timeout": 10}]}]
 
-    user_hooks = {"UserPromptSubmit": probe("started", 0, 1.2), "Stop": probe("at-stop", 1.0, 0)}
+    user_hooks = {"UserPromptSubmit": probe("started"), "Stop": probe("at-stop")}
     write_user_settings(claude_home, {"hooks": user_hooks})
     install = install_agent_hooks()
     merged = json.loads(install.settings_path.read_text())["hooks"]
@@ -336,14 +354,52 @@ def test_stop_records_activity_while_the_conversation_is_open(
     _ok(claude("Just answer.", api, agent_name=AGENT_A, extra_env=install.claude_env()), api,
         install.home)
 
-    started = json.loads((probes / "started.json").read_text())
-    at_stop = json.loads((probes / "at-stop.json").read_text())
+    started = json.loads((probes / "started.json").read_text())["doc"]
+    at_stop = json.loads((probes / "at-stop.json").read_text())["doc"]
     assert started is not None, "no state file once the conversation started: no SessionStart"
     final = install.state(AGENT_A)
     assert (started["active"], at_stop["active"], final["active"]) == (True, True, False)
     assert at_stop["last_activity"] > started["last_activity"]
     assert final["last_activity"] >= at_stop["last_activity"]
     assert started["conversation_id"] == at_stop["conversation_id"] == final["conversation_id"]
+
+
+# --------------------------------------------------------------------------- subagents
+
+
+def test_subagent_is_recorded_in_the_work_session(
+        claude: ClaudeRunner, mock_api: MockApiFactory, install_agent_hooks: InstallAgentHooks,
+        git_project: Path) -> None:
+    """With a work session active, a subagent the agent launches lands in ``agents_spawned``:
+    SubagentStart records who launched it in which conversation, SubagentStop its end and the
+    tokens its own transcript shows (the mock reports ``SIDE_USAGE`` for subagent requests)."""
+    install = install_agent_hooks()
+    project = git_project.resolve()
+    started = install.cli_json("session", "start", "--client", "ACME", "--project", "AUDIT",
+                               cwd=project)
+    session_id = started["session"]["session_id"]
+    api = mock_api([
+        call("Agent", {"description": "Survey the code", "prompt": "Reply OK.",
+                       "subagent_type": "general-purpose"}),
+        say("Launched."),
+        say("Subagent finished."),
+    ])
+
+    _ok(claude("Delegate.", api, agent_name=AGENT_A, extra_env=install.claude_env()), api,
+        install.home)
+
+    assert len(api.requests_of("subagent")) == 1
+    doc = install.cli_json("session", "status", cwd=project)["session"]
+    assert doc["session_id"] == session_id
+    (spawned,) = doc["agents_spawned"]
+    conversation = install.state(AGENT_A)["conversation_id"]
+    assert (spawned["type"], spawned["agent"], spawned["conversation"]) == (
+        "general-purpose", AGENT_A, conversation)
+    assert spawned["started"] and spawned["completed"]
+    used = (SIDE_USAGE.input_tokens + SIDE_USAGE.cache_creation_input_tokens
+            + SIDE_USAGE.cache_read_input_tokens + SIDE_USAGE.output_tokens)
+    assert spawned["tokens_used"] == used
+    assert doc["tokens"]["saved"] == used
 
 
 # --------------------------------------------------------------------------- 4. four agents
@@ -393,6 +449,9 @@ def test_four_agents_at_once_keep_complete_trails(
         outcomes = api.tool_results()
         assert len(outcomes) == 20
         assert [r.content for r in outcomes if r.is_error] == [], name
+        # Only the agent's own directory is compared exactly: the client reports in a Bash call's
+        # bashEditDiff every file that changed in the project while the command ran, so other
+        # agents' concurrent writes may show up in this agent's trail as well.
         own = str(project / "work" / name) + "/"
         doc = install.state(name)
         for field, paths in expected.items():

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from conftest import AGENT, HookRunner, write_state
 
 EVENTS = ["SessionStart", "PreToolUse", "PostToolUse", "Stop", "SessionEnd"]
@@ -32,15 +33,25 @@ BAD_STDIN: list[tuple[str, bytes, str]] = [
 
 @pytest.fixture
 def existing_state(run_hook: HookRunner) -> bytes:
-    path = write_state(run_hook.state_dir, AGENT, {
-        "registered": True, "active": True, "conversation_id": "c0", "last_activity": 1234,
-        "files_modified": [f"{run_hook.project}/kept.py"], "files_read": ["/r"],
-    })
+    path = write_state(
+        run_hook.state_dir,
+        AGENT,
+        {
+            "registered": True,
+            "active": True,
+            "conversation_id": "c0",
+            "last_activity": 1234,
+            "files_modified": [f"{run_hook.project}/kept.py"],
+            "files_read": ["/r"],
+        },
+    )
     return path.read_bytes()
 
 
 @pytest.mark.parametrize("event", EVENTS)
-@pytest.mark.parametrize(("data", "reason"), [(d, r) for _, d, r in BAD_STDIN], ids=[n for n, _, _ in BAD_STDIN])
+@pytest.mark.parametrize(
+    ("data", "reason"), [(d, r) for _, d, r in BAD_STDIN], ids=[n for n, _, _ in BAD_STDIN]
+)
 def test_bad_stdin_exits_0_logs_and_keeps_state(
     run_hook: HookRunner, existing_state: bytes, event: str, data: bytes, reason: str
 ) -> None:
@@ -56,11 +67,23 @@ def test_bad_stdin_exits_0_logs_and_keeps_state(
 
 
 WRONG_SHAPES: list[tuple[str, dict[str, Any]]] = [
-    ("tool_input a string", {"tool_name": "Write", "tool_input": "file_path=/x", "tool_response": {}}),
+    (
+        "tool_input a string",
+        {"tool_name": "Write", "tool_input": "file_path=/x", "tool_response": {}},
+    ),
     ("tool_input a list", {"tool_name": "Edit", "tool_input": ["/x"]}),
-    ("tool_response a string", {"tool_name": "Bash", "tool_input": {"command": "x"}, "tool_response": "ok"}),
-    ("bashEditDiff junk", {"tool_name": "Bash", "tool_input": {},
-                           "tool_response": {"bashEditDiff": {"files": "x", "changedFiles": 3}}}),
+    (
+        "tool_response a string",
+        {"tool_name": "Bash", "tool_input": {"command": "x"}, "tool_response": "ok"},
+    ),
+    (
+        "bashEditDiff junk",
+        {
+            "tool_name": "Bash",
+            "tool_input": {},
+            "tool_response": {"bashEditDiff": {"files": "x", "changedFiles": 3}},
+        },
+    ),
     ("tool_name a number", {"tool_name": 7, "tool_input": {"file_path": "/x"}}),
     ("cwd a number", {"tool_name": "Read", "tool_input": {"file_path": "rel"}, "cwd": 5}),
     ("source a list", {"source": ["startup"], "session_id": {"x": 1}}),
@@ -88,7 +111,9 @@ def test_json_of_the_wrong_shape_never_blocks_or_corrupts(
         assert "Error" not in line, line  # a wrong shape is not a crash
 
 
-def test_a_10_mb_valid_write_payload_is_recorded(run_hook: HookRunner, existing_state: bytes) -> None:
+def test_a_10_mb_valid_write_payload_is_recorded(
+    run_hook: HookRunner, existing_state: bytes
+) -> None:
     payload = run_hook.payload("PostToolUse_Write")
     content = "x" * TEN_MB
     payload["tool_input"]["content"] = content
@@ -144,8 +169,15 @@ def test_a_broken_package_still_allows(tmp_path: Path, run_hook: HookRunner) -> 
     hooks.mkdir(parents=True)
     shutil.copy(ENTRY, hooks / "entry.py")
     (tmp_path / "copy" / "src" / "agent_hooks").mkdir(parents=True)
-    (tmp_path / "copy" / "src" / "agent_hooks" / "__init__.py").write_text("raise ImportError('boom')\n")
-    proc = subprocess.run([sys.executable, "-IS", str(hooks / "entry.py"), "PreToolUse"],
-                          input=b"{}", capture_output=True, env=run_hook.env(), timeout=30)
+    (tmp_path / "copy" / "src" / "agent_hooks" / "__init__.py").write_text(
+        "raise ImportError('boom')\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-IS", str(hooks / "entry.py"), "PreToolUse"],
+        input=b"{}",
+        capture_output=True,
+        env=run_hook.env(),
+        timeout=30,
+    )
     assert proc.returncode == 0 and proc.stdout == b""
     assert b"boom" in proc.stderr and b"allowed" in proc.stderr

@@ -11,9 +11,8 @@ import sys
 import time
 from pathlib import Path
 
-from conftest import AGENT, ENTRY, HookRunner, context_of, write_state
-
 from agent_hooks import storage
+from conftest import AGENT, ENTRY, HookRunner, context_of, write_state
 
 SRC = str(Path(storage.__file__).resolve().parents[1])
 WORKERS = 16
@@ -44,8 +43,16 @@ def test_16_processes_updating_one_agent_lose_nothing(run_hook: HookRunner, tmp_
         scripts.append(files)
     loop = 'for f in "$@"; do "$PY" -IS "$ENTRY" PostToolUse < "$f" || exit 9; done'
     env = run_hook.env() | {"PY": sys.executable, "ENTRY": ENTRY}
-    procs = [subprocess.Popen(["/bin/sh", "-c", loop, "sh", *files], env=env, cwd=run_hook.project,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE) for files in scripts]
+    procs = [
+        subprocess.Popen(
+            ["/bin/sh", "-c", loop, "sh", *files],
+            env=env,
+            cwd=run_hook.project,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        for files in scripts
+    ]
     outputs = [p.communicate(timeout=180) for p in procs]
     assert [p.returncode for p in procs] == [0] * WORKERS
     assert all(out == (b"", b"") for out in outputs), outputs[:2]
@@ -81,8 +88,9 @@ def test_a_writer_killed_mid_write_leaves_a_whole_version(tmp_path: Path) -> Non
     seen_versions = []
     for round_ in range(8):
         size = rng.choice([10, 50_000, 400_000])
-        proc = subprocess.Popen([sys.executable, "-c", WRITER, str(path), str(size)],
-                                stdout=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(
+            [sys.executable, "-c", WRITER, str(path), str(size)], stdout=subprocess.PIPE, text=True
+        )
         assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
         time.sleep(rng.uniform(0.005, 0.08))
         proc.send_signal(signal.SIGKILL)
@@ -92,9 +100,12 @@ def test_a_writer_killed_mid_write_leaves_a_whole_version(tmp_path: Path) -> Non
         assert doc["pad"] in ("", "x" * 10, "x" * 50_000, "x" * 400_000)
         seen_versions.append(doc["version"])
         assert path.stat().st_mode & 0o777 == 0o600
-    assert any(v > 0 for v in seen_versions), "the writer never got to write: the test proved nothing"
-    strays = storage.sweep_temp_files(str(tmp_path), lambda target: target == "state-a.json",
-                                      time.time() + 60)
+    assert any(v > 0 for v in seen_versions), (
+        "the writer never got to write: the test proved nothing"
+    )
+    strays = storage.sweep_temp_files(
+        str(tmp_path), lambda target: target == "state-a.json", time.time() + 60
+    )
     assert sorted(p.name for p in tmp_path.iterdir()) == ["state-a.json"]
     assert all(Path(s).name.startswith(".state-a.json.") for s in strays)
 
@@ -110,8 +121,11 @@ print("held", flush=True)
 import time; time.sleep(60)
 """
     run_hook.state_dir.mkdir()
-    proc = subprocess.Popen([sys.executable, "-c", hold, f"{run_hook.state_path()}.lock"],
-                            stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", hold, f"{run_hook.state_path()}.lock"],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
     proc.send_signal(signal.SIGKILL)
     proc.wait()
@@ -133,8 +147,12 @@ print("held", flush=True)
 sys.stdin.read()
 """
     write_state(run_hook.state_dir, AGENT, {"files_read": ["/before"]})
-    proc = subprocess.Popen([sys.executable, "-c", hold, f"{run_hook.state_path()}.lock"],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", hold, f"{run_hook.state_path()}.lock"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
         start = time.monotonic()
@@ -148,10 +166,14 @@ sys.stdin.read()
     (line,) = run_hook.log_lines()
     assert "lock" in line and "fail open" in line
     doc = run_hook.state()
-    assert doc["files_read"] == ["/before"] and doc["files_created"] == [f"{run_hook.project}/a.txt"]
+    assert doc["files_read"] == ["/before"] and doc["files_created"] == [
+        f"{run_hook.project}/a.txt"
+    ]
 
 
-def test_corrupt_state_is_moved_aside_and_the_next_session_start_says_so(run_hook: HookRunner) -> None:
+def test_corrupt_state_is_moved_aside_and_the_next_session_start_says_so(
+    run_hook: HookRunner,
+) -> None:
     write_state(run_hook.state_dir, AGENT, '{"files_created": ["/lost.py"], "files_rea')
     result = run_hook("PostToolUse", "PostToolUse_Write")
     assert result.code == 0 and result.out is None

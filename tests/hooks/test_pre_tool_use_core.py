@@ -6,10 +6,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from conftest import HookRunner
 
-FIXTURES = ["PreToolUse_Write", "PreToolUse_Edit", "PreToolUse_Bash", "PreToolUse_Read",
-            "PreToolUse_Glob", "PreToolUse_Grep", "PreToolUse_Agent"]
+FIXTURES = [
+    "PreToolUse_Write",
+    "PreToolUse_Edit",
+    "PreToolUse_Bash",
+    "PreToolUse_Read",
+    "PreToolUse_Glob",
+    "PreToolUse_Grep",
+    "PreToolUse_Agent",
+]
 
 
 def files_under(path: Path) -> set[Path]:
@@ -42,7 +50,9 @@ EXTRA: list[tuple[str, dict[str, Any]]] = [
 ]
 
 
-@pytest.mark.parametrize(("tool_name", "tool_input"), EXTRA, ids=[f"{t}-{i}" for i, (t, _) in enumerate(EXTRA)])
+@pytest.mark.parametrize(
+    ("tool_name", "tool_input"), EXTRA, ids=[f"{t}-{i}" for i, (t, _) in enumerate(EXTRA)]
+)
 def test_other_and_unknown_tools_are_allowed(
     run_hook: HookRunner, tmp_path: Path, tool_name: str, tool_input: dict[str, Any]
 ) -> None:
@@ -56,7 +66,9 @@ def test_other_and_unknown_tools_are_allowed(
 
 
 @pytest.mark.parametrize("name", ["../x", "a/b", "a\x01b", "y" * 129])
-def test_bad_agent_name_fails_open_and_logs(run_hook: HookRunner, tmp_path: Path, name: str) -> None:
+def test_bad_agent_name_fails_open_and_logs(
+    run_hook: HookRunner, tmp_path: Path, name: str
+) -> None:
     result = run_hook("PreToolUse", "PreToolUse_Write", agent=name)
     assert result.code == 0 and result.out is None
     lines = run_hook.log_lines()

@@ -6,6 +6,7 @@ import time
 from pathlib import Path
 
 import pytest
+
 from conftest import AGENT, HookRunner, context_of, write_state
 
 
@@ -16,8 +17,17 @@ def started(run_hook: HookRunner, session: str = "conv-1") -> None:
 
 @pytest.mark.parametrize("active", [False, True])
 def test_stop_updates_last_activity_and_never_blocks(run_hook: HookRunner, active: bool) -> None:
-    write_state(run_hook.state_dir, AGENT, {"registered": True, "active": True, "last_activity": 1000,
-                                            "files_read": ["/x"], "conversation_id": "c"})
+    write_state(
+        run_hook.state_dir,
+        AGENT,
+        {
+            "registered": True,
+            "active": True,
+            "last_activity": 1000,
+            "files_read": ["/x"],
+            "conversation_id": "c",
+        },
+    )
     payload = run_hook.payload("Stop", stop_hook_active=active)
     result = run_hook("Stop", payload)
     assert result.code == 0 and result.out is None and result.err == ""
@@ -43,7 +53,9 @@ def test_session_end_marks_the_agent_inactive(run_hook: HookRunner) -> None:
     assert doc["registered"] is True and doc["conversation_id"] == session
 
 
-def test_session_end_of_an_older_conversation_leaves_the_newer_one_active(run_hook: HookRunner) -> None:
+def test_session_end_of_an_older_conversation_leaves_the_newer_one_active(
+    run_hook: HookRunner,
+) -> None:
     started(run_hook, "conv-new")
     payload = run_hook.payload("SessionEnd", session_id="conv-old")
     assert run_hook("SessionEnd", payload).code == 0
@@ -51,7 +63,9 @@ def test_session_end_of_an_older_conversation_leaves_the_newer_one_active(run_ho
     assert doc["active"] is True and doc["conversation_id"] == "conv-new"
 
 
-@pytest.mark.parametrize("reason", ["clear", "resume", "logout", "prompt_input_exit", "other", "new"])
+@pytest.mark.parametrize(
+    "reason", ["clear", "resume", "logout", "prompt_input_exit", "other", "new"]
+)
 def test_session_end_for_every_reason(run_hook: HookRunner, reason: str) -> None:
     session = run_hook.payload("SessionEnd")["session_id"]
     started(run_hook, session)
@@ -63,16 +77,25 @@ def test_clear_ends_then_starts_a_new_trail(run_hook: HookRunner) -> None:
     started(run_hook, "conv-1")
     edit = run_hook.payload("PostToolUse_Edit", session_id="conv-1")
     assert run_hook("PostToolUse", edit).code == 0
-    assert run_hook("SessionEnd", run_hook.payload("SessionEnd", session_id="conv-1", reason="clear")).code == 0
+    assert (
+        run_hook(
+            "SessionEnd", run_hook.payload("SessionEnd", session_id="conv-1", reason="clear")
+        ).code
+        == 0
+    )
     clear = run_hook.payload("SessionStart_startup", source="clear", session_id="conv-2")
     text = context_of(run_hook("SessionStart", clear))
     doc = run_hook.state()
-    assert doc["active"] is True and doc["conversation_id"] == "conv-2" and doc["files_modified"] == []
+    assert (
+        doc["active"] is True and doc["conversation_id"] == "conv-2" and doc["files_modified"] == []
+    )
     assert "archived" in text
 
 
 @pytest.mark.parametrize("event", ["Stop", "SessionEnd"])
-def test_bad_agent_name_fails_open_and_logs(run_hook: HookRunner, tmp_path: Path, event: str) -> None:
+def test_bad_agent_name_fails_open_and_logs(
+    run_hook: HookRunner, tmp_path: Path, event: str
+) -> None:
     before = set(tmp_path.rglob("*"))
     result = run_hook(event, event, agent="a/../../b")
     assert result.code == 0 and result.out is None

@@ -32,6 +32,8 @@ class Env:
         """The named agent, else this process's (`AGENT_NAME`); a bad name is a clean error."""
         try:
             if name is not None:
+                if not name:
+                    raise identity.IdentityError("the agent name is empty")
                 return identity.Agent(identity.check_agent_name(name), self.state_dir)
             return identity.resolve_agent(self.environ)
         except identity.IdentityError as exc:

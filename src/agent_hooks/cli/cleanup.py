@@ -17,6 +17,8 @@ def cleanup(days: float, dry_run: bool, as_json: bool) -> None:
     """Remove state files (with their lock files, corrupt copies and archived
     trails) of agents untouched for more than --days. Nothing else in the state
     directory is touched, and a state file in use is never removed."""
+    if days != days or days == float("inf"):
+        raise click.BadParameter("must be a finite number of days", param_hint="--days")
     env = get_env()
     keep = None
     try:
