@@ -43,10 +43,12 @@ def payload_file(tmp: Path, name: str, project: Path) -> Path:
     return path
 
 
-def compare(python: str, cases: dict[str, tuple[list[str], Path]], env: dict[str, str], runs: int) -> dict[str, float]:
+def compare(
+    python: str, cases: dict[str, tuple[list[str], Path]], env: dict[str, str], runs: int
+) -> dict[str, float]:
     baseline = [python, "-I", "-S", "-c", "pass"]
     ratios: dict[str, list[float]] = {name: [] for name in cases}
-    for name, (cmd, stdin) in cases.items():  # warm caches (.pyc, page cache)
+    for cmd, stdin in cases.values():  # warm caches (.pyc, page cache)
         wall(cmd, stdin, env)
     for _ in range(runs):
         for name, (cmd, stdin) in cases.items():
@@ -65,8 +67,15 @@ def seed_reservations(env: dict[str, str], project: Path, agents: int, each: int
         name = f"bench__cc_{a}"
         texts = [f"pkg{a % 10}/mod{a}_{r}/**" for r in range(each)]
         reservation_store.reserve(
-            state_dir, str(project), name, [(t, pattern.compile(t)) for t in texts],
-            reason=f"bench-{a}", ttl=3600, shared=False, keep=True, now=now,
+            state_dir,
+            str(project),
+            name,
+            [(t, pattern.compile(t)) for t in texts],
+            reason=f"bench-{a}",
+            ttl=3600,
+            shared=False,
+            keep=True,
+            now=now,
         )
 
 
@@ -74,7 +83,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=60)
     parser.add_argument("--python", default=os.path.realpath(sys.executable))
-    parser.add_argument("--scale", action="store_true", help="also the 100 agents x 10 reservations case")
+    parser.add_argument(
+        "--scale", action="store_true", help="also the 100 agents x 10 reservations case"
+    )
     args = parser.parse_args()
     python = args.python
     with tempfile.TemporaryDirectory() as tmpdir:
@@ -83,20 +94,42 @@ def main() -> int:
         (project / ".git").mkdir(parents=True)
         (project / "a.txt").write_text("alpha\nline two\n")
         env = {
-            "HOME": str(tmp / "home"), "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-            "AGENT_NAME": "bench__cc_me", "CLAUDE_PROJECT_DIR": str(project),
+            "HOME": str(tmp / "home"),
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "AGENT_NAME": "bench__cc_me",
+            "CLAUDE_PROJECT_DIR": str(project),
         }
         hook = [python, "-IS", str(ENTRY)]
         start = payload_file(tmp, "SessionStart_startup", project)
-        subprocess.run([*hook, "SessionStart"], stdin=start.open("rb"), stdout=subprocess.DEVNULL, env=env, check=True)
+        subprocess.run(
+            [*hook, "SessionStart"],
+            stdin=start.open("rb"),
+            stdout=subprocess.DEVNULL,
+            env=env,
+            check=True,
+        )
         cases = {
-            "PreToolUse Write": ([*hook, "PreToolUse"], payload_file(tmp, "PreToolUse_Write", project)),
-            "PreToolUse Bash": ([*hook, "PreToolUse"], payload_file(tmp, "PreToolUse_Bash", project)),
-            "PostToolUse Edit": ([*hook, "PostToolUse"], payload_file(tmp, "PostToolUse_Edit", project)),
-            "PostToolUse Read": ([*hook, "PostToolUse"], payload_file(tmp, "PostToolUse_Read", project)),
+            "PreToolUse Write": (
+                [*hook, "PreToolUse"],
+                payload_file(tmp, "PreToolUse_Write", project),
+            ),
+            "PreToolUse Bash": (
+                [*hook, "PreToolUse"],
+                payload_file(tmp, "PreToolUse_Bash", project),
+            ),
+            "PostToolUse Edit": (
+                [*hook, "PostToolUse"],
+                payload_file(tmp, "PostToolUse_Edit", project),
+            ),
+            "PostToolUse Read": (
+                [*hook, "PostToolUse"],
+                payload_file(tmp, "PostToolUse_Read", project),
+            ),
             "Stop": ([*hook, "Stop"], payload_file(tmp, "Stop", project)),
         }
-        print(f"python: {python} ({sys.version.split()[0]}); {args.runs} paired runs; ratio = hook / `python -I -S -c pass`")
+        print(
+            f"python: {python} ({sys.version.split()[0]}); {args.runs} paired runs; ratio = hook / `python -I -S -c pass`"
+        )
         one = compare(python, cases, env, args.runs)
         for name, ratio in one.items():
             budget = " (budget 1.5x)" if name.startswith(("PreToolUse", "PostToolUse")) else ""
@@ -107,7 +140,9 @@ def main() -> int:
             many = compare(python, scale_cases, env, args.runs)
             print("with 100 agents x 10 reservations in the project:")
             for name, ratio in many.items():
-                print(f"  {name:<22} {ratio:5.2f}x  = {ratio / one[name]:4.2f}x its one-agent time (budget 1.2x)")
+                print(
+                    f"  {name:<22} {ratio:5.2f}x  = {ratio / one[name]:4.2f}x its one-agent time (budget 1.2x)"
+                )
     return 0
 
 

@@ -43,8 +43,21 @@ _OPS2 = frozenset({"&&", "||", "|&", ";;", ";&"})  # and ";;&" and the single ch
 _REDIRS3 = frozenset({"&>>", "<<<", "<<-"})
 _REDIRS2 = frozenset({"&>", "<<", "<>", "<&", ">>", ">|", ">&"})  # and "<", ">"
 _ARITH_AFTER = frozenset({"for", "while", "until", "if", "elif", "then", "do", "else", "!", "{"})
-_ANSI = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b",
-         "f": "\f", "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
+_ANSI = {
+    "n": "\n",
+    "t": "\t",
+    "r": "\r",
+    "a": "\a",
+    "b": "\b",
+    "e": "\x1b",
+    "E": "\x1b",
+    "f": "\f",
+    "v": "\v",
+    "\\": "\\",
+    "'": "'",
+    '"': '"',
+    "?": "?",
+}
 
 
 def add_reason(reasons: list[str], reason: str) -> None:

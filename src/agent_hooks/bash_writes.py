@@ -52,24 +52,98 @@ from agent_hooks.bash_lexer import Lexer, Redir, Word, add_reason, escape
 MAX_DEPTH = 8
 _DEV = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/stdin", "/dev/tty"})
 _IDENT = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789")
-_SKIP_WORDS = frozenset({"!", "{", "}", "if", "then", "elif", "else", "fi", "do", "done",
-                         "while", "until", "esac"})
-_READ_ONLY = frozenset({"grep", "egrep", "fgrep", "rg", "cat", "echo", "printf", "wc", "ls", "head",
-                        "tail", "file", "stat", "du", "md5sum", "sha1sum", "sha256sum", "basename",
-                        "dirname", "realpath", "readlink", "test", "[", "true", "false", "diff",
-                        "cmp", "less", "more", "which", "type", "pwd", "date", "id"})
-_INTERPRETERS = frozenset({"node", "nodejs", "ruby", "php", "lua", "Rscript", "deno", "bun", "tsx",
-                           "ts-node", "pypy", "pypy3", "osascript"})
+_SKIP_WORDS = frozenset(
+    {"!", "{", "}", "if", "then", "elif", "else", "fi", "do", "done", "while", "until", "esac"}
+)
+_READ_ONLY = frozenset(
+    {
+        "grep",
+        "egrep",
+        "fgrep",
+        "rg",
+        "cat",
+        "echo",
+        "printf",
+        "wc",
+        "ls",
+        "head",
+        "tail",
+        "file",
+        "stat",
+        "du",
+        "md5sum",
+        "sha1sum",
+        "sha256sum",
+        "basename",
+        "dirname",
+        "realpath",
+        "readlink",
+        "test",
+        "[",
+        "true",
+        "false",
+        "diff",
+        "cmp",
+        "less",
+        "more",
+        "which",
+        "type",
+        "pwd",
+        "date",
+        "id",
+    }
+)
+_INTERPRETERS = frozenset(
+    {
+        "node",
+        "nodejs",
+        "ruby",
+        "php",
+        "lua",
+        "Rscript",
+        "deno",
+        "bun",
+        "tsx",
+        "ts-node",
+        "pypy",
+        "pypy3",
+        "osascript",
+    }
+)
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh"})
 _MAKES = frozenset({"make", "gmake", "ninja", "just", "rake"})
 _NPMS = frozenset({"npm", "yarn", "pnpm", "npx", "pnpx", "bunx"})
-_NPM_READ = frozenset({"view", "info", "show", "ls", "list", "help", "search", "whoami", "why",
-                       "outdated", "explain", "bin", "root", "prefix", "ping", "config"})
+_NPM_READ = frozenset(
+    {
+        "view",
+        "info",
+        "show",
+        "ls",
+        "list",
+        "help",
+        "search",
+        "whoami",
+        "why",
+        "outdated",
+        "explain",
+        "bin",
+        "root",
+        "prefix",
+        "ping",
+        "config",
+    }
+)
 # command -> (short options taking an argument, long ones); every operand is a target
-_OPERANDS = {"rm": ("", ()), "rmdir": ("", ()), "unlink": ("", ()), "tee": ("", ()),
-             "shred": ("ns", ("--iterations", "--size", "--random-source")),
-             "touch": ("drt", ("--date", "--reference")), "mkdir": ("m", ("--mode",)),
-             "truncate": ("sr", ("--size", "--reference"))}
+_OPERANDS = {
+    "rm": ("", ()),
+    "rmdir": ("", ()),
+    "unlink": ("", ()),
+    "tee": ("", ()),
+    "shred": ("ns", ("--iterations", "--size", "--random-source")),
+    "touch": ("drt", ("--date", "--reference")),
+    "mkdir": ("m", ("--mode",)),
+    "truncate": ("sr", ("--size", "--reference")),
+}
 
 
 class BashTarget:
@@ -131,8 +205,15 @@ class _Ctx:
 
     __slots__ = ("cwd", "depth", "dirs", "home", "old", "out", "seen", "why")
 
-    def __init__(self, out: BashAnalysis, seen: set[tuple[str, bool]], home: str | None,
-                 depth: int, cwd: str | None, why: str) -> None:
+    def __init__(
+        self,
+        out: BashAnalysis,
+        seen: set[tuple[str, bool]],
+        home: str | None,
+        depth: int,
+        cwd: str | None,
+        why: str,
+    ) -> None:
         self.out, self.seen, self.home, self.depth = out, seen, home, depth
         self.cwd, self.why = cwd, why
         self.old: tuple[str | None, str] = (None, "cd -")
@@ -181,8 +262,9 @@ def _norm(p: str) -> str:
     return "/" + "/".join(out)
 
 
-def _resolve(w: Word, cwd: str | None, why: str, home: str | None, spec: bool
-             ) -> tuple[BashTarget | None, str | None]:
+def _resolve(
+    w: Word, cwd: str | None, why: str, home: str | None, spec: bool
+) -> tuple[BashTarget | None, str | None]:
     """(target, None), (None, reason) or (None, None) for words naming nothing
     worth reporting (empty, /dev/null, ...)."""
     if w.dyn is not None:
@@ -282,8 +364,11 @@ def _braces(esc: str, budget: list[int], depth: int = 0) -> list[str]:
                 level -= 1
             elif d == "}":
                 budget[0] -= j - i
-                alts = ([esc[a + 1 : b] for a, b in zip(cuts, [*cuts[1:], j], strict=True)]
-                        if len(cuts) > 1 else _sequence(esc[i + 1 : j]))
+                alts = (
+                    [esc[a + 1 : b] for a, b in zip(cuts, [*cuts[1:], j], strict=True)]
+                    if len(cuts) > 1
+                    else _sequence(esc[i + 1 : j])
+                )
                 if alts:
                     break
             elif d == "," and not level:
@@ -399,8 +484,9 @@ def _run(toks: list[Word | Redir | str], ctx: _Ctx) -> None:
         _simple(words, redirs, ctx)
 
 
-def _compound(toks: list[Word | Redir | str], i: int, lit: str, ctx: _Ctx, cases: list[bool]
-              ) -> int:
+def _compound(
+    toks: list[Word | Redir | str], i: int, lit: str, ctx: _Ctx, cases: list[bool]
+) -> int:
     """Skip the head of `case W in`, `for/select NAME [in WORDS]`, `[[ ... ]]`,
     `function NAME [()]` or `NAME ()` (running its substitutions); returns the
     index of the first token after it."""
@@ -466,8 +552,13 @@ def _is_assignment(w: Word) -> bool:
 # ---------------------------------------------------------------- commands
 
 
-def _parse(args: list[Word], short: str = "", long: tuple[str, ...] = (), stop: bool = False,
-           optional: str = "") -> tuple[list[Word], list[tuple[str, Word | None]]]:
+def _parse(
+    args: list[Word],
+    short: str = "",
+    long: tuple[str, ...] = (),
+    stop: bool = False,
+    optional: str = "",
+) -> tuple[list[Word], list[tuple[str, Word | None]]]:
     """GNU-style options -> (operands, [(option, value)]). `short`: letters
     taking an argument (attached or the next word); `optional`: letters taking
     an attached one only (`-i.bak`); `long`: long options whose argument may be
@@ -534,8 +625,9 @@ def _exec(argv: list[Word], ctx: _Ctx) -> None:
         if w.dyn is not None:
             return ctx.note("command " + w.dyn)
         name = w.lit.rpartition("/")[2]  # /usr/bin/rm is rm; ./build.sh is a script
-        if name != w.lit and not (name in _HANDLERS or name in _WRAPPERS
-                                  or name in _READ_ONLY or _is_interpreter(name)):
+        if name != w.lit and not (
+            name in _HANDLERS or name in _WRAPPERS or name in _READ_ONLY or _is_interpreter(name)
+        ):
             return ctx.note("script " + w.lit)
         if name in ("uv", "poetry") and args[:1] and args[0].lit == "run":
             name, args = name + " run", args[1:]
@@ -713,8 +805,11 @@ def _perl(name: str, args: list[Word], ctx: _Ctx) -> None:
 def _awk(name: str, args: list[Word], ctx: _Ctx) -> None:
     """gawk -i inplace edits its files; a program text with `> "file"`,
     `| "cmd"` or system() may write (a guess); -f programs are not read."""
-    pos, opts = _parse(args, "fvFilEe", ("--file", "--assign", "--field-separator", "--include",
-                                         "--load", "--source", "--exec"))
+    pos, opts = _parse(
+        args,
+        "fvFilEe",
+        ("--file", "--assign", "--field-separator", "--include", "--load", "--source", "--exec"),
+    )
     from_file = _has(opts, "-f", "--file", "-E", "--exec")
     texts = [v.lit for o, v in opts if o in ("-e", "--source") and v] or [w.lit for w in pos[:1]]
     files = pos if from_file or _has(opts, "-e", "--source") else pos[1:]
@@ -759,16 +854,21 @@ def _archive(name: str, args: list[Word], ctx: _Ctx) -> None:
         return
     if args and args[0].dyn is None and args[0].lit[:1] not in ("-", ""):  # `tar xzf F`
         args = [Word("-" + args[0].lit, "-" + args[0].esc), *args[1:]]
-    opts = _parse(args, "fCbTXgKLNVH", ("--file", "--directory", "--files-from",
-                                        "--exclude-from", "--exclude", "--transform"))[1]
+    opts = _parse(
+        args,
+        "fCbTXgKLNVH",
+        ("--file", "--directory", "--files-from", "--exclude-from", "--exclude", "--transform"),
+    )[1]
     archive, into = _val(opts, "-f", "--file"), _val(opts, "-C", "--directory")
     if _has(opts, "-x", "--extract", "--get"):
         if into is not None:
             ctx.add(into)
         else:
             ctx.note("tar -x")
-    elif archive is not None and archive.lit != "-" and _has(
-        opts, "-c", "--create", "-r", "--append", "-u", "--update", "--delete", "-A"
+    elif (
+        archive is not None
+        and archive.lit != "-"
+        and _has(opts, "-c", "--create", "-r", "--append", "-u", "--update", "--delete", "-A")
     ):
         ctx.add(archive)
 
@@ -812,8 +912,10 @@ def _runner(name: str, args: list[Word], ctx: _Ctx) -> None:
         if "--dry-run" not in lits:
             ctx.note("patch")
     elif name in _MAKES:
-        if not any(t in ("-n", "--dry-run", "-q", "--question", "-v", "--version", "-h", "--help")
-                   for t in lits):
+        if not any(
+            t in ("-n", "--dry-run", "-q", "--question", "-v", "--version", "-h", "--help")
+            for t in lits
+        ):
             ctx.note(name)
     elif name in ("npx", "pnpx", "bunx") or pos[:1] in (["run"], ["run-script"], ["exec"]):
         ctx.note(" ".join([name, *pos[:2]]))
@@ -859,8 +961,19 @@ def _git(name: str, args: list[Word], ctx: _Ctx) -> None:
         k += 2 if t in ("-C", "-c", "--git-dir", "--work-tree", "--namespace") else 1
     sub, rest = (args[k].lit, args[k + 1 :]) if k < n else ("", [])
     lits = [w.lit for w in rest]
-    pos, opts = _parse(rest, "bBcCsme", ("--orphan", "--source", "--create", "--force-create",
-                                         "--message", "--exclude", "--reason"))
+    pos, opts = _parse(
+        rest,
+        "bBcCsme",
+        (
+            "--orphan",
+            "--source",
+            "--create",
+            "--force-create",
+            "--message",
+            "--exclude",
+            "--reason",
+        ),
+    )
     paths: list[Word] = []
     if sub == "checkout" and "--" in lits:
         paths = rest[lits.index("--") + 1 :]
@@ -905,45 +1018,153 @@ def _git(name: str, args: list[Word], ctx: _Ctx) -> None:
 
 
 _WRAPPERS = {  # command -> its (short options with an argument, long ones)
-    "sudo": ("ugpChDrtTUR", ("--user", "--group", "--prompt", "--close-from", "--host",
-                             "--chdir", "--role", "--type", "--other-user", "--chroot")),
-    "env": ("uCS", ("--unset", "--chdir", "--split-string")), "command": ("", ()),
-    "builtin": ("", ()), "exec": ("a", ()), "nohup": ("", ()), "nice": ("n", ("--adjustment",)),
-    "time": ("of", ("--output", "--format")), "timeout": ("sk", ("--signal", "--kill-after")),
+    "sudo": (
+        "ugpChDrtTUR",
+        (
+            "--user",
+            "--group",
+            "--prompt",
+            "--close-from",
+            "--host",
+            "--chdir",
+            "--role",
+            "--type",
+            "--other-user",
+            "--chroot",
+        ),
+    ),
+    "env": ("uCS", ("--unset", "--chdir", "--split-string")),
+    "command": ("", ()),
+    "builtin": ("", ()),
+    "exec": ("a", ()),
+    "nohup": ("", ()),
+    "nice": ("n", ("--adjustment",)),
+    "time": ("of", ("--output", "--format")),
+    "timeout": ("sk", ("--signal", "--kill-after")),
     "stdbuf": ("ioe", ("--input", "--output", "--error")),
-    "uv run": ("p", ("--with", "--python", "--project", "--directory", "--package", "--extra",
-                     "--group", "--env-file", "--index", "--with-requirements", "--with-editable")),
+    "uv run": (
+        "p",
+        (
+            "--with",
+            "--python",
+            "--project",
+            "--directory",
+            "--package",
+            "--extra",
+            "--group",
+            "--env-file",
+            "--index",
+            "--with-requirements",
+            "--with-editable",
+        ),
+    ),
     "poetry run": ("PC", ("--directory", "--project")),
-    "xargs": ("adEILnPs", ("--arg-file", "--delimiter", "--eof", "--max-lines", "--max-args",
-                           "--max-procs", "--max-chars", "--process-slot-var")),
+    "xargs": (
+        "adEILnPs",
+        (
+            "--arg-file",
+            "--delimiter",
+            "--eof",
+            "--max-lines",
+            "--max-args",
+            "--max-procs",
+            "--max-chars",
+            "--process-slot-var",
+        ),
+    ),
 }
 _COPIES = {  # command -> its (short options with an argument, long ones)
     **dict.fromkeys(("cp", "mv", "ln"), ("tS", ("--target-directory", "--suffix"))),
     "install": ("tSmog", ("--target-directory", "--suffix", "--mode", "--owner", "--group")),
-    "rsync": ("efBT", ("--exclude", "--include", "--filter", "--rsh", "--exclude-from",
-                       "--include-from", "--files-from", "--temp-dir", "--backup-dir",
-                       "--log-file", "--chmod", "--chown", "--partial-dir", "--compare-dest")),
+    "rsync": (
+        "efBT",
+        (
+            "--exclude",
+            "--include",
+            "--filter",
+            "--rsh",
+            "--exclude-from",
+            "--include-from",
+            "--files-from",
+            "--temp-dir",
+            "--backup-dir",
+            "--log-file",
+            "--chmod",
+            "--chown",
+            "--partial-dir",
+            "--compare-dest",
+        ),
+    ),
     "scp": ("cFiJlLoPS", ()),
 }
 _OUTPUTS = {  # command -> (short options with an argument, long ones, those naming outputs)
-    "sort": ("kotST", ("--key", "--output", "--field-separator", "--buffer-size"),
-             ("-o", "--output")),
-    "curl": ("AbcCdDeEFHKmoPQrtTuUwxXyYz", (
-        "--output", "--dump-header", "--cookie-jar", "--output-dir", "--header", "--data",
-        "--request", "--user", "--user-agent", "--url", "--form", "--cookie", "--config",
-        "--write-out", "--data-raw", "--data-binary", "--upload-file"),
-        ("-o", "--output", "-D", "--dump-header", "-c", "--cookie-jar", "--output-dir")),
-    "wget": ("OPoaeitTwQlARDIXUB", (
-        "--output-document", "--directory-prefix", "--output-file", "--append-output",
-        "--input-file", "--header", "--user-agent", "--tries", "--timeout"),
-        ("-O", "--output-document", "-P", "--directory-prefix", "-o", "--output-file", "-a",
-         "--append-output")),
+    "sort": (
+        "kotST",
+        ("--key", "--output", "--field-separator", "--buffer-size"),
+        ("-o", "--output"),
+    ),
+    "curl": (
+        "AbcCdDeEFHKmoPQrtTuUwxXyYz",
+        (
+            "--output",
+            "--dump-header",
+            "--cookie-jar",
+            "--output-dir",
+            "--header",
+            "--data",
+            "--request",
+            "--user",
+            "--user-agent",
+            "--url",
+            "--form",
+            "--cookie",
+            "--config",
+            "--write-out",
+            "--data-raw",
+            "--data-binary",
+            "--upload-file",
+        ),
+        ("-o", "--output", "-D", "--dump-header", "-c", "--cookie-jar", "--output-dir"),
+    ),
+    "wget": (
+        "OPoaeitTwQlARDIXUB",
+        (
+            "--output-document",
+            "--directory-prefix",
+            "--output-file",
+            "--append-output",
+            "--input-file",
+            "--header",
+            "--user-agent",
+            "--tries",
+            "--timeout",
+        ),
+        (
+            "-O",
+            "--output-document",
+            "-P",
+            "--directory-prefix",
+            "-o",
+            "--output-file",
+            "-a",
+            "--append-output",
+        ),
+    ),
 }
 _HANDLERS = {
-    **dict.fromkeys(_OPERANDS, _operands), **dict.fromkeys(_OUTPUTS, _outputs),
-    **dict.fromkeys(_COPIES, _copy), **dict.fromkeys(("awk", "gawk", "mawk", "nawk"), _awk),
-    "dd": _dd, "sed": _sed, "perl": _perl, "find": _find, "tar": _archive, "unzip": _archive,
-    "git": _git, "eval": _eval, **dict.fromkeys(("cd", "pushd", "popd"), _cd),
+    **dict.fromkeys(_OPERANDS, _operands),
+    **dict.fromkeys(_OUTPUTS, _outputs),
+    **dict.fromkeys(_COPIES, _copy),
+    **dict.fromkeys(("awk", "gawk", "mawk", "nawk"), _awk),
+    "dd": _dd,
+    "sed": _sed,
+    "perl": _perl,
+    "find": _find,
+    "tar": _archive,
+    "unzip": _archive,
+    "git": _git,
+    "eval": _eval,
+    **dict.fromkeys(("cd", "pushd", "popd"), _cd),
     **dict.fromkeys(_SHELLS, _shell),
     **dict.fromkeys(("source", ".", "patch", *_MAKES, *_NPMS), _runner),
 }

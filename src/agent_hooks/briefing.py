@@ -45,15 +45,24 @@ def check_text(text: str, what: str = "text") -> str:
         raise BriefingError(f"the {what} is empty")
     if len(cleaned) > MAX_TEXT:
         raise BriefingError(
-            f"the {what} is {len(cleaned)} characters long; the limit is {MAX_TEXT}")
+            f"the {what} is {len(cleaned)} characters long; the limit is {MAX_TEXT}"
+        )
     if any((ch < " " and ch != "\n") or ch == "\x7f" for ch in cleaned):
         raise BriefingError(f"the {what} contains a control character")
     return cleaned
 
 
 def empty(agent_name: str | None, project: str, now: float) -> dict[str, Any]:
-    return {"agent": agent_name, "project_root": project, "goal": None, "decisions": [],
-            "findings": [], "changes": [], "focus": None, "updated_at": int(now)}
+    return {
+        "agent": agent_name,
+        "project_root": project,
+        "goal": None,
+        "decisions": [],
+        "findings": [],
+        "changes": [],
+        "focus": None,
+        "updated_at": int(now),
+    }
 
 
 def normalize(
@@ -120,7 +129,10 @@ class _Entry:
 
 
 def render(
-    doc: dict[str, Any], *, changed_files: list[str] | None = None, since: str | None = None,
+    doc: dict[str, Any],
+    *,
+    changed_files: list[str] | None = None,
+    since: str | None = None,
     limit: int = LIMIT,
 ) -> str:
     """The briefing as context text, at most `limit` characters (see the module
@@ -137,8 +149,16 @@ def render(
     order = sorted(entries, key=lambda e: (e.at, e.seq))
     had = {e.field for e in entries}
     while True:
-        text = _compose(doc, entries, had, files[:shown_files], len(files), since,
-                        dropped_entries, listed - shown_files)
+        text = _compose(
+            doc,
+            entries,
+            had,
+            files[:shown_files],
+            len(files),
+            since,
+            dropped_entries,
+            listed - shown_files,
+        )
         if len(text) <= limit:
             return text
         if order:
@@ -153,8 +173,14 @@ def render(
 
 
 def _compose(
-    doc: dict[str, Any], entries: list[_Entry], had: set[str], files: list[str],
-    total_files: int, since: str | None, dropped: int, dropped_files: int,
+    doc: dict[str, Any],
+    entries: list[_Entry],
+    had: set[str],
+    files: list[str],
+    total_files: int,
+    since: str | None,
+    dropped: int,
+    dropped_files: int,
 ) -> str:
     lines = [HEADER]
     if dropped or dropped_files:
@@ -163,8 +189,10 @@ def _compose(
             parts.append(f"{dropped} oldest entr{'y' if dropped == 1 else 'ies'}")
         if dropped_files:
             parts.append(f"{dropped_files} changed file name(s)")
-        lines.append(f"[agent-hooks: {' and '.join(parts)} left out to fit the context limit; "
-                     "`agent-hooks brief show` lists every entry]")
+        lines.append(
+            f"[agent-hooks: {' and '.join(parts)} left out to fit the context limit; "
+            "`agent-hooks brief show` lists every entry]"
+        )
     goal = (doc["goal"] or "(not recorded)").splitlines()
     lines.append(f"GOAL: {goal[0]}")
     lines += goal[1:]

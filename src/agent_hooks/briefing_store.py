@@ -33,8 +33,12 @@ def path(agent: identity.Agent, project: str) -> str:
     digest = hashlib.sha256(project.encode("utf-8", "surrogateescape")).hexdigest()[:16]
     name = os.path.basename(project.rstrip("/"))
     safe = "".join(ch if ch.isalnum() or ch in "._-" else "_" for ch in name).lstrip(".")[:60]
-    return os.path.join(identity.data_dir(agent.state_dir), "briefings", agent.key,
-                        f"{safe or 'root'}-{digest}.json")
+    return os.path.join(
+        identity.data_dir(agent.state_dir),
+        "briefings",
+        agent.key,
+        f"{safe or 'root'}-{digest}.json",
+    )
 
 
 def load(agent: identity.Agent, project: str, now: float) -> dict[str, Any] | None:
@@ -94,7 +98,10 @@ def _git(project: str, *args: str) -> list[str] | None:
     try:
         done = subprocess.run(
             ["git", "-C", project, "-c", "core.quotePath=false", *args],
-            capture_output=True, timeout=GIT_TIMEOUT, env=env, check=False,
+            capture_output=True,
+            timeout=GIT_TIMEOUT,
+            env=env,
+            check=False,
         )
     except (OSError, subprocess.TimeoutExpired):
         return None
@@ -114,8 +121,16 @@ def changed_since(project: str, since: float) -> list[str] | None:
         return None
     found: set[str] = set()
     when = time.strftime("%Y-%m-%d %H:%M:%S +0000", time.gmtime(since))
-    committed = _git(project, "log", f"--since={when}", "--name-only", "--relative",
-                     "--no-renames", "--format=", "-z")
+    committed = _git(
+        project,
+        "log",
+        f"--since={when}",
+        "--name-only",
+        "--relative",
+        "--no-renames",
+        "--format=",
+        "-z",
+    )
     found.update(line.strip("\n") for line in committed or ())
     uncommitted = _git(project, "diff", "HEAD", "--name-only", "--relative", "--no-renames", "-z")
     untracked = _git(project, "ls-files", "--others", "--exclude-standard", "-z")

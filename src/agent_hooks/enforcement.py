@@ -71,8 +71,14 @@ def locate_glob(path: str, fallback_root: str | None) -> tuple[str, str] | None:
     return root, fs.join(fs.dirname(rel_base), "/".join(parts[first_glob:])).lstrip("/")
 
 
-def _blocking(hot: index.HotIndex, compiled: list[Any], first: str | None, me: str | None, now: float,
-              exact_path: str | None) -> list[Record]:
+def _blocking(
+    hot: index.HotIndex,
+    compiled: list[Any],
+    first: str | None,
+    me: str | None,
+    now: float,
+    exact_path: str | None,
+) -> list[Record]:
     found = []
     for rec in hot.candidates(first):
         if rec[index.AGENT] == me or not rec[index.EXCLUSIVE] or rec[index.EXPIRES] <= now:
@@ -92,7 +98,9 @@ def blocking_edit(hot: index.HotIndex, rel: str, me: str | None, now: float) -> 
     return _blocking(hot, [], rel.partition("/")[0], me, now, rel)
 
 
-def blocking_write(hot: index.HotIndex, compiled: list[Any], me: str | None, now: float) -> list[Record]:
+def blocking_write(
+    hot: index.HotIndex, compiled: list[Any], me: str | None, now: float
+) -> list[Record]:
     """Other agents' live exclusive reservations overlapping a write target
     (a path and everything below it, or a shell glob)."""
     return _blocking(hot, compiled, pattern.first_literal(compiled), me, now, None)
@@ -103,7 +111,9 @@ def owns(hot: index.HotIndex | None, rel: str, me: str | None, now: float) -> bo
     if hot is None:
         return False
     return any(
-        rec[index.AGENT] == me and rec[index.EXPIRES] > now and pattern.matches(rec[index.COMPILED], rel)
+        rec[index.AGENT] == me
+        and rec[index.EXPIRES] > now
+        and pattern.matches(rec[index.COMPILED], rel)
         for rec in hot.candidates(rel.partition("/")[0])
     )
 

@@ -37,13 +37,32 @@ CRITICAL_ENV = "AGENT_HOOKS_CRITICAL_FILES"
 CRITICAL_FILE = ".agent-hooks/critical-files"
 DEFAULT_CRITICAL = (
     # manifests
-    "pyproject.toml", "setup.py", "setup.cfg", "requirements*.txt", "Pipfile", "package.json",
-    "Cargo.toml", "go.mod", "go.sum", "Gemfile", "composer.json", "pom.xml", "build.gradle",
-    "build.gradle.kts", "*.csproj", "tsconfig.json",
+    "pyproject.toml",
+    "setup.py",
+    "setup.cfg",
+    "requirements*.txt",
+    "Pipfile",
+    "package.json",
+    "Cargo.toml",
+    "go.mod",
+    "go.sum",
+    "Gemfile",
+    "composer.json",
+    "pom.xml",
+    "build.gradle",
+    "build.gradle.kts",
+    "*.csproj",
+    "tsconfig.json",
     # lock files
-    "*.lock", "package-lock.json", "npm-shrinkwrap.json", "pnpm-lock.yaml",
+    "*.lock",
+    "package-lock.json",
+    "npm-shrinkwrap.json",
+    "pnpm-lock.yaml",
     # settings
-    ".claude/settings.json", ".claude/settings.local.json", ".mcp.json", "CLAUDE.md",
+    ".claude/settings.json",
+    ".claude/settings.local.json",
+    ".mcp.json",
+    "CLAUDE.md",
 )
 
 
@@ -62,6 +81,7 @@ def decide(changed: int, critical: int) -> Decision:
 
 
 # --- critical files -----------------------------------------------------------
+
 
 def critical_globs(environ: Mapping[str, str], project: str | None) -> list[str]:
     configured = environ.get(CRITICAL_ENV)
@@ -100,6 +120,7 @@ class CriticalMatcher:
 
 
 # --- what changed -------------------------------------------------------------
+
 
 def examined(doc: Mapping[str, Any]) -> list[str]:
     """The conversation's project files (created, modified, read), each once."""
@@ -155,8 +176,14 @@ def has_changed(path: str, recorded: object, own: set[tuple[int, int]] | None = 
 class Report:
     """The freshness of one conversation's context."""
 
-    def __init__(self, decision: Decision, examined: int, changed: list[str],
-                 critical: list[str], invalid_globs: list[str]) -> None:
+    def __init__(
+        self,
+        decision: Decision,
+        examined: int,
+        changed: list[str],
+        critical: list[str],
+        invalid_globs: list[str],
+    ) -> None:
         self.decision = decision
         self.examined = examined
         self.changed = changed
@@ -164,19 +191,25 @@ class Report:
         self.invalid_globs = invalid_globs
 
     def as_dict(self) -> dict[str, Any]:
-        return {"decision": self.decision.value, "examined": self.examined,
-                "changed": self.changed, "critical": self.critical,
-                "invalid_globs": self.invalid_globs}
+        return {
+            "decision": self.decision.value,
+            "examined": self.examined,
+            "changed": self.changed,
+            "critical": self.critical,
+            "invalid_globs": self.invalid_globs,
+        }
 
 
 def _relative(path: str, project: str | None) -> str | None:
     if project and path.startswith(project.rstrip("/") + "/"):
-        return path[len(project.rstrip("/")) + 1:]
+        return path[len(project.rstrip("/")) + 1 :]
     return None
 
 
 def check(
-    doc: Mapping[str, Any], project: str | None, globs: Iterable[str],
+    doc: Mapping[str, Any],
+    project: str | None,
+    globs: Iterable[str],
     own: Mapping[str, set[tuple[int, int]]] | None = None,
 ) -> Report:
     """Compare the conversation's examined files with the disk now."""
@@ -185,8 +218,9 @@ def check(
     changed = [p for p in files if has_changed(p, prints.get(p), (own or {}).get(p))]
     matcher = CriticalMatcher(globs)
     critical = [p for p in changed if matcher(_relative(p, project))]
-    return Report(decide(len(changed), len(critical)), len(files), changed, critical,
-                  matcher.invalid)
+    return Report(
+        decide(len(changed), len(critical)), len(files), changed, critical, matcher.invalid
+    )
 
 
 def display(path: str, project: str | None) -> str:
@@ -195,19 +229,30 @@ def display(path: str, project: str | None) -> str:
 
 def context_lines(report: Report, project: str | None, limit: int = 30) -> list[str]:
     """What the model is told about its context's freshness."""
-    shown = [display(p, project) + (" (critical)" if p in report.critical else "")
-             for p in report.changed[:limit]]
+    shown = [
+        display(p, project) + (" (critical)" if p in report.critical else "")
+        for p in report.changed[:limit]
+    ]
     more = len(report.changed) - len(shown)
     listing = ", ".join(shown) + (f", and {more} more" if more > 0 else "")
     if report.decision is Decision.RESUME:
-        return [f"Context freshness: resume — none of the {report.examined} file(s) this "
-                "conversation read or modified has changed since you last touched it."]
+        return [
+            f"Context freshness: resume — none of the {report.examined} file(s) this "
+            "conversation read or modified has changed since you last touched it."
+        ]
     if report.decision is Decision.RESUME_WITH_UPDATE:
-        return [f"Context freshness: resume_with_update — {len(report.changed)} file(s) you read "
-                f"or modified changed since you last touched them: {listing}. Re-read them "
-                "before relying on what you remember of them."]
-    why = (f"critical file(s) changed ({', '.join(display(p, project) for p in report.critical)})"
-           if report.critical else f"{len(report.changed)} files changed (more than {MAX_MINOR})")
-    return [f"Context freshness: start_fresh_with_briefing — {why}. Changed since you last "
-            f"touched them: {listing}. Treat what you remember of this project as stale: "
-            "start from the briefing below and re-read files before editing them."]
+        return [
+            f"Context freshness: resume_with_update — {len(report.changed)} file(s) you read "
+            f"or modified changed since you last touched them: {listing}. Re-read them "
+            "before relying on what you remember of them."
+        ]
+    why = (
+        f"critical file(s) changed ({', '.join(display(p, project) for p in report.critical)})"
+        if report.critical
+        else f"{len(report.changed)} files changed (more than {MAX_MINOR})"
+    )
+    return [
+        f"Context freshness: start_fresh_with_briefing — {why}. Changed since you last "
+        f"touched them: {listing}. Treat what you remember of this project as stale: "
+        "start from the briefing below and re-read files before editing them."
+    ]

@@ -41,7 +41,11 @@ BLOCKED_EXIT = 9
 BYPASS_ENV = "AGENT_HOOKS_GUARD"
 MODES = ("block", "warn")
 _STATUS_WORDS = {
-    "A": "added", "M": "modified", "D": "deleted", "T": "type changed", "C": "copied to",
+    "A": "added",
+    "M": "modified",
+    "D": "deleted",
+    "T": "type changed",
+    "C": "copied to",
 }
 
 
@@ -215,10 +219,14 @@ def status(repo: str) -> dict[str, Any]:
     meta = read_meta(layout.hook) if os.path.lexists(layout.hook) else None
     python = meta.get("python") if meta else None
     return {
-        "repo": layout.top, "hooks_dir": layout.hooks, "core_hooks_path": layout.hooks_path_config,
-        "hook": layout.hook, "installed": meta is not None,
+        "repo": layout.top,
+        "hooks_dir": layout.hooks,
+        "core_hooks_path": layout.hooks_path_config,
+        "hook": layout.hook,
+        "installed": meta is not None,
         "other_hook": os.path.lexists(layout.hook) and meta is None,
-        "mode": meta.get("mode") if meta else None, "python": python,
+        "mode": meta.get("mode") if meta else None,
+        "python": python,
         "python_ok": bool(isinstance(python, str) and os.access(python, os.X_OK)),
         "chained": layout.chained if os.path.lexists(layout.chained) else None,
     }

@@ -21,9 +21,8 @@ from agent_hooks import posix_fs as fs
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
-
     from _collections_abc import Callable, Mapping
+    from typing import Any
 
 MAX_STDIN = 64 << 20
 CONTEXT_LIMIT = 10_000  # Claude Code caps additionalContext at 10,000 characters

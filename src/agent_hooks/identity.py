@@ -39,7 +39,9 @@ class IdentityError(ValueError):
 def check_agent_name(name: str) -> str:
     """Return `name` if it is safe inside a file name, else raise IdentityError."""
     if len(name) > MAX_AGENT_NAME:
-        raise IdentityError(f"AGENT_NAME is {len(name)} characters long; the limit is {MAX_AGENT_NAME}")
+        raise IdentityError(
+            f"AGENT_NAME is {len(name)} characters long; the limit is {MAX_AGENT_NAME}"
+        )
     if "/" in name:
         raise IdentityError(f"AGENT_NAME {name!r} contains '/'")
     if ".." in name:

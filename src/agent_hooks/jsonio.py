@@ -28,7 +28,7 @@ class _DecoderContext:
     object_pairs_hook = None
     parse_float = float
     parse_int = int
-    memo: dict[str, str] = {}
+    memo: dict[str, str] = {}  # noqa: RUF012 (read by the C scanner, never mutated here)
 
     @staticmethod
     def parse_constant(name: str) -> float:

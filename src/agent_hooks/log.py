@@ -25,7 +25,9 @@ def log(state_dir: str, event: str, agent: str, message: str, now: float | None 
     try:
         fs.makedirs(state_dir, 0o700)
         fd = posix.open(
-            path, posix.O_WRONLY | posix.O_APPEND | posix.O_CREAT | posix.O_NOFOLLOW | posix.O_CLOEXEC, 0o600
+            path,
+            posix.O_WRONLY | posix.O_APPEND | posix.O_CREAT | posix.O_NOFOLLOW | posix.O_CLOEXEC,
+            0o600,
         )
         try:
             if posix.fstat(fd).st_size > MAX_LOG_BYTES:

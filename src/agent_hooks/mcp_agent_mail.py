@@ -109,8 +109,11 @@ def tool_result(response: object) -> dict[str, Any]:
     if isinstance(response, str):
         return _unwrap(_json_object(response))
     if isinstance(response, list):
-        texts = [b["text"] for b in response if isinstance(b, dict) and b.get("type") == "text"
-                 and isinstance(b.get("text"), str)]
+        texts = [
+            b["text"]
+            for b in response
+            if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
+        ]
         for text in texts:
             try:
                 doc = json.loads(text)
@@ -175,9 +178,11 @@ def actions_from_post_tool_use(payload: dict[str, Any]) -> list[Action]:
         section = result.get("file_reservations")
         if section is None:
             return []
-        defaults = {"exclusive": True,
-                    "reason": args.get("file_reservation_reason", "macro-session"),
-                    "ttl_seconds": args.get("file_reservation_ttl_seconds")}
+        defaults = {
+            "exclusive": True,
+            "reason": args.get("file_reservation_reason", "macro-session"),
+            "ttl_seconds": args.get("file_reservation_ttl_seconds"),
+        }
         return _grants(section, defaults, key, drop_fresh=False)
     if tool == CYCLE:
         released = result.get("released")
@@ -200,13 +205,17 @@ def _grants(
             continue  # granted and released again within the same call
         exclusive = entry.get("exclusive", defaults.get("exclusive", True))
         reason = entry.get("reason")
-        out.append(Grant(
-            pattern=entry["path_pattern"], exclusive=exclusive is not False,
-            expires_at=_timestamp(entry.get("expires_ts")),
-            ttl=ttl if isinstance(ttl, int) and not isinstance(ttl, bool) and ttl > 0 else 3600,
-            reason=reason if isinstance(reason, str) else str(defaults.get("reason") or ""),
-            mcp_id=_int(entry.get("id")), project_key=key,
-        ))
+        out.append(
+            Grant(
+                pattern=entry["path_pattern"],
+                exclusive=exclusive is not False,
+                expires_at=_timestamp(entry.get("expires_ts")),
+                ttl=ttl if isinstance(ttl, int) and not isinstance(ttl, bool) and ttl > 0 else 3600,
+                reason=reason if isinstance(reason, str) else str(defaults.get("reason") or ""),
+                mcp_id=_int(entry.get("id")),
+                project_key=key,
+            )
+        )
     return out
 
 
@@ -253,6 +262,7 @@ def _timestamp(value: object) -> float | None:
 
 
 # --- applying actions to the store ---------------------------------------------------
+
 
 def _within(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip("/") + "/")
@@ -310,8 +320,10 @@ def apply(
         except reservation.ReservationError as exc:
             ctx.log(f"mcp_agent_mail: {exc}")
             if isinstance(action, Grant):
-                notes.append(f"{action.pattern} was not recorded ({exc}); your edits there are not "
-                             "protected: reserve it with `agent-hooks reserve`")
+                notes.append(
+                    f"{action.pattern} was not recorded ({exc}); your edits there are not "
+                    "protected: reserve it with `agent-hooks reserve`"
+                )
     if done:
         ctx.log("mcp_agent_mail: " + "; ".join(done))
     if not notes:
@@ -319,14 +331,21 @@ def apply(
     return "agent-hooks (mcp_agent_mail reservations): " + "\n".join(notes)
 
 
-def _grant(ctx: HookContext, agent: str | None, project: str, grant: Grant, notes: list[str],
-           done: list[str]) -> None:
+def _grant(
+    ctx: HookContext,
+    agent: str | None,
+    project: str,
+    grant: Grant,
+    notes: list[str],
+    done: list[str],
+) -> None:
     try:
         root, norm = _normalize(grant.pattern, project, grant.project_key)
     except pattern.PatternError as exc:
         ctx.log(f"mcp_agent_mail: granted pattern {grant.pattern!r} skipped: {exc}")
-        notes.append(f"{grant.pattern} (granted by mcp_agent_mail) is not enforced by "
-                     f"agent-hooks: {exc}")
+        notes.append(
+            f"{grant.pattern} (granted by mcp_agent_mail) is not enforced by agent-hooks: {exc}"
+        )
         return
     ttl = grant.ttl or reservation.DEFAULT_TTL
     if grant.expires_at is not None:
@@ -335,9 +354,17 @@ def _grant(ctx: HookContext, agent: str | None, project: str, grant: Grant, note
             done.append(f"{norm} already expired")
             return
     outcome = reservation_store.reserve(
-        ctx.state_dir, root, agent, [(norm, pattern.compile(norm))], reason=grant.reason,
-        ttl=min(ttl, reservation.MAX_TTL), shared=not grant.exclusive, keep=True, now=ctx.now,
-        conversation_id=ctx.environ.get("CLAUDE_CODE_SESSION_ID"), source=SOURCE,
+        ctx.state_dir,
+        root,
+        agent,
+        [(norm, pattern.compile(norm))],
+        reason=grant.reason,
+        ttl=min(ttl, reservation.MAX_TTL),
+        shared=not grant.exclusive,
+        keep=True,
+        now=ctx.now,
+        conversation_id=ctx.environ.get("CLAUDE_CODE_SESSION_ID"),
+        source=SOURCE,
     )
     if outcome.conflicts:
         holders = "; ".join(reservation.describe(held, ctx.now) for _, held in outcome.conflicts)
@@ -355,8 +382,9 @@ def _grant(ctx: HookContext, agent: str | None, project: str, grant: Grant, note
         _remember(ctx, root, agent, {grant.mcp_id: norm})
 
 
-def _release(ctx: HookContext, agent: str | None, project: str, release: Release,
-             done: list[str]) -> None:
+def _release(
+    ctx: HookContext, agent: str | None, project: str, release: Release, done: list[str]
+) -> None:
     for root in _roots(project, _key_dir(release.project_key)):
         held, _ = reservation_store.live(ctx.state_dir, root, ctx.now)
         mine = [r for r in held if r.get("agent") == agent and r.get("source") == SOURCE]
@@ -376,7 +404,8 @@ def _release(ctx: HookContext, agent: str | None, project: str, release: Release
             mine = [r for r in mine if r["pattern"] in by_id]
         if mine:
             outcome = reservation_store.release(
-                ctx.state_dir, root, agent, ids=[r["id"] for r in mine], now=ctx.now)
+                ctx.state_dir, root, agent, ids=[r["id"] for r in mine], now=ctx.now
+            )
             done.append("released " + ", ".join(r["pattern"] for r in outcome.changed))
 
 
@@ -390,8 +419,14 @@ def _renew(
         return
     ttl = math.ceil(renew.expires_at - ctx.now)
     if ttl > 0:
-        outcome = reservation_store.renew(ctx.state_dir, root, agent, patterns=[norm],
-                                          ttl=min(ttl, reservation.MAX_TTL), now=ctx.now)
+        outcome = reservation_store.renew(
+            ctx.state_dir,
+            root,
+            agent,
+            patterns=[norm],
+            ttl=min(ttl, reservation.MAX_TTL),
+            now=ctx.now,
+        )
         if outcome.changed:
             done.append(f"renewed {norm}")
 
@@ -409,8 +444,10 @@ def _remember(ctx: HookContext, root: str, agent: str | None, ids: dict[int, str
         found = (loaded.doc or {}).get("agents")
         agents: dict[str, Any] = found if isinstance(found, dict) else {}
         mine = agents.get(agent or "")
-        agents[agent or ""] = {**(mine if isinstance(mine, dict) else {}),
-                               **{str(k): v for k, v in ids.items()}}
+        agents[agent or ""] = {
+            **(mine if isinstance(mine, dict) else {}),
+            **{str(k): v for k, v in ids.items()},
+        }
         kept: dict[str, Any] = {}
         for name, table in agents.items():
             if isinstance(table, dict):

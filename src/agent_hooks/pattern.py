@@ -126,9 +126,7 @@ def _inside_root(text: str, root: str, original: str) -> list[str]:
 
 def _relative_to_root(path: str, root: str) -> list[str] | None:
     """``path``'s segments below ``root``, compared lexically, then with links resolved."""
-    return _under(_split(fs.abspath(path)), root) or _under(
-        _split(fs.realpath(path)), root
-    )
+    return _under(_split(fs.abspath(path)), root) or _under(_split(fs.realpath(path)), root)
 
 
 def _under(segs: list[str], root: str) -> list[str] | None:

@@ -62,7 +62,9 @@ def basename(path: str) -> str:
 def _normpath(path: str) -> str:
     if not path:
         return "."
-    initial = 2 if path.startswith("//") and not path.startswith("///") else int(path.startswith("/"))
+    initial = (
+        2 if path.startswith("//") and not path.startswith("///") else int(path.startswith("/"))
+    )
     parts: list[str] = []
     for comp in path.split("/"):
         if comp in ("", "."):

@@ -50,7 +50,9 @@ def parse_ttl(text: str) -> int:
     unit = _UNITS.get(raw[-1:], 0)
     digits = raw[:-1] if unit else raw
     if not digits.isdigit():
-        raise ReservationError(f"--ttl {text!r}: expected a number with s, m, h or d (e.g. 90s, 30m, 2h, 1d)")
+        raise ReservationError(
+            f"--ttl {text!r}: expected a number with s, m, h or d (e.g. 90s, 30m, 2h, 1d)"
+        )
     seconds = int(digits) * (unit or 1)
     if seconds < MIN_TTL:
         raise ReservationError(f"--ttl {text!r}: the minimum is 60s")
@@ -67,7 +69,9 @@ def same_agent(a: str | None, b: str | None) -> bool:
     return a == b
 
 
-def conflicts_with(candidate: Reservation, others: list[Reservation], now: float) -> list[Reservation]:
+def conflicts_with(
+    candidate: Reservation, others: list[Reservation], now: float
+) -> list[Reservation]:
     """Every live reservation of another agent that conflicts with `candidate`."""
     found = []
     for other in others:
@@ -106,14 +110,20 @@ def plan_reserve(
     result = list(live)
     for req in requested:
         mine = next(
-            (r for r in result if same_agent(r.get("agent"), req.get("agent")) and r["pattern"] == req["pattern"]),
+            (
+                r
+                for r in result
+                if same_agent(r.get("agent"), req.get("agent")) and r["pattern"] == req["pattern"]
+            ),
             None,
         )
         if mine is None:
             result.append(req)
             continue
         mine.update(
-            mode=req["mode"], keep=req["keep"], reason=req["reason"] or mine.get("reason", ""),
+            mode=req["mode"],
+            keep=req["keep"],
+            reason=req["reason"] or mine.get("reason", ""),
             expires_at=max(float(mine["expires_at"]), float(req["expires_at"])),
         )
         req.update(mine)  # the caller reports what was granted, with the kept id

@@ -24,7 +24,7 @@ import marshal
 import posix
 import sys
 
-from agent_hooks import identity, jsonio, pattern, storage
+from agent_hooks import identity, pattern, storage
 from agent_hooks import posix_fs as fs
 
 TYPE_CHECKING = False
@@ -68,7 +68,9 @@ class HotIndex:
     __slots__ = ("exclusive_until", "groups", "strict")
 
     def __init__(
-        self, groups: dict[str, list[tuple[Any, ...]]], exclusive_until: dict[str | None, float],
+        self,
+        groups: dict[str, list[tuple[Any, ...]]],
+        exclusive_until: dict[str | None, float],
         strict: bool,
     ) -> None:
         self.groups = groups
@@ -92,8 +94,13 @@ def build_hot(doc: dict[str, Any]) -> HotIndex:
     for res in doc.get("reservations", []):
         exclusive = res.get("mode") != "shared"
         record = (
-            res.get("agent"), exclusive, float(res["expires_at"]), res["compiled"],
-            res["id"], res["pattern"], res.get("reason", ""),
+            res.get("agent"),
+            exclusive,
+            float(res["expires_at"]),
+            res["compiled"],
+            res["id"],
+            res["pattern"],
+            res.get("reason", ""),
         )
         key = pattern.first_literal(res["compiled"])
         groups.setdefault(_GLOB_GROUP if key is None else key, []).append(record)
@@ -129,7 +136,14 @@ def write(directory: str, doc: dict[str, Any]) -> None:
     storage.write_json_atomic(truth, doc, durable=True)
     key = _stat_key(truth)
     hot = build_hot(doc)
-    snapshot = (_CACHE_VERSION, sys.version_info[:2], key, hot.strict, hot.exclusive_until, hot.groups)
+    snapshot = (
+        _CACHE_VERSION,
+        sys.version_info[:2],
+        key,
+        hot.strict,
+        hot.exclusive_until,
+        hot.groups,
+    )
     storage.write_bytes_atomic(fs.join(directory, CACHE), marshal.dumps(snapshot), durable=False)
 
 
@@ -140,7 +154,11 @@ def lock_path(directory: str) -> str:
 def as_dict(record: tuple[Any, ...]) -> dict[str, Any]:
     """A cached record in the shape `reservation.describe` reads."""
     return {
-        "agent": record[AGENT], "mode": "exclusive" if record[EXCLUSIVE] else "shared",
-        "expires_at": record[EXPIRES], "compiled": record[COMPILED], "id": record[RID],
-        "pattern": record[PATTERN], "reason": record[REASON],
+        "agent": record[AGENT],
+        "mode": "exclusive" if record[EXCLUSIVE] else "shared",
+        "expires_at": record[EXPIRES],
+        "compiled": record[COMPILED],
+        "id": record[RID],
+        "pattern": record[PATTERN],
+        "reason": record[REASON],
     }

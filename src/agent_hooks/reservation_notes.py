@@ -17,32 +17,53 @@ HOW_TO = (
 )
 
 
-def session_start_lines(state_dir: str, project: str, me: str | None, environ: Any, now: float) -> list[str]:
+def session_start_lines(
+    state_dir: str, project: str, me: str | None, environ: Any, now: float
+) -> list[str]:
     held, strict = reservation_store.live(state_dir, project, now)
     lines = []
     mine = [r for r in held if r["agent"] == me]
     others = [r for r in held if r["agent"] != me]
     if others:
-        lines.append("Reservations held by other agents (do not edit these paths): "
-                     + "; ".join(reservation.describe(r, now) for r in others) + ".")
+        lines.append(
+            "Reservations held by other agents (do not edit these paths): "
+            + "; ".join(reservation.describe(r, now) for r in others)
+            + "."
+        )
     if mine:
-        lines.append("Your reservations: " + "; ".join(
-            f"{r['pattern']} ({r['mode']}, {reservation.minutes_left(r, now)} min left"
-            + (", kept" if r.get("keep") else "") + ")" for r in mine) + ".")
+        lines.append(
+            "Your reservations: "
+            + "; ".join(
+                f"{r['pattern']} ({r['mode']}, {reservation.minutes_left(r, now)} min left"
+                + (", kept" if r.get("keep") else "")
+                + ")"
+                for r in mine
+            )
+            + "."
+        )
     if not held:
         lines.append("No reservations are held in this project.")
     lines.append(HOW_TO)
     strict_env = str(environ.get("AGENT_HOOKS_STRICT", "")).strip().lower()
-    if strict_env in ("1", "on", "true", "yes") or (strict and strict_env not in ("0", "off", "false", "no")):
+    if strict_env in ("1", "on", "true", "yes") or (
+        strict and strict_env not in ("0", "off", "false", "no")
+    ):
         lines.append("Strict mode is on: every edit needs your own reservation covering the file.")
     if str(environ.get("AGENT_HOOKS_ENFORCE", "")).strip().lower() in ("0", "off", "false", "no"):
-        lines.append("Warning: AGENT_HOOKS_ENFORCE=off: reservations are NOT enforced for you; "
-                     "check `agent-hooks reservations` yourself before editing.")
+        lines.append(
+            "Warning: AGENT_HOOKS_ENFORCE=off: reservations are NOT enforced for you; "
+            "check `agent-hooks reservations` yourself before editing."
+        )
     return lines
 
 
 def bash_changed_held_files(
-    state_dir: str, project: str, hot: index.HotIndex, me: str | None, changed: list[str], now: float
+    state_dir: str,
+    project: str,
+    hot: index.HotIndex,
+    me: str | None,
+    changed: list[str],
+    now: float,
 ) -> str | None:
     """A warning for files a Bash command changed that another agent holds
     exclusively — unless the file's current content is the holder's own last
@@ -54,9 +75,13 @@ def bash_changed_held_files(
             continue
         rel = place[1]
         holders = enforcement.blocking_edit(hot, rel, me, now)
-        holders = [rec for rec in holders if not _holder_wrote_it(state_dir, rec[index.AGENT], path, now)]
+        holders = [
+            rec for rec in holders if not _holder_wrote_it(state_dir, rec[index.AGENT], path, now)
+        ]
         if holders:
-            notes.append(f"{rel} ({'; '.join(reservation.describe(index.as_dict(r), now) for r in holders)})")
+            notes.append(
+                f"{rel} ({'; '.join(reservation.describe(index.as_dict(r), now) for r in holders)})"
+            )
     if not notes:
         return None
     return (

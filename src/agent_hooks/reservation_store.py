@@ -38,11 +38,19 @@ class Outcome:
 
 
 def _empty(project_root: str) -> dict[str, Any]:
-    return {"schema": SCHEMA_VERSION, "project_root": project_root, "strict": False, "reservations": []}
+    return {
+        "schema": SCHEMA_VERSION,
+        "project_root": project_root,
+        "strict": False,
+        "reservations": [],
+    }
 
 
 def _locked(
-    state_dir: str, project_root: str, now: float, operate: Callable[[dict[str, Any], Outcome], bool]
+    state_dir: str,
+    project_root: str,
+    now: float,
+    operate: Callable[[dict[str, Any], Outcome], bool],
 ) -> Outcome:
     directory = index.index_dir(state_dir, project_root)
     storage.ensure_dir(directory)
@@ -84,9 +92,15 @@ def _mirror(
         agent = identity.Agent(name, state_dir)
         mine = [
             {
-                "id": r["id"], "paths": [r["pattern"]], "pattern": r["pattern"], "mode": r["mode"],
-                "reason": r["reason"], "created_at": int(r["created_at"]),
-                "expires_at": int(r["expires_at"]), "keep": r["keep"], "project_root": project_root,
+                "id": r["id"],
+                "paths": [r["pattern"]],
+                "pattern": r["pattern"],
+                "mode": r["mode"],
+                "reason": r["reason"],
+                "created_at": int(r["created_at"]),
+                "expires_at": int(r["expires_at"]),
+                "keep": r["keep"],
+                "project_root": project_root,
             }
             for r in live
             if r["agent"] == name
@@ -94,31 +108,49 @@ def _mirror(
 
         def update(doc: dict[str, Any], mine: list[Reservation] = mine) -> None:
             others = [
-                r for r in doc["reservations"]
+                r
+                for r in doc["reservations"]
                 if r.get("project_root") != project_root and float(r.get("expires_at", 0)) > now
             ]
             doc["reservations"] = others + mine
             if not doc["issue_id"]:
                 doc["issue_id"] = next(
-                    (r["reason"] for r in mine if reservation.looks_like_issue_id(r["reason"])), None
+                    (r["reason"] for r in mine if reservation.looks_like_issue_id(r["reason"])),
+                    None,
                 )
 
         state_file.update(agent, update, now, lambda message: None)
 
 
 def reserve(
-    state_dir: str, project_root: str, agent: str | None, patterns: list[tuple[str, list[Any]]], *,
-    reason: str, ttl: int, shared: bool, keep: bool, now: float,
-    conversation_id: str | None = None, source: str = "cli",
+    state_dir: str,
+    project_root: str,
+    agent: str | None,
+    patterns: list[tuple[str, list[Any]]],
+    *,
+    reason: str,
+    ttl: int,
+    shared: bool,
+    keep: bool,
+    now: float,
+    conversation_id: str | None = None,
+    source: str = "cli",
 ) -> Outcome:
     """Grant every (pattern, compiled) pair to `agent`, or — on any conflict — none."""
     requested = [
         {
-            "id": "r-" + os.urandom(4).hex(), "agent": agent, "project_root": project_root,
-            "pattern": text, "compiled": compiled,
+            "id": "r-" + os.urandom(4).hex(),
+            "agent": agent,
+            "project_root": project_root,
+            "pattern": text,
+            "compiled": compiled,
             "mode": reservation.SHARED if shared else reservation.EXCLUSIVE,
-            "reason": reason, "created_at": int(now), "expires_at": int(now) + ttl, "keep": keep,
-            "conversation_id": conversation_id, "source": source,
+            "reason": reason,
+            "created_at": int(now),
+            "expires_at": int(now) + ttl,
+            "keep": keep,
+            "conversation_id": conversation_id,
+            "source": source,
         }
         for text, compiled in patterns
     ]
@@ -136,8 +168,13 @@ def reserve(
 
 
 def _select(
-    doc: dict[str, Any], outcome: Outcome, agent: str | None, patterns: Sequence[str], ids: Sequence[str],
-    everything: bool, force: bool,
+    doc: dict[str, Any],
+    outcome: Outcome,
+    agent: str | None,
+    patterns: Sequence[str],
+    ids: Sequence[str],
+    everything: bool,
+    force: bool,
 ) -> list[Reservation]:
     """The reservations named by `patterns` / `ids` / `everything`; names that
     matched nothing go to `outcome.unmatched`. Only `agent`'s own, unless `force`
@@ -160,8 +197,15 @@ def _select(
 
 
 def release(
-    state_dir: str, project_root: str, agent: str | None, *, patterns: Sequence[str] = (),
-    ids: Sequence[str] = (), everything: bool = False, force: bool = False, now: float,
+    state_dir: str,
+    project_root: str,
+    agent: str | None,
+    *,
+    patterns: Sequence[str] = (),
+    ids: Sequence[str] = (),
+    everything: bool = False,
+    force: bool = False,
+    now: float,
     keep_kept: bool = False,
 ) -> Outcome:
     """Release exactly what is named. `keep_kept` (SessionEnd) spares `--keep` ones."""
@@ -179,7 +223,13 @@ def release(
 
 
 def renew(
-    state_dir: str, project_root: str, agent: str | None, *, patterns: list[str], ttl: int, now: float
+    state_dir: str,
+    project_root: str,
+    agent: str | None,
+    *,
+    patterns: list[str],
+    ttl: int,
+    now: float,
 ) -> Outcome:
     """Extend the agent's live reservations (all of them when no pattern is named)
     to at least now + ttl. Expired ones are gone and stay gone."""
@@ -207,7 +257,11 @@ def live(state_dir: str, project_root: str, now: float) -> tuple[list[Reservatio
     """The project's live reservations (lock-free read) and its strict setting."""
     loaded = index.load_truth(index.index_dir(state_dir, project_root))
     doc = loaded.doc or {}
-    held = [r for r in doc.get("reservations", []) if isinstance(r, dict) and reservation.is_live(r, now)]
+    held = [
+        r
+        for r in doc.get("reservations", [])
+        if isinstance(r, dict) and reservation.is_live(r, now)
+    ]
     return held, doc.get("strict") is True
 
 
@@ -226,7 +280,9 @@ def known_projects(state_dir: str) -> list[str]:
     return found
 
 
-def release_at_session_end(state_dir: str, agent: str | None, doc: dict[str, Any], now: float) -> int:
+def release_at_session_end(
+    state_dir: str, agent: str | None, doc: dict[str, Any], now: float
+) -> int:
     """Release the agent's reservations not made with --keep, in every project its
     state mirrors; return how many were released."""
     projects = {r.get("project_root") for r in doc.get("reservations", []) if not r.get("keep")}
@@ -235,4 +291,3 @@ def release_at_session_end(state_dir: str, agent: str | None, doc: dict[str, Any
         outcome = release(state_dir, project_root, agent, everything=True, keep_kept=True, now=now)
         released += len(outcome.changed)
     return released
-

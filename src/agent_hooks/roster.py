@@ -79,15 +79,3 @@ def is_active(doc: dict[str, Any], now: float) -> bool:
     if alive is not None:
         return alive
     return now - float(doc.get("last_activity") or 0) < ACTIVE_WINDOW
-
-
-def ago(seconds: float) -> str:
-    """`just now`, `5 min ago`, `3 h ago`, `2 d ago`."""
-    seconds = max(0, int(seconds))
-    if seconds < 60:
-        return "just now"
-    if seconds < 3600:
-        return f"{seconds // 60} min ago"
-    if seconds < 86400:
-        return f"{seconds // 3600} h ago"
-    return f"{seconds // 86400} d ago"

@@ -107,9 +107,7 @@ def install(
     """`settings` with exactly our `block` in it (unchanged if it is already there),
     and our status line `statusline` when given and the user has none of their own."""
     result: dict[str, Any] = json.loads(json.dumps(settings))
-    if statusline is not None and (
-        "statusLine" not in result or is_ours(result["statusLine"])
-    ):
+    if statusline is not None and ("statusLine" not in result or is_ours(result["statusLine"])):
         result["statusLine"] = status_line(statusline)
     hooks = result.setdefault("hooks", {})
     if not isinstance(hooks, dict):
@@ -118,7 +116,11 @@ def install(
         current = hooks.get(event, [])
         if not isinstance(current, list):
             raise ValueError(f'"hooks.{event}" in the settings file is not a list')
-        ours = [g for g in current if isinstance(g, dict) and any(is_ours(h) for h in g.get("hooks", []))]
+        ours = [
+            g
+            for g in current
+            if isinstance(g, dict) and any(is_ours(h) for h in g.get("hooks", []))
+        ]
         if ours == wanted:
             continue
         hooks[event] = _without_ours(current) + wanted
@@ -170,7 +172,7 @@ def ours_block(settings: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
     """The groups of `settings` that hold our handlers, by event (what install added)."""
     hooks = settings.get("hooks")
     block: dict[str, list[dict[str, Any]]] = {}
-    for event, groups in (hooks.items() if isinstance(hooks, dict) else ()):
+    for event, groups in hooks.items() if isinstance(hooks, dict) else ():
         for group in groups if isinstance(groups, list) else ():
             if isinstance(group, dict) and any(is_ours(h) for h in group.get("hooks", []) or ()):
                 block.setdefault(event, []).append(group)
@@ -187,7 +189,9 @@ def restorable_backup(path: str, current: dict[str, Any]) -> str | None:
         saved = read_settings(backup)
     except (ValueError, OSError):
         return None
-    statusline = current.get("statusLine", {}).get("command") if is_ours(current.get("statusLine")) else None
+    statusline = (
+        current.get("statusLine", {}).get("command") if is_ours(current.get("statusLine")) else None
+    )
     if _has_ours(saved) or install(saved, block, statusline) != current:
         return None
     return backup
@@ -204,7 +208,9 @@ def read_settings(path: str) -> dict[str, Any]:
     try:
         doc = json.loads(text)
     except ValueError as exc:
-        raise ValueError(f"{path} is not valid JSON ({exc}); fix it first, nothing was changed") from None
+        raise ValueError(
+            f"{path} is not valid JSON ({exc}); fix it first, nothing was changed"
+        ) from None
     if not isinstance(doc, dict):
         raise ValueError(f"{path} does not hold a JSON object; nothing was changed")
     settings: dict[str, Any] = doc
@@ -212,7 +218,11 @@ def read_settings(path: str) -> dict[str, Any]:
 
 
 def write_settings(
-    path: str, before: dict[str, Any], after: dict[str, Any], now: float, *,
+    path: str,
+    before: dict[str, Any],
+    after: dict[str, Any],
+    now: float,
+    *,
     remove_if_empty: bool = False,
 ) -> str | None:
     """Write `after` if it differs from `before`; return the backup's path (if any).
@@ -252,13 +262,18 @@ def restore(path: str, backup: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m agent_hooks.settings", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m agent_hooks.settings", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("action", choices=["install", "uninstall", "print", "plugin"])
     parser.add_argument("--settings", help="The settings.json to change.")
     parser.add_argument("--python", help="Absolute path of the hooks' interpreter.")
     parser.add_argument("--entry", help="Absolute path of hooks/entry.py.")
-    parser.add_argument("--statusline", action="store_true",
-                        help="Also set Claude Code's statusLine (only if none is set).")
+    parser.add_argument(
+        "--statusline",
+        action="store_true",
+        help="Also set Claude Code's statusLine (only if none is set).",
+    )
     args = parser.parse_args(argv)
     if args.action == "plugin":
         print(json.dumps({"hooks": hooks_block(plugin_command)}, indent=2))
@@ -279,20 +294,30 @@ def main(argv: list[str] | None = None) -> int:
                 restore(args.settings, saved)
                 print(f"{args.settings}: agent-hooks removed (restored exactly as before: {saved})")
                 return 0
-        line = f"{installed_command(args.python, args.entry)('StatusLine')}" if args.statusline else None
+        line = (
+            f"{installed_command(args.python, args.entry)('StatusLine')}"
+            if args.statusline
+            else None
+        )
         after = install(before, block, line) if args.action == "install" else uninstall(before)
         if line is not None and after.get("statusLine") != status_line(line):
             print(f"{args.settings}: a statusLine of your own is set; left as it is")
         created_by_us = args.action == "uninstall" and latest_backup(args.settings) is None
-        backup = write_settings(args.settings, before, after, time.time(), remove_if_empty=created_by_us)
+        backup = write_settings(
+            args.settings, before, after, time.time(), remove_if_empty=created_by_us
+        )
     except (ValueError, OSError) as exc:
         print(f"agent-hooks: {exc}", file=sys.stderr)
         return 1
     if after == before:
-        print(f"{args.settings}: already {'up to date' if args.action == 'install' else 'without agent-hooks'}; unchanged")
+        print(
+            f"{args.settings}: already {'up to date' if args.action == 'install' else 'without agent-hooks'}; unchanged"
+        )
     else:
-        print(f"{args.settings}: agent-hooks {'installed' if args.action == 'install' else 'removed'}"
-              + (f" (backup: {backup})" if backup else ""))
+        print(
+            f"{args.settings}: agent-hooks {'installed' if args.action == 'install' else 'removed'}"
+            + (f" (backup: {backup})" if backup else "")
+        )
     return 0
 
 

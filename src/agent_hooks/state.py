@@ -103,10 +103,14 @@ def normalize(raw: Doc | None, agent_name: str | None, now: float) -> Doc:
     doc["last_activity"] = _number(raw.get("last_activity"), doc["session_start"])
     for field in ("reservations", "conversations"):
         value = raw.get(field)
-        doc[field] = [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
+        doc[field] = (
+            [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
+        )
     marks = raw.get("fingerprints")
     if isinstance(marks, dict):
-        doc["fingerprints"] = {k: v for k, v in marks.items() if isinstance(v, list) and len(v) == 3}
+        doc["fingerprints"] = {
+            k: v for k, v in marks.items() if isinstance(v, list) and len(v) == 3
+        }
     doc["notices"] = _str_list(raw.get("notices"))[-MAX_NOTICES:]
     workspace = raw.get("workspace")
     doc["workspace"] = workspace if isinstance(workspace, dict) else None

@@ -11,9 +11,8 @@ from agent_hooks import identity, state, storage
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
-
     from _collections_abc import Callable
+    from typing import Any
 
 
 def update(
@@ -41,8 +40,10 @@ def update(
         return doc
 
     if not storage.locked_update(agent.state_path, apply, now=now, durable=False):
-        log(f"lock on {agent.state_path} not acquired in {storage.LOCK_TIMEOUT:g} s; "
-            "updated without it (fail open)")
+        log(
+            f"lock on {agent.state_path} not acquired in {storage.LOCK_TIMEOUT:g} s; "
+            "updated without it (fail open)"
+        )
     return result
 
 

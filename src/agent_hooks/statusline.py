@@ -84,9 +84,14 @@ def figures(payload: Mapping[str, Any], environ: Mapping[str, str]) -> dict[str,
         stored = entry.get("current") if isinstance(entry, dict) else None
         current = stored if isinstance(stored, int) else doc["tokens"]["current"]
     budget = doc["tokens"]["max"]
-    return {"session_id": doc["session_id"], "status": doc["status"],
-            "indicator": ws.indicator(doc, current), "current": current, "max": budget,
-            "percent": round(ws.percent(current, budget), 1)}
+    return {
+        "session_id": doc["session_id"],
+        "status": doc["status"],
+        "indicator": ws.indicator(doc, current),
+        "current": current,
+        "max": budget,
+        "percent": round(ws.percent(current, budget), 1),
+    }
 
 
 def line(payload: Mapping[str, Any], environ: Mapping[str, str]) -> str:
@@ -94,8 +99,10 @@ def line(payload: Mapping[str, Any], environ: Mapping[str, str]) -> str:
     found = figures(payload, environ)
     if found is None:
         return agent
-    text = (f"{found['session_id']} {found['indicator']} {short(found['current'])}/"
-            f"{short(found['max'])} ({ws.pct_text(found['percent'])})")
+    text = (
+        f"{found['session_id']} {found['indicator']} {short(found['current'])}/"
+        f"{short(found['max'])} ({ws.pct_text(found['percent'])})"
+    )
     return f"{text} · {agent}" if agent else text
 
 
@@ -132,8 +139,12 @@ def register(group: click.Group) -> None:
         env = get_env()
         payload = {} if sys.stdin.isatty() else read_payload(sys.stdin.buffer)
         if as_json:
-            emit_json({"figures": figures(payload, env.environ),
-                       "agent": env.environ.get("AGENT_NAME") or None})
+            emit_json(
+                {
+                    "figures": figures(payload, env.environ),
+                    "agent": env.environ.get("AGENT_NAME") or None,
+                }
+            )
             return
         click.echo(line(payload, env.environ))
 

@@ -41,9 +41,8 @@ from agent_hooks import posix_fs as fs
 
 TYPE_CHECKING = False  # mypy treats this name as True; typing is never imported at run time
 if TYPE_CHECKING:
-    from typing import Any
-
     from _collections_abc import Callable
+    from typing import Any
 
 LOCK_TIMEOUT = 5.0
 FILE_MODE = 0o600

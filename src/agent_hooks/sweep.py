@@ -24,7 +24,11 @@ ORPHAN_LOCK_AGE = 3600
 
 
 def sweep(
-    state_dir: str, now: float, *, max_age: float = STATE_MAX_AGE, keep: str | None = None,
+    state_dir: str,
+    now: float,
+    *,
+    max_age: float = STATE_MAX_AGE,
+    keep: str | None = None,
     dry_run: bool = False,
 ) -> list[str]:
     """Remove agents' files untouched for more than `max_age` seconds; return what
@@ -50,9 +54,11 @@ def sweep(
                 if name + ".lock" in names:  # removed with it, under its own lock
                     removed.append(entry.path + ".lock")
         elif _is_ours(name, ".lock") and name[:-5] not in names:
-            if mtime < now - ORPHAN_LOCK_AGE and (dry_run or storage.remove_unused_lock(entry.path)):
+            if mtime < now - ORPHAN_LOCK_AGE and (
+                dry_run or storage.remove_unused_lock(entry.path)
+            ):
                 removed.append(entry.path)
-        elif _is_corrupt_copy(name) and mtime < cutoff:
+        elif _is_corrupt_copy(name) and mtime < cutoff:  # noqa: SIM102 (one kind per branch)
             if dry_run or _unlink(entry.path):
                 removed.append(entry.path)
     if not dry_run:

@@ -110,7 +110,10 @@ def workspace_prefix(project_root: str | None) -> str | None:
 
 
 def record(
-    doc: dict[str, Any], found: list[tuple[str, str]], read_limit: int, workspaces: str | None = None
+    doc: dict[str, Any],
+    found: list[tuple[str, str]],
+    read_limit: int,
+    workspaces: str | None = None,
 ) -> None:
     """Add `found` to the document's trail lists and refresh their fingerprints;
     paths under `workspaces` (a prefix ending in "/") go to `workspace_files`."""

@@ -1,7 +1,7 @@
 """Archived trails: when a conversation ends its trail is kept for later reading.
 
 Layout: `<state dir>/agent-hooks/trails/<agent key>/<conversation id>.json`.
-Invariants: a conversation id becomes a file name only if it is 1–128 characters
+Invariants: a conversation id becomes a file name only if it is 1 to 128 characters
 of `[A-Za-z0-9_-]` (Claude Code uses UUIDs); at most `KEEP_PER_AGENT` trails are
 kept per agent, the oldest removed first; archives older than the sweep cutoff go.
 """
@@ -66,7 +66,11 @@ def list_archived(agent: identity.Agent) -> list[dict[str, Any]]:
 
 def _files(directory: str) -> list[str]:
     try:
-        return [e.path for e in os.scandir(directory) if e.name.endswith(".json") and e.is_file(follow_symlinks=False)]
+        return [
+            e.path
+            for e in os.scandir(directory)
+            if e.name.endswith(".json") and e.is_file(follow_symlinks=False)
+        ]
     except (FileNotFoundError, NotADirectoryError):
         return []
 

@@ -80,8 +80,15 @@ def main_context(entry: object) -> int | None:
 def _cursor(
     path: str, st: Any, offset: int, current: int, peak: int, skipped: int
 ) -> dict[str, Any]:
-    return {"transcript": path, "device": st.st_dev, "inode": st.st_ino, "offset": offset,
-            "current": current, "peak": peak, "skipped": skipped}
+    return {
+        "transcript": path,
+        "device": st.st_dev,
+        "inode": st.st_ino,
+        "offset": offset,
+        "current": current,
+        "peak": peak,
+        "skipped": skipped,
+    }
 
 
 def advance(
@@ -96,9 +103,13 @@ def advance(
     try:
         st = posix.fstat(fd)
         offset = _int(cursor.get("offset")) if cursor is not None else 0
-        same = (cursor is not None and cursor.get("transcript") == path
-                and cursor.get("device") == st.st_dev and cursor.get("inode") == st.st_ino
-                and offset <= st.st_size)
+        same = (
+            cursor is not None
+            and cursor.get("transcript") == path
+            and cursor.get("device") == st.st_dev
+            and cursor.get("inode") == st.st_ino
+            and offset <= st.st_size
+        )
         if same:
             assert cursor is not None
             current, peak = _int(cursor.get("current")), _int(cursor.get("peak"))

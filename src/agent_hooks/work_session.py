@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import time
 
+from agent_hooks.durations import ago, duration
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
@@ -60,8 +62,10 @@ def check_part(label: str, value: str) -> str:
 def make_id(prefix: str, client: str, project: str, now: float) -> str:
     """`{PREFIX}{YYYYMM}-{CLIENT}-{PROJECT}`, e.g. SES202611-ACME-AUDIT (month in UTC)."""
     month = time.strftime("%Y%m", time.gmtime(now))
-    return (f"{check_part('prefix', prefix)}{month}-{check_part('client', client)}-"
-            f"{check_part('project', project)}")
+    return (
+        f"{check_part('prefix', prefix)}{month}-{check_part('client', client)}-"
+        f"{check_part('project', project)}"
+    )
 
 
 def check_id(text: str) -> str:
@@ -70,8 +74,10 @@ def check_id(text: str) -> str:
     ok = (
         len(parts) == 3
         and all(part and set(part) <= _ALNUM for part in parts)
-        and 7 <= len(parts[0]) <= MAX_PART + 6 and parts[0][-6:].isdigit()
-        and len(parts[1]) <= MAX_PART and len(parts[2]) <= MAX_PART
+        and 7 <= len(parts[0]) <= MAX_PART + 6
+        and parts[0][-6:].isdigit()
+        and len(parts[1]) <= MAX_PART
+        and len(parts[2]) <= MAX_PART
     )
     if not ok:
         raise WorkSessionError(
@@ -122,30 +128,6 @@ def parse_time(text: object) -> float | None:
     return parsed.timestamp()
 
 
-def duration(seconds: float) -> str:
-    """`45s`, `12m`, `4h 15m`, `3d 4h`."""
-    s = max(0, int(seconds))
-    if s < 60:
-        return f"{s}s"
-    if s < 3600:
-        return f"{s // 60}m"
-    if s < 86400:
-        return f"{s // 3600}h {s % 3600 // 60}m"
-    return f"{s // 86400}d {s % 86400 // 3600}h"
-
-
-def ago(seconds: float) -> str:
-    """`just now`, `5m ago`, `2h ago`, `3d ago`."""
-    s = max(0, int(seconds))
-    if s < 60:
-        return "just now"
-    if s < 3600:
-        return f"{s // 60}m ago"
-    if s < 86400:
-        return f"{s // 3600}h ago"
-    return f"{s // 86400}d ago"
-
-
 def age_days(seconds: float) -> str:
     days = max(0, int(seconds)) // 86400
     return "today" if days == 0 else "1 day" if days == 1 else f"{days} days"
@@ -154,15 +136,30 @@ def age_days(seconds: float) -> str:
 # -------------------------------------------------------------------- document
 
 
-def new_document(session_id: str, prefix: str, client: str, project: str, now: float,
-                 max_tokens: int = DEFAULT_MAX) -> dict[str, Any]:
+def new_document(
+    session_id: str,
+    prefix: str,
+    client: str,
+    project: str,
+    now: float,
+    max_tokens: int = DEFAULT_MAX,
+) -> dict[str, Any]:
     """A fresh document with the seed's fields (and `conversations`, see the ADR)."""
     return {
-        "session_id": session_id, "created": iso(now), "last_updated": iso(now),
-        "status": "active", "client": client, "project": project, "prefix": prefix,
+        "session_id": session_id,
+        "created": iso(now),
+        "last_updated": iso(now),
+        "status": "active",
+        "client": client,
+        "project": project,
+        "prefix": prefix,
         "tokens": {"max": max_tokens, "initial": 0, "current": 0, "peak": 0, "saved": 0},
-        "agents_spawned": [], "artifacts": [], "milestones": [], "context_summary": "",
-        "notes": [], "conversations": {},
+        "agents_spawned": [],
+        "artifacts": [],
+        "milestones": [],
+        "context_summary": "",
+        "notes": [],
+        "conversations": {},
     }
 
 
@@ -236,8 +233,9 @@ def normalize(raw: object) -> dict[str, Any]:
         agent["tokens_used"] = _count(agent.get("tokens_used")) or 0
         agent.setdefault("output_file", None)
     doc["agents_spawned"] = agents
-    artifacts = [a for a in _records(src.get("artifacts"), "path")
-                 if isinstance(a.get("path"), str)]
+    artifacts = [
+        a for a in _records(src.get("artifacts"), "path") if isinstance(a.get("path"), str)
+    ]
     for artifact in artifacts:
         artifact["created"] = _time_text(artifact.get("created"))
         artifact["agent"] = _text(artifact.get("agent"))
@@ -248,11 +246,17 @@ def normalize(raw: object) -> dict[str, Any]:
         milestone["completed"] = _time_text(milestone.get("completed"))
     doc["milestones"] = milestones
     notes = src.get("notes")
-    doc["notes"] = [_text(n) for n in notes if n is not None] if isinstance(notes, list) else (
-        [notes] if isinstance(notes, str) and notes else [])
+    doc["notes"] = (
+        [_text(n) for n in notes if n is not None]
+        if isinstance(notes, list)
+        else ([notes] if isinstance(notes, str) and notes else [])
+    )
     conversations = src.get("conversations")
-    doc["conversations"] = {k: v for k, v in conversations.items() if isinstance(v, dict)} if (
-        isinstance(conversations, dict)) else {}
+    doc["conversations"] = (
+        {k: v for k, v in conversations.items() if isinstance(v, dict)}
+        if (isinstance(conversations, dict))
+        else {}
+    )
     return doc
 
 
@@ -304,8 +308,9 @@ def set_summary(doc: dict[str, Any], text: str) -> None:
     doc["context_summary"] = text.strip("\n")
 
 
-def record_artifact(doc: dict[str, Any], path: str, agent: str, now: float,
-                    subagent: str | None = None) -> bool:
+def record_artifact(
+    doc: dict[str, Any], path: str, agent: str, now: float, subagent: str | None = None
+) -> bool:
     """Add a created file (project-relative path) once; True when it was new."""
     if any(a["path"] == path for a in doc["artifacts"]):
         return False
@@ -322,8 +327,14 @@ def spawned_agent(doc: dict[str, Any], agent_id: str) -> dict[str, Any]:
     for agent in agents:
         if agent.get("id") == agent_id:
             return agent
-    agent = {"id": agent_id, "type": "", "started": None, "completed": None, "tokens_used": 0,
-             "output_file": None}
+    agent = {
+        "id": agent_id,
+        "type": "",
+        "started": None,
+        "completed": None,
+        "tokens_used": 0,
+        "output_file": None,
+    }
     doc["agents_spawned"].append(agent)
     return agent
 
@@ -338,8 +349,9 @@ def finish_agent(doc: dict[str, Any], agent_id: str, tokens_used: int, now: floa
     doc["tokens"]["saved"] = max(0, doc["tokens"]["saved"] + tokens_used - previous)
 
 
-def apply_figures(doc: dict[str, Any], conversation: str, entry: dict[str, Any],
-                  now: float) -> None:
+def apply_figures(
+    doc: dict[str, Any], conversation: str, entry: dict[str, Any], now: float
+) -> None:
     """Store one conversation's context figures; `tokens.current` becomes the
     figure reported most recently, `peak` the largest ever seen, `initial` the
     first figure measured in this work session."""
@@ -410,16 +422,22 @@ def warning_texts(session_id: str, threshold: int, current: int, budget: int) ->
     share = pct_text(percent(current, budget))
     figures = f"{current:,} of the {budget:,}-token budget ({share})"
     if threshold >= CRITICAL_PERCENT:
-        advice = ("Critical: write the context summary now (`agent-hooks session summary TEXT`), "
-                  "mark finished milestones, and hand further work to subagents or a fresh "
-                  "conversation before the context runs out.")
+        advice = (
+            "Critical: write the context summary now (`agent-hooks session summary TEXT`), "
+            "mark finished milestones, and hand further work to subagents or a fresh "
+            "conversation before the context runs out."
+        )
         mark = RED
     else:
-        advice = ("Keep the rest of this conversation lean: delegate large reads and searches "
-                  "to subagents and record progress (`agent-hooks session summary TEXT`).")
+        advice = (
+            "Keep the rest of this conversation lean: delegate large reads and searches "
+            "to subagents and record progress (`agent-hooks session summary TEXT`)."
+        )
         mark = YELLOW
-    model = (f"agent-hooks: work session {session_id}: this conversation's context is {figures}. "
-             f"{advice}")
+    model = (
+        f"agent-hooks: work session {session_id}: this conversation's context is {figures}. "
+        f"{advice}"
+    )
     user = f"{mark} work session {session_id}: context {current:,}/{budget:,} tokens ({share})"
     return model, user
 
@@ -450,9 +468,13 @@ def agent_contexts(doc: dict[str, Any]) -> list[dict[str, Any]]:
     for conversation, entry in doc["conversations"].items():
         agent = _text(entry.get("agent")) or "-"
         latest.pop(agent, None)
-        latest[agent] = {"agent": agent, "conversation": conversation,
-                         "current": _count(entry.get("current")) or 0,
-                         "peak": _count(entry.get("peak")) or 0, "updated": entry.get("updated")}
+        latest[agent] = {
+            "agent": agent,
+            "conversation": conversation,
+            "current": _count(entry.get("current")) or 0,
+            "peak": _count(entry.get("peak")) or 0,
+            "updated": entry.get("updated"),
+        }
     return list(latest.values())
 
 
@@ -476,8 +498,11 @@ def resume_text(doc: dict[str, Any], now: float) -> str:
     open_ = [m["name"] for m in doc["milestones"] if not m["completed"]]
     if open_:
         lines.append("Open Milestones: " + "; ".join(open_))
-    lines += ["", "Last Context:", doc["context_summary"]
-              or "(none yet: record one with `agent-hooks session summary TEXT`)"]
+    lines += [
+        "",
+        "Last Context:",
+        doc["context_summary"] or "(none yet: record one with `agent-hooks session summary TEXT`)",
+    ]
     if doc["notes"]:
         lines += ["", "Notes:"] + [f"- {note}" for note in doc["notes"]]
     return "\n".join(lines)
@@ -496,9 +521,13 @@ def status_text(doc: dict[str, Any], now: float, recent: int = 5) -> str:
     ]
     contexts = agent_contexts(doc)
     if len(contexts) > 1:
-        lines.append("Contexts: " + ", ".join(
-            f"{c['agent']} {c['current']:,} ({pct_text(percent(c['current'], tokens['max']))})"
-            for c in contexts))
+        lines.append(
+            "Contexts: "
+            + ", ".join(
+                f"{c['agent']} {c['current']:,} ({pct_text(percent(c['current'], tokens['max']))})"
+                for c in contexts
+            )
+        )
     lines += ["", f"Milestones ({done}/{len(doc['milestones'])}):"]
     lines += milestone_lines(doc) or ["- (none yet: `agent-hooks session milestone add NAME`)"]
     lines += ["", "Recent Artifacts:"]
@@ -509,19 +538,29 @@ def status_text(doc: dict[str, Any], now: float, recent: int = 5) -> str:
         lines.append(f"- {artifact['path']} (created {ago(now - when) if when else '?'}{by})")
     if not shown:
         lines.append("- (none yet)")
-    lines += ["", f"Agents Spawned This Session: {len(doc['agents_spawned'])}",
-              f"Token Savings from Isolation: {tokens['saved']:,}"]
+    lines += [
+        "",
+        f"Agents Spawned This Session: {len(doc['agents_spawned'])}",
+        f"Token Savings from Isolation: {tokens['saved']:,}",
+    ]
     return "\n".join(lines)
 
 
 def list_entry(doc: dict[str, Any], now: float, archived: bool) -> dict[str, Any]:
-    return {"session_id": doc["session_id"], "status": doc["status"], "indicator": indicator(doc),
-            "created": doc["created"], "closed": doc.get("closed"), "archived": archived,
-            "age": age_days(elapsed(doc, now))}
+    return {
+        "session_id": doc["session_id"],
+        "status": doc["status"],
+        "indicator": indicator(doc),
+        "created": doc["created"],
+        "closed": doc.get("closed"),
+        "archived": archived,
+        "age": age_days(elapsed(doc, now)),
+    }
 
 
-def list_text(active_id: str | None, live: list[dict[str, Any]],
-              archived: list[dict[str, Any]]) -> str:
+def list_text(
+    active_id: str | None, live: list[dict[str, Any]], archived: list[dict[str, Any]]
+) -> str:
     """The seed's list; `live` and `archived` hold `list_entry` results."""
     lines = ["Active Sessions:"]
     for item in live:
@@ -544,25 +583,44 @@ def token_report(doc: dict[str, Any]) -> dict[str, Any]:
     main, budget, saved = tokens["current"], tokens["max"], tokens["saved"]
     total = main + saved
     return {
-        "session_id": doc["session_id"], "max": budget, "initial": tokens["initial"],
-        "current": main, "peak": tokens["peak"], "remaining": max(0, budget - main),
-        "percent": round(percent(main, budget), 1), "indicator": level_indicator(main, budget),
+        "session_id": doc["session_id"],
+        "max": budget,
+        "initial": tokens["initial"],
+        "current": main,
+        "peak": tokens["peak"],
+        "remaining": max(0, budget - main),
+        "percent": round(percent(main, budget), 1),
+        "indicator": level_indicator(main, budget),
         "contexts": agent_contexts(doc),
-        "subagents": [{"id": a.get("id"), "type": a.get("type"), "tokens_used": a["tokens_used"],
-                       "completed": a["completed"]} for a in doc["agents_spawned"]],
-        "saved": saved, "total_without_isolation": total,
+        "subagents": [
+            {
+                "id": a.get("id"),
+                "type": a.get("type"),
+                "tokens_used": a["tokens_used"],
+                "completed": a["completed"],
+            }
+            for a in doc["agents_spawned"]
+        ],
+        "saved": saved,
+        "total_without_isolation": total,
         "savings_percent": round(percent(saved, total), 1),
         "exceeds_without_isolation_by": max(0, total - budget),
     }
 
 
 def tokens_text(report: dict[str, Any]) -> str:
-    lines = [f"Token Usage Report: {report['session_id']}", "", "Main Session:",
-             f"  Used: {report['current']:,} / {report['max']:,} ({pct_text(report['percent'])})",
-             f"  Remaining: {report['remaining']:,}", f"  Peak: {report['peak']:,}"]
+    lines = [
+        f"Token Usage Report: {report['session_id']}",
+        "",
+        "Main Session:",
+        f"  Used: {report['current']:,} / {report['max']:,} ({pct_text(report['percent'])})",
+        f"  Remaining: {report['remaining']:,}",
+        f"  Peak: {report['peak']:,}",
+    ]
     if len(report["contexts"]) > 1:
-        lines += [f"  {c['agent']}: {c['current']:,} (peak {c['peak']:,})"
-                  for c in report["contexts"]]
+        lines += [
+            f"  {c['agent']}: {c['current']:,} (peak {c['peak']:,})" for c in report["contexts"]
+        ]
     lines += ["", "Subprocess Agents:"]
     for agent in report["subagents"]:
         name = " ".join(x for x in (agent["type"], str(agent["id"] or "")[:8]) if x) or "agent"
@@ -570,9 +628,12 @@ def tokens_text(report: dict[str, Any]) -> str:
         lines.append(f"  {name}: {agent['tokens_used']:,} tokens (isolated{running})")
     if not report["subagents"]:
         lines.append("  (none)")
-    lines += ["", f"Total Consumed (if no isolation): {report['total_without_isolation']:,}",
-              f"Actual Main Session: {report['current']:,}",
-              f"Tokens Saved: {report['saved']:,} ({pct_text(report['savings_percent'])} savings)"]
+    lines += [
+        "",
+        f"Total Consumed (if no isolation): {report['total_without_isolation']:,}",
+        f"Actual Main Session: {report['current']:,}",
+        f"Tokens Saved: {report['saved']:,} ({pct_text(report['savings_percent'])} savings)",
+    ]
     return "\n".join(lines)
 
 
@@ -591,14 +652,22 @@ def savings_text(report: dict[str, Any]) -> str:
         verdict = f"{YELLOW} Within budget, above {WARN_PERCENT}%"
     else:
         verdict = f"{GREEN} Within budget"
-    return "\n".join([
-        "Token Isolation Savings", "", "Without Isolation:",
-        f"  All agent work in main context: {total:,} tokens", limit, "", "With Isolation:",
-        f"  Main session: {main:,} tokens",
-        f"  Agents in subprocesses: {report['saved']:,} tokens (not counted)", "",
-        f"Savings: {report['saved']:,} tokens ({pct_text(report['savings_percent'])})",
-        f"Status: {verdict}",
-    ])
+    return "\n".join(
+        [
+            "Token Isolation Savings",
+            "",
+            "Without Isolation:",
+            f"  All agent work in main context: {total:,} tokens",
+            limit,
+            "",
+            "With Isolation:",
+            f"  Main session: {main:,} tokens",
+            f"  Agents in subprocesses: {report['saved']:,} tokens (not counted)",
+            "",
+            f"Savings: {report['saved']:,} tokens ({pct_text(report['savings_percent'])})",
+            f"Status: {verdict}",
+        ]
+    )
 
 
 _NEXT_MARKS = ("next", "todo", "to do", "then")
@@ -609,32 +678,47 @@ def closing_summary(doc: dict[str, Any], now: float) -> dict[str, Any]:
     peak context) and next steps (open milestones, `Next:`/`TODO` lines of the
     context summary)."""
     tokens = doc["tokens"]
-    outcomes = [f"Milestone reached: {m['name']} ({m['completed'][:10]})"
-                for m in doc["milestones"] if m["completed"]]
+    outcomes = [
+        f"Milestone reached: {m['name']} ({m['completed'][:10]})"
+        for m in doc["milestones"]
+        if m["completed"]
+    ]
     paths = [a["path"] for a in doc["artifacts"]]
     if paths:
         more = f", … ({len(paths) - 10} more)" if len(paths) > 10 else ""
         outcomes.append(f"{len(paths)} artifact(s) created: {', '.join(paths[:10])}{more}")
     if doc["agents_spawned"]:
-        outcomes.append(f"{len(doc['agents_spawned'])} subagent(s) spawned; "
-                        f"{tokens['saved']:,} tokens kept out of the main context")
-    outcomes.append(f"Peak context: {tokens['peak']:,} of {tokens['max']:,} tokens "
-                    f"({pct_text(percent(tokens['peak'], tokens['max']))})")
+        outcomes.append(
+            f"{len(doc['agents_spawned'])} subagent(s) spawned; "
+            f"{tokens['saved']:,} tokens kept out of the main context"
+        )
+    outcomes.append(
+        f"Peak context: {tokens['peak']:,} of {tokens['max']:,} tokens "
+        f"({pct_text(percent(tokens['peak'], tokens['max']))})"
+    )
     next_steps = [f"Open milestone: {m['name']}" for m in doc["milestones"] if not m["completed"]]
     for line in doc["context_summary"].splitlines():
         text = line.strip().lstrip("-*• ").strip()
         if text.lower().startswith(_NEXT_MARKS):
             next_steps.append(text)
     start = parse_time(doc["created"])
-    return {"closed": iso(now), "duration": duration(now - start) if start else "?",
-            "decisions": list(doc["notes"]), "outcomes": outcomes, "next_steps": next_steps}
+    return {
+        "closed": iso(now),
+        "duration": duration(now - start) if start else "?",
+        "decisions": list(doc["notes"]),
+        "outcomes": outcomes,
+        "next_steps": next_steps,
+    }
 
 
 def closing_text(doc: dict[str, Any], archived_to: str) -> str:
     summary = doc["closing_summary"]
     lines = [f"Closed Session: {doc['session_id']} {CLOSED}", f"Duration: {summary['duration']}"]
-    for title, key in (("Decisions and Learnings", "decisions"), ("Outcomes", "outcomes"),
-                       ("Next Steps", "next_steps")):
+    for title, key in (
+        ("Decisions and Learnings", "decisions"),
+        ("Outcomes", "outcomes"),
+        ("Next Steps", "next_steps"),
+    ):
         lines += ["", f"{title}:"] + ([f"  - {item}" for item in summary[key]] or ["  (none)"])
     lines += ["", f"Archived to: {archived_to}"]
     return "\n".join(lines)

@@ -68,8 +68,9 @@ def _active_dir(environ: Mapping[str, str], project: str | None) -> str | None:
     return fs.dirname(pointer)
 
 
-def post_tool_use(ctx: HookContext, agent_name: str | None, project: str | None,
-                  found: list[tuple[str, str]]) -> dict[str, Any] | None:
+def post_tool_use(
+    ctx: HookContext, agent_name: str | None, project: str | None, found: list[tuple[str, str]]
+) -> dict[str, Any] | None:
     """Record created files as artifacts, refresh this conversation's figures,
     and return `{"additionalContext", "systemMessage"}` when its context first
     passes 80 % or 95 % of the budget; None otherwise."""
@@ -83,8 +84,13 @@ def post_tool_use(ctx: HookContext, agent_name: str | None, project: str | None,
         return None
 
 
-def _post_tool_use(ctx: HookContext, agent_name: str | None, project: str | None,
-                   found: list[tuple[str, str]], directory: str) -> dict[str, Any] | None:
+def _post_tool_use(
+    ctx: HookContext,
+    agent_name: str | None,
+    project: str | None,
+    found: list[tuple[str, str]],
+    directory: str,
+) -> dict[str, Any] | None:
     from agent_hooks import work_session as ws
 
     payload = ctx.payload
@@ -97,8 +103,12 @@ def _post_tool_use(ctx: HookContext, agent_name: str | None, project: str | None
     def mutate(doc: dict[str, Any]) -> bool:
         changed = False
         for rel in created:
-            changed = ws.record_artifact(doc, rel, agent, ctx.now,
-                                         subagent if isinstance(subagent, str) else None) or changed
+            changed = (
+                ws.record_artifact(
+                    doc, rel, agent, ctx.now, subagent if isinstance(subagent, str) else None
+                )
+                or changed
+            )
         if launched is not None:
             record = ws.spawned_agent(doc, launched[0])
             record["output_file"] = launched[1]
@@ -153,8 +163,9 @@ def _launched_agent(payload: Mapping[str, Any]) -> tuple[str, str] | None:
     return None
 
 
-def _refresh(doc: dict[str, Any], ctx: HookContext,
-             agent: str) -> tuple[dict[str, Any] | None, bool]:
+def _refresh(
+    doc: dict[str, Any], ctx: HookContext, agent: str
+) -> tuple[dict[str, Any] | None, bool]:
     """Read this conversation's transcript from its stored offset and store the
     figures. (The conversation's entry or None when there is no transcript to
     read, whether anything was new.) An entry always has int `current` and a
@@ -164,8 +175,12 @@ def _refresh(doc: dict[str, Any], ctx: HookContext,
 
     conversation = ctx.payload.get("session_id")
     path = ctx.payload.get("transcript_path")
-    if not isinstance(conversation, str) or not conversation or not isinstance(path, str) \
-            or not fs.isabs(path):
+    if (
+        not isinstance(conversation, str)
+        or not conversation
+        or not isinstance(path, str)
+        or not fs.isabs(path)
+    ):
         return None, False
     old = doc["conversations"].get(conversation)
     cursor = transcript.advance(old, path)
@@ -191,8 +206,10 @@ def _update(ctx: HookContext, directory: str, mutate: Callable[[dict[str, Any]],
     from agent_hooks import work_session_store as store
 
     try:
-        return store.Store(directory, durable=False).update_active(
-            mutate, ctx.now, statuses=LIVE) is not None
+        return (
+            store.Store(directory, durable=False).update_active(mutate, ctx.now, statuses=LIVE)
+            is not None
+        )
     except (ws.WorkSessionError, OSError) as exc:
         ctx.log(f"work session in {directory} not updated: {exc}")
         return False
@@ -252,8 +269,10 @@ def _subagent_stop(ctx: HookContext, directory: str, agent_id: str) -> None:
         path = transcript.subagent_transcript(main, agent_id) if isinstance(main, str) else None
     used = transcript.subagent_tokens(path) if path else None  # read before taking the lock
     if used is None:
-        ctx.log(f"subagent {agent_id}: transcript {path or '(not found)'} unreadable; "
-                "tokens not counted")
+        ctx.log(
+            f"subagent {agent_id}: transcript {path or '(not found)'} unreadable; "
+            "tokens not counted"
+        )
     kind = ctx.payload.get("agent_type")
     if not (isinstance(kind, str) and kind) and path:
         kind = transcript.subagent_type(path)
@@ -281,8 +300,9 @@ def stop(ctx: HookContext, project: str | None) -> None:
         ctx.log(f"work session not updated at Stop: {type(exc).__name__}: {exc}")
 
 
-def session_start_lines(project: str | None, now: float,
-                        environ: Mapping[str, str] | None = None) -> list[str]:
+def session_start_lines(
+    project: str | None, now: float, environ: Mapping[str, str] | None = None
+) -> list[str]:
     """One or two lines on the active work session for the SessionStart context."""
     directory = _active_dir(environ or {}, project)
     if directory is None:
@@ -299,8 +319,10 @@ def session_start_lines(project: str | None, now: float,
     doc = found.doc
     tokens = doc["tokens"]
     if doc["status"] == "paused":
-        return [f"Work session {doc['session_id']} {ws.PAUSED} is paused; "
-                "`agent-hooks session resume` continues it."]
+        return [
+            f"Work session {doc['session_id']} {ws.PAUSED} is paused; "
+            "`agent-hooks session resume` continues it."
+        ]
     done = sum(1 for m in doc["milestones"] if m["completed"])
     share = ws.pct_text(ws.percent(tokens["current"], tokens["max"]))
     lines = [

@@ -61,8 +61,10 @@ class NoActiveSession(ws.WorkSessionError):
 
 class ActiveSessionExists(ws.WorkSessionError):
     def __init__(self, session_id: str) -> None:
-        super().__init__(f"Active session found: {session_id}. Close it first (--yes), or "
-                         f"`agent-hooks session close`")
+        super().__init__(
+            f"Active session found: {session_id}. Close it first (--yes), or "
+            f"`agent-hooks session close`"
+        )
         self.session_id = session_id
 
 
@@ -104,7 +106,8 @@ def encode(doc: Mapping[str, Any]) -> bytes:
             fields.append(f"  {name}: [\n    {inner}\n  ]")
         elif isinstance(value, dict) and value:
             inner = ",\n    ".join(
-                f"{jsonio.dumps(k)}: {jsonio.dumps(v)}" for k, v in value.items())
+                f"{jsonio.dumps(k)}: {jsonio.dumps(v)}" for k, v in value.items()
+            )
             fields.append(f"  {name}: {{\n    {inner}\n  }}")
         else:
             fields.append(f"  {name}: {jsonio.dumps(value)}")
@@ -171,8 +174,11 @@ class Store:
         found = self.active()
         if found is None or found.archived:
             named = self.active_id()
-            why = (f" (the pointer names {named}, whose file is missing)"
-                   if named and found is None else "")
+            why = (
+                f" (the pointer names {named}, whose file is missing)"
+                if named and found is None
+                else ""
+            )
             raise NoActiveSession(
                 f"No active session in {self.directory}{why}. Start one with `agent-hooks session "
                 "start --client C --project P`, or `agent-hooks session switch ID`"
@@ -211,8 +217,9 @@ class Store:
         storage.ensure_dir(self.directory)
         lock = storage.Lock(fs.join(self.directory, LOCK_FILE))
         if not lock.acquire(timeout):
-            raise StoreBusy(f"{self.directory} is locked by another process "
-                            f"(waited {timeout:g} s); try again")
+            raise StoreBusy(
+                f"{self.directory} is locked by another process (waited {timeout:g} s); try again"
+            )
         return lock
 
     def save(self, found: Found) -> str:
@@ -309,9 +316,14 @@ class Store:
             self._close(found, now)
             return found
 
-    def update_active(self, mutate: Callable[[dict[str, Any]], bool], now: float, *,
-                      statuses: tuple[str, ...] = ws.STATUSES,
-                      timeout: float = storage.LOCK_TIMEOUT) -> Found | None:
+    def update_active(
+        self,
+        mutate: Callable[[dict[str, Any]], bool],
+        now: float,
+        *,
+        statuses: tuple[str, ...] = ws.STATUSES,
+        timeout: float = storage.LOCK_TIMEOUT,
+    ) -> Found | None:
         """Apply `mutate` to the active work session under the lock and save it
         when `mutate` returns True. None when there is no active session or its
         status is not in `statuses` (the hooks pass ("active", "blocked"))."""
@@ -350,8 +362,10 @@ class _Yaml:
         self.source = source
 
     def fail(self, why: str) -> None:
-        raise ws.WorkSessionError(f"{self.source}: line {self.line + 1}: {why} (only the seed's "
-                                  "YAML subset is read; convert the file to JSON otherwise)")
+        raise ws.WorkSessionError(
+            f"{self.source}: line {self.line + 1}: {why} (only the seed's "
+            "YAML subset is read; convert the file to JSON otherwise)"
+        )
 
     def peek(self) -> tuple[int, str] | None:
         while self.i < len(self.lines):
@@ -385,8 +399,11 @@ class _Yaml:
 
     def sequence(self, indent: int) -> list[Any]:
         out: list[Any] = []
-        while (head := self.peek()) is not None and head[0] == indent and (
-                head[1] == "-" or head[1].startswith("- ")):
+        while (
+            (head := self.peek()) is not None
+            and head[0] == indent
+            and (head[1] == "-" or head[1].startswith("- "))
+        ):
             item = head[1][1:].strip()
             if not item or item.startswith("#"):
                 self.i += 1
@@ -407,8 +424,11 @@ class _Yaml:
         if rest.strip() and not rest.strip().startswith("#"):
             return self.scalar(rest)
         nxt = self.peek()
-        if nxt is None or nxt[0] < indent or (nxt[0] == indent and not (
-                nxt[1] == "-" or nxt[1].startswith("- "))):
+        if (
+            nxt is None
+            or nxt[0] < indent
+            or (nxt[0] == indent and not (nxt[1] == "-" or nxt[1].startswith("- ")))
+        ):
             return None
         return self.node(nxt[0])
 

@@ -56,6 +56,7 @@ class WorkspaceError(ValueError):
 
 # --- ids and time -------------------------------------------------------------
 
+
 def random_suffix() -> str:
     """Four characters of `[a-z0-9]` from the OS random source (unbiased)."""
     out: list[str] = []
@@ -116,8 +117,13 @@ def parse_iso(text: object) -> float | None:
         rest = rest[n:]
     if rest in ("Z", "z"):
         offset = 0
-    elif len(rest) == 6 and rest[0] in "+-" and rest[3] == ":" and rest[1:3].isdigit() \
-            and rest[4:6].isdigit():
+    elif (
+        len(rest) == 6
+        and rest[0] in "+-"
+        and rest[3] == ":"
+        and rest[1:3].isdigit()
+        and rest[4:6].isdigit()
+    ):
         offset = (int(rest[1:3]) * 60 + int(rest[4:6])) * 60 * (1 if rest[0] == "+" else -1)
     else:
         return None
@@ -126,11 +132,10 @@ def parse_iso(text: object) -> float | None:
 
 # --- names --------------------------------------------------------------------
 
+
 def check_category(category: str) -> str:
     if category not in CATEGORIES:
-        raise WorkspaceError(
-            f"unknown category {category!r}; use one of: {', '.join(CATEGORIES)}"
-        )
+        raise WorkspaceError(f"unknown category {category!r}; use one of: {', '.join(CATEGORIES)}")
     return category
 
 
@@ -161,8 +166,10 @@ def context_path(category: str, task_slug: str) -> str:
 
 def check_relative(rel: str) -> str:
     """`rel` if it is a safe path inside a workspace (see the module invariants)."""
-    if not rel or rel.startswith("/") or (
-        not rel.isprintable() and any(ch < " " or ch == "\x7f" for ch in rel)
+    if (
+        not rel
+        or rel.startswith("/")
+        or (not rel.isprintable() and any(ch < " " or ch == "\x7f" for ch in rel))
     ):
         raise WorkspaceError(f"{rel!r} is not a relative path inside a workspace")
     parts = rel.split("/")
@@ -181,7 +188,7 @@ def split_workspace_path(sessions_root: str, path: str) -> tuple[str, str] | Non
     prefix = sessions_root.rstrip("/") + "/"
     if not path.startswith(prefix):
         return None
-    ws_id, _, rel = path[len(prefix):].partition("/")
+    ws_id, _, rel = path[len(prefix) :].partition("/")
     if not is_workspace_id(ws_id):
         return None
     try:
@@ -191,6 +198,7 @@ def split_workspace_path(sessions_root: str, path: str) -> tuple[str, str] | Non
 
 
 # --- keywords -----------------------------------------------------------------
+
 
 def normalize_keyword(word: str) -> str:
     return "-".join(word.strip().lower().split())[:MAX_KEYWORD]
@@ -228,25 +236,35 @@ def merge_keywords(*groups: Iterable[str]) -> list[str]:
 
 # --- the context file ---------------------------------------------------------
 
+
 def title(task: str) -> str:
     """The task name as the file's heading shows it (one line)."""
     return " ".join(task.split()) or task
 
 
 def render_context(
-    task: str, workspace_id: str, *, summary: str | None = None, background: str | None = None,
-    expected: str | None = None, constraints: str | None = None,
+    task: str,
+    workspace_id: str,
+    *,
+    summary: str | None = None,
+    background: str | None = None,
+    expected: str | None = None,
+    constraints: str | None = None,
 ) -> str:
     """A context file in the seed's template; an empty section keeps its placeholder."""
+
     def section(name: str, value: str | None, placeholder: str) -> str:
         body = value.strip() if value and value.strip() else placeholder
         return f"## {name}\n{body}\n"
 
     return (
         f"# Context: {title(task)}\nSession: {workspace_id}\n\n"
-        + section("Request Summary", summary, "[Brief description of what needs to be done]") + "\n"
-        + section("Background", background, "[Relevant context and information]") + "\n"
-        + section("Expected Output", expected, "[What the subagent should produce]") + "\n"
+        + section("Request Summary", summary, "[Brief description of what needs to be done]")
+        + "\n"
+        + section("Background", background, "[Relevant context and information]")
+        + "\n"
+        + section("Expected Output", expected, "[What the subagent should produce]")
+        + "\n"
         + section("Constraints", constraints, "[Any limitations or requirements]")
     )
 
@@ -262,17 +280,32 @@ def wrap_body(task: str, workspace_id: str, body: str) -> str:
 
 # --- the manifest -------------------------------------------------------------
 
+
 def new_manifest(workspace_id: str, now: float) -> dict[str, Any]:
     stamp = iso(now)
-    return {"session_id": workspace_id, "created_at": stamp, "last_activity": stamp,
-            "context_files": {}, "context_index": {}}
+    return {
+        "session_id": workspace_id,
+        "created_at": stamp,
+        "last_activity": stamp,
+        "context_files": {},
+        "context_index": {},
+    }
 
 
 def _clean_keywords(words: object) -> list[str]:
-    if isinstance(words, list) and all(
-        isinstance(w, str) and w and w.islower() and len(w) <= MAX_KEYWORD and w == w.strip()
-        and " " not in w for w in words
-    ) and len(set(words)) == len(words) <= MAX_KEYWORDS:
+    if (
+        isinstance(words, list)
+        and all(
+            isinstance(w, str)
+            and w
+            and w.islower()
+            and len(w) <= MAX_KEYWORD
+            and w == w.strip()
+            and " " not in w
+            for w in words
+        )
+        and len(set(words)) == len(words) <= MAX_KEYWORDS
+    ):
         return words  # already normal: the common case, checked cheaply
     listed = words if isinstance(words, list) else ()
     return merge_keywords(w for w in listed if isinstance(w, str))
@@ -288,7 +321,7 @@ def normalize_manifest(raw: dict[str, Any] | None, workspace_id: str, now: float
         if parse_iso(raw.get(field)) is not None:
             doc[field] = raw[field]
     files = raw.get("context_files")
-    for rel, entry in (files.items() if isinstance(files, dict) else ()):
+    for rel, entry in files.items() if isinstance(files, dict) else ():
         try:
             check_relative(rel)
         except WorkspaceError:
@@ -322,8 +355,13 @@ def touch(doc: dict[str, Any], now: float) -> None:
 
 
 def add_file(
-    doc: dict[str, Any], rel: str, now: float, *, recipient: str | None = None,
-    keywords: Iterable[str] = (), replace: bool = False,
+    doc: dict[str, Any],
+    rel: str,
+    now: float,
+    *,
+    recipient: str | None = None,
+    keywords: Iterable[str] = (),
+    replace: bool = False,
 ) -> bool:
     """Track `rel`; return True when it was not tracked before. An entry already
     there keeps its `created`; its keywords grow (or, with `replace`, are replaced)
@@ -333,8 +371,11 @@ def add_file(
     entry = files.get(rel)
     derived = keywords_from_path(rel)
     if entry is None:
-        files[rel] = {"created": iso(now), "for": recipient or "",
-                      "keywords": merge_keywords(keywords, derived)}
+        files[rel] = {
+            "created": iso(now),
+            "for": recipient or "",
+            "keywords": merge_keywords(keywords, derived),
+        }
     else:
         base = [] if replace else entry.get("keywords") or []
         entry["keywords"] = merge_keywords(keywords, base, derived)

@@ -53,8 +53,10 @@ def after_write(ctx: HookContext, agent: identity.Agent, project: str, path: str
         conversation = ctx.text("session_id")
         same = conversation in (None, doc.get("conversation_id"))
         if mine is None or mine.id != ws_id or not same:
-            ctx.log(f"{rel} written in workspace {ws_id}, which has no manifest and is not "
-                    "yours: not tracked")
+            ctx.log(
+                f"{rel} written in workspace {ws_id}, which has no manifest and is not "
+                "yours: not tracked"
+            )
             return
     result = workspace_store.register(ws, rel, ctx.now, durable=False)  # hot path: no fsync
     if not result.held:
@@ -64,8 +66,13 @@ def after_write(ctx: HookContext, agent: identity.Agent, project: str, path: str
 
 
 def session_start_lines(
-    ctx: HookContext, agent: identity.Agent, doc: dict[str, Any], source: str,
-    project: str | None, *, budget: int = BUDGET,
+    ctx: HookContext,
+    agent: identity.Agent,
+    doc: dict[str, Any],
+    source: str,
+    project: str | None,
+    *,
+    budget: int = BUDGET,
 ) -> list[str]:
     """Lines for SessionStart's additionalContext (at most `budget` characters in all)."""
     if project is None:
@@ -102,8 +109,10 @@ def _workspace_lines(ws: Any, project: str, now: float) -> list[str]:
     if ws is not None:
         raw, problem = workspace_store.read_manifest(ws)
         files = workspace.normalize_manifest(raw, ws.id, now)["context_files"] if raw else {}
-        lines.append(f"Your workspace for context hand-off: {ws.path}/ "
-                     + (f"({len(files)} context file(s)):" if raw else f"({problem})."))
+        lines.append(
+            f"Your workspace for context hand-off: {ws.path}/ "
+            + (f"({len(files)} context file(s)):" if raw else f"({problem}).")
+        )
         for rel, entry in list(files.items())[:MAX_FILES_LISTED]:
             words = ", ".join(entry["keywords"])
             note = f" (keywords: {words})" if words else ""
@@ -112,14 +121,18 @@ def _workspace_lines(ws: Any, project: str, now: float) -> list[str]:
             more = len(files) - MAX_FILES_LISTED
             lines.append(f"- … and {more} more (`agent-hooks context list`)")
     else:
-        lines.append("Context hand-off: `agent-hooks context add TASK --category C --summary …` "
-                     "writes a context file into your own workspace (.tmp/sessions/<id>/, created "
-                     "on first use); `agent-hooks context find KEYWORD --delegate` prints the "
-                     "paths to give a subagent.")
+        lines.append(
+            "Context hand-off: `agent-hooks context add TASK --category C --summary …` "
+            "writes a context file into your own workspace (.tmp/sessions/<id>/, created "
+            "on first use); `agent-hooks context find KEYWORD --delegate` prints the "
+            "paths to give a subagent."
+        )
     if others:
         count = sum(len(m["context_files"]) for _, m in others)
-        lines.append(f"Other live workspaces in this project: {len(others)} ({count} context "
-                     "file(s)); search them with `agent-hooks context find KEYWORD --all`.")
+        lines.append(
+            f"Other live workspaces in this project: {len(others)} ({count} context "
+            "file(s)); search them with `agent-hooks context find KEYWORD --all`."
+        )
     return lines
 
 
@@ -167,8 +180,11 @@ def _freshness_lines(
     if report.decision is freshness.Decision.START_FRESH_WITH_BRIEFING:
         room = limit - sum(len(line) + 1 for line in lines)
         text = _briefing_text(ctx, agent, doc, project, room)
-        lines.append(text or "No briefing is recorded for you in this project "
-                     "(`agent-hooks brief set-goal …` records one for next time).")
+        lines.append(
+            text
+            or "No briefing is recorded for you in this project "
+            "(`agent-hooks brief set-goal …` records one for next time)."
+        )
     return lines
 
 
@@ -179,8 +195,9 @@ def _report(
 
     current = doc.get("conversation_id")
     others = [t for t in trail_archive.list_archived(agent) if t.get("conversation_id") != current]
-    return freshness.check(doc, project, freshness.critical_globs(environ, project),
-                           freshness.own_marks(others))
+    return freshness.check(
+        doc, project, freshness.critical_globs(environ, project), freshness.own_marks(others)
+    )
 
 
 def freshness_report(
@@ -194,5 +211,11 @@ def freshness_report(
     doc, problem = state_file.read(agent, now)
     project = doc["project_root"]
     report = _report(agent, doc, project, os.environ if environ is None else environ)
-    return {"agent": agent.name, "state_dir": state_dir, "conversation_id": doc["conversation_id"],
-            "project_root": project, "state_problem": problem, **report.as_dict()}
+    return {
+        "agent": agent.name,
+        "state_dir": state_dir,
+        "conversation_id": doc["conversation_id"],
+        "project_root": project,
+        "state_problem": problem,
+        **report.as_dict(),
+    }

@@ -175,6 +175,7 @@ def current_or_create(
 
 # --- the manifest -------------------------------------------------------------
 
+
 class ManifestUpdate:
     """What `update_manifest` did: the manifest written, whether the lock was
     held, and the problem with what was there before (it was then quarantined)."""
@@ -223,19 +224,36 @@ def read_manifest(ws: Workspace) -> tuple[dict[str, Any] | None, str | None]:
 
 
 def register(
-    ws: Workspace, rel: str, now: float, *, recipient: str | None = None,
-    keywords: Iterable[str] = (), replace: bool = False, durable: bool = True,
+    ws: Workspace,
+    rel: str,
+    now: float,
+    *,
+    recipient: str | None = None,
+    keywords: Iterable[str] = (),
+    replace: bool = False,
+    durable: bool = True,
 ) -> ManifestUpdate:
     """Track an existing file of the workspace in its manifest."""
     workspace.check_relative(rel)
     return update_manifest(
-        ws, lambda doc: workspace.add_file(doc, rel, now, recipient=recipient, keywords=keywords,
-                                           replace=replace), now, durable=durable)
+        ws,
+        lambda doc: workspace.add_file(
+            doc, rel, now, recipient=recipient, keywords=keywords, replace=replace
+        ),
+        now,
+        durable=durable,
+    )
 
 
 def write_context(
-    ws: Workspace, rel: str, content: str, now: float, *, recipient: str | None = None,
-    keywords: Iterable[str] = (), replace: bool = False,
+    ws: Workspace,
+    rel: str,
+    content: str,
+    now: float,
+    *,
+    recipient: str | None = None,
+    keywords: Iterable[str] = (),
+    replace: bool = False,
 ) -> ManifestUpdate:
     """Write a context file (atomically) and track it. Refuses to overwrite a file
     unless `replace`; the file is written before the manifest names it, so a
@@ -265,7 +283,8 @@ def remove_context(ws: Workspace, rel: str, now: float) -> str:
     def mutate(doc: dict[str, Any]) -> None:
         if rel not in doc["context_files"]:
             raise workspace.WorkspaceError(
-                f"{ws.project_relative(rel)} is not tracked by workspace {ws.id}")
+                f"{ws.project_relative(rel)} is not tracked by workspace {ws.id}"
+            )
         fd = _open_workspace(ws)
         try:
             outcome.append(_remove_tracked(fd, rel))
@@ -279,6 +298,7 @@ def remove_context(ws: Workspace, rel: str, now: float) -> str:
 
 # --- listing --------------------------------------------------------------------
 
+
 def workspace_ids(project: str) -> list[str]:
     """Ids of the project's workspace directories (real directories only), oldest first."""
     root = sessions_root(project)
@@ -286,8 +306,11 @@ def workspace_ids(project: str) -> list[str]:
         entries = list(posix.scandir(root))
     except (FileNotFoundError, NotADirectoryError):
         return []
-    return sorted(e.name for e in entries
-                  if workspace.is_workspace_id(e.name) and e.is_dir(follow_symlinks=False))
+    return sorted(
+        e.name
+        for e in entries
+        if workspace.is_workspace_id(e.name) and e.is_dir(follow_symlinks=False)
+    )
 
 
 def live(
@@ -308,6 +331,7 @@ def live(
 
 # --- clean-up -----------------------------------------------------------------
 
+
 def _open_workspace(ws: Workspace) -> int:
     """A descriptor on the workspace directory, reached without following any
     symlink below the project."""
@@ -321,7 +345,8 @@ def _open_workspace(ws: Workspace) -> int:
             except OSError as exc:
                 if exc.errno in (errno.ELOOP, errno.ENOTDIR):
                     raise workspace.WorkspaceError(
-                        f"{where} is a symlink or not a directory; left alone") from None
+                        f"{where} is a symlink or not a directory; left alone"
+                    ) from None
                 raise
             posix.close(fd)
             fd = nxt
@@ -391,8 +416,14 @@ class Closed:
         self.warning: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        return {"id": self.ws.id, "path": self.ws.path, "closed": self.closed,
-                "removed": self.removed, "left": self.left, "warning": self.warning}
+        return {
+            "id": self.ws.id,
+            "path": self.ws.path,
+            "closed": self.closed,
+            "removed": self.removed,
+            "left": self.left,
+            "warning": self.warning,
+        }
 
 
 def close(ws: Workspace, now: float, *, idle_before: float | None = None) -> Closed:
@@ -478,7 +509,11 @@ class Swept:
 
 
 def sweep(
-    project: str, now: float, *, max_idle: float = MAX_IDLE, keep: Iterable[str] = (),
+    project: str,
+    now: float,
+    *,
+    max_idle: float = MAX_IDLE,
+    keep: Iterable[str] = (),
     dry_run: bool = False,
 ) -> Swept:
     """Close the project's workspaces idle for more than `max_idle` seconds (by
@@ -496,8 +531,10 @@ def sweep(
         ws = Workspace(project, ws_id)
         raw, problem = read_manifest(ws)
         if raw is None:
-            born = workspace.parse_iso(f"{ws_id[:4]}-{ws_id[4:6]}-{ws_id[6:8]}T"
-                                       f"{ws_id[9:11]}:{ws_id[11:13]}:{ws_id[13:15]}Z")
+            born = workspace.parse_iso(
+                f"{ws_id[:4]}-{ws_id[4:6]}-{ws_id[6:8]}T"
+                f"{ws_id[9:11]}:{ws_id[11:13]}:{ws_id[13:15]}Z"
+            )
             if born is None or born < cutoff:  # a young one may be mid-creation
                 out.warnings.append(f"workspace {ws_id}: {problem}; hands off")
             continue

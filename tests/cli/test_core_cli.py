@@ -230,7 +230,7 @@ def test_agents_lists_every_agent(home: Path, project: Path, tmp_path: Path) -> 
     text = invoke(home, ["agents"])
     assert text.exit_code == 0
     assert "unreadable" in text.stdout and "(shared agent-state.json)" in text.stdout
-    assert "1 min ago" in text.stdout and "3 d ago" in text.stdout
+    assert "1m ago" in text.stdout and "3d ago" in text.stdout
 
 
 def test_agents_of_one_project(home: Path, project: Path, tmp_path: Path) -> None:

@@ -18,8 +18,10 @@ from click.testing import CliRunner
 from agent_hooks.cli import demo as demo_module
 from agent_hooks.cli.demo import demo
 
-DENY_START = 'agent-hooks: src/app.py is reserved by another agent: agent "alice" holds src/** ' \
+DENY_START = (
+    'agent-hooks: src/app.py is reserved by another agent: agent "alice" holds src/** '
     "(exclusive, reason demo-42, "
+)
 
 
 @pytest.fixture(autouse=True)
@@ -50,8 +52,9 @@ def test_demo_narrates_every_step_and_cleans_up(isolated_user: dict[str, Path]) 
     # the real SessionStart context, the real CLI output, the real deny message
     assert '    | agent-hooks: you are agent "alice" in project ' in out
     assert "    $ AGENT_NAME=alice agent-hooks reserve 'src/**' --reason demo-42" in out
-    assert re.search(r"^    reserved src/\*\* \(exclusive, id r-[0-9a-f]{8}, reason demo-42, ", out,
-                     re.MULTILINE)
+    assert re.search(
+        r"^    reserved src/\*\* \(exclusive, id r-[0-9a-f]{8}, reason demo-42, ", out, re.MULTILINE
+    )
     assert f"    | {DENY_START}" in out
     assert "    | - run `agent-hooks reservations` to see who holds what" in out
     assert re.search(r"^    released src/\*\* \(id r-[0-9a-f]{8}\)$", out, re.MULTILINE)
@@ -74,15 +77,23 @@ def test_demo_json_transcript() -> None:
     steps = doc["steps"]
     assert [s["step"] for s in steps] == list(range(1, 11))
     assert [(s["agent"], s["kind"], s.get("event") or s["command"][1]) for s in steps] == [
-        ("alice", "hook", "SessionStart"), ("bob", "hook", "SessionStart"),
-        ("alice", "cli", "reserve"), ("alice", "hook", "PreToolUse"), ("bob", "hook", "PreToolUse"),
-        ("bob", "hook", "PreToolUse"), ("alice", "cli", "release"), ("bob", "hook", "PreToolUse"),
-        ("alice", "cli", "trail"), ("bob", "cli", "trail"),
+        ("alice", "hook", "SessionStart"),
+        ("bob", "hook", "SessionStart"),
+        ("alice", "cli", "reserve"),
+        ("alice", "hook", "PreToolUse"),
+        ("bob", "hook", "PreToolUse"),
+        ("bob", "hook", "PreToolUse"),
+        ("alice", "cli", "release"),
+        ("bob", "hook", "PreToolUse"),
+        ("alice", "cli", "trail"),
+        ("bob", "cli", "trail"),
     ]
     writes = [(s["agent"], s["tool"], s["path"], s["decision"]) for s in steps if s.get("tool")]
     assert writes == [
-        ("alice", "Write", "src/auth.py", "allow"), ("bob", "Read", "src/app.py", "allow"),
-        ("bob", "Write", "src/app.py", "deny"), ("bob", "Write", "src/app.py", "allow"),
+        ("alice", "Write", "src/auth.py", "allow"),
+        ("bob", "Read", "src/app.py", "allow"),
+        ("bob", "Write", "src/app.py", "deny"),
+        ("bob", "Write", "src/app.py", "allow"),
     ]
     denied = steps[5]
     assert denied["text"].startswith(DENY_START)
@@ -141,8 +152,10 @@ def test_demo_fails_loudly_when_the_hooks_do_not_enforce(
     assert len(doc["steps"]) == 6 and not Path(doc["directory"]).exists()
     result = CliRunner().invoke(demo, [])
     assert result.exit_code == 1
-    assert result.stderr.strip() == ("Error: demo step 6: bob's Write of src/app.py was allowed; "
-                                     "it should be denied (run with --keep to inspect)")
+    assert result.stderr.strip() == (
+        "Error: demo step 6: bob's Write of src/app.py was allowed; "
+        "it should be denied (run with --keep to inspect)"
+    )
 
 
 def test_entry_is_found_in_a_clone_or_beside_the_install_venv(

@@ -31,8 +31,12 @@ def repo(tmp_path: Path, home: Path) -> Path:
     path = tmp_path / "repo"
     path.mkdir()
     for args in (["init", "-q"], ["config", "user.name", "T"], ["config", "user.email", "t@e"]):
-        subprocess.run(["git", *args], cwd=path, check=True, env={"PATH": os.environ["PATH"],
-                                                                  "HOME": str(home)})
+        subprocess.run(
+            ["git", *args],
+            cwd=path,
+            check=True,
+            env={"PATH": os.environ["PATH"], "HOME": str(home)},
+        )
     return Path(os.path.realpath(path))
 
 
@@ -40,20 +44,32 @@ def stage(repo: Path, home: Path, *rels: str) -> None:
     for rel in rels:
         (repo / rel).parent.mkdir(parents=True, exist_ok=True)
         (repo / rel).write_text(rel)
-    subprocess.run(["git", "add", "-A"], cwd=repo, check=True,
-                   env={"PATH": os.environ["PATH"], "HOME": str(home)})
+    subprocess.run(
+        ["git", "add", "-A"],
+        cwd=repo,
+        check=True,
+        env={"PATH": os.environ["PATH"], "HOME": str(home)},
+    )
 
 
 def reserve(home: Path, repo: Path, agent: str, *patterns: str, ttl: int = 3600) -> None:
     outcome = reservation_store.reserve(
-        str(home / ".claude"), str(repo), agent, [(p, pattern.compile(p)) for p in patterns],
-        reason="farmhand-7", ttl=ttl, shared=False, keep=False, now=NOW,
+        str(home / ".claude"),
+        str(repo),
+        agent,
+        [(p, pattern.compile(p)) for p in patterns],
+        reason="farmhand-7",
+        ttl=ttl,
+        shared=False,
+        keep=False,
+        now=NOW,
     )
     assert not outcome.conflicts
 
 
-def run(home: Path, *args: str, agent: str | None = "alice", now: float = NOW,
-        **environ: str) -> Result:
+def run(
+    home: Path, *args: str, agent: str | None = "alice", now: float = NOW, **environ: str
+) -> Result:
     env = {"HOME": str(home), "PATH": os.environ["PATH"], **environ}
     if agent is not None:
         env["AGENT_NAME"] = agent
@@ -109,8 +125,9 @@ def test_check_reports_each_holder_and_exits_1(home: Path, repo: Path) -> None:
 
     text = run(home, "check", "--repo", str(repo), now=NOW + 600)
     assert text.exit_code == 1
-    expected = ('src/a.py (added): agent "bob" holds src/** '
-                "(exclusive, reason farmhand-7, 50 min left)")
+    expected = (
+        'src/a.py (added): agent "bob" holds src/** (exclusive, reason farmhand-7, 50 min left)'
+    )
     assert expected in text.output
     hooked = run(home, "check", "--repo", str(repo), "--hook", now=NOW)
     assert hooked.exit_code == git_guard.BLOCKED_EXIT
@@ -140,8 +157,11 @@ def test_check_bypass_env_var(home: Path, repo: Path) -> None:
 def test_errors_are_one_line(home: Path, repo: Path, tmp_path: Path) -> None:
     plain = tmp_path / "plain"
     plain.mkdir()
-    for args in (["install", "--repo", str(plain)], ["check", "--repo", str(plain)],
-                 ["status", "--repo", str(tmp_path / "missing")]):
+    for args in (
+        ["install", "--repo", str(plain)],
+        ["check", "--repo", str(plain)],
+        ["status", "--repo", str(tmp_path / "missing")],
+    ):
         result = run(home, *args)
         assert result.exit_code == 1, args
         assert result.output.startswith("Error: ") and result.output.count("\n") == 1

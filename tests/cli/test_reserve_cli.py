@@ -29,8 +29,9 @@ class Cli:
         self.home = home
         self.project = project
 
-    def __call__(self, agent: str | None, *args: str, now: float = NOW,
-                 env: dict[str, str] | None = None) -> Result:
+    def __call__(
+        self, agent: str | None, *args: str, now: float = NOW, env: dict[str, str] | None = None
+    ) -> Result:
         environ = {"HOME": str(self.home), "CLAUDE_PROJECT_DIR": str(self.project)}
         if agent is not None:
             environ["AGENT_NAME"] = agent
@@ -69,19 +70,32 @@ def cli(home: Path, project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPat
 
 # --- reserve -------------------------------------------------------------------------
 
+
 def test_reserve_reports_what_was_granted(cli: Cli) -> None:
     result = cli.ok("alice", "reserve", "src/**", "--reason", "farmhand-42")
     assert re.fullmatch(
         rf"reserved src/\*\* \(exclusive, id r-[0-9a-f]{{8}}, reason farmhand-42, "
-        rf"until {re.escape(until(NOW + HOUR))}, 60 min\)\n", result.stdout
+        rf"until {re.escape(until(NOW + HOUR))}, 60 min\)\n",
+        result.stdout,
     ), result.stdout
     assert result.stderr == ""
     assert cli.held() == [("alice", "src/**")]
 
 
 def test_reserve_options_ttl_shared_keep_and_json(cli: Cli) -> None:
-    result = cli.ok("alice", "reserve", "src/", "./docs//*.md", "--ttl", "2h", "--shared", "--keep",
-                    "--reason", "PROJ-7", "--json")
+    result = cli.ok(
+        "alice",
+        "reserve",
+        "src/",
+        "./docs//*.md",
+        "--ttl",
+        "2h",
+        "--shared",
+        "--keep",
+        "--reason",
+        "PROJ-7",
+        "--json",
+    )
     doc = json.loads(result.stdout)
     assert doc["conflicts"] == []
     granted = sorted(doc["granted"], key=lambda r: r["pattern"])
@@ -163,8 +177,10 @@ def test_bad_pattern_is_one_line_error_and_nothing_is_reserved(
     assert cli.held() == []
 
 
-@pytest.mark.parametrize(("ttl", "why"), [("10s", "minimum is 60s"), ("9d", "maximum is 7d"),
-                                           ("soon", "expected a number")])
+@pytest.mark.parametrize(
+    ("ttl", "why"),
+    [("10s", "minimum is 60s"), ("9d", "maximum is 7d"), ("soon", "expected a number")],
+)
 def test_bad_ttl_is_one_line_error(cli: Cli, ttl: str, why: str) -> None:
     assert why in one_line_error(cli("alice", "reserve", "src/**", "--ttl", ttl))
     assert why in one_line_error(cli("alice", "renew", "--ttl", ttl))
@@ -199,11 +215,13 @@ def test_project_option_overrides_the_environment(cli: Cli, tmp_path: Path) -> N
 
 # --- release -------------------------------------------------------------------------
 
+
 def test_release_by_pattern_id_and_all(cli: Cli) -> None:
     ids = {
         r["pattern"]: r["id"]
-        for r in json.loads(cli.ok("alice", "reserve", "src/**", "lib/", "docs/*.md", "etc/",
-                                   "--json").stdout)["granted"]
+        for r in json.loads(
+            cli.ok("alice", "reserve", "src/**", "lib/", "docs/*.md", "etc/", "--json").stdout
+        )["granted"]
     }
     cli.ok("bob", "reserve", "tests/**")
     result = cli.ok("alice", "release", "./src/**")
@@ -251,6 +269,7 @@ def test_release_without_names_is_a_usage_error(cli: Cli) -> None:
 
 # --- renew ---------------------------------------------------------------------------
 
+
 def test_renew_extends_live_reservations(cli: Cli) -> None:
     cli.ok("alice", "reserve", "src/**", "--ttl", "10m")
     cli.ok("alice", "reserve", "lib/", "--ttl", "10m")
@@ -281,10 +300,12 @@ def test_renew_does_not_touch_other_agents(cli: Cli) -> None:
 
 # --- reservations --------------------------------------------------------------------
 
+
 def test_reservations_lists_holder_pattern_mode_reason_and_time_left(cli: Cli) -> None:
     assert cli.ok("alice", "reservations").stdout == f"no live reservations in {cli.project}\n"
-    granted = json.loads(cli.ok("alice", "reserve", "src/**", "--reason", "farmhand-42",
-                                "--json").stdout)["granted"][0]
+    granted = json.loads(
+        cli.ok("alice", "reserve", "src/**", "--reason", "farmhand-42", "--json").stdout
+    )["granted"][0]
     cli.ok("bob", "reserve", "docs/", "--shared", "--keep", "--ttl", "30m")
     lines = cli.ok("carol", "reservations").stdout.splitlines()
     assert lines[0] == f"# {cli.project}"
@@ -305,7 +326,9 @@ def test_reservations_json_and_expiry(cli: Cli) -> None:
     rows = json.loads(cli.ok("carol", "reservations", "--json").stdout)
     fields = ("agent", "pattern", "mode", "reason", "minutes_left")
     assert {tuple(r[k] for k in fields) for r in rows} == {
-        ("alice", "src/**", "exclusive", "farmhand-42", 10), ("bob", "docs/", "exclusive", "", 60)}
+        ("alice", "src/**", "exclusive", "farmhand-42", 10),
+        ("bob", "docs/", "exclusive", "", 60),
+    }
     assert all("compiled" not in r for r in rows)
     rows = json.loads(cli.ok("carol", "reservations", "--json", now=NOW + 601).stdout)
     assert [r["agent"] for r in rows] == ["bob"]
@@ -320,13 +343,16 @@ def test_reservations_all_projects(cli: Cli, tmp_path: Path) -> None:
     cli.ok("bob", "reserve", "lib/**", "--project", str(other))
     rows = json.loads(cli.ok("carol", "reservations", "--all-projects", "--json").stdout)
     assert sorted((r["agent"], r["project_root"]) for r in rows) == [
-        ("alice", str(cli.project)), ("bob", other_root)]
+        ("alice", str(cli.project)),
+        ("bob", other_root),
+    ]
     text = cli.ok("carol", "reservations", "--all-projects").stdout
     assert f"# {cli.project}\n" in text and f"# {other_root}\n" in text
     assert json.loads(cli.ok("carol", "reservations", "--json").stdout)[0]["agent"] == "alice"
 
 
 # --- check ---------------------------------------------------------------------------
+
 
 def test_check_says_who_holds_a_path(cli: Cli) -> None:
     cli.ok("alice", "reserve", "src/**", "--reason", "farmhand-42")
@@ -342,8 +368,15 @@ def test_check_says_who_holds_a_path(cli: Cli) -> None:
     assert result.exit_code == 1
     [item] = json.loads(result.stdout)
     assert item["allowed"] is False and item["path"] == "src/app.py"
-    assert item["held_by"] == [{"agent": "alice", "pattern": "src/**", "reason": "farmhand-42",
-                                "until": until(NOW + HOUR), "minutes_left": 60}]
+    assert item["held_by"] == [
+        {
+            "agent": "alice",
+            "pattern": "src/**",
+            "reason": "farmhand-42",
+            "until": until(NOW + HOUR),
+            "minutes_left": 60,
+        }
+    ]
 
 
 def test_check_outside_any_project_and_after_expiry(cli: Cli, tmp_path: Path) -> None:
@@ -375,11 +408,14 @@ def test_check_in_strict_mode(cli: Cli) -> None:
 
 # --- strict --------------------------------------------------------------------------
 
+
 def test_strict_on_off_show_and_json(cli: Cli) -> None:
     assert cli.ok("alice", "strict").stdout == f"strict mode is off for {cli.project}\n"
     assert cli.ok("alice", "strict", "on").stdout == f"strict mode is on for {cli.project}\n"
     assert json.loads(cli.ok("bob", "strict", "show", "--json").stdout) == {
-        "project_root": str(cli.project), "strict": True}
+        "project_root": str(cli.project),
+        "strict": True,
+    }
     cli.ok("alice", "reserve", "src/**")  # other writes keep the setting
     assert json.loads(cli.ok("bob", "strict", "--json").stdout)["strict"] is True
     assert cli.ok("alice", "strict", "off").stdout == f"strict mode is off for {cli.project}\n"
@@ -387,6 +423,7 @@ def test_strict_on_off_show_and_json(cli: Cli) -> None:
 
 
 # --- help ----------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize(
     ("command", "mentions"),
@@ -402,6 +439,7 @@ def test_strict_on_off_show_and_json(cli: Cli) -> None:
 def test_help_of_each_command(cli: Cli, command: str, mentions: list[str]) -> None:
     result: Any = cli.ok("alice", command, "--help")
     assert result.stdout.startswith(f"Usage: main {command} ") or result.stdout.startswith(
-        f"Usage: agent-hooks {command} ")
+        f"Usage: agent-hooks {command} "
+    )
     for word in mentions:
         assert word in result.stdout, (word, result.stdout)

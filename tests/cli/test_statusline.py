@@ -12,9 +12,9 @@ import click
 import pytest
 from click.testing import CliRunner
 
+from agent_hooks import statusline
 from agent_hooks import work_session as ws
 from agent_hooks import work_session_store as store
-from agent_hooks import statusline
 from agent_hooks.cli._common import Env
 
 ROOT = Path(__file__).resolve().parents[2]

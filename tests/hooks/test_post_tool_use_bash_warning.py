@@ -19,11 +19,24 @@ ALICE = "alice"
 BOB = "bob"
 
 
-def reserve(run_hook: HookRunner, agent: str, pat: str, *, shared: bool = False,
-            reason: str = "farmhand-42", now: float | None = None) -> None:
+def reserve(
+    run_hook: HookRunner,
+    agent: str,
+    pat: str,
+    *,
+    shared: bool = False,
+    reason: str = "farmhand-42",
+    now: float | None = None,
+) -> None:
     out = reservation_store.reserve(
-        str(run_hook.state_dir), str(run_hook.project), agent, [(pat, pattern.compile(pat))],
-        reason=reason, ttl=3600, shared=shared, keep=False,
+        str(run_hook.state_dir),
+        str(run_hook.project),
+        agent,
+        [(pat, pattern.compile(pat))],
+        reason=reason,
+        ttl=3600,
+        shared=shared,
+        keep=False,
         now=time.time() if now is None else now,
     )
     assert out.conflicts == []
@@ -94,8 +107,12 @@ def test_no_warning_when_the_content_is_the_holders_own_last_write(
     reserve(run_hook, ALICE, "src/**")
     target = files["src/app.py"]
     target.write_text("alice's new content\n")
-    assert run_hook("PostToolUse", write_done(run_hook, target, "alice's new content\n"),
-                    agent=ALICE).code == 0
+    assert (
+        run_hook(
+            "PostToolUse", write_done(run_hook, target, "alice's new content\n"), agent=ALICE
+        ).code
+        == 0
+    )
     assert str(target) in run_hook.state(ALICE)["fingerprints"]
     result = run_hook("PostToolUse", bash_done(run_hook, [target]), agent=BOB)
     assert result.code == 0 and result.out is None, result
@@ -111,8 +128,9 @@ def nothing(result: HookResult) -> bool:
     return result.out is None
 
 
-@pytest.mark.parametrize("situation", ["no reservations", "own only", "shared only", "expired",
-                                       "released", "elsewhere"])
+@pytest.mark.parametrize(
+    "situation", ["no reservations", "own only", "shared only", "expired", "released", "elsewhere"]
+)
 def test_no_warning_when_nobody_else_holds_the_file(
     run_hook: HookRunner, files: dict[str, Path], situation: str
 ) -> None:
@@ -124,8 +142,9 @@ def test_no_warning_when_nobody_else_holds_the_file(
         reserve(run_hook, ALICE, "src/**", now=time.time() - 7200)
     elif situation == "released":
         reserve(run_hook, ALICE, "src/**")
-        reservation_store.release(str(run_hook.state_dir), str(run_hook.project), ALICE,
-                                  everything=True, now=time.time())
+        reservation_store.release(
+            str(run_hook.state_dir), str(run_hook.project), ALICE, everything=True, now=time.time()
+        )
     elif situation == "elsewhere":
         reserve(run_hook, ALICE, "docs/**")
     result = run_hook("PostToolUse", bash_done(run_hook, [files["src/app.py"]]), agent=BOB)
@@ -157,12 +176,18 @@ def test_a_bash_call_with_no_reservations_loads_no_reservation_code(
     payload = bash_done(run_hook, [files["src/app.py"]])
     proc = subprocess.run(
         [sys.executable, "-X", "importtime", "-IS", ENTRY, "PostToolUse"],
-        input=json.dumps(payload).encode(), capture_output=True, env=run_hook.env(BOB),
-        cwd=str(run_hook.project), timeout=30,
+        input=json.dumps(payload).encode(),
+        capture_output=True,
+        env=run_hook.env(BOB),
+        cwd=str(run_hook.project),
+        timeout=30,
     )
     assert proc.returncode == 0 and proc.stdout == b""
-    modules = {line.rsplit("|", 1)[1].strip() for line in proc.stderr.decode().splitlines()
-               if line.startswith("import time:")}
+    modules = {
+        line.rsplit("|", 1)[1].strip()
+        for line in proc.stderr.decode().splitlines()
+        if line.startswith("import time:")
+    }
     assert "agent_hooks.hooks.post_tool_use" in modules
     assert "agent_hooks.reservation_notes" not in modules
     assert "agent_hooks.reservation_store" not in modules

@@ -32,21 +32,38 @@ HOUR = 3600
 
 
 def reserve(
-    run_hook: HookRunner, agent: str | None, *patterns: str, reason: str = "farmhand-42",
-    shared: bool = False, ttl: int = HOUR, now: float | None = None,
+    run_hook: HookRunner,
+    agent: str | None,
+    *patterns: str,
+    reason: str = "farmhand-42",
+    shared: bool = False,
+    ttl: int = HOUR,
+    now: float | None = None,
 ) -> None:
     out = reservation_store.reserve(
-        str(run_hook.state_dir), str(run_hook.project), agent,
-        [(p, pattern.compile(p)) for p in patterns], reason=reason, ttl=ttl, shared=shared,
-        keep=False, now=time.time() if now is None else now,
+        str(run_hook.state_dir),
+        str(run_hook.project),
+        agent,
+        [(p, pattern.compile(p)) for p in patterns],
+        reason=reason,
+        ttl=ttl,
+        shared=shared,
+        keep=False,
+        now=time.time() if now is None else now,
     )
     assert out.conflicts == [], out.conflicts
 
 
 @pytest.fixture
 def proj(project: Path) -> Path:
-    for rel in ("README.md", "src/app.py", "src/util.py", "lib/core/engine.py", "docs/notes.md",
-                "notebooks/analysis.ipynb"):
+    for rel in (
+        "README.md",
+        "src/app.py",
+        "src/util.py",
+        "lib/core/engine.py",
+        "docs/notes.md",
+        "notebooks/analysis.ipynb",
+    ):
         path = project / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(f"# {rel}\n")
@@ -61,8 +78,14 @@ def held(run_hook: HookRunner, proj: Path) -> HookRunner:
     return run_hook
 
 
-def edit(run_hook: HookRunner, tool: str, path: str, agent: str | None = BOB,
-         env: dict[str, str] | None = None, cwd: str | None = None) -> HookResult:
+def edit(
+    run_hook: HookRunner,
+    tool: str,
+    path: str,
+    agent: str | None = BOB,
+    env: dict[str, str] | None = None,
+    cwd: str | None = None,
+) -> HookResult:
     """A PreToolUse for `tool` on `path`, from the captured payload of that tool."""
     if tool in ("Write", "Edit"):
         payload = run_hook.payload(f"PreToolUse_{tool}")
@@ -70,18 +93,33 @@ def edit(run_hook: HookRunner, tool: str, path: str, agent: str | None = BOB,
     else:
         payload = run_hook.payload("PreToolUse_Edit", tool_name=tool)
         if tool == "NotebookEdit":
-            payload["tool_input"] = {"notebook_path": path, "new_source": "print(1)",
-                                     "cell_id": "c1", "cell_type": "code", "edit_mode": "replace"}
+            payload["tool_input"] = {
+                "notebook_path": path,
+                "new_source": "print(1)",
+                "cell_id": "c1",
+                "cell_type": "code",
+                "edit_mode": "replace",
+            }
         else:  # MultiEdit, which older clients had
-            payload["tool_input"] = {"file_path": path, "edits": [
-                {"old_string": "a", "new_string": "b"}, {"old_string": "c", "new_string": "d"}]}
+            payload["tool_input"] = {
+                "file_path": path,
+                "edits": [
+                    {"old_string": "a", "new_string": "b"},
+                    {"old_string": "c", "new_string": "d"},
+                ],
+            }
     if cwd is not None:
         payload["cwd"] = cwd
     return run_hook("PreToolUse", payload, agent=agent, env=env)
 
 
-def bash(run_hook: HookRunner, command: str, agent: str | None = BOB, cwd: str | None = None,
-         env: dict[str, str] | None = None) -> HookResult:
+def bash(
+    run_hook: HookRunner,
+    command: str,
+    agent: str | None = BOB,
+    cwd: str | None = None,
+    env: dict[str, str] | None = None,
+) -> HookResult:
     payload = run_hook.payload("PreToolUse_Bash")
     payload["tool_input"]["command"] = command
     if cwd is not None:
@@ -114,11 +152,17 @@ def assert_names_holder_and_choices(reason: str, pattern_text: str, why: str) ->
 
 # --- Write / Edit / NotebookEdit / MultiEdit ------------------------------------------
 
+
 @pytest.mark.parametrize(
     ("tool", "rel"),
-    [("Write", "src/app.py"), ("Write", "src/new/module.py"), ("Edit", "src/app.py"),
-     ("NotebookEdit", "src/analysis.ipynb"), ("MultiEdit", "src/util.py"),
-     ("Edit", "lib/core/engine.py")],
+    [
+        ("Write", "src/app.py"),
+        ("Write", "src/new/module.py"),
+        ("Edit", "src/app.py"),
+        ("NotebookEdit", "src/analysis.ipynb"),
+        ("MultiEdit", "src/util.py"),
+        ("Edit", "lib/core/engine.py"),
+    ],
 )
 def test_another_agents_exclusive_reservation_denies_edits(
     held: HookRunner, tool: str, rel: str
@@ -140,8 +184,13 @@ def test_the_holders_own_edit_passes(held: HookRunner, tool: str) -> None:
 
 @pytest.mark.parametrize("tool", ["Write", "Edit", "NotebookEdit", "MultiEdit"])
 def test_unreserved_paths_pass(held: HookRunner, tool: str) -> None:
-    for rel in ("docs/notes.md", "README.md", "notebooks/analysis.ipynb", "srcx/a.py",
-                "lib/other.py"):
+    for rel in (
+        "docs/notes.md",
+        "README.md",
+        "notebooks/analysis.ipynb",
+        "srcx/a.py",
+        "lib/other.py",
+    ):
         assert allowed(edit(held, tool, str(held.project / rel))), rel
 
 
@@ -157,9 +206,15 @@ def test_every_covering_reservation_is_named(run_hook: HookRunner, proj: Path) -
 
 def test_patterns_starting_with_a_wildcard_are_enforced(run_hook: HookRunner, proj: Path) -> None:
     reserve(run_hook, ALICE, "*.toml", "**/*.md", "[dl]*/core/")
-    for rel, denied in [("pyproject.toml", True), ("sub/pyproject.toml", False),
-                        ("docs/notes.md", True), ("README.md", True), ("src/app.py", False),
-                        ("lib/core/engine.py", True), ("lib/other/engine.py", False)]:
+    for rel, denied in [
+        ("pyproject.toml", True),
+        ("sub/pyproject.toml", False),
+        ("docs/notes.md", True),
+        ("README.md", True),
+        ("src/app.py", False),
+        ("lib/core/engine.py", True),
+        ("lib/other/engine.py", False),
+    ]:
         result = edit(run_hook, "Write", str(proj / rel))
         assert allowed(result) is not denied, rel
     assert 'agent "alice" holds **/*.md' in denial(edit(run_hook, "Edit", str(proj / "a/b/c.md")))
@@ -180,8 +235,9 @@ def test_expired_reservation_does_not_block(run_hook: HookRunner, proj: Path) ->
 def test_released_reservation_stops_blocking_at_once(held: HookRunner) -> None:
     target = str(held.project / "src/app.py")
     denial(edit(held, "Edit", target))
-    reservation_store.release(str(held.state_dir), str(held.project), ALICE, patterns=["src/**"],
-                              now=time.time())
+    reservation_store.release(
+        str(held.state_dir), str(held.project), ALICE, patterns=["src/**"], now=time.time()
+    )
     assert allowed(edit(held, "Edit", target))
     denial(edit(held, "Edit", str(held.project / "lib/core/engine.py")))
 
@@ -234,9 +290,15 @@ def test_a_file_of_another_project_is_checked_against_that_projects_reservations
     (other / ".git").mkdir(parents=True)
     (other / "src").mkdir()
     out = reservation_store.reserve(
-        str(run_hook.state_dir), os.path.realpath(other), ALICE,
-        [("src/**", pattern.compile("src/**"))], reason="farmhand-42", ttl=HOUR, shared=False,
-        keep=False, now=time.time(),
+        str(run_hook.state_dir),
+        os.path.realpath(other),
+        ALICE,
+        [("src/**", pattern.compile("src/**"))],
+        reason="farmhand-42",
+        ttl=HOUR,
+        shared=False,
+        keep=False,
+        now=time.time(),
     )
     assert out.conflicts == []
     reason = denial(edit(run_hook, "Write", str(other / "src" / "x.py")))
@@ -245,6 +307,7 @@ def test_a_file_of_another_project_is_checked_against_that_projects_reservations
 
 
 # --- reads -------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("name", ["PreToolUse_Read", "PreToolUse_Glob", "PreToolUse_Grep"])
 def test_reads_are_never_blocked(held: HookRunner, name: str) -> None:
@@ -259,9 +322,15 @@ def test_reads_are_never_blocked(held: HookRunner, name: str) -> None:
 
 # --- strict mode -----------------------------------------------------------------------
 
+
 def cli(run_hook: HookRunner, agent: str, *args: str) -> Any:
-    env = Env(environ={"HOME": str(run_hook.home), "AGENT_NAME": agent,
-                       "CLAUDE_PROJECT_DIR": str(run_hook.project)})
+    env = Env(
+        environ={
+            "HOME": str(run_hook.home),
+            "AGENT_NAME": agent,
+            "CLAUDE_PROJECT_DIR": str(run_hook.project),
+        }
+    )
     return CliRunner().invoke(cli_main, list(args), obj=env)
 
 
@@ -325,6 +394,7 @@ def test_strict_mode_leaves_paths_outside_the_project_alone(
 
 # --- the escape hatch -----------------------------------------------------------------
 
+
 def test_enforce_off_allows_and_logs(held: HookRunner) -> None:
     off = {"AGENT_HOOKS_ENFORCE": "off"}
     assert allowed(edit(held, "Write", str(held.project / "src/app.py"), env=off))
@@ -342,12 +412,20 @@ def test_session_start_tells_the_model_about_reservations_and_the_escape_hatch(
     reserve(held, BOB, "docs/", shared=True)
     payload = held.payload("SessionStart_startup")
     text = context_of(held("SessionStart", payload, agent=BOB))
-    assert ('Reservations held by other agents (do not edit these paths): agent "alice" holds '
-            "src/** (exclusive, reason farmhand-42, ") in text
+    assert (
+        'Reservations held by other agents (do not edit these paths): agent "alice" holds '
+        "src/** (exclusive, reason farmhand-42, "
+    ) in text
     assert "Your reservations: docs/ (shared, " in text
     assert "AGENT_HOOKS_ENFORCE" not in text and "Strict mode is on" not in text
-    text = context_of(held("SessionStart", payload, agent=BOB,
-                           env={"AGENT_HOOKS_ENFORCE": "off", "AGENT_HOOKS_STRICT": "1"}))
+    text = context_of(
+        held(
+            "SessionStart",
+            payload,
+            agent=BOB,
+            env={"AGENT_HOOKS_ENFORCE": "off", "AGENT_HOOKS_STRICT": "1"},
+        )
+    )
     assert "Warning: AGENT_HOOKS_ENFORCE=off: reservations are NOT enforced for you" in text
     assert "Strict mode is on: every edit needs your own reservation covering the file." in text
 
@@ -463,6 +541,7 @@ def test_bash_of_the_holder_itself_is_allowed(held: HookRunner) -> None:
 
 # --- Bash pays nothing when nobody else holds anything ----------------------------------
 
+
 def imported_modules(
     run_hook: HookRunner, command: str, agent: str = BOB
 ) -> tuple[HookResult, set[str]]:
@@ -470,18 +549,25 @@ def imported_modules(
     payload["tool_input"]["command"] = command
     proc = subprocess.run(
         [sys.executable, "-X", "importtime", "-IS", ENTRY, "PreToolUse"],
-        input=json.dumps(payload).encode(), capture_output=True, env=run_hook.env(agent),
-        cwd=str(run_hook.project), timeout=30,
+        input=json.dumps(payload).encode(),
+        capture_output=True,
+        env=run_hook.env(agent),
+        cwd=str(run_hook.project),
+        timeout=30,
     )
     err = proc.stderr.decode()
-    modules = {line.rsplit("|", 1)[1].strip() for line in err.splitlines()
-               if line.startswith("import time:")}
+    modules = {
+        line.rsplit("|", 1)[1].strip()
+        for line in err.splitlines()
+        if line.startswith("import time:")
+    }
     text = proc.stdout.decode()
     return HookResult(proc.returncode, json.loads(text) if text.strip() else None, err), modules
 
 
-@pytest.mark.parametrize("situation", ["no index", "own only", "others shared", "others expired",
-                                       "all released"])
+@pytest.mark.parametrize(
+    "situation", ["no index", "own only", "others shared", "others expired", "all released"]
+)
 def test_bash_is_not_parsed_when_no_other_agent_holds_anything(
     run_hook: HookRunner, proj: Path, situation: str
 ) -> None:
@@ -493,8 +579,9 @@ def test_bash_is_not_parsed_when_no_other_agent_holds_anything(
         reserve(run_hook, ALICE, "src/**", now=time.time() - 2 * HOUR)
     elif situation == "all released":
         reserve(run_hook, ALICE, "src/**")
-        reservation_store.release(str(run_hook.state_dir), str(proj), ALICE, everything=True,
-                                  now=time.time())
+        reservation_store.release(
+            str(run_hook.state_dir), str(proj), ALICE, everything=True, now=time.time()
+        )
     result, modules = imported_modules(run_hook, "echo x > src/app.py")
     assert allowed(result)
     assert "agent_hooks.hooks.pre_tool_use" in modules  # the measurement works

@@ -20,8 +20,15 @@ def reserve(
     run_hook: HookRunner, project: Path, agent: str, pat: str, *, keep: bool = False
 ) -> None:
     out = reservation_store.reserve(
-        str(run_hook.state_dir), str(project), agent, [(pat, pattern.compile(pat))],
-        reason="farmhand-42", ttl=HOUR, shared=False, keep=keep, now=time.time(),
+        str(run_hook.state_dir),
+        str(project),
+        agent,
+        [(pat, pattern.compile(pat))],
+        reason="farmhand-42",
+        ttl=HOUR,
+        shared=False,
+        keep=keep,
+        now=time.time(),
     )
     assert out.conflicts == []
 
@@ -66,8 +73,10 @@ def test_session_end_releases_non_keep_reservations_in_every_project(
     assert state["active"] is False
     assert sorted(r["paths"][0] for r in state["reservations"]) == ["docs/**", "etc/**"]
     assert all(r["keep"] for r in state["reservations"])
-    assert any("released 2 reservation(s) at the end of conversation conv-1" in line
-               for line in run_hook.log_lines()), run_hook.log_lines()
+    assert any(
+        "released 2 reservation(s) at the end of conversation conv-1" in line
+        for line in run_hook.log_lines()
+    ), run_hook.log_lines()
 
 
 def test_keep_only_reservations_survive_untouched(run_hook: HookRunner, project: Path) -> None:

@@ -420,7 +420,6 @@ print(" ".join(sorted(sys.modules)))
 # --- through the real entry point (the lead wires workspace_hooks into the adapters) ---
 
 
-
 def test_session_start_entry_point_injects_the_briefing_within_the_limit(
     run_hook: HookRunner,
 ) -> None:

@@ -89,8 +89,11 @@ CASES: list[tuple[str, list[str], list[str]]] = [
     ("eval 'echo > ev'", ["/repo/ev"], []),
     ('eval "$X"', [], ["eval", "command $X"]),
     # --- here-docs
-    ("cat <<EOF > out.txt\n> notatarget\nrm -rf /\nEOF\ntouch after",
-     ["/repo/out.txt", "/repo/after"], []),
+    (
+        "cat <<EOF > out.txt\n> notatarget\nrm -rf /\nEOF\ntouch after",
+        ["/repo/out.txt", "/repo/after"],
+        [],
+    ),
     ("cat <<-'EOF'\n\t> no\n\tEOF\necho done > d", ["/repo/d"], []),
     ("cat <<EOF\n$(touch inbody)\nEOF", ["/repo/inbody"], []),
     ("cat <<'EOF'\n$(touch no)\nEOF", [], []),
@@ -102,8 +105,11 @@ CASES: list[tuple[str, list[str], list[str]]] = [
     ("cp -r a b/", ["/repo/b"], []),
     ("cp -t dest a b; cp --target-directory=d2 c", ["/repo/dest", "/repo/d2"], []),
     ("cp -T a b", ["/repo/b"], []),
-    ("install -d d1 d2; install -m 644 a /usr/local/bin/a", ["/repo/d1", "/repo/d2",
-                                                             "/usr/local/bin/a"], []),
+    (
+        "install -d d1 d2; install -m 644 a /usr/local/bin/a",
+        ["/repo/d1", "/repo/d2", "/usr/local/bin/a"],
+        [],
+    ),
     ("mv a b", ["/repo/a", "/repo/b"], []),
     ("mv -t dir a b", ["/repo/a", "/repo/b", "/repo/dir"], []),
     ("rm -rf build", ["/repo/build"], []),
@@ -116,15 +122,27 @@ CASES: list[tuple[str, list[str], list[str]]] = [
     ("ln -sf -t bin ../a ../b", ["/repo/bin"], []),
     ("dd if=a of=b bs=1M", ["/repo/b"], []),
     ("chmod +x run.sh && chown me f", [], []),
-    ("sort -o sorted.txt in; curl -sSLo out.bin https://x; wget -O w.html u",
-     ["/repo/sorted.txt", "/repo/out.bin", "/repo/w.html"], []),
-    ("tar xzf a.tgz -C out; tar -czf b.tgz src; tar -xf c.tar", ["/repo/out", "/repo/b.tgz"],
-     ["tar -x"]),
+    (
+        "sort -o sorted.txt in; curl -sSLo out.bin https://x; wget -O w.html u",
+        ["/repo/sorted.txt", "/repo/out.bin", "/repo/w.html"],
+        [],
+    ),
+    (
+        "tar xzf a.tgz -C out; tar -czf b.tgz src; tar -xf c.tar",
+        ["/repo/out", "/repo/b.tgz"],
+        ["tar -x"],
+    ),
     ("unzip -d dst z.zip; unzip -l z.zip; unzip z.zip", ["/repo/dst"], ["unzip"]),
-    ("rsync -a --exclude .git src/ backup/; rsync -av a host:/x; scp h:/f local",
-     ["/repo/backup", "/repo/local"], []),
-    ("touch {} a{}b{x,y}; rm -rf {build,dist}/", ["/repo/{}", "/repo/a{}bx", "/repo/a{}by",
-                                                  "/repo/build", "/repo/dist"], []),
+    (
+        "rsync -a --exclude .git src/ backup/; rsync -av a host:/x; scp h:/f local",
+        ["/repo/backup", "/repo/local"],
+        [],
+    ),
+    (
+        "touch {} a{}b{x,y}; rm -rf {build,dist}/",
+        ["/repo/{}", "/repo/a{}bx", "/repo/a{}by", "/repo/build", "/repo/dist"],
+        [],
+    ),
     # --- sed, perl, awk
     ("sed 's/a/b/' f", [], []),
     ("sed -i.bak -e s/a/b/ -e s/c/d/ f g", ["/repo/f", "/repo/g"], []),
@@ -166,12 +184,18 @@ CASES: list[tuple[str, list[str], list[str]]] = [
     ("command rm c; builtin echo > b; command -v rm", ["/repo/c", "/repo/b"], []),
     ("exec > log 2>&1", ["/repo/log"], []),
     ("nohup rm x & time rm t", ["/repo/x", "/repo/t"], []),
-    ("nice -n 5 rm n; timeout -s KILL 5 touch t; stdbuf -oL tee o",
-     ["/repo/n", "/repo/t", "/repo/o"], []),
+    (
+        "nice -n 5 rm n; timeout -s KILL 5 touch t; stdbuf -oL tee o",
+        ["/repo/n", "/repo/t", "/repo/o"],
+        [],
+    ),
     ("A=1 B=2 touch x; C=3", ["/repo/x"], []),
     ("/bin/rm -f a", ["/repo/a"], []),
-    ("uv run python -c 1; poetry run ./x.sh; uv run --with x pytest", [],
-     ["python -c", "script ./x.sh"]),
+    (
+        "uv run python -c 1; poetry run ./x.sh; uv run --with x pytest",
+        [],
+        ["python -c", "script ./x.sh"],
+    ),
     ("sudo -C 3 -D /srv touch x; sudo -s", ["/srv/x"], []),
     ("xargs rm", [], ["xargs rm"]),
     ("find . -name '*.pyc' | xargs -I{} mv {} /tmp/", ["/tmp"], ["xargs mv"]),
@@ -180,7 +204,7 @@ CASES: list[tuple[str, list[str], list[str]]] = [
     ("find . -delete", [], ["find -delete"]),
     ("find . -exec grep -l x {} +", [], []),
     # --- opaque runners
-    ("python -c 'open(\"x\",\"w\")'", [], ["python -c"]),
+    ('python -c \'open("x","w")\'', [], ["python -c"]),
     ("python3 -m pytest -q", [], ["python3 -m pytest"]),
     ("node build.js", [], ["node build.js"]),
     ("python --version", [], []),
@@ -195,11 +219,14 @@ CASES: list[tuple[str, list[str], list[str]]] = [
     # --- shell grammar
     ("if true; then touch i; fi > log", ["/repo/i", "/repo/log"], []),
     ('for f in *.py; do sed -i s/a/b/ "$f"; done', [], ["variable in target $f"]),
-    ("while read l; do echo \"$l\"; done < in > out", ["/repo/out"], []),
+    ('while read l; do echo "$l"; done < in > out', ["/repo/out"], []),
     ("case $x in a) touch a;; (b|c) rm b;; esac; touch z", ["/repo/a", "/repo/b", "/repo/z"], []),
     ("[[ a > b ]] && echo", [], []),
-    ("echo $(case $x in a) touch in1;; (b) rm in2;; esac) > out",
-     ["/repo/in1", "/repo/in2", "/repo/out"], []),
+    (
+        "echo $(case $x in a) touch in1;; (b) rm in2;; esac) > out",
+        ["/repo/in1", "/repo/in2", "/repo/out"],
+        [],
+    ),
     ("f() { echo > fn; }; function g { rm gone; }", ["/repo/fn", "/repo/gone"], []),
     # --- garbage
     ("echo 'unbalanced", [], ["unterminated quote"]),
@@ -224,7 +251,8 @@ def test_case(command: str, targets: list[str], opaque: list[str]) -> None:
 
 def test_without_home() -> None:
     assert _show("touch ~/x; echo > $HOME/y", None) == (
-        [], ["tilde in target ~/x", "variable in target $HOME"]
+        [],
+        ["tilde in target ~/x", "variable in target $HOME"],
     )
     assert _show("cd; touch h", None) == ([], ["relative target h after cd ~"])
 
@@ -282,11 +310,29 @@ def test_norm_matches_posixpath(path: str) -> None:
 
 def test_hot_path_imports() -> None:
     code = f"import sys; sys.path.insert(0, {SRC!r}); import agent_hooks.bash_writes"
-    proc = subprocess.run([sys.executable, "-I", "-S", "-X", "importtime", "-c", code],
-                          capture_output=True, text=True, check=True)
-    imported = {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.splitlines()
-                if line.startswith("import time:")}
+    proc = subprocess.run(
+        [sys.executable, "-I", "-S", "-X", "importtime", "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    imported = {
+        line.rsplit("|", 1)[-1].strip()
+        for line in proc.stderr.splitlines()
+        if line.startswith("import time:")
+    }
     assert "agent_hooks.bash_writes" in imported
-    forbidden = {"re", "shlex", "typing", "json", "enum", "dataclasses", "functools",
-                 "collections", "pathlib", "os", "posixpath"}
+    forbidden = {
+        "re",
+        "shlex",
+        "typing",
+        "json",
+        "enum",
+        "dataclasses",
+        "functools",
+        "collections",
+        "pathlib",
+        "os",
+        "posixpath",
+    }
     assert not imported & forbidden

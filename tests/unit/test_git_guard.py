@@ -28,17 +28,28 @@ class Repo:
         self.state_dir = str(home / ".claude")
 
     def env(self, agent: str | None = None, **extra: str) -> dict[str, str]:
-        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(self.home),
-               "GIT_CONFIG_NOSYSTEM": "1", "LC_ALL": "C"}
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": str(self.home),
+            "GIT_CONFIG_NOSYSTEM": "1",
+            "LC_ALL": "C",
+        }
         if agent is not None:
             env["AGENT_NAME"] = agent
         env.update(extra)
         return env
 
-    def git(self, *args: str, agent: str | None = None, check: bool = True,
-            **extra: str) -> subprocess.CompletedProcess[str]:
-        proc = subprocess.run(["git", *args], cwd=self.path, env=self.env(agent, **extra),
-                              capture_output=True, text=True, timeout=60)
+    def git(
+        self, *args: str, agent: str | None = None, check: bool = True, **extra: str
+    ) -> subprocess.CompletedProcess[str]:
+        proc = subprocess.run(
+            ["git", *args],
+            cwd=self.path,
+            env=self.env(agent, **extra),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         if check and proc.returncode != 0:
             raise AssertionError(f"git {args}: {proc.stderr}")
         return proc
@@ -53,8 +64,9 @@ class Repo:
             self.write(rel, f"{rel}\n")
         self.git("add", "-A")
 
-    def commit(self, agent: str | None = None, *extra_args: str,
-               **env: str) -> subprocess.CompletedProcess[str]:
+    def commit(
+        self, agent: str | None = None, *extra_args: str, **env: str
+    ) -> subprocess.CompletedProcess[str]:
         args = ("commit", "-q", "-m", "change", *extra_args)
         return self.git(*args, agent=agent, check=False, **env)
 
@@ -62,12 +74,24 @@ class Repo:
         proc = self.git("rev-list", "--count", "HEAD", check=False)
         return int(proc.stdout.strip()) if proc.returncode == 0 else 0
 
-    def reserve(self, agent: str | None, *patterns: str, shared: bool = False,
-                root: str | None = None, reason: str = "farmhand-42") -> None:
+    def reserve(
+        self,
+        agent: str | None,
+        *patterns: str,
+        shared: bool = False,
+        root: str | None = None,
+        reason: str = "farmhand-42",
+    ) -> None:
         outcome = reservation_store.reserve(
-            self.state_dir, root or str(self.path), agent,
-            [(p, pattern.compile(p)) for p in patterns], reason=reason, ttl=3600, shared=shared,
-            keep=False, now=time.time(),
+            self.state_dir,
+            root or str(self.path),
+            agent,
+            [(p, pattern.compile(p)) for p in patterns],
+            reason=reason,
+            ttl=3600,
+            shared=shared,
+            keep=False,
+            now=time.time(),
         )
         assert not outcome.conflicts
 
@@ -107,6 +131,7 @@ def write_hook(path: Path, body: str, mode: int = 0o755) -> bytes:
 
 
 # --- blocking and allowing ------------------------------------------------------------
+
 
 def test_commit_staging_a_path_another_agent_holds_is_refused(repo: Repo) -> None:
     install(repo)
@@ -165,8 +190,9 @@ def test_rename_is_checked_under_both_names(repo: Repo) -> None:
     assert "old/f.py (renamed from)" in proc.stderr
     assert "new/f.py" not in proc.stderr
 
-    reservation_store.release(repo.state_dir, str(repo.path), "bob", everything=True,
-                              now=time.time())
+    reservation_store.release(
+        repo.state_dir, str(repo.path), "bob", everything=True, now=time.time()
+    )
     repo.reserve("bob", "new/**")
     proc = repo.commit("alice")
     assert proc.returncode != 0
@@ -187,9 +213,17 @@ def test_deleting_a_held_file_is_refused(repo: Repo) -> None:
 
 def test_expired_reservations_stop_counting(repo: Repo) -> None:
     install(repo)
-    reservation_store.reserve(repo.state_dir, str(repo.path), "bob",
-                              [("src/**", pattern.compile("src/**"))], reason="", ttl=60,
-                              shared=False, keep=False, now=time.time() - 120)
+    reservation_store.reserve(
+        repo.state_dir,
+        str(repo.path),
+        "bob",
+        [("src/**", pattern.compile("src/**"))],
+        reason="",
+        ttl=60,
+        shared=False,
+        keep=False,
+        now=time.time() - 120,
+    )
     repo.add("src/a.py")
     assert repo.commit("alice").returncode == 0
 
@@ -206,6 +240,7 @@ def test_a_project_nested_in_the_repository_is_checked_too(repo: Repo) -> None:
 
 
 # --- modes and bypasses ----------------------------------------------------------------
+
 
 def test_warn_only_prints_and_lets_the_commit_through(repo: Repo) -> None:
     install(repo, "warn")
@@ -254,6 +289,7 @@ def test_a_crashing_check_fails_open_with_a_warning(repo: Repo, tmp_path: Path) 
 
 # --- chaining an existing hook ---------------------------------------------------------
 
+
 def test_a_failing_chained_hook_still_blocks(repo: Repo) -> None:
     write_hook(repo.hook, "echo lint failed >&2\nexit 3")
     assert install(repo) == "installed, chaining the existing hook"
@@ -286,6 +322,7 @@ def test_non_executable_chained_hook_is_ignored_as_git_would(repo: Repo) -> None
 
 
 # --- where the hook goes ---------------------------------------------------------------
+
 
 def test_relative_core_hooks_path_is_honoured(repo: Repo) -> None:
     repo.git("config", "core.hooksPath", ".githooks")
@@ -324,6 +361,7 @@ def test_worktree_with_a_git_file(repo: Repo, tmp_path: Path) -> None:
 
 
 # --- install / uninstall bookkeeping ---------------------------------------------------
+
 
 def test_install_is_idempotent_and_uninstall_restores_byte_for_byte(repo: Repo) -> None:
     original = write_hook(repo.hook, "# \xe9\x00 odd bytes\nexit 0", mode=0o750)
@@ -383,6 +421,7 @@ def test_status_reports_the_layout(repo: Repo) -> None:
 
 
 # --- pure parts ------------------------------------------------------------------------
+
 
 def test_parse_name_status_reads_every_kind_of_change() -> None:
     raw = "M\0a.py\0R087\0old/x\0new/x\0D\0gone\0C100\0src\0copy\0A\0we ird\nname\0T\0link\0"

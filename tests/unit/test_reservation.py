@@ -30,24 +30,47 @@ HOUR = 3600
 
 
 def res(
-    agent: str | None, pat: str, mode: str = EXCLUSIVE, *, expires: float = NOW + HOUR,
-    rid: str | None = None, reason: str = "", keep: bool = False,
+    agent: str | None,
+    pat: str,
+    mode: str = EXCLUSIVE,
+    *,
+    expires: float = NOW + HOUR,
+    rid: str | None = None,
+    reason: str = "",
+    keep: bool = False,
 ) -> dict[str, Any]:
     return {
-        "id": rid or f"r-{agent}-{pat}-{mode}", "agent": agent, "project_root": "/p",
-        "pattern": pat, "compiled": pattern.compile(pat), "mode": mode, "reason": reason,
-        "created_at": int(NOW), "expires_at": expires, "keep": keep,
+        "id": rid or f"r-{agent}-{pat}-{mode}",
+        "agent": agent,
+        "project_root": "/p",
+        "pattern": pat,
+        "compiled": pattern.compile(pat),
+        "mode": mode,
+        "reason": reason,
+        "created_at": int(NOW),
+        "expires_at": expires,
+        "keep": keep,
     }
 
 
 # --- parse_ttl ---------------------------------------------------------------
 
+
 @pytest.mark.parametrize(
     ("text", "seconds"),
     [
-        ("90s", 90), ("30m", 1800), ("2h", 7200), ("1d", 86400), ("60", 60), ("3600", 3600),
-        ("60s", 60), ("7d", 7 * 86400), ("168h", 7 * 86400), ("604800", 604800),
-        (" 2H ", 7200), ("1M", 60),
+        ("90s", 90),
+        ("30m", 1800),
+        ("2h", 7200),
+        ("1d", 86400),
+        ("60", 60),
+        ("3600", 3600),
+        ("60s", 60),
+        ("7d", 7 * 86400),
+        ("168h", 7 * 86400),
+        ("604800", 604800),
+        (" 2H ", 7200),
+        ("1M", 60),
     ],
 )
 def test_parse_ttl_accepts(text: str, seconds: int) -> None:
@@ -57,11 +80,21 @@ def test_parse_ttl_accepts(text: str, seconds: int) -> None:
 @pytest.mark.parametrize(
     ("text", "why"),
     [
-        ("59s", "minimum is 60s"), ("59", "minimum is 60s"), ("0", "minimum is 60s"),
-        ("0m", "minimum is 60s"), ("8d", "maximum is 7d"), ("604801", "maximum is 7d"),
-        ("169h", "maximum is 7d"), ("", "expected a number"), ("abc", "expected a number"),
-        ("h", "expected a number"), ("1.5h", "expected a number"), ("-5m", "expected a number"),
-        ("10x", "expected a number"), ("1w", "expected a number"), ("2 h", "expected a number"),
+        ("59s", "minimum is 60s"),
+        ("59", "minimum is 60s"),
+        ("0", "minimum is 60s"),
+        ("0m", "minimum is 60s"),
+        ("8d", "maximum is 7d"),
+        ("604801", "maximum is 7d"),
+        ("169h", "maximum is 7d"),
+        ("", "expected a number"),
+        ("abc", "expected a number"),
+        ("h", "expected a number"),
+        ("1.5h", "expected a number"),
+        ("-5m", "expected a number"),
+        ("10x", "expected a number"),
+        ("1w", "expected a number"),
+        ("2 h", "expected a number"),
         ("1h30m", "expected a number"),
     ],
 )
@@ -124,8 +157,14 @@ CONFLICT_TABLE: list[tuple[str | None, str, str, float, str | None, str, str, bo
     CONFLICT_TABLE,
 )
 def test_conflict_table(
-    h_agent: str | None, h_pat: str, h_mode: str, h_exp: float,
-    r_agent: str | None, r_pat: str, r_mode: str, expected: bool,
+    h_agent: str | None,
+    h_pat: str,
+    h_mode: str,
+    h_exp: float,
+    r_agent: str | None,
+    r_pat: str,
+    r_mode: str,
+    expected: bool,
 ) -> None:
     held = res(h_agent, h_pat, h_mode, expires=h_exp)
     requested = res(r_agent, r_pat, r_mode)
@@ -229,10 +268,17 @@ def test_upgrading_own_shared_to_exclusive_conflicts_with_another_shared_holder(
 
 # --- liveness, minutes, description --------------------------------------------
 
+
 @pytest.mark.parametrize(
     ("expires", "live", "minutes"),
-    [(NOW + 3600, True, 60), (NOW + 61, True, 2), (NOW + 60, True, 1), (NOW + 1, True, 1),
-     (NOW, False, 0), (NOW - 120, False, 0)],
+    [
+        (NOW + 3600, True, 60),
+        (NOW + 61, True, 2),
+        (NOW + 60, True, 1),
+        (NOW + 1, True, 1),
+        (NOW, False, 0),
+        (NOW - 120, False, 0),
+    ],
 )
 def test_is_live_and_minutes_left(expires: float, live: bool, minutes: int) -> None:
     r = res("a", "src/**", expires=expires)
@@ -253,15 +299,31 @@ def test_describe_names_holder_pattern_mode_reason_and_minutes() -> None:
 
 # --- issue ids -----------------------------------------------------------------
 
+
 @pytest.mark.parametrize(
     ("reason", "expected"),
     [
-        ("farmhand-42", True), ("PROJ-123", True), ("bd-a1b2", True), ("my-proj-7", True),
-        ("a.b-1", True), ("  farmhand-42  ", True), ("x_y-9z", True), ("GH-1", True),
-        ("fix the login bug", False), ("farmhand", False), ("42", False), ("-42", False),
-        ("farmhand-", False), ("farm hand-42", False), ("1abc-2", False),
-        ("refactor-auth", False), ("", False), ("x-y z-1", False), ("bd-a1b2!", False),
-        ("PROJ-12 3", False), ("proj--", False),
+        ("farmhand-42", True),
+        ("PROJ-123", True),
+        ("bd-a1b2", True),
+        ("my-proj-7", True),
+        ("a.b-1", True),
+        ("  farmhand-42  ", True),
+        ("x_y-9z", True),
+        ("GH-1", True),
+        ("fix the login bug", False),
+        ("farmhand", False),
+        ("42", False),
+        ("-42", False),
+        ("farmhand-", False),
+        ("farm hand-42", False),
+        ("1abc-2", False),
+        ("refactor-auth", False),
+        ("", False),
+        ("x-y z-1", False),
+        ("bd-a1b2!", False),
+        ("PROJ-12 3", False),
+        ("proj--", False),
     ],
 )
 def test_looks_like_issue_id(reason: str, expected: bool) -> None:

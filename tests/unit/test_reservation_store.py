@@ -40,12 +40,26 @@ def root(tmp_path: Path) -> str:
 
 
 def grant(
-    state_dir: str, root: str, agent: str | None, *patterns: str, now: float = NOW, ttl: int = HOUR,
-    reason: str = "", shared: bool = False, keep: bool = False,
+    state_dir: str,
+    root: str,
+    agent: str | None,
+    *patterns: str,
+    now: float = NOW,
+    ttl: int = HOUR,
+    reason: str = "",
+    shared: bool = False,
+    keep: bool = False,
 ) -> reservation_store.Outcome:
     return reservation_store.reserve(
-        state_dir, root, agent, [(p, pattern.compile(p)) for p in patterns], reason=reason,
-        ttl=ttl, shared=shared, keep=keep, now=now,
+        state_dir,
+        root,
+        agent,
+        [(p, pattern.compile(p)) for p in patterns],
+        reason=reason,
+        ttl=ttl,
+        shared=shared,
+        keep=keep,
+        now=now,
     )
 
 
@@ -86,6 +100,7 @@ def hot_patterns(hot: index.HotIndex | None) -> list[tuple[str | None, str]]:
 
 # --- reserve ---------------------------------------------------------------------
 
+
 def test_reserve_grants_and_persists(state_dir: str, root: str) -> None:
     out = grant(state_dir, root, "alice", "src/**", reason="farmhand-42")
     assert out.conflicts == [] and out.notes == []
@@ -96,8 +111,12 @@ def test_reserve_grants_and_persists(state_dir: str, root: str) -> None:
     assert doc["project_root"] == root
     [stored] = doc["reservations"]
     assert {k: stored[k] for k in ("id", "agent", "pattern", "mode", "reason", "keep")} == {
-        "id": granted["id"], "agent": "alice", "pattern": "src/**", "mode": "exclusive",
-        "reason": "farmhand-42", "keep": False,
+        "id": granted["id"],
+        "agent": "alice",
+        "pattern": "src/**",
+        "mode": "exclusive",
+        "reason": "farmhand-42",
+        "keep": False,
     }
     assert stored["compiled"] == pattern.compile("src/**")  # compiled once, at reserve time
     assert oct(os.stat(truth_path(state_dir, root)).st_mode & 0o777) == "0o600"
@@ -117,9 +136,13 @@ def test_conflicting_reserve_changes_nothing(state_dir: str, root: str) -> None:
 
 
 def test_every_conflicting_holder_is_returned(state_dir: str, root: str) -> None:
-    for agent, pat, shared in [("alice", "src/a.py", False), ("carol", "src/b/", False),
-                               ("dave", "src/c/**", True), ("erin", "docs/", False),
-                               ("frank", "src/c/*.py", True)]:
+    for agent, pat, shared in [
+        ("alice", "src/a.py", False),
+        ("carol", "src/b/", False),
+        ("dave", "src/c/**", True),
+        ("erin", "docs/", False),
+        ("frank", "src/c/*.py", True),
+    ]:
         assert grant(state_dir, root, agent, pat, shared=shared).conflicts == []
     out = grant(state_dir, root, "bob", "src/**", shared=True)
     assert sorted(h["agent"] for _, h in out.conflicts) == ["alice", "carol"]
@@ -146,6 +169,7 @@ def test_shared_holders_coexist(state_dir: str, root: str) -> None:
 
 
 # --- release ---------------------------------------------------------------------
+
 
 def test_release_by_pattern_releases_exactly_that(state_dir: str, root: str) -> None:
     grant(state_dir, root, "alice", "src/**", "docs/**")
@@ -202,6 +226,7 @@ def test_release_keep_kept_spares_keep_reservations(state_dir: str, root: str) -
 
 # --- renew -----------------------------------------------------------------------
 
+
 def test_renew_extends_live_and_never_shortens(state_dir: str, root: str) -> None:
     grant(state_dir, root, "alice", "src/**", ttl=600)
     grant(state_dir, root, "alice", "docs/**", ttl=3 * HOUR)
@@ -242,6 +267,7 @@ def test_renew_names_only_own(state_dir: str, root: str) -> None:
 
 # --- strict ----------------------------------------------------------------------
 
+
 def test_strict_setting_round_trips(state_dir: str, root: str) -> None:
     assert reservation_store.live(state_dir, root, NOW) == ([], False)
     reservation_store.set_strict(state_dir, root, True, NOW)
@@ -256,6 +282,7 @@ def test_strict_setting_round_trips(state_dir: str, root: str) -> None:
 
 
 # --- the agent-state mirror ------------------------------------------------------------
+
 
 def test_state_mirror_uses_the_seed_field_names(state_dir: str, root: str) -> None:
     out = grant(state_dir, root, "alice", "src/**", "docs/", reason="farmhand-42", keep=True)
@@ -321,6 +348,7 @@ def test_mirror_of_an_agent_whose_reservation_was_pruned_drops_it(
 
 # --- expiry ----------------------------------------------------------------------
 
+
 def test_expired_entries_are_ignored_when_read_and_pruned_at_next_write(
     state_dir: str, root: str
 ) -> None:
@@ -344,6 +372,7 @@ def test_a_write_that_only_prunes_still_rewrites(state_dir: str, root: str) -> N
 
 # --- the index files and the hot cache ---------------------------------------------
 
+
 def test_load_hot_without_any_index_is_none(state_dir: str, root: str) -> None:
     assert index.load_hot(state_dir, root) is None
 
@@ -363,8 +392,16 @@ def test_cache_is_used_while_it_matches_the_truth(state_dir: str, root: str) -> 
 
 @pytest.mark.parametrize(
     "damage",
-    ["delete", "garbage", "truncated", "empty", "wrong-shape", "other-python", "other-version",
-     "symlink"],
+    [
+        "delete",
+        "garbage",
+        "truncated",
+        "empty",
+        "wrong-shape",
+        "other-python",
+        "other-version",
+        "symlink",
+    ],
 )
 def test_damaged_cache_falls_back_to_the_truth(
     state_dir: str, root: str, tmp_path: Path, damage: str
@@ -471,6 +508,7 @@ def test_project_key_is_stable_and_file_name_safe() -> None:
 
 # --- the lock --------------------------------------------------------------------
 
+
 def test_busy_lock_refuses_rather_than_writing_unlocked(
     state_dir: str, root: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
@@ -478,11 +516,15 @@ def test_busy_lock_refuses_rather_than_writing_unlocked(
     lock_file = index.lock_path(index.index_dir(state_dir, root))
     ready = tmp_path / "holding"
     holder = subprocess.Popen(
-        [sys.executable, "-c",
-         "import sys, time; from agent_hooks import storage\n"
-         "lock = storage.Lock(sys.argv[1]); assert lock.acquire(5)\n"
-         "open(sys.argv[2], 'w').close(); time.sleep(30)",
-         lock_file, str(ready)],
+        [
+            sys.executable,
+            "-c",
+            "import sys, time; from agent_hooks import storage\n"
+            "lock = storage.Lock(sys.argv[1]); assert lock.acquire(5)\n"
+            "open(sys.argv[2], 'w').close(); time.sleep(30)",
+            lock_file,
+            str(ready),
+        ],
         env={**os.environ, "PYTHONPATH": SRC},
     )
     try:
@@ -521,12 +563,23 @@ def test_eight_agents_reserving_at_once_exactly_one_wins(tmp_path: Path, root: s
     names = [f"racer_{i}" for i in range(8)]
     procs = []
     for name in names:
-        env = {"PATH": os.environ.get("PATH", ""), "HOME": str(home), "AGENT_NAME": name,
-               "CLAUDE_PROJECT_DIR": root, "PYTHONPATH": SRC}
-        procs.append(subprocess.Popen(
-            [sys.executable, "-c", RACER, str(barrier), str(tmp_path / f"ready-{name}")],
-            env=env, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        ))
+        env = {
+            "PATH": os.environ.get("PATH", ""),
+            "HOME": str(home),
+            "AGENT_NAME": name,
+            "CLAUDE_PROJECT_DIR": root,
+            "PYTHONPATH": SRC,
+        }
+        procs.append(
+            subprocess.Popen(
+                [sys.executable, "-c", RACER, str(barrier), str(tmp_path / f"ready-{name}")],
+                env=env,
+                cwd=root,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+        )
     try:
         deadline = time.monotonic() + 30
         while not all((tmp_path / f"ready-{n}").exists() for n in names):

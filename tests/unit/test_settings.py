@@ -154,7 +154,9 @@ def test_uninstall_restores_the_file_exactly(tmp_path: Path, original: dict[str,
     path = tmp_path / "settings.json"
     text = json.dumps(original, indent=4) + "\n"  # the user's own formatting
     path.write_text(text)
-    assert _run("install", "--settings", str(path), "--python", PY, "--entry", ENTRY).returncode == 0
+    assert (
+        _run("install", "--settings", str(path), "--python", PY, "--entry", ENTRY).returncode == 0
+    )
     assert _run("uninstall", "--settings", str(path)).returncode == 0
     assert path.read_text() == text
 

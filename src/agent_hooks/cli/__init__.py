@@ -40,7 +40,19 @@ def main(ctx: click.Context) -> None:
 
 
 for module in (
-    status, agents, trail, cleanup, reserve, reservations, guard, context, workspace, brief,
-    freshness, session, statusline, demo,
+    status,
+    agents,
+    trail,
+    cleanup,
+    reserve,
+    reservations,
+    guard,
+    context,
+    workspace,
+    brief,
+    freshness,
+    session,
+    statusline,
+    demo,
 ):
     module.register(main)

@@ -13,8 +13,9 @@ from agent_hooks import briefing, briefing_store, identity
 from agent_hooks.cli._common import Env, emit_json, get_env, json_option
 from agent_hooks.cli.context import project_option, require_project
 
-agent_option = click.option("--agent", "agent_name", metavar="NAME",
-                            help="Another agent's briefing (default: AGENT_NAME).")
+agent_option = click.option(
+    "--agent", "agent_name", metavar="NAME", help="Another agent's briefing (default: AGENT_NAME)."
+)
 
 
 def _target(env: Env, agent_name: str | None, project: str | None) -> tuple[identity.Agent, str]:
@@ -22,8 +23,11 @@ def _target(env: Env, agent_name: str | None, project: str | None) -> tuple[iden
 
 
 def _change(
-    agent_name: str | None, project: str | None, as_json: bool,
-    mutate: Callable[[dict[str, Any], float], None], said: str,
+    agent_name: str | None,
+    project: str | None,
+    as_json: bool,
+    mutate: Callable[[dict[str, Any], float], None],
+    said: str,
 ) -> None:
     env = get_env()
     agent, root = _target(env, agent_name, project)
@@ -51,8 +55,13 @@ def set_goal(
     text: tuple[str, ...], agent_name: str | None, project: str | None, as_json: bool
 ) -> None:
     """Set the GOAL (replaces the previous one)."""
-    _change(agent_name, project, as_json, lambda d, now: briefing.set_goal(d, " ".join(text), now),
-            "goal set")
+    _change(
+        agent_name,
+        project,
+        as_json,
+        lambda d, now: briefing.set_goal(d, " ".join(text), now),
+        "goal set",
+    )
 
 
 @brief_group.command("add")
@@ -62,11 +71,20 @@ def set_goal(
 @agent_option
 @project_option
 @json_option
-def add(decisions: tuple[str, ...], findings: tuple[str, ...], changes: tuple[str, ...],
-        agent_name: str | None, project: str | None, as_json: bool) -> None:
+def add(
+    decisions: tuple[str, ...],
+    findings: tuple[str, ...],
+    changes: tuple[str, ...],
+    agent_name: str | None,
+    project: str | None,
+    as_json: bool,
+) -> None:
     """Add decisions, findings or changes (each option may be repeated)."""
-    items = [("decision", t) for t in decisions] + [("finding", t) for t in findings] + [
-        ("change", t) for t in changes]
+    items = (
+        [("decision", t) for t in decisions]
+        + [("finding", t) for t in findings]
+        + [("change", t) for t in changes]
+    )
     if not items:
         raise click.ClickException("give --decision, --finding or --change")
 
@@ -87,8 +105,13 @@ def focus(
     text: tuple[str, ...], agent_name: str | None, project: str | None, as_json: bool
 ) -> None:
     """Set the FOCUS FOR THIS SESSION (replaces the previous one)."""
-    _change(agent_name, project, as_json, lambda d, now: briefing.set_focus(d, " ".join(text), now),
-            "focus set")
+    _change(
+        agent_name,
+        project,
+        as_json,
+        lambda d, now: briefing.set_focus(d, " ".join(text), now),
+        "focus set",
+    )
 
 
 @brief_group.command("show")

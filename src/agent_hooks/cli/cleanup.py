@@ -9,8 +9,13 @@ from agent_hooks.cli._common import emit_json, get_env, json_option
 
 
 @click.command()
-@click.option("--days", type=click.FloatRange(min=0), default=7, show_default=True,
-              help="Remove agents' state untouched for more than this many days.")
+@click.option(
+    "--days",
+    type=click.FloatRange(min=0),
+    default=7,
+    show_default=True,
+    help="Remove agents' state untouched for more than this many days.",
+)
 @click.option("--dry-run", is_flag=True, help="Only list what would be removed.")
 @json_option
 def cleanup(days: float, dry_run: bool, as_json: bool) -> None:

@@ -15,7 +15,8 @@ from agent_hooks.cli._common import Env, emit_json, get_env, json_option
 MAX_BODY = 1 << 20
 
 project_option = click.option(
-    "--project", metavar="DIR",
+    "--project",
+    metavar="DIR",
     help="The project (default: CLAUDE_PROJECT_DIR, else the git top level of the working "
     "directory).",
 )
@@ -25,7 +26,8 @@ def require_project(env: Env, given: str | None) -> str:
     root = env.project_root(given)
     if root is None:
         raise click.ClickException(
-            "not inside a project: run in a git repository or pass --project DIR")
+            "not inside a project: run in a git repository or pass --project DIR"
+        )
     return root
 
 
@@ -43,7 +45,8 @@ def require_current(env: Env, project: str) -> workspace_store.Workspace:
     if ws is None:
         raise click.ClickException(
             "no workspace is bound to your current conversation in this project "
-            "(`agent-hooks context add` creates one; `--all` searches every workspace)")
+            "(`agent-hooks context add` creates one; `--all` searches every workspace)"
+        )
     return ws
 
 
@@ -51,21 +54,33 @@ def warn(update: workspace_store.ManifestUpdate, ws: workspace_store.Workspace) 
     if not update.held:
         click.echo(f"warning: the manifest lock of {ws.id} was busy; updated without it", err=True)
     if update.problem:
-        click.echo(f"warning: the manifest of {ws.id} was unreadable ({update.problem}); "
-                   "a new one was begun", err=True)
+        click.echo(
+            f"warning: the manifest of {ws.id} was unreadable ({update.problem}); "
+            "a new one was begun",
+            err=True,
+        )
 
 
 def entries(
-    ws: workspace_store.Workspace, manifest: dict[str, Any],
+    ws: workspace_store.Workspace,
+    manifest: dict[str, Any],
     ranked: list[tuple[str, int]] | None = None,
 ) -> list[dict[str, Any]]:
     chosen = ranked if ranked is not None else [(rel, 0) for rel in manifest["context_files"]]
     out = []
     for rel, score in chosen:
         entry = manifest["context_files"][rel]
-        out.append({"workspace": ws.id, "relative": ws.project_relative(rel), "path": ws.file(rel),
-                    "created": entry["created"], "for": entry["for"],
-                    "keywords": entry["keywords"], "matched": score})
+        out.append(
+            {
+                "workspace": ws.id,
+                "relative": ws.project_relative(rel),
+                "path": ws.file(rel),
+                "created": entry["created"],
+                "for": entry["for"],
+                "keywords": entry["keywords"],
+                "matched": score,
+            }
+        )
     return out
 
 
@@ -93,11 +108,17 @@ def context_group() -> None:
 
 @context_group.command("add")
 @click.argument("task")
-@click.option("--category", "-c", required=True, metavar="C",
-              help=f"One of: {', '.join(workspace.CATEGORIES)}.")
+@click.option(
+    "--category",
+    "-c",
+    required=True,
+    metavar="C",
+    help=f"One of: {', '.join(workspace.CATEGORIES)}.",
+)
 @click.option("--keywords", "-k", default="", metavar="K1,K2", help="Keywords to find it by.")
-@click.option("--for", "recipient", metavar="AGENT",
-              help="Who it is for, e.g. @subagents/code/coder.")
+@click.option(
+    "--for", "recipient", metavar="AGENT", help="Who it is for, e.g. @subagents/code/coder."
+)
 @click.option("--summary", help="Request Summary: what needs to be done.")
 @click.option("--background", help="Background: relevant context.")
 @click.option("--expected", help="Expected Output: what the subagent should produce.")
@@ -106,9 +127,20 @@ def context_group() -> None:
 @click.option("--replace", is_flag=True, help="Overwrite the context file if it exists.")
 @project_option
 @json_option
-def add(task: str, category: str, keywords: str, recipient: str | None, summary: str | None,
-        background: str | None, expected: str | None, constraints: str | None,
-        source: str | None, replace: bool, project: str | None, as_json: bool) -> None:
+def add(
+    task: str,
+    category: str,
+    keywords: str,
+    recipient: str | None,
+    summary: str | None,
+    background: str | None,
+    expected: str | None,
+    constraints: str | None,
+    source: str | None,
+    replace: bool,
+    project: str | None,
+    as_json: bool,
+) -> None:
     """Write TASK's context file (the seed's template) and print its path.
 
     The workspace is created on first use and bound to your current conversation.
@@ -119,24 +151,42 @@ def add(task: str, category: str, keywords: str, recipient: str | None, summary:
         rel = workspace.context_path(category, workspace.slug(task))
         who = workspace.validate_recipient(recipient) if recipient is not None else None
         if source is not None and any((summary, background, expected, constraints)):
-            raise workspace.WorkspaceError("--file replaces the template: drop --summary/"
-                                           "--background/--expected/--constraints")
+            raise workspace.WorkspaceError(
+                "--file replaces the template: drop --summary/--background/--expected/--constraints"
+            )
         body = _read_body(source) if source is not None else None
         agent = env.agent()
         ws, created = workspace_store.current_or_create(agent, root, env.now, _log)
-        content = (workspace.wrap_body(task, ws.id, body) if body is not None else
-                   workspace.render_context(task, ws.id, summary=summary, background=background,
-                                            expected=expected, constraints=constraints))
+        content = (
+            workspace.wrap_body(task, ws.id, body)
+            if body is not None
+            else workspace.render_context(
+                task,
+                ws.id,
+                summary=summary,
+                background=background,
+                expected=expected,
+                constraints=constraints,
+            )
+        )
         words = [w for w in keywords.split(",") if w.strip()]
-        update = workspace_store.write_context(ws, rel, content, env.now, recipient=who,
-                                               keywords=words, replace=replace)
+        update = workspace_store.write_context(
+            ws, rel, content, env.now, recipient=who, keywords=words, replace=replace
+        )
     except (workspace.WorkspaceError, OSError) as exc:
         raise click.ClickException(str(exc)) from None
     warn(update, ws)
     if as_json:
         entry = update.doc["context_files"][rel]
-        emit_json({"path": ws.file(rel), "relative": ws.project_relative(rel), "workspace": ws.id,
-                   "workspace_created": created, **entry})
+        emit_json(
+            {
+                "path": ws.file(rel),
+                "relative": ws.project_relative(rel),
+                "workspace": ws.id,
+                "workspace_created": created,
+                **entry,
+            }
+        )
         return
     click.echo(ws.file(rel))
 
@@ -148,15 +198,24 @@ def _log(message: str) -> None:
 @context_group.command("find")
 @click.argument("keywords", nargs=-1)
 @click.option("--category", "-c", metavar="C", help="Only this category.")
-@click.option("--all", "everywhere", is_flag=True,
-              help="Search every live workspace of the project.")
+@click.option(
+    "--all", "everywhere", is_flag=True, help="Search every live workspace of the project."
+)
 @click.option("--delegate", is_flag=True, help="Print the block to paste into a subagent's prompt.")
-@click.option("--absolute", is_flag=True,
-              help="Absolute paths in --delegate (default: project-relative).")
+@click.option(
+    "--absolute", is_flag=True, help="Absolute paths in --delegate (default: project-relative)."
+)
 @project_option
 @json_option
-def find(keywords: tuple[str, ...], category: str | None, everywhere: bool, delegate: bool,
-         absolute: bool, project: str | None, as_json: bool) -> None:
+def find(
+    keywords: tuple[str, ...],
+    category: str | None,
+    everywhere: bool,
+    delegate: bool,
+    absolute: bool,
+    project: str | None,
+    as_json: bool,
+) -> None:
     """Find context files by KEYWORDS (any of them; `auth` also finds `user-auth`)."""
     env = get_env()
     root = require_project(env, project)
@@ -215,8 +274,9 @@ def list_command(everywhere: bool, project: str | None, as_json: bool) -> None:
         click.echo("No context files.")
     for e in found:
         recipient = f" for {e['for']}" if e["for"] else ""
-        click.echo(f"{e['relative']}  ({e['created']}{recipient}; keywords: "
-                   f"{', '.join(e['keywords'])})")
+        click.echo(
+            f"{e['relative']}  ({e['created']}{recipient}; keywords: {', '.join(e['keywords'])})"
+        )
 
 
 @context_group.command("rm")

@@ -97,9 +97,12 @@ class Demo:
 
     def environ(self, agent: str) -> dict[str, str]:
         return {
-            "PATH": os.environ.get("PATH", os.defpath), "HOME": str(self.home),
-            "AGENT_NAME": agent, "CLAUDE_PROJECT_DIR": str(self.project),
-            "CLAUDE_CODE_SESSION_ID": self.sessions[agent], "CLAUDECODE": "1",
+            "PATH": os.environ.get("PATH", os.defpath),
+            "HOME": str(self.home),
+            "AGENT_NAME": agent,
+            "CLAUDE_PROJECT_DIR": str(self.project),
+            "CLAUDE_CODE_SESSION_ID": self.sessions[agent],
+            "CLAUDECODE": "1",
         }
 
     def payload(self, agent: str, event: str, **fields: Any) -> dict[str, Any]:
@@ -113,7 +116,9 @@ class Demo:
         return {
             "session_id": session,
             "transcript_path": f"{self.home}/.claude/projects/{slug}/{session}.jsonl",
-            "cwd": str(self.project), "permission_mode": "default", "hook_event_name": event,
+            "cwd": str(self.project),
+            "permission_mode": "default",
+            "hook_event_name": event,
             **fields,
         }
 
@@ -122,8 +127,12 @@ class Demo:
         try:
             proc = subprocess.run(
                 [sys.executable, "-IS", str(self.entry), event],
-                input=json.dumps(payload).encode(), capture_output=True, check=False,
-                env=self.environ(agent), cwd=str(self.project), timeout=HOOK_TIMEOUT,
+                input=json.dumps(payload).encode(),
+                capture_output=True,
+                check=False,
+                env=self.environ(agent),
+                cwd=str(self.project),
+                timeout=HOOK_TIMEOUT,
             )
         except subprocess.TimeoutExpired:
             raise DemoError(f"the {event} hook took longer than {HOOK_TIMEOUT} s") from None
@@ -146,8 +155,12 @@ class Demo:
         out = io.StringIO()
         try:
             with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
-                cli_main.main(args=list(args), prog_name="agent-hooks",
-                              obj=Env(environ=self.environ(agent)), standalone_mode=False)
+                cli_main.main(
+                    args=list(args),
+                    prog_name="agent-hooks",
+                    obj=Env(environ=self.environ(agent)),
+                    standalone_mode=False,
+                )
         except click.ClickException as exc:
             raise DemoError(f"`agent-hooks {shlex.join(args)}`: {exc.format_message()}") from None
         return out.getvalue()
@@ -168,8 +181,12 @@ class Demo:
     # -- the scenario -------------------------------------------------------------
 
     def start(self, agent: str) -> None:
-        entry = self.step(f"{agent} starts a conversation; SessionStart registers {agent} and "
-                          "tells its model:", agent, "hook", event="SessionStart")
+        entry = self.step(
+            f"{agent} starts a conversation; SessionStart registers {agent} and tells its model:",
+            agent,
+            "hook",
+            event="SessionStart",
+        )
         payload = self.payload(agent, "SessionStart", source="startup")
         answer = self.hook(agent, "SessionStart", payload)
         context = _field(answer, "additionalContext")
@@ -184,24 +201,37 @@ class Demo:
         self.say(f"$ AGENT_NAME={agent} agent-hooks {shlex.join(args)}", "    ")
         self.say(entry["text"], "    ")
 
-    def tool(self, agent: str, tool: str, rel: str, title: str, *, content: str | None = None,
-             expect_deny: bool = False) -> None:
+    def tool(
+        self,
+        agent: str,
+        tool: str,
+        rel: str,
+        title: str,
+        *,
+        content: str | None = None,
+        expect_deny: bool = False,
+    ) -> None:
         """One tool call: PreToolUse, then (when allowed) the tool's effect and PostToolUse."""
         path = self.project / rel
         tool_input: dict[str, Any] = {"file_path": str(path)}
         if content is not None:
             tool_input["content"] = content
         entry = self.step(title, agent, "hook", event="PreToolUse", tool=tool, path=rel)
-        answer = self.hook(agent, "PreToolUse",
-                           self.payload(agent, "PreToolUse", tool_name=tool, tool_input=tool_input))
+        answer = self.hook(
+            agent,
+            "PreToolUse",
+            self.payload(agent, "PreToolUse", tool_name=tool, tool_input=tool_input),
+        )
         reason = _field(answer, "permissionDecisionReason")
         entry.update(output=answer, decision=_field(answer, "permissionDecision") or "allow")
         if expect_deny:
             if entry["decision"] != "deny" or not reason:
                 raise DemoError(f"{agent}'s {tool} of {rel} was allowed; it should be denied")
             entry["text"] = reason
-            self.say(f'PreToolUse answered "deny": the {tool} does not run, and {agent}\'s model '
-                     "reads:", "    ")
+            self.say(
+                f'PreToolUse answered "deny": the {tool} does not run, and {agent}\'s model reads:',
+                "    ",
+            )
             self.say(reason, "    | ")
             return
         if entry["decision"] == "deny":
@@ -212,12 +242,22 @@ class Demo:
             response = {"type": "text", "file": {"filePath": str(path), "content": text}}
             done = f"Allowed (reads are never blocked); {rel} is now in {agent}'s trail as read."
         else:  # what Claude Code's Write tool now does
-            response = {"type": "update" if path.exists() else "create", "filePath": str(path),
-                        "content": content, "structuredPatch": [], "originalFile": None}
+            response = {
+                "type": "update" if path.exists() else "create",
+                "filePath": str(path),
+                "content": content,
+                "structuredPatch": [],
+                "originalFile": None,
+            }
             path.write_text(content)
             done = f"Allowed; {rel} was written and PostToolUse added it to {agent}'s trail."
-        entry["post_tool_use"] = self.hook(agent, "PostToolUse", self.payload(
-            agent, "PostToolUse", tool_name=tool, tool_input=tool_input, tool_response=response))
+        entry["post_tool_use"] = self.hook(
+            agent,
+            "PostToolUse",
+            self.payload(
+                agent, "PostToolUse", tool_name=tool, tool_input=tool_input, tool_response=response
+            ),
+        )
         entry["text"] = done
         self.say(done, "    ")
 
@@ -228,19 +268,45 @@ class Demo:
         self.say(f"{sys.executable} -IS {self.entry} <Event>", "    ")
         self.start(ALICE)
         self.start(BOB)
-        self.command(ALICE, f"{ALICE} claims everything under src/ before working there:",
-                     "reserve", RESERVED, "--reason", REASON)
-        self.tool(ALICE, "Write", "src/auth.py", f"{ALICE} writes src/auth.py, inside her own "
-                  "reservation:", content="def login():\n    return True\n")
+        self.command(
+            ALICE,
+            f"{ALICE} claims everything under src/ before working there:",
+            "reserve",
+            RESERVED,
+            "--reason",
+            REASON,
+        )
+        self.tool(
+            ALICE,
+            "Write",
+            "src/auth.py",
+            f"{ALICE} writes src/auth.py, inside her own reservation:",
+            content="def login():\n    return True\n",
+        )
         self.tool(BOB, "Read", "src/app.py", f"{BOB} reads src/app.py:")
-        self.tool(BOB, "Write", "src/app.py", f"{BOB} tries to write src/app.py, which {ALICE} "
-                  "holds:", content=BOB_WRITES, expect_deny=True)
+        self.tool(
+            BOB,
+            "Write",
+            "src/app.py",
+            f"{BOB} tries to write src/app.py, which {ALICE} holds:",
+            content=BOB_WRITES,
+            expect_deny=True,
+        )
         self.command(ALICE, f"{ALICE} is done and releases src/:", "release", RESERVED)
-        self.tool(BOB, "Write", "src/app.py", f"{BOB} tries again, now that src/ is free:",
-                  content=BOB_WRITES)
+        self.tool(
+            BOB,
+            "Write",
+            "src/app.py",
+            f"{BOB} tries again, now that src/ is free:",
+            content=BOB_WRITES,
+        )
         for agent in (ALICE, BOB):
-            self.command(agent, f"{agent}'s trail: the files {agent} created, modified and read:",
-                         "trail", agent)
+            self.command(
+                agent,
+                f"{agent}'s trail: the files {agent} created, modified and read:",
+                "trail",
+                agent,
+            )
         if (self.project / "src" / "app.py").read_text() != BOB_WRITES:
             raise DemoError("src/app.py does not hold bob's write")
 
@@ -270,20 +336,30 @@ def demo(keep: bool, as_json: bool) -> None:
         if not keep:
             shutil.rmtree(base, ignore_errors=True)
     if as_json:
-        emit_json({
-            "ok": error is None, "error": None if error is None else str(error),
-            "directory": str(base), "kept": keep, "home": str(run.home),
-            "project": str(run.project), "python": sys.executable, "entry": str(entry),
-            "agents": [ALICE, BOB], "steps": run.steps,
-        })
+        emit_json(
+            {
+                "ok": error is None,
+                "error": None if error is None else str(error),
+                "directory": str(base),
+                "kept": keep,
+                "home": str(run.home),
+                "project": str(run.project),
+                "python": sys.executable,
+                "entry": str(entry),
+                "agents": [ALICE, BOB],
+                "steps": run.steps,
+            }
+        )
     if error is not None:
         hint = "" if keep else " (run with --keep to inspect)"
         raise click.ClickException(f"demo step {len(run.steps)}: {error}{hint}")
     if as_json:
         return
     click.echo()
-    click.echo("That is the idea: claim paths with `agent-hooks reserve`; other agents' edits "
-               "there are refused until you release them or they expire.")
+    click.echo(
+        "That is the idea: claim paths with `agent-hooks reserve`; other agents' edits "
+        "there are refused until you release them or they expire."
+    )
     if keep:
         env = shlex.join([f"HOME={run.home}", f"CLAUDE_PROJECT_DIR={run.project}"])
         click.echo(f"Kept {base}. To look around:")

@@ -25,10 +25,12 @@ def freshness(agent_name: str | None, as_json: bool) -> None:
         emit_json(report)
         return
     root = report["project_root"]
-    click.echo(f"{report['decision']}: {len(report['changed'])} of {report['examined']} "
-               "examined file(s) changed")
+    click.echo(
+        f"{report['decision']}: {len(report['changed'])} of {report['examined']} "
+        "examined file(s) changed"
+    )
     for path in report["changed"]:
-        shown = path[len(root) + 1:] if root and path.startswith(root + "/") else path
+        shown = path[len(root) + 1 :] if root and path.startswith(root + "/") else path
         click.echo(f"  {shown}" + ("  (critical)" if path in report["critical"] else ""))
     for glob in report["invalid_globs"]:
         click.echo(f"warning: critical-file glob {glob!r} does not compile; ignored", err=True)

@@ -36,8 +36,9 @@ def guard() -> None:
 
 @guard.command()
 @repo_option
-@click.option("--warn-only", is_flag=True,
-              help="Print what would be refused, but let the commit through.")
+@click.option(
+    "--warn-only", is_flag=True, help="Print what would be refused, but let the commit through."
+)
 @json_option
 def install(repo: str | None, warn_only: bool, as_json: bool) -> None:
     """Install the hook where git looks for it (core.hooksPath honoured). An existing
@@ -46,15 +47,22 @@ def install(repo: str | None, warn_only: bool, as_json: bool) -> None:
     python = git_guard.installing_python()
     if not git_guard.python_can_import(python):
         raise click.ClickException(
-            f"{python} -I cannot import agent_hooks; the hook could not run it")
+            f"{python} -I cannot import agent_hooks; the hook could not run it"
+        )
     try:
         layout, done = git_guard.install(_repo(repo), python, "warn" if warn_only else "block")
     except (git_guard.GuardError, OSError) as exc:
         raise click.ClickException(str(exc)) from None
     if as_json:
-        emit_json({"hook": layout.hook, "result": done, "mode": "warn" if warn_only else "block",
-                   "chained": layout.chained if os.path.lexists(layout.chained) else None,
-                   "python": python})
+        emit_json(
+            {
+                "hook": layout.hook,
+                "result": done,
+                "mode": "warn" if warn_only else "block",
+                "chained": layout.chained if os.path.lexists(layout.chained) else None,
+                "python": python,
+            }
+        )
         return
     click.echo(f"{layout.hook}: {done}" + (" (warn-only)" if warn_only else ""))
     if os.path.lexists(layout.chained):
@@ -90,8 +98,10 @@ def status(repo: str | None, as_json: bool) -> None:
         return
     click.echo(f"repository: {info['repo']}")
     configured = info["core_hooks_path"]
-    click.echo(f"hooks dir:  {info['hooks_dir']}"
-               + (f" (core.hooksPath = {configured})" if configured else ""))
+    click.echo(
+        f"hooks dir:  {info['hooks_dir']}"
+        + (f" (core.hooksPath = {configured})" if configured else "")
+    )
     if info["installed"]:
         missing = "" if info["python_ok"] else " — MISSING: the hook lets every commit through"
         click.echo(f"guard:      installed ({info['mode']} mode), runs {info['python']}{missing}")
@@ -103,8 +113,13 @@ def status(repo: str | None, as_json: bool) -> None:
 
 @guard.command()
 @repo_option
-@click.option("--mode", type=click.Choice(git_guard.MODES), default="block", show_default=True,
-              help="warn: report, but exit 0.")
+@click.option(
+    "--mode",
+    type=click.Choice(git_guard.MODES),
+    default="block",
+    show_default=True,
+    help="warn: report, but exit 0.",
+)
 @click.option("--warn-only", is_flag=True, help="Same as --mode warn.")
 @click.option("--hook", is_flag=True, hidden=True, help="Run by the hook: exit 9 when refused.")
 @json_option
@@ -115,8 +130,11 @@ def check(repo: str | None, mode: str, warn_only: bool, hook: bool, as_json: boo
     setting = env.environ.get(git_guard.BYPASS_ENV, "").strip().lower()
     where = _repo(repo)
     if setting in ("off", "0", "false", "no"):
-        _report(as_json, {"allowed": True, "bypassed": True, "blocked": []},
-                f"{git_guard.BYPASS_ENV}=off: reservations not checked")
+        _report(
+            as_json,
+            {"allowed": True, "bypassed": True, "blocked": []},
+            f"{git_guard.BYPASS_ENV}=off: reservations not checked",
+        )
         return
     me = env.agent().name
     warn = warn_only or mode == "warn" or setting == "warn"
@@ -127,13 +145,25 @@ def check(repo: str | None, mode: str, warn_only: bool, hook: bool, as_json: boo
         raise click.ClickException(str(exc)) from None
     found = git_guard.findings(env.state_dir, top, me, paths, env.now)
     if as_json:
-        emit_json({
-            "repo": top, "agent": me, "mode": "warn" if warn else "block", "checked": len(paths),
-            "allowed": warn or not found, "bypassed": False,
-            "blocked": [{"path": f.staged.path, "change": f.staged.change,
-                         "project_root": f.project_root,
-                         "held_by": [_holder(h, env.now) for h in f.holders]} for f in found],
-        })
+        emit_json(
+            {
+                "repo": top,
+                "agent": me,
+                "mode": "warn" if warn else "block",
+                "checked": len(paths),
+                "allowed": warn or not found,
+                "bypassed": False,
+                "blocked": [
+                    {
+                        "path": f.staged.path,
+                        "change": f.staged.change,
+                        "project_root": f.project_root,
+                        "held_by": [_holder(h, env.now) for h in f.holders],
+                    }
+                    for f in found
+                ],
+            }
+        )
     elif found:
         click.echo(git_guard.message(found, top, env.now, warn), err=True)
     elif not hook:
@@ -143,9 +173,14 @@ def check(repo: str | None, mode: str, warn_only: bool, hook: bool, as_json: boo
 
 
 def _holder(res: dict[str, Any], now: float) -> dict[str, Any]:
-    return {"agent": res["agent"], "pattern": res["pattern"], "reason": res["reason"],
-            "id": res["id"], "expires_at": res["expires_at"],
-            "minutes_left": reservation.minutes_left(res, now)}
+    return {
+        "agent": res["agent"],
+        "pattern": res["pattern"],
+        "reason": res["reason"],
+        "id": res["id"],
+        "expires_at": res["expires_at"],
+        "minutes_left": reservation.minutes_left(res, now),
+    }
 
 
 def _report(as_json: bool, doc: dict[str, Any], text: str) -> None:

@@ -19,7 +19,11 @@ from agent_hooks.cli.reserve import project_option, public, require_project, unt
 def reservations(all_projects: bool, project: str | None, as_json: bool) -> None:
     """List live reservations: holder, pattern, mode, reason and time left."""
     env = get_env()
-    roots = reservation_store.known_projects(env.state_dir) if all_projects else [require_project(env, project)]
+    roots = (
+        reservation_store.known_projects(env.state_dir)
+        if all_projects
+        else [require_project(env, project)]
+    )
     rows = []
     for root in roots:
         held, _ = reservation_store.live(env.state_dir, root, env.now)
@@ -38,9 +42,11 @@ def reservations(all_projects: bool, project: str | None, as_json: bool) -> None
         for res in mine:
             holder = res["agent"] or "(no AGENT_NAME)"
             keep = " keep" if res.get("keep") else ""
-            click.echo(f"{holder:<24} {res['pattern']:<32} {res['mode']:<9} "
-                       f"{res['minutes_left']:>4} min left  {res.get('reason') or '-'}  "
-                       f"[{res['id']}{keep}]")
+            click.echo(
+                f"{holder:<24} {res['pattern']:<32} {res['mode']:<9} "
+                f"{res['minutes_left']:>4} min left  {res.get('reason') or '-'}  "
+                f"[{res['id']}{keep}]"
+            )
 
 
 @click.command()
@@ -56,7 +62,9 @@ def check(paths: tuple[str, ...], project: str | None, as_json: bool) -> None:
     me = env.agent().name
     results: list[dict[str, Any]] = []
     cwd = os.getcwd()
-    base = cwd if cwd == root or cwd.startswith(root.rstrip("/") + "/") else root  # as `reserve` reads it
+    base = (
+        cwd if cwd == root or cwd.startswith(root.rstrip("/") + "/") else root
+    )  # as `reserve` reads it
     for path in paths:
         place = enforcement.locate(path, base, root)
         if place is None:
@@ -67,12 +75,32 @@ def check(paths: tuple[str, ...], project: str | None, as_json: bool) -> None:
         holders = enforcement.blocking_edit(hot, rel, me, env.now) if hot is not None else []
         if holders:
             held = [index.as_dict(rec) for rec in holders]
-            results.append({"path": rel, "project_root": target_root, "allowed": False, "held_by": [
-                {"agent": h["agent"], "pattern": h["pattern"], "reason": h["reason"],
-                 "until": until(h), "minutes_left": reservation.minutes_left(h, env.now)} for h in held]})
+            results.append(
+                {
+                    "path": rel,
+                    "project_root": target_root,
+                    "allowed": False,
+                    "held_by": [
+                        {
+                            "agent": h["agent"],
+                            "pattern": h["pattern"],
+                            "reason": h["reason"],
+                            "until": until(h),
+                            "minutes_left": reservation.minutes_left(h, env.now),
+                        }
+                        for h in held
+                    ],
+                }
+            )
         elif hot is not None and hot.strict and not enforcement.owns(hot, rel, me, env.now):
-            results.append({"path": rel, "project_root": target_root, "allowed": False,
-                            "why": "strict mode: not reserved by you"})
+            results.append(
+                {
+                    "path": rel,
+                    "project_root": target_root,
+                    "allowed": False,
+                    "why": "strict mode: not reserved by you",
+                }
+            )
         else:
             results.append({"path": rel, "project_root": target_root, "allowed": True})
     if as_json:
@@ -80,11 +108,15 @@ def check(paths: tuple[str, ...], project: str | None, as_json: bool) -> None:
     else:
         for item in results:
             if item["allowed"]:
-                click.echo(f"allowed  {item['path']}" + (f" ({item['why']})" if "why" in item else ""))
+                click.echo(
+                    f"allowed  {item['path']}" + (f" ({item['why']})" if "why" in item else "")
+                )
             elif "held_by" in item:
-                who = "; ".join(f"{h['agent'] or '(no AGENT_NAME)'} holds {h['pattern']} "
-                                f"(reason {h['reason'] or '-'}, {h['minutes_left']} min left)"
-                                for h in item["held_by"])
+                who = "; ".join(
+                    f"{h['agent'] or '(no AGENT_NAME)'} holds {h['pattern']} "
+                    f"(reason {h['reason'] or '-'}, {h['minutes_left']} min left)"
+                    for h in item["held_by"]
+                )
                 click.echo(f"denied   {item['path']}: {who}")
             else:
                 click.echo(f"denied   {item['path']}: {item['why']}")

@@ -11,7 +11,8 @@ from agent_hooks import pattern, reservation, reservation_store
 from agent_hooks.cli._common import Env, emit_json, get_env, json_option
 
 project_option = click.option(
-    "--project", metavar="DIR",
+    "--project",
+    metavar="DIR",
     help="The project (default: CLAUDE_PROJECT_DIR, else the git top level of the working directory).",
 )
 
@@ -19,7 +20,9 @@ project_option = click.option(
 def require_project(env: Env, given: str | None) -> str:
     root = env.project_root(given)
     if root is None:
-        raise click.ClickException("not inside a project: run in a git repository or pass --project DIR")
+        raise click.ClickException(
+            "not inside a project: run in a git repository or pass --project DIR"
+        )
     return root
 
 
@@ -30,8 +33,10 @@ def until(res: dict[str, Any]) -> str:
 def granted_line(res: dict[str, Any], now: float, verb: str) -> str:
     keep = ", kept after the session ends" if res.get("keep") else ""
     reason = f", reason {res['reason']}" if res.get("reason") else ""
-    return (f"{verb} {res['pattern']} ({res['mode']}, id {res['id']}{reason}, until {until(res)}, "
-            f"{reservation.minutes_left(res, now)} min{keep})")
+    return (
+        f"{verb} {res['pattern']} ({res['mode']}, id {res['id']}{reason}, until {until(res)}, "
+        f"{reservation.minutes_left(res, now)} min{keep})"
+    )
 
 
 def public(res: dict[str, Any], now: float) -> dict[str, Any]:
@@ -48,15 +53,32 @@ def _fail_on(outcome: reservation_store.Outcome) -> None:
 
 @click.command()
 @click.argument("patterns", nargs=-1, required=True)
-@click.option("--reason", default="", help="Why: free text; an issue id such as farmhand-42 also "
-              "becomes the agent's issue_id when it has none.")
-@click.option("--ttl", default="1h", show_default=True, help="How long: 90s, 30m, 2h, 1d (60s to 7d).")
-@click.option("--shared", is_flag=True, help="Shared: other shared holders may coexist; blocks nobody's edits.")
+@click.option(
+    "--reason",
+    default="",
+    help="Why: free text; an issue id such as farmhand-42 also "
+    "becomes the agent's issue_id when it has none.",
+)
+@click.option(
+    "--ttl", default="1h", show_default=True, help="How long: 90s, 30m, 2h, 1d (60s to 7d)."
+)
+@click.option(
+    "--shared",
+    is_flag=True,
+    help="Shared: other shared holders may coexist; blocks nobody's edits.",
+)
 @click.option("--keep", is_flag=True, help="Keep after this conversation ends (until the TTL).")
 @project_option
 @json_option
-def reserve(patterns: tuple[str, ...], reason: str, ttl: str, shared: bool, keep: bool,
-            project: str | None, as_json: bool) -> None:
+def reserve(
+    patterns: tuple[str, ...],
+    reason: str,
+    ttl: str,
+    shared: bool,
+    keep: bool,
+    project: str | None,
+    as_json: bool,
+) -> None:
     """Claim PATTERNS (globs relative to the project root) for this agent.
 
     `*` and `?` stay within a directory, `**` spans directories, a directory name
@@ -74,31 +96,49 @@ def reserve(patterns: tuple[str, ...], reason: str, ttl: str, shared: bool, keep
             norm = pattern.normalize(text, root, _cwd())
             normalized.append((norm, pattern.compile(norm)))
         outcome = reservation_store.reserve(
-            env.state_dir, root, agent.name, normalized, reason=reason, ttl=seconds, shared=shared,
-            keep=keep, now=env.now, conversation_id=env.environ.get("CLAUDE_CODE_SESSION_ID"),
+            env.state_dir,
+            root,
+            agent.name,
+            normalized,
+            reason=reason,
+            ttl=seconds,
+            shared=shared,
+            keep=keep,
+            now=env.now,
+            conversation_id=env.environ.get("CLAUDE_CODE_SESSION_ID"),
         )
     except (pattern.PatternError, reservation.ReservationError) as exc:
         raise click.ClickException(str(exc)) from None
     _fail_on(outcome)
     if as_json:
-        emit_json({
-            "granted": [public(r, env.now) for r in outcome.changed],
-            "conflicts": [{"requested": req["pattern"], "held": public(held, env.now)}
-                          for req, held in outcome.conflicts],
-        })
+        emit_json(
+            {
+                "granted": [public(r, env.now) for r in outcome.changed],
+                "conflicts": [
+                    {"requested": req["pattern"], "held": public(held, env.now)}
+                    for req, held in outcome.conflicts
+                ],
+            }
+        )
         if outcome.conflicts:
             raise SystemExit(1)
         return
     if outcome.conflicts:
         for req, held in outcome.conflicts:
-            click.echo(f"conflict: {req['pattern']} overlaps: {reservation.describe(held, env.now)}, "
-                       f"until {until(held)}", err=True)
+            click.echo(
+                f"conflict: {req['pattern']} overlaps: {reservation.describe(held, env.now)}, "
+                f"until {until(held)}",
+                err=True,
+            )
         raise click.ClickException(
             "nothing was reserved; see `agent-hooks reservations`, reserve something else, or wait"
         )
     if agent.name is None:
-        click.echo("warning: AGENT_NAME is unset: this belongs to the shared identity "
-                   "(every agent without AGENT_NAME)", err=True)
+        click.echo(
+            "warning: AGENT_NAME is unset: this belongs to the shared identity "
+            "(every agent without AGENT_NAME)",
+            err=True,
+        )
     for res in outcome.changed:
         click.echo(granted_line(res, env.now, "reserved"))
 
@@ -106,12 +146,22 @@ def reserve(patterns: tuple[str, ...], reason: str, ttl: str, shared: bool, keep
 @click.command()
 @click.argument("patterns", nargs=-1)
 @click.option("--id", "ids", multiple=True, metavar="ID", help="A reservation id (repeatable).")
-@click.option("--all", "everything", is_flag=True, help="All of this agent's reservations in the project.")
-@click.option("--force", is_flag=True, help="With --id: release another agent's reservation (for people).")
+@click.option(
+    "--all", "everything", is_flag=True, help="All of this agent's reservations in the project."
+)
+@click.option(
+    "--force", is_flag=True, help="With --id: release another agent's reservation (for people)."
+)
 @project_option
 @json_option
-def release(patterns: tuple[str, ...], ids: tuple[str, ...], everything: bool, force: bool,
-            project: str | None, as_json: bool) -> None:
+def release(
+    patterns: tuple[str, ...],
+    ids: tuple[str, ...],
+    everything: bool,
+    force: bool,
+    project: str | None,
+    as_json: bool,
+) -> None:
     """Release exactly the named reservations: PATTERNS (as reserved), --id, or --all."""
     if not (patterns or ids or everything):
         raise click.UsageError("name PATTERNS, --id ID or --all")
@@ -121,15 +171,25 @@ def release(patterns: tuple[str, ...], ids: tuple[str, ...], everything: bool, f
     try:
         names = [pattern.normalize(text, root, _cwd()) for text in patterns]
         outcome = reservation_store.release(
-            env.state_dir, root, agent.name, patterns=names, ids=list(ids), everything=everything,
-            force=force, now=env.now,
+            env.state_dir,
+            root,
+            agent.name,
+            patterns=names,
+            ids=list(ids),
+            everything=everything,
+            force=force,
+            now=env.now,
         )
     except (pattern.PatternError, reservation.ReservationError) as exc:
         raise click.ClickException(str(exc)) from None
     _fail_on(outcome)
     if as_json:
-        emit_json({"released": [public(r, env.now) for r in outcome.changed],
-                   "not_held": outcome.unmatched})
+        emit_json(
+            {
+                "released": [public(r, env.now) for r in outcome.changed],
+                "not_held": outcome.unmatched,
+            }
+        )
     else:
         for res in outcome.changed:
             click.echo(f"released {res['pattern']} (id {res['id']})")
@@ -137,7 +197,9 @@ def release(patterns: tuple[str, ...], ids: tuple[str, ...], everything: bool, f
             click.echo("nothing to release")
     if outcome.unmatched:
         raise click.ClickException(
-            "not held by this agent (never reserved, expired, or released): " + ", ".join(outcome.unmatched))
+            "not held by this agent (never reserved, expired, or released): "
+            + ", ".join(outcome.unmatched)
+        )
 
 
 @click.command()
@@ -154,14 +216,19 @@ def renew(patterns: tuple[str, ...], ttl: str, project: str | None, as_json: boo
     try:
         seconds = reservation.parse_ttl(ttl)
         names = [pattern.normalize(text, root, _cwd()) for text in patterns]
-        outcome = reservation_store.renew(env.state_dir, root, agent.name, patterns=names,
-                                          ttl=seconds, now=env.now)
+        outcome = reservation_store.renew(
+            env.state_dir, root, agent.name, patterns=names, ttl=seconds, now=env.now
+        )
     except (pattern.PatternError, reservation.ReservationError) as exc:
         raise click.ClickException(str(exc)) from None
     _fail_on(outcome)
     if as_json:
-        emit_json({"renewed": [public(r, env.now) for r in outcome.changed],
-                   "not_held": outcome.unmatched})
+        emit_json(
+            {
+                "renewed": [public(r, env.now) for r in outcome.changed],
+                "not_held": outcome.unmatched,
+            }
+        )
     else:
         for res in outcome.changed:
             click.echo(granted_line(res, env.now, "renewed"))
@@ -169,7 +236,9 @@ def renew(patterns: tuple[str, ...], ttl: str, project: str | None, as_json: boo
             click.echo("no live reservation to renew")
     if outcome.unmatched:
         raise click.ClickException(
-            "not held (expired reservations cannot be renewed; reserve again): " + ", ".join(outcome.unmatched))
+            "not held (expired reservations cannot be renewed; reserve again): "
+            + ", ".join(outcome.unmatched)
+        )
 
 
 @click.command()

@@ -27,31 +27,41 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def _location(func: F) -> F:
-    func = click.option("--sessions-dir", metavar="DIR",
-                        help="The sessions directory (default: AGENT_HOOKS_SESSIONS_DIR, else "
-                             "<project>/.claude/sessions).")(func)
-    return click.option("--project-dir", metavar="DIR",
-                        help="The repository (default: CLAUDE_PROJECT_DIR, else the git top "
-                             "level of the working directory).")(func)
+    func = click.option(
+        "--sessions-dir",
+        metavar="DIR",
+        help="The sessions directory (default: AGENT_HOOKS_SESSIONS_DIR, else "
+        "<project>/.claude/sessions).",
+    )(func)
+    return click.option(
+        "--project-dir",
+        metavar="DIR",
+        help="The repository (default: CLAUDE_PROJECT_DIR, else the git top "
+        "level of the working directory).",
+    )(func)
 
 
 def _errors(func: F) -> F:
     """Every work-session or file error becomes one line on stderr and exit 1."""
+
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return func(*args, **kwargs)
         except (ws.WorkSessionError, OSError) as exc:
             raise click.ClickException(str(exc)) from None
+
     return wrapper  # type: ignore[return-value]
 
 
 def command(group: click.Group, name: str | None = None) -> Callable[[F], F]:
     """A subcommand of `group` with the location options, --json and clean errors."""
+
     def decorate(func: F) -> F:
         wrapped = json_option(_location(_errors(func)))
         group.command(name)(wrapped)
         return func
+
     return decorate
 
 
@@ -70,10 +80,13 @@ def open_store(project_dir: str | None, sessions_dir: str | None) -> store.Store
 
 def _view(doc: dict[str, Any], now: float) -> dict[str, Any]:
     tokens = doc["tokens"]
-    return {"session": doc, "indicator": ws.indicator(doc),
-            "percent": round(ws.percent(tokens["current"], tokens["max"]), 1),
-            "duration_seconds": int(ws.elapsed(doc, now)),
-            "milestones_done": sum(1 for m in doc["milestones"] if m["completed"])}
+    return {
+        "session": doc,
+        "indicator": ws.indicator(doc),
+        "percent": round(ws.percent(tokens["current"], tokens["max"]), 1),
+        "duration_seconds": int(ws.elapsed(doc, now)),
+        "milestones_done": sum(1 for m in doc["milestones"] if m["completed"]),
+    }
 
 
 def _change(s: store.Store, change: Callable[[dict[str, Any]], Any]) -> tuple[dict[str, Any], Any]:
@@ -98,24 +111,48 @@ def session() -> None:
 
 
 @command(session)
-@click.option("--prefix", default=ws.DEFAULT_PREFIX, show_default=True,
-              help="Id prefix ([A-Z0-9]+).")
+@click.option(
+    "--prefix", default=ws.DEFAULT_PREFIX, show_default=True, help="Id prefix ([A-Z0-9]+)."
+)
 @click.option("--client", required=True, help="Client part of the id ([A-Z0-9]+, upper-cased).")
-@click.option("--project", "project_name", required=True,
-              help="Project part of the id ([A-Z0-9]+, upper-cased).")
-@click.option("--max-tokens", type=click.IntRange(min=1), default=ws.DEFAULT_MAX, show_default=True,
-              help="The token budget of a conversation's context.")
-@click.option("--yes", "-y", is_flag=True,
-              help="Close the active work session first, without asking.")
-def start(prefix: str, client: str, project_name: str, max_tokens: int, yes: bool,
-          project_dir: str | None, sessions_dir: str | None, as_json: bool) -> None:
+@click.option(
+    "--project",
+    "project_name",
+    required=True,
+    help="Project part of the id ([A-Z0-9]+, upper-cased).",
+)
+@click.option(
+    "--max-tokens",
+    type=click.IntRange(min=1),
+    default=ws.DEFAULT_MAX,
+    show_default=True,
+    help="The token budget of a conversation's context.",
+)
+@click.option(
+    "--yes", "-y", is_flag=True, help="Close the active work session first, without asking."
+)
+def start(
+    prefix: str,
+    client: str,
+    project_name: str,
+    max_tokens: int,
+    yes: bool,
+    project_dir: str | None,
+    sessions_dir: str | None,
+    as_json: bool,
+) -> None:
     """Start a work session and make it the project's active one."""
     env = get_env()
     s = open_store(project_dir, sessions_dir)
     session_id = ws.make_id(prefix, client, project_name, env.now)
-    doc = ws.new_document(session_id, ws.check_part("prefix", prefix),
-                          ws.check_part("client", client), ws.check_part("project", project_name),
-                          env.now, max_tokens)
+    doc = ws.new_document(
+        session_id,
+        ws.check_part("prefix", prefix),
+        ws.check_part("client", client),
+        ws.check_part("project", project_name),
+        env.now,
+        max_tokens,
+    )
     close_active = yes
     current = None if yes else s.active()
     if current is not None and not current.archived:
@@ -126,11 +163,17 @@ def start(prefix: str, client: str, project_name: str, max_tokens: int, yes: boo
             close_active = False
         if not close_active:
             raise click.ClickException(
-                f"not started: {current.doc['session_id']} is still active (--yes closes it)")
+                f"not started: {current.doc['session_id']} is still active (--yes closes it)"
+            )
     closed = s.start(doc, env.now, close_active=close_active)
     if as_json:
-        emit_json({"session": doc, "closed": closed.doc if closed else None,
-                   "path": f"{s.directory}/{session_id}.json"})
+        emit_json(
+            {
+                "session": doc,
+                "closed": closed.doc if closed else None,
+                "path": f"{s.directory}/{session_id}.json",
+            }
+        )
         return
     if closed is not None:
         click.echo(f"Closed {closed.doc['session_id']} {ws.CLOSED} (archived to {closed.path})")
@@ -190,8 +233,15 @@ def list_(project_dir: str | None, sessions_dir: str | None, as_json: bool) -> N
     for problem in problems:
         click.echo(f"warning: not read: {problem}", err=True)
     if as_json:
-        emit_json({"directory": s.directory, "active_session": active_id, "live": live,
-                   "archived": archived, "problems": problems})
+        emit_json(
+            {
+                "directory": s.directory,
+                "active_session": active_id,
+                "live": live,
+                "archived": archived,
+                "problems": problems,
+            }
+        )
         return
     click.echo(ws.list_text(active_id, live, archived))
 
@@ -218,24 +268,32 @@ def savings(project_dir: str | None, sessions_dir: str | None, as_json: bool) ->
 
 @command(session)
 @click.argument("session_id", metavar="ID")
-def switch(session_id: str, project_dir: str | None, sessions_dir: str | None,
-           as_json: bool) -> None:
+def switch(
+    session_id: str, project_dir: str | None, sessions_dir: str | None, as_json: bool
+) -> None:
     """Make work session ID the active one (the current one is paused; a closed one reopens)."""
     env = get_env()
     target, previous = open_store(project_dir, sessions_dir).switch(session_id, env.now)
     if as_json:
-        emit_json({**_view(target.doc, env.now),
-                   "previous": previous.doc["session_id"] if previous else None})
+        emit_json(
+            {
+                **_view(target.doc, env.now),
+                "previous": previous.doc["session_id"] if previous else None,
+            }
+        )
         return
     if previous is not None:
-        click.echo(f"{previous.doc['session_id']} is {previous.doc['status']} "
-                   f"{ws.indicator(previous.doc)}; switched to {target.doc['session_id']}.\n")
+        click.echo(
+            f"{previous.doc['session_id']} is {previous.doc['status']} "
+            f"{ws.indicator(previous.doc)}; switched to {target.doc['session_id']}.\n"
+        )
     click.echo(ws.resume_text(target.doc, env.now))
 
 
 @command(session)
 def pause(project_dir: str | None, sessions_dir: str | None, as_json: bool) -> None:
     """Pause the active work session (hooks stop recording until `resume`)."""
+
     def hold(doc: dict[str, Any]) -> None:
         doc["status"] = "paused"
 
@@ -243,8 +301,9 @@ def pause(project_dir: str | None, sessions_dir: str | None, as_json: bool) -> N
     if as_json:
         emit_json(_view(doc, get_env().now))
         return
-    click.echo(f"Paused {doc['session_id']} {ws.PAUSED}; "
-               "`agent-hooks session resume` continues it.")
+    click.echo(
+        f"Paused {doc['session_id']} {ws.PAUSED}; `agent-hooks session resume` continues it."
+    )
 
 
 def _words(words: tuple[str, ...]) -> str:
@@ -254,8 +313,9 @@ def _words(words: tuple[str, ...]) -> str:
 
 @command(session)
 @click.argument("text", nargs=-1, required=True)
-def note(text: tuple[str, ...], project_dir: str | None, sessions_dir: str | None,
-         as_json: bool) -> None:
+def note(
+    text: tuple[str, ...], project_dir: str | None, sessions_dir: str | None, as_json: bool
+) -> None:
     """Add a note (a decision or fact worth keeping) to the active work session."""
     content = _words(text)
     doc, _ = _change(open_store(project_dir, sessions_dir), lambda d: ws.add_note(d, content))
@@ -267,16 +327,18 @@ def note(text: tuple[str, ...], project_dir: str | None, sessions_dir: str | Non
 
 @command(session)
 @click.argument("text", nargs=-1, required=True)
-def summary(text: tuple[str, ...], project_dir: str | None, sessions_dir: str | None,
-            as_json: bool) -> None:
+def summary(
+    text: tuple[str, ...], project_dir: str | None, sessions_dir: str | None, as_json: bool
+) -> None:
     """Set the context summary `resume` shows (TEXT `-` reads it from stdin)."""
     content = _words(text)
     doc, _ = _change(open_store(project_dir, sessions_dir), lambda d: ws.set_summary(d, content))
     if as_json:
         emit_json({"session_id": doc["session_id"], "context_summary": doc["context_summary"]})
         return
-    click.echo(f"Context summary of {doc['session_id']} saved "
-               f"({len(doc['context_summary'])} characters).")
+    click.echo(
+        f"Context summary of {doc['session_id']} saved ({len(doc['context_summary'])} characters)."
+    )
 
 
 @session.group()
@@ -286,8 +348,9 @@ def milestone() -> None:
 
 @command(milestone, "add")
 @click.argument("name", nargs=-1, required=True)
-def milestone_add(name: tuple[str, ...], project_dir: str | None, sessions_dir: str | None,
-                  as_json: bool) -> None:
+def milestone_add(
+    name: tuple[str, ...], project_dir: str | None, sessions_dir: str | None, as_json: bool
+) -> None:
     """Add milestone NAME (not done yet)."""
     title = " ".join(name)
     doc, item = _change(open_store(project_dir, sessions_dir), lambda d: ws.add_milestone(d, title))
@@ -299,19 +362,23 @@ def milestone_add(name: tuple[str, ...], project_dir: str | None, sessions_dir: 
 
 @command(milestone, "done")
 @click.argument("name", nargs=-1, required=True)
-def milestone_done(name: tuple[str, ...], project_dir: str | None, sessions_dir: str | None,
-                   as_json: bool) -> None:
+def milestone_done(
+    name: tuple[str, ...], project_dir: str | None, sessions_dir: str | None, as_json: bool
+) -> None:
     """Mark milestone NAME done (now)."""
     title = " ".join(name)
     env = get_env()
-    doc, item = _change(open_store(project_dir, sessions_dir),
-                        lambda d: ws.complete_milestone(d, title, env.now))
+    doc, item = _change(
+        open_store(project_dir, sessions_dir), lambda d: ws.complete_milestone(d, title, env.now)
+    )
     if as_json:
         emit_json({"session_id": doc["session_id"], "milestone": item})
         return
     done = sum(1 for m in doc["milestones"] if m["completed"])
-    click.echo(f"Milestone done in {doc['session_id']}: [x] {item['name']} "
-               f"({done}/{len(doc['milestones'])} done)")
+    click.echo(
+        f"Milestone done in {doc['session_id']}: [x] {item['name']} "
+        f"({done}/{len(doc['milestones'])} done)"
+    )
 
 
 def register(group: click.Group) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from agent_hooks import roster, state_file
+from agent_hooks import durations, roster, state_file
 from agent_hooks.cli._common import emit_json, get_env, json_option
 
 
@@ -42,12 +42,16 @@ def status(name: str | None, as_json: bool) -> None:
         return
     active = "active" if summary["active"] else "inactive"
     click.echo(f"project:      {doc['project_root'] or '-'}")
-    click.echo(f"conversation: {doc['conversation_id'] or '-'} ({active}, last activity "
-               f"{roster.ago(env.now - doc['last_activity'])})")
+    click.echo(
+        f"conversation: {doc['conversation_id'] or '-'} ({active}, last activity "
+        f"{durations.ago(env.now - doc['last_activity'])})"
+    )
     if doc["issue_id"]:
         click.echo(f"issue:        {doc['issue_id']}")
-    click.echo(f"trail:        {summary['files_created']} created, "
-               f"{summary['files_modified']} modified, {summary['files_read']} read")
+    click.echo(
+        f"trail:        {summary['files_created']} created, "
+        f"{summary['files_modified']} modified, {summary['files_read']} read"
+    )
 
 
 def register(group: click.Group) -> None:

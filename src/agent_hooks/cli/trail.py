@@ -40,10 +40,15 @@ def trail_command(
         return
     for item in trails:
         root = None if absolute else item.get("project_root")
-        click.echo(f"# {agent.label} · conversation {item.get('conversation_id') or '-'}"
-                   f" · project {item.get('project_root') or '-'}")
-        for field, title in (("files_created", "created"), ("files_modified", "modified"),
-                             ("files_read", "read")):
+        click.echo(
+            f"# {agent.label} · conversation {item.get('conversation_id') or '-'}"
+            f" · project {item.get('project_root') or '-'}"
+        )
+        for field, title in (
+            ("files_created", "created"),
+            ("files_modified", "modified"),
+            ("files_read", "read"),
+        ):
             paths = item.get(field) or []
             click.echo(f"{title} ({len(paths)}):")
             for path in paths:

@@ -34,8 +34,10 @@ def show(project: str | None, as_json: bool) -> None:
         if as_json:
             emit_json(None)
         else:
-            click.echo("No workspace is bound to your current conversation "
-                       "(`agent-hooks context add` creates one).")
+            click.echo(
+                "No workspace is bound to your current conversation "
+                "(`agent-hooks context add` creates one)."
+            )
         return
     raw, problem = workspace_store.read_manifest(ws)
     manifest = workspace.normalize_manifest(raw, ws.id, env.now) if raw is not None else None
@@ -82,8 +84,10 @@ def close(project: str | None, as_json: bool) -> None:
 
 
 def _print_closed(result: workspace_store.Closed) -> None:
-    click.echo(f"workspace {result.ws.id}: {'closed' if result.closed else 'left alone'}; "
-               f"{len(result.removed)} tracked file(s) deleted")
+    click.echo(
+        f"workspace {result.ws.id}: {'closed' if result.closed else 'left alone'}; "
+        f"{len(result.removed)} tracked file(s) deleted"
+    )
     for item in result.left:
         click.echo(f"  kept {item}")
     if result.warning and result.closed:
@@ -103,13 +107,22 @@ def sweep(dry_run: bool, project: str | None, as_json: bool) -> None:
     mine = current_workspace(env, root)
     swept = workspace_store.sweep(root, env.now, keep=[mine.id] if mine else [], dry_run=dry_run)
     if as_json:
-        emit_json({"dry_run": dry_run, "closed": swept.ids, "warnings": swept.warnings,
-                   "details": [c.as_dict() for c in swept.closed
-                               if isinstance(c, workspace_store.Closed)]})
+        emit_json(
+            {
+                "dry_run": dry_run,
+                "closed": swept.ids,
+                "warnings": swept.warnings,
+                "details": [
+                    c.as_dict() for c in swept.closed if isinstance(c, workspace_store.Closed)
+                ],
+            }
+        )
         return
     verb = "would close" if dry_run else "closed"
-    click.echo(f"{verb} {len(swept.ids)} idle workspace(s)" + (": " + ", ".join(swept.ids)
-                                                              if swept.ids else ""))
+    click.echo(
+        f"{verb} {len(swept.ids)} idle workspace(s)"
+        + (": " + ", ".join(swept.ids) if swept.ids else "")
+    )
     for warning in swept.warnings:
         click.echo(f"warning: {warning}", err=True)
 

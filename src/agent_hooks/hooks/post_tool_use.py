@@ -77,7 +77,9 @@ def _bash_warning(
         return None
     from agent_hooks import reservation_notes  # only when another agent holds something
 
-    return reservation_notes.bash_changed_held_files(ctx.state_dir, project, hot, me, changed, ctx.now)
+    return reservation_notes.bash_changed_held_files(
+        ctx.state_dir, project, hot, me, changed, ctx.now
+    )
 
 
 def main() -> int:

@@ -21,14 +21,22 @@ if TYPE_CHECKING:
     from typing import Any
 
 EVENT = "PreToolUse"
-EDIT_TOOLS = {"Write": "file_path", "Edit": "file_path", "MultiEdit": "file_path",
-              "NotebookEdit": "notebook_path"}
+EDIT_TOOLS = {
+    "Write": "file_path",
+    "Edit": "file_path",
+    "MultiEdit": "file_path",
+    "NotebookEdit": "notebook_path",
+}
 
 
 def deny(reason: str) -> dict[str, Any]:
-    return {"hookSpecificOutput": {
-        "hookEventName": EVENT, "permissionDecision": "deny", "permissionDecisionReason": reason,
-    }}
+    return {
+        "hookSpecificOutput": {
+            "hookEventName": EVENT,
+            "permissionDecision": "deny",
+            "permissionDecisionReason": reason,
+        }
+    }
 
 
 def strict_setting(environ: Any, hot: index.HotIndex | None) -> bool:
@@ -74,14 +82,19 @@ def handle(ctx: hook_runtime.HookContext) -> dict[str, Any] | None:
     if reason is None:
         return None
     if ctx.environ.get("AGENT_HOOKS_ENFORCE", "").strip().lower() in ("0", "off", "false", "no"):
-        ctx.log(f"AGENT_HOOKS_ENFORCE=off: allowed {tool} that would be denied: {reason.splitlines()[0]}")
+        ctx.log(
+            f"AGENT_HOOKS_ENFORCE=off: allowed {tool} that would be denied: {reason.splitlines()[0]}"
+        )
         return None
     ctx.log(f"denied {tool}: {reason.splitlines()[0]}")
     return deny(reason)
 
 
 def _check_edit(
-    ctx: hook_runtime.HookContext, target: object, project: str | None, indexes: _Indexes,
+    ctx: hook_runtime.HookContext,
+    target: object,
+    project: str | None,
+    indexes: _Indexes,
     me: str | None,
 ) -> str | None:
     if not isinstance(target, str) or not target:
@@ -101,8 +114,11 @@ def _check_edit(
 
 
 def _check_bash(
-    ctx: hook_runtime.HookContext, tool_input: dict[str, Any], project: str | None,
-    indexes: _Indexes, me: str | None,
+    ctx: hook_runtime.HookContext,
+    tool_input: dict[str, Any],
+    project: str | None,
+    indexes: _Indexes,
+    me: str | None,
 ) -> str | None:
     """Parse the command only when, in the agent's project, another agent holds
     something exclusive or strict mode is on (a command that `cd`s into another
@@ -111,7 +127,10 @@ def _check_bash(
     if not isinstance(command, str) or project is None:
         return None
     hot = indexes.get(project)
-    if not ((hot is not None and hot.others_hold_exclusive(me, ctx.now)) or strict_setting(ctx.environ, hot)):
+    if not (
+        (hot is not None and hot.others_hold_exclusive(me, ctx.now))
+        or strict_setting(ctx.environ, hot)
+    ):
         return None
     from agent_hooks import bash_writes  # only when someone else holds something
 
@@ -126,11 +145,15 @@ def _check_bash(
         root, rel = place
         target_hot = indexes.get(root)
         compiled = _compile_target(rel, target.glob)
-        holders = enforcement.blocking_write(target_hot, compiled, me, ctx.now) if target_hot else []
+        holders = (
+            enforcement.blocking_write(target_hot, compiled, me, ctx.now) if target_hot else []
+        )
         if holders:
             shown = rel or "the whole project"
             return enforcement.deny_message(shown, holders, ctx.now).replace(
-                "Do not edit it now.", f"This Bash command would write {shown}; do not run it now.", 1
+                "Do not edit it now.",
+                f"This Bash command would write {shown}; do not run it now.",
+                1,
             )
         strict = strict_setting(ctx.environ, target_hot)
         if strict and not target.glob and not enforcement.owns(target_hot, rel, me, ctx.now):

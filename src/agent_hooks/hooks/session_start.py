@@ -7,7 +7,16 @@ the seed project misread and so wiped state on every resume.
 
 from __future__ import annotations
 
-from agent_hooks import hook_runtime, identity, roster, state, state_file, sweep, trail_archive
+from agent_hooks import (
+    durations,
+    hook_runtime,
+    identity,
+    roster,
+    state,
+    state_file,
+    sweep,
+    trail_archive,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -36,8 +45,13 @@ def handle(ctx: hook_runtime.HookContext) -> dict[str, Any] | None:
     def mutate(doc: dict[str, Any]) -> None:
         facts["shared"] = _shared_with(agent, doc, conversation, ctx.now)
         facts["archive"] = state.begin_conversation(
-            doc, conversation_id=conversation, source=source, project_root=project, pid=pid,
-            now=ctx.now, archived=archived,
+            doc,
+            conversation_id=conversation,
+            source=source,
+            project_root=project,
+            pid=pid,
+            now=ctx.now,
+            archived=archived,
         )
         facts["notices"] = state.take_notices(doc)
 
@@ -52,7 +66,9 @@ def handle(ctx: hook_runtime.HookContext) -> dict[str, Any] | None:
     if project is not None:
         from agent_hooks import reservation_notes
 
-        lines += reservation_notes.session_start_lines(ctx.state_dir, project, agent.name, ctx.environ, ctx.now)
+        lines += reservation_notes.session_start_lines(
+            ctx.state_dir, project, agent.name, ctx.environ, ctx.now
+        )
     lines += [f"Notice: {text}" for text in facts["notices"]]
     if facts["shared"]:
         lines.append(facts["shared"])
@@ -72,12 +88,17 @@ def _claude_pid(environ: Any) -> int | None:
 
 
 def _identity_line(
-    agent: identity.Agent, project: str | None, conversation: str | None, source: str,
+    agent: identity.Agent,
+    project: str | None,
+    conversation: str | None,
+    source: str,
     archived: bool,
 ) -> str:
     where = f"in project {project}" if project else "outside any project (no git repository found)"
     if source in ("startup", "clear"):
-        trail_note = "a new file trail begins" + (" (the previous one is archived)" if archived else "")
+        trail_note = "a new file trail begins" + (
+            " (the previous one is archived)" if archived else ""
+        )
     else:
         trail_note = "your file trail continues"
     name = f'"{agent.name}"' if agent.name is not None else "the shared agent (AGENT_NAME is unset)"
@@ -100,7 +121,7 @@ def _others_lines(agent: identity.Agent, project: str | None, now: float) -> lis
     if not others:
         return ["No other agent is active in this project."]
     listed = ", ".join(
-        f"{record.agent.label} (last active {roster.ago(now - record.doc['last_activity'])})"
+        f"{record.agent.label} (last active {durations.ago(now - record.doc['last_activity'])})"
         for record in others
     )
     return [f"Other agents active in this project: {listed}."]
