@@ -23,7 +23,7 @@ def _main() -> int:
     except OSError:
         major, minor = sys.version_info[:2]
         venv = sys.executable.rpartition("/")[0].rpartition("/")[0]
-        sys.path.append(f"{venv}/lib/python{major}.{minor}/site-packages")
+        sys.path.insert(0, f"{venv}/lib/python{major}.{minor}/site-packages")
     from agent_hooks.hooks import EVENTS
 
     event = sys.argv[1] if len(sys.argv) > 1 else ""

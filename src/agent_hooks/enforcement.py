@@ -13,11 +13,14 @@ Invariants:
   is not subject to any.
 * Strict mode additionally requires a live reservation of the agent's own
   covering the target, and then names the exact `agent-hooks reserve` command.
+
+`pattern` and `reservation` are imported inside the functions that need them:
+a project without reservations never loads them (docs/adr/0005).
 """
 
 from __future__ import annotations
 
-from agent_hooks import identity, pattern, reservation
+from agent_hooks import identity
 from agent_hooks import posix_fs as fs
 from agent_hooks import reservation_index as index
 
@@ -79,6 +82,8 @@ def _blocking(
     now: float,
     exact_path: str | None,
 ) -> list[Record]:
+    from agent_hooks import pattern
+
     found = []
     for rec in hot.candidates(first):
         if rec[index.AGENT] == me or not rec[index.EXCLUSIVE] or rec[index.EXPIRES] <= now:
@@ -103,6 +108,8 @@ def blocking_write(
 ) -> list[Record]:
     """Other agents' live exclusive reservations overlapping a write target
     (a path and everything below it, or a shell glob)."""
+    from agent_hooks import pattern
+
     return _blocking(hot, compiled, pattern.first_literal(compiled), me, now, None)
 
 
@@ -110,6 +117,8 @@ def owns(hot: index.HotIndex | None, rel: str, me: str | None, now: float) -> bo
     """Strict mode: does `me` hold a live reservation (any mode) covering `rel`?"""
     if hot is None:
         return False
+    from agent_hooks import pattern
+
     return any(
         rec[index.AGENT] == me
         and rec[index.EXPIRES] > now
@@ -120,6 +129,8 @@ def owns(hot: index.HotIndex | None, rel: str, me: str | None, now: float) -> bo
 
 def deny_message(rel: str, holders: list[Record], now: float) -> str:
     """Why the edit of `rel` is refused and what the model can do instead."""
+    from agent_hooks import reservation
+
     described = [reservation.describe(index.as_dict(rec), now) for rec in _unique(holders)]
     soonest = min(reservation.minutes_left(index.as_dict(rec), now) for rec in holders)
     return (

@@ -173,6 +173,24 @@ def _join_real(path: str, rest: str, seen: dict[str, str | None]) -> tuple[str, 
     return path, True
 
 
+def read_file(path: str) -> bytes | None:
+    """A regular file's content, or None when it does not exist. A symlink in
+    its place raises OSError(ELOOP): it is refused, never followed."""
+    try:
+        fd = posix.open(path, posix.O_RDONLY | posix.O_NOFOLLOW | posix.O_CLOEXEC)
+    except FileNotFoundError:
+        return None
+    try:
+        chunks: list[bytes] = []
+        while True:
+            chunk = posix.read(fd, 1 << 20)
+            if not chunk:
+                return b"".join(chunks)
+            chunks.append(chunk)
+    finally:
+        posix.close(fd)
+
+
 def is_within(path: str, root: str) -> bool:
     """`path` is `root` or lies below it (both absolute and normalized)."""
     return path == root or path.startswith(root if root.endswith("/") else root + "/")

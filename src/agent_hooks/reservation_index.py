@@ -15,7 +15,9 @@ Invariants:
 * Reading needs no lock: both files are replaced atomically.
 * Expired reservations are ignored when read and pruned at the next write.
 
-Hot-path clean: built-in modules and agent_hooks' own.
+Hot-path clean: built-in modules and agent_hooks' own; `storage` and `pattern`
+are imported only when the cache cannot be used or the index is written, so a
+check in a project without reservations costs one `stat`.
 """
 
 from __future__ import annotations
@@ -24,12 +26,14 @@ import marshal
 import posix
 import sys
 
-from agent_hooks import identity, pattern, storage
+from agent_hooks import identity
 from agent_hooks import posix_fs as fs
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
+    from agent_hooks import storage
 
 TRUTH = "reservations.json"
 CACHE = "reservations.cache"
@@ -88,6 +92,12 @@ class HotIndex:
         return self.groups.get(first_segment, []) + self.groups.get(_GLOB_GROUP, [])
 
 
+def _first_literal(compiled: list[Any]) -> str | None:
+    from agent_hooks import pattern
+
+    return pattern.first_literal(compiled)
+
+
 def build_hot(doc: dict[str, Any]) -> HotIndex:
     groups: dict[str, list[tuple[Any, ...]]] = {}
     until: dict[str | None, float] = {}
@@ -102,7 +112,7 @@ def build_hot(doc: dict[str, Any]) -> HotIndex:
             res["pattern"],
             res.get("reason", ""),
         )
-        key = pattern.first_literal(res["compiled"])
+        key = _first_literal(res["compiled"])
         groups.setdefault(_GLOB_GROUP if key is None else key, []).append(record)
         if exclusive:
             until[res.get("agent")] = max(until.get(res.get("agent"), 0.0), record[EXPIRES])
@@ -116,7 +126,7 @@ def load_hot(state_dir: str, project_root: str) -> HotIndex | None:
     if key is None:
         return None
     try:
-        data = storage.read_bytes(fs.join(directory, CACHE))
+        data = fs.read_file(fs.join(directory, CACHE))
         if data is not None:
             version, pyver, built_from, strict, until, groups = marshal.loads(data)
             if version == _CACHE_VERSION and pyver == sys.version_info[:2] and built_from == key:
@@ -127,11 +137,15 @@ def load_hot(state_dir: str, project_root: str) -> HotIndex | None:
 
 
 def load_truth(directory: str, *, recover_at: float | None = None) -> storage.Loaded:
+    from agent_hooks import storage
+
     return storage.load_json_object(fs.join(directory, TRUTH), recover_at=recover_at)
 
 
 def write(directory: str, doc: dict[str, Any]) -> None:
     """Replace the truth (durably) and then its cache. Caller holds the lock."""
+    from agent_hooks import storage
+
     truth = fs.join(directory, TRUTH)
     storage.write_json_atomic(truth, doc, durable=True)
     key = _stat_key(truth)

@@ -202,22 +202,11 @@ def ensure_dir(path: str) -> None:
 def read_bytes(path: str) -> bytes | None:
     """The file's content, or None when it does not exist. Refuses symlinks."""
     try:
-        fd = posix.open(path, posix.O_RDONLY | _OPEN_FLAGS)
-    except FileNotFoundError:
-        return None
+        return fs.read_file(path)
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             raise StorageError(f"{path} is a symlink; refusing to follow it") from None
         raise
-    try:
-        chunks: list[bytes] = []
-        while True:
-            chunk = posix.read(fd, 1 << 20)
-            if not chunk:
-                return b"".join(chunks)
-            chunks.append(chunk)
-    finally:
-        posix.close(fd)
 
 
 def write_bytes_atomic(path: str, data: bytes, *, durable: bool = True) -> None:

@@ -13,7 +13,7 @@ the agent's own reservation for every edit.
 
 from __future__ import annotations
 
-from agent_hooks import enforcement, hook_runtime, identity, pattern
+from agent_hooks import enforcement, hook_runtime, identity
 from agent_hooks import reservation_index as index
 
 TYPE_CHECKING = False
@@ -165,6 +165,8 @@ def _compile_target(rel: str, glob: bool) -> list[Any]:
     """A Bash target as a pattern: the path and everything below it ("" is the
     whole project); a shell glob keeps its wildcards (one the pattern syntax
     refuses is taken literally)."""
+    from agent_hooks import pattern
+
     if not rel:
         return pattern.compile("**")
     if glob:
