@@ -88,7 +88,7 @@ if ! { [ -x "$venv/bin/python" ] && "$venv/bin/python" -c 'import sys; assert sy
   "$python" -m venv --clear "$venv"
 fi
 source_hash() {
-  (cd "$repo" && find pyproject.toml README.md src hooks -type f ! -name '*.pyc' -print0 \
+  (cd "$repo" && find pyproject.toml README.md src hooks -type f ! -name '*.pyc' ! -path '*.egg-info/*' -print0 \
      | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum | cut -d' ' -f1)
 }
 wanted=$(source_hash)
@@ -98,6 +98,9 @@ if [ "$(cat "$data/installed-source" 2>/dev/null)" = "$wanted" ] \
 else
   echo "installing agent-hooks into $venv"
   rm -f "$data/installed-source"
+  # setuptools builds in the clone and copies only files newer than its build/
+  # copies: start clean, so sources restored with old mtimes are not skipped.
+  rm -rf "$repo/build"
   # A non-editable install: the clone may be deleted afterwards.
   "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "$repo"
   "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps "$repo"

@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from agent_hooks import identity, pattern, reservation, reservation_store, storage
+from agent_hooks import identity, pattern, pattern_text, reservation, reservation_store, storage
 from agent_hooks import reservation_index as index
 
 if TYPE_CHECKING:
@@ -294,10 +294,10 @@ def _normalize(raw: str, project: str, key: str | None) -> tuple[str, str]:
         for root in _roots(project, key_dir):
             try:
                 if text.startswith("/") or key_dir is None:
-                    return root, pattern.normalize(text, root)
+                    return root, pattern_text.normalize(text, root)
                 if _within(key_dir, root):
-                    return root, pattern.normalize(text, root, key_dir)
-                return root, pattern.normalize(key_dir.rstrip("/") + "/" + text, root)
+                    return root, pattern_text.normalize(text, root, key_dir)
+                return root, pattern_text.normalize(key_dir.rstrip("/") + "/" + text, root)
             except pattern.PatternError as exc:
                 error = error or exc
     raise error or pattern.PatternError(f"{raw!r} cannot be placed")

@@ -1,4 +1,4 @@
-"""Reservation patterns: normalize, compile, match and intersect (no I/O on the hot path).
+"""Reservation patterns, compiled: compile, match and intersect (no I/O on the hot path).
 
 A pattern is relative to the project root and anchored there; otherwise it is a gitignore
 wildmatch pattern exactly as ``PathSpec.from_lines(GitIgnoreSpecPattern, ["/" + pattern])``
@@ -8,8 +8,9 @@ name "gitwildmatch"), with one deliberate difference: a bracket class never matc
 
 A path is matched when it, or one of its ancestor directories, is matched exactly: ``**`` as
 a whole segment spans zero or more segments, a trailing ``/`` (or a trailing ``/**``) needs
-the match to be a proper ancestor. This module imports only built-ins (through ``posix_fs``):
-it is on the hook hot path.
+the match to be a proper ancestor. This module imports nothing but ``__future__`` (not even
+``posix_fs``): it is on the hook hot path. Turning what a user typed into a normalized pattern is
+``pattern_text.normalize`` (CLI and interop only); ``compile`` takes that normalized form.
 
 Compiled form (JSON: lists, strings and ints only), read on the hot path without parsing::
 
@@ -29,8 +30,6 @@ Invariants: no two adjacent 0 segments; a 0 segment is last only when it is the 
 
 from __future__ import annotations
 
-from agent_hooks import posix_fs as fs
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
@@ -40,112 +39,11 @@ if TYPE_CHECKING:
 GLOBSTAR = 0
 STAR = 1
 ONE = 2
-MAX_CHARS = 1024
-MAX_SEGMENTS = 64
 _ANY_CHAR = [0, 46, 48, 0x10FFFF]  # every code point but "/"
 
 
 class PatternError(ValueError):
     """A pattern that cannot be a reservation; ``str(err)`` is one line saying why."""
-
-
-def normalize(pattern: str, project_root: str, cwd: str | None = None) -> str:
-    """Return the canonical root-relative form of a user's pattern, or raise PatternError.
-
-    Whitespace around it is stripped, ``\\`` is ``/``, empty and ``.`` segments drop, ``..``
-    resolves lexically (never above the root, never right after a wildcard segment), runs of
-    ``**`` collapse, and a trailing ``/`` stays. An absolute pattern must lie inside the
-    project (compared lexically, then through ``os.path.realpath`` of the root and of the
-    pattern's literal leading part); a relative one is taken relative to ``cwd`` when ``cwd``
-    lies inside the project, else to the root. A pattern naming the root itself (``.``,
-    ``./``, ``src/..``, the root's absolute path) normalizes to ``**``, the whole project.
-    Directory names taken from ``cwd`` or from the file system are escaped (``a*`` becomes
-    ``a[*]``). The result is accepted by ``compile`` and normalizes to itself.
-    """
-    text = pattern.strip()
-    _check_text(text, pattern)
-    text = text.replace("\\", "/")
-    if text.startswith("/"):
-        segs = _inside_root(text, project_root, pattern)
-    else:
-        base = _relative_to_root(cwd, project_root) if cwd else None
-        segs = _resolve(text.split("/"), pattern, [_escape(s) for s in base or ()])
-    if not segs:
-        return "**"
-    out = "/".join(segs) + ("/" if text.endswith("/") else "")
-    _check_text(out, pattern)
-    if len(segs) > MAX_SEGMENTS:
-        raise PatternError(f"{pattern!r} has more than {MAX_SEGMENTS} segments")
-    compile(out)
-    return out
-
-
-def _check_text(text: str, original: str) -> None:
-    if not text:
-        raise PatternError("empty pattern")
-    if len(text) > MAX_CHARS:
-        raise PatternError(f"pattern is longer than {MAX_CHARS} characters")
-    for ch in text:
-        if ch < " " or "\x7f" <= ch <= "\x9f":
-            raise PatternError(f"{original!r} contains control character U+{ord(ch):04X}")
-    if text[0] == "!":
-        raise PatternError(f"{original!r}: a leading '!' (negation) means nothing in a reservation")
-    if text[0] == "#":
-        raise PatternError(f"{original!r}: a leading '#' would make it a comment")
-
-
-def _resolve(segs: list[str], original: str, base: list[str] | None = None) -> list[str]:
-    out = list(base or ())
-    fixed = len(out)  # segments from the file system: literal, '..' may remove them
-    for seg in segs:
-        if seg in ("", "."):
-            continue
-        if seg == "..":
-            if not out:
-                raise PatternError(f"{original!r} leaves the project")
-            if len(out) > fixed and _wild(out[-1]):
-                raise PatternError(f"{original!r}: '..' after a wildcard segment is ambiguous")
-            out.pop()
-            fixed = min(fixed, len(out))
-        elif not (seg == "**" and out and out[-1] == "**"):
-            out.append(seg)
-    return out
-
-
-def _inside_root(text: str, root: str, original: str) -> list[str]:
-    segs = _resolve(text.split("/"), original)
-    rest = _under(segs, root)
-    if rest is not None:
-        return rest
-    n = next((k for k, seg in enumerate(segs) if _wild(seg)), len(segs))
-    real = _relative_to_root("/" + "/".join(segs[:n]), root)
-    if real is None:
-        raise PatternError(f"{original!r} is outside the project {root}")
-    return [_escape(s) for s in real] + segs[n:]
-
-
-def _relative_to_root(path: str, root: str) -> list[str] | None:
-    """``path``'s segments below ``root``, compared lexically, then with links resolved."""
-    return _under(_split(fs.abspath(path)), root) or _under(_split(fs.realpath(path)), root)
-
-
-def _under(segs: list[str], root: str) -> list[str] | None:
-    for base in (_split(fs.abspath(root)), _split(fs.realpath(root))):
-        if segs[: len(base)] == base:
-            return segs[len(base) :]
-    return None
-
-
-def _split(path: str) -> list[str]:
-    return [s for s in path.split("/") if s]
-
-
-def _wild(seg: str) -> bool:
-    return "*" in seg or "?" in seg or "[" in seg
-
-
-def _escape(name: str) -> str:
-    return "".join(f"[{c}]" if c in "*?[" else c for c in name)
 
 
 def compile(pattern: str) -> Compiled:

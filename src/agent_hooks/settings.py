@@ -4,7 +4,7 @@ adds or removes them while keeping everything else.
 Invariants:
 
 * Only handlers whose command runs agent-hooks' entry script
-  (`…/agent-hooks/hooks/entry.py`) are ever added, changed or removed; every other
+  (`…/hooks/entry.py <one of our events>`) are ever added, changed or removed; every other
   setting and hook of the user stays exactly as it was. The status line is set
   only when asked and only when the user has none (or it is already ours).
 * `install` is idempotent: on a file that already holds the current block it
@@ -36,14 +36,14 @@ from typing import Any
 
 from agent_hooks import storage
 
-ENTRY_MARKER = "/agent-hooks/hooks/entry.py"
+ENTRY_NAME = "/hooks/entry.py"
 PLUGIN_COMMAND = '"${CLAUDE_PLUGIN_ROOT}/hooks/run" '
 EDIT_TOOLS = "Write|Edit|MultiEdit|NotebookEdit"
 # (event, matcher or None for "every", timeout in seconds)
 HOOKS: list[tuple[str, str | None, int]] = [
     ("SessionStart", None, 30),
     ("PreToolUse", f"{EDIT_TOOLS}|Bash", 10),
-    ("PostToolUse", f"{EDIT_TOOLS}|Read|Bash", 10),
+    ("PostToolUse", f"{EDIT_TOOLS}|Read|Bash|Agent|Task", 10),
     # mcp_agent_mail's reservation tools, under any server name (a regex matcher)
     (
         "PostToolUse",
@@ -56,6 +56,9 @@ HOOKS: list[tuple[str, str | None, int]] = [
     ("SubagentStop", None, 30),
     ("SessionEnd", None, 5),
 ]
+
+
+OUR_EVENTS = frozenset({event for event, _, _ in HOOKS} | {"StatusLine"})
 
 
 def installed_command(python: str, entry: str) -> Callable[[str], str]:
@@ -77,10 +80,17 @@ def hooks_block(command: Callable[[str], str]) -> dict[str, list[dict[str, Any]]
 
 
 def is_ours(handler: object) -> bool:
+    """A handler (or status line) whose command runs our entry script for one of
+    our events, wherever it was installed (AGENT_HOOKS_HOME may move it)."""
     if not isinstance(handler, dict):
         return False
     command = handler.get("command")
-    return isinstance(command, str) and (ENTRY_MARKER in command or PLUGIN_COMMAND in command)
+    if not isinstance(command, str):
+        return False
+    head, _, event = command.rstrip().rpartition(" ")
+    return event in OUR_EVENTS and (
+        head.rstrip("'\"").endswith(ENTRY_NAME) or head.startswith(PLUGIN_COMMAND.rstrip())
+    )
 
 
 def _without_ours(groups: list[Any]) -> list[Any]:

@@ -267,7 +267,7 @@ def _subagent_stop(ctx: HookContext, directory: str, agent_id: str) -> None:
     main = ctx.payload.get("transcript_path")
     if not (isinstance(path, str) and fs.isabs(path)):
         path = transcript.subagent_transcript(main, agent_id) if isinstance(main, str) else None
-    used = transcript.subagent_tokens(path) if path else None  # read before taking the lock
+    used = _settled_tokens(path) if path else None  # read before taking the lock
     if used is None:
         ctx.log(
             f"subagent {agent_id}: transcript {path or '(not found)'} unreadable; "
@@ -288,14 +288,55 @@ def _subagent_stop(ctx: HookContext, directory: str, agent_id: str) -> None:
     _update(ctx, directory, mutate)
 
 
+SETTLE_WAIT = 1.0  # seconds a SubagentStop waits for the transcript's last usage line
+
+
+def _settled_tokens(path: str) -> int | None:
+    """The subagent's tokens, waiting briefly for its final usage line: the
+    client may fire SubagentStop tens of ms before it writes that line."""
+    import time
+
+    from agent_hooks import transcript
+
+    deadline = time.monotonic() + SETTLE_WAIT
+    used = transcript.subagent_tokens(path)
+    while used == 0 and time.monotonic() < deadline:
+        time.sleep(0.05)
+        used = transcript.subagent_tokens(path)
+    return used
+
+
+def _settle_subagents(doc: dict[str, Any], now: float) -> bool:
+    """Recount finished subagents recorded with 0 tokens (their transcript was
+    not complete at SubagentStop); True when a figure changed."""
+    from agent_hooks import transcript
+    from agent_hooks import work_session as ws
+
+    changed = False
+    for record in doc.get("agents_spawned", []):
+        path = record.get("output_file")
+        if record.get("completed") and not record.get("tokens_used") and isinstance(path, str):
+            used = transcript.subagent_tokens(path) if path.endswith(".jsonl") else None
+            if used:
+                ws.finish_agent(doc, record["id"], used, now)
+                changed = True
+    return changed
+
+
 def stop(ctx: HookContext, project: str | None) -> None:
-    """Refresh this conversation's figures at the end of a turn (never warns)."""
+    """Refresh this conversation's figures at the end of a turn (never warns),
+    and settle subagent counts SubagentStop could not read yet."""
     directory = _active_dir(ctx.environ, project)
     if directory is None or ctx.payload.get("agent_id"):
         return
     agent = _agent_label(ctx)
+
+    def mutate(doc: dict[str, Any]) -> bool:
+        settled = _settle_subagents(doc, ctx.now)
+        return _refresh(doc, ctx, agent)[1] or settled
+
     try:
-        _update(ctx, directory, lambda doc: _refresh(doc, ctx, agent)[1])
+        _update(ctx, directory, mutate)
     except Exception as exc:
         ctx.log(f"work session not updated at Stop: {type(exc).__name__}: {exc}")
 

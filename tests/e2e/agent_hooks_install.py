@@ -98,17 +98,27 @@ class Installation:
             return []
         return self.log_path.read_text(encoding="utf-8").splitlines()
 
-    def cli(self, *args: str, cwd: Path, agent_name: str | None = None,
-            check: bool = True) -> subprocess.CompletedProcess[str]:
+    def cli(
+        self, *args: str, cwd: Path, agent_name: str | None = None, check: bool = True
+    ) -> subprocess.CompletedProcess[str]:
         """Run the installed ``agent-hooks`` as a person in a terminal of this HOME would."""
         env = {"HOME": str(self.home), "PATH": self.agent_path(), "LANG": "C.UTF-8"}
         if agent_name is not None:
             env["AGENT_NAME"] = agent_name
-        done = subprocess.run([str(self.bin_dir / "agent-hooks"), *args], cwd=cwd, env=env,
-                              capture_output=True, text=True, timeout=60, check=False)
+        done = subprocess.run(
+            [str(self.bin_dir / "agent-hooks"), *args],
+            cwd=cwd,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
         if check and done.returncode != 0:
-            raise AssertionError(f"agent-hooks {' '.join(args)} exited {done.returncode}:\n"
-                                 f"{done.stdout}{done.stderr}")
+            raise AssertionError(
+                f"agent-hooks {' '.join(args)} exited {done.returncode}:\n"
+                f"{done.stdout}{done.stderr}"
+            )
         return done
 
     def cli_json(self, *args: str, cwd: Path, agent_name: str | None = None) -> Any:
@@ -123,15 +133,24 @@ def install(home: Path, data: Path, *, settings: bool = True) -> Installation:
         "HOME": str(home),
         "AGENT_HOOKS_HOME": str(data),
         # python3 on PATH is the interpreter running the tests (>= 3.11, like the package needs)
-        "PATH": os.pathsep.join(dict.fromkeys([str(Path(sys.executable).parent),
-                                               *DEFAULT_PATH_DIRS])),
+        "PATH": os.pathsep.join(
+            dict.fromkeys([str(Path(sys.executable).parent), *DEFAULT_PATH_DIRS])
+        ),
         "LANG": "C.UTF-8",
         "TMPDIR": str(home),
     }
     command = ["bash", str(INSTALL_SCRIPT), *([] if settings else ["--no-settings"])]
     with _lock(data / ".e2e-install.lock"):
-        done = subprocess.run(command, cwd=home, env=env, capture_output=True, text=True,
-                              timeout=_INSTALL_TIMEOUT, stdin=subprocess.DEVNULL, check=False)
+        done = subprocess.run(
+            command,
+            cwd=home,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=_INSTALL_TIMEOUT,
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )
     output = done.stdout + done.stderr
     if done.returncode != 0:
         raise InstallFailed(f"`{' '.join(command)}` exited {done.returncode}:\n{output}")

@@ -47,8 +47,9 @@ class ClaudeUnavailable(RuntimeError):
 class ClaudeResult(subprocess.CompletedProcess[str]):
     """A finished ``claude`` run; ``duration`` is its wall-clock time in seconds."""
 
-    def __init__(self, args: Sequence[str], returncode: int, stdout: str, stderr: str,
-                 duration: float) -> None:
+    def __init__(
+        self, args: Sequence[str], returncode: int, stdout: str, stderr: str, duration: float
+    ) -> None:
         super().__init__(list(args), returncode, stdout, stderr)
         self.duration = duration
 
@@ -78,7 +79,8 @@ def _ensure_claude(prefix: Path) -> str:
     npm = shutil.which("npm")
     if npm is None:
         raise ClaudeUnavailable(
-            f"npm is not on PATH; cannot install {CLAUDE_PACKAGE}@{CLAUDE_VERSION} into {prefix}")
+            f"npm is not on PATH; cannot install {CLAUDE_PACKAGE}@{CLAUDE_VERSION} into {prefix}"
+        )
     prefix.mkdir(parents=True, exist_ok=True)
     with _install_lock(prefix):
         found = _working_binary(prefix)  # another worker may have installed it meanwhile
@@ -89,7 +91,8 @@ def _ensure_claude(prefix: Path) -> str:
     if not found:
         raise ClaudeUnavailable(
             f"{CLAUDE_PACKAGE}@{CLAUDE_VERSION} installed into {prefix}, but no binary there "
-            f"reports version {CLAUDE_VERSION} (unsupported platform?)")
+            f"reports version {CLAUDE_VERSION} (unsupported platform?)"
+        )
     return found
 
 
@@ -105,17 +108,32 @@ def _install_lock(prefix: Path) -> Iterator[None]:
 
 
 def _npm_install(npm: str, prefix: Path) -> None:
-    command = [npm, "install", "--prefix", str(prefix), "--no-audit", "--no-fund", "--save-exact",
-               f"{CLAUDE_PACKAGE}@{CLAUDE_VERSION}"]
+    command = [
+        npm,
+        "install",
+        "--prefix",
+        str(prefix),
+        "--no-audit",
+        "--no-fund",
+        "--save-exact",
+        f"{CLAUDE_PACKAGE}@{CLAUDE_VERSION}",
+    ]
     try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=_INSTALL_TIMEOUT,
-                              stdin=subprocess.DEVNULL, check=False)
+        done = subprocess.run(
+            command,
+            capture_output=True,
+            text=True,
+            timeout=_INSTALL_TIMEOUT,
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise ClaudeUnavailable(f"`{' '.join(command)}` failed: {exc}") from exc
     if done.returncode != 0:
         tail = (done.stderr or done.stdout).strip()[-1500:]
         raise ClaudeUnavailable(
-            f"`{' '.join(command)}` exited {done.returncode} (offline?):\n{tail}")
+            f"`{' '.join(command)}` exited {done.returncode} (offline?):\n{tail}"
+        )
 
 
 def _candidates(prefix: Path) -> list[Path]:
@@ -140,12 +158,23 @@ def _working_binary(prefix: Path) -> str | None:
 
 def _reports_pinned_version(binary: Path) -> bool:
     with tempfile.TemporaryDirectory(prefix="claude-version-") as home:
-        env = {"PATH": os.pathsep.join(DEFAULT_PATH_DIRS), "HOME": home, "TMPDIR": home,
-               "DISABLE_AUTOUPDATER": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"}
+        env = {
+            "PATH": os.pathsep.join(DEFAULT_PATH_DIRS),
+            "HOME": home,
+            "TMPDIR": home,
+            "DISABLE_AUTOUPDATER": "1",
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        }
         try:
-            done = subprocess.run([str(binary), "--version"], capture_output=True, text=True,
-                                  env=env, timeout=_VERSION_TIMEOUT, stdin=subprocess.DEVNULL,
-                                  check=False)
+            done = subprocess.run(
+                [str(binary), "--version"],
+                capture_output=True,
+                text=True,
+                env=env,
+                timeout=_VERSION_TIMEOUT,
+                stdin=subprocess.DEVNULL,
+                check=False,
+            )
         except (OSError, subprocess.TimeoutExpired):
             return False
     words = done.stdout.split()
@@ -155,8 +184,13 @@ def _reports_pinned_version(binary: Path) -> bool:
 # --------------------------------------------------------------------------- running
 
 
-def claude_env(*, home: Path, server_url: str, agent_name: str | None = None,
-               extra_env: Mapping[str, str] | None = None) -> dict[str, str]:
+def claude_env(
+    *,
+    home: Path,
+    server_url: str,
+    agent_name: str | None = None,
+    extra_env: Mapping[str, str] | None = None,
+) -> dict[str, str]:
     """The complete environment of a ``claude`` run (nothing inherited from ours).
 
     ``PATH`` holds this interpreter's ``bin`` directory first (so hooks find ``python3`` and the
@@ -185,10 +219,18 @@ def claude_env(*, home: Path, server_url: str, agent_name: str | None = None,
     return env
 
 
-def run_claude(prompt: str, *, cwd: Path | str, home: Path | str, server_url: str,
-               agent_name: str | None = None, extra_env: Mapping[str, str] | None = None,
-               args: Sequence[str] = (), timeout: float = 60,
-               binary: str | None = None) -> ClaudeResult:
+def run_claude(
+    prompt: str,
+    *,
+    cwd: Path | str,
+    home: Path | str,
+    server_url: str,
+    agent_name: str | None = None,
+    extra_env: Mapping[str, str] | None = None,
+    args: Sequence[str] = (),
+    timeout: float = 60,
+    binary: str | None = None,
+) -> ClaudeResult:
     """Run ``claude -p PROMPT --permission-mode bypassPermissions *args`` in ``cwd``.
 
     ``args`` carries extra flags such as ``--continue`` or ``--plugin-dir DIR``. The process runs
@@ -196,14 +238,28 @@ def run_claude(prompt: str, *, cwd: Path | str, home: Path | str, server_url: st
     killed and :class:`subprocess.TimeoutExpired` is raised. A non-zero exit is returned, not
     raised: callers assert on ``returncode``.
     """
-    command = [binary or ensure_claude(), "-p", prompt,
-               "--permission-mode", "bypassPermissions", *args]
-    env = claude_env(home=Path(home), server_url=server_url, agent_name=agent_name,
-                     extra_env=extra_env)
+    command = [
+        binary or ensure_claude(),
+        "-p",
+        prompt,
+        "--permission-mode",
+        "bypassPermissions",
+        *args,
+    ]
+    env = claude_env(
+        home=Path(home), server_url=server_url, agent_name=agent_name, extra_env=extra_env
+    )
     started = time.monotonic()
-    with subprocess.Popen(command, cwd=str(cwd), env=env, stdin=subprocess.DEVNULL,
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                          start_new_session=True) as proc:
+    with subprocess.Popen(
+        command,
+        cwd=str(cwd),
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    ) as proc:
         try:
             stdout, stderr = proc.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
@@ -235,11 +291,13 @@ def write_user_settings(home: Path, settings: Mapping[str, object]) -> Path:
     return path
 
 
-def command_hooks(command: str, events: Sequence[str], *, matcher: str | None = None,
-                  timeout: int = 30) -> dict[str, list[dict[str, object]]]:
+def command_hooks(
+    command: str, events: Sequence[str], *, matcher: str | None = None, timeout: int = 30
+) -> dict[str, list[dict[str, object]]]:
     """A ``hooks`` mapping that runs the same shell ``command`` for each of ``events``."""
-    group: dict[str, object] = {"hooks": [{"type": "command", "command": command,
-                                           "timeout": timeout}]}
+    group: dict[str, object] = {
+        "hooks": [{"type": "command", "command": command, "timeout": timeout}]
+    }
     if matcher is not None:
         group["matcher"] = matcher
     return {event: [group] for event in events}

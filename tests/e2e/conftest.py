@@ -75,21 +75,42 @@ def project_dir(tmp_path: Path) -> Path:
 
 
 class ClaudeRunner(Protocol):
-    def __call__(self, prompt: str, api: MockAnthropicAPI, *, args: Sequence[str] = ...,
-                 agent_name: str | None = ..., extra_env: Mapping[str, str] | None = ...,
-                 timeout: float = ...) -> ClaudeResult: ...
+    def __call__(
+        self,
+        prompt: str,
+        api: MockAnthropicAPI,
+        *,
+        args: Sequence[str] = ...,
+        agent_name: str | None = ...,
+        extra_env: Mapping[str, str] | None = ...,
+        timeout: float = ...,
+    ) -> ClaudeResult: ...
 
 
 @pytest.fixture
 def claude(claude_bin: str, claude_home: Path, project_dir: Path) -> ClaudeRunner:
     """``claude(prompt, api, ...)``: ``run_claude`` bound to this test's binary, HOME, project."""
 
-    def run(prompt: str, api: MockAnthropicAPI, *, args: Sequence[str] = (),
-            agent_name: str | None = None, extra_env: Mapping[str, str] | None = None,
-            timeout: float = 60) -> ClaudeResult:
-        return run_claude(prompt, cwd=project_dir, home=claude_home, server_url=api.url,
-                          agent_name=agent_name, extra_env=extra_env, args=args,
-                          timeout=timeout, binary=claude_bin)
+    def run(
+        prompt: str,
+        api: MockAnthropicAPI,
+        *,
+        args: Sequence[str] = (),
+        agent_name: str | None = None,
+        extra_env: Mapping[str, str] | None = None,
+        timeout: float = 60,
+    ) -> ClaudeResult:
+        return run_claude(
+            prompt,
+            cwd=project_dir,
+            home=claude_home,
+            server_url=api.url,
+            agent_name=agent_name,
+            extra_env=extra_env,
+            args=args,
+            timeout=timeout,
+            binary=claude_bin,
+        )
 
     return run
 
@@ -118,8 +139,12 @@ def git_project(project_dir: Path) -> Path:
     that variable: ``agent-hooks`` run there finds the project by its git top level.
     """
     if shutil.which("git"):
-        subprocess.run(["git", "init", "-q", str(project_dir)], check=True, timeout=60,
-                       env={"PATH": os.environ.get("PATH", ""), "HOME": str(project_dir)})
+        subprocess.run(
+            ["git", "init", "-q", str(project_dir)],
+            check=True,
+            timeout=60,
+            env={"PATH": os.environ.get("PATH", ""), "HOME": str(project_dir)},
+        )
     else:
         (project_dir / ".git").mkdir()
     return project_dir

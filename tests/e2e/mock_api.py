@@ -93,8 +93,9 @@ class Usage:
         return asdict(self)
 
 
-SIDE_USAGE = Usage(input_tokens=412, output_tokens=9, cache_creation_input_tokens=0,
-                   cache_read_input_tokens=0)
+SIDE_USAGE = Usage(
+    input_tokens=412, output_tokens=9, cache_creation_input_tokens=0, cache_read_input_tokens=0
+)
 
 
 @dataclass(frozen=True)
@@ -123,8 +124,9 @@ def say(text: str, *, usage: Usage | None = None) -> Turn:
     return Turn(text=text, usage=usage or Usage())
 
 
-def call(name: str, tool_input: Mapping[str, Any], *, text: str = "",
-         usage: Usage | None = None) -> Turn:
+def call(
+    name: str, tool_input: Mapping[str, Any], *, text: str = "", usage: Usage | None = None
+) -> Turn:
     """A turn with a single tool call."""
     return Turn(text=text, tool_calls=(ToolCall(name, tool_input),), usage=usage or Usage())
 
@@ -225,17 +227,31 @@ def _message(turn: Turn) -> tuple[str, list[dict[str, Any]], str]:
     if turn.text:
         blocks.append({"type": "text", "text": turn.text})
     for tc in turn.tool_calls:
-        blocks.append({"type": "tool_use", "id": tc.id or f"toolu_{uuid.uuid4().hex[:24]}",
-                       "name": tc.name, "input": dict(tc.input)})
+        blocks.append(
+            {
+                "type": "tool_use",
+                "id": tc.id or f"toolu_{uuid.uuid4().hex[:24]}",
+                "name": tc.name,
+                "input": dict(tc.input),
+            }
+        )
     stop = "tool_use" if turn.tool_calls else "end_turn"
     return f"msg_{uuid.uuid4().hex[:24]}", blocks, stop
 
 
-def _json_reply(msg_id: str, blocks: list[dict[str, Any]], stop: str, usage: Usage,
-                model: str) -> _Reply:
-    doc = {"id": msg_id, "type": "message", "role": "assistant", "model": model,
-           "content": blocks, "stop_reason": stop, "stop_sequence": None,
-           "usage": usage.as_dict()}
+def _json_reply(
+    msg_id: str, blocks: list[dict[str, Any]], stop: str, usage: Usage, model: str
+) -> _Reply:
+    doc = {
+        "id": msg_id,
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": blocks,
+        "stop_reason": stop,
+        "stop_sequence": None,
+        "usage": usage.as_dict(),
+    }
     return _Reply(200, "application/json", [json.dumps(doc).encode()])
 
 
@@ -244,16 +260,30 @@ def _sse(event: str, data: Mapping[str, Any]) -> bytes:
 
 
 def _pieces(text: str) -> list[str]:
-    return [text[i:i + _STREAM_CHUNK] for i in range(0, len(text), _STREAM_CHUNK)] or [""]
+    return [text[i : i + _STREAM_CHUNK] for i in range(0, len(text), _STREAM_CHUNK)] or [""]
 
 
-def _sse_events(msg_id: str, blocks: list[dict[str, Any]], stop: str, usage: Usage,
-                model: str) -> Iterator[bytes]:
+def _sse_events(
+    msg_id: str, blocks: list[dict[str, Any]], stop: str, usage: Usage, model: str
+) -> Iterator[bytes]:
     """The standard event sequence; tool input is streamed as ``input_json_delta`` pieces."""
     start_usage = {**usage.as_dict(), "output_tokens": 1}
-    yield _sse("message_start", {"type": "message_start", "message": {
-        "id": msg_id, "type": "message", "role": "assistant", "model": model, "content": [],
-        "stop_reason": None, "stop_sequence": None, "usage": start_usage}})
+    yield _sse(
+        "message_start",
+        {
+            "type": "message_start",
+            "message": {
+                "id": msg_id,
+                "type": "message",
+                "role": "assistant",
+                "model": model,
+                "content": [],
+                "stop_reason": None,
+                "stop_sequence": None,
+                "usage": start_usage,
+            },
+        },
+    )
     yield _sse("ping", {"type": "ping"})
     for index, block in enumerate(blocks):
         if block["type"] == "text":
@@ -261,17 +291,28 @@ def _sse_events(msg_id: str, blocks: list[dict[str, Any]], stop: str, usage: Usa
             deltas = [{"type": "text_delta", "text": p} for p in _pieces(block["text"])]
         else:
             opening = {**block, "input": {}}
-            deltas = [{"type": "input_json_delta", "partial_json": p}
-                      for p in _pieces(json.dumps(block["input"]))]
-        yield _sse("content_block_start", {"type": "content_block_start", "index": index,
-                                           "content_block": opening})
+            deltas = [
+                {"type": "input_json_delta", "partial_json": p}
+                for p in _pieces(json.dumps(block["input"]))
+            ]
+        yield _sse(
+            "content_block_start",
+            {"type": "content_block_start", "index": index, "content_block": opening},
+        )
         for delta in deltas:
-            yield _sse("content_block_delta", {"type": "content_block_delta", "index": index,
-                                               "delta": delta})
+            yield _sse(
+                "content_block_delta",
+                {"type": "content_block_delta", "index": index, "delta": delta},
+            )
         yield _sse("content_block_stop", {"type": "content_block_stop", "index": index})
-    yield _sse("message_delta", {"type": "message_delta",
-                                 "delta": {"stop_reason": stop, "stop_sequence": None},
-                                 "usage": usage.as_dict()})
+    yield _sse(
+        "message_delta",
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": stop, "stop_sequence": None},
+            "usage": usage.as_dict(),
+        },
+    )
     yield _sse("message_stop", {"type": "message_stop"})
 
 
@@ -285,8 +326,13 @@ class MockAnthropicAPI:
     ``kind`` is ``main`` consume turns of the script.
     """
 
-    def __init__(self, script: Iterable[ScriptItem] = (), *, final_text: str = FINAL_TEXT,
-                 side_text: str = SIDE_TEXT) -> None:
+    def __init__(
+        self,
+        script: Iterable[ScriptItem] = (),
+        *,
+        final_text: str = FINAL_TEXT,
+        side_text: str = SIDE_TEXT,
+    ) -> None:
         self._lock = threading.Lock()
         self._script: list[Turn] = []
         self._requests: list[RecordedRequest] = []
@@ -297,8 +343,9 @@ class MockAnthropicAPI:
         self.add(*script)
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(self))
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,),
-                                        name="mock-anthropic-api", daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, args=(0.05,), name="mock-anthropic-api", daemon=True
+        )
 
     # lifecycle -------------------------------------------------------------------------
     @property
@@ -364,8 +411,9 @@ class MockAnthropicAPI:
         for req in self.requests:
             messages = req.json.get("messages") or []
             tail = _texts(messages[-1].get("content"))[-120:] if messages else ""
-            lines.append(f"{req.kind:<12} {req.method} {req.path} messages={len(messages)} "
-                         f"last={tail!r}")
+            lines.append(
+                f"{req.kind:<12} {req.method} {req.path} messages={len(messages)} last={tail!r}"
+            )
         return "\n".join(lines)
 
     def tool_results(self) -> list[ToolResult]:
@@ -385,9 +433,15 @@ class MockAnthropicAPI:
                     if not isinstance(block, dict) or block.get("type") != "tool_result":
                         continue
                     tid = str(block.get("tool_use_id"))
-                    seen.setdefault(tid, ToolResult(
-                        tool_use_id=tid, content=_texts(block.get("content")),
-                        is_error=bool(block.get("is_error", False)), tool_name=issued.get(tid)))
+                    seen.setdefault(
+                        tid,
+                        ToolResult(
+                            tool_use_id=tid,
+                            content=_texts(block.get("content")),
+                            is_error=bool(block.get("is_error", False)),
+                            tool_name=issued.get(tid),
+                        ),
+                    )
         return list(seen.values())
 
     def first_main_request_text(self) -> str:
@@ -432,8 +486,12 @@ class MockAnthropicAPI:
                     self._issued[b["id"]] = b["name"]
         if not body.get("stream"):
             return _json_reply(msg_id, blocks, stop, turn.usage, model)
-        return _Reply(200, "text/event-stream",
-                      _sse_events(msg_id, blocks, stop, turn.usage, model), streamed=True)
+        return _Reply(
+            200,
+            "text/event-stream",
+            _sse_events(msg_id, blocks, stop, turn.usage, model),
+            streamed=True,
+        )
 
     def _record_error(self, message: str) -> None:
         with self._lock:
@@ -459,8 +517,14 @@ def schema_example(schema: Mapping[str, Any]) -> Any:
     if kind == "object":
         props = schema.get("properties") or {}
         return {k: schema_example(props.get(k) or {}) for k in schema.get("required") or []}
-    return {"boolean": True, "string": "mock", "integer": 0, "number": 0, "array": [],
-            "null": None}.get(str(kind))
+    return {
+        "boolean": True,
+        "string": "mock",
+        "integer": 0,
+        "number": 0,
+        "array": [],
+        "null": None,
+    }.get(str(kind))
 
 
 def request_text(body: Mapping[str, Any]) -> str:

@@ -19,8 +19,14 @@ from .mock_api import MockAnthropicAPI, Usage, call, request_text, say
 if TYPE_CHECKING:
     from .conftest import ClaudeRunner, MockApiFactory
 
-LIFECYCLE_EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop",
-                    "SessionEnd")
+LIFECYCLE_EVENTS = (
+    "SessionStart",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PostToolUse",
+    "Stop",
+    "SessionEnd",
+)
 
 # Appends {"stdin": <payload>, "env": {...}} as one JSON line to the file named by argv[1].
 _RECORDER = """\
@@ -47,8 +53,9 @@ def _recorder(tmp: Path) -> tuple[str, Path]:
 
 def _printer(tmp: Path, name: str, output: dict[str, Any]) -> str:
     """A hook command that ignores stdin and prints ``output`` as JSON."""
-    return _script_hook(tmp, name, f"import json, sys\nsys.stdin.read()\n"
-                                   f"print(json.dumps({output!r}))\n")
+    return _script_hook(
+        tmp, name, f"import json, sys\nsys.stdin.read()\nprint(json.dumps({output!r}))\n"
+    )
 
 
 def _records(log: Path) -> list[dict[str, Any]]:
@@ -69,7 +76,8 @@ def _ok(result: ClaudeResult, api: MockAnthropicAPI) -> None:
     """The run exited 0 and the mock answered every request without an internal error."""
     print(f"claude -p took {result.duration:.2f}s")
     assert result.returncode == 0, (
-        f"stdout={result.stdout!r}\nstderr={result.stderr!r}\nrequests:\n{api.summary()}")
+        f"stdout={result.stdout!r}\nstderr={result.stderr!r}\nrequests:\n{api.summary()}"
+    )
     assert api.errors == []
 
 
@@ -77,15 +85,18 @@ def _ok(result: ClaudeResult, api: MockAnthropicAPI) -> None:
 
 
 def test_scripted_tools_run_and_results_return(
-        claude: ClaudeRunner, mock_api: MockApiFactory, project_dir: Path) -> None:
+    claude: ClaudeRunner, mock_api: MockApiFactory, project_dir: Path
+) -> None:
     a, b = project_dir / "a.txt", project_dir / "b.txt"
-    api = mock_api([
-        call("Write", {"file_path": str(a), "content": "alpha\nline two\n"}),
-        call("Read", {"file_path": str(a)}),
-        call("Edit", {"file_path": str(a), "old_string": "alpha", "new_string": "beta"}),
-        call("Bash", {"command": "echo hi > b.txt", "description": "Write b.txt"}),
-        say("All four tools ran."),
-    ])
+    api = mock_api(
+        [
+            call("Write", {"file_path": str(a), "content": "alpha\nline two\n"}),
+            call("Read", {"file_path": str(a)}),
+            call("Edit", {"file_path": str(a), "old_string": "alpha", "new_string": "beta"}),
+            call("Bash", {"command": "echo hi > b.txt", "description": "Write b.txt"}),
+            say("All four tools ran."),
+        ]
+    )
 
     result = claude("Exercise the file tools.", api)
 
@@ -106,8 +117,12 @@ def test_scripted_tools_run_and_results_return(
 
 
 def test_hooks_receive_lifecycle_events_in_order(
-        claude: ClaudeRunner, mock_api: MockApiFactory, claude_home: Path, project_dir: Path,
-        tmp_path: Path) -> None:
+    claude: ClaudeRunner,
+    mock_api: MockApiFactory,
+    claude_home: Path,
+    project_dir: Path,
+    tmp_path: Path,
+) -> None:
     command, log = _recorder(tmp_path)
     write_user_settings(claude_home, {"hooks": command_hooks(command, LIFECYCLE_EVENTS)})
     target = project_dir / "hooked.txt"
@@ -118,8 +133,12 @@ def test_hooks_receive_lifecycle_events_in_order(
     _ok(result, api)
     assert target.read_text() == "x\n"
     assert _events(log) == [
-        "SessionStart(startup)", "UserPromptSubmit", "PreToolUse(Write)", "PostToolUse(Write)",
-        "Stop", "SessionEnd(other)",
+        "SessionStart(startup)",
+        "UserPromptSubmit",
+        "PreToolUse(Write)",
+        "PostToolUse(Write)",
+        "Stop",
+        "SessionEnd(other)",
     ]
     records = _records(log)
     session_id = records[0]["env"]["CLAUDE_CODE_SESSION_ID"]
@@ -133,11 +152,23 @@ def test_hooks_receive_lifecycle_events_in_order(
 
 
 def test_pretooluse_deny_blocks_write_and_reaches_model(
-        claude: ClaudeRunner, mock_api: MockApiFactory, claude_home: Path, project_dir: Path,
-        tmp_path: Path) -> None:
-    deny = _printer(tmp_path, "deny_write", {"hookSpecificOutput": {
-        "hookEventName": "PreToolUse", "permissionDecision": "deny",
-        "permissionDecisionReason": "held by X"}})
+    claude: ClaudeRunner,
+    mock_api: MockApiFactory,
+    claude_home: Path,
+    project_dir: Path,
+    tmp_path: Path,
+) -> None:
+    deny = _printer(
+        tmp_path,
+        "deny_write",
+        {
+            "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": "deny",
+                "permissionDecisionReason": "held by X",
+            }
+        },
+    )
     hooks = command_hooks(deny, ["PreToolUse"], matcher="Write")
     write_user_settings(claude_home, {"hooks": hooks})
     target = project_dir / "blocked.txt"
@@ -154,11 +185,14 @@ def test_pretooluse_deny_blocks_write_and_reaches_model(
 
 
 def test_sessionstart_additional_context_reaches_first_request(
-        claude: ClaudeRunner, mock_api: MockApiFactory, claude_home: Path,
-        tmp_path: Path) -> None:
+    claude: ClaudeRunner, mock_api: MockApiFactory, claude_home: Path, tmp_path: Path
+) -> None:
     marker = "E2E-CONTEXT-MARKER 4f1c: agent-7 holds src/app.py"
-    context = _printer(tmp_path, "session_context", {"hookSpecificOutput": {
-        "hookEventName": "SessionStart", "additionalContext": marker}})
+    context = _printer(
+        tmp_path,
+        "session_context",
+        {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": marker}},
+    )
     write_user_settings(claude_home, {"hooks": command_hooks(context, ["SessionStart"])})
     api = mock_api([say("Noted.")])
 
@@ -169,8 +203,12 @@ def test_sessionstart_additional_context_reaches_first_request(
 
 
 def test_continue_resumes_the_session(
-        claude: ClaudeRunner, mock_api: MockApiFactory, claude_home: Path, project_dir: Path,
-        tmp_path: Path) -> None:
+    claude: ClaudeRunner,
+    mock_api: MockApiFactory,
+    claude_home: Path,
+    project_dir: Path,
+    tmp_path: Path,
+) -> None:
     command, log = _recorder(tmp_path)
     write_user_settings(claude_home, {"hooks": command_hooks(command, ["SessionStart"])})
     first_api = mock_api([call("Bash", {"command": "echo one > one.txt"}), say("First done.")])
@@ -192,13 +230,22 @@ def test_continue_resumes_the_session(
 
 
 def test_subagent_requests_do_not_consume_the_script(
-        claude: ClaudeRunner, mock_api: MockApiFactory) -> None:
-    api = mock_api([
-        call("Agent", {"description": "Say OK", "prompt": "Reply OK.",
-                       "subagent_type": "general-purpose"}),
-        say("Launched."),
-        say("Subagent finished."),
-    ])
+    claude: ClaudeRunner, mock_api: MockApiFactory
+) -> None:
+    api = mock_api(
+        [
+            call(
+                "Agent",
+                {
+                    "description": "Say OK",
+                    "prompt": "Reply OK.",
+                    "subagent_type": "general-purpose",
+                },
+            ),
+            say("Launched."),
+            say("Subagent finished."),
+        ]
+    )
 
     result = claude("Delegate.", api)
 
@@ -208,8 +255,7 @@ def test_subagent_requests_do_not_consume_the_script(
     assert "Subagent finished." in result.stdout
 
 
-def test_compaction_is_not_a_main_turn(
-        claude: ClaudeRunner, mock_api: MockApiFactory) -> None:
+def test_compaction_is_not_a_main_turn(claude: ClaudeRunner, mock_api: MockApiFactory) -> None:
     first_api = mock_api([call("Bash", {"command": "echo hi"}), say("Before compaction.")])
     _ok(claude("Start.", first_api), first_api)
 
@@ -225,7 +271,8 @@ def test_compaction_is_not_a_main_turn(
 
 
 def test_plugin_dir_hooks_run(
-        claude: ClaudeRunner, mock_api: MockApiFactory, tmp_path: Path) -> None:
+    claude: ClaudeRunner, mock_api: MockApiFactory, tmp_path: Path
+) -> None:
     plugin = tmp_path / "plugin"
     (plugin / ".claude-plugin").mkdir(parents=True)
     (plugin / ".claude-plugin" / "plugin.json").write_text('{"name": "e2e-probe"}\n')
@@ -247,11 +294,15 @@ def test_plugin_dir_hooks_run(
 # These talk to the mock over HTTP directly; they need no claude binary.
 
 
-def _post(api: MockAnthropicAPI, path: str, body: dict[str, Any],
-          headers: dict[str, str] | None = None) -> tuple[str, bytes]:
+def _post(
+    api: MockAnthropicAPI, path: str, body: dict[str, Any], headers: dict[str, str] | None = None
+) -> tuple[str, bytes]:
     request = urllib.request.Request(
-        api.url + path, data=json.dumps(body).encode(), method="POST",
-        headers={"content-type": "application/json", **(headers or {})})
+        api.url + path,
+        data=json.dumps(body).encode(),
+        method="POST",
+        headers={"content-type": "application/json", **(headers or {})},
+    )
     with urllib.request.urlopen(request, timeout=10) as response:
         return response.headers["content-type"], response.read()
 
@@ -271,17 +322,26 @@ _TOOLS = [{"name": "Write", "input_schema": {"type": "object"}}]
 
 
 def _main_body(text: str = "hi", *, stream: bool = True) -> dict[str, Any]:
-    return {"model": "claude-test", "stream": stream, "tools": _TOOLS,
-            "system": [{"type": "text", "text": "SYSTEM-TEXT"}],
-            "messages": [{"role": "user", "content": [{"type": "text", "text": text}]}]}
+    return {
+        "model": "claude-test",
+        "stream": stream,
+        "tools": _TOOLS,
+        "system": [{"type": "text", "text": "SYSTEM-TEXT"}],
+        "messages": [{"role": "user", "content": [{"type": "text", "text": text}]}],
+    }
 
 
 def test_mock_streams_tool_use_as_input_json_deltas(mock_api: MockApiFactory) -> None:
     long_content = "x" * 200
-    usage = Usage(input_tokens=11, output_tokens=22, cache_creation_input_tokens=33,
-                  cache_read_input_tokens=44)
-    api = mock_api([call("Write", {"file_path": "/a", "content": long_content}, text="Writing.",
-                         usage=usage)])
+    usage = Usage(
+        input_tokens=11,
+        output_tokens=22,
+        cache_creation_input_tokens=33,
+        cache_read_input_tokens=44,
+    )
+    api = mock_api(
+        [call("Write", {"file_path": "/a", "content": long_content}, text="Writing.", usage=usage)]
+    )
 
     content_type, raw = _post(api, "/v1/messages?beta=true", _main_body())
 
@@ -293,8 +353,11 @@ def test_mock_streams_tool_use_as_input_json_deltas(mock_api: MockApiFactory) ->
     starts = [e["content_block"] for e in events if e["type"] == "content_block_start"]
     assert [b["type"] for b in starts] == ["text", "tool_use"]
     assert starts[1]["name"] == "Write" and starts[1]["id"].startswith("toolu_")
-    partial = "".join(e["delta"]["partial_json"] for e in events
-                      if e["type"] == "content_block_delta" and e["index"] == 1)
+    partial = "".join(
+        e["delta"]["partial_json"]
+        for e in events
+        if e["type"] == "content_block_delta" and e["index"] == 1
+    )
     assert json.loads(partial) == {"file_path": "/a", "content": long_content}
     assert sum(e["type"] == "content_block_delta" and e["index"] == 1 for e in events) > 1
     assert events[-2]["delta"]["stop_reason"] == "tool_use"
@@ -317,10 +380,20 @@ def test_mock_json_reply_and_script_exhaustion(mock_api: MockApiFactory) -> None
 def test_mock_side_requests_keep_the_script(mock_api: MockApiFactory) -> None:
     api = mock_api(["scripted"])
     compaction = _main_body("Respond with TEXT ONLY. Do NOT call any tools. ... a <summary> block")
-    hook_prompt = {**_main_body(stream=False), "tools": [], "output_config": {"format": {
-        "type": "json_schema", "schema": {"type": "object", "required": ["ok", "reason"],
-                                          "properties": {"ok": {"type": "boolean"},
-                                                         "reason": {"type": "string"}}}}}}
+    hook_prompt = {
+        **_main_body(stream=False),
+        "tools": [],
+        "output_config": {
+            "format": {
+                "type": "json_schema",
+                "schema": {
+                    "type": "object",
+                    "required": ["ok", "reason"],
+                    "properties": {"ok": {"type": "boolean"}, "reason": {"type": "string"}},
+                },
+            }
+        },
+    }
 
     _post(api, "/v1/messages?beta=true", _main_body(), {"x-claude-code-agent-id": "a1"})
     _post(api, "/v1/messages?beta=true", compaction)
@@ -329,7 +402,12 @@ def test_mock_side_requests_keep_the_script(mock_api: MockApiFactory) -> None:
     _post(api, "/api/event_logging/batch", {})
 
     assert [r.kind for r in api.requests] == [
-        "subagent", "compaction", "side", "count_tokens", "other"]
+        "subagent",
+        "compaction",
+        "side",
+        "count_tokens",
+        "other",
+    ]
     assert json.loads(verdict["content"][0]["text"]) == {"ok": True, "reason": "mock"}
     assert api.unused_turns == 1
     assert "SYSTEM-TEXT" in request_text(api.requests[0].json)

@@ -57,8 +57,10 @@ def _ok(result: ClaudeResult, api: MockAnthropicAPI, home: Path | None = None) -
     """The run exited 0, the mock answered every request and the whole script was used."""
     log = home / ".claude" / "agent-hooks.log" if home is not None else None
     hook_log = log.read_text() if log is not None and log.exists() else "(no agent-hooks.log)"
-    context = (f"stdout={result.stdout!r}\nstderr={result.stderr!r}\nrequests:\n{api.summary()}\n"
-               f"agent-hooks.log:\n{hook_log}")
+    context = (
+        f"stdout={result.stdout!r}\nstderr={result.stderr!r}\nrequests:\n{api.summary()}\n"
+        f"agent-hooks.log:\n{hook_log}"
+    )
     assert result.returncode == 0, context
     assert api.errors == [], context
     assert api.unused_turns == 0, context
@@ -91,14 +93,17 @@ def _our_handlers(settings_path: Path) -> dict[str, int]:
     if not settings_path.exists():
         return {}
     hooks = json.loads(settings_path.read_text()).get("hooks", {})
-    counts = {event: sum(agent_hooks_settings.is_ours(h) for g in groups for h in g["hooks"])
-              for event, groups in hooks.items()}
+    counts = {
+        event: sum(agent_hooks_settings.is_ours(h) for g in groups for h in g["hooks"])
+        for event, groups in hooks.items()
+    }
     return {event: n for event, n in counts.items() if n}
 
 
 def _denials(install: Installation, agent: str) -> list[str]:
-    return [line for line in install.log_lines()
-            if f"agent={agent} " in line and " denied " in line]
+    return [
+        line for line in install.log_lines() if f"agent={agent} " in line and " denied " in line
+    ]
 
 
 # --------------------------------------------------------------------------- coverage
@@ -120,18 +125,23 @@ def test_every_installed_hook_event_has_a_scenario(install_agent_hooks: InstallA
 
 
 def test_trail_records_created_read_modified_and_bash_files(
-        claude: ClaudeRunner, mock_api: MockApiFactory, install_agent_hooks: InstallAgentHooks,
-        git_project: Path) -> None:
+    claude: ClaudeRunner,
+    mock_api: MockApiFactory,
+    install_agent_hooks: InstallAgentHooks,
+    git_project: Path,
+) -> None:
     install = install_agent_hooks()
     project = git_project.resolve()
     new, by_bash = project / "notes" / "todo.md", project / "notes" / "from-bash.txt"
-    api = mock_api([
-        call("Write", {"file_path": str(new), "content": "first draft\n"}),
-        call("Read", {"file_path": str(new)}),
-        call("Edit", {"file_path": str(new), "old_string": "first", "new_string": "second"}),
-        call("Bash", {"command": "echo made by bash > notes/from-bash.txt"}),
-        say("Trail done."),
-    ])
+    api = mock_api(
+        [
+            call("Write", {"file_path": str(new), "content": "first draft\n"}),
+            call("Read", {"file_path": str(new)}),
+            call("Edit", {"file_path": str(new), "old_string": "first", "new_string": "second"}),
+            call("Bash", {"command": "echo made by bash > notes/from-bash.txt"}),
+            say("Trail done."),
+        ]
+    )
 
     result = claude("Leave a trail.", api, agent_name="trail-agent", extra_env=install.claude_env())
 
@@ -155,8 +165,12 @@ def test_trail_records_created_read_modified_and_bash_files(
 
 @pytest.mark.parametrize("form", ["settings", "plugin"])
 def test_reservation_blocks_other_agents(
-        form: str, claude: ClaudeRunner, mock_api: MockApiFactory,
-        install_agent_hooks: InstallAgentHooks, git_project: Path) -> None:
+    form: str,
+    claude: ClaudeRunner,
+    mock_api: MockApiFactory,
+    install_agent_hooks: InstallAgentHooks,
+    git_project: Path,
+) -> None:
     """Scenario 2 with the hooks in settings.json; scenario 5 (``plugin``) with the same hooks
     coming only from ``claude --plugin-dir <repo>``."""
     plugin = form == "plugin"
@@ -175,26 +189,31 @@ def test_reservation_blocks_other_agents(
         _ok(claude(prompt, api, agent_name=agent, extra_env=env, args=args), api, install.home)
 
     # A claims src/** through its Bash tool, as an agent would; --keep outlives its conversation.
-    a_reserves = mock_api([
-        call("Bash", {"command": "agent-hooks reserve 'src/**' --reason farmhand-42 --keep"}),
-        say("Reserved."),
-    ])
+    a_reserves = mock_api(
+        [
+            call("Bash", {"command": "agent-hooks reserve 'src/**' --reason farmhand-42 --keep"}),
+            say("Reserved."),
+        ]
+    )
     run(AGENT_A, "Reserve src.", a_reserves)
     (reserved,) = a_reserves.tool_results()
     assert not reserved.is_error and "reserved src/** (exclusive" in reserved.content
     held = install.cli_json("reservations", cwd=project)
     assert [(r["agent"], r["pattern"], r["reason"], r["keep"]) for r in held] == [
-        (AGENT_A, "src/**", "farmhand-42", True)]
+        (AGENT_A, "src/**", "farmhand-42", True)
+    ]
     assert install.state(AGENT_A)["active"] is False  # A's conversation is over
 
     # B: its edits in src/ are refused, by Write and by Bash; docs/ is free.
     x, y, notes = project / "src" / "x.py", project / "src" / "y.py", project / "docs" / "notes.md"
-    b_works = mock_api([
-        call("Write", {"file_path": str(x), "content": "x = 1\n"}),
-        call("Write", {"file_path": str(notes), "content": "notes\n"}),
-        call("Bash", {"command": "echo 'y = 2' > src/y.py"}),
-        say("B is done."),
-    ])
+    b_works = mock_api(
+        [
+            call("Write", {"file_path": str(x), "content": "x = 1\n"}),
+            call("Write", {"file_path": str(notes), "content": "notes\n"}),
+            call("Bash", {"command": "echo 'y = 2' > src/y.py"}),
+            say("B is done."),
+        ]
+    )
     run(AGENT_B, "Work on src and docs.", b_works)
 
     assert not x.exists() and not y.exists()
@@ -216,8 +235,9 @@ def test_reservation_blocks_other_agents(
 
     # A's own edit in src/ goes through (a second conversation of A).
     mine = project / "src" / "a.py"
-    a_works = mock_api([call("Write", {"file_path": str(mine), "content": "a = 0\n"}),
-                        say("A wrote it.")])
+    a_works = mock_api(
+        [call("Write", {"file_path": str(mine), "content": "a = 0\n"}), say("A wrote it.")]
+    )
     run(AGENT_A, "Write in src.", a_works)
     assert mine.read_text() == "a = 0\n"
     assert [r.is_error for r in a_works.tool_results()] == [False]
@@ -229,8 +249,11 @@ def test_reservation_blocks_other_agents(
 
 
 def test_lifecycle_context_sweep_release_and_resume(
-        claude: ClaudeRunner, mock_api: MockApiFactory, install_agent_hooks: InstallAgentHooks,
-        git_project: Path) -> None:
+    claude: ClaudeRunner,
+    mock_api: MockApiFactory,
+    install_agent_hooks: InstallAgentHooks,
+    git_project: Path,
+) -> None:
     install = install_agent_hooks()
     env = install.claude_env()
     project = git_project.resolve()
@@ -246,39 +269,47 @@ def test_lifecycle_context_sweep_release_and_resume(
         os.utime(path, (eight_days_ago, eight_days_ago))
     kept = project / "kept.txt"
 
-    first = mock_api([
-        call("Write", {"file_path": str(kept), "content": "v1\n"}),
-        call("Bash", {"command": "agent-hooks reserve 'lib/**' --reason farmhand-7"}),
-        call("Bash", {"command": "agent-hooks reservations --json"}),
-        say("First run done."),
-    ])
+    first = mock_api(
+        [
+            call("Write", {"file_path": str(kept), "content": "v1\n"}),
+            call("Bash", {"command": "agent-hooks reserve 'lib/**' --reason farmhand-7"}),
+            call("Bash", {"command": "agent-hooks reservations --json"}),
+            say("First run done."),
+        ]
+    )
     _ok(claude("Start.", first, agent_name=AGENT_A, extra_env=env), first, install.home)
 
     # SessionStart: the context reached the model, and the old state was swept.
     context = first.first_main_request_text()
-    assert (f'agent-hooks: you are agent "{AGENT_A}" in project {project}; '
-            "conversation ") in context
+    assert (
+        f'agent-hooks: you are agent "{AGENT_A}" in project {project}; conversation '
+    ) in context
     assert "(startup): a new file trail begins" in context
     assert not old_state.exists() and not old_lock.exists()
     assert not_ours.read_text() == "keep me\n"
-    assert any(" swept " in line and "state-old__cc_9.json" in line
-               for line in install.log_lines())
+    assert any(" swept " in line and "state-old__cc_9.json" in line for line in install.log_lines())
     # The reservation was held during the run; SessionEnd released it (it had no --keep).
     _, reserved, listing = first.tool_results()
     assert "reserved lib/** (exclusive" in reserved.content
     assert [(r["agent"], r["pattern"]) for r in json.loads(listing.content)] == [
-        (AGENT_A, "lib/**")]
+        (AGENT_A, "lib/**")
+    ]
     assert install.cli_json("reservations", cwd=project) == []
-    assert any(f"agent={AGENT_A} event=SessionEnd released 1 reservation(s)" in line
-               for line in install.log_lines())
+    assert any(
+        f"agent={AGENT_A} event=SessionEnd released 1 reservation(s)" in line
+        for line in install.log_lines()
+    )
     doc = install.state(AGENT_A)
     assert (doc["active"], doc["source"], doc["reservations"]) == (False, "startup", [])
     assert doc["files_created"] == [str(kept)]
 
     # --continue resumes the conversation and keeps the trail.
     second = mock_api([call("Read", {"file_path": str(kept)}), say("Second run done.")])
-    _ok(claude("Go on.", second, agent_name=AGENT_A, extra_env=env, args=["--continue"]),
-        second, install.home)
+    _ok(
+        claude("Go on.", second, agent_name=AGENT_A, extra_env=env, args=["--continue"]),
+        second,
+        install.home,
+    )
 
     resumed = second.first_main_request_text()
     assert "First run done." in resumed
@@ -331,8 +362,13 @@ if label == "started":
 
 
 def test_stop_records_activity_while_the_conversation_is_open(
-        claude: ClaudeRunner, mock_api: MockApiFactory, install_agent_hooks: InstallAgentHooks,
-        claude_home: Path, git_project: Path, tmp_path: Path) -> None:
+    claude: ClaudeRunner,
+    mock_api: MockApiFactory,
+    install_agent_hooks: InstallAgentHooks,
+    claude_home: Path,
+    git_project: Path,
+    tmp_path: Path,
+) -> None:
     """Stop only records activity, which SessionEnd overwrites at once in ``-p`` mode; so hooks of
     the user's own (which install.sh must keep) snapshot the state file once the conversation has
     started and again at Stop. In between 1.2 s pass and no tool runs: only Stop can write."""
@@ -352,8 +388,11 @@ def test_stop_records_activity_while_the_conversation_is_open(
     assert all(merged[event][0] == groups[0] for event, groups in user_hooks.items())
     api = mock_api([say("Nothing to do.")])
 
-    _ok(claude("Just answer.", api, agent_name=AGENT_A, extra_env=install.claude_env()), api,
-        install.home)
+    _ok(
+        claude("Just answer.", api, agent_name=AGENT_A, extra_env=install.claude_env()),
+        api,
+        install.home,
+    )
 
     started = json.loads((probes / "started.json").read_text())["doc"]
     at_stop = json.loads((probes / "at-stop.json").read_text())["doc"]
@@ -369,25 +408,40 @@ def test_stop_records_activity_while_the_conversation_is_open(
 
 
 def test_subagent_is_recorded_in_the_work_session(
-        claude: ClaudeRunner, mock_api: MockApiFactory, install_agent_hooks: InstallAgentHooks,
-        git_project: Path) -> None:
+    claude: ClaudeRunner,
+    mock_api: MockApiFactory,
+    install_agent_hooks: InstallAgentHooks,
+    git_project: Path,
+) -> None:
     """With a work session active, a subagent the agent launches lands in ``agents_spawned``:
     SubagentStart records who launched it in which conversation, SubagentStop its end and the
     tokens its own transcript shows (the mock reports ``SIDE_USAGE`` for subagent requests)."""
     install = install_agent_hooks()
     project = git_project.resolve()
-    started = install.cli_json("session", "start", "--client", "ACME", "--project", "AUDIT",
-                               cwd=project)
+    started = install.cli_json(
+        "session", "start", "--client", "ACME", "--project", "AUDIT", cwd=project
+    )
     session_id = started["session"]["session_id"]
-    api = mock_api([
-        call("Agent", {"description": "Survey the code", "prompt": "Reply OK.",
-                       "subagent_type": "general-purpose"}),
-        say("Launched."),
-        say("Subagent finished."),
-    ])
+    api = mock_api(
+        [
+            call(
+                "Agent",
+                {
+                    "description": "Survey the code",
+                    "prompt": "Reply OK.",
+                    "subagent_type": "general-purpose",
+                },
+            ),
+            say("Launched."),
+            say("Subagent finished."),
+        ]
+    )
 
-    _ok(claude("Delegate.", api, agent_name=AGENT_A, extra_env=install.claude_env()), api,
-        install.home)
+    _ok(
+        claude("Delegate.", api, agent_name=AGENT_A, extra_env=install.claude_env()),
+        api,
+        install.home,
+    )
 
     assert len(api.requests_of("subagent")) == 1
     doc = install.cli_json("session", "status", cwd=project)["session"]
@@ -395,10 +449,17 @@ def test_subagent_is_recorded_in_the_work_session(
     (spawned,) = doc["agents_spawned"]
     conversation = install.state(AGENT_A)["conversation_id"]
     assert (spawned["type"], spawned["agent"], spawned["conversation"]) == (
-        "general-purpose", AGENT_A, conversation)
+        "general-purpose",
+        AGENT_A,
+        conversation,
+    )
     assert spawned["started"] and spawned["completed"]
-    used = (SIDE_USAGE.input_tokens + SIDE_USAGE.cache_creation_input_tokens
-            + SIDE_USAGE.cache_read_input_tokens + SIDE_USAGE.output_tokens)
+    used = (
+        SIDE_USAGE.input_tokens
+        + SIDE_USAGE.cache_creation_input_tokens
+        + SIDE_USAGE.cache_read_input_tokens
+        + SIDE_USAGE.output_tokens
+    )
     assert spawned["tokens_used"] == used
     assert doc["tokens"]["saved"] == used
 
@@ -417,19 +478,29 @@ def _busy_script(work: Path, rel: str) -> tuple[list[Turn], dict[str, set[str]]]
     by_bash = [work / f"b{i}.txt" for i in range(5)]
     for i, path in enumerate(files):
         turns.append(calls(_write(path, f"file {i}\n")))
-        turns.append(calls(_edit(path, f"file {i}", f"file {i} edited"),
-                           _bash(f"echo bash {i} > {rel}/b{i}.txt")))
+        turns.append(
+            calls(
+                _edit(path, f"file {i}", f"file {i} edited"),
+                _bash(f"echo bash {i} > {rel}/b{i}.txt"),
+            )
+        )
     turns.append(calls(*(_read(path) for path in files)))
     turns.append(say("All done."))
-    expected = {"files_created": {str(p) for p in files + by_bash},
-                "files_modified": {str(p) for p in files},
-                "files_read": {str(p) for p in files}}
+    expected = {
+        "files_created": {str(p) for p in files + by_bash},
+        "files_modified": {str(p) for p in files},
+        "files_read": {str(p) for p in files},
+    }
     return turns, expected
 
 
 def test_four_agents_at_once_keep_complete_trails(
-        claude_bin: str, mock_api: MockApiFactory, install_agent_hooks: InstallAgentHooks,
-        claude_home: Path, git_project: Path) -> None:
+    claude_bin: str,
+    mock_api: MockApiFactory,
+    install_agent_hooks: InstallAgentHooks,
+    claude_home: Path,
+    git_project: Path,
+) -> None:
     install = install_agent_hooks()
     project = git_project.resolve()
     agents = [f"proj__cc_{n}" for n in range(1, 5)]
@@ -437,9 +508,16 @@ def test_four_agents_at_once_keep_complete_trails(
     apis = {name: mock_api(plans[name][0]) for name in agents}
 
     def run(name: str) -> ClaudeResult:
-        return run_claude(f"Work in work/{name}.", cwd=project, home=claude_home,
-                          server_url=apis[name].url, agent_name=name,
-                          extra_env=install.claude_env(), binary=claude_bin, timeout=150)
+        return run_claude(
+            f"Work in work/{name}.",
+            cwd=project,
+            home=claude_home,
+            server_url=apis[name].url,
+            agent_name=name,
+            extra_env=install.claude_env(),
+            binary=claude_bin,
+            timeout=150,
+        )
 
     with ThreadPoolExecutor(len(agents)) as pool:
         results = dict(zip(agents, pool.map(run, agents), strict=True))

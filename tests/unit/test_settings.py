@@ -176,7 +176,7 @@ def test_install_replaces_an_older_block_of_ours() -> None:
     old["PreToolUse"][0]["matcher"] = "Write|Edit"
     doc = settings.install(USER_SETTINGS, old)
     doc["hooks"]["Custom"] = [
-        {"hooks": [{"type": "command", "command": "/old/agent-hooks/hooks/entry.py X"}]}
+        {"hooks": [{"type": "command", "command": "/old/agent-hooks/hooks/entry.py Stop"}]}
     ]
     new = settings.install(doc, block())
     assert not any(c and c.startswith("/old/python") for c in commands(new))

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from agent_hooks import pattern, reservation, reservation_store
+from agent_hooks import pattern, pattern_text, reservation, reservation_store
 from agent_hooks.cli._common import Env, emit_json, get_env, json_option
 
 project_option = click.option(
@@ -93,7 +93,7 @@ def reserve(
         seconds = reservation.parse_ttl(ttl)
         normalized = []
         for text in patterns:
-            norm = pattern.normalize(text, root, _cwd())
+            norm = pattern_text.normalize(text, root, _cwd())
             normalized.append((norm, pattern.compile(norm)))
         outcome = reservation_store.reserve(
             env.state_dir,
@@ -169,7 +169,7 @@ def release(
     root = require_project(env, project)
     agent = env.agent()
     try:
-        names = [pattern.normalize(text, root, _cwd()) for text in patterns]
+        names = [pattern_text.normalize(text, root, _cwd()) for text in patterns]
         outcome = reservation_store.release(
             env.state_dir,
             root,
@@ -215,7 +215,7 @@ def renew(patterns: tuple[str, ...], ttl: str, project: str | None, as_json: boo
     agent = env.agent()
     try:
         seconds = reservation.parse_ttl(ttl)
-        names = [pattern.normalize(text, root, _cwd()) for text in patterns]
+        names = [pattern_text.normalize(text, root, _cwd()) for text in patterns]
         outcome = reservation_store.renew(
             env.state_dir, root, agent.name, patterns=names, ttl=seconds, now=env.now
         )
