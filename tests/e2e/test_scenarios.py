@@ -28,7 +28,7 @@ from agent_hooks import settings as agent_hooks_settings
 
 from .agent_hooks_install import REPO, Installation
 from .claude_cli import ClaudeResult, run_claude, write_user_settings
-from .mock_api import SIDE_USAGE, MockAnthropicAPI, ToolCall, Turn, call, calls, say
+from .mock_api import SIDE_USAGE, MockAnthropicAPI, ToolCall, Turn, Usage, call, calls, say
 
 if TYPE_CHECKING:
     from .conftest import ClaudeRunner, InstallAgentHooks, MockApiFactory
@@ -422,6 +422,10 @@ def test_subagent_is_recorded_in_the_work_session(
         "session", "start", "--client", "ACME", "--project", "AUDIT", cwd=project
     )
     session_id = started["session"]["session_id"]
+    first, last = (
+        Usage(input_tokens=1_500),
+        Usage(input_tokens=3_000, cache_read_input_tokens=20_000),
+    )
     api = mock_api(
         [
             call(
@@ -431,9 +435,10 @@ def test_subagent_is_recorded_in_the_work_session(
                     "prompt": "Reply OK.",
                     "subagent_type": "general-purpose",
                 },
+                usage=first,
             ),
-            say("Launched."),
-            say("Subagent finished."),
+            say("Launched.", usage=last),
+            say("Subagent finished.", usage=last),
         ]
     )
 
@@ -462,6 +467,11 @@ def test_subagent_is_recorded_in_the_work_session(
     )
     assert spawned["tokens_used"] == used
     assert doc["tokens"]["saved"] == used
+    # The main conversation's figures come from the transcript the real client wrote: the
+    # context (input + cache creation + cache read) of its last main assistant entry.
+    context = last.input_tokens + last.cache_creation_input_tokens + last.cache_read_input_tokens
+    assert doc["tokens"]["current"] == context
+    assert doc["tokens"]["peak"] == context
 
 
 # --------------------------------------------------------------------------- 4. four agents
