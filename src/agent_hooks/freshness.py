@@ -16,9 +16,10 @@ counts as changed when:
 Decision: no file changed → `resume`; 1 to 5 changed and none critical →
 `resume_with_update`; more than 5, or any critical → `start_fresh_with_briefing`.
 
-Critical files are globs relative to the project, in gitignore style: a glob
-without `/` matches a file name at any depth, one with `/` is anchored at the
-project root. The list is `AGENT_HOOKS_CRITICAL_FILES` (comma-separated) when
+Critical files are globs relative to the project, in gitignore style — matched
+by pathspec's gitignore implementation, so a glob without `/` matches a file
+name at any depth, one with `/` is anchored at the project root, and `!glob`
+excludes what an earlier glob included. The list is `AGENT_HOOKS_CRITICAL_FILES` (comma-separated) when
 that is set, else `DEFAULT_CRITICAL`; globs in the project file
 `.agent-hooks/critical-files` (one per line, `#` comments) are added either way.
 """
@@ -30,7 +31,7 @@ import os
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from agent_hooks import pattern, trail
+from agent_hooks import trail
 
 MAX_MINOR = 5
 CRITICAL_ENV = "AGENT_HOOKS_CRITICAL_FILES"
@@ -103,20 +104,43 @@ def critical_globs(environ: Mapping[str, str], project: str | None) -> list[str]
 
 
 class CriticalMatcher:
-    """Compiled critical globs; globs that do not compile are kept in `invalid`."""
+    """Critical globs as a gitignore-style list (pathspec); a glob with an
+    unclosed `[` (which pathspec would silently read as matching nothing) or one
+    pathspec cannot compile is kept out and listed in `invalid`."""
 
     def __init__(self, globs: Iterable[str]) -> None:
-        self.compiled: list[Any] = []
+        import pathspec  # only here: SessionStart on resume/compact, and the CLI
+
         self.invalid: list[str] = []
+        valid: list[str] = []
         for glob in globs:
-            anchored = glob.lstrip("/") if "/" in glob.rstrip("/") else "**/" + glob
             try:
-                self.compiled.append(pattern.compile(anchored))
+                if _unclosed_bracket(glob):
+                    raise ValueError(glob)
+                pathspec.GitIgnoreSpec.from_lines([glob])
             except ValueError:
                 self.invalid.append(glob)
+                continue
+            valid.append(glob)
+        self.spec = pathspec.GitIgnoreSpec.from_lines(valid)
 
     def __call__(self, rel: str | None) -> bool:
-        return rel is not None and any(pattern.matches(c, rel) for c in self.compiled)
+        return rel is not None and bool(self.spec.match_file(rel))
+
+
+def _unclosed_bracket(glob: str) -> bool:
+    i = 0
+    while i < len(glob):
+        if glob[i] == "\\":
+            i += 2
+            continue
+        if glob[i] == "[":
+            close = glob.find("]", i + 2)
+            if close < 0:
+                return True
+            i = close
+        i += 1
+    return False
 
 
 # --- what changed -------------------------------------------------------------

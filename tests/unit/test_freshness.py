@@ -181,3 +181,10 @@ def test_decide_is_one_enum_value() -> None:
     ]
     assert freshness.decide(1, 1) is Decision.START_FRESH_WITH_BRIEFING
     assert Decision.RESUME_WITH_UPDATE == "resume_with_update"
+
+
+def test_critical_globs_are_a_gitignore_list_with_exclusions() -> None:
+    match = freshness.CriticalMatcher(["*.lock", "!docs/*.lock", "config/"])
+    assert match("Cargo.lock") and match("deep/poetry.lock")
+    assert not match("docs/example.lock")  # excluded by the later `!` line
+    assert match("config/app.toml") and not match("src/config.py")
