@@ -9,12 +9,31 @@ from typing import Any
 from agent_hooks import enforcement, identity, reservation, reservation_store, state_file, trail
 from agent_hooks import reservation_index as index
 
+MAX_LISTED = 25  # the SessionStart context is capped at 10,000 characters
+
+MAX_LISTED = 25  # the whole SessionStart context is capped at 10,000 characters
+
 HOW_TO = (
     "Before editing files another agent may also touch, claim them: "
     "`agent-hooks reserve 'src/auth/**' --reason <issue-id>` (refused if someone else holds an "
     "overlapping path); release with `agent-hooks release --all` when done; "
     "`agent-hooks reservations` shows who holds what."
 )
+
+
+def _listed(held: list[dict[str, Any]], now: float, own: bool = False) -> str:
+    """At most MAX_LISTED reservations, then how many more."""
+    parts = [
+        f"{r['pattern']} ({r['mode']}, {reservation.minutes_left(r, now)} min left"
+        + (", kept" if r.get("keep") else "")
+        + ")"
+        if own
+        else reservation.describe(r, now)
+        for r in held[:MAX_LISTED]
+    ]
+    if len(held) > MAX_LISTED:
+        parts.append(f"and {len(held) - MAX_LISTED} more (run `agent-hooks reservations`)")
+    return "; ".join(parts)
 
 
 def session_start_lines(
@@ -26,21 +45,10 @@ def session_start_lines(
     others = [r for r in held if r["agent"] != me]
     if others:
         lines.append(
-            "Reservations held by other agents (do not edit these paths): "
-            + "; ".join(reservation.describe(r, now) for r in others)
-            + "."
+            f"Reservations held by other agents (do not edit these paths): {_listed(others, now)}."
         )
     if mine:
-        lines.append(
-            "Your reservations: "
-            + "; ".join(
-                f"{r['pattern']} ({r['mode']}, {reservation.minutes_left(r, now)} min left"
-                + (", kept" if r.get("keep") else "")
-                + ")"
-                for r in mine
-            )
-            + "."
-        )
+        lines.append(f"Your reservations: {_listed(mine, now, own=True)}.")
     if not held:
         lines.append("No reservations are held in this project.")
     lines.append(HOW_TO)

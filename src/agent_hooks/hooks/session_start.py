@@ -62,21 +62,18 @@ def handle(ctx: hook_runtime.HookContext) -> dict[str, Any] | None:
     if swept:
         ctx.log(f"swept {len(swept)} file(s) untouched for 7 days: {', '.join(swept)}")
     lines = [_identity_line(agent, project, conversation, source, facts["archive"] is not None)]
-    lines += _others_lines(agent, project, ctx.now)
-    if project is not None:
-        from agent_hooks import reservation_notes
-
-        lines += reservation_notes.session_start_lines(
-            ctx.state_dir, project, agent.name, ctx.environ, ctx.now
-        )
     lines += [f"Notice: {text}" for text in facts["notices"]]
     if facts["shared"]:
         lines.append(facts["shared"])
-    from agent_hooks import work_session_hooks, workspace_hooks
+    lines += _others_lines(agent, project, ctx.now)
+    from agent_hooks import reservation_notes, work_session_hooks, workspace_hooks
 
+    if project is not None:
+        lines += reservation_notes.session_start_lines(
+            ctx.state_dir, project, agent.name, ctx.environ, ctx.now
+        )
     lines += work_session_hooks.session_start_lines(project, ctx.now, ctx.environ)
-    # workspace, briefing, freshness come last: they get the room that is left
-
+    # The workspace, briefing and freshness verdict come last and get the room left.
     budget = hook_runtime.CONTEXT_LIMIT - len("\n".join(lines)) - 1
     lines += workspace_hooks.session_start_lines(ctx, agent, doc, source, project, budget=budget)
     return hook_runtime.context_output(EVENT, "\n".join(lines))
@@ -84,7 +81,7 @@ def handle(ctx: hook_runtime.HookContext) -> dict[str, Any] | None:
 
 def _claude_pid(environ: Any) -> int | None:
     raw = environ.get("CLAUDE_PID", "")
-    return int(raw) if raw.isdigit() else None
+    return int(raw) if raw.isascii() and raw.isdigit() and len(raw) < 10 else None
 
 
 def _identity_line(

@@ -1,0 +1,58 @@
+"""SessionStart's reservation lines: what others hold reaches the model, and a
+project full of reservations still fits the client's 10,000-character limit."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from agent_hooks import identity, pattern, reservation_store
+from conftest import HookRunner, context_of
+
+
+def reserve(runner: HookRunner, agent: str, texts: list[str]) -> None:
+    state_dir = identity.state_dir({"HOME": str(runner.home)})
+    outcome = reservation_store.reserve(
+        state_dir,
+        str(runner.project),
+        agent,
+        [(t, pattern.compile(t)) for t in texts],
+        reason="farmhand-42",
+        ttl=3600,
+        shared=False,
+        keep=True,
+        now=time.time(),
+    )
+    assert not outcome.conflicts
+
+
+def test_others_reservations_and_my_own_are_told(run_hook: HookRunner) -> None:
+    reserve(run_hook, "proj__cc_2", ["src/auth/**"])
+    reserve(run_hook, "proj__cc_1", ["docs/"])
+    text = context_of(run_hook("SessionStart", "SessionStart_startup"))
+    assert (
+        'agent "proj__cc_2" holds src/auth/** (exclusive, reason farmhand-42, 60 min left)' in text
+    )
+    assert "Your reservations: docs/ (exclusive, 60 min left, kept)." in text
+    assert "agent-hooks reserve" in text
+
+
+def test_a_crowded_project_is_summarised_within_the_limit(run_hook: HookRunner) -> None:
+    for n in range(12):
+        reserve(run_hook, f"proj__cc_{n + 2}", [f"pkg{n}/mod{m}/**" for m in range(10)])
+    text = context_of(run_hook("SessionStart", "SessionStart_startup"))
+    assert len(text) < 10_000
+    assert "and 95 more (run `agent-hooks reservations`)" in text
+    assert text.splitlines()[0].startswith('agent-hooks: you are agent "proj__cc_1"')
+    assert "Before editing files another agent may also touch" in text  # nothing cut off
+
+
+def test_no_project_no_reservation_lines(run_hook: HookRunner, tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    payload = run_hook.payload("SessionStart_startup", cwd=str(outside))
+    text = context_of(
+        run_hook("SessionStart", payload, env={"CLAUDE_PROJECT_DIR": ""}, cwd=outside)
+    )
+    assert "outside any project" in text
+    assert "Reservations" not in text
