@@ -16,14 +16,18 @@ import sys
 def _main() -> int:
     import posix  # not os: importing os costs a fifth of the start-up (docs/adr)
 
+    major, minor = sys.version_info[:2]
+    venv = sys.executable.rpartition("/")[0].rpartition("/")[0]
+    site_packages = f"{venv}/lib/python{major}.{minor}/site-packages"
     src = (__file__.rpartition("/")[0] or ".") + "/../src"
     try:
         posix.stat(src + "/agent_hooks/__init__.py")
-        sys.path.insert(0, src)
+        # A clone or the plugin: our own code from src/, the venv's packages after
+        # the standard library (only SessionStart/CLI-side code ever imports them).
+        sys.path[:0] = [src]
+        sys.path.append(site_packages)
     except OSError:
-        major, minor = sys.version_info[:2]
-        venv = sys.executable.rpartition("/")[0].rpartition("/")[0]
-        sys.path.insert(0, f"{venv}/lib/python{major}.{minor}/site-packages")
+        sys.path.insert(0, site_packages)
     from agent_hooks.hooks import EVENTS
 
     event = sys.argv[1] if len(sys.argv) > 1 else ""

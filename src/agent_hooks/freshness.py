@@ -240,6 +240,8 @@ def check(
     files = examined(doc)
     prints = doc.get("fingerprints") or {}
     changed = [p for p in files if has_changed(p, prints.get(p), (own or {}).get(p))]
+    if not changed:  # nothing to classify: pathspec is not even loaded
+        return Report(decide(0, 0), len(files), [], [], [])
     matcher = CriticalMatcher(globs)
     critical = [p for p in changed if matcher(_relative(p, project))]
     return Report(

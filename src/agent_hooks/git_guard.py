@@ -1,5 +1,6 @@
 """The git guard: a pre-commit hook that refuses a commit staging a path another
-agent holds exclusively (docs/adr/0011-git-guard-and-mcp-interop.md).
+agent holds exclusively (docs/adr/0011-git-guard-and-mcp-interop.md). This module
+installs, removes and describes the hook; what it checks is `git_guard_check`.
 
 Invariants:
 
@@ -15,10 +16,8 @@ Invariants:
 * The hook fails open: a missing interpreter or a check that crashes prints a
   warning and lets the commit through; only a real finding blocks (exit
   `BLOCKED_EXIT` from the check, mapped to 1 by the script).
-* A finding is a staged path (both names of a rename, deletions too) covered by a
-  live exclusive reservation of an agent other than the committer (`AGENT_NAME`;
-  none is the shared identity), in the repository's resolved top level or in a
-  reservation project nested in it or containing it.
+* The rendered script calls `agent_hooks.cli.guard.main` (`guard check --hook`), so
+  scripts installed by any version keep working as long as that entry point does.
 """
 
 from __future__ import annotations
@@ -28,11 +27,10 @@ import os
 import shlex
 import subprocess
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from agent_hooks import enforcement, identity, reservation, reservation_store, storage
-from agent_hooks import reservation_index as index
+from agent_hooks import storage
 
 HOOK = "pre-commit"
 CHAINED = "pre-commit.agent-hooks-chained"
@@ -40,13 +38,6 @@ MARKER = "# agent-hooks-guard: "
 BLOCKED_EXIT = 9
 BYPASS_ENV = "AGENT_HOOKS_GUARD"
 MODES = ("block", "warn")
-_STATUS_WORDS = {
-    "A": "added",
-    "M": "modified",
-    "D": "deleted",
-    "T": "type changed",
-    "C": "copied to",
-}
 
 
 class GuardError(Exception):
@@ -232,112 +223,6 @@ def status(repo: str) -> dict[str, Any]:
     }
 
 
-@dataclass(frozen=True)
-class Staged:
-    path: str
-    change: str  # "added", "modified", "deleted", "renamed from", "renamed to", ...
-
-
-def parse_name_status(raw: str) -> list[Staged]:
-    """`git diff --cached --name-status -z -M` → every path the commit touches."""
-    fields = raw.split("\0")
-    out: list[Staged] = []
-    i = 0
-    while i < len(fields) and fields[i]:
-        code = fields[i]
-        if code[0] in "RC":
-            old, new = fields[i + 1], fields[i + 2]
-            if code[0] == "R":
-                out.append(Staged(old, "renamed from"))
-                out.append(Staged(new, "renamed to"))
-            else:
-                out.append(Staged(new, _STATUS_WORDS["C"]))
-            i += 3
-        else:
-            out.append(Staged(fields[i + 1], _STATUS_WORDS.get(code[0], "changed")))
-            i += 2
-    return out
-
-
-def staged(repo: str) -> list[Staged]:
-    raw = git(repo, "diff", "--cached", "--name-status", "-z", "-M", "--no-color")
-    return parse_name_status(raw)
-
-
-@dataclass
-class Finding:
-    staged: Staged
-    project_root: str
-    holders: list[dict[str, Any]] = field(default_factory=list)
-
-
-def _projects(state_dir: str, top: str) -> list[str]:
-    """The top level plus every reservation project nested in it or containing it."""
-    roots = [top]
-    for root in reservation_store.known_projects(state_dir):
-        if root != top and (root.startswith(top + "/") or top.startswith(root.rstrip("/") + "/")):
-            roots.append(root)
-    return roots
-
-
-def findings(
-    state_dir: str, top: str, me: str | None, paths: list[Staged], now: float
-) -> list[Finding]:
-    """Each staged path covered by another agent's live exclusive reservation."""
-    found: list[Finding] = []
-    for root in _projects(state_dir, top):
-        hot = index.load_hot(state_dir, root)
-        if hot is None or not hot.others_hold_exclusive(me, now):
-            continue
-        for item in paths:
-            absolute = os.path.join(top, item.path)
-            if not _within(absolute, root) or absolute == root:
-                continue
-            rel = absolute[len(root.rstrip("/")) + 1 :]
-            holders = enforcement.blocking_edit(hot, rel, me, now)
-            if holders:
-                found.append(Finding(item, root, [index.as_dict(rec) for rec in holders]))
-    return found
-
-
-def _within(path: str, root: str) -> bool:
-    return path == root or path.startswith(root.rstrip("/") + "/")
-
-
-def message(found: list[Finding], top: str, now: float, warn_only: bool) -> str:
-    """Why the commit is refused (or, warn-only, would be) and what to do instead."""
-    lines = []
-    for item in found:
-        described = "; ".join(reservation.describe(h, now) for h in _unique(item.holders))
-        where = "" if item.project_root == top else f" [project {item.project_root}]"
-        lines.append(f"  - {item.staged.path} ({item.staged.change}){where}: {described}")
-    soonest = min(reservation.minutes_left(h, now) for item in found for h in item.holders)
-    head = (
-        "agent-hooks guard (warn-only): this commit stages files another agent holds:"
-        if warn_only
-        else "agent-hooks guard: commit refused: it stages files another agent holds:"
-    )
-    tail = (
-        ["The commit goes ahead (warn-only mode); make sure the holders know."]
-        if warn_only
-        else [
-            "Choose one:",
-            "- unstage them (`git restore --staged <file>`) and commit the rest;",
-            "- run `agent-hooks reservations` to see who holds what, and ask the holder to"
-            " release it;",
-            "- wait: a reservation ends when its holder releases it or it expires (the soonest"
-            f" in {soonest} min).",
-            f"To commit anyway (the holder agreed): {BYPASS_ENV}=off git commit ...,"
-            " or git commit --no-verify.",
-        ]
-    )
-    return "\n".join([head, *lines, *tail])
-
-
-def _unique(holders: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return list({h["id"]: h for h in holders}.values())
-
-
 def installing_python() -> str:
     """The interpreter the hook will use: this one, as an absolute path."""
     return os.path.abspath(sys.executable)
@@ -347,8 +232,3 @@ def python_can_import(python: str) -> bool:
     command = [python, "-I", "-c", "import agent_hooks.cli.guard"]
     proc = subprocess.run(command, capture_output=True, check=False)
     return proc.returncode == 0
-
-
-def agent_of(environ: dict[str, str]) -> str | None:
-    """The committer: AGENT_NAME, validated (IdentityError when unusable)."""
-    return identity.resolve_agent(environ).name

@@ -1,4 +1,7 @@
-"""Work sessions: a named unit of work that spans conversations (seed 003).
+"""Work sessions: a named unit of work that spans conversations (seed 003) — the
+document model: ids, times, the forgiving reader, the changes (milestones,
+notes, artifacts, subagents, context figures) and the token thresholds. The
+texts people read are in work_session_report.
 
 Pure: every function takes the document, `now` and figures as arguments; no
 file is touched here (work_session_store does that). Only built-in modules are
@@ -23,8 +26,6 @@ Invariants (docs/adr/0009-work-sessions.md):
 from __future__ import annotations
 
 import time
-
-from agent_hooks.durations import ago, duration
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -128,9 +129,11 @@ def parse_time(text: object) -> float | None:
     return parsed.timestamp()
 
 
-def age_days(seconds: float) -> str:
-    days = max(0, int(seconds)) // 86400
-    return "today" if days == 0 else "1 day" if days == 1 else f"{days} days"
+def elapsed(doc: dict[str, Any], now: float) -> float:
+    """Seconds from `created` to `closed` (closed sessions) or to `now`."""
+    start = parse_time(doc["created"])
+    end = parse_time(doc.get("closed")) if doc["status"] == "closed" else None
+    return max(0.0, (end or now) - start) if start is not None else 0.0
 
 
 # -------------------------------------------------------------------- document
@@ -368,6 +371,22 @@ def apply_figures(
     tokens["peak"] = max(tokens["peak"], entry["peak"], entry["current"])
 
 
+def agent_contexts(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """The latest conversation figures of each agent, most recent last."""
+    latest: dict[str, dict[str, Any]] = {}
+    for conversation, entry in doc["conversations"].items():
+        agent = _text(entry.get("agent")) or "-"
+        latest.pop(agent, None)
+        latest[agent] = {
+            "agent": agent,
+            "conversation": conversation,
+            "current": _count(entry.get("current")) or 0,
+            "peak": _count(entry.get("peak")) or 0,
+            "updated": entry.get("updated"),
+        }
+    return list(latest.values())
+
+
 # ---------------------------------------------------------------------- tokens
 
 
@@ -440,285 +459,3 @@ def warning_texts(session_id: str, threshold: int, current: int, budget: int) ->
     )
     user = f"{mark} work session {session_id}: context {current:,}/{budget:,} tokens ({share})"
     return model, user
-
-
-# --------------------------------------------------------------------- reports
-
-
-def progress_bar(fraction: float, width: int = 10) -> str:
-    """`[████████░░]`: whole cells only, so 99 % never shows full."""
-    filled = min(width, max(0, int(fraction * width + 1e-9)))
-    return "[" + "█" * filled + "░" * (width - filled) + "]"
-
-
-def milestone_lines(doc: dict[str, Any]) -> list[str]:
-    return [f"- [{'x' if m['completed'] else ' '}] {m['name']}" for m in doc["milestones"]]
-
-
-def elapsed(doc: dict[str, Any], now: float) -> float:
-    """Seconds from `created` to `closed` (closed sessions) or to `now`."""
-    start = parse_time(doc["created"])
-    end = parse_time(doc.get("closed")) if doc["status"] == "closed" else None
-    return max(0.0, (end or now) - start) if start is not None else 0.0
-
-
-def agent_contexts(doc: dict[str, Any]) -> list[dict[str, Any]]:
-    """The latest conversation figures of each agent, most recent last."""
-    latest: dict[str, dict[str, Any]] = {}
-    for conversation, entry in doc["conversations"].items():
-        agent = _text(entry.get("agent")) or "-"
-        latest.pop(agent, None)
-        latest[agent] = {
-            "agent": agent,
-            "conversation": conversation,
-            "current": _count(entry.get("current")) or 0,
-            "peak": _count(entry.get("peak")) or 0,
-            "updated": entry.get("updated"),
-        }
-    return list(latest.values())
-
-
-def _tokens_line(doc: dict[str, Any]) -> str:
-    tokens = doc["tokens"]
-    share = pct_text(percent(tokens["current"], tokens["max"]))
-    return f"{tokens['current']:,}/{tokens['max']:,} ({share})"
-
-
-def resume_text(doc: dict[str, Any], now: float) -> str:
-    done = sum(1 for m in doc["milestones"] if m["completed"])
-    started = parse_time(doc["created"])
-    lines = [
-        f"Resuming Session: {doc['session_id']} {indicator(doc)}",
-        f"Status: {doc['status']}",
-        f"Started: {doc['created'] or '?'}" + (f" ({ago(now - started)})" if started else ""),
-        f"Milestones: {len(doc['milestones'])} ({done} completed)",
-        f"Artifacts: {len(doc['artifacts'])}",
-        f"Token Usage: {_tokens_line(doc)}",
-    ]
-    open_ = [m["name"] for m in doc["milestones"] if not m["completed"]]
-    if open_:
-        lines.append("Open Milestones: " + "; ".join(open_))
-    lines += [
-        "",
-        "Last Context:",
-        doc["context_summary"] or "(none yet: record one with `agent-hooks session summary TEXT`)",
-    ]
-    if doc["notes"]:
-        lines += ["", "Notes:"] + [f"- {note}" for note in doc["notes"]]
-    return "\n".join(lines)
-
-
-def status_text(doc: dict[str, Any], now: float, recent: int = 5) -> str:
-    tokens = doc["tokens"]
-    share = percent(tokens["current"], tokens["max"])
-    done = sum(1 for m in doc["milestones"] if m["completed"])
-    lines = [
-        f"Session: {doc['session_id']} {indicator(doc)}",
-        f"Status: {doc['status']}",
-        f"Duration: {duration(elapsed(doc, now))}",
-        f"Tokens: {_tokens_line(doc)}",
-        f"Progress Bar: {progress_bar(share / 100)} {pct_text(share)}",
-    ]
-    contexts = agent_contexts(doc)
-    if len(contexts) > 1:
-        lines.append(
-            "Contexts: "
-            + ", ".join(
-                f"{c['agent']} {c['current']:,} ({pct_text(percent(c['current'], tokens['max']))})"
-                for c in contexts
-            )
-        )
-    lines += ["", f"Milestones ({done}/{len(doc['milestones'])}):"]
-    lines += milestone_lines(doc) or ["- (none yet: `agent-hooks session milestone add NAME`)"]
-    lines += ["", "Recent Artifacts:"]
-    shown = doc["artifacts"][-recent:][::-1]
-    for artifact in shown:
-        when = parse_time(artifact["created"])
-        by = f" by {artifact['agent']}" if artifact["agent"] else ""
-        lines.append(f"- {artifact['path']} (created {ago(now - when) if when else '?'}{by})")
-    if not shown:
-        lines.append("- (none yet)")
-    lines += [
-        "",
-        f"Agents Spawned This Session: {len(doc['agents_spawned'])}",
-        f"Token Savings from Isolation: {tokens['saved']:,}",
-    ]
-    return "\n".join(lines)
-
-
-def list_entry(doc: dict[str, Any], now: float, archived: bool) -> dict[str, Any]:
-    return {
-        "session_id": doc["session_id"],
-        "status": doc["status"],
-        "indicator": indicator(doc),
-        "created": doc["created"],
-        "closed": doc.get("closed"),
-        "archived": archived,
-        "age": age_days(elapsed(doc, now)),
-    }
-
-
-def list_text(
-    active_id: str | None, live: list[dict[str, Any]], archived: list[dict[str, Any]]
-) -> str:
-    """The seed's list; `live` and `archived` hold `list_entry` results."""
-    lines = ["Active Sessions:"]
-    for item in live:
-        mark = " ← current" if item["session_id"] == active_id else ""
-        lines.append(f"  {item['session_id']} {item['indicator']} ({item['age']}){mark}")
-    if not live:
-        lines.append("  (none)")
-    lines += ["", "Archived Sessions:"]
-    for item in archived:
-        closed = (item["closed"] or "")[:10] or "date unknown"
-        lines.append(f"  {item['session_id']} {item['indicator']} (closed {closed})")
-    if not archived:
-        lines.append("  (none)")
-    return "\n".join(lines)
-
-
-def token_report(doc: dict[str, Any]) -> dict[str, Any]:
-    """The figures behind `tokens` and `savings` (definitions in the ADR)."""
-    tokens = doc["tokens"]
-    main, budget, saved = tokens["current"], tokens["max"], tokens["saved"]
-    total = main + saved
-    return {
-        "session_id": doc["session_id"],
-        "max": budget,
-        "initial": tokens["initial"],
-        "current": main,
-        "peak": tokens["peak"],
-        "remaining": max(0, budget - main),
-        "percent": round(percent(main, budget), 1),
-        "indicator": level_indicator(main, budget),
-        "contexts": agent_contexts(doc),
-        "subagents": [
-            {
-                "id": a.get("id"),
-                "type": a.get("type"),
-                "tokens_used": a["tokens_used"],
-                "completed": a["completed"],
-            }
-            for a in doc["agents_spawned"]
-        ],
-        "saved": saved,
-        "total_without_isolation": total,
-        "savings_percent": round(percent(saved, total), 1),
-        "exceeds_without_isolation_by": max(0, total - budget),
-    }
-
-
-def tokens_text(report: dict[str, Any]) -> str:
-    lines = [
-        f"Token Usage Report: {report['session_id']}",
-        "",
-        "Main Session:",
-        f"  Used: {report['current']:,} / {report['max']:,} ({pct_text(report['percent'])})",
-        f"  Remaining: {report['remaining']:,}",
-        f"  Peak: {report['peak']:,}",
-    ]
-    if len(report["contexts"]) > 1:
-        lines += [
-            f"  {c['agent']}: {c['current']:,} (peak {c['peak']:,})" for c in report["contexts"]
-        ]
-    lines += ["", "Subprocess Agents:"]
-    for agent in report["subagents"]:
-        name = " ".join(x for x in (agent["type"], str(agent["id"] or "")[:8]) if x) or "agent"
-        running = "" if agent["completed"] else ", running"
-        lines.append(f"  {name}: {agent['tokens_used']:,} tokens (isolated{running})")
-    if not report["subagents"]:
-        lines.append("  (none)")
-    lines += [
-        "",
-        f"Total Consumed (if no isolation): {report['total_without_isolation']:,}",
-        f"Actual Main Session: {report['current']:,}",
-        f"Tokens Saved: {report['saved']:,} ({pct_text(report['savings_percent'])} savings)",
-    ]
-    return "\n".join(lines)
-
-
-def savings_text(report: dict[str, Any]) -> str:
-    total, budget, main = report["total_without_isolation"], report["max"], report["current"]
-    if total > budget:
-        limit = f"  Would exceed limit by: {total - budget:,} tokens"
-    else:
-        limit = f"  Would stay within the limit: {budget - total:,} tokens to spare"
-    mark = report["indicator"]
-    if main > budget:
-        verdict = f"{RED} Over budget by {main - budget:,} tokens"
-    elif mark == RED:
-        verdict = f"{RED} Within budget, above {CRITICAL_PERCENT}%"
-    elif mark == YELLOW:
-        verdict = f"{YELLOW} Within budget, above {WARN_PERCENT}%"
-    else:
-        verdict = f"{GREEN} Within budget"
-    return "\n".join(
-        [
-            "Token Isolation Savings",
-            "",
-            "Without Isolation:",
-            f"  All agent work in main context: {total:,} tokens",
-            limit,
-            "",
-            "With Isolation:",
-            f"  Main session: {main:,} tokens",
-            f"  Agents in subprocesses: {report['saved']:,} tokens (not counted)",
-            "",
-            f"Savings: {report['saved']:,} tokens ({pct_text(report['savings_percent'])})",
-            f"Status: {verdict}",
-        ]
-    )
-
-
-_NEXT_MARKS = ("next", "todo", "to do", "then")
-
-
-def closing_summary(doc: dict[str, Any], now: float) -> dict[str, Any]:
-    """Decisions (the notes), outcomes (milestones reached, artifacts, subagents,
-    peak context) and next steps (open milestones, `Next:`/`TODO` lines of the
-    context summary)."""
-    tokens = doc["tokens"]
-    outcomes = [
-        f"Milestone reached: {m['name']} ({m['completed'][:10]})"
-        for m in doc["milestones"]
-        if m["completed"]
-    ]
-    paths = [a["path"] for a in doc["artifacts"]]
-    if paths:
-        more = f", … ({len(paths) - 10} more)" if len(paths) > 10 else ""
-        outcomes.append(f"{len(paths)} artifact(s) created: {', '.join(paths[:10])}{more}")
-    if doc["agents_spawned"]:
-        outcomes.append(
-            f"{len(doc['agents_spawned'])} subagent(s) spawned; "
-            f"{tokens['saved']:,} tokens kept out of the main context"
-        )
-    outcomes.append(
-        f"Peak context: {tokens['peak']:,} of {tokens['max']:,} tokens "
-        f"({pct_text(percent(tokens['peak'], tokens['max']))})"
-    )
-    next_steps = [f"Open milestone: {m['name']}" for m in doc["milestones"] if not m["completed"]]
-    for line in doc["context_summary"].splitlines():
-        text = line.strip().lstrip("-*• ").strip()
-        if text.lower().startswith(_NEXT_MARKS):
-            next_steps.append(text)
-    start = parse_time(doc["created"])
-    return {
-        "closed": iso(now),
-        "duration": duration(now - start) if start else "?",
-        "decisions": list(doc["notes"]),
-        "outcomes": outcomes,
-        "next_steps": next_steps,
-    }
-
-
-def closing_text(doc: dict[str, Any], archived_to: str) -> str:
-    summary = doc["closing_summary"]
-    lines = [f"Closed Session: {doc['session_id']} {CLOSED}", f"Duration: {summary['duration']}"]
-    for title, key in (
-        ("Decisions and Learnings", "decisions"),
-        ("Outcomes", "outcomes"),
-        ("Next Steps", "next_steps"),
-    ):
-        lines += ["", f"{title}:"] + ([f"  - {item}" for item in summary[key]] or ["  (none)"])
-    lines += ["", f"Archived to: {archived_to}"]
-    return "\n".join(lines)

@@ -1,13 +1,9 @@
-"""Workspaces for context hand-off: ids, categories, names, the context-file
-template and the manifest, as pure functions over strings and plain dicts.
+"""Workspaces for context hand-off: ids, categories, names, keywords and the
+context-file template, as pure functions over strings (the manifest's rules are
+workspace_manifest's).
 
 A workspace is `<project>/.tmp/sessions/<id>/` holding context files at
-`<category>/<task>-context.md` and a manifest `.manifest.json` with exactly the
-seed's structure::
-
-    {"session_id": id, "created_at": ISO, "last_activity": ISO,
-     "context_files": {relative path: {"created": ISO, "for": str, "keywords": [str]}},
-     "context_index": {keyword: [relative path, ...]}}
+`<category>/<task>-context.md` and a manifest `.manifest.json`.
 
 Invariants:
 
@@ -18,8 +14,8 @@ Invariants:
   segment, does not start with `/`, has no NUL or control character, and never
   names the manifest, its lock or a temp file: joined to the workspace it stays
   inside it.
-* `context_index` is always rebuilt from `context_files` (`rebuild_index`), so
-  the two never disagree; keywords are lower case, without spaces.
+* Keywords are lower case, without spaces, at most 64 characters, at most 32 per
+  file (`merge_keywords`).
 * Timestamps are written as `YYYY-MM-DDTHH:MM:SSZ` and parsed without
   `time.strptime` or platform `date` flags (the anchor's macOS-only flag made
   every date unparseable on Linux, and every session was deleted).
@@ -35,7 +31,6 @@ import time
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from _collections_abc import Iterable
-    from typing import Any
 
 CATEGORIES = ("features", "documentation", "code", "refactoring", "testing", "tasks", "general")
 MANIFEST = ".manifest.json"
@@ -197,6 +192,14 @@ def split_workspace_path(sessions_root: str, path: str) -> tuple[str, str] | Non
         return None
 
 
+def validate_recipient(value: str) -> str:
+    """A `for` value: one printable line of at most 200 characters."""
+    text = value.strip()
+    if not text or len(text) > 200 or not text.isprintable():
+        raise WorkspaceError(f"--for {value!r}: one printable line of at most 200 characters")
+    return text
+
+
 # --- keywords -----------------------------------------------------------------
 
 
@@ -232,6 +235,12 @@ def merge_keywords(*groups: Iterable[str]) -> list[str]:
             if key:
                 out[key] = None
     return list(out)[:MAX_KEYWORDS]
+
+
+def keyword_matches(query: str, key: str) -> bool:
+    """A query matches an index key equal to it or one of the key's `-` parts
+    (`auth` finds `user-auth`)."""
+    return query == key or query in key.split("-")
 
 
 # --- the context file ---------------------------------------------------------
@@ -278,161 +287,8 @@ def wrap_body(task: str, workspace_id: str, body: str) -> str:
     return f"# Context: {title(task)}\nSession: {workspace_id}\n\n{text}"
 
 
-# --- the manifest -------------------------------------------------------------
-
-
-def new_manifest(workspace_id: str, now: float) -> dict[str, Any]:
-    stamp = iso(now)
-    return {
-        "session_id": workspace_id,
-        "created_at": stamp,
-        "last_activity": stamp,
-        "context_files": {},
-        "context_index": {},
-    }
-
-
-def _clean_keywords(words: object) -> list[str]:
-    if (
-        isinstance(words, list)
-        and all(
-            isinstance(w, str)
-            and w
-            and w.islower()
-            and len(w) <= MAX_KEYWORD
-            and w == w.strip()
-            and " " not in w
-            for w in words
-        )
-        and len(set(words)) == len(words) <= MAX_KEYWORDS
-    ):
-        return words  # already normal: the common case, checked cheaply
-    listed = words if isinstance(words, list) else ()
-    return merge_keywords(w for w in listed if isinstance(w, str))
-
-
-def normalize_manifest(raw: dict[str, Any] | None, workspace_id: str, now: float) -> dict[str, Any]:
-    """A well-typed manifest from whatever was read; entries with unsafe paths are dropped.
-    (An entry's `created` is kept if it is a string; only the top-level times are parsed.)"""
-    doc = new_manifest(workspace_id, now)
-    if not raw:
-        return doc
-    for field in ("created_at", "last_activity"):
-        if parse_iso(raw.get(field)) is not None:
-            doc[field] = raw[field]
-    files = raw.get("context_files")
-    for rel, entry in files.items() if isinstance(files, dict) else ():
-        try:
-            check_relative(rel)
-        except WorkspaceError:
-            continue
-        entry = entry if isinstance(entry, dict) else {}
-        created = entry.get("created")
-        recipient = entry.get("for")
-        doc["context_files"][rel] = {
-            "created": created if isinstance(created, str) else doc["created_at"],
-            "for": recipient if isinstance(recipient, str) else "",
-            "keywords": _clean_keywords(entry.get("keywords")),
-        }
-    doc["context_index"] = rebuild_index(doc["context_files"])
-    return doc
-
-
-def rebuild_index(context_files: dict[str, Any]) -> dict[str, list[str]]:
-    """keyword -> the paths carrying it, in `context_files` order."""
-    index: dict[str, list[str]] = {}
-    for rel, entry in context_files.items():
-        for word in dict.fromkeys(entry.get("keywords") or ()):
-            if word in index:
-                index[word].append(rel)
-            else:
-                index[word] = [rel]
-    return index
-
-
-def touch(doc: dict[str, Any], now: float) -> None:
-    doc["last_activity"] = iso(now)
-
-
-def add_file(
-    doc: dict[str, Any],
-    rel: str,
-    now: float,
-    *,
-    recipient: str | None = None,
-    keywords: Iterable[str] = (),
-    replace: bool = False,
-) -> bool:
-    """Track `rel`; return True when it was not tracked before. An entry already
-    there keeps its `created`; its keywords grow (or, with `replace`, are replaced)
-    and `recipient` overrides `for` when given."""
-    check_relative(rel)
-    files = doc["context_files"]
-    entry = files.get(rel)
-    derived = keywords_from_path(rel)
-    if entry is None:
-        files[rel] = {
-            "created": iso(now),
-            "for": recipient or "",
-            "keywords": merge_keywords(keywords, derived),
-        }
-    else:
-        base = [] if replace else entry.get("keywords") or []
-        entry["keywords"] = merge_keywords(keywords, base, derived)
-        if recipient is not None:
-            entry["for"] = recipient
-    doc["context_index"] = rebuild_index(files)
-    touch(doc, now)
-    return entry is None
-
-
-def remove_file(doc: dict[str, Any], rel: str, now: float) -> bool:
-    """Untrack `rel`; return whether it was tracked. Its index keys go with it."""
-    found = doc["context_files"].pop(rel, None) is not None
-    doc["context_index"] = rebuild_index(doc["context_files"])
-    touch(doc, now)
-    return found
-
-
-def keyword_matches(query: str, key: str) -> bool:
-    """A query matches an index key equal to it or one of the key's `-` parts
-    (`auth` finds `user-auth`)."""
-    return query == key or query in key.split("-")
-
-
-def find(
-    doc: dict[str, Any], queries: Iterable[str], category: str | None = None
-) -> list[tuple[str, int]]:
-    """(relative path, number of queries matched) for the files matching any query
-    (every file when there is none) and lying in `category`; best first."""
-    wanted = [q for q in (normalize_keyword(w) for w in queries) if q]
-    ranked = []
-    for rel, entry in doc["context_files"].items():
-        if category is not None and rel.split("/", 1)[0] != category:
-            continue
-        keys = entry.get("keywords") or []
-        score = sum(1 for q in wanted if any(keyword_matches(q, k) for k in keys))
-        if wanted and not score:
-            continue
-        ranked.append((rel, score))
-    ranked.sort(key=lambda item: -item[1])
-    return ranked
-
-
 def delegate_block(paths: list[str], sentence: str | None = None) -> str:
     """The seed's hand-off block for a subagent's prompt."""
     lines = ["Related context available at:", *(f"- {p}" for p in paths), ""]
     lines.append(sentence or DELEGATE_SENTENCE)
     return "\n".join(lines)
-
-
-def idle_since(doc: dict[str, Any]) -> float | None:
-    return parse_iso(doc.get("last_activity"))
-
-
-def validate_recipient(value: str) -> str:
-    """A `for` value: one printable line of at most 200 characters."""
-    text = value.strip()
-    if not text or len(text) > 200 or not text.isprintable():
-        raise WorkspaceError(f"--for {value!r}: one printable line of at most 200 characters")
-    return text

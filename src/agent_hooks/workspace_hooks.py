@@ -102,13 +102,15 @@ def session_start_lines(
 
 
 def _workspace_lines(ws: Any, project: str, now: float) -> list[str]:
-    from agent_hooks import workspace, workspace_store
+    from agent_hooks import workspace_manifest, workspace_store
 
     lines = []
     others = [(w, m) for w, m in workspace_store.live(project, now) if ws is None or w.id != ws.id]
     if ws is not None:
         raw, problem = workspace_store.read_manifest(ws)
-        files = workspace.normalize_manifest(raw, ws.id, now)["context_files"] if raw else {}
+        files = (
+            workspace_manifest.normalize_manifest(raw, ws.id, now)["context_files"] if raw else {}
+        )
         lines.append(
             f"Your workspace for context hand-off: {ws.path}/ "
             + (f"({len(files)} context file(s)):" if raw else f"({problem}).")
@@ -138,9 +140,9 @@ def _workspace_lines(ws: Any, project: str, now: float) -> list[str]:
 
 def _sweep(ctx: HookContext, project: str, keep: list[str]) -> None:
     try:
-        from agent_hooks import workspace_store
+        from agent_hooks import workspace_cleanup
 
-        swept = workspace_store.sweep(project, ctx.now, keep=keep)
+        swept = workspace_cleanup.sweep(project, ctx.now, keep=keep)
     except Exception as exc:
         ctx.log(f"workspace sweep failed: {type(exc).__name__}: {exc}")
         return

@@ -1,5 +1,7 @@
 """Workspaces on disk: `<project>/.tmp/sessions/<id>/<category>/<task>-context.md`
-plus `<id>/.manifest.json` (see `workspace` for the pure rules).
+plus `<id>/.manifest.json` (see `workspace` for the pure rules): creation, the
+binding to the agent's conversation, manifest updates and context files. Closing
+and the 24 h sweep are workspace_cleanup's.
 
 Invariants:
 
@@ -7,16 +9,12 @@ Invariants:
   exists; a collision (two agents, same second, same 4 random characters) draws
   a new suffix, so two creators never share a workspace.
 * `.tmp` and `.tmp/sessions` must be real directories: a symlink there is refused,
-  never followed. Deletion walks from the workspace directory with
-  `O_NOFOLLOW | O_DIRECTORY` descriptors, so it never passes through a symlink;
-  a tracked path that is itself a symlink is left alone.
+  never followed; so is a symlinked directory on the way to a context file.
 * The manifest is changed only under its lock (`.manifest.json.lock`) and
   replaced atomically; every change moves `last_activity`.
-* Closing deletes only what the manifest tracks (regular files), then the
-  manifest and its lock, then directories left empty — never an untracked file.
-  A missing or unreadable manifest means hands off, reported as a warning.
-* The sweep removes a workspace only if its manifest's `last_activity`, re-read
-  under the lock, is more than `max_idle` seconds old.
+* A context file is written (atomically) before the manifest names it;
+  `remove_context` deletes it the way closing does (workspace_cleanup: regular
+  files only, never through a symlink).
 
 Only built-in modules are imported: `workspace_hooks.after_write` uses this
 module inside PostToolUse.
@@ -24,11 +22,10 @@ module inside PostToolUse.
 
 from __future__ import annotations
 
-import errno
 import posix
 
 from agent_hooks import posix_fs as fs
-from agent_hooks import storage, workspace
+from agent_hooks import storage, workspace, workspace_manifest
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -38,7 +35,6 @@ if TYPE_CHECKING:
     from agent_hooks import identity
 
 MAX_IDLE = 24 * 3600
-_DIR_FLAGS = posix.O_RDONLY | posix.O_DIRECTORY | posix.O_NOFOLLOW | posix.O_CLOEXEC
 _CREATE_ATTEMPTS = 64
 
 
@@ -200,9 +196,9 @@ def update_manifest(
         if loaded.problem is not None:
             moved = f" (moved to {loaded.moved_to})" if loaded.moved_to else ""
             problems.append(loaded.problem + moved)
-        doc = workspace.normalize_manifest(loaded.doc, ws.id, now)
+        doc = workspace_manifest.normalize_manifest(loaded.doc, ws.id, now)
         mutate(doc)
-        workspace.touch(doc, now)
+        workspace_manifest.touch(doc, now)
         out.update(doc)
         return doc
 
@@ -237,7 +233,7 @@ def register(
     workspace.check_relative(rel)
     return update_manifest(
         ws,
-        lambda doc: workspace.add_file(
+        lambda doc: workspace_manifest.add_file(
             doc, rel, now, recipient=recipient, keywords=keywords, replace=replace
         ),
         now,
@@ -277,6 +273,8 @@ def write_context(
 def remove_context(ws: Workspace, rel: str, now: float) -> str:
     """Delete a tracked context file and untrack it; return what happened to the
     file ("removed", "already gone" or why it was left)."""
+    from agent_hooks import workspace_cleanup
+
     workspace.check_relative(rel)
     outcome: list[str] = []
 
@@ -285,12 +283,12 @@ def remove_context(ws: Workspace, rel: str, now: float) -> str:
             raise workspace.WorkspaceError(
                 f"{ws.project_relative(rel)} is not tracked by workspace {ws.id}"
             )
-        fd = _open_workspace(ws)
+        fd = workspace_cleanup.open_workspace(ws)
         try:
-            outcome.append(_remove_tracked(fd, rel))
+            outcome.append(workspace_cleanup.remove_tracked(fd, rel))
         finally:
             posix.close(fd)
-        workspace.remove_file(doc, rel, now)
+        workspace_manifest.remove_file(doc, rel, now)
 
     update_manifest(ws, mutate, now)
     return outcome[0]
@@ -323,233 +321,7 @@ def live(
         raw, _ = read_manifest(ws)
         if raw is None:
             continue
-        last = workspace.idle_since(raw)
+        last = workspace_manifest.idle_since(raw)
         if last is not None and now - last <= max_idle:
-            out.append((ws, workspace.normalize_manifest(raw, ws_id, now)))
-    return out
-
-
-# --- clean-up -----------------------------------------------------------------
-
-
-def _open_workspace(ws: Workspace) -> int:
-    """A descriptor on the workspace directory, reached without following any
-    symlink below the project."""
-    fd = posix.open(ws.project, _DIR_FLAGS & ~posix.O_NOFOLLOW)
-    where = ws.project
-    try:
-        for part in (*workspace.SESSIONS_DIR.split("/"), ws.id):
-            where = fs.join(where, part)
-            try:
-                nxt = posix.open(part, _DIR_FLAGS, dir_fd=fd)
-            except OSError as exc:
-                if exc.errno in (errno.ELOOP, errno.ENOTDIR):
-                    raise workspace.WorkspaceError(
-                        f"{where} is a symlink or not a directory; left alone"
-                    ) from None
-                raise
-            posix.close(fd)
-            fd = nxt
-    except BaseException:
-        posix.close(fd)
-        raise
-    return fd
-
-
-def _remove_tracked(ws_fd: int, rel: str) -> str:
-    parts = rel.split("/")
-    fd = posix.dup(ws_fd)
-    try:
-        for part in parts[:-1]:
-            try:
-                nxt = posix.open(part, _DIR_FLAGS, dir_fd=fd)
-            except FileNotFoundError:
-                return "already gone"
-            except OSError as exc:
-                if exc.errno in (errno.ELOOP, errno.ENOTDIR):
-                    return f"left: {part}/ is a symlink or not a directory"
-                raise
-            posix.close(fd)
-            fd = nxt
-        try:
-            st = posix.stat(parts[-1], dir_fd=fd, follow_symlinks=False)
-        except FileNotFoundError:
-            return "already gone"
-        kind = st.st_mode & fs.S_IFMT
-        if kind != fs.S_IFREG:
-            return "left: a symlink" if kind == fs.S_IFLNK else "left: not a regular file"
-        posix.unlink(parts[-1], dir_fd=fd)
-        return "removed"
-    finally:
-        posix.close(fd)
-
-
-def _prune_empty_dirs(fd: int) -> None:
-    """Remove the empty directories below `fd` (depth first, never through a symlink)."""
-    for entry in list(posix.scandir(fd)):
-        if not entry.is_dir(follow_symlinks=False):
-            continue
-        try:
-            sub = posix.open(entry.name, _DIR_FLAGS, dir_fd=fd)
-        except OSError:
-            continue
-        try:
-            _prune_empty_dirs(sub)
-        finally:
-            posix.close(sub)
-        try:
-            posix.rmdir(entry.name, dir_fd=fd)
-        except OSError:
-            pass  # not empty: something untracked is in it
-
-
-class Closed:
-    """The outcome of closing one workspace."""
-
-    __slots__ = ("closed", "left", "removed", "warning", "ws")
-
-    def __init__(self, ws: Workspace) -> None:
-        self.ws = ws
-        self.closed = False
-        self.removed: list[str] = []  # tracked files deleted (relative to the workspace)
-        self.left: list[str] = []  # what stays, and why
-        self.warning: str | None = None
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.ws.id,
-            "path": self.ws.path,
-            "closed": self.closed,
-            "removed": self.removed,
-            "left": self.left,
-            "warning": self.warning,
-        }
-
-
-def close(ws: Workspace, now: float, *, idle_before: float | None = None) -> Closed:
-    """Delete the workspace's tracked files, its manifest and the directories left
-    empty. With `idle_before`, only if `last_activity` (read under the lock) is older."""
-    result = Closed(ws)
-    try:
-        ws_fd = _open_workspace(ws)
-    except (OSError, workspace.WorkspaceError) as exc:
-        result.warning = f"workspace {ws.id}: {exc}"
-        return result
-    try:
-        lock = storage.Lock(ws.manifest_path + ".lock")
-        if not lock.acquire(storage.LOCK_TIMEOUT):
-            result.warning = f"workspace {ws.id}: manifest lock busy; left alone"
-            return result
-        try:
-            if not _close_locked(ws, ws_fd, result, idle_before):
-                return result
-            lock.unlink_while_held()
-        finally:
-            lock.release()
-        _prune_empty_dirs(ws_fd)
-    finally:
-        posix.close(ws_fd)
-    try:
-        posix.rmdir(ws.path)
-    except FileNotFoundError:
-        pass
-    except OSError:
-        try:
-            leftovers = sorted(e.name for e in posix.scandir(ws.path))
-        except OSError:
-            leftovers = []
-        result.left += [f"{name}: untracked" for name in leftovers]
-        result.warning = f"workspace {ws.id}: {len(leftovers)} untracked item(s) left in place"
-    result.closed = True
-    return result
-
-
-def _close_locked(ws: Workspace, ws_fd: int, result: Closed, idle_before: float | None) -> bool:
-    raw, problem = read_manifest(ws)
-    if raw is None:
-        result.warning = f"workspace {ws.id}: {problem}; hands off"
-        return False
-    if idle_before is not None:
-        last = workspace.idle_since(raw)
-        if last is None or last >= idle_before:
-            if last is None:
-                result.warning = f"workspace {ws.id}: unreadable last_activity; hands off"
-            return False
-    files = raw.get("context_files")
-    for rel in files if isinstance(files, dict) else ():
-        try:
-            workspace.check_relative(rel)
-        except workspace.WorkspaceError as exc:
-            result.left.append(f"{rel!r}: {exc}")
-            continue
-        outcome = _remove_tracked(ws_fd, rel)
-        if outcome == "removed":
-            result.removed.append(rel)
-        elif outcome != "already gone":
-            result.left.append(f"{rel}: {outcome}")
-    posix.unlink(workspace.MANIFEST, dir_fd=ws_fd)
-    for entry in list(posix.scandir(ws_fd)):
-        if storage.temp_target(entry.name) == workspace.MANIFEST:
-            posix.unlink(entry.name, dir_fd=ws_fd)
-    return True
-
-
-class Swept:
-    """What a sweep removed (or would remove) and what it left alone, and why."""
-
-    __slots__ = ("closed", "warnings")
-
-    def __init__(self) -> None:
-        self.closed: list[Closed | Workspace] = []
-        self.warnings: list[str] = []
-
-    @property
-    def ids(self) -> list[str]:
-        return [item.ws.id if isinstance(item, Closed) else item.id for item in self.closed]
-
-
-def sweep(
-    project: str,
-    now: float,
-    *,
-    max_idle: float = MAX_IDLE,
-    keep: Iterable[str] = (),
-    dry_run: bool = False,
-) -> Swept:
-    """Close the project's workspaces idle for more than `max_idle` seconds (by
-    the manifest's `last_activity`); `keep` names ids to spare."""
-    out = Swept()
-    spared = set(keep)
-    root = sessions_root(project)
-    if _lmode(root) == fs.S_IFLNK:
-        out.warnings.append(f"{root} is a symlink; nothing swept")
-        return out
-    cutoff = now - max_idle
-    for ws_id in workspace_ids(project):
-        if ws_id in spared:
-            continue
-        ws = Workspace(project, ws_id)
-        raw, problem = read_manifest(ws)
-        if raw is None:
-            born = workspace.parse_iso(
-                f"{ws_id[:4]}-{ws_id[4:6]}-{ws_id[6:8]}T"
-                f"{ws_id[9:11]}:{ws_id[11:13]}:{ws_id[13:15]}Z"
-            )
-            if born is None or born < cutoff:  # a young one may be mid-creation
-                out.warnings.append(f"workspace {ws_id}: {problem}; hands off")
-            continue
-        last = workspace.idle_since(raw)
-        if last is None:
-            out.warnings.append(f"workspace {ws_id}: unreadable last_activity; hands off")
-            continue
-        if last >= cutoff:
-            continue
-        if dry_run:
-            out.closed.append(ws)
-            continue
-        result = close(ws, now, idle_before=cutoff)
-        if result.warning:
-            out.warnings.append(result.warning)
-        if result.closed:
-            out.closed.append(result)
+            out.append((ws, workspace_manifest.normalize_manifest(raw, ws_id, now)))
     return out

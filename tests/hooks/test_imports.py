@@ -46,8 +46,9 @@ HOT_BUILTINS = frozenset(
 HOT_ALLOWLIST = STARTUP | HOT_BUILTINS
 
 # The lifecycle hooks (SessionStart, Stop, SessionEnd, SubagentStart/Stop) may import what
-# they like from the standard library, never a third-party package (click, orjson,
-# pathspec, filelock cost 40-55 ms each) and never the CLI.
+# they like from the standard library, never the CLI, and no third-party package in these
+# cases (click, orjson, pathspec, filelock cost 40-55 ms each). The one exception by design
+# (ADR-0012): pathspec at a resume/compact whose files changed, to classify critical files.
 LIFECYCLE_ALLOWLIST = HOT_ALLOWLIST | frozenset(sys.stdlib_module_names)
 
 FORBIDDEN_ON_HOT_PATH = frozenset(

@@ -16,7 +16,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent_hooks.bash_writes import BashTarget, _norm, analyze
+from agent_hooks.bash_paths import norm
+from agent_hooks.bash_writes import BashTarget, analyze
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")
 HOME = "/home/me"
@@ -240,7 +241,7 @@ CASES: list[tuple[str, list[str], list[str]]] = [
 def _show(command: str, home: str | None = HOME) -> tuple[list[str], list[str]]:
     res = analyze(command, "/repo", home)
     for t in res.targets:
-        assert isinstance(t, BashTarget) and t.path.startswith("/") and _norm(t.path) == t.path
+        assert isinstance(t, BashTarget) and t.path.startswith("/") and norm(t.path) == t.path
     return [("glob:" if t.glob else "") + t.path for t in res.targets], res.opaque
 
 
@@ -299,13 +300,13 @@ def test_never_raises(command: str) -> None:
     assert not any(r.startswith("analysis error") for r in res.opaque), res.opaque
     assert len(res.opaque) <= 32
     for t in res.targets:
-        assert t.path.startswith("/") and _norm(t.path) == t.path
+        assert t.path.startswith("/") and norm(t.path) == t.path
 
 
 @given(st.text(alphabet="ab/.", max_size=30))
 def test_norm_matches_posixpath(path: str) -> None:
     expected = posixpath.normpath("/" + path)
-    assert _norm("/" + path) == ("/" + expected.lstrip("/"))
+    assert norm("/" + path) == ("/" + expected.lstrip("/"))
 
 
 def test_hot_path_imports() -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_hooks import git_guard, pattern, reservation_store
+from agent_hooks import git_guard, git_guard_check, pattern, reservation_store
 
 PYTHON = os.path.abspath(sys.executable)
 
@@ -425,16 +425,16 @@ def test_status_reports_the_layout(repo: Repo) -> None:
 
 def test_parse_name_status_reads_every_kind_of_change() -> None:
     raw = "M\0a.py\0R087\0old/x\0new/x\0D\0gone\0C100\0src\0copy\0A\0we ird\nname\0T\0link\0"
-    assert git_guard.parse_name_status(raw) == [
-        git_guard.Staged("a.py", "modified"),
-        git_guard.Staged("old/x", "renamed from"),
-        git_guard.Staged("new/x", "renamed to"),
-        git_guard.Staged("gone", "deleted"),
-        git_guard.Staged("copy", "copied to"),
-        git_guard.Staged("we ird\nname", "added"),
-        git_guard.Staged("link", "type changed"),
+    assert git_guard_check.parse_name_status(raw) == [
+        git_guard_check.Staged("a.py", "modified"),
+        git_guard_check.Staged("old/x", "renamed from"),
+        git_guard_check.Staged("new/x", "renamed to"),
+        git_guard_check.Staged("gone", "deleted"),
+        git_guard_check.Staged("copy", "copied to"),
+        git_guard_check.Staged("we ird\nname", "added"),
+        git_guard_check.Staged("link", "type changed"),
     ]
-    assert git_guard.parse_name_status("") == []
+    assert git_guard_check.parse_name_status("") == []
 
 
 def test_rendered_script_quotes_the_interpreter_path(repo: Repo, tmp_path: Path) -> None:

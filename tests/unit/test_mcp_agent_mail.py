@@ -1,4 +1,4 @@
-"""agent_hooks.mcp_agent_mail: PostToolUse payloads of mcp_agent_mail's tools become
+"""agent_hooks.mcp_agent_mail(_store): PostToolUse payloads of mcp_agent_mail's tools become
 actions, and the actions change the real reservation store (a private state dir).
 
 Results are built in the shapes of mcp_agent_mail's src/mcp_agent_mail/app.py
@@ -21,6 +21,7 @@ import pytest
 from tests.conftest import HookRunner, load_payload
 
 from agent_hooks import mcp_agent_mail as mam
+from agent_hooks import mcp_agent_mail_store as store
 from agent_hooks import pattern, reservation_store
 from agent_hooks.hook_runtime import HookContext
 
@@ -99,7 +100,7 @@ class World:
         return HookContext("PostToolUse", full, environ, now)
 
     def run(self, data: dict[str, Any], agent: str = "alice", now: float = NOW) -> str | None:
-        return mam.handle(self.ctx(data, agent, now))
+        return store.handle(self.ctx(data, agent, now))
 
     def held(self, root: str | None = None, now: float = NOW) -> list[dict[str, Any]]:
         return reservation_store.live(self.state_dir, root or self.project, now)[0]

@@ -1,4 +1,4 @@
-"""The pure workspace rules: ids, timestamps, names, the template, the manifest."""
+"""The pure workspace rules: ids, timestamps, names, keywords, the template."""
 
 from __future__ import annotations
 
@@ -219,85 +219,7 @@ def test_wrap_body_adds_the_heading_only_when_missing() -> None:
     assert ws.wrap_body("T  x", "id", "just text\n") == "# Context: T x\nSession: id\n\njust text\n"
 
 
-# --- the manifest ---------------------------------------------------------------------
-
-
-def test_manifest_operations_keep_index_and_activity_in_step() -> None:
-    doc = ws.new_manifest("20250118-143022-a4f2", NOW)
-    assert list(doc) == [
-        "session_id",
-        "created_at",
-        "last_activity",
-        "context_files",
-        "context_index",
-    ]
-    assert doc["created_at"] == doc["last_activity"] == "2025-01-18T14:30:22Z"
-    assert ws.add_file(
-        doc,
-        "features/user-auth-context.md",
-        NOW + 1,
-        recipient="@subagents/core/task-manager",
-        keywords=["authentication"],
-    )
-    assert ws.add_file(doc, "tasks/user-auth-tasks.md", NOW + 2, keywords=["breakdown"])
-    assert doc["last_activity"] == "2025-01-18T14:30:24Z"
-    assert doc["context_files"]["features/user-auth-context.md"] == {
-        "created": "2025-01-18T14:30:23Z",
-        "for": "@subagents/core/task-manager",
-        "keywords": ["authentication", "user-auth", "features"],
-    }
-    assert doc["context_index"]["user-auth"] == [
-        "features/user-auth-context.md",
-        "tasks/user-auth-tasks.md",
-    ]
-    assert not ws.add_file(doc, "tasks/user-auth-tasks.md", NOW + 3, keywords=["more"])
-    assert doc["context_files"]["tasks/user-auth-tasks.md"]["created"] == "2025-01-18T14:30:24Z"
-    assert "more" in doc["context_index"]
-    assert ws.remove_file(doc, "tasks/user-auth-tasks.md", NOW + 4)
-    assert doc["last_activity"] == "2025-01-18T14:30:26Z"
-    assert doc["context_index"] == ws.rebuild_index(doc["context_files"])
-    assert "breakdown" not in doc["context_index"] and "more" not in doc["context_index"]
-    assert doc["context_index"]["user-auth"] == ["features/user-auth-context.md"]
-    assert not ws.remove_file(doc, "tasks/user-auth-tasks.md", NOW + 5)
-
-
-def test_normalize_manifest_repairs_types_and_drops_unsafe_paths() -> None:
-    raw = {
-        "session_id": "other",
-        "created_at": "yesterday",
-        "last_activity": "2025-01-18T14:35:10Z",
-        "context_files": {
-            "../escape.md": {},
-            "a/b.md": {"keywords": ["X", 3], "for": 7},
-            "c.md": "junk",
-        },
-        "context_index": {"stale": ["gone.md"]},
-    }
-    doc = ws.normalize_manifest(raw, "20250118-143022-a4f2", NOW)
-    assert doc["session_id"] == "20250118-143022-a4f2"
-    assert doc["created_at"] == "2025-01-18T14:30:22Z"
-    assert doc["last_activity"] == "2025-01-18T14:35:10Z"
-    assert set(doc["context_files"]) == {"a/b.md", "c.md"}
-    assert doc["context_files"]["a/b.md"] == {
-        "created": doc["created_at"],
-        "for": "",
-        "keywords": ["x"],
-    }
-    assert doc["context_index"] == {"x": ["a/b.md"]}
-
-
-def test_find_ranks_by_keywords_matched_and_filters_by_category() -> None:
-    doc = ws.new_manifest("20250118-143022-a4f2", NOW)
-    ws.add_file(doc, "features/user-auth-context.md", NOW, keywords=["login"])
-    ws.add_file(doc, "tasks/user-auth-tasks.md", NOW)
-    ws.add_file(doc, "documentation/api-docs-context.md", NOW)
-    assert ws.find(doc, ["auth", "login"]) == [
-        ("features/user-auth-context.md", 2),
-        ("tasks/user-auth-tasks.md", 1),
-    ]
-    assert ws.find(doc, ["user-auth"], "tasks") == [("tasks/user-auth-tasks.md", 1)]
-    assert ws.find(doc, [], "documentation") == [("documentation/api-docs-context.md", 0)]
-    assert ws.find(doc, ["nothing"]) == []
+# --- hand-off ---------------------------------------------------------------------
 
 
 def test_delegate_block_is_the_seeds() -> None:

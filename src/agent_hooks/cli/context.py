@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from agent_hooks import state_file, workspace, workspace_store
+from agent_hooks import state_file, workspace, workspace_manifest, workspace_store
 from agent_hooks.cli._common import Env, emit_json, get_env, json_option
 
 MAX_BODY = 1 << 20
@@ -228,7 +228,7 @@ def find(
         raise click.ClickException(str(exc)) from None
     found: list[dict[str, Any]] = []
     for ws, manifest in _searched(env, root, everywhere):
-        found += entries(ws, manifest, workspace.find(manifest, keywords, category))
+        found += entries(ws, manifest, workspace_manifest.find(manifest, keywords, category))
     found.sort(key=lambda e: -e["matched"])
     if as_json:
         emit_json(found)
@@ -253,7 +253,7 @@ def _searched(
     raw, problem = workspace_store.read_manifest(ws)
     if raw is None:
         raise click.ClickException(f"workspace {ws.id}: {problem}")
-    return [(ws, workspace.normalize_manifest(raw, ws.id, env.now))]
+    return [(ws, workspace_manifest.normalize_manifest(raw, ws.id, env.now))]
 
 
 @context_group.command("list")

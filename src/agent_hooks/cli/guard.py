@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from agent_hooks import git_guard, reservation
+from agent_hooks import git_guard, git_guard_check, reservation
 from agent_hooks.cli._common import emit_json, get_env, json_option
 
 repo_option = click.option(
@@ -140,10 +140,10 @@ def check(repo: str | None, mode: str, warn_only: bool, hook: bool, as_json: boo
     warn = warn_only or mode == "warn" or setting == "warn"
     try:
         top = git_guard.top_level(where)
-        paths = git_guard.staged(where)
+        paths = git_guard_check.staged(where)
     except git_guard.GuardError as exc:
         raise click.ClickException(str(exc)) from None
-    found = git_guard.findings(env.state_dir, top, me, paths, env.now)
+    found = git_guard_check.findings(env.state_dir, top, me, paths, env.now)
     if as_json:
         emit_json(
             {
@@ -165,7 +165,7 @@ def check(repo: str | None, mode: str, warn_only: bool, hook: bool, as_json: boo
             }
         )
     elif found:
-        click.echo(git_guard.message(found, top, env.now, warn), err=True)
+        click.echo(git_guard_check.message(found, top, env.now, warn), err=True)
     elif not hook:
         click.echo(f"ok: {len(paths)} staged path(s), none held exclusively by another agent")
     if found and not warn:

@@ -2,105 +2,24 @@
 that spans conversations, with milestones, artifacts, subagents and token
 figures measured from the client's transcripts.
 
-Where the files are: `--sessions-dir DIR`, else `AGENT_HOOKS_SESSIONS_DIR`
-(relative: from the project root), else `<project>/.claude/sessions/`; the
-project is `--project-dir DIR`, else `CLAUDE_PROJECT_DIR`, else the git top
-level of the working directory. (`--project` is the work session's PROJECT
-part of its id, as in the seed.)
+This module holds the group and the commands that change a work session
+(start, resume, switch, pause, close, note, summary, milestone); the read-only
+reports are in session_reports, the options and store access every
+subcommand shares in session_command.
 """
 
 from __future__ import annotations
 
-import functools
-import os
 import sys
-from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
 import click
 
 from agent_hooks import work_session as ws
-from agent_hooks import work_session_store as store
-from agent_hooks.cli._common import emit_json, get_env, json_option
-
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-def _location(func: F) -> F:
-    func = click.option(
-        "--sessions-dir",
-        metavar="DIR",
-        help="The sessions directory (default: AGENT_HOOKS_SESSIONS_DIR, else "
-        "<project>/.claude/sessions).",
-    )(func)
-    return click.option(
-        "--project-dir",
-        metavar="DIR",
-        help="The repository (default: CLAUDE_PROJECT_DIR, else the git top "
-        "level of the working directory).",
-    )(func)
-
-
-def _errors(func: F) -> F:
-    """Every work-session or file error becomes one line on stderr and exit 1."""
-
-    @functools.wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return func(*args, **kwargs)
-        except (ws.WorkSessionError, OSError) as exc:
-            raise click.ClickException(str(exc)) from None
-
-    return wrapper  # type: ignore[return-value]
-
-
-def command(group: click.Group, name: str | None = None) -> Callable[[F], F]:
-    """A subcommand of `group` with the location options, --json and clean errors."""
-
-    def decorate(func: F) -> F:
-        wrapped = json_option(_location(_errors(func)))
-        group.command(name)(wrapped)
-        return func
-
-    return decorate
-
-
-def open_store(project_dir: str | None, sessions_dir: str | None) -> store.Store:
-    env = get_env()
-    root = env.project_root(project_dir)
-    given = os.path.abspath(sessions_dir) if sessions_dir else None
-    directory = store.sessions_dir(root, env.environ, given)
-    if directory is None:
-        raise click.ClickException(
-            "no sessions directory: run inside a project (a git repository, or "
-            f"CLAUDE_PROJECT_DIR), or pass --sessions-dir DIR or set {store.ENV_VAR}"
-        )
-    return store.Store(directory)
-
-
-def _view(doc: dict[str, Any], now: float) -> dict[str, Any]:
-    tokens = doc["tokens"]
-    return {
-        "session": doc,
-        "indicator": ws.indicator(doc),
-        "percent": round(ws.percent(tokens["current"], tokens["max"]), 1),
-        "duration_seconds": int(ws.elapsed(doc, now)),
-        "milestones_done": sum(1 for m in doc["milestones"] if m["completed"]),
-    }
-
-
-def _change(s: store.Store, change: Callable[[dict[str, Any]], Any]) -> tuple[dict[str, Any], Any]:
-    """Apply `change` to the active work session under the lock; (document, its result)."""
-    result: list[Any] = []
-
-    def apply(doc: dict[str, Any]) -> bool:
-        result.append(change(doc))
-        return True
-
-    found = s.update_active(apply, get_env().now)
-    if found is None:
-        found = s.require_active()  # raises the "no active session" error
-    return found.doc, result[0] if result else None
+from agent_hooks import work_session_report as ws_report
+from agent_hooks.cli import session_reports
+from agent_hooks.cli._common import emit_json, get_env
+from agent_hooks.cli.session_command import change, command, open_store, view
 
 
 @click.group()
@@ -108,6 +27,9 @@ def session() -> None:
     """Work sessions: a named unit of work across conversations (id
     PREFIXYYYYMM-CLIENT-PROJECT, e.g. SES202611-ACME-AUDIT) with milestones,
     artifacts, subagents and measured token figures. One is active per project."""
+
+
+session_reports.register(session)
 
 
 @command(session)
@@ -192,22 +114,11 @@ def resume(project_dir: str | None, sessions_dir: str | None, as_json: bool) -> 
         if doc["status"] == "paused":
             doc["status"] = "active"
 
-    doc, _ = _change(s, wake)
+    doc, _ = change(s, wake)
     if as_json:
-        emit_json(_view(doc, env.now))
+        emit_json(view(doc, env.now))
         return
-    click.echo(ws.resume_text(doc, env.now))
-
-
-@command(session)
-def status(project_dir: str | None, sessions_dir: str | None, as_json: bool) -> None:
-    """Show the active work session: indicator, duration, tokens, milestones, artifacts."""
-    env = get_env()
-    doc = open_store(project_dir, sessions_dir).require_active().doc
-    if as_json:
-        emit_json(_view(doc, env.now))
-        return
-    click.echo(ws.status_text(doc, env.now))
+    click.echo(ws_report.resume_text(doc, env.now))
 
 
 @command(session)
@@ -218,52 +129,7 @@ def close(project_dir: str | None, sessions_dir: str | None, as_json: bool) -> N
     if as_json:
         emit_json({"session": found.doc, "archived_to": found.path})
         return
-    click.echo(ws.closing_text(found.doc, found.path))
-
-
-@command(session, "list")
-def list_(project_dir: str | None, sessions_dir: str | None, as_json: bool) -> None:
-    """List the live and archived work sessions with their ages."""
-    env = get_env()
-    s = open_store(project_dir, sessions_dir)
-    found, problems = s.all()
-    live = [ws.list_entry(f.doc, env.now, False) for f in found if not f.archived]
-    archived = [ws.list_entry(f.doc, env.now, True) for f in found if f.archived]
-    active_id = s.active_id()
-    for problem in problems:
-        click.echo(f"warning: not read: {problem}", err=True)
-    if as_json:
-        emit_json(
-            {
-                "directory": s.directory,
-                "active_session": active_id,
-                "live": live,
-                "archived": archived,
-                "problems": problems,
-            }
-        )
-        return
-    click.echo(ws.list_text(active_id, live, archived))
-
-
-@command(session)
-def tokens(project_dir: str | None, sessions_dir: str | None, as_json: bool) -> None:
-    """The token report: main context used/max/remaining, each subagent, tokens saved."""
-    report = ws.token_report(open_store(project_dir, sessions_dir).require_active().doc)
-    if as_json:
-        emit_json(report)
-        return
-    click.echo(ws.tokens_text(report))
-
-
-@command(session)
-def savings(project_dir: str | None, sessions_dir: str | None, as_json: bool) -> None:
-    """What isolating work in subagents saved, and whether it would fit without."""
-    report = ws.token_report(open_store(project_dir, sessions_dir).require_active().doc)
-    if as_json:
-        emit_json(report)
-        return
-    click.echo(ws.savings_text(report))
+    click.echo(ws_report.closing_text(found.doc, found.path))
 
 
 @command(session)
@@ -277,7 +143,7 @@ def switch(
     if as_json:
         emit_json(
             {
-                **_view(target.doc, env.now),
+                **view(target.doc, env.now),
                 "previous": previous.doc["session_id"] if previous else None,
             }
         )
@@ -287,7 +153,7 @@ def switch(
             f"{previous.doc['session_id']} is {previous.doc['status']} "
             f"{ws.indicator(previous.doc)}; switched to {target.doc['session_id']}.\n"
         )
-    click.echo(ws.resume_text(target.doc, env.now))
+    click.echo(ws_report.resume_text(target.doc, env.now))
 
 
 @command(session)
@@ -297,9 +163,9 @@ def pause(project_dir: str | None, sessions_dir: str | None, as_json: bool) -> N
     def hold(doc: dict[str, Any]) -> None:
         doc["status"] = "paused"
 
-    doc, _ = _change(open_store(project_dir, sessions_dir), hold)
+    doc, _ = change(open_store(project_dir, sessions_dir), hold)
     if as_json:
-        emit_json(_view(doc, get_env().now))
+        emit_json(view(doc, get_env().now))
         return
     click.echo(
         f"Paused {doc['session_id']} {ws.PAUSED}; `agent-hooks session resume` continues it."
@@ -318,7 +184,7 @@ def note(
 ) -> None:
     """Add a note (a decision or fact worth keeping) to the active work session."""
     content = _words(text)
-    doc, _ = _change(open_store(project_dir, sessions_dir), lambda d: ws.add_note(d, content))
+    doc, _ = change(open_store(project_dir, sessions_dir), lambda d: ws.add_note(d, content))
     if as_json:
         emit_json({"session_id": doc["session_id"], "notes": doc["notes"]})
         return
@@ -332,7 +198,7 @@ def summary(
 ) -> None:
     """Set the context summary `resume` shows (TEXT `-` reads it from stdin)."""
     content = _words(text)
-    doc, _ = _change(open_store(project_dir, sessions_dir), lambda d: ws.set_summary(d, content))
+    doc, _ = change(open_store(project_dir, sessions_dir), lambda d: ws.set_summary(d, content))
     if as_json:
         emit_json({"session_id": doc["session_id"], "context_summary": doc["context_summary"]})
         return
@@ -353,7 +219,7 @@ def milestone_add(
 ) -> None:
     """Add milestone NAME (not done yet)."""
     title = " ".join(name)
-    doc, item = _change(open_store(project_dir, sessions_dir), lambda d: ws.add_milestone(d, title))
+    doc, item = change(open_store(project_dir, sessions_dir), lambda d: ws.add_milestone(d, title))
     if as_json:
         emit_json({"session_id": doc["session_id"], "milestone": item})
         return
@@ -368,7 +234,7 @@ def milestone_done(
     """Mark milestone NAME done (now)."""
     title = " ".join(name)
     env = get_env()
-    doc, item = _change(
+    doc, item = change(
         open_store(project_dir, sessions_dir), lambda d: ws.complete_milestone(d, title, env.now)
     )
     if as_json:

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from agent_hooks import state_file, workspace, workspace_store
+from agent_hooks import state_file, workspace_cleanup, workspace_manifest, workspace_store
 from agent_hooks.cli._common import emit_json, get_env, json_option
 from agent_hooks.cli.context import (
     current_workspace,
@@ -40,7 +40,9 @@ def show(project: str | None, as_json: bool) -> None:
             )
         return
     raw, problem = workspace_store.read_manifest(ws)
-    manifest = workspace.normalize_manifest(raw, ws.id, env.now) if raw is not None else None
+    manifest = (
+        workspace_manifest.normalize_manifest(raw, ws.id, env.now) if raw is not None else None
+    )
     if as_json:
         emit_json({"id": ws.id, "path": ws.path, "problem": problem, "manifest": manifest})
         return
@@ -65,7 +67,7 @@ def close(project: str | None, as_json: bool) -> None:
     env = get_env()
     root = require_project(env, project)
     ws = require_current(env, root)
-    result = workspace_store.close(ws, env.now)
+    result = workspace_cleanup.close(ws, env.now)
     if result.closed:
         agent = env.agent()
 
@@ -83,7 +85,7 @@ def close(project: str | None, as_json: bool) -> None:
         raise click.ClickException(result.warning or f"workspace {ws.id} was not closed")
 
 
-def _print_closed(result: workspace_store.Closed) -> None:
+def _print_closed(result: workspace_cleanup.Closed) -> None:
     click.echo(
         f"workspace {result.ws.id}: {'closed' if result.closed else 'left alone'}; "
         f"{len(result.removed)} tracked file(s) deleted"
@@ -105,7 +107,7 @@ def sweep(dry_run: bool, project: str | None, as_json: bool) -> None:
     env = get_env()
     root = require_project(env, project)
     mine = current_workspace(env, root)
-    swept = workspace_store.sweep(root, env.now, keep=[mine.id] if mine else [], dry_run=dry_run)
+    swept = workspace_cleanup.sweep(root, env.now, keep=[mine.id] if mine else [], dry_run=dry_run)
     if as_json:
         emit_json(
             {
@@ -113,7 +115,7 @@ def sweep(dry_run: bool, project: str | None, as_json: bool) -> None:
                 "closed": swept.ids,
                 "warnings": swept.warnings,
                 "details": [
-                    c.as_dict() for c in swept.closed if isinstance(c, workspace_store.Closed)
+                    c.as_dict() for c in swept.closed if isinstance(c, workspace_cleanup.Closed)
                 ],
             }
         )

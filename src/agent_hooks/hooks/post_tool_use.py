@@ -17,9 +17,9 @@ EVENT = "PostToolUse"
 def handle(ctx: hook_runtime.HookContext) -> dict[str, Any] | None:
     tool = ctx.payload.get("tool_name")
     if type(tool) is str and tool.startswith("mcp__"):
-        from agent_hooks import mcp_agent_mail  # only for MCP tools
+        from agent_hooks import mcp_agent_mail_store  # only for MCP tools
 
-        warning = mcp_agent_mail.handle(ctx)
+        warning = mcp_agent_mail_store.handle(ctx)
         return None if warning is None else hook_runtime.context_output(EVENT, warning)
     found = trail.entries(ctx.payload)
     project = ctx.project_root()

@@ -1,0 +1,105 @@
+"""What every `agent-hooks session …` subcommand shares: the location options,
+one-line errors, `--json`, and the store they open.
+
+Where the files are: `--sessions-dir DIR`, else `AGENT_HOOKS_SESSIONS_DIR`
+(relative: from the project root), else `<project>/.claude/sessions/`; the
+project is `--project-dir DIR`, else `CLAUDE_PROJECT_DIR`, else the git top
+level of the working directory. (`--project` is the work session's PROJECT
+part of its id, as in the seed.)
+
+Every WorkSessionError or OSError a subcommand raises becomes one line on stderr
+and exit 1; a change to the active work session runs under the store's lock.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import click
+
+from agent_hooks import work_session as ws
+from agent_hooks import work_session_store as store
+from agent_hooks.cli._common import get_env, json_option
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _location(func: F) -> F:
+    func = click.option(
+        "--sessions-dir",
+        metavar="DIR",
+        help="The sessions directory (default: AGENT_HOOKS_SESSIONS_DIR, else "
+        "<project>/.claude/sessions).",
+    )(func)
+    return click.option(
+        "--project-dir",
+        metavar="DIR",
+        help="The repository (default: CLAUDE_PROJECT_DIR, else the git top "
+        "level of the working directory).",
+    )(func)
+
+
+def _errors(func: F) -> F:
+    """Every work-session or file error becomes one line on stderr and exit 1."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except (ws.WorkSessionError, OSError) as exc:
+            raise click.ClickException(str(exc)) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def command(group: click.Group, name: str | None = None) -> Callable[[F], F]:
+    """A subcommand of `group` with the location options, --json and clean errors."""
+
+    def decorate(func: F) -> F:
+        wrapped = json_option(_location(_errors(func)))
+        group.command(name)(wrapped)
+        return func
+
+    return decorate
+
+
+def open_store(project_dir: str | None, sessions_dir: str | None) -> store.Store:
+    env = get_env()
+    root = env.project_root(project_dir)
+    given = os.path.abspath(sessions_dir) if sessions_dir else None
+    directory = store.sessions_dir(root, env.environ, given)
+    if directory is None:
+        raise click.ClickException(
+            "no sessions directory: run inside a project (a git repository, or "
+            f"CLAUDE_PROJECT_DIR), or pass --sessions-dir DIR or set {store.ENV_VAR}"
+        )
+    return store.Store(directory)
+
+
+def view(doc: dict[str, Any], now: float) -> dict[str, Any]:
+    """The `--json` view of a work session that resume, status, switch and pause print."""
+    tokens = doc["tokens"]
+    return {
+        "session": doc,
+        "indicator": ws.indicator(doc),
+        "percent": round(ws.percent(tokens["current"], tokens["max"]), 1),
+        "duration_seconds": int(ws.elapsed(doc, now)),
+        "milestones_done": sum(1 for m in doc["milestones"] if m["completed"]),
+    }
+
+
+def change(s: store.Store, change: Callable[[dict[str, Any]], Any]) -> tuple[dict[str, Any], Any]:
+    """Apply `change` to the active work session under the lock; (document, its result)."""
+    result: list[Any] = []
+
+    def apply(doc: dict[str, Any]) -> bool:
+        result.append(change(doc))
+        return True
+
+    found = s.update_active(apply, get_env().now)
+    if found is None:
+        found = s.require_active()  # raises the "no active session" error
+    return found.doc, result[0] if result else None

@@ -1,0 +1,72 @@
+"""`agent-hooks session status | list | tokens | savings`: the read-only reports
+on work sessions (the texts are work_session_report's). None of them changes a
+file; each has `--json` with the same figures as its text.
+"""
+
+from __future__ import annotations
+
+import click
+
+from agent_hooks import work_session_report as ws_report
+from agent_hooks.cli._common import emit_json, get_env
+from agent_hooks.cli.session_command import command, open_store, view
+
+
+def status(project_dir: str | None, sessions_dir: str | None, as_json: bool) -> None:
+    """Show the active work session: indicator, duration, tokens, milestones, artifacts."""
+    env = get_env()
+    doc = open_store(project_dir, sessions_dir).require_active().doc
+    if as_json:
+        emit_json(view(doc, env.now))
+        return
+    click.echo(ws_report.status_text(doc, env.now))
+
+
+def list_(project_dir: str | None, sessions_dir: str | None, as_json: bool) -> None:
+    """List the live and archived work sessions with their ages."""
+    env = get_env()
+    s = open_store(project_dir, sessions_dir)
+    found, problems = s.all()
+    live = [ws_report.list_entry(f.doc, env.now, False) for f in found if not f.archived]
+    archived = [ws_report.list_entry(f.doc, env.now, True) for f in found if f.archived]
+    active_id = s.active_id()
+    for problem in problems:
+        click.echo(f"warning: not read: {problem}", err=True)
+    if as_json:
+        emit_json(
+            {
+                "directory": s.directory,
+                "active_session": active_id,
+                "live": live,
+                "archived": archived,
+                "problems": problems,
+            }
+        )
+        return
+    click.echo(ws_report.list_text(active_id, live, archived))
+
+
+def tokens(project_dir: str | None, sessions_dir: str | None, as_json: bool) -> None:
+    """The token report: main context used/max/remaining, each subagent, tokens saved."""
+    report = ws_report.token_report(open_store(project_dir, sessions_dir).require_active().doc)
+    if as_json:
+        emit_json(report)
+        return
+    click.echo(ws_report.tokens_text(report))
+
+
+def savings(project_dir: str | None, sessions_dir: str | None, as_json: bool) -> None:
+    """What isolating work in subagents saved, and whether it would fit without."""
+    report = ws_report.token_report(open_store(project_dir, sessions_dir).require_active().doc)
+    if as_json:
+        emit_json(report)
+        return
+    click.echo(ws_report.savings_text(report))
+
+
+def register(session: click.Group) -> None:
+    """Add the report commands to the `session` group."""
+    command(session)(status)
+    command(session, "list")(list_)
+    command(session)(tokens)
+    command(session)(savings)
