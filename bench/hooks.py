@@ -22,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -51,14 +52,21 @@ def payload_file(tmp: Path, name: str, project: Path, target: str | None = None)
 
 
 def compare(
-    python: str, cases: dict[str, tuple[list[str], Path]], env: dict[str, str], runs: int
+    python: str,
+    cases: dict[str, tuple[list[str], Path]],
+    env: dict[str, str],
+    runs: int,
+    prepare: dict[str, Callable[[int], object]] | None = None,
 ) -> dict[str, float]:
+    """Median ratio per case; `prepare[name](n)` runs (untimed) before run n of a case."""
     baseline = [python, "-I", "-S", "-c", "pass"]
     ratios: dict[str, list[float]] = {name: [] for name in cases}
     for cmd, stdin in cases.values():  # warm caches (.pyc, page cache)
         wall(cmd, stdin, env)
-    for _ in range(runs):
+    for n in range(runs):
         for name, (cmd, stdin) in cases.items():
+            if prepare and name in prepare:
+                prepare[name](n)
             base = wall(baseline, stdin, env)
             ratios[name].append(wall(cmd, stdin, env) / base)
     return {name: statistics.median(values) for name, values in ratios.items()}
@@ -100,7 +108,8 @@ def main() -> int:
         tmp = Path(tmpdir)
         project = tmp / "project"
         (project / ".git").mkdir(parents=True)
-        (project / "a.txt").write_text("alpha\nline two\n")
+        edited = project / "a.txt"
+        edited.write_text("alpha\nline two\n")
         env = {
             "HOME": str(tmp / "home"),
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
@@ -140,7 +149,9 @@ def main() -> int:
         print(
             f"python: {python} ({sys.version.split()[0]}); {args.runs} paired runs; ratio = hook / `python -I -S -c pass`"
         )
-        one = compare(python, cases, env, args.runs)
+        # A real edit changes the file each time, so PostToolUse has a new fingerprint to write.
+        edit = {"PostToolUse Edit": lambda n: edited.write_text(f"alpha {n}\nline two\n")}
+        one = compare(python, cases, env, args.runs, edit)
         for name, ratio in one.items():
             budget = " (budget 1.5x)" if name.startswith(("PreToolUse", "PostToolUse")) else ""
             print(f"  {name:<22} {ratio:5.2f}x{budget}")

@@ -12,10 +12,9 @@ words and compound heads, simple commands, redirections (`>`, `>>`, `>|`, `&>`,
 substitutions in every word (`$(...)`, backticks, `<(...)` and here-doc bodies'
 substitutions, analysed recursively). `cd`/`pushd`/`popd` are scoped to
 subshells, pipeline elements and `&`. Each simple command goes to
-`bash_dispatch` (wrappers, commands running commands), whose handlers know the
-commands: `bash_commands` (files they name), `bash_git`, `bash_programs` (code
-they run); words become paths in `bash_paths` (`~`, `$HOME`; unquoted globs as
-patterns, `glob=True`; the target invariants).
+`bash_commands` (wrappers, commands running commands, and what each known
+command writes or runs); words become options and paths in `bash_words` (`~`,
+`$HOME`; unquoted globs as patterns, `glob=True`; the target invariants).
 
 Reported in `opaque` instead (a reason each, not a target): interpreters running
 code (python -c, node x.js, perl -e, python reading stdin), scripts (`./x.sh`,
@@ -42,13 +41,18 @@ named above (not even `os`).
 
 from __future__ import annotations
 
-from agent_hooks.bash_dispatch import run_command
+from agent_hooks.bash_commands import run_command
 from agent_hooks.bash_lexer import Lexer, Redir, Word, add_reason
-from agent_hooks.bash_options import is_assignment
-from agent_hooks.bash_paths import BashTarget as BashTarget
-from agent_hooks.bash_paths import expand_braces, norm, unescape
-from agent_hooks.bash_state import MAX_DEPTH, ShellState
-from agent_hooks.bash_state import BashAnalysis as BashAnalysis
+from agent_hooks.bash_words import (
+    MAX_DEPTH,
+    ShellState,
+    expand_braces,
+    is_assignment,
+    norm,
+    unescape,
+)
+from agent_hooks.bash_words import BashAnalysis as BashAnalysis
+from agent_hooks.bash_words import BashTarget as BashTarget
 
 _SKIP_WORDS = frozenset(
     {"!", "{", "}", "if", "then", "elif", "else", "fi", "do", "done", "while", "until", "esac"}

@@ -202,8 +202,15 @@ def _reset_trail(doc: Doc, now: float) -> None:
     doc["session_start"] = int(now)
 
 
-def touch(doc: Doc, now: float) -> None:
+ACTIVITY_RESOLUTION = 60  # seconds: a tool call within a minute of the last needs no write
+
+
+def touch(doc: Doc, now: float, resolution: int = 0) -> bool:
+    """Move `last_activity` to `now`; True when it moved by at least `resolution` s."""
+    if now - doc["last_activity"] < resolution:
+        return False
     doc["last_activity"] = int(now)
+    return True
 
 
 def end_conversation(doc: Doc, now: float) -> None:

@@ -2,7 +2,8 @@
 
 Invariants: every update runs under the agent's lock (or, after the 5 s timeout,
 without it, logged); a corrupt file is quarantined and the agent learns of it at
-its next SessionStart through a notice; the result is always a complete document.
+its next SessionStart through a notice; the result is always a complete document;
+a `mutate` that returns False changed nothing worth a write, and none is made.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ if TYPE_CHECKING:
 
 def update(
     agent: identity.Agent,
-    mutate: Callable[[dict[str, Any]], None],
+    mutate: Callable[[dict[str, Any]], bool | None],
     now: float,
     log: Callable[[str], None],
 ) -> dict[str, Any]:
@@ -25,7 +26,7 @@ def update(
     storage.ensure_dir(agent.state_dir)
     result: dict[str, Any] = {}
 
-    def apply(loaded: storage.Loaded) -> dict[str, Any]:
+    def apply(loaded: storage.Loaded) -> dict[str, Any] | None:
         doc = state.normalize(loaded.doc, agent.name, now)
         if loaded.problem is not None:
             where = f"moved to {loaded.moved_to}" if loaded.moved_to else "left in place"
@@ -35,9 +36,9 @@ def update(
                 f"Your agent-hooks state file was not valid JSON ({loaded.problem}); "
                 f"it was {where} and a fresh state begun, so earlier trail entries are not in it.",
             )
-        mutate(doc)
+        changed = mutate(doc) is not False or loaded.doc is None or loaded.problem is not None
         result.update(doc)
-        return doc
+        return doc if changed else None
 
     if not storage.locked_update(agent.state_path, apply, now=now, durable=False):
         log(

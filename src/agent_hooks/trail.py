@@ -114,29 +114,36 @@ def record(
     found: list[tuple[str, str]],
     read_limit: int,
     workspaces: str | None = None,
-) -> None:
+) -> bool:
     """Add `found` to the document's trail lists and refresh their fingerprints;
-    paths under `workspaces` (a prefix ending in "/") go to `workspace_files`."""
+    paths under `workspaces` (a prefix ending in "/") go to `workspace_files`.
+    True when the document changed (a new path, or a file whose content moved)."""
     marks = doc["fingerprints"]
+    changed = False
     for field, path in found:
         if workspaces is not None and path.startswith(workspaces):
             if path not in doc[WORKSPACE]:
                 doc[WORKSPACE].append(path)
+                changed = True
             continue
         paths = doc[field]
         if path not in paths:
             paths.append(path)
+            changed = True
         mark = fingerprint(path)
-        if mark is not None:
+        if mark is not None and marks.get(path) != mark:
             marks[path] = mark
+            changed = True
     read = doc[READ]
     if len(read) > read_limit:
         dropped = read[: len(read) - read_limit]
         del read[: len(read) - read_limit]
+        changed = True
         kept = set(doc[CREATED]) | set(doc[MODIFIED])
         for path in dropped:
             if path not in kept:
                 marks.pop(path, None)
+    return changed
 
 
 _MERSENNE_61 = (1 << 61) - 1

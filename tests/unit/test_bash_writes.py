@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent_hooks.bash_paths import norm
+from agent_hooks.bash_words import norm
 from agent_hooks.bash_writes import BashTarget, analyze
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")

@@ -1,7 +1,8 @@
-"""One adapter per Claude Code hook event; each module's `main()` is an entry point.
+"""One adapter per Claude Code hook event; `main(argv)` runs the one `argv[0]` names.
 
 Adapters turn a payload into calls on the core and a decision into protocol
-output. They import only what their event needs (see tests/hooks/test_imports.py).
+output. Each imports only what its event needs (tests/hooks/test_imports.py); this
+package's `main` imports just the one adapter asked for.
 """
 
 EVENTS = {
@@ -14,3 +15,20 @@ EVENTS = {
     "SubagentStop": "subagent_stop",
     "StatusLine": "status_line",  # not a hook: Claude Code's statusLine command
 }
+
+
+def main(argv: list[str]) -> int:
+    """Run the adapter for the event `argv[0]`; exit status 0 whatever happens."""
+    import sys
+
+    event = argv[0] if argv else ""
+    if event not in EVENTS:
+        sys.stderr.write(f"agent-hooks: unknown hook event {event!r}; allowed\n")
+        return 0
+    try:
+        adapter = __import__(f"agent_hooks.hooks.{EVENTS[event]}", fromlist=["main"])
+        code: int = adapter.main()
+    except Exception as exc:  # an adapter that cannot even be imported: allow, say why
+        sys.stderr.write(f"agent-hooks: {event} hook could not run ({type(exc).__name__}: {exc}); allowed\n")
+        return 0
+    return code

@@ -48,9 +48,9 @@ def _record(
     agent = ctx.agent
     workspaces = trail.workspace_prefix(project)
 
-    def mutate(doc: dict[str, Any]) -> None:
-        trail.record(doc, found, limit, workspaces)
-        state.touch(doc, ctx.now)
+    def mutate(doc: dict[str, Any]) -> bool:
+        recorded = trail.record(doc, found, limit, workspaces)
+        return state.touch(doc, ctx.now, state.ACTIVITY_RESOLUTION) or recorded
 
     state_file.update(agent, mutate, ctx.now, ctx.log)
     if workspaces is not None and project is not None and tool == "Write":

@@ -132,6 +132,8 @@ def _check_bash(
         or strict_setting(ctx.environ, hot)
     ):
         return None
+    if not enforcement.bash_might_write(command):
+        return None  # nothing the parser could see: do not pay for loading it
     from agent_hooks import bash_writes  # only when someone else holds something
 
     analysis = bash_writes.analyze(command, ctx.cwd or project, ctx.environ.get("HOME"))

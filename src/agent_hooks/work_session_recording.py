@@ -1,0 +1,343 @@
+"""The work of keeping an active work session current, loaded by
+`work_session_hooks` only once a project has an active work session (its pointer
+file exists): artifacts, token figures from transcripts, subagents, warnings.
+
+Invariants (docs/adr/0009-work-sessions.md):
+
+* Only a work session whose status is active or blocked is updated; a paused
+  one is left alone (no artifacts, no figures) until it is resumed.
+* Figures are kept per conversation (`conversations[<session_id>]`): each
+  agent's own context, read incrementally from its own transcript. Tool calls
+  made inside a subagent (`agent_id` in the payload) never move the main
+  conversation's figures; the subagent's tokens arrive with SubagentStop.
+* The 80 % and 95 % warnings are told once each per conversation (a context
+  that falls back below a threshold, after a compaction, re-arms it); Stop
+  refreshes figures but never warns, so a crossing found at Stop is told at the
+  next tool call.
+* Every failure is logged through `ctx.log` and swallowed: these functions
+  never stop the adapter's own work (fail open).
+"""
+
+from __future__ import annotations
+
+from agent_hooks import posix_fs as fs
+from agent_hooks.work_session_hooks import LIVE, WORKSPACES, active_dir
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from _collections_abc import Callable, Mapping
+    from typing import Any
+
+    from agent_hooks.hook_runtime import HookContext
+
+
+def post_tool_use(
+    ctx: HookContext, agent_name: str | None, project: str | None, found: list[tuple[str, str]]
+) -> dict[str, Any] | None:
+    """Record created files as artifacts, refresh this conversation's figures,
+    and return `{"additionalContext", "systemMessage"}` when its context first
+    passes 80 % or 95 % of the budget; None otherwise."""
+    directory = active_dir(ctx.environ, project)
+    if directory is None:
+        return None
+    try:
+        return _post_tool_use(ctx, agent_name, project, found, directory)
+    except Exception as exc:
+        ctx.log(f"work session not updated: {type(exc).__name__}: {exc}")
+        return None
+
+
+def _post_tool_use(
+    ctx: HookContext,
+    agent_name: str | None,
+    project: str | None,
+    found: list[tuple[str, str]],
+    directory: str,
+) -> dict[str, Any] | None:
+    from agent_hooks import work_session as ws
+
+    payload = ctx.payload
+    agent = agent_name or "-"
+    subagent = payload.get("agent_type") if payload.get("agent_id") else None
+    created = _artifact_paths(found, project, directory)
+    launched = _launched_agent(payload)
+    told: list[tuple[str, str]] = []
+
+    def mutate(doc: dict[str, Any]) -> bool:
+        changed = False
+        for rel in created:
+            changed = (
+                ws.record_artifact(
+                    doc, rel, agent, ctx.now, subagent if isinstance(subagent, str) else None
+                )
+                or changed
+            )
+        if launched is not None:
+            record = ws.spawned_agent(doc, launched[0])
+            record["output_file"] = launched[1]
+            record["started"] = record["started"] or ws.iso(ctx.now)
+            changed = True
+        if payload.get("agent_id"):  # inside a subagent: not the main conversation's turn
+            return changed
+        entry, moved = _refresh(doc, ctx, agent)
+        if entry is None:
+            return changed
+        budget, current = doc["tokens"]["max"], entry["current"]
+        warned, fire = ws.due_warning(current, budget, entry["warned"])
+        if fire is not None:
+            told.append(ws.warning_texts(doc["session_id"], fire, current, budget))
+        if warned != entry["warned"]:
+            entry["warned"] = warned
+            changed = True
+        return changed or moved
+
+    if not _update(ctx, directory, mutate):
+        return None
+    if not told:
+        return None
+    model, user = told[0]
+    ctx.log(f"told the model: {user}")
+    return {"additionalContext": model, "systemMessage": user}
+
+
+def _artifact_paths(found: list[tuple[str, str]], project: str | None, directory: str) -> list[str]:
+    """Created files inside the project, relative to it, outside the sessions
+    directory and the workspaces."""
+    if not project:
+        return []
+    out = []
+    for field, path in found:
+        if field != "files_created" or path == project or not fs.is_within(path, project):
+            continue
+        if fs.is_within(path, directory) or fs.is_within(path, fs.join(project, WORKSPACES)):
+            continue
+        out.append(path[len(project.rstrip("/")) + 1 :])
+    return out
+
+
+def _launched_agent(payload: Mapping[str, Any]) -> tuple[str, str] | None:
+    """(agent id, output file) from PostToolUse of the Agent tool, when it has both."""
+    response = payload.get("tool_response")
+    if payload.get("tool_name") != "Agent" or not isinstance(response, dict):
+        return None
+    agent_id, output = response.get("agentId"), response.get("outputFile")
+    if isinstance(agent_id, str) and agent_id and isinstance(output, str) and output:
+        return agent_id, output
+    return None
+
+
+def _refresh(
+    doc: dict[str, Any], ctx: HookContext, agent: str
+) -> tuple[dict[str, Any] | None, bool]:
+    """Read this conversation's transcript from its stored offset and store the
+    figures. (The conversation's entry or None when there is no transcript to
+    read, whether anything was new.) An entry always has int `current` and a
+    list `warned`."""
+    from agent_hooks import transcript
+    from agent_hooks import work_session as ws
+
+    conversation = ctx.payload.get("session_id")
+    path = ctx.payload.get("transcript_path")
+    if (
+        not isinstance(conversation, str)
+        or not conversation
+        or not isinstance(path, str)
+        or not fs.isabs(path)
+    ):
+        return None, False
+    old = doc["conversations"].get(conversation)
+    cursor = transcript.advance(old, path)
+    if cursor is None:
+        return None, False
+    entry = dict(old or {})
+    moved = entry.get("agent") != agent or any(entry.get(k) != v for k, v in cursor.items())
+    entry.update(cursor)
+    entry["agent"] = agent
+    warned = entry.get("warned")
+    thresholds = (ws.WARN_PERCENT, ws.CRITICAL_PERCENT)
+    entry["warned"] = [t for t in warned if t in thresholds] if isinstance(warned, list) else []
+    if moved:
+        ws.apply_figures(doc, conversation, entry, ctx.now)
+    else:
+        doc["conversations"][conversation] = entry
+    return entry, moved
+
+
+def _update(ctx: HookContext, directory: str, mutate: Callable[[dict[str, Any]], bool]) -> bool:
+    """Run `mutate` on the active work session under the lock; False (logged) on failure."""
+    from agent_hooks import work_session as ws
+    from agent_hooks import work_session_store as store
+
+    try:
+        return (
+            store.Store(directory, durable=False).update_active(mutate, ctx.now, statuses=LIVE)
+            is not None
+        )
+    except (ws.WorkSessionError, OSError) as exc:
+        ctx.log(f"work session in {directory} not updated: {exc}")
+        return False
+
+
+def _agent_label(ctx: HookContext) -> str:
+    try:
+        return ctx.agent.name or "-"
+    except ValueError:  # IdentityError: a bad AGENT_NAME is only a label here
+        return "-"
+
+
+def subagent_start(ctx: HookContext, project: str | None) -> None:
+    """Record a subagent in `agents_spawned` when it starts."""
+    directory = active_dir(ctx.environ, project)
+    agent_id = ctx.payload.get("agent_id")
+    if directory is None or not isinstance(agent_id, str) or not agent_id:
+        return
+    from agent_hooks import work_session as ws
+
+    kind = ctx.payload.get("agent_type")
+    parent = _agent_label(ctx)
+
+    def mutate(doc: dict[str, Any]) -> bool:
+        record = ws.spawned_agent(doc, agent_id)
+        record["type"] = kind if isinstance(kind, str) and kind else record["type"]
+        record["started"] = record["started"] or ws.iso(ctx.now)
+        record["agent"] = parent
+        record["conversation"] = ctx.payload.get("session_id")
+        return True
+
+    try:
+        _update(ctx, directory, mutate)
+    except Exception as exc:
+        ctx.log(f"work session not updated at SubagentStart: {type(exc).__name__}: {exc}")
+
+
+def subagent_stop(ctx: HookContext, project: str | None) -> None:
+    """Record a subagent's end and the tokens its own transcript shows it used."""
+    directory = active_dir(ctx.environ, project)
+    agent_id = ctx.payload.get("agent_id")
+    if directory is None or not isinstance(agent_id, str) or not agent_id:
+        return
+    try:
+        _subagent_stop(ctx, directory, agent_id)
+    except Exception as exc:
+        ctx.log(f"work session not updated at SubagentStop: {type(exc).__name__}: {exc}")
+
+
+def _subagent_stop(ctx: HookContext, directory: str, agent_id: str) -> None:
+    from agent_hooks import transcript
+    from agent_hooks import work_session as ws
+
+    path = ctx.payload.get("agent_transcript_path")
+    main = ctx.payload.get("transcript_path")
+    if not (isinstance(path, str) and fs.isabs(path)):
+        path = transcript.subagent_transcript(main, agent_id) if isinstance(main, str) else None
+    used = _settled_tokens(path) if path else None  # read before taking the lock
+    if used is None:
+        ctx.log(
+            f"subagent {agent_id}: transcript {path or '(not found)'} unreadable; "
+            "tokens not counted"
+        )
+    kind = ctx.payload.get("agent_type")
+    if not (isinstance(kind, str) and kind) and path:
+        kind = transcript.subagent_type(path)
+
+    def mutate(doc: dict[str, Any]) -> bool:
+        record = ws.spawned_agent(doc, agent_id)
+        record["type"] = kind if isinstance(kind, str) and kind else record["type"]
+        record["output_file"] = record["output_file"] or path
+        record.setdefault("agent", _agent_label(ctx))
+        ws.finish_agent(doc, agent_id, used if used is not None else record["tokens_used"], ctx.now)
+        return True
+
+    _update(ctx, directory, mutate)
+
+
+SETTLE_WAIT = 1.0  # seconds a SubagentStop waits for the transcript's last usage line
+
+
+def _settled_tokens(path: str) -> int | None:
+    """The subagent's tokens, waiting briefly for its final usage line: the
+    client may fire SubagentStop tens of ms before it writes that line."""
+    import time
+
+    from agent_hooks import transcript
+
+    deadline = time.monotonic() + SETTLE_WAIT
+    used = transcript.subagent_tokens(path)
+    while used == 0 and time.monotonic() < deadline:
+        time.sleep(0.05)
+        used = transcript.subagent_tokens(path)
+    return used
+
+
+def _settle_subagents(doc: dict[str, Any], now: float) -> bool:
+    """Recount finished subagents recorded with 0 tokens (their transcript was
+    not complete at SubagentStop); True when a figure changed."""
+    from agent_hooks import transcript
+    from agent_hooks import work_session as ws
+
+    changed = False
+    for record in doc.get("agents_spawned", []):
+        path = record.get("output_file")
+        if record.get("completed") and not record.get("tokens_used") and isinstance(path, str):
+            used = transcript.subagent_tokens(path) if path.endswith(".jsonl") else None
+            if used:
+                ws.finish_agent(doc, record["id"], used, now)
+                changed = True
+    return changed
+
+
+def stop(ctx: HookContext, project: str | None) -> None:
+    """Refresh this conversation's figures at the end of a turn (never warns),
+    and settle subagent counts SubagentStop could not read yet."""
+    directory = active_dir(ctx.environ, project)
+    if directory is None or ctx.payload.get("agent_id"):
+        return
+    agent = _agent_label(ctx)
+
+    def mutate(doc: dict[str, Any]) -> bool:
+        settled = _settle_subagents(doc, ctx.now)
+        return _refresh(doc, ctx, agent)[1] or settled
+
+    try:
+        _update(ctx, directory, mutate)
+    except Exception as exc:
+        ctx.log(f"work session not updated at Stop: {type(exc).__name__}: {exc}")
+
+
+def session_start_lines(
+    project: str | None, now: float, environ: Mapping[str, str] | None = None
+) -> list[str]:
+    """One or two lines on the active work session for the SessionStart context."""
+    directory = active_dir(environ or {}, project)
+    if directory is None:
+        return []
+    from agent_hooks import work_session as ws
+    from agent_hooks import work_session_store as store
+
+    try:
+        found = store.Store(directory).active()
+    except (ws.WorkSessionError, OSError) as exc:
+        return [f"Work session: the active work session in {directory} cannot be read: {exc}"]
+    if found is None or found.archived:
+        return []
+    doc = found.doc
+    tokens = doc["tokens"]
+    if doc["status"] == "paused":
+        return [
+            f"Work session {doc['session_id']} {ws.PAUSED} is paused; "
+            "`agent-hooks session resume` continues it."
+        ]
+    done = sum(1 for m in doc["milestones"] if m["completed"])
+    share = ws.pct_text(ws.percent(tokens["current"], tokens["max"]))
+    lines = [
+        f"Work session {doc['session_id']} {ws.indicator(doc)} ({doc['status']}): "
+        f"{done}/{len(doc['milestones'])} milestones done, {len(doc['artifacts'])} artifacts, "
+        f"last measured context {tokens['current']:,}/{tokens['max']:,} tokens ({share}). "
+        "`agent-hooks session resume` shows its summary; record progress with "
+        "`agent-hooks session milestone done NAME` and `agent-hooks session summary TEXT`."
+    ]
+    summary = doc["context_summary"].strip()
+    if summary:
+        first = summary.splitlines()[0]
+        lines.append("Last context: " + (first[:200] + "…" if len(first) > 200 else first))
+    return lines
