@@ -12,10 +12,8 @@ try:
     from posix import stat
 
     _src = (__file__.rpartition("/")[0] or ".") + "/../src"
-    _site = "%s/lib/python%d.%d/site-packages" % (
-        sys.executable.rpartition("/")[0].rpartition("/")[0],
-        *sys.version_info[:2],
-    )
+    _venv = sys.executable.rpartition("/")[0].rpartition("/")[0]
+    _site = f"{_venv}/lib/python{sys.version_info[0]}.{sys.version_info[1]}/site-packages"
     try:
         stat(_src + "/agent_hooks/__init__.py")
         sys.path[:0] = [_src]

@@ -7,10 +7,11 @@ Invariants:
   do, and an agent never blocks itself. Every blocking holder is named.
 * A target is resolved (symlinks included) before it is compared: editing a
   symlink to a reserved file is editing the reserved file. The reservations that
-  apply are those of the project the *target* lies in (the git top level above
-  it, else the agent's own project if it lies inside that), so an agent started
-  elsewhere cannot walk around a project's reservations; a target in no project
-  is not subject to any.
+  apply are those of every project the *target* lies in: the git top level above
+  it (so an agent started elsewhere cannot walk around a project's reservations)
+  and the agent's own project when the target lies inside it (so a nested
+  repository, e.g. a submodule, does not hide its parent's reservations); a
+  target in no project is not subject to any.
 * Strict mode additionally requires a live reservation of the agent's own
   covering the target, and then names the exact `agent-hooks reserve` command.
 
@@ -33,45 +34,49 @@ if TYPE_CHECKING:
 _GLOB_CHARS = "*?["
 
 
-def _place(resolved: str, fallback_root: str | None) -> tuple[str, str] | None:
-    root = identity.git_top_level(fs.dirname(resolved), resolved=True)
-    if root is None and fallback_root is not None and fs.is_within(resolved, fallback_root):
-        root = fallback_root
-    if root is None or resolved == root:
-        return None
-    return root, resolved[len(root.rstrip("/")) + 1 :]
+Place = tuple[str, str]  # (project root, path relative to it; "" = the whole project)
 
 
-def locate(path: str, cwd: str | None, fallback_root: str | None) -> tuple[str, str] | None:
-    """(project root, path relative to it) for an edit target, symlinks resolved;
-    None when the target lies in no project."""
-    base = cwd or fallback_root or "/"
-    return _place(fs.realpath(path if fs.isabs(path) else fs.join(base, path)), fallback_root)
+def _places(resolved: str, agent_root: str | None) -> list[Place]:
+    roots = []
+    top = identity.git_top_level(fs.dirname(resolved), resolved=True)
+    if top is not None:
+        roots.append(top)
+    if agent_root is not None and agent_root != top and fs.is_within(resolved, agent_root):
+        roots.append(agent_root)
+    return [(root, resolved[len(root.rstrip("/")) + 1 :]) for root in roots if resolved != root]
 
 
-def locate_write(path: str, agent_root: str | None) -> tuple[str, str] | None:
+def locate(path: str, cwd: str | None, agent_root: str | None) -> list[Place]:
+    """Every (project root, relative path) whose reservations apply to an edit
+    target, symlinks resolved; empty when the target lies in no project."""
+    base = cwd or agent_root or "/"
+    return _places(fs.realpath(path if fs.isabs(path) else fs.join(base, path)), agent_root)
+
+
+def locate_write(path: str, agent_root: str | None) -> list[Place]:
     """Like `locate` for a Bash target, which may be a directory: a project root,
     or a directory above the agent's project (`rm -rf ..`), is the whole project,
-    returned with the relative path ""."""
+    with the relative path ""."""
     resolved = fs.realpath(path)
     if agent_root is not None and fs.is_within(agent_root, resolved):
-        return agent_root, ""
+        return [(agent_root, "")]
     if identity.git_top_level(resolved, resolved=True) == resolved:
-        return resolved, ""
-    return _place(resolved, agent_root)
+        return [(resolved, "")]
+    return _places(resolved, agent_root)
 
 
-def locate_glob(path: str, fallback_root: str | None) -> tuple[str, str] | None:
+def locate_glob(path: str, agent_root: str | None) -> list[Place]:
     """Like `locate` for an absolute shell glob: resolve the literal directories
     before the first wildcard segment, keep the rest as written."""
     parts = path.split("/")
     first_glob = next(i for i, part in enumerate(parts) if any(c in part for c in _GLOB_CHARS))
     base = fs.realpath("/".join(parts[:first_glob]) or "/")
-    place = _place(fs.join(base, "_"), fallback_root)
-    if place is None:
-        return None
-    root, rel_base = place
-    return root, fs.join(fs.dirname(rel_base), "/".join(parts[first_glob:])).lstrip("/")
+    rest = "/".join(parts[first_glob:])
+    return [
+        (root, fs.join(fs.dirname(rel_base), rest).lstrip("/"))
+        for root, rel_base in _places(fs.join(base, "_"), agent_root)
+    ]
 
 
 def _blocking(

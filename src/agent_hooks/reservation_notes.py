@@ -78,10 +78,10 @@ def bash_changed_held_files(
     write (the client also reports concurrent changes by others as the command's)."""
     notes = []
     for path in changed:
-        place = enforcement.locate(path, None, project)
-        if place is None or place[0] != project:
+        rels = [rel for root, rel in enforcement.locate(path, None, project) if root == project]
+        if not rels:
             continue
-        rel = place[1]
+        rel = rels[0]
         holders = enforcement.blocking_edit(hot, rel, me, now)
         holders = [
             rec for rec in holders if not _holder_wrote_it(state_dir, rec[index.AGENT], path, now)

@@ -66,43 +66,14 @@ def check(paths: tuple[str, ...], project: str | None, as_json: bool) -> None:
         cwd if cwd == root or cwd.startswith(root.rstrip("/") + "/") else root
     )  # as `reserve` reads it
     for path in paths:
-        place = enforcement.locate(path, base, root)
-        if place is None:
+        places = enforcement.locate(path, base, root)
+        if not places:
             results.append({"path": path, "allowed": True, "why": "in no project"})
             continue
-        target_root, rel = place
-        hot = index.load_hot(env.state_dir, target_root)
-        holders = enforcement.blocking_edit(hot, rel, me, env.now) if hot is not None else []
-        if holders:
-            held = [index.as_dict(rec) for rec in holders]
-            results.append(
-                {
-                    "path": rel,
-                    "project_root": target_root,
-                    "allowed": False,
-                    "held_by": [
-                        {
-                            "agent": h["agent"],
-                            "pattern": h["pattern"],
-                            "reason": h["reason"],
-                            "until": until(h),
-                            "minutes_left": reservation.minutes_left(h, env.now),
-                        }
-                        for h in held
-                    ],
-                }
-            )
-        elif hot is not None and hot.strict and not enforcement.owns(hot, rel, me, env.now):
-            results.append(
-                {
-                    "path": rel,
-                    "project_root": target_root,
-                    "allowed": False,
-                    "why": "strict mode: not reserved by you",
-                }
-            )
-        else:
-            results.append({"path": rel, "project_root": target_root, "allowed": True})
+        verdicts = [
+            _verdict(env.state_dir, target_root, rel, me, env.now) for target_root, rel in places
+        ]
+        results.append(next((v for v in verdicts if not v["allowed"]), verdicts[0]))
     if as_json:
         emit_json(results)
     else:
@@ -122,6 +93,29 @@ def check(paths: tuple[str, ...], project: str | None, as_json: bool) -> None:
                 click.echo(f"denied   {item['path']}: {item['why']}")
     if not all(item["allowed"] for item in results):
         raise SystemExit(1)
+
+
+def _verdict(state_dir: str, root: str, rel: str, me: str | None, now: float) -> dict[str, Any]:
+    """Would `me`'s edit of `rel` in project `root` pass, and if not, why."""
+    hot = index.load_hot(state_dir, root)
+    verdict: dict[str, Any] = {"path": rel, "project_root": root, "allowed": True}
+    holders = enforcement.blocking_edit(hot, rel, me, now) if hot is not None else []
+    if holders:
+        verdict["allowed"] = False
+        verdict["held_by"] = [
+            {
+                "agent": h["agent"],
+                "pattern": h["pattern"],
+                "reason": h["reason"],
+                "until": until(h),
+                "minutes_left": reservation.minutes_left(h, now),
+            }
+            for h in (index.as_dict(rec) for rec in holders)
+        ]
+    elif hot is not None and hot.strict and not enforcement.owns(hot, rel, me, now):
+        verdict["allowed"] = False
+        verdict["why"] = "strict mode: not reserved by you"
+    return verdict
 
 
 def register(group: click.Group) -> None:

@@ -29,6 +29,8 @@ def main(argv: list[str]) -> int:
         adapter = __import__(f"agent_hooks.hooks.{EVENTS[event]}", fromlist=["main"])
         code: int = adapter.main()
     except Exception as exc:  # an adapter that cannot even be imported: allow, say why
-        sys.stderr.write(f"agent-hooks: {event} hook could not run ({type(exc).__name__}: {exc}); allowed\n")
+        sys.stderr.write(
+            f"agent-hooks: {event} hook could not run ({type(exc).__name__}: {exc}); allowed\n"
+        )
         return 0
     return code

@@ -99,17 +99,14 @@ def _check_edit(
 ) -> str | None:
     if not isinstance(target, str) or not target:
         return None
-    place = enforcement.locate(target, ctx.cwd, project)
-    if place is None:
-        return None
-    root, rel = place
-    hot = indexes.get(root)
-    if hot is not None:
-        holders = enforcement.blocking_edit(hot, rel, me, ctx.now)
-        if holders:
-            return enforcement.deny_message(rel, holders, ctx.now)
-    if strict_setting(ctx.environ, hot) and not enforcement.owns(hot, rel, me, ctx.now):
-        return enforcement.strict_message(rel)
+    for root, rel in enforcement.locate(target, ctx.cwd, project):
+        hot = indexes.get(root)
+        if hot is not None:
+            holders = enforcement.blocking_edit(hot, rel, me, ctx.now)
+            if holders:
+                return enforcement.deny_message(rel, holders, ctx.now)
+        if strict_setting(ctx.environ, hot) and not enforcement.owns(hot, rel, me, ctx.now):
+            return enforcement.strict_message(rel)
     return None
 
 
@@ -139,27 +136,37 @@ def _check_bash(
     analysis = bash_writes.analyze(command, ctx.cwd or project, ctx.environ.get("HOME"))
     for target in analysis.targets:
         if target.glob:
-            place = enforcement.locate_glob(target.path, project)
+            places = enforcement.locate_glob(target.path, project)
         else:
-            place = enforcement.locate_write(target.path, project)
-        if place is None:
-            continue
-        root, rel = place
-        target_hot = indexes.get(root)
-        compiled = _compile_target(rel, target.glob)
-        holders = (
-            enforcement.blocking_write(target_hot, compiled, me, ctx.now) if target_hot else []
+            places = enforcement.locate_write(target.path, project)
+        for root, rel in places:
+            reason = _check_target(ctx, indexes, me, root, rel, target.glob)
+            if reason is not None:
+                return reason
+    return None
+
+
+def _check_target(
+    ctx: hook_runtime.HookContext,
+    indexes: _Indexes,
+    me: str | None,
+    root: str,
+    rel: str,
+    glob: bool,
+) -> str | None:
+    """Why one Bash target (a path, or "" for the whole project) may not be written."""
+    hot = indexes.get(root)
+    holders = (
+        enforcement.blocking_write(hot, _compile_target(rel, glob), me, ctx.now) if hot else []
+    )
+    if holders:
+        shown = rel or "the whole project"
+        return enforcement.deny_message(shown, holders, ctx.now).replace(
+            "Do not edit it now.", f"This Bash command would write {shown}; do not run it now.", 1
         )
-        if holders:
-            shown = rel or "the whole project"
-            return enforcement.deny_message(shown, holders, ctx.now).replace(
-                "Do not edit it now.",
-                f"This Bash command would write {shown}; do not run it now.",
-                1,
-            )
-        strict = strict_setting(ctx.environ, target_hot)
-        if strict and not target.glob and not enforcement.owns(target_hot, rel, me, ctx.now):
-            return enforcement.strict_message(rel)
+    strict = strict_setting(ctx.environ, hot)
+    if strict and rel and not glob and not enforcement.owns(hot, rel, me, ctx.now):
+        return enforcement.strict_message(rel)
     return None
 
 
