@@ -60,6 +60,24 @@ def json_option(func: F) -> F:
     return click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")(func)
 
 
+project_option = click.option(
+    "--project",
+    metavar="DIR",
+    help="The project (default: CLAUDE_PROJECT_DIR, else the git top level of the working "
+    "directory).",
+)
+
+
+def require_project(env: Env, given: str | None) -> str:
+    """The project a command works on, or a one-line error when there is none."""
+    root = env.project_root(given)
+    if root is None:
+        raise click.ClickException(
+            "not inside a project: run in a git repository or pass --project DIR"
+        )
+    return root
+
+
 def emit_json(data: object) -> None:
     click.echo(orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode())
 

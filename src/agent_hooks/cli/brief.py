@@ -10,8 +10,14 @@ from typing import Any
 import click
 
 from agent_hooks import briefing, briefing_store, identity
-from agent_hooks.cli._common import Env, emit_json, get_env, json_option
-from agent_hooks.cli.context import project_option, require_project
+from agent_hooks.cli._common import (
+    Env,
+    emit_json,
+    get_env,
+    json_option,
+    project_option,
+    require_project,
+)
 
 agent_option = click.option(
     "--agent", "agent_name", metavar="NAME", help="Another agent's briefing (default: AGENT_NAME)."

@@ -10,25 +10,16 @@ from typing import Any
 import click
 
 from agent_hooks import state_file, workspace, workspace_manifest, workspace_store
-from agent_hooks.cli._common import Env, emit_json, get_env, json_option
-
-MAX_BODY = 1 << 20
-
-project_option = click.option(
-    "--project",
-    metavar="DIR",
-    help="The project (default: CLAUDE_PROJECT_DIR, else the git top level of the working "
-    "directory).",
+from agent_hooks.cli._common import (
+    Env,
+    emit_json,
+    get_env,
+    json_option,
+    project_option,
+    require_project,
 )
 
-
-def require_project(env: Env, given: str | None) -> str:
-    root = env.project_root(given)
-    if root is None:
-        raise click.ClickException(
-            "not inside a project: run in a git repository or pass --project DIR"
-        )
-    return root
+MAX_BODY = 1 << 20
 
 
 def current_workspace(env: Env, project: str) -> workspace_store.Workspace | None:

@@ -8,8 +8,8 @@ import click
 
 from agent_hooks import enforcement, reservation, reservation_store
 from agent_hooks import reservation_index as index
-from agent_hooks.cli._common import emit_json, get_env, json_option
-from agent_hooks.cli.reserve import project_option, public, require_project, until
+from agent_hooks.cli._common import emit_json, get_env, json_option, project_option, require_project
+from agent_hooks.cli.reserve import public, until
 
 
 @click.command()

@@ -8,22 +8,7 @@ from typing import Any
 import click
 
 from agent_hooks import pattern, pattern_text, reservation, reservation_store
-from agent_hooks.cli._common import Env, emit_json, get_env, json_option
-
-project_option = click.option(
-    "--project",
-    metavar="DIR",
-    help="The project (default: CLAUDE_PROJECT_DIR, else the git top level of the working directory).",
-)
-
-
-def require_project(env: Env, given: str | None) -> str:
-    root = env.project_root(given)
-    if root is None:
-        raise click.ClickException(
-            "not inside a project: run in a git repository or pass --project DIR"
-        )
-    return root
+from agent_hooks.cli._common import emit_json, get_env, json_option, project_option, require_project
 
 
 def until(res: dict[str, Any]) -> str:

@@ -8,13 +8,8 @@ from typing import Any
 import click
 
 from agent_hooks import state_file, workspace_cleanup, workspace_manifest, workspace_store
-from agent_hooks.cli._common import emit_json, get_env, json_option
-from agent_hooks.cli.context import (
-    current_workspace,
-    project_option,
-    require_current,
-    require_project,
-)
+from agent_hooks.cli._common import emit_json, get_env, json_option, project_option, require_project
+from agent_hooks.cli.context import current_workspace, require_current
 
 
 @click.group("workspace")
