@@ -4,8 +4,9 @@ Layout: `<state dir>/agent-hooks/projects/<name>-<hash>/` holding
 `reservations.json` (the truth: every reservation of the project, JSON, written
 atomically and durably under `reservations.json.lock`) and `reservations.cache`
 (a `marshal` snapshot of the same, grouped by each pattern's leading literal
-directory, so a check loads only compact tuples and matches only the patterns
-that can apply — docs/adr/0006-reservations.md).
+directory, each group marshalled on its own, so a check decodes only the compact
+tuples of the groups that can apply and matches only those patterns —
+docs/adr/0006-reservations.md).
 
 Invariants:
 
@@ -37,7 +38,7 @@ if TYPE_CHECKING:
 
 TRUTH = "reservations.json"
 CACHE = "reservations.cache"
-_CACHE_VERSION = 1
+_CACHE_VERSION = 2  # 2: each group marshalled on its own, decoded only when asked for
 _GLOB_GROUP = ""
 
 # A cached record: (agent, exclusive, expires_at, compiled, id, pattern, reason)
@@ -67,13 +68,15 @@ def _stat_key(path: str) -> tuple[int, int, int] | None:
 
 class HotIndex:
     """What a check needs: records grouped by leading directory, each agent's
-    latest exclusive expiry, and the project's strict-mode setting."""
+    latest exclusive expiry, and the project's strict-mode setting. A group read
+    from the cache stays marshalled bytes until a check asks for it, so a check
+    decodes the one or two groups that can apply, not the whole project."""
 
     __slots__ = ("exclusive_until", "groups", "strict")
 
     def __init__(
         self,
-        groups: dict[str, list[tuple[Any, ...]]],
+        groups: dict[str, list[tuple[Any, ...]] | bytes],
         exclusive_until: dict[str | None, float],
         strict: bool,
     ) -> None:
@@ -84,12 +87,18 @@ class HotIndex:
     def others_hold_exclusive(self, me: str | None, now: float) -> bool:
         return any(agent != me and until > now for agent, until in self.exclusive_until.items())
 
+    def group(self, key: str) -> list[tuple[Any, ...]]:
+        records = self.groups.get(key, [])
+        if isinstance(records, bytes):
+            records = self.groups[key] = marshal.loads(records)
+        return records
+
     def candidates(self, first_segment: str | None) -> list[tuple[Any, ...]]:
         """Records whose pattern could match a path starting with `first_segment`
         (None: any path, e.g. a target that is itself a glob)."""
         if first_segment is None:
-            return [rec for group in self.groups.values() for rec in group]
-        return self.groups.get(first_segment, []) + self.groups.get(_GLOB_GROUP, [])
+            return [rec for key in list(self.groups) for rec in self.group(key)]
+        return self.group(first_segment) + self.group(_GLOB_GROUP)
 
 
 def _first_literal(compiled: list[Any]) -> str | None:
@@ -99,7 +108,7 @@ def _first_literal(compiled: list[Any]) -> str | None:
 
 
 def build_hot(doc: dict[str, Any]) -> HotIndex:
-    groups: dict[str, list[tuple[Any, ...]]] = {}
+    groups: dict[str, list[tuple[Any, ...]] | bytes] = {}
     until: dict[str | None, float] = {}
     for res in doc.get("reservations", []):
         exclusive = res.get("mode") != "shared"
@@ -113,7 +122,9 @@ def build_hot(doc: dict[str, Any]) -> HotIndex:
             res.get("reason", ""),
         )
         key = _first_literal(res["compiled"])
-        groups.setdefault(_GLOB_GROUP if key is None else key, []).append(record)
+        group = groups.setdefault(_GLOB_GROUP if key is None else key, [])
+        assert isinstance(group, list)
+        group.append(record)
         if exclusive:
             until[res.get("agent")] = max(until.get(res.get("agent"), 0.0), record[EXPIRES])
     return HotIndex(groups, until, doc.get("strict") is True)
@@ -156,7 +167,7 @@ def write(directory: str, doc: dict[str, Any]) -> None:
         key,
         hot.strict,
         hot.exclusive_until,
-        hot.groups,
+        {key: marshal.dumps(records) for key, records in hot.groups.items()},
     )
     storage.write_bytes_atomic(fs.join(directory, CACHE), marshal.dumps(snapshot), durable=False)
 
