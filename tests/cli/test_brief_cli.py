@@ -4,43 +4,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
-import click
 import pytest
-from click.testing import CliRunner, Result
+from cli_harness import AGENT, NOW, Cli
 
 from agent_hooks.cli import brief
-from agent_hooks.cli._common import Env
-
-NOW = 1_800_000_000.0
-AGENT = "proj__cc_1"
-
-
-class Cli:
-    def __init__(self, home: Path, project: Path) -> None:
-        self.home = home
-        self.project = project
-        self.group = click.Group("agent-hooks")
-        brief.register(self.group)
-
-    def __call__(self, *args: str, agent: str = AGENT, now: float = NOW) -> Result:
-        environ = {
-            "HOME": str(self.home),
-            "CLAUDE_PROJECT_DIR": str(self.project),
-            "AGENT_NAME": agent,
-        }
-        return CliRunner().invoke(self.group, list(args), obj=Env(environ=environ, now=now))
-
-    def ok(self, *args: str, **kw: Any) -> Result:
-        result = self(*args, **kw)
-        assert result.exit_code == 0, (result.output, result.exception)
-        return result
 
 
 @pytest.fixture
 def cli(home: Path, project: Path) -> Cli:
-    return Cli(home, project)
+    return Cli(home, project, brief)
 
 
 def test_record_and_show_a_briefing(cli: Cli) -> None:

@@ -5,68 +5,18 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
-import click
 import pytest
-from click.testing import CliRunner, Result
+from cli_harness import AGENT, NOW, Cli
+from click.testing import Result
 
-from agent_hooks import identity, state, state_file, workspace_store
+from agent_hooks import workspace_store
 from agent_hooks.cli import context, workspace
-from agent_hooks.cli._common import Env
-
-NOW = 1_800_000_000.0
-AGENT = "proj__cc_1"
-
-
-def group() -> click.Group:
-    main = click.Group("agent-hooks")
-    context.register(main)
-    workspace.register(main)
-    return main
-
-
-class Cli:
-    def __init__(self, home: Path, project: Path) -> None:
-        self.home = home
-        self.project = project
-
-    def __call__(
-        self, *args: str, agent: str | None = AGENT, now: float = NOW, input: str | None = None
-    ) -> Result:
-        environ = {"HOME": str(self.home), "CLAUDE_PROJECT_DIR": str(self.project)}
-        if agent is not None:
-            environ["AGENT_NAME"] = agent
-        return CliRunner().invoke(
-            group(), list(args), obj=Env(environ=environ, now=now), input=input
-        )
-
-    def ok(self, *args: str, **kw: Any) -> Result:
-        result = self(*args, **kw)
-        assert result.exit_code == 0, (result.output, result.exception)
-        return result
-
-    def begin(self, conversation: str, agent: str = AGENT) -> None:
-        """What SessionStart does: the agent's state names its current conversation."""
-        who = identity.Agent(agent, str(self.home / ".claude"))
-        state_file.update(
-            who,
-            lambda d: state.begin_conversation(
-                d,
-                conversation_id=conversation,
-                source="startup",
-                project_root=str(self.project),
-                pid=None,
-                now=NOW,
-            ),
-            NOW,
-            print,
-        )
 
 
 @pytest.fixture
 def cli(home: Path, project: Path) -> Cli:
-    runner = Cli(home, project)
+    runner = Cli(home, project, context, workspace)
     runner.begin("conv-1")
     return runner
 
@@ -266,8 +216,5 @@ def test_help_and_outside_a_project(cli: Cli, home: Path) -> None:
     for sub in ("add", "find", "list", "rm"):
         result = cli.ok("context", sub, "--help")
         assert "--json" in result.output
-    environ = {"HOME": str(home), "AGENT_NAME": AGENT, "CLAUDE_PROJECT_DIR": ""}
-    result = CliRunner().invoke(
-        group(), ["context", "list", "--project", "/nonexistent"], obj=Env(environ=environ, now=NOW)
-    )
+    result = cli("context", "list", "--project", "/nonexistent", env={"CLAUDE_PROJECT_DIR": ""})
     assert result.exit_code == 1 and "not a directory" in result.output

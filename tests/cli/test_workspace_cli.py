@@ -7,65 +7,18 @@ import os
 from pathlib import Path
 from typing import Any
 
-import click
 import pytest
-from click.testing import CliRunner, Result
+from cli_harness import NOW, Cli
 
-from agent_hooks import identity, state, state_file, trail, workspace_store
+from agent_hooks import state_file, trail, workspace_store
 from agent_hooks.cli import context, freshness, workspace
-from agent_hooks.cli._common import Env
 
-NOW = 1_800_000_000.0
 DAY = 86400
-AGENT = "proj__cc_1"
-
-
-class Cli:
-    def __init__(self, home: Path, project: Path) -> None:
-        self.home = home
-        self.project = project
-        self.group = click.Group("agent-hooks")
-        for module in (context, workspace, freshness):
-            module.register(self.group)
-
-    def __call__(
-        self, *args: str, agent: str = AGENT, now: float = NOW, env: dict[str, str] | None = None
-    ) -> Result:
-        environ = {
-            "HOME": str(self.home),
-            "CLAUDE_PROJECT_DIR": str(self.project),
-            "AGENT_NAME": agent,
-            **(env or {}),
-        }
-        return CliRunner().invoke(self.group, list(args), obj=Env(environ=environ, now=now))
-
-    def ok(self, *args: str, **kw: Any) -> Result:
-        result = self(*args, **kw)
-        assert result.exit_code == 0, (result.output, result.exception)
-        return result
-
-    def agent(self, name: str = AGENT) -> identity.Agent:
-        return identity.Agent(name, str(self.home / ".claude"))
-
-    def begin(self, conversation: str, agent: str = AGENT) -> None:
-        state_file.update(
-            self.agent(agent),
-            lambda d: state.begin_conversation(
-                d,
-                conversation_id=conversation,
-                source="startup",
-                project_root=str(self.project),
-                pid=None,
-                now=NOW,
-            ),
-            NOW,
-            print,
-        )
 
 
 @pytest.fixture
 def cli(home: Path, project: Path) -> Cli:
-    runner = Cli(home, project)
+    runner = Cli(home, project, context, workspace, freshness)
     runner.begin("conv-1")
     return runner
 

@@ -1,0 +1,67 @@
+"""Running click commands as `agent-hooks` would, for the CLI tests: a group holding
+the command modules under test, with HOME, AGENT_NAME, the project and the clock
+given through `Env`, and SessionStart's effect on the agent's state (`begin`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import click
+from click.testing import CliRunner, Result
+
+from agent_hooks import identity, state, state_file
+from agent_hooks.cli._common import Env
+
+NOW = 1_800_000_000.0
+AGENT = "proj__cc_1"
+
+
+class Cli:
+    def __init__(self, home: Path, project: Path, *modules: ModuleType) -> None:
+        self.home = home
+        self.project = project
+        self.group = click.Group("agent-hooks")
+        for module in modules:
+            module.register(self.group)
+
+    def __call__(
+        self,
+        *args: str,
+        agent: str | None = AGENT,
+        now: float = NOW,
+        env: dict[str, str] | None = None,
+        input: str | None = None,
+    ) -> Result:
+        environ = {"HOME": str(self.home), "CLAUDE_PROJECT_DIR": str(self.project)}
+        if agent is not None:
+            environ["AGENT_NAME"] = agent
+        environ.update(env or {})
+        return CliRunner().invoke(
+            self.group, list(args), obj=Env(environ=environ, now=now), input=input
+        )
+
+    def ok(self, *args: str, **kw: Any) -> Result:
+        result = self(*args, **kw)
+        assert result.exit_code == 0, (result.output, result.exception)
+        return result
+
+    def agent(self, name: str = AGENT) -> identity.Agent:
+        return identity.Agent(name, str(self.home / ".claude"))
+
+    def begin(self, conversation: str, agent: str = AGENT) -> None:
+        """What SessionStart does: the agent's state names its current conversation."""
+        state_file.update(
+            self.agent(agent),
+            lambda d: state.begin_conversation(
+                d,
+                conversation_id=conversation,
+                source="startup",
+                project_root=str(self.project),
+                pid=None,
+                now=NOW,
+            ),
+            NOW,
+            print,
+        )
