@@ -114,10 +114,6 @@ def _bullet(text: str) -> list[str]:
     return [f"- {first}", *(f"  {line}" for line in rest)]
 
 
-def _size(lines: list[str]) -> int:
-    return sum(len(line) + 1 for line in lines)
-
-
 class _Entry:
     __slots__ = ("at", "field", "lines", "seq")
 

@@ -15,7 +15,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent_hooks import enforcement, identity, reservation, reservation_store
+from agent_hooks import enforcement, reservation, reservation_store
 from agent_hooks import reservation_index as index
 from agent_hooks.git_guard import BYPASS_ENV, git
 
@@ -132,8 +132,3 @@ def message(found: list[Finding], top: str, now: float, warn_only: bool) -> str:
 
 def _unique(holders: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return list({h["id"]: h for h in holders}.values())
-
-
-def agent_of(environ: dict[str, str]) -> str | None:
-    """The committer: AGENT_NAME, validated (IdentityError when unusable)."""
-    return identity.resolve_agent(environ).name

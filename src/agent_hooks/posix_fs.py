@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import posix
 
-ENOENT = 2
 S_IFMT = 0o170000
 S_IFDIR = 0o040000
 S_IFREG = 0o100000

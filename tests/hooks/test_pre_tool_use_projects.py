@@ -41,3 +41,13 @@ def test_an_agent_started_outside_still_meets_the_projects_reservations(
     elsewhere = {"CLAUDE_PROJECT_DIR": str(tmp_path)}  # started in a directory above
     assert write(run_hook, run_hook.project / "src" / "a.py", env=elsewhere) == "deny"
     assert write(run_hook, run_hook.project / "docs" / "a.md", env=elsewhere) is None
+
+
+def test_strict_mode_is_satisfied_by_a_reservation_in_any_of_the_targets_projects(
+    run_hook: HookRunner, tmp_path: Path
+) -> None:
+    env = {"CLAUDE_PROJECT_DIR": str(tmp_path), "AGENT_HOOKS_STRICT": "1"}
+    target = run_hook.project / "src" / "a.py"
+    assert write(run_hook, target, env=env) == "deny"  # strict, nothing reserved anywhere
+    reserve(run_hook, run_hook.project, "proj__cc_1", "src/**")  # in the repository's index
+    assert write(run_hook, target, env=env) is None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from typing import Any
 
@@ -78,7 +79,7 @@ def reserve(
         seconds = reservation.parse_ttl(ttl)
         normalized = []
         for text in patterns:
-            norm = pattern_text.normalize(text, root, _cwd())
+            norm = pattern_text.normalize(text, root, os.getcwd())
             normalized.append((norm, pattern.compile(norm)))
         outcome = reservation_store.reserve(
             env.state_dir,
@@ -154,7 +155,7 @@ def release(
     root = require_project(env, project)
     agent = env.agent()
     try:
-        names = [pattern_text.normalize(text, root, _cwd()) for text in patterns]
+        names = [pattern_text.normalize(text, root, os.getcwd()) for text in patterns]
         outcome = reservation_store.release(
             env.state_dir,
             root,
@@ -200,7 +201,7 @@ def renew(patterns: tuple[str, ...], ttl: str, project: str | None, as_json: boo
     agent = env.agent()
     try:
         seconds = reservation.parse_ttl(ttl)
-        names = [pattern_text.normalize(text, root, _cwd()) for text in patterns]
+        names = [pattern_text.normalize(text, root, os.getcwd()) for text in patterns]
         outcome = reservation_store.renew(
             env.state_dir, root, agent.name, patterns=names, ttl=seconds, now=env.now
         )
@@ -245,12 +246,6 @@ def strict(setting: str, project: str | None, as_json: bool) -> None:
         emit_json({"project_root": root, "strict": value})
     else:
         click.echo(f"strict mode is {'on' if value else 'off'} for {root}")
-
-
-def _cwd() -> str:
-    import os
-
-    return os.getcwd()
 
 
 def register(group: click.Group) -> None:

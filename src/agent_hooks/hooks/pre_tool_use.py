@@ -99,15 +99,7 @@ def _check_edit(
 ) -> str | None:
     if not isinstance(target, str) or not target:
         return None
-    for root, rel in enforcement.locate(target, ctx.cwd, project):
-        hot = indexes.get(root)
-        if hot is not None:
-            holders = enforcement.blocking_edit(hot, rel, me, ctx.now)
-            if holders:
-                return enforcement.deny_message(rel, holders, ctx.now)
-        if strict_setting(ctx.environ, hot) and not enforcement.owns(hot, rel, me, ctx.now):
-            return enforcement.strict_message(rel)
-    return None
+    return _check_places(ctx, indexes, me, enforcement.locate(target, ctx.cwd, project))
 
 
 def _check_bash(
@@ -139,35 +131,53 @@ def _check_bash(
             places = enforcement.locate_glob(target.path, project)
         else:
             places = enforcement.locate_write(target.path, project)
-        for root, rel in places:
-            reason = _check_target(ctx, indexes, me, root, rel, target.glob)
-            if reason is not None:
-                return reason
+        reason = _check_places(ctx, indexes, me, places, bash=True, glob=target.glob)
+        if reason is not None:
+            return reason
     return None
 
 
-def _check_target(
+def _check_places(
     ctx: hook_runtime.HookContext,
     indexes: _Indexes,
     me: str | None,
-    root: str,
-    rel: str,
-    glob: bool,
+    places: list[enforcement.Place],
+    *,
+    bash: bool = False,
+    glob: bool = False,
 ) -> str | None:
-    """Why one Bash target (a path, or "" for the whole project) may not be written."""
-    hot = indexes.get(root)
-    holders = (
-        enforcement.blocking_write(hot, _compile_target(rel, glob), me, ctx.now) if hot else []
-    )
-    if holders:
-        shown = rel or "the whole project"
-        return enforcement.deny_message(shown, holders, ctx.now).replace(
-            "Do not edit it now.", f"This Bash command would write {shown}; do not run it now.", 1
-        )
-    strict = strict_setting(ctx.environ, hot)
-    if strict and rel and not glob and not enforcement.owns(hot, rel, me, ctx.now):
-        return enforcement.strict_message(rel)
+    """Why a target may not be written, given every (project, relative path) it
+    has: another agent's exclusive reservation in any of them, or strict mode in
+    any of them without a reservation of one's own in one of them. A Bash target
+    is a path and everything below it ("" is the whole project) or a glob."""
+    strict_rel = None
+    owned = False
+    for root, rel in places:
+        hot = indexes.get(root)
+        if hot is not None:
+            holders = (
+                enforcement.blocking_write(hot, _compile_target(rel, glob), me, ctx.now)
+                if bash
+                else enforcement.blocking_edit(hot, rel, me, ctx.now)
+            )
+            if holders:
+                return _deny_text(rel, holders, ctx.now, bash)
+        if rel and not glob:
+            owned = owned or enforcement.owns(hot, rel, me, ctx.now)
+            if strict_rel is None and strict_setting(ctx.environ, hot):
+                strict_rel = rel
+    if strict_rel is not None and not owned:
+        return enforcement.strict_message(strict_rel)
     return None
+
+
+def _deny_text(rel: str, holders: list[Any], now: float, bash: bool) -> str:
+    if not bash:
+        return enforcement.deny_message(rel, holders, now)
+    shown = rel or "the whole project"
+    return enforcement.deny_message(shown, holders, now).replace(
+        "Do not edit it now.", f"This Bash command would write {shown}; do not run it now.", 1
+    )
 
 
 def _compile_target(rel: str, glob: bool) -> list[Any]:
