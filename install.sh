@@ -60,7 +60,7 @@ find_python() {
 
 merge_settings() {  # $1 = install | uninstall
   local py=$1; shift
-  PYTHONPATH=$repo/src "$py" -I -m agent_hooks.settings "$@" --settings "$settings_file"
+  PYTHONPATH=$repo/src "$py" -I -m agent_hooks.claude_settings "$@" --settings "$settings_file"
 }
 
 if [ "$action" = uninstall ]; then

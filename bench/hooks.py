@@ -75,7 +75,9 @@ def compare(
 def seed_reservations(env: dict[str, str], project: Path, agents: range, each: int) -> None:
     """Agents bench__cc_<a> each reserve `each` directories spread over pkg0..pkg9."""
     sys.path.insert(0, str(ROOT / "src"))
-    from agent_hooks import identity, pattern, reservation_store
+    from agent_hooks import identity
+    from agent_hooks.reservations import pattern
+    from agent_hooks.reservations import store as reservation_store
 
     state_dir = identity.state_dir(env)
     now = time.time()

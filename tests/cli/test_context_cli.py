@@ -10,8 +10,8 @@ import pytest
 from cli_harness import AGENT, NOW, Cli
 from click.testing import Result
 
-from agent_hooks import workspace_store
 from agent_hooks.cli import context, workspace
+from agent_hooks.workspaces import store as workspace_store
 
 
 @pytest.fixture

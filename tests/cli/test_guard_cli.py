@@ -12,9 +12,11 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
-from agent_hooks import git_guard, pattern, reservation_store
 from agent_hooks.cli._common import Env
 from agent_hooks.cli.guard import guard
+from agent_hooks.interop import git_guard
+from agent_hooks.reservations import pattern
+from agent_hooks.reservations import store as reservation_store
 
 NOW = 1_800_000_000.0
 

@@ -12,12 +12,13 @@ import click
 import pytest
 from click.testing import CliRunner, Result
 
-from agent_hooks import hook_runtime, work_session_hooks
-from agent_hooks import statusline as statusline_cli
-from agent_hooks import work_session as ws
-from agent_hooks import work_session_store as store
+from agent_hooks import hook_runtime
 from agent_hooks.cli import session as session_cli
 from agent_hooks.cli._common import Env
+from agent_hooks.work_sessions import events as work_session_hooks
+from agent_hooks.work_sessions import status_line as statusline_cli
+from agent_hooks.work_sessions import store
+from agent_hooks.work_sessions import work_session as ws
 
 NOW = float(calendar.timegm((2026, 11, 21, 12, 0, 0)))
 HOUR = 3600.0

@@ -12,10 +12,10 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from agent_hooks import statusline
-from agent_hooks import work_session as ws
-from agent_hooks import work_session_store as store
 from agent_hooks.cli._common import Env
+from agent_hooks.work_sessions import status_line as statusline
+from agent_hooks.work_sessions import store
+from agent_hooks.work_sessions import work_session as ws
 
 ROOT = Path(__file__).resolve().parents[2]
 SRC = ROOT / "src"

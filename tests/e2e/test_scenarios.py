@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from agent_hooks import settings as agent_hooks_settings
+from agent_hooks import claude_settings as agent_hooks_settings
 
 from .agent_hooks_install import REPO, Installation
 from .claude_cli import ClaudeResult, run_claude, write_user_settings
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from .conftest import ClaudeRunner, InstallAgentHooks, MockApiFactory
 
 # Which test shows each hook event agent-hooks installs at work, by its effect. A new event in
-# agent_hooks.settings.HOOKS fails test_every_installed_hook_event_has_a_scenario until a scenario
+# agent_hooks.claude_settings.HOOKS fails test_every_installed_hook_event_has_a_scenario until a scenario
 # exercises it.
 EVENT_EVIDENCE = {
     "SessionStart": "test_lifecycle_context_sweep_release_and_resume",  # context, sweep, resume

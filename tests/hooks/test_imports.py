@@ -219,7 +219,10 @@ def test_pre_tool_use_bash_skips_the_bash_parser_unless_someone_else_holds(
     if holder is not None:
         _reserve(run_hook, holder, "src/**")
     names = imported(run_hook, "PreToolUse", run_hook.payload("PreToolUse_Bash"))
-    assert "agent_hooks.bash_writes" not in names and "agent_hooks.bash_lexer" not in names
+    assert (
+        "agent_hooks.reservations.bash.writes" not in names
+        and "agent_hooks.reservations.bash.lexer" not in names
+    )
 
 
 def test_pre_tool_use_bash_parses_when_another_agent_holds_something(run_hook: HookRunner) -> None:
@@ -227,7 +230,7 @@ def test_pre_tool_use_bash_parses_when_another_agent_holds_something(run_hook: H
     _session(run_hook)
     _reserve(run_hook, "proj__cc_2", "src/**")
     names = imported(run_hook, "PreToolUse", run_hook.payload("PreToolUse_Bash"))
-    assert "agent_hooks.bash_writes" in names
+    assert "agent_hooks.reservations.bash.writes" in names
     bad = outside(names, HOT_ALLOWLIST)
     assert not bad, "imports outside the allowlist: " + "; ".join(bad)
 

@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 from tests.conftest import ENTRY, HookResult, HookRunner, context_of
 
-from agent_hooks import pattern, reservation_store
+from agent_hooks.reservations import pattern
+from agent_hooks.reservations import store as reservation_store
 
 ALICE = "alice"
 BOB = "bob"
@@ -189,5 +190,5 @@ def test_a_bash_call_with_no_reservations_loads_no_reservation_code(
         if line.startswith("import time:")
     }
     assert "agent_hooks.hooks.post_tool_use" in modules
-    assert "agent_hooks.reservation_notes" not in modules
-    assert "agent_hooks.reservation_store" not in modules
+    assert "agent_hooks.reservations.notes" not in modules
+    assert "agent_hooks.reservations.store" not in modules

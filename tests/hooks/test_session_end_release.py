@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from tests.conftest import HookRunner
 
-from agent_hooks import pattern, reservation_store
+from agent_hooks.reservations import pattern
+from agent_hooks.reservations import store as reservation_store
 
 BOB = "bob"
 HOUR = 3600

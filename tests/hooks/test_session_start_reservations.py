@@ -6,7 +6,9 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from agent_hooks import identity, pattern, reservation_store
+from agent_hooks import identity
+from agent_hooks.reservations import pattern
+from agent_hooks.reservations import store as reservation_store
 from conftest import HookRunner, context_of
 
 

@@ -1,4 +1,4 @@
-"""Tests for agent_hooks.work_session_hooks.
+"""Tests for agent_hooks.work_sessions.events.
 
 The functions are run the way the hooks run them: in a `python -IS` process, through
 `hook_runtime.run`, with a captured payload on stdin and HOME in a temp dir. (The adapters in
@@ -20,9 +20,9 @@ from typing import Any
 import pytest
 
 from agent_hooks import hook_runtime, trail
-from agent_hooks import work_session as ws
-from agent_hooks import work_session_hooks as hooks
-from agent_hooks import work_session_store as store
+from agent_hooks.work_sessions import events as hooks
+from agent_hooks.work_sessions import store
+from agent_hooks.work_sessions import work_session as ws
 
 ROOT = Path(__file__).resolve().parents[2]
 SRC = ROOT / "src"
@@ -35,7 +35,8 @@ NOW = float(calendar.timegm((2026, 11, 21, 12, 0, 0)))
 DRIVER = """
 import sys
 sys.path.insert(0, sys.argv[1])
-from agent_hooks import hook_runtime, trail, work_session_hooks as w
+from agent_hooks import hook_runtime, trail
+from agent_hooks.work_sessions import events as w
 
 event = sys.argv[2]
 
@@ -182,7 +183,7 @@ def test_module_loads_under_dash_IS(world: World) -> None:
     agent_hooks modules and built-ins (no os, typing, re, json, datetime, click, orjson …)."""
     probe = (
         f"import sys; sys.path.insert(0, {str(SRC)!r}); import agent_hooks.hook_runtime; "
-        "b = set(sys.modules); import agent_hooks.work_session_hooks; "
+        "b = set(sys.modules); import agent_hooks.work_sessions.events; "
         "print(sorted(set(sys.modules) - b))"
     )
     out = subprocess.run(
@@ -192,7 +193,10 @@ def test_module_loads_under_dash_IS(world: World) -> None:
         check=True,
         env=world.env,
     ).stdout
-    assert json.loads(out.replace("'", '"')) == ["agent_hooks.work_session_hooks"]
+    assert json.loads(out.replace("'", '"')) == [
+        "agent_hooks.work_sessions",
+        "agent_hooks.work_sessions.events",
+    ]
     assert world.run("Modules", world.payload("PostToolUse_Write")) == {"loaded": []}
     world.start()
     loaded = world.run("Modules", world.payload("PostToolUse_Write"))
@@ -201,7 +205,7 @@ def test_module_loads_under_dash_IS(world: World) -> None:
     assert [
         m for m in loaded["loaded"] if m.split(".")[0] != "agent_hooks" and m not in hot_builtins
     ] == []
-    assert "agent_hooks.work_session_store" in loaded["loaded"]
+    assert "agent_hooks.work_sessions.store" in loaded["loaded"]
 
 
 # ------------------------------------------------------------------ PostToolUse

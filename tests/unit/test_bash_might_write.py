@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 from test_bash_writes import CASES
 
-from agent_hooks import bash_commands, enforcement
+from agent_hooks.reservations import enforcement
+from agent_hooks.reservations.bash import commands as bash_commands
 
 # Commands in the parser's table that never yield a target themselves: they change
 # directory, or run code the parser cannot see into, or run a nested command whose

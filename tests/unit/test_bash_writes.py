@@ -16,8 +16,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent_hooks.bash_words import norm
-from agent_hooks.bash_writes import BashTarget, analyze
+from agent_hooks.reservations.bash.words import norm
+from agent_hooks.reservations.bash.writes import BashTarget, analyze
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")
 HOME = "/home/me"
@@ -310,7 +310,7 @@ def test_norm_matches_posixpath(path: str) -> None:
 
 
 def test_hot_path_imports() -> None:
-    code = f"import sys; sys.path.insert(0, {SRC!r}); import agent_hooks.bash_writes"
+    code = f"import sys; sys.path.insert(0, {SRC!r}); import agent_hooks.reservations.bash.writes"
     proc = subprocess.run(
         [sys.executable, "-I", "-S", "-X", "importtime", "-c", code],
         capture_output=True,
@@ -322,7 +322,7 @@ def test_hot_path_imports() -> None:
         for line in proc.stderr.splitlines()
         if line.startswith("import time:")
     }
-    assert "agent_hooks.bash_writes" in imported
+    assert "agent_hooks.reservations.bash.writes" in imported
     forbidden = {
         "re",
         "shlex",

@@ -8,8 +8,9 @@ from typing import Any
 
 import pytest
 
-from agent_hooks import freshness, state, trail
-from agent_hooks.freshness import Decision
+from agent_hooks import state, trail
+from agent_hooks.briefings import freshness
+from agent_hooks.briefings.freshness import Decision
 
 NOW = 1_795_000_000.0
 

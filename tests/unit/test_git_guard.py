@@ -1,4 +1,4 @@
-"""agent_hooks.git_guard in real temporary git repositories: the installed hook is
+"""agent_hooks.interop.git_guard in real temporary git repositories: the installed hook is
 run by real `git commit`s, reservations are made through reservation_store in a
 private state directory, and the committing agent is AGENT_NAME in git's environment.
 """
@@ -14,7 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from agent_hooks import git_guard, git_guard_check, pattern, reservation_store
+from agent_hooks.interop import git_guard, git_guard_check
+from agent_hooks.reservations import pattern
+from agent_hooks.reservations import store as reservation_store
 
 PYTHON = os.path.abspath(sys.executable)
 

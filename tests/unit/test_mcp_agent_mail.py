@@ -1,4 +1,4 @@
-"""agent_hooks.mcp_agent_mail(_store): PostToolUse payloads of mcp_agent_mail's tools become
+"""agent_hooks.interop.mcp_agent_mail(_store): PostToolUse payloads of mcp_agent_mail's tools become
 actions, and the actions change the real reservation store (a private state dir).
 
 Results are built in the shapes of mcp_agent_mail's src/mcp_agent_mail/app.py
@@ -20,10 +20,11 @@ from typing import Any
 import pytest
 from tests.conftest import HookRunner, load_payload
 
-from agent_hooks import mcp_agent_mail as mam
-from agent_hooks import mcp_agent_mail_store as store
-from agent_hooks import pattern, reservation_store
 from agent_hooks.hook_runtime import HookContext
+from agent_hooks.interop import mcp_agent_mail as mam
+from agent_hooks.interop import mcp_agent_mail_hook as store
+from agent_hooks.reservations import pattern
+from agent_hooks.reservations import store as reservation_store
 
 NOW = 1_800_000_000.0
 SERVER = "mcp__mcp-agent-mail__"

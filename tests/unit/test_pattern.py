@@ -1,4 +1,4 @@
-"""Tests for agent_hooks.pattern, cross-checked against pathspec (normalize: test_pattern_text).
+"""Tests for agent_hooks.reservations.pattern, cross-checked against pathspec (normalize: test_pattern_text).
 
 The oracle is ``PathSpec.from_lines(GitIgnoreSpecPattern, ["/" + pattern])``: pathspec 1.x
 registers that class only under the deprecated name "gitwildmatch" (which warns), so the class
@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from pathspec import PathSpec
 from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
 
-from agent_hooks.pattern import (
+from agent_hooks.reservations.pattern import (
     PatternError,
     compile,
     first_literal,
@@ -33,7 +33,7 @@ from agent_hooks.pattern import (
     overlap,
     overlap_witness,
 )
-from agent_hooks.pattern_text import normalize
+from agent_hooks.reservations.pattern_text import normalize
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 
@@ -286,7 +286,7 @@ def test_no_blowup_on_pathological_patterns() -> None:
 
 
 def test_import_stays_light() -> None:
-    code = f"import sys; sys.path.insert(0, {str(SRC)!r}); import agent_hooks.pattern"
+    code = f"import sys; sys.path.insert(0, {str(SRC)!r}); import agent_hooks.reservations.pattern"
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
     result = subprocess.run(
         [sys.executable, "-I", "-S", "-X", "importtime", "-c", code],
@@ -300,7 +300,7 @@ def test_import_stays_light() -> None:
         for line in result.stderr.splitlines()
         if line.startswith("import time:") and "|" in line
     }
-    assert "agent_hooks.pattern" in imported
+    assert "agent_hooks.reservations.pattern" in imported
     forbidden = {"re", "typing", "fnmatch", "json", "enum", "dataclasses", "functools"}
     forbidden |= {"collections", "pathlib", "shlex", "pathspec"}
     assert not imported & forbidden, sorted(imported & forbidden)

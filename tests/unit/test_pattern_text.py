@@ -1,4 +1,4 @@
-"""Tests for agent_hooks.pattern_text: normalizing the patterns users type."""
+"""Tests for agent_hooks.reservations.pattern_text: normalizing the patterns users type."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from agent_hooks.pattern import PatternError
-from agent_hooks.pattern_text import normalize
+from agent_hooks.reservations.pattern import PatternError
+from agent_hooks.reservations.pattern_text import normalize
 
 ROOT = "/proj"
 

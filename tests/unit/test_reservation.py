@@ -1,4 +1,4 @@
-"""agent_hooks.reservation: the pure rules (TTL parsing, conflicts, planning a reserve).
+"""agent_hooks.reservations.reservation: the pure rules (TTL parsing, conflicts, planning a reserve).
 
 Pattern matching and overlap themselves are tested in test_pattern.py; here they
 are only the ingredient of the conflict rule.
@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from agent_hooks import pattern
-from agent_hooks.reservation import (
+from agent_hooks.reservations import pattern
+from agent_hooks.reservations.reservation import (
     EXCLUSIVE,
     SHARED,
     ReservationError,

@@ -1,4 +1,4 @@
-"""agent_hooks.reservation_store and reservation_index: reserve / release / renew
+"""agent_hooks.reservations.store and reservation_index: reserve / release / renew
 under the project lock, the agent-state mirror, the index files and the hot cache.
 
 Every test uses its own state directory under tmp_path; time is passed in.
@@ -19,8 +19,9 @@ from typing import Any
 
 import pytest
 
-from agent_hooks import identity, pattern, reservation, reservation_store, state_file, storage
-from agent_hooks import reservation_index as index
+from agent_hooks import identity, state_file, storage
+from agent_hooks.reservations import index, pattern, reservation
+from agent_hooks.reservations import store as reservation_store
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")
 NOW = 1_800_000_000.0

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from agent_hooks import settings
+from agent_hooks import claude_settings as settings
 
 ROOT = Path(__file__).resolve().parents[2]
 PY = "/opt/agent hooks/venv/bin/python"
@@ -230,7 +230,7 @@ def test_install_refuses_an_event_that_is_not_a_list() -> None:
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-I", "-m", "agent_hooks.settings", *args],
+        [sys.executable, "-I", "-m", "agent_hooks.claude_settings", *args],
         capture_output=True,
         text=True,
         env={"PYTHONPATH": str(ROOT / "src")},

@@ -1,4 +1,4 @@
-"""Tests for agent_hooks.transcript: figures from the sample transcripts, and
+"""Tests for agent_hooks.work_sessions.transcript: figures from the sample transcripts, and
 incremental reading (offsets, partial lines, truncation, rotation, garbage)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_hooks import transcript
+from agent_hooks.work_sessions import transcript
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts"
 MAIN = FIXTURES / "main-with-subagent.jsonl"

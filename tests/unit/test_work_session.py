@@ -1,4 +1,4 @@
-"""Tests for agent_hooks.work_session: ids, the forgiving reader, changes and thresholds."""
+"""Tests for agent_hooks.work_sessions.work_session: ids, the forgiving reader, changes and thresholds."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agent_hooks import work_session as ws
-from agent_hooks import work_session_report as ws_report
+from agent_hooks.work_sessions import report as ws_report
+from agent_hooks.work_sessions import work_session as ws
 
 NOW = calendar.timegm((2026, 11, 21, 12, 0, 0))
 

@@ -1,4 +1,4 @@
-"""Tests for agent_hooks.work_session_store: locations, start/switch/close, the
+"""Tests for agent_hooks.work_sessions.store: locations, start/switch/close, the
 archive, crash leftovers and concurrency."""
 
 from __future__ import annotations
@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from agent_hooks import jsonio, storage, work_session_hooks
-from agent_hooks import work_session as ws
-from agent_hooks import work_session_store as store
+from agent_hooks import jsonio, storage
+from agent_hooks.work_sessions import events as work_session_hooks
+from agent_hooks.work_sessions import store
+from agent_hooks.work_sessions import work_session as ws
 
 NOW = float(calendar.timegm((2026, 11, 21, 12, 0, 0)))
 

@@ -1,4 +1,4 @@
-"""Tests for agent_hooks.work_session_yaml: the seed's YAML format, read by the
+"""Tests for agent_hooks.work_sessions.yaml_subset: the seed's YAML format, read by the
 parser and imported by the store on first write."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from agent_hooks import work_session as ws
-from agent_hooks import work_session_store as store
-from agent_hooks import work_session_yaml
+from agent_hooks.work_sessions import store
+from agent_hooks.work_sessions import work_session as ws
+from agent_hooks.work_sessions import yaml_subset as work_session_yaml
 
 NOW = float(calendar.timegm((2026, 11, 21, 12, 0, 0)))
 

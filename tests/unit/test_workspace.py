@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agent_hooks import workspace as ws
+from agent_hooks.workspaces import workspace as ws
 
 NOW = calendar.timegm((2025, 1, 18, 14, 30, 22))
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import click
 
-from agent_hooks import __version__, statusline
+from agent_hooks import __version__
 from agent_hooks.cli import (
     agents,
     brief,
@@ -24,6 +24,7 @@ from agent_hooks.cli import (
     workspace,
 )
 from agent_hooks.cli._common import Env
+from agent_hooks.work_sessions import status_line as statusline
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})

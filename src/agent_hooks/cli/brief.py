@@ -9,7 +9,9 @@ from typing import Any
 
 import click
 
-from agent_hooks import briefing, briefing_store, identity
+from agent_hooks import identity
+from agent_hooks.briefings import briefing
+from agent_hooks.briefings import store as briefing_store
 from agent_hooks.cli._common import (
     Env,
     emit_json,

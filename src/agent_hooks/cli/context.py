@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from agent_hooks import state_file, workspace, workspace_manifest, workspace_store
+from agent_hooks import state_file
 from agent_hooks.cli._common import (
     Env,
     emit_json,
@@ -18,6 +18,9 @@ from agent_hooks.cli._common import (
     project_option,
     require_project,
 )
+from agent_hooks.workspaces import manifest as workspace_manifest
+from agent_hooks.workspaces import store as workspace_store
+from agent_hooks.workspaces import workspace
 
 MAX_BODY = 1 << 20
 

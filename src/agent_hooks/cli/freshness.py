@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import click
 
-from agent_hooks import workspace_hooks
 from agent_hooks.cli._common import emit_json, get_env, json_option
+from agent_hooks.workspaces import events as workspace_hooks
 
 
 @click.command("freshness")

@@ -12,8 +12,9 @@ from typing import Any
 
 import click
 
-from agent_hooks import git_guard, git_guard_check, reservation
 from agent_hooks.cli._common import emit_json, get_env, json_option
+from agent_hooks.interop import git_guard, git_guard_check
+from agent_hooks.reservations import reservation
 
 repo_option = click.option(
     "--repo", metavar="DIR", help="A directory inside the git work tree (default: the current one)."

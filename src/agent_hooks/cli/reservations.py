@@ -6,10 +6,10 @@ from typing import Any
 
 import click
 
-from agent_hooks import enforcement, reservation, reservation_store
-from agent_hooks import reservation_index as index
 from agent_hooks.cli._common import emit_json, get_env, json_option, project_option, require_project
 from agent_hooks.cli.reserve import public, until
+from agent_hooks.reservations import enforcement, index, reservation
+from agent_hooks.reservations import store as reservation_store
 
 
 @click.command()

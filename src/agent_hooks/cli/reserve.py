@@ -8,8 +8,9 @@ from typing import Any
 
 import click
 
-from agent_hooks import pattern, pattern_text, reservation, reservation_store
 from agent_hooks.cli._common import emit_json, get_env, json_option, project_option, require_project
+from agent_hooks.reservations import pattern, pattern_text, reservation
+from agent_hooks.reservations import store as reservation_store
 
 
 def until(res: dict[str, Any]) -> str:

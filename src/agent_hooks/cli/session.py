@@ -15,11 +15,11 @@ from typing import Any
 
 import click
 
-from agent_hooks import work_session as ws
-from agent_hooks import work_session_report as ws_report
 from agent_hooks.cli import session_reports
 from agent_hooks.cli._common import emit_json, get_env
 from agent_hooks.cli.session_command import change, command, open_store, view
+from agent_hooks.work_sessions import report as ws_report
+from agent_hooks.work_sessions import work_session as ws
 
 
 @click.group()

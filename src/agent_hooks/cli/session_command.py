@@ -20,9 +20,9 @@ from typing import Any, TypeVar
 
 import click
 
-from agent_hooks import work_session as ws
-from agent_hooks import work_session_store as store
 from agent_hooks.cli._common import get_env, json_option
+from agent_hooks.work_sessions import store
+from agent_hooks.work_sessions import work_session as ws
 
 F = TypeVar("F", bound=Callable[..., Any])
 

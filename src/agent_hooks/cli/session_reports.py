@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import click
 
-from agent_hooks import work_session_report as ws_report
 from agent_hooks.cli._common import emit_json, get_env
 from agent_hooks.cli.session_command import command, open_store, view
+from agent_hooks.work_sessions import report as ws_report
 
 
 def status(project_dir: str | None, sessions_dir: str | None, as_json: bool) -> None:

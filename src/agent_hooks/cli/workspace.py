@@ -7,9 +7,12 @@ from typing import Any
 
 import click
 
-from agent_hooks import state_file, workspace_cleanup, workspace_manifest, workspace_store
+from agent_hooks import state_file
 from agent_hooks.cli._common import emit_json, get_env, json_option, project_option, require_project
 from agent_hooks.cli.context import current_workspace, require_current
+from agent_hooks.workspaces import cleanup as workspace_cleanup
+from agent_hooks.workspaces import manifest as workspace_manifest
+from agent_hooks.workspaces import store as workspace_store
 
 
 @click.group("workspace")

@@ -5,7 +5,8 @@ the reservations mcp_agent_mail's tools granted."""
 
 from __future__ import annotations
 
-from agent_hooks import hook_runtime, identity, state, state_file, trail, work_session_hooks
+from agent_hooks import hook_runtime, identity, state, state_file, trail
+from agent_hooks.work_sessions import events as work_session_hooks
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -17,7 +18,9 @@ EVENT = "PostToolUse"
 def handle(ctx: hook_runtime.HookContext) -> dict[str, Any] | None:
     tool = ctx.payload.get("tool_name")
     if type(tool) is str and tool.startswith("mcp__"):
-        from agent_hooks import mcp_agent_mail_store  # only for MCP tools
+        from agent_hooks.interop import (
+            mcp_agent_mail_hook as mcp_agent_mail_store,
+        )  # only for MCP tools
 
         warning = mcp_agent_mail_store.handle(ctx)
         return None if warning is None else hook_runtime.context_output(EVENT, warning)
@@ -56,7 +59,9 @@ def _record(
     if workspaces is not None and project is not None and tool == "Write":
         for _, path in found:
             if path.startswith(workspaces):
-                from agent_hooks import workspace_hooks  # only for a file written into a workspace
+                from agent_hooks.workspaces import (
+                    events as workspace_hooks,
+                )  # only for a file written into a workspace
 
                 workspace_hooks.after_write(ctx, agent, project, path)
     if tool == "Bash" and project is not None:
@@ -70,12 +75,14 @@ def _record(
 def _bash_warning(
     ctx: hook_runtime.HookContext, project: str, me: str | None, changed: list[str]
 ) -> str | None:
-    from agent_hooks import reservation_index
+    from agent_hooks.reservations import index as reservation_index
 
     hot = reservation_index.load_hot(ctx.state_dir, project)
     if hot is None or not hot.others_hold_exclusive(me, ctx.now):
         return None
-    from agent_hooks import reservation_notes  # only when another agent holds something
+    from agent_hooks.reservations import (
+        notes as reservation_notes,
+    )  # only when another agent holds something
 
     return reservation_notes.bash_changed_held_files(
         ctx.state_dir, project, hot, me, changed, ctx.now

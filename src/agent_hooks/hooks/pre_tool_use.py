@@ -13,8 +13,8 @@ the agent's own reservation for every edit.
 
 from __future__ import annotations
 
-from agent_hooks import enforcement, hook_runtime, identity
-from agent_hooks import reservation_index as index
+from agent_hooks import hook_runtime, identity
+from agent_hooks.reservations import enforcement, index
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -123,7 +123,9 @@ def _check_bash(
         return None
     if not enforcement.bash_might_write(command):
         return None  # nothing the parser could see: do not pay for loading it
-    from agent_hooks import bash_writes  # only when someone else holds something
+    from agent_hooks.reservations.bash import (
+        writes as bash_writes,
+    )  # only when someone else holds something
 
     analysis = bash_writes.analyze(command, ctx.cwd or project, ctx.environ.get("HOME"))
     for target in analysis.targets:
@@ -184,7 +186,7 @@ def _compile_target(rel: str, glob: bool) -> list[Any]:
     """A Bash target as a pattern: the path and everything below it ("" is the
     whole project); a shell glob keeps its wildcards (one the pattern syntax
     refuses is taken literally)."""
-    from agent_hooks import pattern
+    from agent_hooks.reservations import pattern
 
     if not rel:
         return pattern.compile("**")

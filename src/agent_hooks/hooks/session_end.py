@@ -31,7 +31,7 @@ def handle(ctx: hook_runtime.HookContext) -> dict[str, Any] | None:
     agent = ctx.agent
     doc = state_file.update(agent, mutate, ctx.now, ctx.log)
     if ended and any(not r.get("keep") for r in doc["reservations"]):
-        from agent_hooks import reservation_store
+        from agent_hooks.reservations import store as reservation_store
 
         released = reservation_store.release_at_session_end(ctx.state_dir, agent.name, doc, ctx.now)
         if released:

@@ -66,7 +66,9 @@ def handle(ctx: hook_runtime.HookContext) -> dict[str, Any] | None:
     if facts["shared"]:
         lines.append(facts["shared"])
     lines += _others_lines(agent, project, ctx.now)
-    from agent_hooks import reservation_notes, work_session_hooks, workspace_hooks
+    from agent_hooks.reservations import notes as reservation_notes
+    from agent_hooks.work_sessions import events as work_session_hooks
+    from agent_hooks.workspaces import events as workspace_hooks
 
     if project is not None:
         lines += reservation_notes.session_start_lines(

@@ -4,7 +4,7 @@ same entry script as the hooks so it starts as fast: `entry.py StatusLine`."""
 
 from __future__ import annotations
 
-from agent_hooks import statusline
+from agent_hooks.work_sessions import status_line as statusline
 
 
 def main() -> int:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from agent_hooks import hook_runtime, work_session_hooks
+from agent_hooks import hook_runtime
+from agent_hooks.work_sessions import events as work_session_hooks
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

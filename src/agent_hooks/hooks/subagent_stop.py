@@ -3,7 +3,8 @@ with the tokens its own transcript shows it used."""
 
 from __future__ import annotations
 
-from agent_hooks import hook_runtime, work_session_hooks
+from agent_hooks import hook_runtime
+from agent_hooks.work_sessions import events as work_session_hooks
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -36,7 +36,7 @@ import posix
 
 from agent_hooks import jsonio, storage
 from agent_hooks import posix_fs as fs
-from agent_hooks import work_session as ws
+from agent_hooks.work_sessions import work_session as ws
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -131,7 +131,7 @@ class Store:
         if data is None:
             return None
         if path.endswith(YAML_SUFFIXES):
-            from agent_hooks import work_session_yaml
+            from agent_hooks.work_sessions import yaml_subset as work_session_yaml
 
             raw: object = work_session_yaml.parse_yaml(data.decode("utf-8", "replace"), path)
         else:
@@ -302,7 +302,7 @@ class Store:
             return target, previous
 
     def _close(self, found: Found, now: float) -> str:
-        from agent_hooks import work_session_report
+        from agent_hooks.work_sessions import report as work_session_report
 
         found.doc["closing_summary"] = work_session_report.closing_summary(found.doc, now)
         found.doc["closed"] = ws.iso(now)

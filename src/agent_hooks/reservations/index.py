@@ -102,7 +102,7 @@ class HotIndex:
 
 
 def _first_literal(compiled: list[Any]) -> str | None:
-    from agent_hooks import pattern
+    from agent_hooks.reservations import pattern
 
     return pattern.first_literal(compiled)
 

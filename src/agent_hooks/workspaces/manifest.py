@@ -23,7 +23,7 @@ Only built-in modules are imported: `after_write` runs inside PostToolUse.
 
 from __future__ import annotations
 
-from agent_hooks.workspace import (
+from agent_hooks.workspaces.workspace import (
     MAX_KEYWORD,
     MAX_KEYWORDS,
     WorkspaceError,

@@ -34,7 +34,9 @@ def after_write(ctx: HookContext, agent: identity.Agent, project: str, path: str
     """Track a file the agent wrote into a workspace: when the workspace has a
     manifest, or is the one bound to this agent's conversation (its manifest is
     then created). Keywords come from the file's path."""
-    from agent_hooks import storage, workspace, workspace_store
+    from agent_hooks import storage
+    from agent_hooks.workspaces import store as workspace_store
+    from agent_hooks.workspaces import workspace
 
     root = workspace_store.sessions_root(project)
     found = workspace.split_workspace_path(root, fs.normpath(path))
@@ -80,7 +82,7 @@ def session_start_lines(
     lines: list[str] = []
     keep: list[str] = []
     try:
-        from agent_hooks import workspace_store
+        from agent_hooks.workspaces import store as workspace_store
 
         ws = workspace_store.bound(doc, project)
         keep = [ws.id] if ws is not None else []
@@ -102,7 +104,8 @@ def session_start_lines(
 
 
 def _workspace_lines(ws: Any, project: str, now: float) -> list[str]:
-    from agent_hooks import workspace_manifest, workspace_store
+    from agent_hooks.workspaces import manifest as workspace_manifest
+    from agent_hooks.workspaces import store as workspace_store
 
     lines = []
     others = [(w, m) for w, m in workspace_store.live(project, now) if ws is None or w.id != ws.id]
@@ -140,7 +143,7 @@ def _workspace_lines(ws: Any, project: str, now: float) -> list[str]:
 
 def _sweep(ctx: HookContext, project: str, keep: list[str]) -> None:
     try:
-        from agent_hooks import workspace_cleanup
+        from agent_hooks.workspaces import cleanup as workspace_cleanup
 
         swept = workspace_cleanup.sweep(project, ctx.now, keep=keep)
     except Exception as exc:
@@ -157,7 +160,8 @@ def _briefing_text(
 ) -> str | None:
     import time
 
-    from agent_hooks import briefing, briefing_store
+    from agent_hooks.briefings import briefing
+    from agent_hooks.briefings import store as briefing_store
 
     brief = briefing_store.load(agent, project, ctx.now)
     if brief is None or briefing.is_empty(brief):
@@ -173,7 +177,7 @@ def _briefing_text(
 def _freshness_lines(
     ctx: HookContext, agent: identity.Agent, doc: dict[str, Any], project: str, limit: int
 ) -> list[str]:
-    from agent_hooks import freshness
+    from agent_hooks.briefings import freshness
 
     report = _report(agent, doc, project, ctx.environ)
     for glob in report.invalid_globs:
@@ -193,7 +197,8 @@ def _freshness_lines(
 def _report(
     agent: identity.Agent, doc: Mapping[str, Any], project: str | None, environ: Mapping[str, str]
 ) -> Any:
-    from agent_hooks import freshness, trail_archive
+    from agent_hooks import trail_archive
+    from agent_hooks.briefings import freshness
 
     current = doc.get("conversation_id")
     others = [t for t in trail_archive.list_archived(agent) if t.get("conversation_id") != current]

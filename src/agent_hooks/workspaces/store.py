@@ -25,7 +25,9 @@ from __future__ import annotations
 import posix
 
 from agent_hooks import posix_fs as fs
-from agent_hooks import storage, workspace, workspace_manifest
+from agent_hooks import storage
+from agent_hooks.workspaces import manifest as workspace_manifest
+from agent_hooks.workspaces import workspace
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -273,7 +275,7 @@ def write_context(
 def remove_context(ws: Workspace, rel: str, now: float) -> str:
     """Delete a tracked context file and untrack it; return what happened to the
     file ("removed", "already gone" or why it was left)."""
-    from agent_hooks import workspace_cleanup
+    from agent_hooks.workspaces import cleanup as workspace_cleanup
 
     workspace.check_relative(rel)
     outcome: list[str] = []

@@ -24,7 +24,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from agent_hooks import briefing, identity, storage, trail_archive, workspace
+from agent_hooks import identity, storage, trail_archive
+from agent_hooks.briefings import briefing
+from agent_hooks.workspaces import workspace
 
 GIT_TIMEOUT = 2.0
 

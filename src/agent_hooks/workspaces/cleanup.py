@@ -24,8 +24,10 @@ import errno
 import posix
 
 from agent_hooks import posix_fs as fs
-from agent_hooks import storage, workspace, workspace_manifest
-from agent_hooks.workspace_store import (
+from agent_hooks import storage
+from agent_hooks.workspaces import manifest as workspace_manifest
+from agent_hooks.workspaces import workspace
+from agent_hooks.workspaces.store import (
     MAX_IDLE,
     Workspace,
     read_manifest,

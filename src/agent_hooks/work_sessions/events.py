@@ -63,7 +63,7 @@ def post_tool_use(
     work session)."""
     if active_dir(ctx.environ, project) is None:
         return None
-    from agent_hooks import work_session_recording
+    from agent_hooks.work_sessions import recording as work_session_recording
 
     return work_session_recording.post_tool_use(ctx, agent_name, project, found)
 
@@ -71,7 +71,7 @@ def post_tool_use(
 def subagent_start(ctx: HookContext, project: str | None) -> None:
     """Record a subagent in `agents_spawned` when it starts."""
     if active_dir(ctx.environ, project) is not None:
-        from agent_hooks import work_session_recording
+        from agent_hooks.work_sessions import recording as work_session_recording
 
         work_session_recording.subagent_start(ctx, project)
 
@@ -79,7 +79,7 @@ def subagent_start(ctx: HookContext, project: str | None) -> None:
 def subagent_stop(ctx: HookContext, project: str | None) -> None:
     """Record a subagent's end and the tokens its own transcript shows it used."""
     if active_dir(ctx.environ, project) is not None:
-        from agent_hooks import work_session_recording
+        from agent_hooks.work_sessions import recording as work_session_recording
 
         work_session_recording.subagent_stop(ctx, project)
 
@@ -87,7 +87,7 @@ def subagent_stop(ctx: HookContext, project: str | None) -> None:
 def stop(ctx: HookContext, project: str | None) -> None:
     """Refresh this conversation's figures at the end of a turn (never warns)."""
     if active_dir(ctx.environ, project) is not None:
-        from agent_hooks import work_session_recording
+        from agent_hooks.work_sessions import recording as work_session_recording
 
         work_session_recording.stop(ctx, project)
 
@@ -98,6 +98,6 @@ def session_start_lines(
     """One or two lines on the active work session for the SessionStart context."""
     if active_dir(environ or {}, project) is None:
         return []
-    from agent_hooks import work_session_recording
+    from agent_hooks.work_sessions import recording as work_session_recording
 
     return work_session_recording.session_start_lines(project, now, environ)

@@ -17,7 +17,7 @@ Invariants:
 
 from __future__ import annotations
 
-from agent_hooks import work_session as ws
+from agent_hooks.work_sessions import work_session as ws
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent_hooks import enforcement, identity, reservation, reservation_store, state_file, trail
-from agent_hooks import reservation_index as index
+from agent_hooks import identity, state_file, trail
+from agent_hooks.reservations import enforcement, index, reservation
+from agent_hooks.reservations import store as reservation_store
 
 MAX_LISTED = 25  # the SessionStart context is capped at 10,000 characters
 

@@ -20,10 +20,10 @@ from __future__ import annotations
 
 import sys
 
-from agent_hooks import identity, jsonio, transcript
+from agent_hooks import identity, jsonio
 from agent_hooks import posix_fs as fs
-from agent_hooks import work_session as ws
-from agent_hooks import work_session_store as store
+from agent_hooks.work_sessions import store, transcript
+from agent_hooks.work_sessions import work_session as ws
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from agent_hooks import identity
 from agent_hooks import posix_fs as fs
-from agent_hooks import reservation_index as index
+from agent_hooks.reservations import index
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -87,7 +87,7 @@ def _blocking(
     now: float,
     exact_path: str | None,
 ) -> list[Record]:
-    from agent_hooks import pattern
+    from agent_hooks.reservations import pattern
 
     found = []
     for rec in hot.candidates(first):
@@ -113,7 +113,7 @@ def blocking_write(
 ) -> list[Record]:
     """Other agents' live exclusive reservations overlapping a write target
     (a path and everything below it, or a shell glob)."""
-    from agent_hooks import pattern
+    from agent_hooks.reservations import pattern
 
     return _blocking(hot, compiled, pattern.first_literal(compiled), me, now, None)
 
@@ -122,7 +122,7 @@ def owns(hot: index.HotIndex | None, rel: str, me: str | None, now: float) -> bo
     """Strict mode: does `me` hold a live reservation (any mode) covering `rel`?"""
     if hot is None:
         return False
-    from agent_hooks import pattern
+    from agent_hooks.reservations import pattern
 
     return any(
         rec[index.AGENT] == me
@@ -134,7 +134,7 @@ def owns(hot: index.HotIndex | None, rel: str, me: str | None, now: float) -> bo
 
 def deny_message(rel: str, holders: list[Record], now: float) -> str:
     """Why the edit of `rel` is refused and what the model can do instead."""
-    from agent_hooks import reservation
+    from agent_hooks.reservations import reservation
 
     described = [reservation.describe(index.as_dict(rec), now) for rec in _unique(holders)]
     soonest = min(reservation.minutes_left(index.as_dict(rec), now) for rec in holders)

@@ -19,7 +19,7 @@ Invariants:
 * `hooks/hooks.json` (the plugin form) and `settings.example.json` are generated
   from `HOOKS` too (tests keep them in step).
 
-Run as `python -m agent_hooks.settings install|uninstall|print …` (install.sh does);
+Run as `python -m agent_hooks.claude_settings install|uninstall|print …` (install.sh does);
 it needs only the standard library, so it also works before dependencies exist.
 """
 
@@ -273,7 +273,7 @@ def restore(path: str, backup: str) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m agent_hooks.settings", description=__doc__.splitlines()[0]
+        prog="python -m agent_hooks.claude_settings", description=__doc__.splitlines()[0]
     )
     parser.add_argument("action", choices=["install", "uninstall", "print", "plugin"])
     parser.add_argument("--settings", help="The settings.json to change.")

@@ -53,8 +53,8 @@ are assumed not to write. Hot path: imports nothing but agent_hooks' bash module
 
 from __future__ import annotations
 
-from agent_hooks.bash_lexer import Word, escape
-from agent_hooks.bash_words import (
+from agent_hooks.reservations.bash.lexer import Word, escape
+from agent_hooks.reservations.bash.words import (
     MAX_DEPTH,
     BashAnalysis,
     ShellState,
@@ -687,7 +687,7 @@ def _eval(name: str, args: list[Word], ctx: ShellState) -> None:
 
 def _run_text(text: str, ctx: ShellState) -> None:
     """`bash_writes.run_text`, imported when first needed: bash_writes imports this module."""
-    from agent_hooks.bash_writes import run_text
+    from agent_hooks.reservations.bash.writes import run_text
 
     run_text(text, ctx)
 

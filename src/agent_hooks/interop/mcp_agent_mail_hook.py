@@ -26,9 +26,8 @@ import math
 import os
 from typing import TYPE_CHECKING, Any
 
-from agent_hooks import identity, pattern, pattern_text, reservation, reservation_store, storage
-from agent_hooks import reservation_index as index
-from agent_hooks.mcp_agent_mail import (
+from agent_hooks import identity, storage
+from agent_hooks.interop.mcp_agent_mail import (
     Action,
     Grant,
     Release,
@@ -37,6 +36,8 @@ from agent_hooks.mcp_agent_mail import (
     actions_from_post_tool_use,
     tool_of,
 )
+from agent_hooks.reservations import index, pattern, pattern_text, reservation
+from agent_hooks.reservations import store as reservation_store
 
 if TYPE_CHECKING:
     from agent_hooks.hook_runtime import HookContext

@@ -17,8 +17,8 @@ accepted by ``pattern.compile`` and normalizes to itself. Names taken from the f
 from __future__ import annotations
 
 from agent_hooks import posix_fs as fs
-from agent_hooks.pattern import PatternError
-from agent_hooks.pattern import compile as compile_pattern
+from agent_hooks.reservations.pattern import PatternError
+from agent_hooks.reservations.pattern import compile as compile_pattern
 
 MAX_CHARS = 1024
 MAX_SEGMENTS = 64

@@ -23,7 +23,7 @@ Invariants (docs/adr/0009-work-sessions.md):
 from __future__ import annotations
 
 from agent_hooks.durations import ago, duration
-from agent_hooks.work_session import (
+from agent_hooks.work_sessions.work_session import (
     CLOSED,
     CRITICAL_PERCENT,
     GREEN,

@@ -19,12 +19,12 @@ Invariants:
 * Re-reserving one's own identical pattern keeps the id and takes the later
   expiry; renewing never revives an expired reservation.
 
-Hot-path clean: imports nothing but `agent_hooks.pattern`.
+Hot-path clean: imports nothing but `agent_hooks.reservations.pattern`.
 """
 
 from __future__ import annotations
 
-from agent_hooks import pattern
+from agent_hooks.reservations import pattern
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -21,7 +21,7 @@ Invariants (docs/adr/0009-work-sessions.md):
 from __future__ import annotations
 
 from agent_hooks import posix_fs as fs
-from agent_hooks.work_session_hooks import LIVE, WORKSPACES, active_dir
+from agent_hooks.work_sessions.events import LIVE, WORKSPACES, active_dir
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -54,7 +54,7 @@ def _post_tool_use(
     found: list[tuple[str, str]],
     directory: str,
 ) -> dict[str, Any] | None:
-    from agent_hooks import work_session as ws
+    from agent_hooks.work_sessions import work_session as ws
 
     payload = ctx.payload
     agent = agent_name or "-"
@@ -133,8 +133,8 @@ def _refresh(
     figures. (The conversation's entry or None when there is no transcript to
     read, whether anything was new.) An entry always has int `current` and a
     list `warned`."""
-    from agent_hooks import transcript
-    from agent_hooks import work_session as ws
+    from agent_hooks.work_sessions import transcript
+    from agent_hooks.work_sessions import work_session as ws
 
     conversation = ctx.payload.get("session_id")
     path = ctx.payload.get("transcript_path")
@@ -165,8 +165,8 @@ def _refresh(
 
 def _update(ctx: HookContext, directory: str, mutate: Callable[[dict[str, Any]], bool]) -> bool:
     """Run `mutate` on the active work session under the lock; False (logged) on failure."""
-    from agent_hooks import work_session as ws
-    from agent_hooks import work_session_store as store
+    from agent_hooks.work_sessions import store
+    from agent_hooks.work_sessions import work_session as ws
 
     try:
         return (
@@ -191,7 +191,7 @@ def subagent_start(ctx: HookContext, project: str | None) -> None:
     agent_id = ctx.payload.get("agent_id")
     if directory is None or not isinstance(agent_id, str) or not agent_id:
         return
-    from agent_hooks import work_session as ws
+    from agent_hooks.work_sessions import work_session as ws
 
     kind = ctx.payload.get("agent_type")
     parent = _agent_label(ctx)
@@ -223,8 +223,8 @@ def subagent_stop(ctx: HookContext, project: str | None) -> None:
 
 
 def _subagent_stop(ctx: HookContext, directory: str, agent_id: str) -> None:
-    from agent_hooks import transcript
-    from agent_hooks import work_session as ws
+    from agent_hooks.work_sessions import transcript
+    from agent_hooks.work_sessions import work_session as ws
 
     path = ctx.payload.get("agent_transcript_path")
     main = ctx.payload.get("transcript_path")
@@ -259,7 +259,7 @@ def _settled_tokens(path: str) -> int | None:
     client may fire SubagentStop tens of ms before it writes that line."""
     import time
 
-    from agent_hooks import transcript
+    from agent_hooks.work_sessions import transcript
 
     deadline = time.monotonic() + SETTLE_WAIT
     used = transcript.subagent_tokens(path)
@@ -272,8 +272,8 @@ def _settled_tokens(path: str) -> int | None:
 def _settle_subagents(doc: dict[str, Any], now: float) -> bool:
     """Recount finished subagents recorded with 0 tokens (their transcript was
     not complete at SubagentStop); True when a figure changed."""
-    from agent_hooks import transcript
-    from agent_hooks import work_session as ws
+    from agent_hooks.work_sessions import transcript
+    from agent_hooks.work_sessions import work_session as ws
 
     changed = False
     for record in doc.get("agents_spawned", []):
@@ -311,8 +311,8 @@ def session_start_lines(
     directory = active_dir(environ or {}, project)
     if directory is None:
         return []
-    from agent_hooks import work_session as ws
-    from agent_hooks import work_session_store as store
+    from agent_hooks.work_sessions import store
+    from agent_hooks.work_sessions import work_session as ws
 
     try:
         found = store.Store(directory).active()

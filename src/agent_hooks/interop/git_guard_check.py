@@ -15,9 +15,9 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent_hooks import enforcement, reservation, reservation_store
-from agent_hooks import reservation_index as index
-from agent_hooks.git_guard import BYPASS_ENV, git
+from agent_hooks.interop.git_guard import BYPASS_ENV, git
+from agent_hooks.reservations import enforcement, index, reservation
+from agent_hooks.reservations import store as reservation_store
 
 _STATUS_WORDS = {
     "A": "added",

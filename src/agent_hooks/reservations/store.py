@@ -19,8 +19,8 @@ import os
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from agent_hooks import identity, reservation, state_file, storage
-from agent_hooks import reservation_index as index
+from agent_hooks import identity, state_file, storage
+from agent_hooks.reservations import index, reservation
 
 Reservation = dict[str, Any]
 SCHEMA_VERSION = 1

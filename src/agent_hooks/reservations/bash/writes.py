@@ -41,9 +41,9 @@ named above (not even `os`).
 
 from __future__ import annotations
 
-from agent_hooks.bash_commands import run_command
-from agent_hooks.bash_lexer import Lexer, Redir, Word, add_reason
-from agent_hooks.bash_words import (
+from agent_hooks.reservations.bash.commands import run_command
+from agent_hooks.reservations.bash.lexer import Lexer, Redir, Word, add_reason
+from agent_hooks.reservations.bash.words import (
     MAX_DEPTH,
     ShellState,
     expand_braces,
@@ -51,8 +51,8 @@ from agent_hooks.bash_words import (
     norm,
     unescape,
 )
-from agent_hooks.bash_words import BashAnalysis as BashAnalysis
-from agent_hooks.bash_words import BashTarget as BashTarget
+from agent_hooks.reservations.bash.words import BashAnalysis as BashAnalysis
+from agent_hooks.reservations.bash.words import BashTarget as BashTarget
 
 _SKIP_WORDS = frozenset(
     {"!", "{", "}", "if", "then", "elif", "else", "fi", "do", "done", "while", "until", "esac"}

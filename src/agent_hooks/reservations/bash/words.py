@@ -38,7 +38,7 @@ Hot path: imports nothing but agent_hooks' bash modules.
 
 from __future__ import annotations
 
-from agent_hooks.bash_lexer import Word, add_reason, escape
+from agent_hooks.reservations.bash.lexer import Word, add_reason, escape
 
 _IDENT = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789")
 
