@@ -16,7 +16,7 @@ from __future__ import annotations
 import sys
 import time
 
-from agent_hooks import identity, jsonio
+from agent_hooks import identity, jsonio, repository
 from agent_hooks import posix_fs as fs
 
 TYPE_CHECKING = False
@@ -64,7 +64,7 @@ class HookContext:
         return value if isinstance(value, str) else None
 
     def project_root(self) -> str | None:
-        return identity.project_root(self.environ, self.cwd)
+        return repository.project_root(self.environ, self.cwd)
 
     def log(self, message: str) -> None:
         from agent_hooks.log import log  # only when there is something to log

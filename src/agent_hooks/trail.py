@@ -26,12 +26,12 @@ from __future__ import annotations
 import posix
 
 from agent_hooks import posix_fs as fs
+from agent_hooks.repository import WORKSPACES_DIR
 
 CREATED = "files_created"
 MODIFIED = "files_modified"
 READ = "files_read"
 WORKSPACE = "workspace_files"
-WORKSPACES_DIR = ".tmp/sessions"
 DEFAULT_READ_LIMIT = 500
 READ_LIMIT_ENV = "AGENT_HOOKS_READ_LIMIT"
 _FULL_HASH_LIMIT = 2 << 20

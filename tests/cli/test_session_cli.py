@@ -17,8 +17,7 @@ from agent_hooks.cli import session as session_cli
 from agent_hooks.cli._common import Env
 from agent_hooks.work_sessions import events as work_session_hooks
 from agent_hooks.work_sessions import status_line as statusline_cli
-from agent_hooks.work_sessions import store
-from agent_hooks.work_sessions import work_session as ws
+from agent_hooks.work_sessions import store, work_session
 
 NOW = float(calendar.timegm((2026, 11, 21, 12, 0, 0)))
 HOUR = 3600.0
@@ -136,7 +135,7 @@ def test_group_help(run: Cli) -> None:
 
 def test_start_text_and_json(run: Cli) -> None:
     out = run.ok("start", "--client", "acme", "--project", "audit")
-    assert out.splitlines()[0] == f"Started work session SES202611-ACME-AUDIT {ws.GREEN}"
+    assert out.splitlines()[0] == f"Started work session SES202611-ACME-AUDIT {work_session.GREEN}"
     assert run.doc("SES202611-ACME-AUDIT")["status"] == "active"
     data = run.json(
         "start",
@@ -211,7 +210,9 @@ def seeded(run: Cli) -> None:
     run.ok("note", "Client prefers OAuth2 over JWT")
     run.ok("summary", "Working on the ACME audit.\nNext: story 1-2-user-login")
     s = store.Store(str(run.sessions))
-    s.update_active(lambda d: ws.record_artifact(d, "docs/prd.md", "cc_1", NOW + HOUR), NOW)
+    s.update_active(
+        lambda d: work_session.record_artifact(d, "docs/prd.md", "cc_1", NOW + HOUR), NOW
+    )
     s.update_active(lambda d: d["tokens"].update(current=45000, peak=52000) is None, NOW)
 
 
@@ -220,7 +221,7 @@ def test_resume_status_and_pause(run: Cli) -> None:
     now = NOW + 4 * HOUR + 15 * 60
     text = run.ok("status", now=now)
     assert text.splitlines()[:5] == [
-        f"Session: SES202611-ACME-AUDIT {ws.GREEN}",
+        f"Session: SES202611-ACME-AUDIT {work_session.GREEN}",
         "Status: active",
         "Duration: 4h 15m",
         "Tokens: 45,000/150,000 (30%)",
@@ -230,16 +231,20 @@ def test_resume_status_and_pause(run: Cli) -> None:
         "- [x] Requirements Complete" in text and "- docs/prd.md (created 3h ago by cc_1)" in text
     )
     data = run.json("status", now=now)
-    assert (data["indicator"], data["percent"], data["milestones_done"]) == (ws.GREEN, 30.0, 1)
+    assert (data["indicator"], data["percent"], data["milestones_done"]) == (
+        work_session.GREEN,
+        30.0,
+        1,
+    )
     assert data["duration_seconds"] == 4 * 3600 + 15 * 60
 
     paused = run.json("pause")
-    assert paused["session"]["status"] == "paused" and paused["indicator"] == ws.PAUSED
+    assert paused["session"]["status"] == "paused" and paused["indicator"] == work_session.PAUSED
     assert "Paused SES202611-ACME-AUDIT" in run.ok("pause")
-    assert run.json("status")["indicator"] == ws.PAUSED
+    assert run.json("status")["indicator"] == work_session.PAUSED
 
     text = run.ok("resume", now=now)
-    assert text.splitlines()[0] == f"Resuming Session: SES202611-ACME-AUDIT {ws.GREEN}"
+    assert text.splitlines()[0] == f"Resuming Session: SES202611-ACME-AUDIT {work_session.GREEN}"
     assert (
         "Last Context:\nWorking on the ACME audit." in text
         and "Token Usage: 45,000/150,000" in text
@@ -287,7 +292,7 @@ def test_close_writes_the_summary_and_archives(run: Cli) -> None:
     seeded(run)
     text = run.ok("close", now=NOW + 26 * HOUR)
     assert text.splitlines()[:2] == [
-        f"Closed Session: SES202611-ACME-AUDIT {ws.CLOSED}",
+        f"Closed Session: SES202611-ACME-AUDIT {work_session.CLOSED}",
         "Duration: 1d 2h",
     ]
     assert "  - Client prefers OAuth2 over JWT" in text
@@ -315,11 +320,11 @@ def test_list_text_and_json(run: Cli) -> None:
     text = run.ok("list", now=NOW + 3 * 86400 + 1.5 * HOUR)
     assert text.splitlines() == [
         "Active Sessions:",
-        f"  SES202611-ACME-MVP {ws.PAUSED} (2 days)",
-        f"  SES202611-TESLA-API {ws.GREEN} (3 days) ← current",
+        f"  SES202611-ACME-MVP {work_session.PAUSED} (2 days)",
+        f"  SES202611-TESLA-API {work_session.GREEN} (3 days) ← current",
         "",
         "Archived Sessions:",
-        f"  SES202611-ACME-AUDIT {ws.CLOSED} (closed 2026-11-21)",
+        f"  SES202611-ACME-AUDIT {work_session.CLOSED} (closed 2026-11-21)",
     ]
     result = run("list")
     assert "warning: not read:" in result.stderr and "notes.json" in result.stderr
@@ -337,7 +342,7 @@ def test_switch_keeps_both_files_intact(run: Cli) -> None:
     run.ok("note", "audit again")
     text = run.ok("switch", "ses202611-tesla-api")
     assert text.startswith(
-        f"SES202611-ACME-AUDIT is paused {ws.PAUSED}; switched to SES202611-TESLA-API."
+        f"SES202611-ACME-AUDIT is paused {work_session.PAUSED}; switched to SES202611-TESLA-API."
     )
     assert "Resuming Session: SES202611-TESLA-API" in text
     audit, api = run.doc("SES202611-ACME-AUDIT"), run.doc("SES202611-TESLA-API")
@@ -361,8 +366,8 @@ def test_tokens_and_savings_reports(run: Cli) -> None:
             ("a2", "architect", 28000),
             ("a3", "dev", 85000),
         ):
-            ws.spawned_agent(doc, agent_id)["type"] = kind
-            ws.finish_agent(doc, agent_id, used, NOW)
+            work_session.spawned_agent(doc, agent_id)["type"] = kind
+            work_session.finish_agent(doc, agent_id, used, NOW)
         return True
 
     s.update_active(agents, NOW)
@@ -385,7 +390,7 @@ def test_tokens_and_savings_reports(run: Cli) -> None:
     )
     text = run.ok("savings")
     assert "  Would exceed limit by: 40,000 tokens" in text
-    assert text.rstrip().endswith(f"Status: {ws.GREEN} Within budget")
+    assert text.rstrip().endswith(f"Status: {work_session.GREEN} Within budget")
     assert run.json("savings")["exceeds_without_isolation_by"] == 40000
 
 

@@ -14,8 +14,7 @@ from click.testing import CliRunner
 
 from agent_hooks.cli._common import Env
 from agent_hooks.work_sessions import status_line as statusline
-from agent_hooks.work_sessions import store
-from agent_hooks.work_sessions import work_session as ws
+from agent_hooks.work_sessions import store, work_session
 
 ROOT = Path(__file__).resolve().parents[2]
 SRC = ROOT / "src"
@@ -32,7 +31,7 @@ class Project:
         self.environ = {"HOME": str(tmp), "AGENT_NAME": "proj__cc_1", "PATH": "/usr/bin:/bin"}
 
     def start(self, **tokens: int) -> dict:
-        doc = ws.new_document("SES202611-ACME-AUDIT", "SES", "ACME", "AUDIT", NOW)
+        doc = work_session.new_document("SES202611-ACME-AUDIT", "SES", "ACME", "AUDIT", NOW)
         doc["tokens"].update(tokens)
         store.Store(str(self.sessions)).start(doc, NOW, close_active=False)
         return doc
@@ -88,7 +87,7 @@ def test_the_clients_own_context_figure_comes_first(project: Project) -> None:
     # 1,000 + 20,000 + 100,000 = 121,000 of 150,000 = 80.7 % (> 80 %: yellow)
     assert (
         statusline.line(payload, project.environ)
-        == f"SES202611-ACME-AUDIT {ws.YELLOW} 121k/150k (80.7%) · proj__cc_1"
+        == f"SES202611-ACME-AUDIT {work_session.YELLOW} 121k/150k (80.7%) · proj__cc_1"
     )
 
 
@@ -98,19 +97,26 @@ def test_then_the_transcript_tail_then_the_stored_figures(project: Project) -> N
     # the sample's last main assistant entry: 10 + 0 + 0 = 10
     assert (
         statusline.line(payload, project.environ)
-        == f"SES202611-ACME-AUDIT {ws.GREEN} 10/150k (0%) · proj__cc_1"
+        == f"SES202611-ACME-AUDIT {work_session.GREEN} 10/150k (0%) · proj__cc_1"
     )
     assert statusline.figures(project.payload(), project.environ)["current"] == 777
     s = store.Store(str(project.sessions))
     s.update_active(
-        lambda d: ws.apply_figures(d, "conv-1", {"current": 143000, "peak": 143000}, NOW) is None,
+        lambda d: (
+            work_session.apply_figures(d, "conv-1", {"current": 143000, "peak": 143000}, NOW)
+            is None
+        ),
         NOW,
     )
     s.update_active(
-        lambda d: ws.apply_figures(d, "conv-2", {"current": 50, "peak": 50}, NOW) is None, NOW
+        lambda d: work_session.apply_figures(d, "conv-2", {"current": 50, "peak": 50}, NOW) is None,
+        NOW,
     )
     found = statusline.figures(project.payload(), project.environ)
-    assert found is not None and (found["current"], found["indicator"]) == (143000, ws.RED)
+    assert found is not None and (found["current"], found["indicator"]) == (
+        143000,
+        work_session.RED,
+    )
     assert doc["session_id"] == found["session_id"]
 
 
@@ -121,7 +127,7 @@ def test_a_paused_session_shows_paused(project: Project) -> None:
     )
     assert (
         statusline.line(project.payload(), project.environ)
-        == f"SES202611-ACME-AUDIT {ws.PAUSED} 30.0k/150k (20%) · proj__cc_1"
+        == f"SES202611-ACME-AUDIT {work_session.PAUSED} 30.0k/150k (20%) · proj__cc_1"
     )
 
 
@@ -143,7 +149,8 @@ def test_click_command_text_and_json(project: Project) -> None:
     result = CliRunner().invoke(cli, ["statusline"], input=json.dumps(project.payload()), obj=env)
     assert (
         result.exit_code == 0
-        and result.stdout == f"SES202611-ACME-AUDIT {ws.GREEN} 45.0k/150k (30%) · proj__cc_1\n"
+        and result.stdout
+        == f"SES202611-ACME-AUDIT {work_session.GREEN} 45.0k/150k (30%) · proj__cc_1\n"
     )
     result = CliRunner().invoke(
         cli, ["statusline", "--json"], input=json.dumps(project.payload()), obj=env
@@ -154,7 +161,7 @@ def test_click_command_text_and_json(project: Project) -> None:
         "figures": {
             "session_id": "SES202611-ACME-AUDIT",
             "status": "active",
-            "indicator": ws.GREEN,
+            "indicator": work_session.GREEN,
             "current": 45000,
             "max": 150000,
             "percent": 30.0,
@@ -182,7 +189,8 @@ def test_the_tiny_entry_prints_the_line_without_click_or_orjson(project: Project
     proc = run_entry(project, json.dumps(project.payload()).encode(), importtime=True)
     assert proc.returncode == 0
     assert (
-        proc.stdout.decode() == f"SES202611-ACME-AUDIT {ws.GREEN} 45.0k/150k (30%) · proj__cc_1\n"
+        proc.stdout.decode()
+        == f"SES202611-ACME-AUDIT {work_session.GREEN} 45.0k/150k (30%) · proj__cc_1\n"
     )
     loaded = {
         line.rsplit("|", 1)[1].strip() for line in proc.stderr.decode().splitlines() if "|" in line

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_hooks import identity, trail_archive
+from agent_hooks import identity, repository, trail_archive
 from conftest import AGENT, HookRunner, context_of, write_state
 
 DAY = 86400
@@ -62,7 +62,7 @@ def test_project_root_falls_back_to_the_git_top_level_of_cwd(run_hook: HookRunne
 def test_outside_any_project(run_hook: HookRunner, tmp_path: Path) -> None:
     plain = tmp_path / "plain"
     plain.mkdir()
-    if identity.git_top_level(str(plain)) is not None:
+    if repository.git_top_level(str(plain)) is not None:
         pytest.skip("the temp directory lies inside a git work tree")
     payload = run_hook.payload("SessionStart_startup", cwd=str(plain))
     text = context_of(run_hook("SessionStart", payload, env={"CLAUDE_PROJECT_DIR": ""}, cwd=plain))

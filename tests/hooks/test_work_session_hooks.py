@@ -21,8 +21,7 @@ import pytest
 
 from agent_hooks import hook_runtime, trail
 from agent_hooks.work_sessions import events as hooks
-from agent_hooks.work_sessions import store
-from agent_hooks.work_sessions import work_session as ws
+from agent_hooks.work_sessions import store, work_session
 
 ROOT = Path(__file__).resolve().parents[2]
 SRC = ROOT / "src"
@@ -87,8 +86,10 @@ class World:
     def store(self) -> store.Store:
         return store.Store(str(self.sessions))
 
-    def start(self, max_tokens: int = ws.DEFAULT_MAX) -> dict:
-        doc = ws.new_document("SES202611-ACME-AUDIT", "SES", "ACME", "AUDIT", NOW, max_tokens)
+    def start(self, max_tokens: int = work_session.DEFAULT_MAX) -> dict:
+        doc = work_session.new_document(
+            "SES202611-ACME-AUDIT", "SES", "ACME", "AUDIT", NOW, max_tokens
+        )
         self.store().start(doc, NOW, close_active=False)
         return doc
 
@@ -196,6 +197,7 @@ def test_module_loads_under_dash_IS(world: World) -> None:
     assert json.loads(out.replace("'", '"')) == [
         "agent_hooks.work_sessions",
         "agent_hooks.work_sessions.events",
+        "agent_hooks.work_sessions.location",
     ]
     assert world.run("Modules", world.payload("PostToolUse_Write")) == {"loaded": []}
     world.start()
@@ -275,11 +277,11 @@ def test_warnings_at_exactly_80_and_95_percent_once_each(world: World) -> None:
     assert first is not None and second is not None
     assert "120,001 of the 150,000-token budget (80%)" in first["additionalContext"]
     assert (
-        first["systemMessage"].startswith(ws.YELLOW)
+        first["systemMessage"].startswith(work_session.YELLOW)
         and "SES202611-ACME-AUDIT" in first["systemMessage"]
     )
     assert "142,501 of the 150,000-token budget (95%)" in second["additionalContext"]
-    assert second["systemMessage"].startswith(ws.RED)
+    assert second["systemMessage"].startswith(work_session.RED)
     conv = world.doc()["conversations"][read["session_id"]]
     assert (conv["current"], conv["peak"], conv["warned"]) == (149000, 149000, [80, 95])
     assert world.run("PostToolUse", read) is None  # still above both: told already
@@ -392,7 +394,7 @@ def test_several_agents_keep_their_own_figures(world: World) -> None:
     world.env["AGENT_NAME"] = "cc_2"
     world.run("Stop", world.payload("Stop", session_id="conv-2", transcript_path=str(other)))
     doc = world.doc()
-    assert [(c["agent"], c["current"]) for c in ws.agent_contexts(doc)] == [
+    assert [(c["agent"], c["current"]) for c in work_session.agent_contexts(doc)] == [
         ("cc_1", 10),
         ("cc_2", 5000),
     ]
@@ -402,13 +404,13 @@ def test_several_agents_keep_their_own_figures(world: World) -> None:
 def test_session_start_lines(world: World) -> None:
     world.start()
     world.store().update_active(
-        lambda d: ws.set_summary(d, "Auditing auth.\nNext: login") is None, NOW
+        lambda d: work_session.set_summary(d, "Auditing auth.\nNext: login") is None, NOW
     )
     lines = world.run("SessionStart", world.payload("SessionStart_startup"))
     assert lines is not None
     first, second = lines["lines"]
     assert first.startswith(
-        f"Work session SES202611-ACME-AUDIT {ws.GREEN} (active): 0/0 milestones"
+        f"Work session SES202611-ACME-AUDIT {work_session.GREEN} (active): 0/0 milestones"
     )
     assert "0/150,000 tokens (0%)" in first and second == "Last context: Auditing auth."
     world.store().update_active(lambda d: d.update(status="paused") is None, NOW)
@@ -427,9 +429,9 @@ def wired(module: str, event: str) -> bool:
     return event in EVENTS and path.exists() and "work_session_hooks" in path.read_text()
 
 
-def entry_world(run_hook: Any, tmp_path: Path, max_tokens: int = ws.DEFAULT_MAX) -> Path:
+def entry_world(run_hook: Any, tmp_path: Path, max_tokens: int = work_session.DEFAULT_MAX) -> Path:
     """An active work session in run_hook's project and a copy of the sample transcripts."""
-    doc = ws.new_document("SES202611-ACME-AUDIT", "SES", "ACME", "AUDIT", NOW, max_tokens)
+    doc = work_session.new_document("SES202611-ACME-AUDIT", "SES", "ACME", "AUDIT", NOW, max_tokens)
     store.Store(str(run_hook.project / ".claude" / "sessions")).start(doc, NOW, close_active=False)
     main = tmp_path / "transcripts" / "main.jsonl"
     (main.parent / "subagents").mkdir(parents=True)
@@ -456,7 +458,7 @@ def test_entry_post_tool_use_records_and_warns(run_hook: Any, tmp_path: Path) ->
     )
     assert result.code == 0 and isinstance(result.out, dict), result
     assert "801 of the 1,000-token budget" in result.out["hookSpecificOutput"]["additionalContext"]
-    assert result.out["systemMessage"].startswith(ws.YELLOW)
+    assert result.out["systemMessage"].startswith(work_session.YELLOW)
     doc = active_doc(run_hook)
     assert [a["path"] for a in doc["artifacts"]] == ["a.txt"] and doc["tokens"]["current"] == 801
     again = run_hook("PostToolUse", run_hook.payload("PostToolUse_Read", transcript_path=str(main)))
@@ -496,4 +498,4 @@ def test_entry_session_start_mentions_the_work_session(run_hook: Any, tmp_path: 
     entry_world(run_hook, tmp_path)
     result = run_hook("SessionStart", "SessionStart_startup")
     text = result.out["hookSpecificOutput"]["additionalContext"]
-    assert f"Work session SES202611-ACME-AUDIT {ws.GREEN} (active)" in text
+    assert f"Work session SES202611-ACME-AUDIT {work_session.GREEN} (active)" in text

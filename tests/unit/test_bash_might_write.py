@@ -1,4 +1,4 @@
-"""`enforcement.bash_might_write` never says "cannot write" for a command the
+"""`prefilter.might_write` never says "cannot write" for a command the
 parser finds a write in (it lets PreToolUse skip loading the parser)."""
 
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from test_bash_writes import CASES
 
-from agent_hooks.reservations import enforcement
 from agent_hooks.reservations.bash import commands as bash_commands
+from agent_hooks.reservations.bash import prefilter
 
 # Commands in the parser's table that never yield a target themselves: they change
 # directory, or run code the parser cannot see into, or run a nested command whose
@@ -21,7 +21,7 @@ GIT_WRITING = ("checkout", "restore", "rm", "mv", "worktree", "clone")
 
 
 def covered(text: str) -> bool:
-    return any(word in text for word in enforcement.BASH_WRITE_WORDS)
+    return any(word in text for word in prefilter.BASH_WRITE_WORDS)
 
 
 def test_every_writing_command_of_the_parser_is_covered() -> None:
@@ -36,7 +36,7 @@ def test_every_write_the_parser_sees_passes(
     command: str, targets: list[str], opaque: list[str]
 ) -> None:
     if targets:
-        assert enforcement.bash_might_write(command)
+        assert prefilter.might_write(command)
 
 
 @pytest.mark.parametrize(
@@ -45,4 +45,4 @@ def test_every_write_the_parser_sees_passes(
      "git status && git diff --stat", "git commit -m wip"],
 )  # fmt: skip
 def test_commands_that_write_nothing_visible_skip_the_parser(command: str) -> None:
-    assert not enforcement.bash_might_write(command)
+    assert not prefilter.might_write(command)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_hooks import identity
+from agent_hooks import identity, repository
 
 GOOD_NAMES = [
     "proj__cc_1",
@@ -178,14 +178,14 @@ def test_project_root_from_claude_project_dir(tmp_path: Path) -> None:
     real.mkdir()
     os.symlink(real, tmp_path / "link")
     environ = {"CLAUDE_PROJECT_DIR": str(tmp_path / "link")}
-    assert identity.project_root(environ, "/somewhere/else") == os.path.realpath(real)
+    assert repository.project_root(environ, "/somewhere/else") == os.path.realpath(real)
 
 
 def test_relative_claude_project_dir_is_ignored(tmp_path: Path) -> None:
     (tmp_path / ".git").mkdir()
     (tmp_path / "sub").mkdir()
     root = os.path.realpath(tmp_path)
-    assert identity.project_root({"CLAUDE_PROJECT_DIR": "rel"}, f"{root}/sub") == root
+    assert repository.project_root({"CLAUDE_PROJECT_DIR": "rel"}, f"{root}/sub") == root
 
 
 @pytest.mark.parametrize("git_kind", ["dir", "worktree_file", "symlink"])
@@ -199,8 +199,8 @@ def test_project_root_is_the_git_top_level_of_cwd(tmp_path: Path, git_kind: str)
         (top / ".git").write_text("gitdir: /elsewhere/.git/worktrees/repo\n")
     else:
         os.symlink("/nonexistent/git-dir", top / ".git")
-    assert identity.project_root({}, str(deep)) == os.path.realpath(top)
-    assert identity.project_root({}, str(top)) == os.path.realpath(top)
+    assert repository.project_root({}, str(deep)) == os.path.realpath(top)
+    assert repository.project_root({}, str(top)) == os.path.realpath(top)
 
 
 def test_nearest_git_wins(tmp_path: Path) -> None:
@@ -208,25 +208,25 @@ def test_nearest_git_wins(tmp_path: Path) -> None:
     sub = tmp_path / "vendor" / "lib"
     (sub / "src").mkdir(parents=True)
     (sub / ".git").write_text("gitdir: ../../.git/modules/lib\n")
-    assert identity.project_root({}, str(sub / "src")) == os.path.realpath(sub)
+    assert repository.project_root({}, str(sub / "src")) == os.path.realpath(sub)
 
 
 def test_project_root_through_a_symlinked_cwd(tmp_path: Path) -> None:
     (tmp_path / "repo" / ".git").mkdir(parents=True)
     (tmp_path / "repo" / "src").mkdir()
     os.symlink(tmp_path / "repo" / "src", tmp_path / "shortcut")
-    assert identity.project_root({}, str(tmp_path / "shortcut")) == os.path.realpath(
+    assert repository.project_root({}, str(tmp_path / "shortcut")) == os.path.realpath(
         tmp_path / "repo"
     )
 
 
 @pytest.mark.parametrize("cwd", [None, "", "relative/dir"])
 def test_no_project_without_an_absolute_cwd(cwd: str | None) -> None:
-    assert identity.project_root({}, cwd) is None
+    assert repository.project_root({}, cwd) is None
 
 
 def test_no_project_outside_git(tmp_path: Path) -> None:
     (tmp_path / "plain").mkdir()
-    if identity.git_top_level(str(tmp_path)) is not None:
+    if repository.git_top_level(str(tmp_path)) is not None:
         pytest.skip("the temp directory itself lies inside a git work tree")
-    assert identity.project_root({}, str(tmp_path / "plain")) is None
+    assert repository.project_root({}, str(tmp_path / "plain")) is None

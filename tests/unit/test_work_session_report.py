@@ -9,8 +9,8 @@ import copy
 import pytest
 
 from agent_hooks import durations
-from agent_hooks.work_sessions import report as ws_report
-from agent_hooks.work_sessions import work_session as ws
+from agent_hooks.work_sessions import report as work_session_report
+from agent_hooks.work_sessions import work_session
 
 
 def ts(y: int, mo: int, d: int, h: int = 0, mi: int = 0) -> float:
@@ -47,7 +47,7 @@ def test_ago(seconds: int, text: str) -> None:
     [(0, "[░░░░░░░░░░]"), (0.8, "[████████░░]"), (0.99, "[█████████░]"), (1.5, "[██████████]")],
 )
 def test_progress_bar(fraction: float, bar: str) -> None:
-    assert ws_report.progress_bar(fraction) == bar
+    assert work_session_report.progress_bar(fraction) == bar
 
 
 # ----------------------------------------------------------------------- texts
@@ -55,34 +55,36 @@ def test_progress_bar(fraction: float, bar: str) -> None:
 
 def seed_example() -> dict:
     """The seed's example session (its token report: 45,000 main + 145,000 isolated)."""
-    doc = ws.new_document("SES202501-ACME-AUDIT", "SES", "ACME", "AUDIT", ts(2025, 1, 15, 10, 30))
+    doc = work_session.new_document(
+        "SES202501-ACME-AUDIT", "SES", "ACME", "AUDIT", ts(2025, 1, 15, 10, 30)
+    )
     doc["tokens"].update(current=45000, peak=52000, saved=145000)
     for agent_id, kind, used in (
         ("agent-123", "analyst", 32000),
         ("agent-124", "architect", 28000),
         ("agent-125", "dev", 85000),
     ):
-        record = ws.spawned_agent(doc, agent_id)
+        record = work_session.spawned_agent(doc, agent_id)
         record.update(type=kind, tokens_used=used, completed="2025-01-15T10:42:00Z")
-    ws.record_artifact(doc, "docs/prd.md", "pm", ts(2025, 1, 15, 11))
-    ws.record_artifact(doc, "docs/architecture.md", "architect", ts(2025, 1, 15, 12, 30))
+    work_session.record_artifact(doc, "docs/prd.md", "pm", ts(2025, 1, 15, 11))
+    work_session.record_artifact(doc, "docs/architecture.md", "architect", ts(2025, 1, 15, 12, 30))
     for name, done in (
         ("Requirements Complete", ts(2025, 1, 15, 11, 30)),
         ("Architecture Approved", ts(2025, 1, 15, 13)),
         ("Implementation Started", None),
     ):
-        ws.add_milestone(doc, name)
+        work_session.add_milestone(doc, name)
         if done:
-            ws.complete_milestone(doc, name, done)
-    ws.add_note(doc, "Client prefers OAuth2 over JWT")
-    ws.set_summary(
+            work_session.complete_milestone(doc, name, done)
+    work_session.add_note(doc, "Client prefers OAuth2 over JWT")
+    work_session.set_summary(
         doc, "Working on ACME security audit project.\nNext: Complete story 1-2-user-login."
     )
     return doc
 
 
 def test_token_report_matches_the_seeds_example() -> None:
-    report = ws_report.token_report(seed_example())
+    report = work_session_report.token_report(seed_example())
     # 45,000 + 145,000 = 190,000 without isolation; 190,000 - 150,000 = 40,000 over;
     # 145,000 / 190,000 = 76.3 %; 45,000 / 150,000 = 30 %; 150,000 - 45,000 = 105,000 left
     assert (report["total_without_isolation"], report["exceeds_without_isolation_by"]) == (
@@ -94,7 +96,7 @@ def test_token_report_matches_the_seeds_example() -> None:
         30.0,
         105000,
     )
-    text = ws_report.tokens_text(report)
+    text = work_session_report.tokens_text(report)
     for line in (
         "Token Usage Report: SES202501-ACME-AUDIT",
         "  Used: 45,000 / 150,000 (30%)",
@@ -110,25 +112,25 @@ def test_token_report_matches_the_seeds_example() -> None:
 
 def test_savings_text_within_and_beyond_budget() -> None:
     doc = seed_example()
-    text = ws_report.savings_text(ws_report.token_report(doc))
+    text = work_session_report.savings_text(work_session_report.token_report(doc))
     assert "  All agent work in main context: 190,000 tokens" in text
     assert "  Would exceed limit by: 40,000 tokens" in text
     assert "  Agents in subprocesses: 145,000 tokens (not counted)" in text
-    assert text.endswith(f"Status: {ws.GREEN} Within budget")
+    assert text.endswith(f"Status: {work_session.GREEN} Within budget")
     doc["tokens"].update(current=130000, saved=10000)
-    text = ws_report.savings_text(ws_report.token_report(doc))
+    text = work_session_report.savings_text(work_session_report.token_report(doc))
     assert "Would stay within the limit: 10,000 tokens to spare" in text
-    assert text.endswith(f"Status: {ws.YELLOW} Within budget, above 80%")
+    assert text.endswith(f"Status: {work_session.YELLOW} Within budget, above 80%")
     doc["tokens"]["current"] = 160000
-    assert ws_report.savings_text(ws_report.token_report(doc)).endswith(
-        f"{ws.RED} Over budget by 10,000 tokens"
+    assert work_session_report.savings_text(work_session_report.token_report(doc)).endswith(
+        f"{work_session.RED} Over budget by 10,000 tokens"
     )
 
 
 def test_status_text() -> None:
     doc = seed_example()
     now = ts(2025, 1, 15, 14, 45)
-    lines = ws_report.status_text(doc, now).splitlines()
+    lines = work_session_report.status_text(doc, now).splitlines()
     assert lines[:5] == [
         "Session: SES202501-ACME-AUDIT 🟢",
         "Status: active",
@@ -143,7 +145,7 @@ def test_status_text() -> None:
 
 
 def test_resume_text() -> None:
-    text = ws_report.resume_text(seed_example(), ts(2025, 1, 15, 14, 45))
+    text = work_session_report.resume_text(seed_example(), ts(2025, 1, 15, 14, 45))
     assert text.splitlines()[:6] == [
         "Resuming Session: SES202501-ACME-AUDIT 🟢",
         "Status: active",
@@ -158,7 +160,7 @@ def test_resume_text() -> None:
 
 def test_closing_summary() -> None:
     doc = seed_example()
-    summary = ws_report.closing_summary(doc, ts(2025, 1, 16, 10, 30))
+    summary = work_session_report.closing_summary(doc, ts(2025, 1, 16, 10, 30))
     assert summary["decisions"] == ["Client prefers OAuth2 over JWT"]
     assert summary["outcomes"][:2] == [
         "Milestone reached: Requirements Complete (2025-01-15)",
@@ -175,21 +177,28 @@ def test_closing_summary() -> None:
     assert summary["duration"] == "1d 0h" and summary["closed"] == "2025-01-16T10:30:00Z"
     closed = copy.deepcopy(doc)
     closed["closing_summary"] = summary
-    text = ws_report.closing_text(closed, "/x/archive/SES202501-ACME-AUDIT.json")
+    text = work_session_report.closing_text(closed, "/x/archive/SES202501-ACME-AUDIT.json")
     assert "Decisions and Learnings:\n  - Client prefers OAuth2 over JWT" in text
     assert text.endswith("Archived to: /x/archive/SES202501-ACME-AUDIT.json")
 
 
 def test_list_text() -> None:
     live_doc = seed_example()
-    paused = ws.new_document("ENG202501-TESLA-API", "ENG", "TESLA", "API", ts(2025, 1, 10))
+    paused = work_session.new_document(
+        "ENG202501-TESLA-API", "ENG", "TESLA", "API", ts(2025, 1, 10)
+    )
     paused["status"] = "paused"
-    closed = ws.new_document("TST202412-INTERNAL-MVP", "TST", "INTERNAL", "MVP", ts(2024, 12, 1))
+    closed = work_session.new_document(
+        "TST202412-INTERNAL-MVP", "TST", "INTERNAL", "MVP", ts(2024, 12, 1)
+    )
     closed.update(status="closed", closed="2024-12-15T09:00:00Z")
     now = ts(2025, 1, 18, 11)
-    live = [ws_report.list_entry(live_doc, now, False), ws_report.list_entry(paused, now, False)]
-    text = ws_report.list_text(
-        "SES202501-ACME-AUDIT", live, [ws_report.list_entry(closed, now, True)]
+    live = [
+        work_session_report.list_entry(live_doc, now, False),
+        work_session_report.list_entry(paused, now, False),
+    ]
+    text = work_session_report.list_text(
+        "SES202501-ACME-AUDIT", live, [work_session_report.list_entry(closed, now, True)]
     )
     assert text.splitlines() == [
         "Active Sessions:",
@@ -199,7 +208,7 @@ def test_list_text() -> None:
         "Archived Sessions:",
         "  TST202412-INTERNAL-MVP ✅ (closed 2024-12-15)",
     ]
-    assert ws_report.list_text(None, [], []).splitlines() == [
+    assert work_session_report.list_text(None, [], []).splitlines() == [
         "Active Sessions:",
         "  (none)",
         "",

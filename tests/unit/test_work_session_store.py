@@ -11,47 +11,22 @@ from pathlib import Path
 
 import pytest
 
-from agent_hooks import jsonio, storage
-from agent_hooks.work_sessions import events as work_session_hooks
-from agent_hooks.work_sessions import store
-from agent_hooks.work_sessions import work_session as ws
+from agent_hooks import jsonio, storage, timestamps
+from agent_hooks.work_sessions import store, work_session
 
 NOW = float(calendar.timegm((2026, 11, 21, 12, 0, 0)))
 
 
 def new(store_: store.Store, client: str, project: str, now: float = NOW, **kw: bool) -> dict:
-    doc = ws.new_document(ws.make_id("SES", client, project, now), "SES", client, project, now)
+    doc = work_session.new_document(
+        work_session.make_id("SES", client, project, now), "SES", client, project, now
+    )
     store_.start(doc, now, close_active=kw.get("close_active", False))
     return doc
 
 
 def read_json(path: Path) -> dict:
     return json.loads(path.read_text())
-
-
-# -------------------------------------------------------------------- location
-
-
-@pytest.mark.parametrize(
-    ("project", "environ", "given", "expected"),
-    [
-        ("/p", {}, None, "/p/.claude/sessions"),
-        ("/p", {"AGENT_HOOKS_SESSIONS_DIR": "/elsewhere/s/"}, None, "/elsewhere/s"),
-        ("/p", {"AGENT_HOOKS_SESSIONS_DIR": "notes/sessions"}, None, "/p/notes/sessions"),
-        ("/p", {"AGENT_HOOKS_SESSIONS_DIR": "~/ws", "HOME": "/home/u"}, None, "/home/u/ws"),
-        ("/p", {"AGENT_HOOKS_SESSIONS_DIR": "/e"}, "/given", "/given"),
-        (None, {}, None, None),
-        (None, {"AGENT_HOOKS_SESSIONS_DIR": "rel"}, None, None),
-        (None, {"AGENT_HOOKS_SESSIONS_DIR": "/abs"}, None, "/abs"),
-    ],
-)
-def test_sessions_dir_and_the_hooks_pointer_agree(
-    project: str | None, environ: dict, given: str | None, expected: str | None
-) -> None:
-    assert store.sessions_dir(project, environ, given) == expected
-    if given is None:  # the hooks repeat the rule without importing the store
-        pointer = work_session_hooks.pointer_file(environ, project)
-        assert pointer == (None if expected is None else f"{expected}/active-session.json")
 
 
 # ------------------------------------------------------------- start / switch
@@ -75,7 +50,7 @@ def test_start_writes_the_document_and_the_pointer(tmp_path: Path) -> None:
 def test_start_while_active_is_refused_unless_the_active_one_is_closed(tmp_path: Path) -> None:
     s = store.Store(str(tmp_path))
     first = new(s, "ACME", "AUDIT")
-    second = ws.new_document("SES202611-ACME-API", "SES", "ACME", "API", NOW + 60)
+    second = work_session.new_document("SES202611-ACME-API", "SES", "ACME", "API", NOW + 60)
     with pytest.raises(store.ActiveSessionExists) as info:
         s.start(second, NOW + 60, close_active=False)
     assert info.value.session_id == "SES202611-ACME-AUDIT"
@@ -85,9 +60,9 @@ def test_start_while_active_is_refused_unless_the_active_one_is_closed(tmp_path:
     closed = s.start(second, NOW + 60, close_active=True)
     assert closed is not None and closed.doc["session_id"] == first["session_id"]
     archived = read_json(tmp_path / "archive" / "SES202611-ACME-AUDIT.json")
-    assert archived["status"] == "closed" and archived["closing_summary"]["closed"] == ws.iso(
-        NOW + 60
-    )
+    assert archived["status"] == "closed" and archived["closing_summary"][
+        "closed"
+    ] == timestamps.iso(NOW + 60)
     assert not (tmp_path / "SES202611-ACME-AUDIT.json").exists()
     assert s.active_id() == "SES202611-ACME-API"
 
@@ -96,17 +71,17 @@ def test_starting_an_existing_id_is_refused(tmp_path: Path) -> None:
     s = store.Store(str(tmp_path))
     new(s, "ACME", "AUDIT")
     s.close(NOW + 5)
-    again = ws.new_document("SES202611-ACME-AUDIT", "SES", "ACME", "AUDIT", NOW + 10)
-    with pytest.raises(ws.WorkSessionError, match=r"already exists \(archived\).*switch"):
+    again = work_session.new_document("SES202611-ACME-AUDIT", "SES", "ACME", "AUDIT", NOW + 10)
+    with pytest.raises(work_session.WorkSessionError, match=r"already exists \(archived\).*switch"):
         s.start(again, NOW + 10, close_active=True)
 
 
 def test_switch_keeps_both_files_intact(tmp_path: Path) -> None:
     s = store.Store(str(tmp_path))
     audit = new(s, "ACME", "AUDIT")
-    s.update_active(lambda d: ws.add_milestone(d, "Audit plan") is not None, NOW + 1)
+    s.update_active(lambda d: work_session.add_milestone(d, "Audit plan") is not None, NOW + 1)
     # a second live (paused) work session, as a hand-made or earlier-switched one would be
-    other = ws.new_document("ENG202611-TESLA-API", "ENG", "TESLA", "API", NOW + 2)
+    other = work_session.new_document("ENG202611-TESLA-API", "ENG", "TESLA", "API", NOW + 2)
     other.update(notes=["keep me"], status="paused")
     s.save(store.Found(other, "", False))
     before = {p.name: read_json(p) for p in tmp_path.glob("*20261*.json")}
@@ -134,16 +109,16 @@ def test_switch_keeps_both_files_intact(tmp_path: Path) -> None:
 
 def test_switch_to_an_unknown_or_bad_id(tmp_path: Path) -> None:
     s = store.Store(str(tmp_path))
-    with pytest.raises(ws.WorkSessionError, match="no work session SES202611-NO-SUCH"):
+    with pytest.raises(work_session.WorkSessionError, match="no work session SES202611-NO-SUCH"):
         s.switch("SES202611-NO-SUCH", NOW)
-    with pytest.raises(ws.WorkSessionError, match="PREFIXYYYYMM"):
+    with pytest.raises(work_session.WorkSessionError, match="PREFIXYYYYMM"):
         s.switch("../../etc/passwd", NOW)
 
 
 def test_close_archives_and_switch_reopens(tmp_path: Path) -> None:
     s = store.Store(str(tmp_path))
     new(s, "ACME", "AUDIT")
-    s.update_active(lambda d: ws.add_note(d, "OAuth2 over JWT") is None, NOW + 1)
+    s.update_active(lambda d: work_session.add_note(d, "OAuth2 over JWT") is None, NOW + 1)
     found = s.close(NOW + 3600)
     archived = tmp_path / "archive" / "SES202611-ACME-AUDIT.json"
     assert found.path == str(archived) and found.archived
@@ -165,7 +140,7 @@ def test_a_crash_leftover_copy_loses_to_the_newer_one(tmp_path: Path) -> None:
     doc = new(s, "ACME", "AUDIT")
     live = tmp_path / "SES202611-ACME-AUDIT.json"
     (tmp_path / "archive").mkdir()
-    closed = dict(doc, status="closed", last_updated=ws.iso(NOW + 100))
+    closed = dict(doc, status="closed", last_updated=timestamps.iso(NOW + 100))
     (tmp_path / "archive" / live.name).write_bytes(store.encode(closed))  # close died before unlink
     found = s.find("SES202611-ACME-AUDIT")
     assert found is not None and found.archived and found.doc["status"] == "closed"
@@ -186,7 +161,7 @@ def test_corrupt_and_planted_files_are_refused_not_overwritten(tmp_path: Path) -
     new(s, "ACME", "AUDIT")
     path = tmp_path / "SES202611-ACME-AUDIT.json"
     path.write_text("{broken")
-    with pytest.raises(ws.WorkSessionError, match="is not valid JSON"):
+    with pytest.raises(work_session.WorkSessionError, match="is not valid JSON"):
         s.update_active(lambda d: True, NOW)
     assert path.read_text() == "{broken"
     found, problems = s.all()
@@ -207,7 +182,7 @@ def test_update_active_respects_statuses(tmp_path: Path) -> None:
 
 
 def test_encode_is_json_one_field_per_line() -> None:
-    doc = ws.new_document("SES202611-ACME-AUDIT", "SES", "ACME", "AUDIT", NOW)
+    doc = work_session.new_document("SES202611-ACME-AUDIT", "SES", "ACME", "AUDIT", NOW)
     doc["notes"] = ["a", 'b "quoted"\nnewline']
     doc["conversations"] = {"c1": {"current": 1}}
     data = store.encode(doc)
@@ -223,7 +198,8 @@ def _add_artifacts(directory: str, worker: int, count: int) -> None:
     s = store.Store(directory, durable=False)
     for i in range(count):
         s.update_active(
-            lambda d, i=i: ws.record_artifact(d, f"w{worker}/f{i}", f"cc_{worker}", NOW), NOW
+            lambda d, i=i: work_session.record_artifact(d, f"w{worker}/f{i}", f"cc_{worker}", NOW),
+            NOW,
         )
 
 

@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_hooks.work_sessions import store
-from agent_hooks.work_sessions import work_session as ws
+from agent_hooks.work_sessions import store, work_session
 from agent_hooks.work_sessions import yaml_subset as work_session_yaml
 
 NOW = float(calendar.timegm((2026, 11, 21, 12, 0, 0)))
@@ -80,7 +79,7 @@ notes:
 
 
 def test_the_seeds_yaml_format_is_read() -> None:
-    doc = ws.normalize(work_session_yaml.parse_yaml(SEED_YAML))
+    doc = work_session.normalize(work_session_yaml.parse_yaml(SEED_YAML))
     assert doc["tokens"] == {
         "max": 150000,
         "initial": 0,
@@ -152,7 +151,7 @@ def test_the_seeds_start_template_with_empty_flow_values() -> None:
 )
 def test_yaml_beyond_the_subset_is_refused_with_the_line(text: str, line: int) -> None:
     with pytest.raises(
-        ws.WorkSessionError, match=f"f.yaml: line {line}: .*convert the file to JSON"
+        work_session.WorkSessionError, match=f"f.yaml: line {line}: .*convert the file to JSON"
     ):
         work_session_yaml.parse_yaml(text, "f.yaml")
 

@@ -47,44 +47,6 @@ def test_random_suffix_is_four_alphabet_characters() -> None:
     assert set("".join(seen)) == set(ws.ID_ALPHABET)
 
 
-@given(st.integers(min_value=0, max_value=4_102_444_800))
-def test_iso_round_trips_through_parse_iso(seconds: int) -> None:
-    stamp = ws.iso(seconds)
-    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", stamp)
-    assert ws.parse_iso(stamp) == seconds
-
-
-def test_parse_iso_reads_the_seed_timestamps_and_offsets() -> None:
-    assert ws.parse_iso("2025-01-18T14:35:10Z") == calendar.timegm((2025, 1, 18, 14, 35, 10))
-    assert (
-        ws.parse_iso("2025-01-18T14:35:10.250Z")
-        == calendar.timegm((2025, 1, 18, 14, 35, 10)) + 0.25
-    )
-    assert ws.parse_iso("2025-01-18T16:35:10+02:00") == calendar.timegm((2025, 1, 18, 14, 35, 10))
-    assert ws.parse_iso("2024-02-29T00:00:00Z") == calendar.timegm((2024, 2, 29, 0, 0, 0))
-
-
-@pytest.mark.parametrize(
-    "bad",
-    [
-        None,
-        17,
-        "",
-        "2025-01-18",
-        "2025-01-18T14:35:10",
-        "2025-13-18T14:35:10Z",
-        "2025-01-18T24:00:00Z",
-        "2025-01-18T14:35:10ZZ",
-        "2025/01/18T14:35:10Z",
-        "2025-01-18T14:35:10.Z",
-        "Sat Jan 18 2025",
-        "2025-01-18T14:35:10+0200",
-    ],
-)
-def test_parse_iso_refuses_what_it_cannot_read(bad: object) -> None:
-    assert ws.parse_iso(bad) is None
-
-
 # --- names ------------------------------------------------------------------------
 
 

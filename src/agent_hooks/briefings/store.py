@@ -26,7 +26,7 @@ from typing import Any
 
 from agent_hooks import identity, storage, trail_archive
 from agent_hooks.briefings import briefing
-from agent_hooks.workspaces import workspace
+from agent_hooks.repository import WORKSPACES_DIR
 
 GIT_TIMEOUT = 2.0
 
@@ -143,5 +143,5 @@ def changed_since(project: str, since: float) -> list[str] | None:
             continue  # deleted and not committed: when is unknown
         if mtime >= since:
             found.add(rel)
-    prefix = workspace.SESSIONS_DIR + "/"
+    prefix = WORKSPACES_DIR + "/"
     return sorted(_printable(p) for p in found if p and not p.startswith(prefix))

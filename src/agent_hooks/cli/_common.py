@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 import click
 import orjson
 
-from agent_hooks import identity
+from agent_hooks import identity, repository
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -44,8 +44,8 @@ class Env:
         if given is not None:
             if not os.path.isdir(given):
                 raise click.ClickException(f"--project {given}: not a directory")
-            return identity.normalize_project(os.path.abspath(given))
-        return identity.project_root(self.environ, os.getcwd())
+            return repository.normalize_project(os.path.abspath(given))
+        return repository.project_root(self.environ, os.getcwd())
 
 
 def get_env() -> Env:

@@ -18,6 +18,7 @@ from agent_hooks.cli._common import (
     project_option,
     require_project,
 )
+from agent_hooks.repository import WORKSPACES_DIR
 from agent_hooks.workspaces import manifest as workspace_manifest
 from agent_hooks.workspaces import store as workspace_store
 from agent_hooks.workspaces import workspace
@@ -299,7 +300,7 @@ def rm(path: str, project: str | None, as_json: bool) -> None:
 
 def _workspace_relative(path: str, ws: workspace_store.Workspace, root: str) -> str:
     absolute = os.path.normpath(os.path.join(root, path) if not os.path.isabs(path) else path)
-    if not os.path.isabs(path) and not path.startswith(workspace.SESSIONS_DIR + "/"):
+    if not os.path.isabs(path) and not path.startswith(WORKSPACES_DIR + "/"):
         absolute = os.path.normpath(os.path.join(ws.path, path))
     found = workspace.split_workspace_path(workspace_store.sessions_root(root), absolute)
     if found is None:

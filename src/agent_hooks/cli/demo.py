@@ -77,8 +77,9 @@ def _field(answer: dict[str, Any] | None, name: str) -> str | None:
 class Demo:
     """One run: the temp project, the two agents, and the transcript of its steps."""
 
-    def __init__(self, base: Path, entry: Path, narrate: bool) -> None:
+    def __init__(self, base: Path, entry: Path, narrate: bool, commands: click.Command) -> None:
         self.base = base
+        self.commands = commands  # the `agent-hooks` group, to run its commands in-process
         self.home = base / "home"
         self.project = base / "project"
         self.entry = entry
@@ -150,12 +151,10 @@ class Demo:
 
     def cli(self, agent: str, *args: str) -> str:
         """Run a real `agent-hooks` command in-process as `agent`; what it printed."""
-        from agent_hooks.cli import main as cli_main
-
         out = io.StringIO()
         try:
             with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
-                cli_main.main(
+                self.commands.main(
                     args=list(args),
                     prog_name="agent-hooks",
                     obj=Env(environ=self.environ(agent)),
@@ -325,7 +324,7 @@ def demo(keep: bool, as_json: bool) -> None:
     """
     entry = find_entry()
     base = Path(tempfile.mkdtemp(prefix="agent-hooks-demo-"))
-    run = Demo(base, entry, narrate=not as_json)
+    run = Demo(base, entry, narrate=not as_json, commands=_commands())
     error: DemoError | None = None
     try:
         run.set_up()
@@ -367,6 +366,16 @@ def demo(keep: bool, as_json: bool) -> None:
         click.echo(f"    {env} agent-hooks agents")
     else:
         click.echo(f"The temporary directory {base} was removed (--keep keeps it).")
+
+
+def _commands() -> click.Group:
+    """The `agent-hooks` commands the demo runs, in a group of their own."""
+    from agent_hooks.cli import reserve, trail
+
+    group = click.Group("agent-hooks")
+    reserve.register(group)
+    trail.register(group)
+    return group
 
 
 def register(group: click.Group) -> None:

@@ -12,6 +12,7 @@ from typing import Any
 
 import click
 
+from agent_hooks import switches
 from agent_hooks.cli._common import emit_json, get_env, json_option
 from agent_hooks.interop import git_guard, git_guard_check
 from agent_hooks.reservations import reservation
@@ -128,9 +129,8 @@ def check(repo: str | None, mode: str, warn_only: bool, hook: bool, as_json: boo
     """Would the staged changes be refused? Exit 1 if so (the hook runs this).
     AGENT_HOOKS_GUARD=off skips the check, =warn only reports."""
     env = get_env()
-    setting = env.environ.get(git_guard.BYPASS_ENV, "").strip().lower()
     where = _repo(repo)
-    if setting in ("off", "0", "false", "no"):
+    if switches.is_off(env.environ, switches.GUARD):
         _report(
             as_json,
             {"allowed": True, "bypassed": True, "blocked": []},
@@ -138,6 +138,7 @@ def check(repo: str | None, mode: str, warn_only: bool, hook: bool, as_json: boo
         )
         return
     me = env.agent().name
+    setting = env.environ.get(switches.GUARD, "").strip().lower()
     warn = warn_only or mode == "warn" or setting == "warn"
     try:
         top = git_guard.top_level(where)

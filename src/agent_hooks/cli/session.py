@@ -18,8 +18,8 @@ import click
 from agent_hooks.cli import session_reports
 from agent_hooks.cli._common import emit_json, get_env
 from agent_hooks.cli.session_command import change, command, open_store, view
-from agent_hooks.work_sessions import report as ws_report
-from agent_hooks.work_sessions import work_session as ws
+from agent_hooks.work_sessions import report as work_session_report
+from agent_hooks.work_sessions import work_session
 
 
 @click.group()
@@ -34,7 +34,10 @@ session_reports.register(session)
 
 @command(session)
 @click.option(
-    "--prefix", default=ws.DEFAULT_PREFIX, show_default=True, help="Id prefix ([A-Z0-9]+)."
+    "--prefix",
+    default=work_session.DEFAULT_PREFIX,
+    show_default=True,
+    help="Id prefix ([A-Z0-9]+).",
 )
 @click.option("--client", required=True, help="Client part of the id ([A-Z0-9]+, upper-cased).")
 @click.option(
@@ -46,7 +49,7 @@ session_reports.register(session)
 @click.option(
     "--max-tokens",
     type=click.IntRange(min=1),
-    default=ws.DEFAULT_MAX,
+    default=work_session.DEFAULT_MAX,
     show_default=True,
     help="The token budget of a conversation's context.",
 )
@@ -66,12 +69,12 @@ def start(
     """Start a work session and make it the project's active one."""
     env = get_env()
     s = open_store(project_dir, sessions_dir)
-    session_id = ws.make_id(prefix, client, project_name, env.now)
-    doc = ws.new_document(
+    session_id = work_session.make_id(prefix, client, project_name, env.now)
+    doc = work_session.new_document(
         session_id,
-        ws.check_part("prefix", prefix),
-        ws.check_part("client", client),
-        ws.check_part("project", project_name),
+        work_session.check_part("prefix", prefix),
+        work_session.check_part("client", client),
+        work_session.check_part("project", project_name),
         env.now,
         max_tokens,
     )
@@ -98,8 +101,10 @@ def start(
         )
         return
     if closed is not None:
-        click.echo(f"Closed {closed.doc['session_id']} {ws.CLOSED} (archived to {closed.path})")
-    click.echo(f"Started work session {session_id} {ws.GREEN}")
+        click.echo(
+            f"Closed {closed.doc['session_id']} {work_session.CLOSED} (archived to {closed.path})"
+        )
+    click.echo(f"Started work session {session_id} {work_session.GREEN}")
     click.echo(f"  budget: {max_tokens:,} tokens per conversation context")
     click.echo(f"  file:   {s.directory}/{session_id}.json")
 
@@ -118,7 +123,7 @@ def resume(project_dir: str | None, sessions_dir: str | None, as_json: bool) -> 
     if as_json:
         emit_json(view(doc, env.now))
         return
-    click.echo(ws_report.resume_text(doc, env.now))
+    click.echo(work_session_report.resume_text(doc, env.now))
 
 
 @command(session)
@@ -129,7 +134,7 @@ def close(project_dir: str | None, sessions_dir: str | None, as_json: bool) -> N
     if as_json:
         emit_json({"session": found.doc, "archived_to": found.path})
         return
-    click.echo(ws_report.closing_text(found.doc, found.path))
+    click.echo(work_session_report.closing_text(found.doc, found.path))
 
 
 @command(session)
@@ -151,9 +156,9 @@ def switch(
     if previous is not None:
         click.echo(
             f"{previous.doc['session_id']} is {previous.doc['status']} "
-            f"{ws.indicator(previous.doc)}; switched to {target.doc['session_id']}.\n"
+            f"{work_session.indicator(previous.doc)}; switched to {target.doc['session_id']}.\n"
         )
-    click.echo(ws_report.resume_text(target.doc, env.now))
+    click.echo(work_session_report.resume_text(target.doc, env.now))
 
 
 @command(session)
@@ -168,7 +173,7 @@ def pause(project_dir: str | None, sessions_dir: str | None, as_json: bool) -> N
         emit_json(view(doc, get_env().now))
         return
     click.echo(
-        f"Paused {doc['session_id']} {ws.PAUSED}; `agent-hooks session resume` continues it."
+        f"Paused {doc['session_id']} {work_session.PAUSED}; `agent-hooks session resume` continues it."
     )
 
 
@@ -184,7 +189,9 @@ def note(
 ) -> None:
     """Add a note (a decision or fact worth keeping) to the active work session."""
     content = _words(text)
-    doc, _ = change(open_store(project_dir, sessions_dir), lambda d: ws.add_note(d, content))
+    doc, _ = change(
+        open_store(project_dir, sessions_dir), lambda d: work_session.add_note(d, content)
+    )
     if as_json:
         emit_json({"session_id": doc["session_id"], "notes": doc["notes"]})
         return
@@ -198,7 +205,9 @@ def summary(
 ) -> None:
     """Set the context summary `resume` shows (TEXT `-` reads it from stdin)."""
     content = _words(text)
-    doc, _ = change(open_store(project_dir, sessions_dir), lambda d: ws.set_summary(d, content))
+    doc, _ = change(
+        open_store(project_dir, sessions_dir), lambda d: work_session.set_summary(d, content)
+    )
     if as_json:
         emit_json({"session_id": doc["session_id"], "context_summary": doc["context_summary"]})
         return
@@ -219,7 +228,9 @@ def milestone_add(
 ) -> None:
     """Add milestone NAME (not done yet)."""
     title = " ".join(name)
-    doc, item = change(open_store(project_dir, sessions_dir), lambda d: ws.add_milestone(d, title))
+    doc, item = change(
+        open_store(project_dir, sessions_dir), lambda d: work_session.add_milestone(d, title)
+    )
     if as_json:
         emit_json({"session_id": doc["session_id"], "milestone": item})
         return
@@ -235,7 +246,8 @@ def milestone_done(
     title = " ".join(name)
     env = get_env()
     doc, item = change(
-        open_store(project_dir, sessions_dir), lambda d: ws.complete_milestone(d, title, env.now)
+        open_store(project_dir, sessions_dir),
+        lambda d: work_session.complete_milestone(d, title, env.now),
     )
     if as_json:
         emit_json({"session_id": doc["session_id"], "milestone": item})

@@ -21,8 +21,7 @@ from typing import Any, TypeVar
 import click
 
 from agent_hooks.cli._common import get_env, json_option
-from agent_hooks.work_sessions import store
-from agent_hooks.work_sessions import work_session as ws
+from agent_hooks.work_sessions import location, store, work_session
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -49,7 +48,7 @@ def _errors(func: F) -> F:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return func(*args, **kwargs)
-        except (ws.WorkSessionError, OSError) as exc:
+        except (work_session.WorkSessionError, OSError) as exc:
             raise click.ClickException(str(exc)) from None
 
     return wrapper  # type: ignore[return-value]
@@ -70,11 +69,11 @@ def open_store(project_dir: str | None, sessions_dir: str | None) -> store.Store
     env = get_env()
     root = env.project_root(project_dir)
     given = os.path.abspath(sessions_dir) if sessions_dir else None
-    directory = store.sessions_dir(root, env.environ, given)
+    directory = location.sessions_dir(root, env.environ, given)
     if directory is None:
         raise click.ClickException(
             "no sessions directory: run inside a project (a git repository, or "
-            f"CLAUDE_PROJECT_DIR), or pass --sessions-dir DIR or set {store.ENV_VAR}"
+            f"CLAUDE_PROJECT_DIR), or pass --sessions-dir DIR or set {location.ENV_VAR}"
         )
     return store.Store(directory)
 
@@ -84,9 +83,9 @@ def view(doc: dict[str, Any], now: float) -> dict[str, Any]:
     tokens = doc["tokens"]
     return {
         "session": doc,
-        "indicator": ws.indicator(doc),
-        "percent": round(ws.percent(tokens["current"], tokens["max"]), 1),
-        "duration_seconds": int(ws.elapsed(doc, now)),
+        "indicator": work_session.indicator(doc),
+        "percent": round(work_session.percent(tokens["current"], tokens["max"]), 1),
+        "duration_seconds": int(work_session.elapsed(doc, now)),
         "milestones_done": sum(1 for m in doc["milestones"] if m["completed"]),
     }
 

@@ -9,7 +9,7 @@ import click
 
 from agent_hooks.cli._common import emit_json, get_env
 from agent_hooks.cli.session_command import command, open_store, view
-from agent_hooks.work_sessions import report as ws_report
+from agent_hooks.work_sessions import report as work_session_report
 
 
 def status(project_dir: str | None, sessions_dir: str | None, as_json: bool) -> None:
@@ -19,7 +19,7 @@ def status(project_dir: str | None, sessions_dir: str | None, as_json: bool) -> 
     if as_json:
         emit_json(view(doc, env.now))
         return
-    click.echo(ws_report.status_text(doc, env.now))
+    click.echo(work_session_report.status_text(doc, env.now))
 
 
 def list_(project_dir: str | None, sessions_dir: str | None, as_json: bool) -> None:
@@ -27,8 +27,8 @@ def list_(project_dir: str | None, sessions_dir: str | None, as_json: bool) -> N
     env = get_env()
     s = open_store(project_dir, sessions_dir)
     found, problems = s.all()
-    live = [ws_report.list_entry(f.doc, env.now, False) for f in found if not f.archived]
-    archived = [ws_report.list_entry(f.doc, env.now, True) for f in found if f.archived]
+    live = [work_session_report.list_entry(f.doc, env.now, False) for f in found if not f.archived]
+    archived = [work_session_report.list_entry(f.doc, env.now, True) for f in found if f.archived]
     active_id = s.active_id()
     for problem in problems:
         click.echo(f"warning: not read: {problem}", err=True)
@@ -43,25 +43,29 @@ def list_(project_dir: str | None, sessions_dir: str | None, as_json: bool) -> N
             }
         )
         return
-    click.echo(ws_report.list_text(active_id, live, archived))
+    click.echo(work_session_report.list_text(active_id, live, archived))
 
 
 def tokens(project_dir: str | None, sessions_dir: str | None, as_json: bool) -> None:
     """The token report: main context used/max/remaining, each subagent, tokens saved."""
-    report = ws_report.token_report(open_store(project_dir, sessions_dir).require_active().doc)
+    report = work_session_report.token_report(
+        open_store(project_dir, sessions_dir).require_active().doc
+    )
     if as_json:
         emit_json(report)
         return
-    click.echo(ws_report.tokens_text(report))
+    click.echo(work_session_report.tokens_text(report))
 
 
 def savings(project_dir: str | None, sessions_dir: str | None, as_json: bool) -> None:
     """What isolating work in subagents saved, and whether it would fit without."""
-    report = ws_report.token_report(open_store(project_dir, sessions_dir).require_active().doc)
+    report = work_session_report.token_report(
+        open_store(project_dir, sessions_dir).require_active().doc
+    )
     if as_json:
         emit_json(report)
         return
-    click.echo(ws_report.savings_text(report))
+    click.echo(work_session_report.savings_text(report))
 
 
 def register(session: click.Group) -> None:

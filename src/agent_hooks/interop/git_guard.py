@@ -30,13 +30,13 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
-from agent_hooks import storage
+from agent_hooks import storage, switches
 
 HOOK = "pre-commit"
 CHAINED = "pre-commit.agent-hooks-chained"
 MARKER = "# agent-hooks-guard: "
 BLOCKED_EXIT = 9
-BYPASS_ENV = "AGENT_HOOKS_GUARD"
+BYPASS_ENV = switches.GUARD
 MODES = ("block", "warn")
 
 

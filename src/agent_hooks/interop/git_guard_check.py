@@ -15,6 +15,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent_hooks import posix_fs as fs
 from agent_hooks.interop.git_guard import BYPASS_ENV, git
 from agent_hooks.reservations import enforcement, index, reservation
 from agent_hooks.reservations import store as reservation_store
@@ -87,7 +88,7 @@ def findings(
             continue
         for item in paths:
             absolute = os.path.join(top, item.path)
-            if not _within(absolute, root) or absolute == root:
+            if not fs.is_within(absolute, root) or absolute == root:
                 continue
             rel = absolute[len(root.rstrip("/")) + 1 :]
             holders = enforcement.blocking_edit(hot, rel, me, now)
@@ -96,15 +97,13 @@ def findings(
     return found
 
 
-def _within(path: str, root: str) -> bool:
-    return path == root or path.startswith(root.rstrip("/") + "/")
-
-
 def message(found: list[Finding], top: str, now: float, warn_only: bool) -> str:
     """Why the commit is refused (or, warn-only, would be) and what to do instead."""
     lines = []
     for item in found:
-        described = "; ".join(reservation.describe(h, now) for h in _unique(item.holders))
+        described = "; ".join(
+            reservation.describe(h, now) for h in reservation.unique(item.holders)
+        )
         where = "" if item.project_root == top else f" [project {item.project_root}]"
         lines.append(f"  - {item.staged.path} ({item.staged.change}){where}: {described}")
     soonest = min(reservation.minutes_left(h, now) for item in found for h in item.holders)
@@ -128,7 +127,3 @@ def message(found: list[Finding], top: str, now: float, warn_only: bool) -> str:
         ]
     )
     return "\n".join([head, *lines, *tail])
-
-
-def _unique(holders: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return list({h["id"]: h for h in holders}.values())

@@ -26,7 +26,8 @@ import math
 import os
 from typing import TYPE_CHECKING, Any
 
-from agent_hooks import identity, storage
+from agent_hooks import identity, repository, storage
+from agent_hooks import posix_fs as fs
 from agent_hooks.interop.mcp_agent_mail import (
     Action,
     Grant,
@@ -46,10 +47,6 @@ SOURCE = "mcp-agent-mail"
 IDS_FILE = "mcp-agent-mail.json"
 
 
-def _within(path: str, root: str) -> bool:
-    return path == root or path.startswith(root.rstrip("/") + "/")
-
-
 def _key_dir(key: str | None) -> str | None:
     if key is None or not key.startswith("/"):
         return None  # a project name such as "Backend": patterns are relative to ours
@@ -59,10 +56,10 @@ def _key_dir(key: str | None) -> str | None:
 
 def _roots(project: str, key_dir: str | None) -> list[str]:
     """Where patterns of mcp_agent_mail's project `key_dir` may be recorded, in order."""
-    if key_dir is None or _within(key_dir, project):
+    if key_dir is None or fs.is_within(key_dir, project):
         return [project]
-    other = identity.git_top_level(key_dir) or key_dir
-    return [project, other] if _within(project, key_dir) else [other]
+    other = repository.git_top_level(key_dir) or key_dir
+    return [project, other] if fs.is_within(project, key_dir) else [other]
 
 
 def _normalize(raw: str, project: str, key: str | None) -> tuple[str, str]:
@@ -77,7 +74,7 @@ def _normalize(raw: str, project: str, key: str | None) -> tuple[str, str]:
             try:
                 if text.startswith("/") or key_dir is None:
                     return root, pattern_text.normalize(text, root)
-                if _within(key_dir, root):
+                if fs.is_within(key_dir, root):
                     return root, pattern_text.normalize(text, root, key_dir)
                 return root, pattern_text.normalize(key_dir.rstrip("/") + "/" + text, root)
             except pattern.PatternError as exc:

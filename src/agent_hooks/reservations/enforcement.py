@@ -21,8 +21,8 @@ a project without reservations never loads them (docs/adr/0005).
 
 from __future__ import annotations
 
-from agent_hooks import identity
 from agent_hooks import posix_fs as fs
+from agent_hooks import repository
 from agent_hooks.reservations import index
 
 TYPE_CHECKING = False
@@ -39,7 +39,7 @@ Place = tuple[str, str]  # (project root, path relative to it; "" = the whole pr
 
 def _places(resolved: str, agent_root: str | None) -> list[Place]:
     roots = []
-    top = identity.git_top_level(fs.dirname(resolved), resolved=True)
+    top = repository.git_top_level(fs.dirname(resolved), resolved=True)
     if top is not None:
         roots.append(top)
     if agent_root is not None and agent_root != top and fs.is_within(resolved, agent_root):
@@ -61,7 +61,7 @@ def locate_write(path: str, agent_root: str | None) -> list[Place]:
     resolved = fs.realpath(path)
     if agent_root is not None and fs.is_within(agent_root, resolved):
         return [(agent_root, "")]
-    if identity.git_top_level(resolved, resolved=True) == resolved:
+    if repository.git_top_level(resolved, resolved=True) == resolved:
         return [(resolved, "")]
     return _places(resolved, agent_root)
 
@@ -136,7 +136,8 @@ def deny_message(rel: str, holders: list[Record], now: float) -> str:
     """Why the edit of `rel` is refused and what the model can do instead."""
     from agent_hooks.reservations import reservation
 
-    described = [reservation.describe(index.as_dict(rec), now) for rec in _unique(holders)]
+    held = reservation.unique([index.as_dict(rec) for rec in holders])
+    described = [reservation.describe(res, now) for res in held]
     soonest = min(reservation.minutes_left(index.as_dict(rec), now) for rec in holders)
     return (
         f"agent-hooks: {rel} is reserved by another agent: " + "; ".join(described) + ".\n"
@@ -154,32 +155,3 @@ def strict_message(rel: str) -> str:
         f"  agent-hooks reserve {quoted} --reason <issue-id>\n"
         "then retry the edit. `agent-hooks reservations` shows what others hold."
     )
-
-
-def _unique(records: list[Record]) -> list[Record]:
-    seen = set()
-    out = []
-    for rec in records:
-        if rec[index.RID] not in seen:
-            seen.add(rec[index.RID])
-            out.append(rec)
-    return out
-
-
-# Could a Bash command write anything `bash_writes` would see? The parser costs about
-# a fifth of a hook's start-up, so PreToolUse asks this first. Sound by construction:
-# every target the parser reports comes from a redirection (which needs ">") or from a
-# command or git subcommand whose name holds one of these words (tests keep the list in
-# step with the parser's table and its test cases); inner commands (`bash -c`, `$(...)`,
-# `eval`) are part of the same string. A false positive (`format` holds "rm") only
-# costs a parse. `time` writes with -o, `find` with -fprint; `rm` covers rmdir, `awk`
-# gawk/mawk/nawk; git writes files with checkout/restore/rm/mv/worktree/clone.
-BASH_WRITE_WORDS = (
-    ">", "awk", "checkout", "clone", "cp", "curl", "dd", "find", "install", "ln", "mkdir",
-    "mv", "perl", "restore", "rm", "rsync", "scp", "sed", "shred", "sort", "tar", "tee",
-    "time", "touch", "truncate", "unlink", "unzip", "wget", "worktree",
-)  # fmt: skip
-
-
-def bash_might_write(command: str) -> bool:
-    return any(word in command for word in BASH_WRITE_WORDS)

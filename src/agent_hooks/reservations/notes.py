@@ -1,16 +1,20 @@
 """What the model is told about reservations outside a deny: the SessionStart
 summary and the PostToolUse warning after a Bash command changed a file that
-another agent holds."""
+another agent holds.
+
+The Bash warning runs inside PostToolUse: this module imports only built-ins and
+agent_hooks' hot-path modules at load time; the store (for SessionStart) is
+imported where it is used.
+"""
 
 from __future__ import annotations
 
-from typing import Any
-
-from agent_hooks import identity, state_file, trail
+from agent_hooks import identity, state_file, switches, trail
 from agent_hooks.reservations import enforcement, index, reservation
-from agent_hooks.reservations import store as reservation_store
 
-MAX_LISTED = 25  # the SessionStart context is capped at 10,000 characters
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_LISTED = 25  # the whole SessionStart context is capped at 10,000 characters
 
@@ -40,6 +44,8 @@ def _listed(held: list[dict[str, Any]], now: float, own: bool = False) -> str:
 def session_start_lines(
     state_dir: str, project: str, me: str | None, environ: Any, now: float
 ) -> list[str]:
+    from agent_hooks.reservations import store as reservation_store
+
     held, strict = reservation_store.live(state_dir, project, now)
     lines = []
     mine = [r for r in held if r["agent"] == me]
@@ -53,12 +59,9 @@ def session_start_lines(
     if not held:
         lines.append("No reservations are held in this project.")
     lines.append(HOW_TO)
-    strict_env = str(environ.get("AGENT_HOOKS_STRICT", "")).strip().lower()
-    if strict_env in ("1", "on", "true", "yes") or (
-        strict and strict_env not in ("0", "off", "false", "no")
-    ):
+    if switches.strict(environ, strict):
         lines.append("Strict mode is on: every edit needs your own reservation covering the file.")
-    if str(environ.get("AGENT_HOOKS_ENFORCE", "")).strip().lower() in ("0", "off", "false", "no"):
+    if switches.is_off(environ, switches.ENFORCE):
         lines.append(
             "Warning: AGENT_HOOKS_ENFORCE=off: reservations are NOT enforced for you; "
             "check `agent-hooks reservations` yourself before editing."

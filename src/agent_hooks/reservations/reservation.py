@@ -130,6 +130,11 @@ def plan_reserve(
     return result, []
 
 
+def unique(held: list[Reservation]) -> list[Reservation]:
+    """`held` without repeats of one id, in first-seen order."""
+    return list({res["id"]: res for res in held}.values())
+
+
 def minutes_left(res: Reservation, now: float) -> int:
     return max(0, int((float(res["expires_at"]) - now + 59) // 60))
 

@@ -9,9 +9,7 @@ the document, the transcript reader) is imported only once a pointer exists.
 
 from __future__ import annotations
 
-import posix
-
-from agent_hooks import posix_fs as fs
+from agent_hooks.work_sessions.location import active_dir
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -19,39 +17,6 @@ if TYPE_CHECKING:
     from typing import Any
 
     from agent_hooks.hook_runtime import HookContext
-
-# The same rule as work_session_store.sessions_dir (a test keeps them in step);
-# repeated here so the no-session path imports nothing.
-ENV_VAR = "AGENT_HOOKS_SESSIONS_DIR"
-DEFAULT_SUBDIR = ".claude/sessions"
-POINTER = "active-session.json"
-WORKSPACES = ".tmp/sessions"
-LIVE = ("active", "blocked")
-
-
-def pointer_file(environ: Mapping[str, str], project: str | None) -> str | None:
-    """The active-session pointer of the project's sessions directory."""
-    raw = environ.get(ENV_VAR, "")
-    if raw:
-        raw = fs.expanduser(raw, environ.get("HOME"))
-        if not fs.isabs(raw):
-            if not project:
-                return None
-            raw = fs.join(project, raw)
-        return fs.join(fs.normpath(raw), POINTER)
-    return fs.join(project, DEFAULT_SUBDIR, POINTER) if project else None
-
-
-def active_dir(environ: Mapping[str, str], project: str | None) -> str | None:
-    """The sessions directory when it holds an active-session pointer, else None."""
-    pointer = pointer_file(environ, project)
-    if pointer is None:
-        return None
-    try:
-        posix.stat(pointer)
-    except (OSError, ValueError):
-        return None
-    return fs.dirname(pointer)
 
 
 def post_tool_use(

@@ -21,7 +21,9 @@ Invariants (docs/adr/0009-work-sessions.md):
 from __future__ import annotations
 
 from agent_hooks import posix_fs as fs
-from agent_hooks.work_sessions.events import LIVE, WORKSPACES, active_dir
+from agent_hooks import timestamps
+from agent_hooks.repository import WORKSPACES_DIR
+from agent_hooks.work_sessions.location import LIVE, active_dir
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -54,7 +56,7 @@ def _post_tool_use(
     found: list[tuple[str, str]],
     directory: str,
 ) -> dict[str, Any] | None:
-    from agent_hooks.work_sessions import work_session as ws
+    from agent_hooks.work_sessions import work_session
 
     payload = ctx.payload
     agent = agent_name or "-"
@@ -67,15 +69,15 @@ def _post_tool_use(
         changed = False
         for rel in created:
             changed = (
-                ws.record_artifact(
+                work_session.record_artifact(
                     doc, rel, agent, ctx.now, subagent if isinstance(subagent, str) else None
                 )
                 or changed
             )
         if launched is not None:
-            record = ws.spawned_agent(doc, launched[0])
+            record = work_session.spawned_agent(doc, launched[0])
             record["output_file"] = launched[1]
-            record["started"] = record["started"] or ws.iso(ctx.now)
+            record["started"] = record["started"] or timestamps.iso(ctx.now)
             changed = True
         if payload.get("agent_id"):  # inside a subagent: not the main conversation's turn
             return changed
@@ -83,9 +85,9 @@ def _post_tool_use(
         if entry is None:
             return changed
         budget, current = doc["tokens"]["max"], entry["current"]
-        warned, fire = ws.due_warning(current, budget, entry["warned"])
+        warned, fire = work_session.due_warning(current, budget, entry["warned"])
         if fire is not None:
-            told.append(ws.warning_texts(doc["session_id"], fire, current, budget))
+            told.append(work_session.warning_texts(doc["session_id"], fire, current, budget))
         if warned != entry["warned"]:
             entry["warned"] = warned
             changed = True
@@ -109,7 +111,7 @@ def _artifact_paths(found: list[tuple[str, str]], project: str | None, directory
     for field, path in found:
         if field != "files_created" or path == project or not fs.is_within(path, project):
             continue
-        if fs.is_within(path, directory) or fs.is_within(path, fs.join(project, WORKSPACES)):
+        if fs.is_within(path, directory) or fs.is_within(path, fs.join(project, WORKSPACES_DIR)):
             continue
         out.append(path[len(project.rstrip("/")) + 1 :])
     return out
@@ -133,8 +135,7 @@ def _refresh(
     figures. (The conversation's entry or None when there is no transcript to
     read, whether anything was new.) An entry always has int `current` and a
     list `warned`."""
-    from agent_hooks.work_sessions import transcript
-    from agent_hooks.work_sessions import work_session as ws
+    from agent_hooks.work_sessions import transcript, work_session
 
     conversation = ctx.payload.get("session_id")
     path = ctx.payload.get("transcript_path")
@@ -154,10 +155,10 @@ def _refresh(
     entry.update(cursor)
     entry["agent"] = agent
     warned = entry.get("warned")
-    thresholds = (ws.WARN_PERCENT, ws.CRITICAL_PERCENT)
+    thresholds = (work_session.WARN_PERCENT, work_session.CRITICAL_PERCENT)
     entry["warned"] = [t for t in warned if t in thresholds] if isinstance(warned, list) else []
     if moved:
-        ws.apply_figures(doc, conversation, entry, ctx.now)
+        work_session.apply_figures(doc, conversation, entry, ctx.now)
     else:
         doc["conversations"][conversation] = entry
     return entry, moved
@@ -165,15 +166,14 @@ def _refresh(
 
 def _update(ctx: HookContext, directory: str, mutate: Callable[[dict[str, Any]], bool]) -> bool:
     """Run `mutate` on the active work session under the lock; False (logged) on failure."""
-    from agent_hooks.work_sessions import store
-    from agent_hooks.work_sessions import work_session as ws
+    from agent_hooks.work_sessions import store, work_session
 
     try:
         return (
             store.Store(directory, durable=False).update_active(mutate, ctx.now, statuses=LIVE)
             is not None
         )
-    except (ws.WorkSessionError, OSError) as exc:
+    except (work_session.WorkSessionError, OSError) as exc:
         ctx.log(f"work session in {directory} not updated: {exc}")
         return False
 
@@ -191,15 +191,15 @@ def subagent_start(ctx: HookContext, project: str | None) -> None:
     agent_id = ctx.payload.get("agent_id")
     if directory is None or not isinstance(agent_id, str) or not agent_id:
         return
-    from agent_hooks.work_sessions import work_session as ws
+    from agent_hooks.work_sessions import work_session
 
     kind = ctx.payload.get("agent_type")
     parent = _agent_label(ctx)
 
     def mutate(doc: dict[str, Any]) -> bool:
-        record = ws.spawned_agent(doc, agent_id)
+        record = work_session.spawned_agent(doc, agent_id)
         record["type"] = kind if isinstance(kind, str) and kind else record["type"]
-        record["started"] = record["started"] or ws.iso(ctx.now)
+        record["started"] = record["started"] or timestamps.iso(ctx.now)
         record["agent"] = parent
         record["conversation"] = ctx.payload.get("session_id")
         return True
@@ -223,8 +223,7 @@ def subagent_stop(ctx: HookContext, project: str | None) -> None:
 
 
 def _subagent_stop(ctx: HookContext, directory: str, agent_id: str) -> None:
-    from agent_hooks.work_sessions import transcript
-    from agent_hooks.work_sessions import work_session as ws
+    from agent_hooks.work_sessions import transcript, work_session
 
     path = ctx.payload.get("agent_transcript_path")
     main = ctx.payload.get("transcript_path")
@@ -241,11 +240,13 @@ def _subagent_stop(ctx: HookContext, directory: str, agent_id: str) -> None:
         kind = transcript.subagent_type(path)
 
     def mutate(doc: dict[str, Any]) -> bool:
-        record = ws.spawned_agent(doc, agent_id)
+        record = work_session.spawned_agent(doc, agent_id)
         record["type"] = kind if isinstance(kind, str) and kind else record["type"]
         record["output_file"] = record["output_file"] or path
         record.setdefault("agent", _agent_label(ctx))
-        ws.finish_agent(doc, agent_id, used if used is not None else record["tokens_used"], ctx.now)
+        work_session.finish_agent(
+            doc, agent_id, used if used is not None else record["tokens_used"], ctx.now
+        )
         return True
 
     _update(ctx, directory, mutate)
@@ -272,8 +273,7 @@ def _settled_tokens(path: str) -> int | None:
 def _settle_subagents(doc: dict[str, Any], now: float) -> bool:
     """Recount finished subagents recorded with 0 tokens (their transcript was
     not complete at SubagentStop); True when a figure changed."""
-    from agent_hooks.work_sessions import transcript
-    from agent_hooks.work_sessions import work_session as ws
+    from agent_hooks.work_sessions import transcript, work_session
 
     changed = False
     for record in doc.get("agents_spawned", []):
@@ -281,7 +281,7 @@ def _settle_subagents(doc: dict[str, Any], now: float) -> bool:
         if record.get("completed") and not record.get("tokens_used") and isinstance(path, str):
             used = transcript.subagent_tokens(path) if path.endswith(".jsonl") else None
             if used:
-                ws.finish_agent(doc, record["id"], used, now)
+                work_session.finish_agent(doc, record["id"], used, now)
                 changed = True
     return changed
 
@@ -311,12 +311,11 @@ def session_start_lines(
     directory = active_dir(environ or {}, project)
     if directory is None:
         return []
-    from agent_hooks.work_sessions import store
-    from agent_hooks.work_sessions import work_session as ws
+    from agent_hooks.work_sessions import store, work_session
 
     try:
         found = store.Store(directory).active()
-    except (ws.WorkSessionError, OSError) as exc:
+    except (work_session.WorkSessionError, OSError) as exc:
         return [f"Work session: the active work session in {directory} cannot be read: {exc}"]
     if found is None or found.archived:
         return []
@@ -324,13 +323,13 @@ def session_start_lines(
     tokens = doc["tokens"]
     if doc["status"] == "paused":
         return [
-            f"Work session {doc['session_id']} {ws.PAUSED} is paused; "
+            f"Work session {doc['session_id']} {work_session.PAUSED} is paused; "
             "`agent-hooks session resume` continues it."
         ]
     done = sum(1 for m in doc["milestones"] if m["completed"])
-    share = ws.pct_text(ws.percent(tokens["current"], tokens["max"]))
+    share = work_session.pct_text(work_session.percent(tokens["current"], tokens["max"]))
     lines = [
-        f"Work session {doc['session_id']} {ws.indicator(doc)} ({doc['status']}): "
+        f"Work session {doc['session_id']} {work_session.indicator(doc)} ({doc['status']}): "
         f"{done}/{len(doc['milestones'])} milestones done, {len(doc['artifacts'])} artifacts, "
         f"last measured context {tokens['current']:,}/{tokens['max']:,} tokens ({share}). "
         "`agent-hooks session resume` shows its summary; record progress with "

@@ -23,6 +23,7 @@ Invariants (docs/adr/0009-work-sessions.md):
 from __future__ import annotations
 
 from agent_hooks.durations import ago, duration
+from agent_hooks.timestamps import iso
 from agent_hooks.work_sessions.work_session import (
     CLOSED,
     CRITICAL_PERCENT,
@@ -33,7 +34,6 @@ from agent_hooks.work_sessions.work_session import (
     agent_contexts,
     elapsed,
     indicator,
-    iso,
     level_indicator,
     parse_time,
     pct_text,

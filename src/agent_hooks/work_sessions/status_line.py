@@ -20,10 +20,9 @@ from __future__ import annotations
 
 import sys
 
-from agent_hooks import identity, jsonio
+from agent_hooks import jsonio, repository
 from agent_hooks import posix_fs as fs
-from agent_hooks.work_sessions import store, transcript
-from agent_hooks.work_sessions import work_session as ws
+from agent_hooks.work_sessions import location, store, transcript, work_session
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -64,13 +63,13 @@ def figures(payload: Mapping[str, Any], environ: Mapping[str, str]) -> dict[str,
         project: str | None = fs.realpath(project_dir)
     else:
         cwd = payload.get("cwd")
-        project = identity.project_root(environ, cwd if isinstance(cwd, str) else None)
-    directory = store.sessions_dir(project, environ)
+        project = repository.project_root(environ, cwd if isinstance(cwd, str) else None)
+    directory = location.sessions_dir(project, environ)
     if directory is None:
         return None
     try:
         found = store.Store(directory).active()
-    except (ws.WorkSessionError, OSError):
+    except (work_session.WorkSessionError, OSError):
         return None
     if found is None or found.archived:
         return None
@@ -87,10 +86,10 @@ def figures(payload: Mapping[str, Any], environ: Mapping[str, str]) -> dict[str,
     return {
         "session_id": doc["session_id"],
         "status": doc["status"],
-        "indicator": ws.indicator(doc, current),
+        "indicator": work_session.indicator(doc, current),
         "current": current,
         "max": budget,
-        "percent": round(ws.percent(current, budget), 1),
+        "percent": round(work_session.percent(current, budget), 1),
     }
 
 
@@ -101,7 +100,7 @@ def line(payload: Mapping[str, Any], environ: Mapping[str, str]) -> str:
         return agent
     text = (
         f"{found['session_id']} {found['indicator']} {short(found['current'])}/"
-        f"{short(found['max'])} ({ws.pct_text(found['percent'])})"
+        f"{short(found['max'])} ({work_session.pct_text(found['percent'])})"
     )
     return f"{text} · {agent}" if agent else text
 

@@ -34,55 +34,36 @@ from __future__ import annotations
 
 import posix
 
-from agent_hooks import jsonio, storage
+from agent_hooks import jsonio, storage, timestamps
 from agent_hooks import posix_fs as fs
-from agent_hooks.work_sessions import work_session as ws
+from agent_hooks.work_sessions import work_session
+from agent_hooks.work_sessions.location import POINTER, pointer_path
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from _collections_abc import Callable, Mapping
     from typing import Any
 
-ENV_VAR = "AGENT_HOOKS_SESSIONS_DIR"
-DEFAULT_SUBDIR = ".claude/sessions"
-POINTER = "active-session.json"
 ARCHIVE = "archive"
 LOCK_FILE = ".sessions.lock"
 YAML_SUFFIXES = (".yaml", ".yml")
 
 
-class StoreBusy(ws.WorkSessionError):
+class StoreBusy(work_session.WorkSessionError):
     """The sessions directory's lock was not granted in time."""
 
 
-class NoActiveSession(ws.WorkSessionError):
+class NoActiveSession(work_session.WorkSessionError):
     """No work session is active in this sessions directory."""
 
 
-class ActiveSessionExists(ws.WorkSessionError):
+class ActiveSessionExists(work_session.WorkSessionError):
     def __init__(self, session_id: str) -> None:
         super().__init__(
             f"Active session found: {session_id}. Close it first (--yes), or "
             f"`agent-hooks session close`"
         )
         self.session_id = session_id
-
-
-def sessions_dir(
-    project: str | None, environ: Mapping[str, str], given: str | None = None
-) -> str | None:
-    """`given` (absolute), else `AGENT_HOOKS_SESSIONS_DIR`, else `<project>/.claude/sessions`."""
-    raw = given or environ.get(ENV_VAR, "")
-    if raw:
-        raw = fs.expanduser(raw, environ.get("HOME"))
-        if fs.isabs(raw):
-            return fs.normpath(raw)
-        return fs.normpath(fs.join(project, raw)) if project else None
-    return fs.join(project, DEFAULT_SUBDIR) if project else None
-
-
-def pointer_path(directory: str) -> str:
-    return fs.join(directory, POINTER)
 
 
 class Found:
@@ -138,16 +119,16 @@ class Store:
             try:
                 raw = jsonio.loads(data)
             except ValueError as exc:
-                raise ws.WorkSessionError(f"{path} is not valid JSON: {exc}") from None
+                raise work_session.WorkSessionError(f"{path} is not valid JSON: {exc}") from None
             if not isinstance(raw, dict):
-                raise ws.WorkSessionError(f"{path} does not hold a JSON object")
-        doc = ws.normalize(raw)
+                raise work_session.WorkSessionError(f"{path} does not hold a JSON object")
+        doc = work_session.normalize(raw)
         doc["session_id"] = session_id  # the file name is the identity
         return Found(doc, path, archived)
 
     def find(self, session_id: str) -> Found | None:
         """The work session `session_id` (live or archived), or None."""
-        session_id = ws.check_id(session_id)
+        session_id = work_session.check_id(session_id)
         found = []
         for folder, archived in ((self.directory, False), (self.archive, True)):
             for suffix in (".json", *YAML_SUFFIXES):
@@ -157,15 +138,17 @@ class Store:
                     break
         if len(found) < 2:
             return found[0] if found else None
-        return max(found, key=lambda f: (ws.parse_time(f.doc["last_updated"]) or 0, f.archived))
+        return max(
+            found, key=lambda f: (work_session.parse_time(f.doc["last_updated"]) or 0, f.archived)
+        )
 
     def active_id(self) -> str | None:
         """The id the pointer names (unchecked pointer contents count as none)."""
         loaded = storage.load_json_object(pointer_path(self.directory))
         value = loaded.doc.get("session_id") if loaded.doc else None
         try:
-            return ws.check_id(value) if isinstance(value, str) else None
-        except ws.WorkSessionError:
+            return work_session.check_id(value) if isinstance(value, str) else None
+        except work_session.WorkSessionError:
             return None
 
     def active(self) -> Found | None:
@@ -201,15 +184,17 @@ class Store:
                 if not dot or "." + suffix not in (".json", *YAML_SUFFIXES) or name == POINTER:
                     continue
                 try:
-                    item = self._read(fs.join(folder, name), archived, ws.check_id(stem))
-                except (ws.WorkSessionError, OSError) as exc:
+                    item = self._read(fs.join(folder, name), archived, work_session.check_id(stem))
+                except (work_session.WorkSessionError, OSError) as exc:
                     problems.append(f"{fs.join(folder, name)}: {exc}")
                     continue
                 if item is None:
                     continue
                 known = best.get(item.doc["session_id"])
-                stamp = ws.parse_time(item.doc["last_updated"]) or 0
-                if known is None or stamp >= (ws.parse_time(known.doc["last_updated"]) or 0):
+                stamp = work_session.parse_time(item.doc["last_updated"]) or 0
+                if known is None or stamp >= (
+                    work_session.parse_time(known.doc["last_updated"]) or 0
+                ):
                     best[item.doc["session_id"]] = item
         return sorted(best.values(), key=lambda f: f.doc["session_id"]), problems
 
@@ -250,7 +235,7 @@ class Store:
             if fs.lexists(path):
                 posix.unlink(path)
             return
-        doc = {"session_id": session_id, "since": ws.iso(now)}
+        doc = {"session_id": session_id, "since": timestamps.iso(now)}
         storage.write_bytes_atomic(path, jsonio.dumps(doc).encode(), durable=self.durable)
 
     # ------------------------------------------------------------- operations
@@ -261,7 +246,7 @@ class Store:
             existing = self.find(doc["session_id"])
             if existing is not None:
                 where = "archived" if existing.archived else existing.doc["status"]
-                raise ws.WorkSessionError(
+                raise work_session.WorkSessionError(
                     f"work session {doc['session_id']} already exists ({where}); continue it with "
                     f"`agent-hooks session switch {doc['session_id']}` or choose another --project"
                 )
@@ -282,21 +267,21 @@ class Store:
         with self.locked():
             target = self.find(session_id)
             if target is None:
-                raise ws.WorkSessionError(
-                    f"no work session {ws.check_id(session_id)} in {self.directory} "
+                raise work_session.WorkSessionError(
+                    f"no work session {work_session.check_id(session_id)} in {self.directory} "
                     "(see `agent-hooks session list`)"
                 )
             previous = self.active()
             if previous is not None and previous.doc["session_id"] != target.doc["session_id"]:
                 if previous.doc["status"] == "active":
                     previous.doc["status"] = "paused"
-                    ws.touch(previous.doc, now)
+                    work_session.touch(previous.doc, now)
                     self.save(previous)
             else:
                 previous = None
             if target.doc["status"] in ("closed", "paused"):
                 target.doc["status"] = "active"
-            ws.touch(target.doc, now)
+            work_session.touch(target.doc, now)
             self.save(target)
             self.set_pointer(target.doc["session_id"], now)
             return target, previous
@@ -305,9 +290,9 @@ class Store:
         from agent_hooks.work_sessions import report as work_session_report
 
         found.doc["closing_summary"] = work_session_report.closing_summary(found.doc, now)
-        found.doc["closed"] = ws.iso(now)
+        found.doc["closed"] = timestamps.iso(now)
         found.doc["status"] = "closed"
-        ws.touch(found.doc, now)
+        work_session.touch(found.doc, now)
         path = self.save(found)
         if self.active_id() == found.doc["session_id"]:
             self.set_pointer(None, now)
@@ -325,7 +310,7 @@ class Store:
         mutate: Callable[[dict[str, Any]], bool],
         now: float,
         *,
-        statuses: tuple[str, ...] = ws.STATUSES,
+        statuses: tuple[str, ...] = work_session.STATUSES,
         timeout: float = storage.LOCK_TIMEOUT,
     ) -> Found | None:
         """Apply `mutate` to the active work session under the lock and save it
@@ -336,6 +321,6 @@ class Store:
             if found is None or found.archived or found.doc["status"] not in statuses:
                 return None
             if mutate(found.doc):
-                ws.touch(found.doc, now)
+                work_session.touch(found.doc, now)
                 self.save(found)
             return found

@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import time
 
+from agent_hooks.timestamps import iso, parse_iso
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
@@ -91,42 +93,12 @@ def check_id(text: str) -> str:
 # ----------------------------------------------------------------------- times
 
 
-def iso(now: float) -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now))
-
-
-def _days_from_civil(y: int, m: int, d: int) -> int:
-    """Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm)."""
-    y -= m <= 2
-    era = y // 400
-    yoe = y - era * 400
-    doy = (153 * (m + (-3 if m > 2 else 9)) + 2) // 5 + d - 1
-    return era * 146097 + yoe * 365 + yoe // 4 - yoe // 100 + doy - 719468
-
-
-def parse_time(text: object) -> float | None:
-    """Seconds since the epoch for an ISO 8601 time (Z or an offset; naive = UTC).
-    Our own `YYYY-MM-DDTHH:MM:SSZ` is read by arithmetic; other forms load datetime."""
-    if isinstance(text, (int, float)) and not isinstance(text, bool):
-        return float(text)
-    if not isinstance(text, str) or not text.strip():
-        return None
-    t = text.strip()
-    if len(t) == 20 and t[4] + t[7] + t[10] + t[13] + t[16] + t[19] == "--T::Z":
-        digits = (t[0:4], t[5:7], t[8:10], t[11:13], t[14:16], t[17:19])
-        if all(part.isdigit() for part in digits):
-            y, mo, d, h, mi, s = (int(part) for part in digits)
-            if 1 <= mo <= 12 and 1 <= d <= 31 and h < 24 and mi < 60 and s < 61:
-                return float(_days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + s)
-    from datetime import UTC, datetime  # other ISO forms (hand-edited files) only
-
-    try:
-        parsed = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=UTC)
-    return parsed.timestamp()
+def parse_time(value: object) -> float | None:
+    """Seconds since the epoch for a time in a work-session file: an ISO 8601 string
+    (`timestamps.parse_iso`) or, in a hand-edited file, a number."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value) if value == value and abs(value) < 1 << 40 else None
+    return parse_iso(value.strip() if isinstance(value, str) else value)
 
 
 def elapsed(doc: dict[str, Any], now: float) -> float:

@@ -17,7 +17,7 @@ Invariants:
 
 from __future__ import annotations
 
-from agent_hooks.work_sessions import work_session as ws
+from agent_hooks.work_sessions import work_session
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -35,7 +35,7 @@ def parse_yaml(text: str, source: str = "<yaml>") -> dict[str, Any]:
     if parser.peek() is not None:
         parser.fail("unexpected indentation")
     if not isinstance(value, dict):
-        raise ws.WorkSessionError(f"{source}: a work session file must be a mapping")
+        raise work_session.WorkSessionError(f"{source}: a work session file must be a mapping")
     return value
 
 
@@ -47,7 +47,7 @@ class _Yaml:
         self.source = source
 
     def fail(self, why: str) -> None:
-        raise ws.WorkSessionError(
+        raise work_session.WorkSessionError(
             f"{self.source}: line {self.line + 1}: {why} (only the seed's "
             "YAML subset is read; convert the file to JSON otherwise)"
         )

@@ -20,13 +20,12 @@ descriptor walk).
 
 from __future__ import annotations
 
-import errno
 import posix
 
 from agent_hooks import posix_fs as fs
-from agent_hooks import storage
+from agent_hooks import storage, timestamps
 from agent_hooks.workspaces import manifest as workspace_manifest
-from agent_hooks.workspaces import workspace
+from agent_hooks.workspaces import tree, workspace
 from agent_hooks.workspaces.store import (
     MAX_IDLE,
     Workspace,
@@ -39,81 +38,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from _collections_abc import Iterable
     from typing import Any
-
-_DIR_FLAGS = posix.O_RDONLY | posix.O_DIRECTORY | posix.O_NOFOLLOW | posix.O_CLOEXEC
-
-
-def open_workspace(ws: Workspace) -> int:
-    """A descriptor on the workspace directory, reached without following any
-    symlink below the project."""
-    fd = posix.open(ws.project, _DIR_FLAGS & ~posix.O_NOFOLLOW)
-    where = ws.project
-    try:
-        for part in (*workspace.SESSIONS_DIR.split("/"), ws.id):
-            where = fs.join(where, part)
-            try:
-                nxt = posix.open(part, _DIR_FLAGS, dir_fd=fd)
-            except OSError as exc:
-                if exc.errno in (errno.ELOOP, errno.ENOTDIR):
-                    raise workspace.WorkspaceError(
-                        f"{where} is a symlink or not a directory; left alone"
-                    ) from None
-                raise
-            posix.close(fd)
-            fd = nxt
-    except BaseException:
-        posix.close(fd)
-        raise
-    return fd
-
-
-def remove_tracked(ws_fd: int, rel: str) -> str:
-    """Delete the tracked regular file `rel` below the workspace descriptor `ws_fd`,
-    never through a symlink: "removed", "already gone" or "left: <why>"."""
-    parts = rel.split("/")
-    fd = posix.dup(ws_fd)
-    try:
-        for part in parts[:-1]:
-            try:
-                nxt = posix.open(part, _DIR_FLAGS, dir_fd=fd)
-            except FileNotFoundError:
-                return "already gone"
-            except OSError as exc:
-                if exc.errno in (errno.ELOOP, errno.ENOTDIR):
-                    return f"left: {part}/ is a symlink or not a directory"
-                raise
-            posix.close(fd)
-            fd = nxt
-        try:
-            st = posix.stat(parts[-1], dir_fd=fd, follow_symlinks=False)
-        except FileNotFoundError:
-            return "already gone"
-        kind = st.st_mode & fs.S_IFMT
-        if kind != fs.S_IFREG:
-            return "left: a symlink" if kind == fs.S_IFLNK else "left: not a regular file"
-        posix.unlink(parts[-1], dir_fd=fd)
-        return "removed"
-    finally:
-        posix.close(fd)
-
-
-def _prune_empty_dirs(fd: int) -> None:
-    """Remove the empty directories below `fd` (depth first, never through a symlink)."""
-    for entry in list(posix.scandir(fd)):
-        if not entry.is_dir(follow_symlinks=False):
-            continue
-        try:
-            sub = posix.open(entry.name, _DIR_FLAGS, dir_fd=fd)
-        except OSError:
-            continue
-        try:
-            _prune_empty_dirs(sub)
-        finally:
-            posix.close(sub)
-        try:
-            posix.rmdir(entry.name, dir_fd=fd)
-        except OSError:
-            pass  # not empty: something untracked is in it
 
 
 class Closed:
@@ -144,7 +68,7 @@ def close(ws: Workspace, now: float, *, idle_before: float | None = None) -> Clo
     empty. With `idle_before`, only if `last_activity` (read under the lock) is older."""
     result = Closed(ws)
     try:
-        ws_fd = open_workspace(ws)
+        ws_fd = tree.open_workspace(ws.project, ws.id)
     except (OSError, workspace.WorkspaceError) as exc:
         result.warning = f"workspace {ws.id}: {exc}"
         return result
@@ -159,7 +83,7 @@ def close(ws: Workspace, now: float, *, idle_before: float | None = None) -> Clo
             lock.unlink_while_held()
         finally:
             lock.release()
-        _prune_empty_dirs(ws_fd)
+        tree.prune_empty_dirs(ws_fd)
     finally:
         posix.close(ws_fd)
     try:
@@ -195,7 +119,7 @@ def _close_locked(ws: Workspace, ws_fd: int, result: Closed, idle_before: float 
         except workspace.WorkspaceError as exc:
             result.left.append(f"{rel!r}: {exc}")
             continue
-        outcome = remove_tracked(ws_fd, rel)
+        outcome = tree.remove_tracked(ws_fd, rel)
         if outcome == "removed":
             result.removed.append(rel)
         elif outcome != "already gone":
@@ -244,7 +168,7 @@ def sweep(
         ws = Workspace(project, ws_id)
         raw, problem = read_manifest(ws)
         if raw is None:
-            born = workspace.parse_iso(
+            born = timestamps.parse_iso(
                 f"{ws_id[:4]}-{ws_id[4:6]}-{ws_id[6:8]}T"
                 f"{ws_id[9:11]}:{ws_id[11:13]}:{ws_id[13:15]}Z"
             )

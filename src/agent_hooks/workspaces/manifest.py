@@ -23,17 +23,16 @@ Only built-in modules are imported: `after_write` runs inside PostToolUse.
 
 from __future__ import annotations
 
+from agent_hooks.timestamps import iso, parse_iso
 from agent_hooks.workspaces.workspace import (
     MAX_KEYWORD,
     MAX_KEYWORDS,
     WorkspaceError,
     check_relative,
-    iso,
     keyword_matches,
     keywords_from_path,
     merge_keywords,
     normalize_keyword,
-    parse_iso,
 )
 
 TYPE_CHECKING = False

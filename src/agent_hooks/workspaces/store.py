@@ -26,8 +26,9 @@ import posix
 
 from agent_hooks import posix_fs as fs
 from agent_hooks import storage
+from agent_hooks.repository import WORKSPACES_DIR
 from agent_hooks.workspaces import manifest as workspace_manifest
-from agent_hooks.workspaces import workspace
+from agent_hooks.workspaces import tree, workspace
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -58,11 +59,11 @@ class Workspace:
         return fs.join(self.path, workspace.check_relative(rel))
 
     def project_relative(self, rel: str) -> str:
-        return f"{workspace.SESSIONS_DIR}/{self.id}/{rel}"
+        return f"{WORKSPACES_DIR}/{self.id}/{rel}"
 
 
 def sessions_root(project: str) -> str:
-    return fs.join(project, workspace.SESSIONS_DIR)
+    return fs.join(project, WORKSPACES_DIR)
 
 
 def _lmode(path: str) -> int | None:
@@ -84,7 +85,7 @@ def _real_dir(path: str) -> None:
 def ensure_sessions_root(project: str) -> str:
     """Create `.tmp/sessions` in `project` (refusing symlinks); it ignores itself in git."""
     path = project
-    for part in workspace.SESSIONS_DIR.split("/"):
+    for part in WORKSPACES_DIR.split("/"):
         path = fs.join(path, part)
         try:
             posix.mkdir(path, storage.DIR_MODE)
@@ -122,7 +123,7 @@ def check_real(ws: Workspace) -> None:
     """Raise WorkspaceError unless `.tmp`, `.tmp/sessions` and the workspace are real
     directories (so nothing written into the workspace lands elsewhere through a link)."""
     path = ws.project
-    for part in (*workspace.SESSIONS_DIR.split("/"), ws.id):
+    for part in (*WORKSPACES_DIR.split("/"), ws.id):
         path = fs.join(path, part)
         _real_dir(path)
 
@@ -275,8 +276,6 @@ def write_context(
 def remove_context(ws: Workspace, rel: str, now: float) -> str:
     """Delete a tracked context file and untrack it; return what happened to the
     file ("removed", "already gone" or why it was left)."""
-    from agent_hooks.workspaces import cleanup as workspace_cleanup
-
     workspace.check_relative(rel)
     outcome: list[str] = []
 
@@ -285,9 +284,9 @@ def remove_context(ws: Workspace, rel: str, now: float) -> str:
             raise workspace.WorkspaceError(
                 f"{ws.project_relative(rel)} is not tracked by workspace {ws.id}"
             )
-        fd = workspace_cleanup.open_workspace(ws)
+        fd = tree.open_workspace(ws.project, ws.id)
         try:
-            outcome.append(workspace_cleanup.remove_tracked(fd, rel))
+            outcome.append(tree.remove_tracked(fd, rel))
         finally:
             posix.close(fd)
         workspace_manifest.remove_file(doc, rel, now)

@@ -34,7 +34,6 @@ if TYPE_CHECKING:
 
 CATEGORIES = ("features", "documentation", "code", "refactoring", "testing", "tasks", "general")
 MANIFEST = ".manifest.json"
-SESSIONS_DIR = ".tmp/sessions"
 ID_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789"
 MAX_SLUG = 80
 MAX_KEYWORD = 64
@@ -72,57 +71,6 @@ def is_workspace_id(name: str) -> bool:
         return False
     digits = name[:8] + name[9:15]
     return digits.isascii() and digits.isdigit() and all(c in ID_ALPHABET for c in name[16:])
-
-
-def iso(now: float) -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now))
-
-
-def _days_from_civil(y: int, m: int, d: int) -> int:
-    """Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm)."""
-    y -= m <= 2
-    era = (y if y >= 0 else y - 399) // 400
-    yoe = y - era * 400
-    doy = (153 * (m + (-3 if m > 2 else 9)) + 2) // 5 + d - 1
-    doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
-    return era * 146097 + doe - 719468
-
-
-def parse_iso(text: object) -> float | None:
-    """Seconds since the epoch of `YYYY-MM-DDTHH:MM:SS[.fff](Z|±HH:MM)`, else None."""
-    if not isinstance(text, str) or len(text) < 20 or not text.isascii():
-        return None
-    head, rest = text[:19], text[19:]
-    if (head[4], head[7], head[13], head[16]) != ("-", "-", ":", ":") or head[10] not in "Tt ":
-        return None
-    fields = (head[0:4], head[5:7], head[8:10], head[11:13], head[14:16], head[17:19])
-    if not all(f.isdigit() for f in fields):
-        return None
-    y, mo, d, h, mi, s = (int(f) for f in fields)
-    if not (1 <= mo <= 12 and 1 <= d <= 31 and h <= 23 and mi <= 59 and s <= 60):
-        return None
-    fraction = 0.0
-    if rest.startswith("."):
-        n = 1
-        while n < len(rest) and rest[n].isdigit():
-            n += 1
-        if n == 1:
-            return None
-        fraction = float("0" + rest[:n])
-        rest = rest[n:]
-    if rest in ("Z", "z"):
-        offset = 0
-    elif (
-        len(rest) == 6
-        and rest[0] in "+-"
-        and rest[3] == ":"
-        and rest[1:3].isdigit()
-        and rest[4:6].isdigit()
-    ):
-        offset = (int(rest[1:3]) * 60 + int(rest[4:6])) * 60 * (1 if rest[0] == "+" else -1)
-    else:
-        return None
-    return _days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + s + fraction - offset
 
 
 # --- names --------------------------------------------------------------------
