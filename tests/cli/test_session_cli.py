@@ -15,7 +15,7 @@ from click.testing import CliRunner, Result
 from agent_hooks import hook_runtime
 from agent_hooks.cli import session as session_cli
 from agent_hooks.cli._common import Env
-from agent_hooks.work_sessions import events as work_session_hooks
+from agent_hooks.work_sessions import events as work_session_events
 from agent_hooks.work_sessions import status_line as statusline_cli
 from agent_hooks.work_sessions import store, work_session
 
@@ -409,7 +409,7 @@ def test_token_figures_from_the_sample_transcripts(run: Cli, tmp_path: Path) -> 
         payload.pop("agent_transcript_path", None)  # found beside the main transcript
         ctx = hook_runtime.HookContext(event, payload, environ, NOW)
         getattr(
-            work_session_hooks,
+            work_session_events,
             {"SubagentStart": "subagent_start", "SubagentStop": "subagent_stop", "Stop": "stop"}[
                 event
             ],

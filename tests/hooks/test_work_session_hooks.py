@@ -180,7 +180,7 @@ def test_the_no_session_path_costs_one_stat_and_imports_nothing(
 
 
 def test_module_loads_under_dash_IS(world: World) -> None:
-    """work_session_hooks itself brings in nothing but built-ins; the active path loads only
+    """work_session_events itself brings in nothing but built-ins; the active path loads only
     agent_hooks modules and built-ins (no os, typing, re, json, datetime, click, orjson …)."""
     probe = (
         f"import sys; sys.path.insert(0, {str(SRC)!r}); import agent_hooks.hook_runtime; "
@@ -422,11 +422,11 @@ def test_session_start_lines(world: World) -> None:
 
 
 def wired(module: str, event: str) -> bool:
-    """Whether hooks/<module>.py calls work_session_hooks and entry.py knows `event`."""
+    """Whether hooks/<module>.py calls work_session_events and entry.py knows `event`."""
     from agent_hooks.hooks import EVENTS
 
     path = SRC / "agent_hooks" / "hooks" / f"{module}.py"
-    return event in EVENTS and path.exists() and "work_session_hooks" in path.read_text()
+    return event in EVENTS and path.exists() and "work_session_events" in path.read_text()
 
 
 def entry_world(run_hook: Any, tmp_path: Path, max_tokens: int = work_session.DEFAULT_MAX) -> Path:
@@ -447,7 +447,7 @@ def active_doc(run_hook: Any) -> dict:
 
 @pytest.mark.skipif(
     not wired("post_tool_use", "PostToolUse"),
-    reason="hooks/post_tool_use.py does not call work_session_hooks yet (lead)",
+    reason="hooks/post_tool_use.py does not call work_session_events yet (lead)",
 )
 def test_entry_post_tool_use_records_and_warns(run_hook: Any, tmp_path: Path) -> None:
     main = entry_world(run_hook, tmp_path, max_tokens=1000)
@@ -482,7 +482,7 @@ def test_entry_subagents(run_hook: Any, tmp_path: Path) -> None:
 
 
 @pytest.mark.skipif(
-    not wired("stop", "Stop"), reason="hooks/stop.py does not call work_session_hooks yet (lead)"
+    not wired("stop", "Stop"), reason="hooks/stop.py does not call work_session_events yet (lead)"
 )
 def test_entry_stop_refreshes_figures(run_hook: Any, tmp_path: Path) -> None:
     main = entry_world(run_hook, tmp_path)
@@ -492,7 +492,7 @@ def test_entry_stop_refreshes_figures(run_hook: Any, tmp_path: Path) -> None:
 
 @pytest.mark.skipif(
     not wired("session_start", "SessionStart"),
-    reason="hooks/session_start.py does not call work_session_hooks yet (lead)",
+    reason="hooks/session_start.py does not call work_session_events yet (lead)",
 )
 def test_entry_session_start_mentions_the_work_session(run_hook: Any, tmp_path: Path) -> None:
     entry_world(run_hook, tmp_path)

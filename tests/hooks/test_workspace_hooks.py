@@ -1,4 +1,4 @@
-"""workspace_hooks: what SessionStart says about workspaces, briefings and
+"""workspace_events: what SessionStart says about workspaces, briefings and
 freshness (through a small harness, and through the real entry point once the
 adapter calls it), and PostToolUse's registration of workspace writes."""
 
@@ -15,9 +15,10 @@ import pytest
 
 from agent_hooks import identity, state, state_file, trail, trail_archive
 from agent_hooks.briefings import briefing
+from agent_hooks.briefings import events as briefing_events
 from agent_hooks.briefings import store as briefing_store
 from agent_hooks.hook_runtime import HookContext
-from agent_hooks.workspaces import events as workspace_hooks
+from agent_hooks.workspaces import events as workspace_events
 from agent_hooks.workspaces import store as workspace_store
 from conftest import AGENT, ROOT, HookRunner, context_of
 
@@ -65,7 +66,12 @@ class Harness:
         if facts["archive"] is not None:
             trail_archive.archive(self.agent, facts["archive"], now)
         ctx = self.ctx("SessionStart", {"source": source, "session_id": conversation}, now, **env)
-        return workspace_hooks.session_start_lines(ctx, self.agent, doc, source, str(self.project))
+        project = str(self.project)
+        lines = workspace_events.session_start_lines(ctx, doc, project)
+        budget = briefing_events.BUDGET - sum(len(line) + 1 for line in lines)
+        return lines + briefing_events.session_start_lines(
+            ctx, self.agent, doc, source, project, budget=budget
+        )
 
     def touch(self, *rels: str, field: str = trail.READ, now: float = NOW) -> None:
         """What PostToolUse records when the agent reads (or edits) files."""
@@ -164,7 +170,7 @@ def test_the_lines_stay_within_the_budget_at_whole_lines(harness: Harness) -> No
     )
     lines = harness.start("startup", "conv-1")
     text = "\n".join(lines)
-    assert len(text) <= workspace_hooks.BUDGET
+    assert len(text) <= briefing_events.BUDGET
     assert "decision 299" in text and "decision 000" not in text
     assert "oldest entries left out" in text and text.endswith(briefing.CLOSING)
     whole = briefing.render(
@@ -305,7 +311,8 @@ def test_one_failing_part_does_not_silence_the_others(
 def test_no_project_no_lines(harness: Harness) -> None:
     ctx = harness.ctx("SessionStart", {"source": "startup"}, NOW)
     assert (
-        workspace_hooks.session_start_lines(
+        workspace_events.session_start_lines(ctx, state.fresh(AGENT, NOW), None)
+        + briefing_events.session_start_lines(
             ctx, harness.agent, state.fresh(AGENT, NOW), "startup", None
         )
         == []
@@ -321,7 +328,7 @@ def test_after_write_tracks_a_write_into_a_workspace_with_a_manifest(
     ws = workspace_store.create(str(project), NOW)
     path = write(project, f".tmp/sessions/{ws.id}/tasks/user-auth-tasks.md", "steps")
     ctx = harness.ctx("PostToolUse", {"session_id": "conv-1"}, NOW + 5)
-    workspace_hooks.after_write(ctx, harness.agent, str(project), str(path))
+    workspace_events.after_write(ctx, harness.agent, str(project), str(path))
     doc = json.loads(Path(ws.manifest_path).read_text())
     assert doc["context_files"]["tasks/user-auth-tasks.md"]["keywords"] == [
         "user-auth",
@@ -339,7 +346,7 @@ def test_after_write_recreates_the_manifest_of_the_agents_own_workspace(
     ws, _ = workspace_store.current_or_create(harness.agent, str(project), NOW, print)
     Path(ws.manifest_path).unlink()
     path = write(project, f".tmp/sessions/{ws.id}/code/x-context.md", "x")
-    workspace_hooks.after_write(
+    workspace_events.after_write(
         harness.ctx("PostToolUse", {"session_id": "conv-1"}, NOW),
         harness.agent,
         str(project),
@@ -356,7 +363,7 @@ def test_after_write_leaves_foreign_unmanaged_dirs_and_non_workspace_paths_alone
     harness.start("startup", "conv-1")
     foreign = write(project, ".tmp/sessions/20260101-000000-abcd/code/x.md", "x")
     ctx = harness.ctx("PostToolUse", {"session_id": "conv-1"}, NOW)
-    workspace_hooks.after_write(ctx, harness.agent, str(project), str(foreign))
+    workspace_events.after_write(ctx, harness.agent, str(project), str(foreign))
     assert not (foreign.parents[1] / ".manifest.json").exists()
     assert "has no manifest and is not yours: not tracked" in harness.log()
     ws = workspace_store.create(str(project), NOW)
@@ -366,7 +373,7 @@ def test_after_write_leaves_foreign_unmanaged_dirs_and_non_workspace_paths_alone
         "src/a.py",
         f".tmp/sessions/{ws.id}/../../x.md",
     ):
-        workspace_hooks.after_write(ctx, harness.agent, str(project), str(project / odd))
+        workspace_events.after_write(ctx, harness.agent, str(project), str(project / odd))
     assert json.loads(Path(ws.manifest_path).read_text())["context_files"] == {}
 
 
@@ -398,10 +405,11 @@ def test_after_write_imports_only_built_in_modules(harness: Harness, project: Pa
 import sys
 sys.path.insert(0, {SRC!r})
 from agent_hooks import hook_runtime, identity
-from agent_hooks.workspaces import events as workspace_hooks
+from agent_hooks.briefings import events as briefing_events
+from agent_hooks.workspaces import events as workspace_events
 environ = {{"HOME": {str(harness.home)!r}}}
 ctx = hook_runtime.HookContext("PostToolUse", {{"session_id": "c"}}, environ, 1.0)
-workspace_hooks.after_write(ctx, identity.Agent("a", {str(harness.state_dir)!r}), {str(project)!r},
+workspace_events.after_write(ctx, identity.Agent("a", {str(harness.state_dir)!r}), {str(project)!r},
                             {str(target)!r})
 print(" ".join(sorted(sys.modules)))
 """
@@ -412,7 +420,7 @@ print(" ".join(sorted(sys.modules)))
     assert "code/x-context.md" in json.loads(Path(ws.manifest_path).read_text())["context_files"]
 
 
-# --- through the real entry point (the lead wires workspace_hooks into the adapters) ---
+# --- through the real entry point (the lead wires workspace_events into the adapters) ---
 
 
 def test_session_start_entry_point_injects_the_briefing_within_the_limit(
@@ -471,6 +479,6 @@ def test_after_write_never_writes_a_manifest_through_a_symlink(
     target = root / "20261121-120000-abcd" / "code" / "x.md"
     target.write_text("x")
     ctx = harness.ctx("PostToolUse", {"session_id": "conv-1"}, NOW)
-    workspace_hooks.after_write(ctx, harness.agent, str(project), str(target))
+    workspace_events.after_write(ctx, harness.agent, str(project), str(target))
     assert json.loads((elsewhere / ".manifest.json").read_text()) == {"context_files": {}}
     assert "is a symlink" in harness.log()

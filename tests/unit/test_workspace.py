@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agent_hooks.workspaces import workspace as ws
+from agent_hooks.workspaces import workspace
 
 NOW = calendar.timegm((2025, 1, 18, 14, 30, 22))
 
@@ -18,8 +18,8 @@ NOW = calendar.timegm((2025, 1, 18, 14, 30, 22))
 
 
 def test_id_has_the_seed_shape_in_utc() -> None:
-    assert ws.make_id(NOW, "a4f2") == "20250118-143022-a4f2"
-    assert ws.is_workspace_id("20250118-143022-a4f2")
+    assert workspace.make_id(NOW, "a4f2") == "20250118-143022-a4f2"
+    assert workspace.is_workspace_id("20250118-143022-a4f2")
 
 
 @pytest.mark.parametrize(
@@ -37,14 +37,14 @@ def test_id_has_the_seed_shape_in_utc() -> None:
     ],
 )
 def test_other_names_are_not_ids(name: str) -> None:
-    assert not ws.is_workspace_id(name)
+    assert not workspace.is_workspace_id(name)
 
 
 def test_random_suffix_is_four_alphabet_characters() -> None:
-    seen = {ws.random_suffix() for _ in range(300)}
-    assert all(len(s) == 4 and set(s) <= set(ws.ID_ALPHABET) for s in seen)
+    seen = {workspace.random_suffix() for _ in range(300)}
+    assert all(len(s) == 4 and set(s) <= set(workspace.ID_ALPHABET) for s in seen)
     assert len(seen) > 290  # 36**4 possibilities: repeats are rare
-    assert set("".join(seen)) == set(ws.ID_ALPHABET)
+    assert set("".join(seen)) == set(workspace.ID_ALPHABET)
 
 
 # --- names ------------------------------------------------------------------------
@@ -52,9 +52,9 @@ def test_random_suffix_is_four_alphabet_characters() -> None:
 
 def test_categories_are_the_seeds() -> None:
     for name in ("features", "documentation", "code", "refactoring", "testing", "tasks", "general"):
-        assert ws.check_category(name) == name
-    with pytest.raises(ws.WorkspaceError) as err:
-        ws.check_category("feature")
+        assert workspace.check_category(name) == name
+    with pytest.raises(workspace.WorkspaceError) as err:
+        workspace.check_category("feature")
     assert "features, documentation, code, refactoring, testing, tasks, general" in str(err.value)
     assert "\n" not in str(err.value)
 
@@ -74,24 +74,24 @@ def test_categories_are_the_seeds() -> None:
     ],
 )
 def test_slug(task: str, expected: str) -> None:
-    assert ws.slug(task) == expected
+    assert workspace.slug(task) == expected
 
 
 @pytest.mark.parametrize("task", ["", "   ", "../..", "///", "\x00\x01", "日本語"])
 def test_slug_refuses_names_without_letters(task: str) -> None:
-    with pytest.raises(ws.WorkspaceError):
-        ws.slug(task)
+    with pytest.raises(workspace.WorkspaceError):
+        workspace.slug(task)
 
 
 @given(st.text(max_size=200))
 def test_slug_is_always_a_safe_file_name(task: str) -> None:
     try:
-        out = ws.slug(task)
-    except ws.WorkspaceError:
+        out = workspace.slug(task)
+    except workspace.WorkspaceError:
         return
     assert re.fullmatch(r"[a-z0-9_][a-z0-9_-]*", out)
-    assert len(out) <= ws.MAX_SLUG and ".." not in out
-    assert ws.check_relative(ws.context_path("general", out))
+    assert len(out) <= workspace.MAX_SLUG and ".." not in out
+    assert workspace.check_relative(workspace.context_path("general", out))
 
 
 @pytest.mark.parametrize(
@@ -112,18 +112,20 @@ def test_slug_is_always_a_safe_file_name(task: str) -> None:
     ],
 )
 def test_check_relative_refuses_escapes_and_our_own_files(rel: str) -> None:
-    with pytest.raises(ws.WorkspaceError):
-        ws.check_relative(rel)
+    with pytest.raises(workspace.WorkspaceError):
+        workspace.check_relative(rel)
 
 
 def test_check_relative_accepts_context_paths() -> None:
     for rel in ("features/x-context.md", "notes.md", "a/b/c.txt", "features/.manifest.json"):
-        assert ws.check_relative(rel) == rel
+        assert workspace.check_relative(rel) == rel
 
 
 def test_split_workspace_path() -> None:
     root = "/p/.tmp/sessions"
-    assert ws.split_workspace_path(root, "/p/.tmp/sessions/20250118-143022-a4f2/code/x.md") == (
+    assert workspace.split_workspace_path(
+        root, "/p/.tmp/sessions/20250118-143022-a4f2/code/x.md"
+    ) == (
         "20250118-143022-a4f2",
         "code/x.md",
     )
@@ -135,35 +137,38 @@ def test_split_workspace_path() -> None:
         "/p/.tmp/sessions/20250118-143022-a4f2/.manifest.json",
         "/q/x.md",
     ):
-        assert ws.split_workspace_path(root, path) is None
+        assert workspace.split_workspace_path(root, path) is None
 
 
 # --- keywords -----------------------------------------------------------------------
 
 
 def test_keywords_from_path_follow_the_seed_example() -> None:
-    assert ws.keywords_from_path("features/user-auth-context.md") == ["user-auth", "features"]
-    assert ws.keywords_from_path("tasks/user-auth-tasks.md") == [
+    assert workspace.keywords_from_path("features/user-auth-context.md") == [
+        "user-auth",
+        "features",
+    ]
+    assert workspace.keywords_from_path("tasks/user-auth-tasks.md") == [
         "user-auth",
         "user-auth-tasks",
         "tasks",
     ]
-    assert ws.keywords_from_path("Notes.MD") == ["notes"]
+    assert workspace.keywords_from_path("Notes.MD") == ["notes"]
 
 
 def test_merge_keywords_normalizes_and_dedupes() -> None:
-    assert ws.merge_keywords(["User Auth", " login "], ["user-auth", "", "LOGIN"]) == [
+    assert workspace.merge_keywords(["User Auth", " login "], ["user-auth", "", "LOGIN"]) == [
         "user-auth",
         "login",
     ]
-    assert len(ws.merge_keywords([f"k{i}" for i in range(100)])) == ws.MAX_KEYWORDS
+    assert len(workspace.merge_keywords([f"k{i}" for i in range(100)])) == workspace.MAX_KEYWORDS
 
 
 # --- the context file ---------------------------------------------------------------
 
 
 def test_render_context_is_the_seed_template() -> None:
-    text = ws.render_context(
+    text = workspace.render_context(
         "User Auth", "20250118-143022-a4f2", summary="Build login.", constraints="No new deps."
     )
     assert text == (
@@ -177,15 +182,18 @@ def test_render_context_is_the_seed_template() -> None:
 
 def test_wrap_body_adds_the_heading_only_when_missing() -> None:
     own = "# Context: Mine\nSession: x\n\nbody"
-    assert ws.wrap_body("T", "id", own) == own + "\n"
-    assert ws.wrap_body("T  x", "id", "just text\n") == "# Context: T x\nSession: id\n\njust text\n"
+    assert workspace.wrap_body("T", "id", own) == own + "\n"
+    assert (
+        workspace.wrap_body("T  x", "id", "just text\n")
+        == "# Context: T x\nSession: id\n\njust text\n"
+    )
 
 
 # --- hand-off ---------------------------------------------------------------------
 
 
 def test_delegate_block_is_the_seeds() -> None:
-    assert ws.delegate_block(
+    assert workspace.delegate_block(
         [".tmp/sessions/x/features/a-context.md", ".tmp/sessions/x/tasks/b.md"]
     ) == (
         "Related context available at:\n"
@@ -196,7 +204,10 @@ def test_delegate_block_is_the_seeds() -> None:
 
 
 def test_recipient_is_one_printable_line() -> None:
-    assert ws.validate_recipient(" @subagents/core/task-manager ") == "@subagents/core/task-manager"
+    assert (
+        workspace.validate_recipient(" @subagents/core/task-manager ")
+        == "@subagents/core/task-manager"
+    )
     for bad in ("", "a\nb", "x" * 201):
-        with pytest.raises(ws.WorkspaceError):
-            ws.validate_recipient(bad)
+        with pytest.raises(workspace.WorkspaceError):
+            workspace.validate_recipient(bad)

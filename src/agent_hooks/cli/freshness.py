@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import click
 
+from agent_hooks.briefings import events as briefing_events
 from agent_hooks.cli._common import emit_json, get_env, json_option
-from agent_hooks.workspaces import events as workspace_hooks
 
 
 @click.command("freshness")
@@ -17,7 +17,7 @@ def freshness(agent_name: str | None, as_json: bool) -> None:
     or a critical file such as pyproject.toml or a lock file)."""
     env = get_env()
     agent = env.agent(agent_name)
-    report = workspace_hooks.freshness_report(env.state_dir, agent, env.now, env.environ)
+    report = briefing_events.freshness_report(env.state_dir, agent, env.now, env.environ)
     if report["state_problem"]:
         problem = report["state_problem"]
         raise click.ClickException(f"{agent.state_path} is not valid JSON: {problem}")

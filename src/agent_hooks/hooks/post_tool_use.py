@@ -6,7 +6,7 @@ the reservations mcp_agent_mail's tools granted."""
 from __future__ import annotations
 
 from agent_hooks import hook_runtime, identity, state, state_file, trail
-from agent_hooks.work_sessions import events as work_session_hooks
+from agent_hooks.work_sessions import events as work_session_events
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -18,11 +18,9 @@ EVENT = "PostToolUse"
 def handle(ctx: hook_runtime.HookContext) -> dict[str, Any] | None:
     tool = ctx.payload.get("tool_name")
     if type(tool) is str and tool.startswith("mcp__"):
-        from agent_hooks.interop import (
-            mcp_agent_mail_hook as mcp_agent_mail_store,
-        )  # only for MCP tools
+        from agent_hooks.interop import mcp_agent_mail_hook  # only for MCP tools
 
-        warning = mcp_agent_mail_store.handle(ctx)
+        warning = mcp_agent_mail_hook.handle(ctx)
         return None if warning is None else hook_runtime.context_output(EVENT, warning)
     found = trail.entries(ctx.payload)
     project = ctx.project_root()
@@ -33,7 +31,7 @@ def handle(ctx: hook_runtime.HookContext) -> dict[str, Any] | None:
         name = ctx.agent.name
     except identity.IdentityError:
         name = None
-    session = work_session_hooks.post_tool_use(ctx, name, project, found)
+    session = work_session_events.post_tool_use(ctx, name, project, found)
     if session is not None:
         told.append(session["additionalContext"])
     if not told:
@@ -59,11 +57,10 @@ def _record(
     if workspaces is not None and project is not None and tool == "Write":
         for _, path in found:
             if path.startswith(workspaces):
-                from agent_hooks.workspaces import (
-                    events as workspace_hooks,
-                )  # only for a file written into a workspace
+                # only for a file written into a workspace
+                from agent_hooks.workspaces import events as workspace_events
 
-                workspace_hooks.after_write(ctx, agent, project, path)
+                workspace_events.after_write(ctx, agent, project, path)
     if tool == "Bash" and project is not None:
         warning = _bash_warning(ctx, project, agent.name, [path for _, path in found])
         if warning is not None:

@@ -66,18 +66,20 @@ def handle(ctx: hook_runtime.HookContext) -> dict[str, Any] | None:
     if facts["shared"]:
         lines.append(facts["shared"])
     lines += _others_lines(agent, project, ctx.now)
+    from agent_hooks.briefings import events as briefing_events
     from agent_hooks.reservations import notes as reservation_notes
-    from agent_hooks.work_sessions import events as work_session_hooks
-    from agent_hooks.workspaces import events as workspace_hooks
+    from agent_hooks.work_sessions import events as work_session_events
+    from agent_hooks.workspaces import events as workspace_events
 
     if project is not None:
         lines += reservation_notes.session_start_lines(
             ctx.state_dir, project, agent.name, ctx.environ, ctx.now
         )
-    lines += work_session_hooks.session_start_lines(project, ctx.now, ctx.environ)
-    # The workspace, briefing and freshness verdict come last and get the room left.
+    lines += work_session_events.session_start_lines(project, ctx.now, ctx.environ)
+    lines += workspace_events.session_start_lines(ctx, doc, project)
+    # The briefing or freshness verdict comes last and gets the room left.
     budget = hook_runtime.CONTEXT_LIMIT - len("\n".join(lines)) - 1
-    lines += workspace_hooks.session_start_lines(ctx, agent, doc, source, project, budget=budget)
+    lines += briefing_events.session_start_lines(ctx, agent, doc, source, project, budget=budget)
     return hook_runtime.context_output(EVENT, "\n".join(lines))
 
 

@@ -14,9 +14,9 @@ EVENT = "Stop"
 
 def handle(ctx: hook_runtime.HookContext) -> dict[str, Any] | None:
     state_file.update(ctx.agent, lambda doc: state.touch(doc, ctx.now), ctx.now, ctx.log)
-    from agent_hooks.work_sessions import events as work_session_hooks
+    from agent_hooks.work_sessions import events as work_session_events
 
-    work_session_hooks.stop(ctx, ctx.project_root())
+    work_session_events.stop(ctx, ctx.project_root())
     return None
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agent_hooks import hook_runtime
-from agent_hooks.work_sessions import events as work_session_hooks
+from agent_hooks.work_sessions import events as work_session_events
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -13,7 +13,7 @@ EVENT = "SubagentStart"
 
 
 def handle(ctx: hook_runtime.HookContext) -> dict[str, Any] | None:
-    work_session_hooks.subagent_start(ctx, ctx.project_root())
+    work_session_events.subagent_start(ctx, ctx.project_root())
     return None
 
 

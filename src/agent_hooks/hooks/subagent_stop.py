@@ -4,7 +4,7 @@ with the tokens its own transcript shows it used."""
 from __future__ import annotations
 
 from agent_hooks import hook_runtime
-from agent_hooks.work_sessions import events as work_session_hooks
+from agent_hooks.work_sessions import events as work_session_events
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -14,7 +14,7 @@ EVENT = "SubagentStop"
 
 
 def handle(ctx: hook_runtime.HookContext) -> dict[str, Any] | None:
-    work_session_hooks.subagent_stop(ctx, ctx.project_root())
+    work_session_events.subagent_stop(ctx, ctx.project_root())
     return None
 
 

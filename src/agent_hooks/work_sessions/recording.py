@@ -1,5 +1,5 @@
 """The work of keeping an active work session current, loaded by
-`work_session_hooks` only once a project has an active work session (its pointer
+`work_session_events` only once a project has an active work session (its pointer
 file exists): artifacts, token figures from transcripts, subagents, warnings.
 
 Invariants (docs/adr/0009-work-sessions.md):

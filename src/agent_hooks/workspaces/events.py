@@ -1,17 +1,13 @@
-"""What the hook adapters call for workspaces, briefings and freshness.
+"""What the hook adapters call for workspaces.
 
 * `session_start_lines` (SessionStart, after the state update and the trail
-  archive): the agent's workspace and its context files; on startup/clear its
-  briefing for the project; on resume/compact (and any unknown source) the
-  freshness verdict, carrying the briefing when the verdict is
-  `start_fresh_with_briefing`. It also sweeps the project's workspaces idle for
-  24 h (sparing the agent's own). Each part fails on its own: a failure is
-  logged and the other lines still come.
+  archive): the agent's workspace and its context files; it also sweeps the
+  project's workspaces idle for 24 h (sparing the agent's own). A failure is
+  logged and the other SessionStart lines still come.
 * `after_write` (PostToolUse, for a Write into `<project>/.tmp/sessions/`):
   tracks the file in its workspace's manifest. Hot path: this module imports only
   built-in modules at load time, and `after_write` only `workspace` and
   `workspace_store` (built-ins only as well).
-* `freshness_report` for `agent-hooks freshness`.
 """
 
 from __future__ import annotations
@@ -20,13 +16,11 @@ from agent_hooks import posix_fs as fs
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from _collections_abc import Mapping
     from typing import Any
 
     from agent_hooks import identity
     from agent_hooks.hook_runtime import HookContext
 
-BUDGET = 8_000  # characters of additionalContext these lines may take (the client caps at 10,000)
 MAX_FILES_LISTED = 15
 
 
@@ -67,16 +61,10 @@ def after_write(ctx: HookContext, agent: identity.Agent, project: str, path: str
         ctx.log(f"workspace {ws_id}: manifest was unreadable ({result.problem}); a new one begun")
 
 
-def session_start_lines(
-    ctx: HookContext,
-    agent: identity.Agent,
-    doc: dict[str, Any],
-    source: str,
-    project: str | None,
-    *,
-    budget: int = BUDGET,
-) -> list[str]:
-    """Lines for SessionStart's additionalContext (at most `budget` characters in all)."""
+def session_start_lines(ctx: HookContext, doc: dict[str, Any], project: str | None) -> list[str]:
+    """Lines for SessionStart's additionalContext: the agent's workspace and its
+    context files, or how to make one; other live workspaces. Sweeps the
+    project's workspaces idle for 24 h, sparing the agent's own."""
     if project is None:
         return []
     lines: list[str] = []
@@ -90,16 +78,6 @@ def session_start_lines(
     except Exception as exc:  # one part failing must not silence the others
         ctx.log(f"workspace lines failed: {type(exc).__name__}: {exc}")
     _sweep(ctx, project, keep)
-    remaining = budget - sum(len(line) + 1 for line in lines)
-    try:
-        if source in ("startup", "clear"):
-            text = _briefing_text(ctx, agent, doc, project, remaining)
-            if text:
-                lines.append(text)
-        else:
-            lines += _freshness_lines(ctx, agent, doc, project, remaining)
-    except Exception as exc:
-        ctx.log(f"briefing/freshness lines failed: {type(exc).__name__}: {exc}")
     return lines
 
 
@@ -153,76 +131,3 @@ def _sweep(ctx: HookContext, project: str, keep: list[str]) -> None:
         ctx.log(f"swept {len(swept.closed)} workspace(s) idle for 24 h: {', '.join(swept.ids)}")
     for warning in swept.warnings:
         ctx.log(f"workspace sweep: {warning}")
-
-
-def _briefing_text(
-    ctx: HookContext, agent: identity.Agent, doc: dict[str, Any], project: str, limit: int
-) -> str | None:
-    import time
-
-    from agent_hooks.briefings import briefing
-    from agent_hooks.briefings import store as briefing_store
-
-    brief = briefing_store.load(agent, project, ctx.now)
-    if brief is None or briefing.is_empty(brief):
-        return None
-    since = briefing_store.last_session_end(agent, project, doc.get("conversation_id"))
-    if since is None:
-        since = float(brief["updated_at"])
-    files = briefing_store.changed_since(project, since)
-    label = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(since))
-    return briefing.render(brief, changed_files=files, since=label, limit=max(0, limit))
-
-
-def _freshness_lines(
-    ctx: HookContext, agent: identity.Agent, doc: dict[str, Any], project: str, limit: int
-) -> list[str]:
-    from agent_hooks.briefings import freshness
-
-    report = _report(agent, doc, project, ctx.environ)
-    for glob in report.invalid_globs:
-        ctx.log(f"critical-file glob {glob!r} does not compile; ignored")
-    lines = freshness.context_lines(report, project)
-    if report.decision is freshness.Decision.START_FRESH_WITH_BRIEFING:
-        room = limit - sum(len(line) + 1 for line in lines)
-        text = _briefing_text(ctx, agent, doc, project, room)
-        lines.append(
-            text
-            or "No briefing is recorded for you in this project "
-            "(`agent-hooks brief set-goal …` records one for next time)."
-        )
-    return lines
-
-
-def _report(
-    agent: identity.Agent, doc: Mapping[str, Any], project: str | None, environ: Mapping[str, str]
-) -> Any:
-    from agent_hooks import trail_archive
-    from agent_hooks.briefings import freshness
-
-    current = doc.get("conversation_id")
-    others = [t for t in trail_archive.list_archived(agent) if t.get("conversation_id") != current]
-    return freshness.check(
-        doc, project, freshness.critical_globs(environ, project), freshness.own_marks(others)
-    )
-
-
-def freshness_report(
-    state_dir: str, agent: identity.Agent, now: float, environ: Mapping[str, str] | None = None
-) -> dict[str, Any]:
-    """The freshness of the agent's current conversation, for the CLI."""
-    import os
-
-    from agent_hooks import state_file
-
-    doc, problem = state_file.read(agent, now)
-    project = doc["project_root"]
-    report = _report(agent, doc, project, os.environ if environ is None else environ)
-    return {
-        "agent": agent.name,
-        "state_dir": state_dir,
-        "conversation_id": doc["conversation_id"],
-        "project_root": project,
-        "state_problem": problem,
-        **report.as_dict(),
-    }

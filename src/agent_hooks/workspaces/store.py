@@ -16,7 +16,7 @@ Invariants:
   `remove_context` deletes it the way closing does (workspace_cleanup: regular
   files only, never through a symlink).
 
-Only built-in modules are imported: `workspace_hooks.after_write` uses this
+Only built-in modules are imported: `workspace_events.after_write` uses this
 module inside PostToolUse.
 """
 
