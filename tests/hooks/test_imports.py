@@ -1,91 +1,53 @@
 """What each hook imports, measured with `python -I -S -X importtime hooks/entry.py <Event>`.
 
-PreToolUse and PostToolUse start on every tool call of every agent, so they may load
-only built-in modules and agent_hooks' own (docs/adr/0005-hot-path-budget.md); the
-lifecycle hooks may use the standard library but never the CLI's heavy packages.
+Every hot path is run for real: each PreToolUse and PostToolUse tool the hooks act
+on, in each project condition that changes what runs (no reservations; another
+agent holds something exclusive, with the target inside and outside it; the
+agent's own reservation; strict mode; an active work session; a write into a
+workspace). Each may load only what `hot_path_rules` allows. The lifecycle hooks
+may use the standard library, never the CLI or a third-party package.
 """
 
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from agent_hooks import identity
+from agent_hooks.reservations import pattern
+from agent_hooks.reservations import store as reservation_store
+from agent_hooks.work_sessions import store as work_session_store
+from agent_hooks.work_sessions import work_session
+from agent_hooks.workspaces import store as workspace_store
 from conftest import ENTRY, HookRunner, context_of
-
-# What `python -I -S` itself loads before any code runs (checked below).
-STARTUP = frozenset(
-    {
-        "_io",
-        "io",
-        "abc",
-        "_abc",
-        "marshal",
-        "posix",
-        "time",
-        "_signal",
-        "zipimport",
-        "_codecs",
-        "codecs",
-        "encodings",
-        "encodings.aliases",
-        "encodings.utf_8",
-        "_frozen_importlib_external",
-    }
+from hot_path_rules import (
+    FORBIDDEN_ON_HOT_PATH,
+    HOT_ALLOWLIST,
+    LIFECYCLE_ALLOWLIST,
+    NEVER_IN_A_HOOK,
+    STARTUP,
 )
-# Built-in modules the hot path may import (no file to load), plus `__future__`, which
-# every module's `from __future__ import annotations` loads.
-HOT_BUILTINS = frozenset(
-    {"posix", "sys", "time", "marshal", "errno", "_signal", "_json", "__future__"}
-)
-HOT_ALLOWLIST = STARTUP | HOT_BUILTINS
 
-# The lifecycle hooks (SessionStart, Stop, SessionEnd, SubagentStart/Stop) may import what
-# they like from the standard library, never the CLI, and no third-party package in these
-# cases (click, orjson, pathspec, filelock cost 40-55 ms each). The one exception by design
-# (ADR-0012): pathspec at a resume/compact whose files changed, to classify critical files.
-LIFECYCLE_ALLOWLIST = HOT_ALLOWLIST | frozenset(sys.stdlib_module_names)
-
-FORBIDDEN_ON_HOT_PATH = frozenset(
-    {
-        "os",
-        "posixpath",
-        "typing",
-        "re",
-        "json",
-        "click",
-        "orjson",
-        "pathspec",
-        "filelock",
-        "zlib",
-        "collections",
-        "functools",
-        "subprocess",
-        "pathlib",
-        "dataclasses",
-        "enum",
-        "hashlib",
-        "_collections_abc",
-        "fcntl",
-    }
-)
-NEVER_IN_A_HOOK = frozenset({"click", "orjson", "pathspec", "filelock"})
+TRANSCRIPTS = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts"
+ME = "proj__cc_1"
+OTHER = "proj__cc_2"
 
 
-def imported(
-    run_hook: HookRunner, event: str, payload: dict[str, Any], agent: str = "proj__cc_1"
-) -> dict[str, str]:
+def imported(run_hook: HookRunner, event: str, payload: dict[str, Any]) -> dict[str, str]:
     """Every module the hook imported, mapped to the module that imported it."""
     proc = subprocess.run(
         [sys.executable, "-I", "-S", "-X", "importtime", ENTRY, event],
         input=json.dumps(payload).encode(),
         capture_output=True,
-        env=run_hook.env(agent),
+        env=run_hook.env(ME),
         cwd=run_hook.project,
         timeout=60,
     )
@@ -99,7 +61,8 @@ def imported(
                 rows.append(((len(field) - len(field.lstrip()) - 1) // 2, name))
         elif line.strip():
             raise AssertionError(f"{event} wrote to stderr: {line}")
-    assert run_hook.log_lines() == [], run_hook.log_lines()  # the realistic path ran, no failure
+    failures = [line for line in run_hook.log_lines() if "fail open" in line]
+    assert failures == [], failures  # the realistic path ran, nothing failed
     parents: dict[str, str] = {}
     for i, (depth, name) in enumerate(rows):  # a parent is listed after its children
         parent = next((n for d, n in rows[i + 1 :] if d < depth), "<entry>")
@@ -140,39 +103,133 @@ def test_startup_set_matches_this_interpreter() -> None:
     assert names <= STARTUP, sorted(names - STARTUP)
 
 
-def _session(run_hook: HookRunner) -> None:
-    context_of(run_hook("SessionStart", "SessionStart_startup"))
-    (run_hook.project / "a.txt").write_text("alpha\nline two\n")
+# --- project conditions ---------------------------------------------------------------
 
 
-HOT_CASES = [
-    ("PreToolUse", "PreToolUse_Write"),
-    ("PreToolUse", "PreToolUse_Edit"),
-    ("PreToolUse", "PreToolUse_Bash"),
-    ("PreToolUse", "PreToolUse_Read"),
-    ("PostToolUse", "PostToolUse_Write"),
-    ("PostToolUse", "PostToolUse_Edit"),
-    ("PostToolUse", "PostToolUse_Read"),
-    ("PostToolUse", "PostToolUse_Bash"),
-]
+def _reserve(run_hook: HookRunner, agent: str, text: str) -> None:
+    outcome = reservation_store.reserve(
+        identity.state_dir({"HOME": str(run_hook.home)}),
+        str(run_hook.project),
+        agent,
+        [(text, pattern.compile(text))],
+        reason="imports-1",
+        ttl=3600,
+        shared=False,
+        keep=True,
+        now=time.time(),
+    )
+    assert outcome.changed and not outcome.conflicts
 
 
-@pytest.mark.parametrize(("event", "fixture"), HOT_CASES, ids=[f for _, f in HOT_CASES])
-def test_hot_path_imports_only_builtins_and_agent_hooks(
-    run_hook: HookRunner, event: str, fixture: str
+def _strict(run_hook: HookRunner) -> None:
+    state_dir = identity.state_dir({"HOME": str(run_hook.home)})
+    reservation_store.set_strict(state_dir, str(run_hook.project), True, time.time())
+
+
+def _work_session(run_hook: HookRunner) -> None:
+    doc = work_session.new_document("SES202611-ACME-AUDIT", "SES", "ACME", "AUDIT", time.time())
+    store = work_session_store.Store(str(run_hook.project / ".claude" / "sessions"))
+    store.start(doc, time.time(), close_active=False)
+
+
+CONDITIONS: dict[str, Callable[[HookRunner], None]] = {
+    "no reservations": lambda run_hook: None,
+    "another agent holds the target": lambda run_hook: _reserve(run_hook, OTHER, "a.txt"),
+    "another agent holds elsewhere": lambda run_hook: _reserve(run_hook, OTHER, "src/**"),
+    "own reservation": lambda run_hook: _reserve(run_hook, ME, "**"),
+    "strict mode": _strict,
+    "active work session": _work_session,
+}
+
+# (event, fixture, payload changes): every tool the installed matchers send to a hot hook.
+HOT_CALLS: dict[str, tuple[str, str, dict[str, Any]]] = {
+    "PreToolUse Write": ("PreToolUse", "PreToolUse_Write", {}),
+    "PreToolUse Edit": ("PreToolUse", "PreToolUse_Edit", {}),
+    "PreToolUse NotebookEdit": (
+        "PreToolUse",
+        "PreToolUse_Edit",
+        {"tool_name": "NotebookEdit", "tool_input": {"notebook_path": "a.txt", "new_source": "x"}},
+    ),
+    "PreToolUse Bash writing": ("PreToolUse", "PreToolUse_Bash", {}),
+    "PreToolUse Bash reading": (
+        "PreToolUse",
+        "PreToolUse_Bash",
+        {"tool_input": {"command": "git status && ls -la"}},
+    ),
+    "PreToolUse Read": ("PreToolUse", "PreToolUse_Read", {}),
+    "PreToolUse Write in a subagent": ("PreToolUse", "PreToolUse_Write_in_subagent", {}),
+    "PostToolUse Write": ("PostToolUse", "PostToolUse_Write", {}),
+    "PostToolUse Edit": ("PostToolUse", "PostToolUse_Edit", {}),
+    "PostToolUse Read": ("PostToolUse", "PostToolUse_Read", {}),
+    "PostToolUse Bash": ("PostToolUse", "PostToolUse_Bash", {}),
+    "PostToolUse Agent": ("PostToolUse", "PostToolUse_Agent", {}),
+    "PostToolUse Write in a subagent": ("PostToolUse", "PostToolUse_Write_in_subagent", {}),
+}
+
+
+def _payload(run_hook: HookRunner, fixture: str, changes: dict[str, Any]) -> dict[str, Any]:
+    payload = run_hook.payload(fixture)
+    tool_input = changes.get("tool_input")
+    if isinstance(tool_input, dict) and "notebook_path" in tool_input:
+        changes = {
+            **changes,
+            "tool_input": {**tool_input, "notebook_path": str(run_hook.project / "a.txt")},
+        }
+    payload.update(changes)
+    transcript = run_hook.home / "main.jsonl"
+    shutil.copy(TRANSCRIPTS / "main-with-subagent.jsonl", transcript)
+    payload["transcript_path"] = str(transcript)
+    return payload
+
+
+@pytest.mark.parametrize("condition", list(CONDITIONS))
+@pytest.mark.parametrize("call", list(HOT_CALLS))
+def test_every_hot_path_imports_only_builtins_and_agent_hooks(
+    run_hook: HookRunner, call: str, condition: str
 ) -> None:
-    _session(run_hook)
-    names = imported(run_hook, event, run_hook.payload(fixture))
-    assert f"agent_hooks.hooks.{'pre' if event == 'PreToolUse' else 'post'}_tool_use" in names
+    context_of(run_hook("SessionStart", "SessionStart_startup", agent=ME))
+    (run_hook.project / "a.txt").write_text("alpha\nline two\n")
+    (run_hook.project / "b.txt").write_text("hi\n")
+    CONDITIONS[condition](run_hook)
+    event, fixture, changes = HOT_CALLS[call]
+    names = imported(run_hook, event, _payload(run_hook, fixture, changes))
+    adapter = "pre_tool_use" if event == "PreToolUse" else "post_tool_use"
+    assert f"agent_hooks.hooks.{adapter}" in names
     bad = outside(names, HOT_ALLOWLIST)
     assert not bad, "imports outside the allowlist: " + "; ".join(bad)
-    assert "agent_hooks.cli" not in names
+
+
+def test_a_write_into_a_workspace_stays_on_the_hot_path(run_hook: HookRunner) -> None:
+    context_of(run_hook("SessionStart", "SessionStart_startup", agent=ME))
+    ws = workspace_store.create(str(run_hook.project), time.time())
+    target = Path(ws.path) / "features" / "auth-context.md"
+    target.parent.mkdir(parents=True)
+    target.write_text("# Context: auth\n")
+    payload = run_hook.payload("PostToolUse_Write")
+    payload["tool_input"] = {"file_path": str(target), "content": "# Context: auth\n"}
+    payload["tool_response"] = {"type": "create", "filePath": str(target)}
+    names = imported(run_hook, "PostToolUse", payload)
+    assert "agent_hooks.workspaces.events" in names  # the workspace path really ran
+    bad = outside(names, HOT_ALLOWLIST)
+    assert not bad, "imports outside the allowlist: " + "; ".join(bad)
+
+
+def test_the_measurement_sees_lazy_imports(run_hook: HookRunner) -> None:
+    """The control for the matrix: a Bash write among others' reservations loads the parser,
+    and a Bash read without reservations does not."""
+    context_of(run_hook("SessionStart", "SessionStart_startup", agent=ME))
+    quiet = imported(run_hook, "PreToolUse", run_hook.payload("PreToolUse_Bash"))
+    assert "agent_hooks.reservations.bash.writes" not in quiet
+    _reserve(run_hook, OTHER, "src/**")
+    busy = imported(run_hook, "PreToolUse", run_hook.payload("PreToolUse_Bash"))
+    assert "agent_hooks.reservations.bash.writes" in busy
 
 
 def test_post_tool_use_really_ran(run_hook: HookRunner) -> None:
-    _session(run_hook)
+    context_of(run_hook("SessionStart", "SessionStart_startup", agent=ME))
+    (run_hook.project / "a.txt").write_text("alpha\n")
     imported(run_hook, "PostToolUse", run_hook.payload("PostToolUse_Write"))
-    assert run_hook.state()["files_created"] == [f"{run_hook.project}/a.txt"]
+    assert run_hook.state(ME)["files_created"] == [f"{run_hook.project}/a.txt"]
 
 
 LIFECYCLE_CASES = [
@@ -186,11 +243,13 @@ LIFECYCLE_CASES = [
 ]
 
 
+@pytest.mark.parametrize("condition", ["no reservations", "another agent holds elsewhere"])
 @pytest.mark.parametrize(("event", "fixture"), LIFECYCLE_CASES, ids=[f for _, f in LIFECYCLE_CASES])
 def test_lifecycle_hooks_never_import_the_cli_or_heavy_packages(
-    run_hook: HookRunner, event: str, fixture: str
+    run_hook: HookRunner, event: str, fixture: str, condition: str
 ) -> None:
-    _session(run_hook)
+    context_of(run_hook("SessionStart", "SessionStart_startup", agent=ME))
+    CONDITIONS[condition](run_hook)
     names = imported(run_hook, event, run_hook.payload(fixture))
     bad = outside(names, LIFECYCLE_ALLOWLIST)
     assert not bad, "imports outside the allowlist: " + "; ".join(bad)
@@ -198,51 +257,6 @@ def test_lifecycle_hooks_never_import_the_cli_or_heavy_packages(
     assert not any(n == "agent_hooks.cli" or n.startswith("agent_hooks.cli.") for n in names)
 
 
-def _reserve(run_hook: HookRunner, agent: str, pattern: str) -> None:
-    from click.testing import CliRunner
-
-    from agent_hooks.cli import main
-    from agent_hooks.cli._common import Env
-
-    env = Env(environ={"HOME": str(run_hook.home), "AGENT_NAME": agent}, now=time.time())
-    result = CliRunner().invoke(
-        main, ["reserve", pattern, "--project", str(run_hook.project)], obj=env
-    )
-    assert result.exit_code == 0, result.output
-
-
-@pytest.mark.parametrize("holder", [None, "proj__cc_1"], ids=["no reservations", "only my own"])
-def test_pre_tool_use_bash_skips_the_bash_parser_unless_someone_else_holds(
-    run_hook: HookRunner, holder: str | None
-) -> None:
-    _session(run_hook)
-    if holder is not None:
-        _reserve(run_hook, holder, "src/**")
-    names = imported(run_hook, "PreToolUse", run_hook.payload("PreToolUse_Bash"))
-    assert (
-        "agent_hooks.reservations.bash.writes" not in names
-        and "agent_hooks.reservations.bash.lexer" not in names
-    )
-
-
-def test_pre_tool_use_bash_parses_when_another_agent_holds_something(run_hook: HookRunner) -> None:
-    """The control for the test above: the measurement does see a lazy import."""
-    _session(run_hook)
-    _reserve(run_hook, "proj__cc_2", "src/**")
-    names = imported(run_hook, "PreToolUse", run_hook.payload("PreToolUse_Bash"))
-    assert "agent_hooks.reservations.bash.writes" in names
-    bad = outside(names, HOT_ALLOWLIST)
-    assert not bad, "imports outside the allowlist: " + "; ".join(bad)
-
-
-def test_pre_tool_use_edit_with_reservations_stays_on_builtins(run_hook: HookRunner) -> None:
-    _session(run_hook)
-    _reserve(run_hook, "proj__cc_2", "docs/**")
-    names = imported(run_hook, "PreToolUse", run_hook.payload("PreToolUse_Edit"))
-    bad = outside(names, HOT_ALLOWLIST)
-    assert not bad, "imports outside the allowlist: " + "; ".join(bad)
-
-
-def test_entry_script_is_small_and_uses_no_os(tmp_path: Path) -> None:
+def test_entry_script_is_small_and_uses_no_os() -> None:
     text = Path(ENTRY).read_text()
     assert "import os" not in text and "import json" not in text

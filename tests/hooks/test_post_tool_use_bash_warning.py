@@ -190,5 +190,5 @@ def test_a_bash_call_with_no_reservations_loads_no_reservation_code(
         if line.startswith("import time:")
     }
     assert "agent_hooks.hooks.post_tool_use" in modules
-    assert "agent_hooks.reservations.notes" not in modules
+    assert "agent_hooks.reservations.enforcement" not in modules
     assert "agent_hooks.reservations.store" not in modules

@@ -62,28 +62,14 @@ def _record(
 
                 workspace_events.after_write(ctx, agent, project, path)
     if tool == "Bash" and project is not None:
-        warning = _bash_warning(ctx, project, agent.name, [path for _, path in found])
+        from agent_hooks.reservations import bash_warning
+
+        changed = [path for _, path in found]
+        warning = bash_warning.after_bash(ctx.state_dir, project, agent.name, changed, ctx.now)
         if warning is not None:
             ctx.log(warning)
             return [warning]
     return []
-
-
-def _bash_warning(
-    ctx: hook_runtime.HookContext, project: str, me: str | None, changed: list[str]
-) -> str | None:
-    from agent_hooks.reservations import index as reservation_index
-
-    hot = reservation_index.load_hot(ctx.state_dir, project)
-    if hot is None or not hot.others_hold_exclusive(me, ctx.now):
-        return None
-    from agent_hooks.reservations import (
-        notes as reservation_notes,
-    )  # only when another agent holds something
-
-    return reservation_notes.bash_changed_held_files(
-        ctx.state_dir, project, hot, me, changed, ctx.now
-    )
 
 
 def main() -> int:

@@ -1,16 +1,11 @@
-"""What the model is told about reservations outside a deny: the SessionStart
-summary and the PostToolUse warning after a Bash command changed a file that
-another agent holds.
-
-The Bash warning runs inside PostToolUse: this module imports only built-ins and
-agent_hooks' hot-path modules at load time; the store (for SessionStart) is
-imported where it is used.
-"""
+"""What the model is told about reservations at SessionStart: who holds what,
+its own reservations, how to claim, and the strict / enforcement settings."""
 
 from __future__ import annotations
 
-from agent_hooks import identity, state_file, switches, trail
-from agent_hooks.reservations import enforcement, index, reservation
+from agent_hooks import switches
+from agent_hooks.reservations import reservation
+from agent_hooks.reservations import store as reservation_store
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -44,8 +39,6 @@ def _listed(held: list[dict[str, Any]], now: float, own: bool = False) -> str:
 def session_start_lines(
     state_dir: str, project: str, me: str | None, environ: Any, now: float
 ) -> list[str]:
-    from agent_hooks.reservations import store as reservation_store
-
     held, strict = reservation_store.live(state_dir, project, now)
     lines = []
     mine = [r for r in held if r["agent"] == me]
@@ -67,44 +60,3 @@ def session_start_lines(
             "check `agent-hooks reservations` yourself before editing."
         )
     return lines
-
-
-def bash_changed_held_files(
-    state_dir: str,
-    project: str,
-    hot: index.HotIndex,
-    me: str | None,
-    changed: list[str],
-    now: float,
-) -> str | None:
-    """A warning for files a Bash command changed that another agent holds
-    exclusively — unless the file's current content is the holder's own last
-    write (the client also reports concurrent changes by others as the command's)."""
-    notes = []
-    for path in changed:
-        rels = [rel for root, rel in enforcement.locate(path, None, project) if root == project]
-        if not rels:
-            continue
-        rel = rels[0]
-        holders = enforcement.blocking_edit(hot, rel, me, now)
-        holders = [
-            rec for rec in holders if not _holder_wrote_it(state_dir, rec[index.AGENT], path, now)
-        ]
-        if holders:
-            notes.append(
-                f"{rel} ({'; '.join(reservation.describe(index.as_dict(r), now) for r in holders)})"
-            )
-    if not notes:
-        return None
-    return (
-        "agent-hooks: your last Bash command changed files that another agent holds: "
-        + ", ".join(notes)
-        + ". If your command made these changes, undo them (restore the files' previous content, "
-        "e.g. `git checkout -- <file>` for a committed file) and leave these paths to their holder."
-    )
-
-
-def _holder_wrote_it(state_dir: str, holder: str | None, path: str, now: float) -> bool:
-    doc, _ = state_file.read(identity.Agent(holder, state_dir), now)
-    mark = doc["fingerprints"].get(path)
-    return mark is not None and mark == trail.fingerprint(path)

@@ -41,6 +41,8 @@ named above (not even `os`).
 
 from __future__ import annotations
 
+import posix
+
 from agent_hooks.reservations.bash.commands import run_command
 from agent_hooks.reservations.bash.lexer import Lexer, Redir, Word, add_reason
 from agent_hooks.reservations.bash.words import (
@@ -65,9 +67,7 @@ def analyze(command: str, cwd: str, home: str | None = None) -> BashAnalysis:
     res = BashAnalysis([], [])
     try:
         if not cwd.startswith("/"):
-            import os  # not on the hot path: hooks pass absolute directories
-
-            cwd = os.getcwd() + "/" + cwd
+            cwd = posix.getcwd() + "/" + cwd
         home = norm(home) if home and home.startswith("/") else None
         ctx = ShellState(res, set(), home, 0, norm(cwd), "")
         run_text(command, ctx)

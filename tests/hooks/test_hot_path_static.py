@@ -1,0 +1,71 @@
+"""The hot path, read from the source: every import reachable from PreToolUse and
+PostToolUse — at module level or inside a function, however rarely it runs —
+is a built-in module, one of agent_hooks' own, or an exemption named with its
+reason in `hot_path_rules.EXEMPTIONS`. A lazy import added anywhere below the hot
+adapters fails here even when no runtime case exercises it.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import import_graph
+from hot_path_rules import EXEMPTIONS, HOT_ADAPTERS, HOT_ALLOWLIST
+
+GRAPH = import_graph.edges()
+
+
+def _chain(chain: list[import_graph.Edge]) -> str:
+    return " <- ".join(
+        f"{e.imported} ({e.importer}:{e.line}{', lazy' if e.lazy else ''})" for e in reversed(chain)
+    )
+
+
+def test_every_import_reachable_from_the_hot_adapters_is_allowed() -> None:
+    reached = import_graph.reachable(
+        [*HOT_ADAPTERS, "agent_hooks.hooks"], GRAPH, cut=set(EXEMPTIONS)
+    )
+    bad = [
+        _chain(chain)
+        for name, chain in sorted(reached.items())
+        if name not in HOT_ALLOWLIST and not name.startswith("agent_hooks")
+    ]
+    assert not bad, "hot path imports outside the allowlist:\n" + "\n".join(bad)
+    assert "agent_hooks.cli" not in reached
+
+
+def test_every_exemption_is_a_real_import_with_a_reason() -> None:
+    present = {(e.importer, e.imported) for edges in GRAPH.values() for e in edges}
+    for edge, reason in EXEMPTIONS.items():
+        assert edge in present, f"stale exemption {edge}: no such import"
+        assert len(reason) > 20, f"exemption {edge} needs a reason"
+
+
+def test_the_walk_sees_imports_inside_functions() -> None:
+    """The control: without its exemption, mcp_agent_mail's lazy path is reported."""
+    reached = import_graph.reachable(["agent_hooks.hooks.post_tool_use"], GRAPH)
+    assert "agent_hooks.interop.mcp_agent_mail_hook" in reached
+    assert any(e.lazy for e in reached["agent_hooks.interop.mcp_agent_mail_hook"])
+    assert "datetime" in reached
+
+
+# The Bash walker re-enters itself for `bash -c`, `eval` and `$( … )`.
+ALLOWED_CYCLES = [
+    {"agent_hooks.reservations.bash.commands", "agent_hooks.reservations.bash.writes"},
+]
+
+
+def test_no_import_cycle_but_the_bash_walkers_recursion() -> None:
+    assert import_graph.cycles(GRAPH) == ALLOWED_CYCLES
+
+
+@pytest.mark.parametrize(
+    "name", sorted(n for n, p in import_graph.modules().items() if p.name == "__init__.py")
+)
+def test_feature_package_inits_are_empty(name: str) -> None:
+    """A package's __init__ runs whenever one of its modules is imported: it imports
+    nothing (the adapters' and the CLI's dispatch packages are the entry points)."""
+    if name in ("agent_hooks", "agent_hooks.hooks", "agent_hooks.cli"):
+        return
+    assert GRAPH[name] == [], f"{name}/__init__.py imports {GRAPH[name]}"
+    assert import_graph.modules()[name].read_text().strip() == ""
