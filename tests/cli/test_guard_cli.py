@@ -22,13 +22,6 @@ NOW = 1_800_000_000.0
 
 
 @pytest.fixture
-def home(tmp_path: Path) -> Path:
-    path = tmp_path / "home"
-    path.mkdir()
-    return path
-
-
-@pytest.fixture
 def repo(tmp_path: Path, home: Path) -> Path:
     path = tmp_path / "repo"
     path.mkdir()

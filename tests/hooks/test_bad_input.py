@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from conftest import AGENT, HookRunner, write_state
+from hook_runner import AGENT, HookRunner, write_state
 
 EVENTS = ["SessionStart", "PreToolUse", "PostToolUse", "Stop", "SessionEnd"]
 TEN_MB = 10 * 1024 * 1024
@@ -163,7 +163,7 @@ def test_a_broken_package_still_allows(tmp_path: Path, run_hook: HookRunner) -> 
     import subprocess
     import sys
 
-    from conftest import ENTRY
+    from hook_runner import ENTRY
 
     hooks = tmp_path / "copy" / "hooks"
     hooks.mkdir(parents=True)

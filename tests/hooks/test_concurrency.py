@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from agent_hooks import storage
-from conftest import AGENT, ENTRY, HookRunner, context_of, write_state
+from hook_runner import AGENT, ENTRY, HookRunner, context_of, write_state
 
 SRC = str(Path(storage.__file__).resolve().parents[1])
 WORKERS = 16

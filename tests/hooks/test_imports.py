@@ -27,7 +27,7 @@ from agent_hooks.reservations import store as reservation_store
 from agent_hooks.work_sessions import store as work_session_store
 from agent_hooks.work_sessions import work_session
 from agent_hooks.workspaces import store as workspace_store
-from conftest import ENTRY, HookRunner, context_of
+from hook_runner import ENTRY, HookRunner, context_of
 from hot_path_rules import (
     FORBIDDEN_ON_HOT_PATH,
     HOT_ALLOWLIST,

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from conftest import AGENT, HookRunner, write_state
+from hook_runner import AGENT, HookRunner, write_state
 
 
 def post(run_hook: HookRunner, payload: dict[str, Any], **kw: Any) -> None:

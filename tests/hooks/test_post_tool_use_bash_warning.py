@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.conftest import ENTRY, HookResult, HookRunner, context_of
 
 from agent_hooks.reservations import pattern
 from agent_hooks.reservations import store as reservation_store
+from hook_runner import ENTRY, HookResult, HookRunner, context_of
 
 ALICE = "alice"
 BOB = "bob"

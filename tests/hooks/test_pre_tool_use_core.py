@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from conftest import HookRunner
+from hook_runner import HookRunner
 
 FIXTURES = [
     "PreToolUse_Write",

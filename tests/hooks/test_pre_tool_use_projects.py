@@ -8,7 +8,7 @@ from pathlib import Path
 from agent_hooks import identity
 from agent_hooks.reservations import pattern
 from agent_hooks.reservations import store as reservation_store
-from conftest import HookRunner
+from hook_runner import HookRunner
 
 
 def reserve(runner: HookRunner, project: Path, agent: str, text: str) -> None:

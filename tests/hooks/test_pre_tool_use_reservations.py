@@ -20,12 +20,12 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from tests.conftest import ENTRY, HookResult, HookRunner, context_of
 
 from agent_hooks.cli import main as cli_main
 from agent_hooks.cli._common import Env
 from agent_hooks.reservations import pattern
 from agent_hooks.reservations import store as reservation_store
+from hook_runner import ENTRY, HookResult, HookRunner, context_of
 
 ALICE = "alice"
 BOB = "bob"

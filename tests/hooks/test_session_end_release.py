@@ -8,10 +8,10 @@ import time
 from pathlib import Path
 
 import pytest
-from tests.conftest import HookRunner
 
 from agent_hooks.reservations import pattern
 from agent_hooks.reservations import store as reservation_store
+from hook_runner import HookRunner
 
 BOB = "bob"
 HOUR = 3600

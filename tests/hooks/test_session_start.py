@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from agent_hooks import identity, repository, trail_archive
-from conftest import AGENT, HookRunner, context_of, write_state
+from hook_runner import AGENT, HookRunner, context_of, write_state
 
 DAY = 86400
 

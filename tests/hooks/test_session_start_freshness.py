@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 
-from conftest import HookRunner, context_of
+from hook_runner import HookRunner, context_of
 
 
 def resume(run_hook: HookRunner) -> dict[str, object]:

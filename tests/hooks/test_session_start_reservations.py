@@ -9,7 +9,7 @@ from pathlib import Path
 from agent_hooks import identity
 from agent_hooks.reservations import pattern
 from agent_hooks.reservations import store as reservation_store
-from conftest import HookRunner, context_of
+from hook_runner import HookRunner, context_of
 
 
 def reserve(runner: HookRunner, agent: str, texts: list[str]) -> None:

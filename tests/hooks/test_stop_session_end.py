@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import AGENT, HookRunner, context_of, write_state
+from hook_runner import AGENT, HookRunner, context_of, write_state
 
 
 def started(run_hook: HookRunner, session: str = "conv-1") -> None:

@@ -20,7 +20,7 @@ from agent_hooks.briefings import store as briefing_store
 from agent_hooks.hook_runtime import HookContext
 from agent_hooks.workspaces import events as workspace_events
 from agent_hooks.workspaces import store as workspace_store
-from conftest import AGENT, ROOT, HookRunner, context_of
+from hook_runner import AGENT, ROOT, HookRunner, context_of
 
 NOW = 1_800_000_000.0
 DAY = 86400

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from agent_hooks import state, trail
-from conftest import load_payload
+from hook_runner import load_payload
 
 P = "/work/proj"
 C, M, R, W = trail.CREATED, trail.MODIFIED, trail.READ, trail.WORKSPACE

@@ -10,7 +10,6 @@ import posixpath
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -18,8 +17,9 @@ from hypothesis import strategies as st
 
 from agent_hooks.reservations.bash.words import norm
 from agent_hooks.reservations.bash.writes import BashTarget, analyze
+from hook_runner import ROOT
 
-SRC = str(Path(__file__).resolve().parents[2] / "src")
+SRC = str(ROOT / "src")
 HOME = "/home/me"
 
 CASES: list[tuple[str, list[str], list[str]]] = [

@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from agent_hooks.work_sessions import transcript
+from hook_runner import ROOT
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts"
+FIXTURES = ROOT / "tests" / "fixtures" / "transcripts"
 MAIN = FIXTURES / "main-with-subagent.jsonl"
 SUB_ID = "a6a499d345698d83d"
 SUB = FIXTURES / "subagents" / f"agent-{SUB_ID}.jsonl"

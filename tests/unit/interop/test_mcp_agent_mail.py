@@ -18,13 +18,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.conftest import HookRunner, load_payload
 
 from agent_hooks.hook_runtime import HookContext
 from agent_hooks.interop import mcp_agent_mail as mam
 from agent_hooks.interop import mcp_agent_mail_hook as store
 from agent_hooks.reservations import pattern
 from agent_hooks.reservations import store as reservation_store
+from hook_runner import HookRunner, load_payload
 
 NOW = 1_800_000_000.0
 SERVER = "mcp__mcp-agent-mail__"

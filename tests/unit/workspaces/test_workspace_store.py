@@ -19,8 +19,9 @@ from agent_hooks.workspaces import manifest as workspace_manifest
 from agent_hooks.workspaces import store as workspace_store
 from agent_hooks.workspaces import workspace
 from agent_hooks.workspaces.store import Workspace
+from hook_runner import ROOT
 
-SRC = str(Path(__file__).resolve().parents[2] / "src")
+SRC = str(ROOT / "src")
 NOW = float(calendar.timegm((2026, 11, 21, 12, 0, 0)))
 
 

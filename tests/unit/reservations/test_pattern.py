@@ -16,7 +16,6 @@ import os
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -34,8 +33,9 @@ from agent_hooks.reservations.pattern import (
     overlap_witness,
 )
 from agent_hooks.reservations.pattern_text import normalize
+from hook_runner import ROOT
 
-SRC = Path(__file__).resolve().parents[2] / "src"
+SRC = ROOT / "src"
 
 
 @functools.lru_cache(maxsize=4096)

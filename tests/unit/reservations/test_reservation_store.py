@@ -22,15 +22,16 @@ import pytest
 from agent_hooks import identity, state_file, storage
 from agent_hooks.reservations import index, pattern, reservation
 from agent_hooks.reservations import store as reservation_store
+from hook_runner import ROOT
 
-SRC = str(Path(__file__).resolve().parents[2] / "src")
+SRC = str(ROOT / "src")
 NOW = 1_800_000_000.0
 HOUR = 3600
 
 
 @pytest.fixture
-def state_dir(tmp_path: Path) -> str:
-    return str(tmp_path / "home" / ".claude")
+def state_dir(home: Path) -> str:
+    return str(home / ".claude")
 
 
 @pytest.fixture

@@ -1,0 +1,150 @@
+"""Running the real hook entry script as Claude Code runs it, for tests.
+
+Invariants:
+
+* No test touches the real ``~/.claude``: every hook run gets a HOME under the
+  test's temp dir and an environment built from scratch (only PATH is kept).
+* Hooks run exactly as Claude Code runs them: ``[sys.executable, "-IS", ENTRY, event]``
+  as a new process, the payload on stdin, exit code and stdout checked by the caller.
+* Payloads come from ``tests/fixtures/payloads/<name>.json`` (captured from the real
+  client) with their ``/home/dev/myproject`` and ``/home/dev`` paths rewritten into the
+  test's project and HOME.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, NamedTuple
+
+ROOT = Path(__file__).resolve().parents[1]
+ENTRY = str(ROOT / "hooks" / "entry.py")
+PAYLOADS = ROOT / "tests" / "fixtures" / "payloads"
+FIXTURE_PROJECT = "/home/dev/myproject"
+FIXTURE_HOME = "/home/dev"
+AGENT = "proj__cc_1"
+
+
+class HookResult(NamedTuple):
+    code: int
+    out: Any  # stdout parsed as JSON, or None when the hook printed nothing
+    err: str
+
+
+def rewrite(value: Any, project: str, home: str) -> Any:
+    """`value` with the fixtures' captured paths moved into `project` and `home`."""
+    if isinstance(value, str):
+        return value.replace(FIXTURE_PROJECT, project).replace(FIXTURE_HOME, home)
+    if isinstance(value, list):
+        return [rewrite(v, project, home) for v in value]
+    if isinstance(value, dict):
+        return {k: rewrite(v, project, home) for k, v in value.items()}
+    return value
+
+
+def load_payload(name: str, project: str, home: str, **stdin: Any) -> dict[str, Any]:
+    """The stdin document of fixture `name`, rewritten, with top-level `stdin` overrides."""
+    captured = json.loads((PAYLOADS / f"{name}.json").read_text())
+    payload: dict[str, Any] = rewrite(captured["stdin"], project, home)
+    payload.update(stdin)
+    return payload
+
+
+def write_state(state_dir: Path, name: str | None, doc: Any, mtime: float | None = None) -> Path:
+    """Write an agent's state file as another process would have left it."""
+    state_dir.mkdir(parents=True, exist_ok=True)
+    path = state_dir / (f"state-{name}.json" if name is not None else "agent-state.json")
+    path.write_text(doc if isinstance(doc, str) else json.dumps(doc))
+    path.chmod(0o600)
+    if mtime is not None:
+        os.utime(path, (mtime, mtime))
+    return path
+
+
+class HookRunner:
+    """Runs hooks/entry.py for one test's HOME and project."""
+
+    def __init__(self, home: Path, project: Path) -> None:
+        self.home = home
+        self.project = project
+        self.state_dir = home / ".claude"
+        self.log_file = self.state_dir / "agent-hooks.log"
+
+    def payload(self, name: str, **stdin: Any) -> dict[str, Any]:
+        return load_payload(name, str(self.project), str(self.home), **stdin)
+
+    def env(self, agent: Any = AGENT, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": str(self.home),
+            "CLAUDE_PROJECT_DIR": str(self.project),
+            "CLAUDE_PID": str(os.getpid()),  # alive for as long as the test runs
+            "CLAUDECODE": "1",
+        }
+        if agent is not None:
+            env["AGENT_NAME"] = agent
+        env.update(extra or {})
+        return {k: v for k, v in env.items() if v is not None}
+
+    def __call__(
+        self,
+        event: str,
+        payload: Any = None,
+        *,
+        agent: Any = AGENT,
+        env: Mapping[str, str] | None = None,
+        cwd: str | Path | None = None,
+        timeout: float = 60,
+    ) -> HookResult:
+        """Run `event` with `payload` (a fixture name, a dict, bytes or str) on stdin."""
+        import subprocess
+
+        if payload is None:
+            data = b""
+        elif isinstance(payload, bytes):
+            data = payload
+        elif isinstance(payload, str) and (PAYLOADS / f"{payload}.json").is_file():
+            data = json.dumps(self.payload(payload)).encode()
+        elif isinstance(payload, str):
+            data = payload.encode()
+        else:
+            data = json.dumps(payload).encode()
+        proc = subprocess.run(
+            [sys.executable, "-IS", ENTRY, event],
+            input=data,
+            capture_output=True,
+            env=self.env(agent, env),
+            cwd=str(cwd or self.project),
+            timeout=timeout,
+        )
+        text = proc.stdout.decode()
+        try:
+            out = json.loads(text) if text.strip() else None
+        except ValueError:
+            raise AssertionError(
+                f"{event} printed something that is not JSON: {text[:300]!r}"
+            ) from None
+        return HookResult(proc.returncode, out, proc.stderr.decode())
+
+    def state_path(self, agent: str | None = AGENT) -> Path:
+        return self.state_dir / (f"state-{agent}.json" if agent is not None else "agent-state.json")
+
+    def state(self, agent: str | None = AGENT) -> dict[str, Any]:
+        doc: dict[str, Any] = json.loads(self.state_path(agent).read_text())
+        return doc
+
+    def log_lines(self) -> list[str]:
+        return self.log_file.read_text().splitlines() if self.log_file.exists() else []
+
+
+def context_of(result: HookResult, event: str = "SessionStart") -> str:
+    """The additionalContext a hook returned (asserting the protocol's shape)."""
+    assert result.code == 0, result.err
+    assert isinstance(result.out, dict), result
+    specific = result.out["hookSpecificOutput"]
+    assert specific["hookEventName"] == event
+    text: str = specific["additionalContext"]
+    return text
