@@ -7,9 +7,10 @@ not a test). The budget for PreToolUse and PostToolUse is 1.5x.
     python bench/hooks.py [--runs 60] [--python /abs/python] [--scale]
 
 --scale adds the reservation scale case: PreToolUse (a Write, and a Bash
-command, into a directory where reservations are held) with one other agent
-holding 10 reservations, then with 100 agents holding 10 each; the second must
-stay within 1.2x of the first, and both within the 1.5x budget.
+command, into a directory where reservations are held) and PostToolUse (a Bash
+command that changed a file there) with one other agent holding 10
+reservations, then with 100 agents holding 10 each; the second must stay within
+1.2x of the first, and both within the 1.5x budget.
 """
 
 from __future__ import annotations
@@ -39,12 +40,15 @@ def wall(cmd: list[str], stdin_path: Path | None, env: dict[str, str]) -> float:
 
 def payload_file(tmp: Path, name: str, project: Path, target: str | None = None) -> Path:
     """A reference payload with its paths moved into the benchmark's project
-    (and, with `target`, its Write path or Bash redirection pointed there)."""
+    (and, with `target`, its Write path, Bash redirection, or the file a finished
+    Bash command reports it changed, pointed there)."""
     doc = json.loads((PAYLOADS / f"{name}.json").read_text())["stdin"]
     if target is not None and "file_path" in doc["tool_input"]:
         doc["tool_input"]["file_path"] = f"{project}/{target}"
     elif target is not None:
         doc["tool_input"]["command"] = f"echo hi > {target}"
+        if "tool_response" in doc:
+            doc["tool_response"]["bashEditDiff"]["files"][0]["filePath"] = f"{project}/{target}"
     text = json.dumps(doc).replace("/home/dev/myproject", str(project))
     path = tmp / f"{name}{'-' + target.replace('/', '_') if target else ''}.json"
     path.write_text(text)
@@ -122,6 +126,7 @@ def main() -> int:
         start = payload_file(tmp, "SessionStart_startup", project)
         write_into = payload_file(tmp, "PreToolUse_Write", project, "pkg3/free/x.py")
         bash_into = payload_file(tmp, "PreToolUse_Bash", project, "pkg3/free/y.txt")
+        bash_done = payload_file(tmp, "PostToolUse_Bash", project, "pkg3/free/y.txt")
         subprocess.run(
             [*hook, "SessionStart"],
             stdin=start.open("rb"),
@@ -161,6 +166,7 @@ def main() -> int:
             scale_cases = {
                 "PreToolUse Write": ([*hook, "PreToolUse"], write_into),
                 "PreToolUse Bash": ([*hook, "PreToolUse"], bash_into),
+                "PostToolUse Bash": ([*hook, "PostToolUse"], bash_done),
             }
             seed_reservations(env, project, range(1), 10)
             few = compare(python, scale_cases, env, args.runs)
