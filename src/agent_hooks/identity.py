@@ -58,6 +58,20 @@ def check_agent_name(name: str) -> str:
     return name
 
 
+def suspicious(name: str) -> str | None:
+    """Why an accepted AGENT_NAME probably is not the name the person meant: a
+    pane title Claude Code wrote (`✳ Claude Code`), a tmux pane id (`%17`), or
+    blank. None for a name that looks chosen."""
+    stripped = name.strip()
+    if not stripped:
+        return "it is blank"
+    if stripped[0] == "%" and stripped[1:].isdigit():
+        return f"it looks like a tmux pane id ({stripped})"
+    if "claude code" in stripped.lower() or not (stripped[0].isalnum() or stripped[0] in "_-."):
+        return f"it looks like a pane title Claude Code sets ({stripped[:40]})"
+    return None
+
+
 def state_dir(environ: Mapping[str, str]) -> str:
     """`CLAUDE_CONFIG_DIR` when set (Claude Code's own relocation), else `~/.claude`."""
     home = environ.get("HOME") or _home_from_passwd()

@@ -7,10 +7,14 @@ Invariants:
   `CLAUDE_PROJECT_DIR`, else of the payload's `cwd`; a `CLAUDE_PROJECT_DIR`
   outside any repository is the project itself. Agents started in different
   subdirectories of one repository therefore share a project.
+* A repository's worktrees share one common git directory (`common_dir`), read
+  from the `.git` file and `commondir` exactly as git does, without running git.
 * Resolution is built-ins only (no subprocess, no `os`): it runs on every hook.
 """
 
 from __future__ import annotations
+
+import posix
 
 from agent_hooks import posix_fs as fs
 
@@ -52,3 +56,55 @@ def git_top_level(start: str, *, resolved: bool = False) -> str | None:
         if parent == here:
             return None
         here = parent
+
+
+def _read_small(path: str) -> str | None:
+    """The first 4 KiB of a small git bookkeeping file, stripped; None if unreadable."""
+    try:
+        fd = posix.open(path, posix.O_RDONLY | posix.O_CLOEXEC)
+    except (OSError, ValueError):
+        return None
+    try:
+        return posix.read(fd, 4096).decode("utf-8", "surrogateescape").strip()
+    except OSError:
+        return None
+    finally:
+        posix.close(fd)
+
+
+def git_dir(top: str) -> str | None:
+    """The work tree's own git directory: `<top>/.git` when it is a directory, else
+    what a worktree's or submodule's `.git` file names (`gitdir: PATH`)."""
+    marker = fs.join(top, ".git")
+    if fs.isdir(marker):
+        return marker
+    text = _read_small(marker)
+    if text is None or not text.startswith("gitdir:"):
+        return None
+    named = text[len("gitdir:") :].strip()
+    return fs.normpath(fs.join(top, named)) if named else None
+
+
+def common_dir(top: str) -> str | None:
+    """The repository's common git directory for the work tree `top` (what
+    `git rev-parse --git-common-dir` prints, resolved): every worktree of one
+    repository has the same one. A worktree's git dir names it in `commondir`."""
+    own = git_dir(top)
+    if own is None:
+        return None
+    pointer = _read_small(fs.join(own, "commondir"))
+    common = fs.join(own, pointer) if pointer else own
+    return fs.realpath(fs.normpath(common))
+
+
+def branch(top: str) -> str | None:
+    """The work tree's checked-out branch (`main`), a short commit id when HEAD is
+    detached, or None when it cannot be read."""
+    own = git_dir(top)
+    head = _read_small(fs.join(own, "HEAD")) if own is not None else None
+    if not head:
+        return None
+    if head.startswith("ref:"):
+        ref = head[4:].strip()
+        return ref[len("refs/heads/") :] if ref.startswith("refs/heads/") else ref
+    return head[:12]

@@ -5,9 +5,12 @@ The seed ADR's field names are kept exactly, because other tools read them:
 `files_created`, `files_modified`, `files_read`. Added by agent-hooks:
 `schema`, `conversation_id`, `source`, `conversations`, `project_root`, `pid`,
 `active`, `last_activity`, `fingerprints`, `notices`, `workspace_files` (files
-the agent wrote or read inside its workspaces, kept apart from project files) and
+the agent wrote or read inside its workspaces, kept apart from project files),
 `workspace` (the workspace bound to the current conversation: `{"id", "path",
-"conversation_id"}` or None).
+"conversation_id"}` or None), `trail_writers` (for a trail path a subagent or
+teammate touched: the writers that did), `waiting` (files a writer was refused,
+to be told when they free: `reservations.waiting`) and `alerts` (messages for
+the agent's next hook that can carry context).
 
 Invariants:
 
@@ -30,6 +33,8 @@ SCHEMA_VERSION = 1
 TRAIL_FIELDS = ("files_created", "files_modified", "files_read", "workspace_files")
 MAX_CONVERSATIONS = 20
 MAX_NOTICES = 20
+MAX_WAITING = 20
+MAX_WRITERS_PER_PATH = 8
 
 
 def fresh(agent_name: str | None, now: float) -> Doc:
@@ -55,6 +60,9 @@ def fresh(agent_name: str | None, now: float) -> Doc:
         "workspace": None,
         "fingerprints": {},
         "notices": [],
+        "trail_writers": {},
+        "waiting": [],
+        "alerts": [],
     }
 
 
@@ -112,6 +120,18 @@ def normalize(raw: Doc | None, agent_name: str | None, now: float) -> Doc:
             k: v for k, v in marks.items() if isinstance(v, list) and len(v) == 3
         }
     doc["notices"] = _str_list(raw.get("notices"))[-MAX_NOTICES:]
+    doc["alerts"] = _str_list(raw.get("alerts"))[-MAX_NOTICES:]
+    waiting = raw.get("waiting")
+    doc["waiting"] = (
+        [w for w in waiting if isinstance(w, dict)][-MAX_WAITING:]
+        if isinstance(waiting, list)
+        else []
+    )
+    marks = raw.get("trail_writers")
+    if isinstance(marks, dict):
+        doc["trail_writers"] = {
+            k: _str_list(v)[:MAX_WRITERS_PER_PATH] for k, v in marks.items() if isinstance(k, str)
+        }
     workspace = raw.get("workspace")
     doc["workspace"] = workspace if isinstance(workspace, dict) else None
     return doc
@@ -130,6 +150,20 @@ def take_notices(doc: Doc) -> list[str]:
     return notices
 
 
+def add_alert(doc: Doc, text: str) -> None:
+    """Queue a message for the agent's next hook that can carry context."""
+    alerts = doc["alerts"]
+    if text not in alerts:
+        alerts.append(text)
+    del alerts[:-MAX_NOTICES]
+
+
+def take_alerts(doc: Doc) -> list[str]:
+    alerts: list[str] = doc["alerts"]
+    doc["alerts"] = []
+    return alerts
+
+
 def trail(doc: Doc) -> Doc:
     """The current conversation's trail, as archived when a new one begins."""
     return {
@@ -144,6 +178,7 @@ def trail(doc: Doc) -> Doc:
         "workspace_files": doc["workspace_files"],
         "fingerprints": doc["fingerprints"],
         "workspace": doc["workspace"],
+        "trail_writers": doc["trail_writers"],
     }
 
 
@@ -177,7 +212,7 @@ def begin_conversation(
         if has_trail(doc):
             to_archive = trail(doc)
         restored = normalize(archived, doc["agent_name"], now)
-        for field in (*TRAIL_FIELDS, "fingerprints", "session_start", "workspace"):
+        for field in (*TRAIL_FIELDS, "fingerprints", "session_start", "workspace", "trail_writers"):
             doc[field] = restored[field]
     doc.update(
         registered=True,
@@ -198,6 +233,7 @@ def _reset_trail(doc: Doc, now: float) -> None:
     for field in TRAIL_FIELDS:
         doc[field] = []
     doc["fingerprints"] = {}
+    doc["trail_writers"] = {}
     doc["workspace"] = None
     doc["session_start"] = int(now)
 

@@ -21,8 +21,11 @@ def update(
     mutate: Callable[[dict[str, Any]], bool | None],
     now: float,
     log: Callable[[str], None],
+    *,
+    timeout: float = storage.LOCK_TIMEOUT,
 ) -> dict[str, Any]:
-    """Apply `mutate` to the agent's document and write it back; return the document."""
+    """Apply `mutate` to the agent's document and write it back; return the document.
+    After `timeout` seconds without the lock the update is made without it (logged)."""
     storage.ensure_dir(agent.state_dir)
     result: dict[str, Any] = {}
 
@@ -40,10 +43,9 @@ def update(
         result.update(doc)
         return doc if changed else None
 
-    if not storage.locked_update(agent.state_path, apply, now=now, durable=False):
+    if not storage.locked_update(agent.state_path, apply, now=now, durable=False, timeout=timeout):
         log(
-            f"lock on {agent.state_path} not acquired in {storage.LOCK_TIMEOUT:g} s; "
-            "updated without it (fail open)"
+            f"lock on {agent.state_path} not acquired in {timeout:g} s; updated without it (fail open)"
         )
     return result
 

@@ -33,6 +33,7 @@ MODIFIED = "files_modified"
 READ = "files_read"
 WORKSPACE = "workspace_files"
 DEFAULT_READ_LIMIT = 500
+MAX_FINGERPRINTS = 1000
 READ_LIMIT_ENV = "AGENT_HOOKS_READ_LIMIT"
 _FULL_HASH_LIMIT = 2 << 20
 _PART = 1 << 20
@@ -88,12 +89,14 @@ def _bash_entries(diff: object) -> list[tuple[str, object]]:
     for item in files if isinstance(files, list) else ():
         if isinstance(item, dict):
             path = item.get("filePath")
-            found.append((CREATED if item.get("created") is True else MODIFIED, path))
-            seen.add(path)
+            if isinstance(path, str) and path not in seen:
+                found.append((CREATED if item.get("created") is True else MODIFIED, path))
+                seen.add(path)
     changed = diff.get("changedFiles")
     for path in changed if isinstance(changed, list) else ():
-        if path not in seen:
+        if isinstance(path, str) and path not in seen:
             found.append((MODIFIED, path))
+            seen.add(path)
     return found
 
 
@@ -114,35 +117,50 @@ def record(
     found: list[tuple[str, str]],
     read_limit: int,
     workspaces: str | None = None,
+    writer: str | None = None,
 ) -> bool:
     """Add `found` to the document's trail lists and refresh their fingerprints;
-    paths under `workspaces` (a prefix ending in "/") go to `workspace_files`.
-    True when the document changed (a new path, or a file whose content moved)."""
+    paths under `workspaces` (a prefix ending in "/") go to `workspace_files`;
+    `writer` (a subagent's or teammate's key) is noted in `trail_writers` for each
+    path. True when the document changed (a new path, or a file whose content
+    moved). Linear in the number of paths: at most `MAX_FINGERPRINTS` files are
+    read per call (a Bash command can report hundreds of thousands)."""
     marks = doc["fingerprints"]
     changed = False
+    present = {field: set(doc[field]) for field in (CREATED, MODIFIED, READ, WORKSPACE)}
+    budget = MAX_FINGERPRINTS
     for field, path in found:
         if workspaces is not None and path.startswith(workspaces):
-            if path not in doc[WORKSPACE]:
+            if path not in present[WORKSPACE]:
+                present[WORKSPACE].add(path)
                 doc[WORKSPACE].append(path)
                 changed = True
             continue
-        paths = doc[field]
-        if path not in paths:
-            paths.append(path)
+        if path not in present[field]:
+            present[field].add(path)
+            doc[field].append(path)
             changed = True
-        mark = fingerprint(path)
-        if mark is not None and marks.get(path) != mark:
-            marks[path] = mark
-            changed = True
+        if writer is not None:
+            seen = doc["trail_writers"].setdefault(path, [])
+            if writer not in seen and len(seen) < 8:
+                seen.append(writer)
+                changed = True
+        if budget > 0:
+            budget -= 1
+            mark = fingerprint(path)
+            if mark is not None and marks.get(path) != mark:
+                marks[path] = mark
+                changed = True
     read = doc[READ]
     if len(read) > read_limit:
         dropped = read[: len(read) - read_limit]
         del read[: len(read) - read_limit]
         changed = True
-        kept = set(doc[CREATED]) | set(doc[MODIFIED])
+        kept = present[CREATED] | present[MODIFIED]
         for path in dropped:
             if path not in kept:
                 marks.pop(path, None)
+                doc["trail_writers"].pop(path, None)
     return changed
 
 

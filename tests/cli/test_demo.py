@@ -20,7 +20,7 @@ from agent_hooks.cli.demo import demo
 
 DENY_START = (
     'agent-hooks: src/app.py is reserved by another agent: agent "alice" holds src/** '
-    "(exclusive, reason demo-42, "
+    "(exclusive, reason: demo-42, "
 )
 
 
@@ -117,8 +117,8 @@ def test_demo_keep_leaves_a_directory_to_inspect() -> None:
         assert alice["files_created"] == [str(project / "src" / "auth.py")]
         assert bob["files_modified"] == [str(project / "src" / "app.py")]
         assert alice["reservations"] == []  # released in step 7
-        [index] = list((state / "agent-hooks" / "projects").glob("*/reservations.json"))
-        assert json.loads(index.read_text())["reservations"] == []
+        ledger = project / ".git" / "agent-hooks" / "reservations.json"
+        assert json.loads(ledger.read_text())["reservations"] == []
         log = (state / "agent-hooks.log").read_text()
         assert "denied Write: agent-hooks: src/app.py is reserved" in log
     finally:

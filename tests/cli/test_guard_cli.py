@@ -121,7 +121,7 @@ def test_check_reports_each_holder_and_exits_1(home: Path, repo: Path) -> None:
     text = run(home, "check", "--repo", str(repo), now=NOW + 600)
     assert text.exit_code == 1
     expected = (
-        'src/a.py (added): agent "bob" holds src/** (exclusive, reason farmhand-7, 50 min left)'
+        'src/a.py (added): agent "bob" holds src/** (exclusive, reason: farmhand-7, 50 min left)'
     )
     assert expected in text.output
     hooked = run(home, "check", "--repo", str(repo), "--hook", now=NOW)

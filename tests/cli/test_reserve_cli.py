@@ -126,8 +126,8 @@ def test_conflict_names_every_holder_and_reserves_nothing(cli: Cli) -> None:
     lines = result.stderr.splitlines()
     assert lines == [
         'conflict: src/app.py overlaps: agent "alice" holds src/** '
-        f"(exclusive, reason farmhand-42, 60 min left), until {until(NOW + HOUR)}",
-        f'conflict: lib/x.py overlaps: agent "carol" holds lib/ (exclusive, reason PROJ-7, '
+        f"(exclusive, reason: farmhand-42, 60 min left), until {until(NOW + HOUR)}",
+        f'conflict: lib/x.py overlaps: agent "carol" holds lib/ (exclusive, reason: PROJ-7, '
         f"120 min left), until {until(NOW + 2 * HOUR)}",
         "Error: nothing was reserved; see `agent-hooks reservations`, reserve something else, "
         "or wait",
@@ -302,21 +302,25 @@ def test_renew_does_not_touch_other_agents(cli: Cli) -> None:
 
 
 def test_reservations_lists_holder_pattern_mode_reason_and_time_left(cli: Cli) -> None:
-    assert cli.ok("alice", "reservations").stdout == f"no live reservations in {cli.project}\n"
+    empty = cli.ok("alice", "reservations").stdout
+    assert empty == f"no live reservations or leases in {cli.project}\n"
     granted = json.loads(
         cli.ok("alice", "reserve", "src/**", "--reason", "farmhand-42", "--json").stdout
     )["granted"][0]
     cli.ok("bob", "reserve", "docs/", "--shared", "--keep", "--ttl", "30m")
     lines = cli.ok("carol", "reservations").stdout.splitlines()
     assert lines[0] == f"# {cli.project}"
-    alice_line = next(line for line in lines if line.startswith("alice"))
+    assert re.fullmatch(r"HOLDER\s+KIND\s+PATH\s+MODE\s+LEFT\s+STATE\s+REASON / ID", lines[1])
+    alice_line = next(line for line in lines if line.startswith('agent "alice"'))
     assert re.fullmatch(
-        rf"alice\s+src/\*\*\s+exclusive\s+60 min left\s+farmhand-42\s+\[{granted['id']}\]",
+        rf'agent "alice"\s+reservation\s+src/\*\*\s+exclusive\s+60 min\s+no process\s+'
+        rf"farmhand-42 {granted['id']}",
         alice_line,
     )
-    bob_line = next(line for line in lines if line.startswith("bob"))
+    bob_line = next(line for line in lines if line.startswith('agent "bob"'))
     assert re.fullmatch(
-        r"bob\s+docs/\s+shared\s+30 min left\s+-\s+\[r-[0-9a-f]{8} keep\]", bob_line
+        r'agent "bob"\s+reservation\s+docs/\s+shared\s+30 min\s+no process\s+-\s+r-[0-9a-f]{8} keep',
+        bob_line,
     )
 
 
@@ -338,7 +342,8 @@ def test_reservations_all_projects(cli: Cli, tmp_path: Path) -> None:
     other = tmp_path / "other"
     (other / ".git").mkdir(parents=True)
     other_root = os.path.realpath(other)
-    assert cli.ok("alice", "reservations", "--all-projects").stdout == "no live reservations\n"
+    empty = cli.ok("alice", "reservations", "--all-projects").stdout
+    assert empty == "no live reservations or leases\n"
     cli.ok("alice", "reserve", "src/**")
     cli.ok("bob", "reserve", "lib/**", "--project", str(other))
     rows = json.loads(cli.ok("carol", "reservations", "--all-projects", "--json").stdout)
@@ -360,7 +365,7 @@ def test_check_says_who_holds_a_path(cli: Cli) -> None:
     result = cli("bob", "check", app, notes)
     assert result.exit_code == 1
     assert result.stdout.splitlines() == [
-        "denied   src/app.py: alice holds src/** (reason farmhand-42, 60 min left)",
+        'denied   src/app.py: agent "alice" holds src/** (reason: farmhand-42, 60 min left)',
         "allowed  docs/notes.md",
     ]
     assert cli.ok("alice", "check", app).stdout == "allowed  src/app.py\n"
@@ -370,6 +375,8 @@ def test_check_says_who_holds_a_path(cli: Cli) -> None:
     assert item["allowed"] is False and item["path"] == "src/app.py"
     assert item["held_by"] == [
         {
+            "kind": "reservation",
+            "holder": 'agent "alice"',
             "agent": "alice",
             "pattern": "src/**",
             "reason": "farmhand-42",
@@ -394,7 +401,7 @@ def test_check_resolves_a_relative_path_like_reserve_does(cli: Cli) -> None:
     assert cli.held() == [("alice", "src/app.py")]
     result = cli("bob", "check", "src/app.py")
     assert result.exit_code == 1, result.stdout
-    assert result.stdout.startswith("denied   src/app.py: alice holds src/app.py")
+    assert result.stdout.startswith('denied   src/app.py: agent "alice" holds src/app.py')
 
 
 def test_check_in_strict_mode(cli: Cli) -> None:

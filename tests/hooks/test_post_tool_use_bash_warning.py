@@ -80,9 +80,9 @@ def test_changed_file_held_by_another_agent_is_reported(
     payload = bash_done(run_hook, [files["src/app.py"], files["docs/notes.md"]])
     text = context_of(run_hook("PostToolUse", payload, agent=BOB), "PostToolUse")
     assert text.startswith(
-        "agent-hooks: your last Bash command changed files that another agent holds"
+        "agent-hooks: your last Bash command changed files that another writer holds"
     )
-    assert 'src/app.py (agent "alice" holds src/** (exclusive, reason farmhand-42, ' in text
+    assert 'src/app.py (agent "alice" holds src/** (exclusive, reason: farmhand-42, ' in text
     assert "docs/notes.md" not in text
     assert "undo them" in text and "git checkout -- <file>" in text
     # the trail still records what the command changed
@@ -97,7 +97,7 @@ def test_every_held_file_is_named(run_hook: HookRunner, files: dict[str, Path]) 
     payload = bash_done(run_hook, [files["src/app.py"], files["src/util.py"]])
     text = context_of(run_hook("PostToolUse", payload, agent=BOB), "PostToolUse")
     assert 'src/app.py (agent "alice" holds src/app.py' in text
-    assert 'src/util.py (agent "carol" holds src/util.py (exclusive, reason bd-a1b2' in text
+    assert 'src/util.py (agent "carol" holds src/util.py (exclusive, reason: bd-a1b2' in text
 
 
 def test_no_warning_when_the_content_is_the_holders_own_last_write(

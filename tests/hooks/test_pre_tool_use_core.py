@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +34,15 @@ def test_real_payloads_are_allowed_silently(
     before = files_under(tmp_path)
     result = run_hook("PreToolUse", fixture, agent=agent)
     assert result.code == 0 and result.out is None and result.err == ""
-    assert files_under(tmp_path) == before  # nothing written, not even a log
+    written = files_under(tmp_path) - before  # no log: at most the lease, in the ledger
+    ledger = run_hook.project / ".git" / "agent-hooks"
+    assert all(path.is_relative_to(ledger) for path in written), written
+    if fixture in ("PreToolUse_Write", "PreToolUse_Edit"):  # an edit leases its file
+        lease = json.loads((ledger / "leases" / "a.txt").read_text())
+        assert lease["path"] == "a.txt"
+        assert [item["agent"] for item in lease["leases"]] == [agent]
+    else:
+        assert not written
 
 
 EXTRA: list[tuple[str, dict[str, Any]]] = [
@@ -62,7 +72,9 @@ def test_other_and_unknown_tools_are_allowed(
     before = files_under(tmp_path)
     result = run_hook("PreToolUse", payload)
     assert result.code == 0 and result.out is None
-    assert files_under(tmp_path) == before
+    ledger = run_hook.project / ".git" / "agent-hooks"
+    written = files_under(tmp_path) - before  # at most a lease: never a log line, a deny
+    assert all(path.is_relative_to(ledger) for path in written), written
 
 
 @pytest.mark.parametrize("name", ["../x", "a/b", "a\x01b", "y" * 129])
@@ -73,7 +85,10 @@ def test_bad_agent_name_fails_open_and_logs(
     assert result.code == 0 and result.out is None
     lines = run_hook.log_lines()
     assert len(lines) == 1
-    assert "AGENT_NAME" in lines[0] and "fail open" in lines[0] and "event=PreToolUse" in lines[0]
+    assert "AGENT_NAME" in lines[0] and "event=PreToolUse" in lines[0]
+    assert "checked as a writer that holds nothing" in lines[0]
+    ledger = run_hook.project / ".git" / "agent-hooks"
+    assert not (ledger / "leases").exists()  # such a writer never holds a lease
     created = files_under(tmp_path) - {run_hook.project, run_hook.project / ".git", run_hook.home}
     assert created == {run_hook.state_dir, run_hook.log_file}
 

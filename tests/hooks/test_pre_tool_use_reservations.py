@@ -144,7 +144,7 @@ def allowed(result: HookResult) -> bool:
 
 
 def assert_names_holder_and_choices(reason: str, pattern_text: str, why: str) -> None:
-    assert f'agent "{ALICE}" holds {pattern_text} (exclusive, reason {why}, ' in reason
+    assert f'agent "{ALICE}" holds {pattern_text} (exclusive, reason: {why}, ' in reason
     assert re.search(r"\b(59|60) min left\b", reason), reason
     assert "work on something else" in reason
     assert "`agent-hooks reservations`" in reason
@@ -200,8 +200,8 @@ def test_every_covering_reservation_is_named(run_hook: HookRunner, proj: Path) -
     reserve(run_hook, ALICE, "src/app.py", reason="bd-a1b2")
     reserve(run_hook, ALICE, "docs/**", reason="PROJ-9")
     reason = denial(edit(run_hook, "Write", str(proj / "src/app.py")))
-    assert 'agent "alice" holds src/** (exclusive, reason farmhand-42' in reason
-    assert 'agent "alice" holds src/app.py (exclusive, reason bd-a1b2' in reason
+    assert 'agent "alice" holds src/** (exclusive, reason: farmhand-42' in reason
+    assert 'agent "alice" holds src/app.py (exclusive, reason: bd-a1b2' in reason
     assert "docs/**" not in reason
 
 
@@ -415,7 +415,7 @@ def test_session_start_tells_the_model_about_reservations_and_the_escape_hatch(
     text = context_of(held("SessionStart", payload, agent=BOB))
     assert (
         'Reservations held by other agents (do not edit these paths): agent "alice" holds '
-        "src/** (exclusive, reason farmhand-42, "
+        "src/** (exclusive, reason: farmhand-42, "
     ) in text
     assert "Your reservations: docs/ (shared, " in text
     assert "AGENT_HOOKS_ENFORCE" not in text and "Strict mode is on" not in text

@@ -188,7 +188,7 @@ def test_another_agents_odd_state_file_does_not_break_my_session_start(
 def test_unset_agent_name_uses_the_shared_file_and_warns_when_shared(run_hook: HookRunner) -> None:
     first = start(run_hook, session="conv-1", agent=None)
     assert run_hook.state_path(None).is_file()
-    assert "AGENT_NAME is unset" in first
+    assert "without AGENT_NAME" in first
     assert "Warning" not in first
     second = start(run_hook, session="conv-2", agent=None)
     assert "Warning" in second and "conv-1" in second and "agent-state.json" in second

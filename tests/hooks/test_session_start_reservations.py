@@ -33,7 +33,7 @@ def test_others_reservations_and_my_own_are_told(run_hook: HookRunner) -> None:
     reserve(run_hook, "proj__cc_1", ["docs/"])
     text = context_of(run_hook("SessionStart", "SessionStart_startup"))
     assert (
-        'agent "proj__cc_2" holds src/auth/** (exclusive, reason farmhand-42, 60 min left)' in text
+        'agent "proj__cc_2" holds src/auth/** (exclusive, reason: farmhand-42, 60 min left)' in text
     )
     assert "Your reservations: docs/ (exclusive, 60 min left, kept)." in text
     assert "agent-hooks reserve" in text
@@ -46,7 +46,7 @@ def test_a_crowded_project_is_summarised_within_the_limit(run_hook: HookRunner) 
     assert len(text) < 10_000
     assert "and 95 more (run `agent-hooks reservations`)" in text
     assert text.splitlines()[0].startswith('agent-hooks: you are agent "proj__cc_1"')
-    assert "Before editing files another agent may also touch" in text  # nothing cut off
+    assert "To claim a whole area ahead of time" in text  # nothing cut off
 
 
 def test_no_project_no_reservation_lines(run_hook: HookRunner, tmp_path: Path) -> None:

@@ -10,12 +10,15 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Mapping
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 import orjson
 
 from agent_hooks import identity, repository
+
+if TYPE_CHECKING:
+    from agent_hooks.writer import Writer
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -38,6 +41,13 @@ class Env:
             return identity.resolve_agent(self.environ)
         except identity.IdentityError as exc:
             raise click.ClickException(str(exc)) from None
+
+    def writer(self) -> Writer:
+        """Who this command acts for: the agent, in its conversation when run by an
+        agent's Bash tool (Claude Code sets `CLAUDE_CODE_SESSION_ID` there)."""
+        from agent_hooks import writer
+
+        return writer.from_environ(self.agent().name, self.environ)
 
     def project_root(self, given: str | None = None) -> str | None:
         """`--project DIR`, else `CLAUDE_PROJECT_DIR`, else the git top level of the cwd."""

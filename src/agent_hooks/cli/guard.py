@@ -138,6 +138,7 @@ def check(repo: str | None, mode: str, warn_only: bool, hook: bool, as_json: boo
         )
         return
     me = env.agent().name
+    owner = env.writer().owner
     setting = env.environ.get(switches.GUARD, "").strip().lower()
     warn = warn_only or mode == "warn" or setting == "warn"
     try:
@@ -145,7 +146,7 @@ def check(repo: str | None, mode: str, warn_only: bool, hook: bool, as_json: boo
         paths = git_guard_check.staged(where)
     except git_guard.GuardError as exc:
         raise click.ClickException(str(exc)) from None
-    found = git_guard_check.findings(env.state_dir, top, me, paths, env.now)
+    found = git_guard_check.findings(env.state_dir, top, owner, paths, env.now)
     if as_json:
         emit_json(
             {

@@ -2,50 +2,183 @@
 
 from __future__ import annotations
 
+import os
+import time
 from typing import Any
 
 import click
 
+from agent_hooks import liveness, writer
 from agent_hooks.cli._common import emit_json, get_env, json_option, project_option, require_project
 from agent_hooks.cli.reserve import public, until
-from agent_hooks.reservations import enforcement, index, reservation
+from agent_hooks.reservations import enforcement, index, lease, lease_store, ledger, reservation
 from agent_hooks.reservations import store as reservation_store
 
 
+def holder_state(
+    holder: dict[str, Any] | None, directory: str, owner: str, now: float, minutes: int
+) -> str:
+    """`live`, `holder gone` (its process ended on this host), `silent` (on
+    another host, not heard from within a lease's time), or `no process` (made
+    outside Claude Code: it lasts until it expires)."""
+    if holder is None or holder.get("pid") is None:
+        return "no process"
+    alive = liveness.alive(holder)
+    if alive is True:
+        return "live"
+    if alive is False:
+        return "holder gone"
+    if lease_store.heard_from(directory, owner, now, minutes):
+        return "live (other host)"
+    return "silent"
+
+
+def _reservation_rows(
+    root: str, found: reservation_store.Listing, directory: str, now: float
+) -> list[dict[str, Any]]:
+    rows = []
+    minutes = found.settings["lease_minutes"]
+    for res in found.live:
+        row = public(res, now)
+        row["kind"] = "reservation"
+        row["holder_label"] = writer.describe(res)
+        row["state"] = holder_state(
+            res.get("holder"), directory, reservation.owner(res), now, minutes
+        )
+        row["project_root"] = root
+        rows.append(row)
+    return rows
+
+
+def _lease_rows(root: str, directory: str, now: float) -> list[dict[str, Any]]:
+    rows = []
+    for rel, item in lease_store.everything(directory):
+        if not lease.counts(item, now, liveness.alive):
+            continue
+        card = lease_store.card(directory, item.get("writer"))
+        rows.append(
+            {
+                "kind": "lease",
+                "project_root": root,
+                "pattern": rel,
+                "mode": "exclusive",
+                "agent": item.get("agent"),
+                "writer": item.get("writer"),
+                "holder_label": lease.holder_label(item, card),
+                "worktree": item.get("worktree"),
+                "branch": item.get("branch"),
+                "written_at": item.get("written"),
+                "expires_at": item.get("expires"),
+                "minutes_left": lease.minutes_until(item.get("expires"), now),
+                "state": "live" if liveness.alive(item) is not False else "holder gone",
+                "reason": "",
+                "id": None,
+            }
+        )
+    return rows
+
+
+def rows_for(
+    state_dir: str, root: str, now: float
+) -> tuple[list[dict[str, Any]], reservation_store.Listing]:
+    """Every live reservation and lease of `root`'s repository, as shown to people."""
+    directory = ledger.directory(state_dir, root)
+    found = reservation_store.listing(state_dir, root, now)
+    return _reservation_rows(root, found, directory, now) + _lease_rows(root, directory, now), found
+
+
+def _local(moment: object) -> str:
+    if isinstance(moment, bool) or not isinstance(moment, int | float):
+        return "-"
+    return time.strftime("%H:%M", time.localtime(moment))
+
+
+def _table(rows: list[dict[str, Any]]) -> list[str]:
+    header = ("HOLDER", "KIND", "PATH", "MODE", "LEFT", "STATE", "REASON / ID")
+    body = []
+    for row in rows:
+        who = row["holder_label"]
+        ident = row.get("id") or ""
+        if row.get("keep"):
+            ident += " keep"
+        reason = reservation.one_line(row.get("reason"), 40) or "-"
+        body.append(
+            (
+                reservation.one_line(who, 60),
+                row["kind"],
+                reservation.one_line(row["pattern"], 60),
+                row["mode"],
+                f"{row['minutes_left']} min",
+                row["state"],
+                f"{reason} {ident}".strip(),
+            )
+        )
+    widths = [max(len(str(r[i])) for r in [header, *body]) for i in range(len(header))]
+    return [
+        "  ".join(str(cell).ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip()
+        for r in [header, *body]
+    ]
+
+
 @click.command()
-@click.option("--all-projects", is_flag=True, help="Every project with reservations.")
+@click.option(
+    "--all-projects", is_flag=True, help="Every project with a ledger this HOME has used."
+)
+@click.option("--dropped", is_flag=True, help="Show what was dropped lately (and why) instead.")
 @project_option
 @json_option
-def reservations(all_projects: bool, project: str | None, as_json: bool) -> None:
-    """List live reservations: holder, pattern, mode, reason and time left."""
+def reservations(all_projects: bool, dropped: bool, project: str | None, as_json: bool) -> None:
+    """List live reservations and leases: holder, path or pattern, mode, time left,
+    whether the holder is alive, reason and id. Leases are the files writers are
+    changing right now (a writer holds each file it edits)."""
     env = get_env()
     roots = (
         reservation_store.known_projects(env.state_dir)
         if all_projects
         else [require_project(env, project)]
     )
-    rows = []
+    rows: list[dict[str, Any]] = []
+    recent: list[dict[str, Any]] = []
+    problems: list[str] = []
     for root in roots:
-        held, _ = reservation_store.live(env.state_dir, root, env.now)
-        rows += [public(r, env.now) for r in held]
+        found_rows, found = rows_for(env.state_dir, root, env.now)
+        rows += found_rows
+        recent += [{**d, "project_root": root} for d in found.dropped]
+        problems += found.problems
+    for problem in problems:
+        click.echo(f"warning: {problem}", err=True)
+    if dropped:
+        if as_json:
+            emit_json(recent)
+            return
+        for item in recent or [{"why": None}]:
+            if item["why"] is None:
+                click.echo("nothing was dropped lately")
+                break
+            click.echo(
+                f"{_local(item.get('at'))}  {item.get('pattern')} of {writer.describe(item)}: "
+                f"{item.get('why')} [{item.get('id')}]"
+            )
+        return
     if as_json:
         emit_json(rows)
         return
     if not rows:
-        click.echo("no live reservations" + ("" if all_projects else f" in {roots[0]}"))
+        click.echo("no live reservations or leases" + ("" if all_projects else f" in {roots[0]}"))
         return
     for root in roots:
         mine = [r for r in rows if r["project_root"] == root]
         if not mine:
             continue
         click.echo(f"# {root}")
-        for res in mine:
-            holder = res["agent"] or "(no AGENT_NAME)"
-            keep = " keep" if res.get("keep") else ""
+        for line in _table(mine):
+            click.echo(line)
+        lately = [
+            d for d in recent if d["project_root"] == root and env.now - (d.get("at") or 0) < 86400
+        ]
+        if lately:
             click.echo(
-                f"{holder:<24} {res['pattern']:<32} {res['mode']:<9} "
-                f"{res['minutes_left']:>4} min left  {res.get('reason') or '-'}  "
-                f"[{res['id']}{keep}]"
+                f"({len(lately)} dropped in the last day: `agent-hooks reservations --dropped`)"
             )
 
 
@@ -54,17 +187,14 @@ def reservations(all_projects: bool, project: str | None, as_json: bool) -> None
 @project_option
 @json_option
 def check(paths: tuple[str, ...], project: str | None, as_json: bool) -> None:
-    """Would this agent's edit of PATHS be allowed? Exit 1 if any would be denied."""
-    import os
-
+    """Would this agent's edit of PATHS be allowed? Exit 1 if any would be denied.
+    Reservations, leases and strict mode are all checked; nothing is claimed."""
     env = get_env()
     root = require_project(env, project)
-    me = env.agent().name
+    me = env.writer()
     results: list[dict[str, Any]] = []
     cwd = os.getcwd()
-    base = (
-        cwd if cwd == root or cwd.startswith(root.rstrip("/") + "/") else root
-    )  # as `reserve` reads it
+    base = cwd if cwd == root or cwd.startswith(root.rstrip("/") + "/") else root  # as `reserve`
     for path in paths:
         places = enforcement.locate(path, base, root)
         if not places:
@@ -79,13 +209,13 @@ def check(paths: tuple[str, ...], project: str | None, as_json: bool) -> None:
     else:
         for item in results:
             if item["allowed"]:
-                click.echo(
-                    f"allowed  {item['path']}" + (f" ({item['why']})" if "why" in item else "")
-                )
+                note = f" ({item['why']})" if "why" in item else ""
+                click.echo(f"allowed  {item['path']}{note}")
             elif "held_by" in item:
                 who = "; ".join(
-                    f"{h['agent'] or '(no AGENT_NAME)'} holds {h['pattern']} "
-                    f"(reason {h['reason'] or '-'}, {h['minutes_left']} min left)"
+                    f"{h['holder']} holds {h['pattern']} "
+                    f"({'reason: ' + h['reason'] if h['reason'] else 'no reason given'}, "
+                    f"{h['minutes_left']} min left)"
                     for h in item["held_by"]
                 )
                 click.echo(f"denied   {item['path']}: {who}")
@@ -95,26 +225,51 @@ def check(paths: tuple[str, ...], project: str | None, as_json: bool) -> None:
         raise SystemExit(1)
 
 
-def _verdict(state_dir: str, root: str, rel: str, me: str | None, now: float) -> dict[str, Any]:
+def _verdict(state_dir: str, root: str, rel: str, me: writer.Writer, now: float) -> dict[str, Any]:
     """Would `me`'s edit of `rel` in project `root` pass, and if not, why."""
-    hot = index.load_hot(state_dir, root)
+    directory = ledger.directory(state_dir, root)
+    hot = index.load_hot(directory)
+    minutes = hot.settings["lease_minutes"] if hot is not None else index.DEFAULT_LEASE_MINUTES
     verdict: dict[str, Any] = {"path": rel, "project_root": root, "allowed": True}
-    holders = enforcement.blocking_edit(hot, rel, me, now) if hot is not None else []
+    counts = enforcement.holder_counts(directory, minutes, now)
+    holders = enforcement.blocking_edit(hot, rel, me.owner, now, counts) if hot is not None else []
     if holders:
         verdict["allowed"] = False
         verdict["held_by"] = [
             {
+                "kind": "reservation",
                 "agent": h["agent"],
+                "holder": writer.describe(h),
                 "pattern": h["pattern"],
-                "reason": h["reason"],
+                "reason": reservation.one_line(h["reason"], 200),
                 "until": until(h),
                 "minutes_left": reservation.minutes_left(h, now),
             }
             for h in (index.as_dict(rec) for rec in holders)
         ]
-    elif hot is not None and hot.strict and not enforcement.owns(hot, rel, me, now):
+        return verdict
+    seen = lease.judge(lease_store.read(directory, rel), me, root, now, liveness.alive)
+    if seen.blockers:
+        verdict["allowed"] = False
+        verdict["held_by"] = [
+            {
+                "kind": "lease",
+                "agent": item.get("agent"),
+                "holder": lease.holder_label(item, lease_store.card(directory, item.get("writer"))),
+                "pattern": rel,
+                "reason": "",
+                "until": until({"expires_at": item.get("expires") or 0}),
+                "minutes_left": lease.minutes_until(item.get("expires"), now),
+            }
+            for item in seen.blockers
+        ]
+    elif hot is not None and hot.strict and not enforcement.owns(hot, rel, me.owner, now):
         verdict["allowed"] = False
         verdict["why"] = "strict mode: not reserved by you"
+    elif seen.elsewhere:
+        verdict["why"] = "also being changed in another worktree: " + "; ".join(
+            f"{lease.holder_label(item)} on {item.get('branch') or '?'}" for item in seen.elsewhere
+        )
     return verdict
 
 

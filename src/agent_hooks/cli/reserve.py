@@ -8,13 +8,31 @@ from typing import Any
 
 import click
 
+from agent_hooks import liveness, writer
 from agent_hooks.cli._common import emit_json, get_env, json_option, project_option, require_project
 from agent_hooks.reservations import pattern, pattern_text, reservation
 from agent_hooks.reservations import store as reservation_store
 
 
 def until(res: dict[str, Any]) -> str:
-    return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(float(res["expires_at"])))
+    """When a reservation ends, in the person's local time."""
+    return time.strftime("%Y-%m-%d %H:%M %Z", time.localtime(float(res["expires_at"])))
+
+
+def checked_reason(reason: str) -> str:
+    """A reason other agents will read: one line, printable, at most 2,000 characters."""
+    if len(reason) > reservation.MAX_REASON:
+        raise click.BadParameter(
+            f"is {len(reason)} characters long; the limit is {reservation.MAX_REASON}",
+            param_hint="--reason",
+        )
+    bad = next((c for c in reason if not c.isprintable()), None)
+    if bad is not None:
+        raise click.BadParameter(
+            f"holds the control character {bad!r}; give one line of plain text",
+            param_hint="--reason",
+        )
+    return reason
 
 
 def granted_line(res: dict[str, Any], now: float, verb: str) -> str:
@@ -30,6 +48,7 @@ def public(res: dict[str, Any], now: float) -> dict[str, Any]:
     """A reservation as shown to people and in --json (no compiled form)."""
     out = {k: v for k, v in res.items() if k != "compiled"}
     out["minutes_left"] = reservation.minutes_left(res, now)
+    out["until"] = until(res)
     return out
 
 
@@ -76,6 +95,8 @@ def reserve(
     env = get_env()
     root = require_project(env, project)
     agent = env.agent()
+    me = env.writer()
+    reason = checked_reason(reason)
     try:
         seconds = reservation.parse_ttl(ttl)
         normalized = []
@@ -92,11 +113,14 @@ def reserve(
             shared=shared,
             keep=keep,
             now=env.now,
-            conversation_id=env.environ.get("CLAUDE_CODE_SESSION_ID"),
+            conversation_id=me.conversation,
+            holder=liveness.process(env.environ) if liveness.claude_pid(env.environ) else None,
         )
     except (pattern.PatternError, reservation.ReservationError) as exc:
         raise click.ClickException(str(exc)) from None
     _fail_on(outcome)
+    if outcome.changed:
+        _heartbeat(env.state_dir, root, me, env.environ, env.now)
     if as_json:
         emit_json(
             {
@@ -121,11 +145,12 @@ def reserve(
             "nothing was reserved; see `agent-hooks reservations`, reserve something else, or wait"
         )
     if agent.name is None:
-        click.echo(
-            "warning: AGENT_NAME is unset: this belongs to the shared identity "
-            "(every agent without AGENT_NAME)",
-            err=True,
+        whose = (
+            f"this conversation ({me.conversation})"
+            if me.conversation
+            else "nobody in particular (no AGENT_NAME, not run by an agent)"
         )
+        click.echo(f"warning: AGENT_NAME is unset: this belongs to {whose}", err=True)
     for res in outcome.changed:
         click.echo(granted_line(res, env.now, "reserved"))
 
@@ -137,7 +162,10 @@ def reserve(
     "--all", "everything", is_flag=True, help="All of this agent's reservations in the project."
 )
 @click.option(
-    "--force", is_flag=True, help="With --id: release another agent's reservation (for people)."
+    "--force",
+    is_flag=True,
+    help="With --id: release another agent's reservation (for people; the holder is "
+    "named, it is logged, and the holder is told).",
 )
 @project_option
 @json_option
@@ -155,6 +183,7 @@ def release(
     env = get_env()
     root = require_project(env, project)
     agent = env.agent()
+    me = env.writer()
     try:
         names = [pattern_text.normalize(text, root, os.getcwd()) for text in patterns]
         outcome = reservation_store.release(
@@ -166,10 +195,15 @@ def release(
             everything=everything,
             force=force,
             now=env.now,
+            conversation_id=me.conversation,
+            forced_by=_person(env.environ, agent.name),
         )
     except (pattern.PatternError, reservation.ReservationError) as exc:
         raise click.ClickException(str(exc)) from None
     _fail_on(outcome)
+    for res in outcome.changed:
+        if reservation.owner(res) != me.owner:
+            _tell_holder(env.state_dir, res, agent.name, env.now)
     if as_json:
         emit_json(
             {
@@ -183,10 +217,7 @@ def release(
         if not outcome.changed and everything:
             click.echo("nothing to release")
     if outcome.unmatched:
-        raise click.ClickException(
-            "not held by this agent (never reserved, expired, or released): "
-            + ", ".join(outcome.unmatched)
-        )
+        raise click.ClickException(_not_held(env.state_dir, root, outcome.unmatched, env.now))
 
 
 @click.command()
@@ -247,6 +278,56 @@ def strict(setting: str, project: str | None, as_json: bool) -> None:
         emit_json({"project_root": root, "strict": value})
     else:
         click.echo(f"strict mode is {'on' if value else 'off'} for {root}")
+
+
+def _person(environ: Any, agent: str | None) -> str:
+    user = environ.get("USER") or environ.get("LOGNAME") or "a person"
+    return f'agent "{agent}"' if agent else f"{user} (release --force)"
+
+
+def _not_held(state_dir: str, root: str, names: list[str], now: float) -> str:
+    """Why release found nothing, naming the holder of an id held by someone else."""
+    held = {r["id"]: r for r in reservation_store.listing(state_dir, root, now).live}
+    parts = []
+    for name in names:
+        other = held.get(name)
+        if other is not None:
+            parts.append(
+                f"{name} is held by {writer.describe(other)} ({other['pattern']}); "
+                f"to take it away: agent-hooks release --force --id {name}"
+            )
+        else:
+            parts.append(name)
+    return "not held by this agent (never reserved, expired, or released): " + "; ".join(parts)
+
+
+def _tell_holder(state_dir: str, res: dict[str, Any], by: str | None, now: float) -> None:
+    """A force-released holder hears of it at its next hook (same state directory);
+    the ledger's `dropped` list tells it anywhere at its next SessionStart."""
+    from agent_hooks import identity, state, state_file
+
+    name = res.get("agent")
+    try:
+        holder = identity.Agent(identity.check_agent_name(name) if name else None, state_dir)
+    except identity.IdentityError:
+        return
+    if not os.path.exists(holder.state_path):
+        return
+    text = (
+        f"agent-hooks: your reservation {res['pattern']} ({res['id']}) was released by "
+        f"{f'agent {by}' if by else 'a person'} with `release --force`; do not edit there "
+        "before reserving it again."
+    )
+    state_file.update(holder, lambda doc: state.add_alert(doc, text), now, lambda m: None)
+
+
+def _heartbeat(state_dir: str, root: str, me: Any, environ: Any, now: float) -> None:
+    """A reservation's owner is heard from now (how other hosts judge it)."""
+    from agent_hooks import writer as writers
+    from agent_hooks.reservations import lease_store, ledger
+
+    owner = writers.Writer(me.agent, me.conversation)
+    lease_store.heartbeat(ledger.directory(state_dir, root), owner, environ, now)
 
 
 def register(group: click.Group) -> None:

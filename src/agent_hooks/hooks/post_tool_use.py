@@ -1,11 +1,15 @@
-"""PostToolUse: add what the tool touched to the agent's trail; register files
-written into a workspace; after a Bash command, warn the model if it changed a
-file another agent holds; keep the active work session's figures current; record
+"""PostToolUse: add what the tool touched to the agent's trail (marked with the
+writer inside a subagent); after a Bash command, keep only the changed files
+that are this writer's, lease them, and warn if it changed a file another writer
+holds; register files written into a workspace; tell the writer about files it
+waited for that are free now, and other alerts; keep the active work session's
+figures current; remember what a launched subagent or teammate is called; record
 the reservations mcp_agent_mail's tools granted."""
 
 from __future__ import annotations
 
 from agent_hooks import hook_runtime, identity, state, state_file, trail
+from agent_hooks import writer as writers
 from agent_hooks.work_sessions import events as work_session_events
 
 TYPE_CHECKING = False
@@ -24,13 +28,20 @@ def handle(ctx: hook_runtime.HookContext) -> dict[str, Any] | None:
         return None if warning is None else hook_runtime.context_output(EVENT, warning)
     found = trail.entries(ctx.payload)
     project = ctx.project_root()
-    told: list[str] = []
-    if found:
-        told += _record(ctx, tool, found, project)
     try:
         name = ctx.agent.name
-    except identity.IdentityError:
-        name = None
+        agent: identity.Agent | None = ctx.agent
+    except identity.IdentityError as exc:
+        ctx.log(f"{exc}; nothing recorded for this agent (fail open)")
+        name, agent = None, None
+    me = writers.from_payload(name, ctx.payload, ctx.environ)
+    told: list[str] = []
+    if tool == "Bash" and found and project is not None:
+        found = _after_bash(ctx, project, me, found, told)
+    if tool == "Agent" and project is not None:
+        _describe_launched(ctx, project, me)
+    if found and agent is not None:
+        told += _record(ctx, agent, me, tool, found, project)
     session = work_session_events.post_tool_use(ctx, name, project, found)
     if session is not None:
         told.append(session["additionalContext"])
@@ -42,18 +53,107 @@ def handle(ctx: hook_runtime.HookContext) -> dict[str, Any] | None:
     return output
 
 
+def _after_bash(
+    ctx: hook_runtime.HookContext,
+    project: str,
+    me: writers.Writer,
+    found: list[tuple[str, str]],
+    told: list[str],
+) -> list[tuple[str, str]]:
+    """The files the command changed that are this writer's (leased); a warning
+    for held ones it changed."""
+    from agent_hooks.reservations import bash_after
+
+    changed = [path for _, path in found]
+    result = bash_after.after_bash(
+        ctx.state_dir,
+        project,
+        me,
+        changed,
+        ctx.now,
+        duration_ms=ctx.payload.get("duration_ms"),
+        environ=ctx.environ,
+    )
+    for problem in result.problems:
+        ctx.log(problem)
+    if result.foreign:
+        ctx.log(
+            f"{len(result.foreign)} file(s) the client reported for this Bash command were "
+            "written by another writer meanwhile: not attributed"
+        )
+    if result.warning is not None:
+        ctx.log(result.warning)
+        told.append(result.warning)
+    return [(field, path) for field, path in found if path not in result.foreign]
+
+
+def _describe_launched(ctx: hook_runtime.HookContext, project: str, me: writers.Writer) -> None:
+    """Remember the description (and a teammate's name) of the agent just launched,
+    so that its leases name it: the hook events inside it carry only its id."""
+    response = ctx.payload.get("tool_response")
+    tool_input = ctx.payload.get("tool_input")
+    if not isinstance(response, dict) or not isinstance(tool_input, dict):
+        return
+    launched = writers.safe_id(response.get("agentId"))
+    if launched is None:
+        return
+    from agent_hooks.reservations import lease_store, ledger
+
+    kind = tool_input.get("subagent_type")
+    sub = writers.Writer(
+        me.agent, me.conversation, launched, kind if isinstance(kind, str) else None
+    )
+    description = tool_input.get("description")
+    teammate = tool_input.get("name")
+    try:
+        lease_store.describe_writer(
+            ledger.directory(ctx.state_dir, project),
+            sub,
+            description=writers.short_text(description, 80),
+            name=writers.short_text(teammate, 64),
+            now=ctx.now,
+        )
+    except OSError as exc:
+        ctx.log(f"subagent {launched} not described: {exc}")
+
+
 def _record(
-    ctx: hook_runtime.HookContext, tool: object, found: list[tuple[str, str]], project: str | None
+    ctx: hook_runtime.HookContext,
+    agent: identity.Agent,
+    me: writers.Writer,
+    tool: object,
+    found: list[tuple[str, str]],
+    project: str | None,
 ) -> list[str]:
     limit = trail.read_limit(ctx.environ)
-    agent = ctx.agent
     workspaces = trail.workspace_prefix(project)
+    marked = me.key if me.agent_id else None
+    told: list[str] = []
+    beat: list[bool] = []
 
     def mutate(doc: dict[str, Any]) -> bool:
-        recorded = trail.record(doc, found, limit, workspaces)
-        return state.touch(doc, ctx.now, state.ACTIVITY_RESOLUTION) or recorded
+        recorded = trail.record(doc, found, limit, workspaces, marked)
+        moved = state.touch(doc, ctx.now, state.ACTIVITY_RESOLUTION)
+        if moved and doc["reservations"]:
+            beat.append(True)
+        changed = moved or recorded
+        if doc["waiting"]:
+            from agent_hooks.reservations import waiting  # only while a writer waits
+
+            before = len(doc["waiting"])
+            told.extend(waiting.freed(doc, me, ctx.state_dir, ctx.now))
+            changed = changed or len(doc["waiting"]) != before
+        if doc["alerts"]:
+            told.extend(state.take_alerts(doc))
+            changed = True
+        return changed
 
     state_file.update(agent, mutate, ctx.now, ctx.log)
+    if beat and project is not None:
+        from agent_hooks.reservations import lease_store, ledger
+
+        owner = writers.Writer(me.agent, me.conversation)
+        lease_store.heartbeat(ledger.directory(ctx.state_dir, project), owner, ctx.environ, ctx.now)
     if workspaces is not None and project is not None and tool == "Write":
         for _, path in found:
             if path.startswith(workspaces):
@@ -61,15 +161,7 @@ def _record(
                 from agent_hooks.workspaces import events as workspace_events
 
                 workspace_events.after_write(ctx, agent, project, path)
-    if tool == "Bash" and project is not None:
-        from agent_hooks.reservations import bash_warning
-
-        changed = [path for _, path in found]
-        warning = bash_warning.after_bash(ctx.state_dir, project, agent.name, changed, ctx.now)
-        if warning is not None:
-            ctx.log(warning)
-            return [warning]
-    return []
+    return told
 
 
 def main() -> int:

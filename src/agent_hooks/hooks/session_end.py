@@ -1,42 +1,95 @@
-"""SessionEnd: the conversation is over. Mark the agent inactive and release the
-reservations it made without `--keep`.
+"""SessionEnd: the conversation is over. Release what it held — the leases of its
+writers (main conversation and subagents) and the reservations it made without
+`--keep` — then mark the agent inactive.
 
-Claude Code gives all SessionEnd hooks about 1.5 s together; this is one locked
-state update plus, only when the agent holds reservations, one locked index
-update per project it holds them in.
+Claude Code gives all SessionEnd hooks about 1.5 s together, so this finishes
+within `BUDGET` whatever any lock does: releasing comes first (it reads the
+agent's state without its lock: files are replaced atomically), each lock is
+waited for only as long as the budget has left, and the state update last.
 """
 
 from __future__ import annotations
 
-from agent_hooks import hook_runtime, state, state_file
+import time
+
+from agent_hooks import hook_runtime, identity, liveness, state, state_file
+from agent_hooks import writer as writers
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
 EVENT = "SessionEnd"
+BUDGET = 0.9  # seconds for the whole hook
 
 
 def handle(ctx: hook_runtime.HookContext) -> dict[str, Any] | None:
-    conversation = ctx.text("session_id")
-    ended: list[bool] = []
+    started = time.monotonic()
+
+    def left(share: float = 1.0) -> float:
+        return max(0.05, (BUDGET - (time.monotonic() - started)) * share)
+
+    agent = ctx.agent
+    conversation = writers.safe_id(ctx.text("session_id"))
+    project = ctx.project_root()
+    doc, _ = state_file.read(agent, ctx.now)
+    ending = conversation is None or doc["conversation_id"] in (None, conversation)
+    if ending:
+        _release(ctx, agent, doc, conversation, project, left)
 
     def mutate(doc: dict[str, Any]) -> None:
         if conversation is None or doc["conversation_id"] in (None, conversation):
             state.end_conversation(doc, ctx.now)
-            ended.append(True)
         else:  # another conversation of this agent took over meanwhile: leave it be
             state.touch(doc, ctx.now)
 
-    agent = ctx.agent
-    doc = state_file.update(agent, mutate, ctx.now, ctx.log)
-    if ended and any(not r.get("keep") for r in doc["reservations"]):
-        from agent_hooks.reservations import store as reservation_store
-
-        released = reservation_store.release_at_session_end(ctx.state_dir, agent.name, doc, ctx.now)
-        if released:
-            ctx.log(f"released {released} reservation(s) at the end of conversation {conversation}")
+    state_file.update(agent, mutate, ctx.now, ctx.log, timeout=left())
     return None
+
+
+def _release(
+    ctx: hook_runtime.HookContext,
+    agent: identity.Agent,
+    doc: dict[str, Any],
+    conversation: str | None,
+    project: str | None,
+    left: Any,
+) -> None:
+    owner = writers.owner_of(agent.name, conversation)
+    if project is not None:
+        from agent_hooks.reservations import lease_store, ledger
+
+        try:
+            lease_store.release_conversation(
+                ledger.directory(ctx.state_dir, project),
+                owner,
+                conversation,
+                liveness.claude_pid(ctx.environ),
+                ctx.now,
+                timeout=left(0.4),
+            )
+        except OSError as exc:  # routine releases are not logged; a failure is
+            ctx.log(f"leases not released: {exc}")
+    if project is None and not any(not r.get("keep") for r in doc["reservations"]):
+        return
+    from agent_hooks.reservations import reservation
+    from agent_hooks.reservations import store as reservation_store
+
+    try:
+        count = reservation_store.release_at_session_end(
+            ctx.state_dir,
+            agent.name,
+            doc,
+            ctx.now,
+            conversation_id=conversation,
+            projects=[project] if project is not None else [],
+            timeout=left(0.8),
+        )
+    except reservation.ReservationError as exc:
+        ctx.log(f"reservations not released: {exc}")
+        return
+    if count:
+        ctx.log(f"released {count} reservation(s) at the end of conversation {conversation}")
 
 
 def main() -> int:

@@ -17,6 +17,7 @@ from agent_hooks import (
     sweep,
     trail_archive,
 )
+from agent_hooks import writer as writers
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -43,6 +44,8 @@ def handle(ctx: hook_runtime.HookContext) -> dict[str, Any] | None:
     facts: dict[str, Any] = {}
 
     def mutate(doc: dict[str, Any]) -> None:
+        facts["since"] = doc["last_activity"]
+        facts["alerts"] = state.take_alerts(doc)
         facts["shared"] = _shared_with(agent, doc, conversation, ctx.now)
         facts["archive"] = state.begin_conversation(
             doc,
@@ -62,7 +65,12 @@ def handle(ctx: hook_runtime.HookContext) -> dict[str, Any] | None:
     if swept:
         ctx.log(f"swept {len(swept)} file(s) untouched for 7 days: {', '.join(swept)}")
     lines = [_identity_line(agent, project, conversation, source, facts["archive"] is not None)]
+    lines.append(_cli_line())
+    warning = _name_warning(agent, project, ctx.now)
+    if warning is not None:
+        lines.append(f"Warning: {warning}")
     lines += [f"Notice: {text}" for text in facts["notices"]]
+    lines += facts["alerts"]
     if facts["shared"]:
         lines.append(facts["shared"])
     lines += _others_lines(agent, project, ctx.now)
@@ -72,20 +80,67 @@ def handle(ctx: hook_runtime.HookContext) -> dict[str, Any] | None:
     from agent_hooks.workspaces import events as workspace_events
 
     if project is not None:
-        lines += reservation_notes.session_start_lines(
-            ctx.state_dir, project, agent.name, ctx.environ, ctx.now
-        )
+        me = writers.from_payload(agent.name, ctx.payload, ctx.environ)
+        try:
+            lines += reservation_notes.session_start_lines(
+                ctx.state_dir, project, me, ctx.environ, ctx.now, since=facts["since"]
+            )
+        except Exception as exc:  # one part failing must not silence the others
+            ctx.log(f"ledger lines failed: {type(exc).__name__}: {exc}")
     lines += work_session_events.session_start_lines(project, ctx.now, ctx.environ)
     lines += workspace_events.session_start_lines(ctx, doc, project)
     # The briefing or freshness verdict comes last and gets the room left.
     budget = hook_runtime.CONTEXT_LIMIT - len("\n".join(lines)) - 1
     lines += briefing_events.session_start_lines(ctx, agent, doc, source, project, budget=budget)
-    return hook_runtime.context_output(EVENT, "\n".join(lines))
+    output = hook_runtime.context_output(EVENT, "\n".join(lines))
+    if warning is not None:
+        output["systemMessage"] = f"agent-hooks: {warning}"
+    return output
 
 
 def _claude_pid(environ: Any) -> int | None:
     raw = environ.get("CLAUDE_PID", "")
     return int(raw) if raw.isascii() and raw.isdigit() and len(raw) < 10 else None
+
+
+def _cli_line() -> str:
+    """Where the `agent-hooks` command is, absolutely: the agent's Bash may not have
+    it on PATH (a login shell without ~/.local/bin)."""
+    import sys
+
+    from agent_hooks import posix_fs as fs
+
+    beside = fs.join(fs.dirname(sys.executable), "agent-hooks")
+    command = beside if fs.isfile(beside) else "agent-hooks"
+    return f"The agent-hooks command is {command} (use this path if `agent-hooks` is not found)."
+
+
+def _name_warning(agent: identity.Agent, project: str | None, now: float) -> str | None:
+    """Why this agent's identity is probably not what the person meant, if it is not."""
+    if agent.name is not None:
+        why = identity.suspicious(agent.name)
+        if why is None:
+            return None
+        return (
+            f"AGENT_NAME {agent.name!r} is probably not a chosen name: {why}. Relaunch with a "
+            "stable name, e.g. AGENT_NAME=\"$(tmux display-message -p '#S')__cc_$(tmux "
+            "display-message -p '#P')\" (see the README)."
+        )
+    active = [
+        record
+        for record in roster.load_all(agent.state_dir, now)
+        if record.agent.name is not None
+        and record.doc["project_root"] == project
+        and roster.is_active(record.doc, now)
+    ]
+    if project is None or not active:
+        return None
+    return (
+        "AGENT_NAME is unset while other agents are active in this project "
+        f"({', '.join(r.agent.label for r in active[:5])}): this conversation is an agent of "
+        "its own, but it keeps the shared agent-state.json and cannot be told apart by name. "
+        "Give each agent its own AGENT_NAME."
+    )
 
 
 def _identity_line(
@@ -102,9 +157,13 @@ def _identity_line(
         )
     else:
         trail_note = "your file trail continues"
-    name = f'"{agent.name}"' if agent.name is not None else "the shared agent (AGENT_NAME is unset)"
+    name = (
+        f'agent "{agent.name}"'
+        if agent.name is not None
+        else "an agent without AGENT_NAME (your state file is the shared agent-state.json)"
+    )
     return (
-        f"agent-hooks: you are agent {name} {where}; conversation {conversation or '?'} "
+        f"agent-hooks: you are {name} {where}; conversation {conversation or '?'} "
         f"({source}): {trail_note}. Run `agent-hooks status` to see your state."
     )
 
@@ -140,7 +199,7 @@ def _shared_with(
     return (
         "Warning: AGENT_NAME is unset and another conversation "
         f"({doc['conversation_id']}) is still using the shared agent-state.json, so the two "
-        "share one trail and one set of reservations. Give each agent its own AGENT_NAME "
+        "share one state file and one trail. Give each agent its own AGENT_NAME "
         "(ntm sets it per pane)."
     )
 

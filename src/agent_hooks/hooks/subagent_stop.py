@@ -1,9 +1,11 @@
-"""SubagentStop: record the subagent in the active work session's `agents_spawned`,
-with the tokens its own transcript shows it used."""
+"""SubagentStop: the subagent (or teammate) is done. Its leases end — the files it
+was changing are free for its parent and siblings — and the active work
+session records it, with the tokens its own transcript shows it used."""
 
 from __future__ import annotations
 
-from agent_hooks import hook_runtime
+from agent_hooks import hook_runtime, identity
+from agent_hooks import writer as writers
 from agent_hooks.work_sessions import events as work_session_events
 
 TYPE_CHECKING = False
@@ -14,7 +16,21 @@ EVENT = "SubagentStop"
 
 
 def handle(ctx: hook_runtime.HookContext) -> dict[str, Any] | None:
-    work_session_events.subagent_stop(ctx, ctx.project_root())
+    project = ctx.project_root()
+    try:
+        name = ctx.agent.name
+    except identity.IdentityError:
+        name = None
+    me = writers.from_payload(name, ctx.payload, ctx.environ)
+    if me.agent_id is not None and project is not None:
+        from agent_hooks.reservations import lease_store, ledger
+
+        released = lease_store.release_writer(
+            ledger.directory(ctx.state_dir, project), me.key, ctx.now
+        )
+        if released:
+            ctx.log(f"released {len(released)} lease(s) of subagent {me.agent_id} as it stopped")
+    work_session_events.subagent_stop(ctx, project)
     return None
 
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from agent_hooks import posix_fs as fs
 from agent_hooks.interop.git_guard import BYPASS_ENV, git
-from agent_hooks.reservations import enforcement, index, reservation
+from agent_hooks.reservations import enforcement, index, ledger, reservation
 from agent_hooks.reservations import store as reservation_store
 
 _STATUS_WORDS = {
@@ -78,20 +78,25 @@ def _projects(state_dir: str, top: str) -> list[str]:
 
 
 def findings(
-    state_dir: str, top: str, me: str | None, paths: list[Staged], now: float
+    state_dir: str, top: str, owner: str, paths: list[Staged], now: float
 ) -> list[Finding]:
-    """Each staged path covered by another agent's live exclusive reservation."""
+    """Each staged path covered by another owner's live exclusive reservation, in
+    the ledger of the repository the work tree `top` belongs to (whichever of its
+    worktrees the commit is made in), and of projects nested in it or containing it."""
     found: list[Finding] = []
     for root in _projects(state_dir, top):
-        hot = index.load_hot(state_dir, root)
-        if hot is None or not hot.others_hold_exclusive(me, now):
+        directory = ledger.directory(state_dir, root)
+        hot = index.load_hot(directory)
+        if hot is None or not hot.others_hold_exclusive(owner, now):
             continue
+        minutes = hot.settings.get("lease_minutes") or index.DEFAULT_LEASE_MINUTES
+        counts = enforcement.holder_counts(directory, minutes, now)
         for item in paths:
             absolute = os.path.join(top, item.path)
             if not fs.is_within(absolute, root) or absolute == root:
                 continue
             rel = absolute[len(root.rstrip("/")) + 1 :]
-            holders = enforcement.blocking_edit(hot, rel, me, now)
+            holders = enforcement.blocking_edit(hot, rel, owner, now, counts)
             if holders:
                 found.append(Finding(item, root, [index.as_dict(rec) for rec in holders]))
     return found

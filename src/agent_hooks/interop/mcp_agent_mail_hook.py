@@ -26,7 +26,7 @@ import math
 import os
 from typing import TYPE_CHECKING, Any
 
-from agent_hooks import identity, repository, storage
+from agent_hooks import identity, liveness, repository, storage
 from agent_hooks import posix_fs as fs
 from agent_hooks.interop.mcp_agent_mail import (
     Action,
@@ -37,7 +37,7 @@ from agent_hooks.interop.mcp_agent_mail import (
     actions_from_post_tool_use,
     tool_of,
 )
-from agent_hooks.reservations import index, pattern, pattern_text, reservation
+from agent_hooks.reservations import ledger, pattern, pattern_text, reservation
 from agent_hooks.reservations import store as reservation_store
 
 if TYPE_CHECKING:
@@ -143,6 +143,7 @@ def _grant(
         keep=True,
         now=ctx.now,
         conversation_id=ctx.environ.get("CLAUDE_CODE_SESSION_ID"),
+        holder=liveness.process(ctx.environ),
         source=SOURCE,
     )
     if outcome.conflicts:
@@ -211,7 +212,7 @@ def _renew(
 
 
 def _ids_path(state_dir: str, root: str) -> str:
-    return os.path.join(index.index_dir(state_dir, root), IDS_FILE)
+    return os.path.join(ledger.directory(state_dir, root), IDS_FILE)
 
 
 def _remember(ctx: HookContext, root: str, agent: str | None, ids: dict[int, str]) -> None:
@@ -235,7 +236,7 @@ def _remember(ctx: HookContext, root: str, agent: str | None, ids: dict[int, str
                     kept[name] = live_ids
         return {"schema": 1, "agents": kept}
 
-    storage.ensure_dir(index.index_dir(ctx.state_dir, root))
+    ledger.ensure(ledger.directory(ctx.state_dir, root))
     storage.locked_update(_ids_path(ctx.state_dir, root), mutate, now=ctx.now)
 
 

@@ -3,8 +3,9 @@ and the messages that explain them to the model.
 
 Invariants:
 
-* Only another agent's live *exclusive* reservation blocks; shared ones never
-  do, and an agent never blocks itself. Every blocking holder is named.
+* Only another owner's live *exclusive* reservation blocks; shared ones never
+  do, an owner never blocks itself (nor its subagents), and a holder `counts`
+  rules out (its process is gone) blocks nobody. Every blocking holder is named.
 * A target is resolved (symlinks included) before it is compared: editing a
   symlink to a reserved file is editing the reserved file. The reservations that
   apply are those of every project the *target* lies in: the git top level above
@@ -27,6 +28,7 @@ from agent_hooks.reservations import index
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from _collections_abc import Callable
     from typing import Any
 
     Record = tuple[Any, ...]
@@ -47,11 +49,22 @@ def _places(resolved: str, agent_root: str | None) -> list[Place]:
     return [(root, resolved[len(root.rstrip("/")) + 1 :]) for root in roots if resolved != root]
 
 
+def resolve(path: str, cwd: str | None, agent_root: str | None) -> str:
+    """An edit target as an absolute path, symlinks resolved."""
+    base = cwd or agent_root or "/"
+    return fs.realpath(path if fs.isabs(path) else fs.join(base, path))
+
+
+def places(resolved: str, agent_root: str | None) -> list[Place]:
+    """Every (project root, relative path) whose reservations apply to the
+    resolved target; empty when it lies in no project."""
+    return _places(resolved, agent_root)
+
+
 def locate(path: str, cwd: str | None, agent_root: str | None) -> list[Place]:
     """Every (project root, relative path) whose reservations apply to an edit
     target, symlinks resolved; empty when the target lies in no project."""
-    base = cwd or agent_root or "/"
-    return _places(fs.realpath(path if fs.isabs(path) else fs.join(base, path)), agent_root)
+    return _places(resolve(path, cwd, agent_root), agent_root)
 
 
 def locate_write(path: str, agent_root: str | None) -> list[Place]:
@@ -83,15 +96,18 @@ def _blocking(
     hot: index.HotIndex,
     compiled: list[Any],
     first: str | None,
-    me: str | None,
+    owner: str,
     now: float,
     exact_path: str | None,
+    counts: Callable[[Record], bool] | None,
 ) -> list[Record]:
     from agent_hooks.reservations import pattern
 
     found = []
     for rec in hot.candidates(first):
-        if rec[index.AGENT] == me or not rec[index.EXCLUSIVE] or rec[index.EXPIRES] <= now:
+        if rec[index.OWNER] == owner or not rec[index.EXCLUSIVE] or rec[index.EXPIRES] <= now:
+            continue
+        if counts is not None and not counts(rec):
             continue
         hit = (
             pattern.matches(rec[index.COMPILED], exact_path)
@@ -103,29 +119,58 @@ def _blocking(
     return found
 
 
-def blocking_edit(hot: index.HotIndex, rel: str, me: str | None, now: float) -> list[Record]:
-    """Other agents' live exclusive reservations covering the file `rel`."""
-    return _blocking(hot, [], rel.partition("/")[0], me, now, rel)
+def holder_counts(directory: str, minutes: int, now: float) -> Callable[[Record], bool]:
+    """Does a reservation's holder still count? Its process gone here: no; on
+    another host: only while its owner was heard from within a lease's time; a
+    reservation made outside Claude Code (no holder process) counts until it expires."""
+    from agent_hooks import liveness
+    from agent_hooks.reservations import lease_store
+
+    def counts(rec: Record) -> bool:
+        holder = rec[index.HOLDER]
+        if holder is None or holder.get("pid") is None:
+            return True
+        alive = liveness.alive(holder)
+        if alive is not None:
+            return alive
+        return lease_store.heard_from(directory, rec[index.OWNER], now, minutes)
+
+    return counts
+
+
+def blocking_edit(
+    hot: index.HotIndex,
+    rel: str,
+    owner: str,
+    now: float,
+    counts: Callable[[Record], bool] | None = None,
+) -> list[Record]:
+    """Other owners' live exclusive reservations covering the file `rel`."""
+    return _blocking(hot, [], rel.partition("/")[0], owner, now, rel, counts)
 
 
 def blocking_write(
-    hot: index.HotIndex, compiled: list[Any], me: str | None, now: float
+    hot: index.HotIndex,
+    compiled: list[Any],
+    owner: str,
+    now: float,
+    counts: Callable[[Record], bool] | None = None,
 ) -> list[Record]:
-    """Other agents' live exclusive reservations overlapping a write target
+    """Other owners' live exclusive reservations overlapping a write target
     (a path and everything below it, or a shell glob)."""
     from agent_hooks.reservations import pattern
 
-    return _blocking(hot, compiled, pattern.first_literal(compiled), me, now, None)
+    return _blocking(hot, compiled, pattern.first_literal(compiled), owner, now, None, counts)
 
 
-def owns(hot: index.HotIndex | None, rel: str, me: str | None, now: float) -> bool:
-    """Strict mode: does `me` hold a live reservation (any mode) covering `rel`?"""
+def owns(hot: index.HotIndex | None, rel: str, owner: str, now: float) -> bool:
+    """Strict mode: does `owner` hold a live reservation (any mode) covering `rel`?"""
     if hot is None:
         return False
     from agent_hooks.reservations import pattern
 
     return any(
-        rec[index.AGENT] == me
+        rec[index.OWNER] == owner
         and rec[index.EXPIRES] > now
         and pattern.matches(rec[index.COMPILED], rel)
         for rec in hot.candidates(rel.partition("/")[0])

@@ -1,24 +1,28 @@
-"""A project's reservation index on disk, and the fast read PreToolUse does.
+"""A ledger's reservations on disk, and the fast read PreToolUse does.
 
-Layout: `<state dir>/agent-hooks/projects/<name>-<hash>/` holding
-`reservations.json` (the truth: every reservation of the project, JSON, written
-atomically and durably under `reservations.json.lock`) and `reservations.cache`
-(a `marshal` snapshot of the same, grouped by each pattern's leading literal
-directory, each group marshalled on its own, so a check decodes only the compact
-tuples of the groups that can apply and matches only those patterns —
+Layout, inside the ledger directory (`reservations.ledger.directory`):
+`reservations.json` (the truth: every reservation and the repository's settings,
+JSON, written atomically and durably under `reservations.json.lock`) and
+`reservations.cache` (a `marshal` snapshot of the same, grouped by each
+pattern's leading literal directory, each group marshalled on its own, so a
+check decodes only the compact tuples of the groups that can apply —
 docs/adr/0006-reservations.md).
 
 Invariants:
 
 * The cache is derived: it records the (inode, size, mtime) of the truth file it
   was built from and is used only while they still match; otherwise the truth is
-  parsed. A crash between the two writes therefore costs speed, never correctness.
+  parsed, and the reader writes a fresh cache (best effort, atomically: any
+  process may, it holds nothing but what the truth says).
+* One bad entry never hides the others: each entry is `reservation.checked`
+  on its own; an entry that fails is left out of the index and reported in
+  `problems` (once per truth file: the next reader finds the fresh cache).
 * Reading needs no lock: both files are replaced atomically.
 * Expired reservations are ignored when read and pruned at the next write.
 
-Hot-path clean: built-in modules and agent_hooks' own; `storage` and `pattern`
-are imported only when the cache cannot be used or the index is written, so a
-check in a project without reservations costs one `stat`.
+Hot-path clean: built-in modules and agent_hooks' own; `storage`, `pattern` and
+`reservation` are imported only when the cache cannot be used or the index is
+written, so a check in a repository without reservations costs one `stat`.
 """
 
 from __future__ import annotations
@@ -27,7 +31,6 @@ import marshal
 import posix
 import sys
 
-from agent_hooks import identity
 from agent_hooks import posix_fs as fs
 
 TYPE_CHECKING = False
@@ -38,24 +41,21 @@ if TYPE_CHECKING:
 
 TRUTH = "reservations.json"
 CACHE = "reservations.cache"
-_CACHE_VERSION = 2  # 2: each group marshalled on its own, decoded only when asked for
+_CACHE_VERSION = 3  # 3: owners, holders and settings; entries checked one by one
 _GLOB_GROUP = ""
 
-# A cached record: (agent, exclusive, expires_at, compiled, id, pattern, reason)
-AGENT, EXCLUSIVE, EXPIRES, COMPILED, RID, PATTERN, REASON = range(7)
+# A cached record: (owner, exclusive, expires_at, compiled, id, pattern, reason,
+#                   agent, conversation_id, holder, keep)
+OWNER, EXCLUSIVE, EXPIRES, COMPILED, RID, PATTERN, REASON, AGENT, CONVERSATION, HOLDER, KEEP = (
+    range(11)
+)
 
-
-def project_key(project_root: str) -> str:
-    """`<basename>-<64-bit FNV-1a of the root path>`: stable and file-name safe."""
-    h = 0xCBF29CE484222325
-    for byte in project_root.encode("utf-8", "surrogateescape"):
-        h = ((h ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
-    base = "".join(c if c.isalnum() or c in "._-" else "_" for c in fs.basename(project_root))
-    return f"{base.lstrip('.')[:40] or 'root'}-{h:016x}"
-
-
-def index_dir(state_dir: str, project_root: str) -> str:
-    return fs.join(identity.data_dir(state_dir), "projects", project_key(project_root))
+DEFAULT_LEASE_MINUTES = 10
+SETTINGS_DEFAULTS: dict[str, Any] = {
+    "strict": False,
+    "lease_minutes": DEFAULT_LEASE_MINUTES,
+    "worktree_leases": "warn",
+}
 
 
 def _stat_key(path: str) -> tuple[int, int, int] | None:
@@ -66,26 +66,46 @@ def _stat_key(path: str) -> tuple[int, int, int] | None:
     return (st.st_ino, st.st_size, st.st_mtime_ns)
 
 
-class HotIndex:
-    """What a check needs: records grouped by leading directory, each agent's
-    latest exclusive expiry, and the project's strict-mode setting. A group read
-    from the cache stays marshalled bytes until a check asks for it, so a check
-    decodes the one or two groups that can apply, not the whole project."""
+def settings_of(doc: dict[str, Any]) -> dict[str, Any]:
+    """The repository's settings from a truth document, each valid or its default."""
+    raw = doc.get("settings")
+    raw = raw if isinstance(raw, dict) else {}
+    minutes = raw.get("lease_minutes", DEFAULT_LEASE_MINUTES)
+    valid_minutes = isinstance(minutes, int) and not isinstance(minutes, bool)
+    worktree = raw.get("worktree_leases")
+    return {
+        "strict": doc.get("strict") is True,
+        "lease_minutes": minutes if valid_minutes and 0 <= minutes <= 1440 else 10,
+        "worktree_leases": worktree if worktree in ("warn", "deny") else "warn",
+    }
 
-    __slots__ = ("exclusive_until", "groups", "strict")
+
+class HotIndex:
+    """What a check needs: records grouped by leading directory, each owner's
+    latest exclusive expiry, and the repository's settings. A group read from the
+    cache stays marshalled bytes until a check asks for it, so a check decodes
+    the one or two groups that can apply, not the whole ledger."""
+
+    __slots__ = ("exclusive_until", "groups", "problems", "settings")
 
     def __init__(
         self,
         groups: dict[str, list[tuple[Any, ...]] | bytes],
-        exclusive_until: dict[str | None, float],
-        strict: bool,
+        exclusive_until: dict[str, float],
+        settings: dict[str, Any],
+        problems: list[str] | None = None,
     ) -> None:
         self.groups = groups
         self.exclusive_until = exclusive_until
-        self.strict = strict
+        self.settings = settings
+        self.problems = problems or []
 
-    def others_hold_exclusive(self, me: str | None, now: float) -> bool:
-        return any(agent != me and until > now for agent, until in self.exclusive_until.items())
+    @property
+    def strict(self) -> bool:
+        return self.settings.get("strict") is True
+
+    def others_hold_exclusive(self, owner: str, now: float) -> bool:
+        return any(key != owner and until > now for key, until in self.exclusive_until.items())
 
     def group(self, key: str) -> list[tuple[Any, ...]]:
         records = self.groups.get(key, [])
@@ -101,50 +121,81 @@ class HotIndex:
         return self.group(first_segment) + self.group(_GLOB_GROUP)
 
 
-def _first_literal(compiled: list[Any]) -> str | None:
-    from agent_hooks.reservations import pattern
-
-    return pattern.first_literal(compiled)
-
-
 def build_hot(doc: dict[str, Any]) -> HotIndex:
+    """The index of a truth document; entries that are not reservations are left
+    out and named in `problems`."""
+    from agent_hooks.reservations import pattern, reservation
+
     groups: dict[str, list[tuple[Any, ...]] | bytes] = {}
-    until: dict[str | None, float] = {}
-    for res in doc.get("reservations", []):
-        exclusive = res.get("mode") != "shared"
+    until: dict[str, float] = {}
+    problems: list[str] = []
+    entries = doc.get("reservations")
+    for raw in entries if isinstance(entries, list) else ():
+        try:
+            res = reservation.checked(raw)
+        except ValueError as exc:
+            problems.append(f"skipped a bad reservation entry: {exc}")
+            continue
+        owner = reservation.owner(res)
+        exclusive = res["mode"] != reservation.SHARED
         record = (
-            res.get("agent"),
+            owner,
             exclusive,
-            float(res["expires_at"]),
+            res["expires_at"],
             res["compiled"],
             res["id"],
             res["pattern"],
-            res.get("reason", ""),
+            res["reason"],
+            res["agent"],
+            res["conversation_id"],
+            _holder(res["holder"]),
+            res["keep"],
         )
-        key = _first_literal(res["compiled"])
+        key = pattern.first_literal(res["compiled"])
         group = groups.setdefault(_GLOB_GROUP if key is None else key, [])
         assert isinstance(group, list)
         group.append(record)
         if exclusive:
-            until[res.get("agent")] = max(until.get(res.get("agent"), 0.0), record[EXPIRES])
-    return HotIndex(groups, until, doc.get("strict") is True)
+            until[owner] = max(until.get(owner, 0.0), float(res["expires_at"]))
+    return HotIndex(groups, until, settings_of(doc), problems)
 
 
-def load_hot(state_dir: str, project_root: str) -> HotIndex | None:
-    """The project's index for a check, or None when it has no reservations file."""
-    directory = index_dir(state_dir, project_root)
-    key = _stat_key(fs.join(directory, TRUTH))
+def _holder(raw: dict[str, Any] | None) -> dict[str, Any] | None:
+    """Only what liveness reads, in types marshal keeps exactly."""
+    if raw is None:
+        return None
+    pid, start, host = raw.get("pid"), raw.get("start"), raw.get("host")
+    return {
+        "pid": pid if isinstance(pid, int) and not isinstance(pid, bool) else None,
+        "start": start if isinstance(start, int) and not isinstance(start, bool) else None,
+        "host": host if isinstance(host, str) else None,
+    }
+
+
+def load_hot(directory: str) -> HotIndex | None:
+    """The ledger's index for a check, or None when it has no reservations file."""
+    truth = fs.join(directory, TRUTH)
+    key = _stat_key(truth)
     if key is None:
         return None
     try:
         data = fs.read_file(fs.join(directory, CACHE))
         if data is not None:
-            version, pyver, built_from, strict, until, groups = marshal.loads(data)
+            version, pyver, built_from, settings, until, groups = marshal.loads(data)
             if version == _CACHE_VERSION and pyver == sys.version_info[:2] and built_from == key:
-                return HotIndex(groups, until, strict)
+                return HotIndex(groups, until, settings)
     except (OSError, ValueError, EOFError, TypeError):
         pass  # unusable cache: fall back to the truth
-    return build_hot(load_truth(directory).doc or {})
+    loaded = load_truth(directory)
+    hot = build_hot(loaded.doc or {})
+    if loaded.problem is not None:
+        hot.problems.append(f"{truth} is not valid JSON ({loaded.problem}); no reservation read")
+    elif _stat_key(truth) == key:
+        try:
+            _write_cache(directory, key, hot)  # the next reader need not parse (or warn) again
+        except OSError:
+            pass
+    return hot
 
 
 def load_truth(directory: str, *, recover_at: float | None = None) -> storage.Loaded:
@@ -153,23 +204,32 @@ def load_truth(directory: str, *, recover_at: float | None = None) -> storage.Lo
     return storage.load_json_object(fs.join(directory, TRUTH), recover_at=recover_at)
 
 
-def write(directory: str, doc: dict[str, Any]) -> None:
+def _write_cache(directory: str, key: tuple[int, int, int] | None, hot: HotIndex) -> None:
+    from agent_hooks import storage
+
+    snapshot = (
+        _CACHE_VERSION,
+        sys.version_info[:2],
+        key,
+        hot.settings,
+        hot.exclusive_until,
+        {
+            name: records if isinstance(records, bytes) else marshal.dumps(records)
+            for name, records in hot.groups.items()
+        },
+    )
+    storage.write_bytes_atomic(fs.join(directory, CACHE), marshal.dumps(snapshot), durable=False)
+
+
+def write(directory: str, doc: dict[str, Any]) -> HotIndex:
     """Replace the truth (durably) and then its cache. Caller holds the lock."""
     from agent_hooks import storage
 
     truth = fs.join(directory, TRUTH)
     storage.write_json_atomic(truth, doc, durable=True)
-    key = _stat_key(truth)
     hot = build_hot(doc)
-    snapshot = (
-        _CACHE_VERSION,
-        sys.version_info[:2],
-        key,
-        hot.strict,
-        hot.exclusive_until,
-        {key: marshal.dumps(records) for key, records in hot.groups.items()},
-    )
-    storage.write_bytes_atomic(fs.join(directory, CACHE), marshal.dumps(snapshot), durable=False)
+    _write_cache(directory, _stat_key(truth), hot)
+    return hot
 
 
 def lock_path(directory: str) -> str:
@@ -180,10 +240,13 @@ def as_dict(record: tuple[Any, ...]) -> dict[str, Any]:
     """A cached record in the shape `reservation.describe` reads."""
     return {
         "agent": record[AGENT],
+        "conversation_id": record[CONVERSATION],
         "mode": "exclusive" if record[EXCLUSIVE] else "shared",
         "expires_at": record[EXPIRES],
         "compiled": record[COMPILED],
         "id": record[RID],
         "pattern": record[PATTERN],
         "reason": record[REASON],
+        "holder": record[HOLDER],
+        "keep": record[KEEP],
     }

@@ -2,15 +2,20 @@
 request changes a project's set of reservations (docs/adr/0006-reservations.md).
 
 A reservation is a dict (it lives in JSON):
-`id`, `agent` (AGENT_NAME or None for the shared identity), `project_root`,
-`pattern` (normalized, relative to the root), `compiled` (pattern.compile of
-it), `mode` (exclusive | shared), `reason`, `created_at`, `expires_at` (epoch
-seconds), `keep` (survives SessionEnd), `conversation_id`, `source`
-(`cli` or `mcp-agent-mail`).
+`id`, `agent` (AGENT_NAME, or None for an agent without one), `conversation_id`
+(for an unnamed agent: which one), `project_root` (the work tree it was made
+in), `pattern` (normalized, relative to the work tree), `compiled`
+(pattern.compile of it), `mode` (exclusive | shared), `reason`, `created_at`,
+`expires_at` (epoch seconds), `keep` (survives SessionEnd), `holder` (the
+Claude Code process that made it: `liveness.process`, or None from a plain
+shell), `source` (`cli` or `mcp-agent-mail`).
 
 Invariants:
 
-* Two reservations conflict iff both are live, they belong to different agents,
+* A reservation belongs to its `owner`: the agent, or an unnamed agent's
+  conversation. `checked` turns any ledger entry into a well-formed reservation
+  or says why it cannot be one: one bad entry never hides the others.
+* Two reservations conflict iff both are live, they belong to different owners,
   at least one is exclusive, and their patterns overlap (some path matches both;
   `pattern.overlap` is symmetric, not a prefix test). Every conflicting holder is
   reported, never just the first.
@@ -61,12 +66,70 @@ def parse_ttl(text: str) -> int:
     return seconds
 
 
+MAX_REASON = 2000  # characters of a reason that reach other agents
+
+
+def _finite(value: object) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    number = float(value)
+    return number if number == number and abs(number) < 1e15 else None
+
+
+def checked(raw: object) -> Reservation:
+    """A well-formed reservation from a ledger document, or ValueError saying (in
+    one line) why this entry cannot be one. Its compiled form is rebuilt from its
+    `pattern`: the stored one is never trusted."""
+    if not isinstance(raw, dict):
+        raise ValueError(f"an entry that is a {type(raw).__name__}, not an object")
+    rid, text = raw.get("id"), raw.get("pattern")
+    if not isinstance(rid, str) or not rid or len(rid) > 64:
+        raise ValueError("an entry without a usable id")
+    if not isinstance(text, str) or not text:
+        raise ValueError(f"{rid}: no pattern")
+    try:
+        compiled = pattern.compile(text)
+    except (ValueError, RecursionError) as exc:
+        raise ValueError(f"{rid}: pattern {text[:80]!r} does not compile ({exc})") from None
+    expires = _finite(raw.get("expires_at"))
+    if expires is None:
+        raise ValueError(f"{rid}: expires_at {str(raw.get('expires_at'))[:40]!r} is not a time")
+    mode = raw.get("mode", EXCLUSIVE)
+    if mode not in (EXCLUSIVE, SHARED):
+        raise ValueError(f"{rid}: mode {str(mode)[:40]!r} is neither exclusive nor shared")
+    agent = raw.get("agent")
+    if agent is not None and (not isinstance(agent, str) or not agent or len(agent) > 256):
+        raise ValueError(f"{rid}: agent {str(agent)[:40]!r} is not a name")
+    conversation = raw.get("conversation_id")
+    holder = raw.get("holder")
+    reason = raw.get("reason")
+    created = _finite(raw.get("created_at"))
+    return {
+        **raw,
+        "compiled": compiled,
+        "expires_at": expires,
+        "created_at": expires if created is None else created,
+        "mode": mode,
+        "agent": agent,
+        "conversation_id": conversation if isinstance(conversation, str) else None,
+        "reason": reason[:MAX_REASON] if isinstance(reason, str) else "",
+        "keep": raw.get("keep") is True,
+        "holder": holder if isinstance(holder, dict) else None,
+    }
+
+
+def owner(res: Reservation) -> str:
+    """Whom a reservation belongs to (`writer.owner_of`): its agent, or for an
+    agent without a name, its conversation."""
+    agent = res.get("agent")
+    if isinstance(agent, str):
+        return agent
+    conversation = res.get("conversation_id")
+    return "~" + (conversation if isinstance(conversation, str) else "")
+
+
 def is_live(res: Reservation, now: float) -> bool:
     return float(res.get("expires_at", 0)) > now
-
-
-def same_agent(a: str | None, b: str | None) -> bool:
-    return a == b
 
 
 def conflicts_with(
@@ -77,7 +140,7 @@ def conflicts_with(
     for other in others:
         if (
             is_live(other, now)
-            and not same_agent(other.get("agent"), candidate.get("agent"))
+            and owner(other) != owner(candidate)
             and EXCLUSIVE in (other.get("mode"), candidate.get("mode"))
             and pattern.overlap(other["compiled"], candidate["compiled"])
         ):
@@ -110,11 +173,7 @@ def plan_reserve(
     result = list(live)
     for req in requested:
         mine = next(
-            (
-                r
-                for r in result
-                if same_agent(r.get("agent"), req.get("agent")) and r["pattern"] == req["pattern"]
-            ),
+            (r for r in result if owner(r) == owner(req) and r["pattern"] == req["pattern"]),
             None,
         )
         if mine is None:
@@ -140,14 +199,27 @@ def minutes_left(res: Reservation, now: float) -> int:
 
 
 def holder_label(res: Reservation) -> str:
-    agent = res.get("agent")
-    return f'"{agent}"' if agent else "the unnamed agent (no AGENT_NAME)"
+    """`agent "a"`, or for an agent without a name, which conversation."""
+    from agent_hooks import writer
+
+    return writer.describe(res)
 
 
-def describe(res: Reservation, now: float) -> str:
-    """`agent "a" holds src/** (exclusive, reason farmhand-42, 37 min left)`."""
-    reason = res.get("reason") or "no reason given"
+def one_line(text: object, limit: int) -> str:
+    """Text from one agent as another agent's context may carry it: control
+    characters (newlines, escapes, bidi and zero-width marks included) shown as
+    `?`, at most `limit` characters."""
+    if not isinstance(text, str):
+        return ""
+    clean = "".join(c if c.isprintable() and c not in "\u2028\u2029" else "?" for c in text)
+    return clean if len(clean) <= limit else clean[: max(0, limit - 1)] + "…"
+
+
+def describe(res: Reservation, now: float, reason_limit: int = 200) -> str:
+    """`agent "a" holds src/** (exclusive, reason: farmhand-42, 37 min left)`."""
+    reason = one_line(res.get("reason"), reason_limit)
+    why = f"reason: {reason}" if reason else "no reason given"
     return (
-        f"agent {holder_label(res)} holds {res['pattern']} ({res.get('mode', EXCLUSIVE)}, "
-        f"reason {reason}, {minutes_left(res, now)} min left)"
+        f"{holder_label(res)} holds {one_line(res['pattern'], 300)} ({res.get('mode', EXCLUSIVE)}, "
+        f"{why}, {minutes_left(res, now)} min left)"
     )

@@ -142,7 +142,7 @@ def test_commit_staging_a_path_another_agent_holds_is_refused(repo: Repo) -> Non
     proc = repo.commit("alice")
     assert proc.returncode != 0
     assert repo.commits() == 0
-    expected = 'src/auth/login.py (added): agent "bob" holds src/** (exclusive, reason farmhand-42'
+    expected = 'src/auth/login.py (added): agent "bob" holds src/** (exclusive, reason: farmhand-42'
     assert expected in proc.stderr
     assert "min left" in proc.stderr
     assert "README.md" not in proc.stderr
@@ -176,7 +176,7 @@ def test_without_agent_name_the_committer_is_the_shared_identity(repo: Repo) -> 
     repo.add("lib/x.py")
     refused = repo.commit("alice")
     assert refused.returncode != 0
-    assert "the unnamed agent (no AGENT_NAME)" in refused.stderr
+    assert "an agent without AGENT_NAME" in refused.stderr
     assert repo.commit(None).returncode == 0  # a person without AGENT_NAME holds it
 
 

@@ -402,7 +402,7 @@ def test_grant_refused_by_agent_hooks_tells_the_truth(world: World) -> None:
     note = world.run(payload("file_reservation_paths", {"project_key": world.project}, result))
     assert note is not None
     assert "mcp_agent_mail granted you src/api/*.py, but agent-hooks did NOT record it" in note
-    assert 'agent "bob" holds src/** (exclusive, reason cli' in note
+    assert 'agent "bob" holds src/** (exclusive, reason: cli' in note
     assert "release_file_reservations" in note
     mine = [r["pattern"] for r in world.held() if r["agent"] == "alice"]
     assert mine == ["docs/a.md"]  # the other grant is still recorded

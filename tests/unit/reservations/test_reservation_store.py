@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from agent_hooks import identity, state_file, storage
-from agent_hooks.reservations import index, pattern, reservation
+from agent_hooks.reservations import index, ledger, pattern, reservation
 from agent_hooks.reservations import store as reservation_store
 from hook_runner import ROOT
 
@@ -73,11 +73,11 @@ def held(state_dir: str, root: str, now: float = NOW) -> list[tuple[str | None, 
 
 
 def truth_path(state_dir: str, root: str) -> str:
-    return os.path.join(index.index_dir(state_dir, root), index.TRUTH)
+    return os.path.join(ledger.directory(state_dir, root), index.TRUTH)
 
 
 def cache_path(state_dir: str, root: str) -> str:
-    return os.path.join(index.index_dir(state_dir, root), index.CACHE)
+    return os.path.join(ledger.directory(state_dir, root), index.CACHE)
 
 
 def truth(state_dir: str, root: str) -> dict[str, Any]:
@@ -274,12 +274,12 @@ def test_strict_setting_round_trips(state_dir: str, root: str) -> None:
     assert reservation_store.live(state_dir, root, NOW) == ([], False)
     reservation_store.set_strict(state_dir, root, True, NOW)
     assert reservation_store.live(state_dir, root, NOW)[1] is True
-    hot = index.load_hot(state_dir, root)
+    hot = index.load_hot(ledger.directory(state_dir, root))
     assert hot is not None and hot.strict is True
     grant(state_dir, root, "alice", "src/**")  # other writes keep the setting
     assert reservation_store.live(state_dir, root, NOW)[1] is True
     reservation_store.set_strict(state_dir, root, False, NOW)
-    hot = index.load_hot(state_dir, root)
+    hot = index.load_hot(ledger.directory(state_dir, root))
     assert hot is not None and hot.strict is False
 
 
@@ -359,7 +359,7 @@ def test_expired_entries_are_ignored_when_read_and_pruned_at_next_write(
     later = NOW + 601
     assert held(state_dir, root, later) == [("carol", "etc/**")]
     assert len(truth(state_dir, root)["reservations"]) == 2  # a read does not write
-    hot = index.load_hot(state_dir, root)
+    hot = index.load_hot(ledger.directory(state_dir, root))
     assert hot is not None and not hot.others_hold_exclusive("carol", later)
     assert grant(state_dir, root, "bob", "src/app.py", now=later).conflicts == []
     assert sorted(r["agent"] for r in truth(state_dir, root)["reservations"]) == ["bob", "carol"]
@@ -376,7 +376,7 @@ def test_a_write_that_only_prunes_still_rewrites(state_dir: str, root: str) -> N
 
 
 def test_load_hot_without_any_index_is_none(state_dir: str, root: str) -> None:
-    assert index.load_hot(state_dir, root) is None
+    assert index.load_hot(ledger.directory(state_dir, root)) is None
 
 
 def test_cache_is_used_while_it_matches_the_truth(state_dir: str, root: str) -> None:
@@ -385,11 +385,12 @@ def test_cache_is_used_while_it_matches_the_truth(state_dir: str, root: str) -> 
     grant(state_dir, root, "alice", "src/**")
     data = marshal.loads(Path(cache_path(state_dir, root)).read_bytes())
     version, pyver, key, strict, until, groups = data
-    groups = {"zzz": [("mallory", True, NOW + HOUR, pattern.compile("zzz"), "r-x", "zzz", "")]}
+    record = ("mallory", True, NOW + HOUR, pattern.compile("zzz"), "r-x", "zzz", "")
+    groups = {"zzz": [(*record, "mallory", None, None, False)]}
     Path(cache_path(state_dir, root)).write_bytes(
         marshal.dumps((version, pyver, key, strict, until, groups))
     )
-    assert hot_patterns(index.load_hot(state_dir, root)) == [("mallory", "zzz")]
+    assert hot_patterns(index.load_hot(ledger.directory(state_dir, root))) == [("mallory", "zzz")]
 
 
 @pytest.mark.parametrize(
@@ -433,7 +434,7 @@ def test_damaged_cache_falls_back_to_the_truth(
         planted.write_bytes(marshal.dumps((version, pyver, key, strict, until, fake)))
         cache.unlink()
         cache.symlink_to(planted)
-    hot = index.load_hot(state_dir, root)
+    hot = index.load_hot(ledger.directory(state_dir, root))
     assert hot_patterns(hot) == [("alice", "src/**"), ("bob", "docs/**")]
     assert hot is not None and hot.others_hold_exclusive("bob", NOW)
     assert not hot.others_hold_exclusive("alice", NOW)
@@ -446,7 +447,7 @@ def test_truth_newer_than_cache_is_not_shadowed_by_the_cache(state_dir: str, roo
     stale = Path(cache_path(state_dir, root)).read_bytes()
     grant(state_dir, root, "bob", "docs/**")
     Path(cache_path(state_dir, root)).write_bytes(stale)  # as if the cache write never happened
-    hot = index.load_hot(state_dir, root)
+    hot = index.load_hot(ledger.directory(state_dir, root))
     assert hot_patterns(hot) == [("alice", "src/**"), ("bob", "docs/**")]
 
 
@@ -456,13 +457,13 @@ def test_truth_rewritten_with_same_size_invalidates_cache(state_dir: str, root: 
     path = Path(truth_path(state_dir, root))
     text = path.read_text()
     storage.write_bytes_atomic(str(path), text.replace('"alice"', '"carol"').encode())
-    assert hot_patterns(index.load_hot(state_dir, root)) == [("carol", "src/**")]
+    assert hot_patterns(index.load_hot(ledger.directory(state_dir, root))) == [("carol", "src/**")]
 
 
 def test_truth_missing_means_no_index_even_with_a_cache(state_dir: str, root: str) -> None:
     grant(state_dir, root, "alice", "src/**")
     os.unlink(truth_path(state_dir, root))
-    assert index.load_hot(state_dir, root) is None
+    assert index.load_hot(ledger.directory(state_dir, root)) is None
 
 
 def test_corrupt_truth_is_quarantined_and_noted(state_dir: str, root: str) -> None:
@@ -479,11 +480,11 @@ def test_corrupt_truth_is_quarantined_and_noted(state_dir: str, root: str) -> No
     assert "not valid JSON" in note and moved in note
     assert Path(moved).read_bytes() == b'{"reservations": ['
     assert held(state_dir, root) == [("bob", "docs/**")]
-    assert hot_patterns(index.load_hot(state_dir, root)) == [("bob", "docs/**")]
+    assert hot_patterns(index.load_hot(ledger.directory(state_dir, root))) == [("bob", "docs/**")]
 
 
 def test_truth_that_is_not_an_object_is_quarantined(state_dir: str, root: str) -> None:
-    index_dir = index.index_dir(state_dir, root)
+    index_dir = ledger.directory(state_dir, root)
     os.makedirs(index_dir)
     Path(index_dir, index.TRUTH).write_text("[1, 2, 3]")
     out = grant(state_dir, root, "bob", "docs/**")
@@ -502,10 +503,10 @@ def test_entries_that_are_not_objects_are_dropped(state_dir: str, root: str) -> 
 
 
 def test_project_key_is_stable_and_file_name_safe() -> None:
-    key = index.project_key("/home/dev/my project!/.hidden")
-    assert key == index.project_key("/home/dev/my project!/.hidden")
+    key = ledger.legacy_key("/home/dev/my project!/.hidden")
+    assert key == ledger.legacy_key("/home/dev/my project!/.hidden")
     assert "/" not in key and " " not in key and not key.startswith(".")
-    assert index.project_key("/a/x") != index.project_key("/b/x")
+    assert ledger.legacy_key("/a/x") != ledger.legacy_key("/b/x")
 
 
 # --- the lock --------------------------------------------------------------------
@@ -515,7 +516,7 @@ def test_busy_lock_refuses_rather_than_writing_unlocked(
     state_dir: str, root: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     grant(state_dir, root, "alice", "src/**")
-    lock_file = index.lock_path(index.index_dir(state_dir, root))
+    lock_file = index.lock_path(ledger.directory(state_dir, root))
     ready = tmp_path / "holding"
     holder = subprocess.Popen(
         [

@@ -23,3 +23,13 @@ BASH_WRITE_WORDS = (
 
 def might_write(command: str) -> bool:
     return any(word in command for word in BASH_WRITE_WORDS)
+
+
+# Words without which a command cannot name agent-hooks' own files (ledgers live in
+# `.git/agent-hooks/`, state in `~/.claude`): asked when nobody holds anything, to
+# refuse a visible Bash write into them all the same.
+OWN_FILE_WORDS = (".git", ".claude", "agent-hooks", "agent-state", "state-")
+
+
+def mentions_own_files(command: str) -> bool:
+    return any(word in command for word in OWN_FILE_WORDS)

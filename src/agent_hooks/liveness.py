@@ -1,0 +1,113 @@
+"""Is the Claude Code process behind a claim still running?
+
+Every reservation and lease records its holder's process: `CLAUDE_PID` (set in
+every hook's environment and in the Bash tool's, so the CLI sees it too), the
+process's start time, and the host it runs on.
+
+Invariants:
+
+* `host` names a process namespace, not a machine name alone:
+  `<nodename>/<boot id>/<pid namespace>`. Two containers on one kernel have
+  different pid namespaces, so neither ever judges the other's pid.
+* On this host a holder is alive while a process with its pid exists *and* was
+  started when the claim says (`/proc/<pid>/stat` field 22); a reused pid is
+  therefore not mistaken for the holder. Where no start time can be read (no
+  `/proc`), the pid alone decides.
+* `alive` returns None when it cannot tell (another host, no pid recorded): the
+  caller falls back to time (a lease's idle limit, a reservation's expiry or its
+  holder's heartbeat).
+
+Built-ins only; nothing is read until a claim is written or a holder would block.
+"""
+
+from __future__ import annotations
+
+import posix
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from _collections_abc import Mapping
+    from typing import Any
+
+_HOST: list[str] = []
+
+
+def _read(path: str, limit: int = 4096) -> str | None:
+    try:
+        fd = posix.open(path, posix.O_RDONLY | posix.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        return posix.read(fd, limit).decode("ascii", "replace")
+    except OSError:
+        return None
+    finally:
+        posix.close(fd)
+
+
+def host() -> str:
+    """This process's host: `<nodename>/<boot id>/<pid namespace>` (parts it cannot
+    read are left empty)."""
+    if not _HOST:
+        boot = (_read("/proc/sys/kernel/random/boot_id") or "").strip()[:36]
+        try:
+            namespace = posix.readlink("/proc/self/ns/pid")
+        except OSError:
+            namespace = ""
+        _HOST.append(f"{posix.uname().nodename}/{boot}/{namespace}")
+    return _HOST[0]
+
+
+def start_time(pid: int) -> int | None:
+    """When process `pid` started (clock ticks after boot), or None if unknown."""
+    text = _read(f"/proc/{pid}/stat")
+    if text is None:
+        return None
+    fields = text.rpartition(")")[2].split()
+    try:
+        return int(fields[19])  # field 22 of the whole line; fields 1-2 are before ")"
+    except (IndexError, ValueError):
+        return None
+
+
+def _pid(value: object) -> int | None:
+    if isinstance(value, int) and not isinstance(value, bool) and 0 < value < 1 << 31:
+        return value
+    return None
+
+
+def claude_pid(environ: Mapping[str, str]) -> int | None:
+    raw = environ.get("CLAUDE_PID", "")
+    return int(raw) if raw.isascii() and raw.isdigit() and 0 < len(raw) < 10 else None
+
+
+def process(environ: Mapping[str, str]) -> dict[str, Any]:
+    """The holder fields of a claim made now by the Claude Code process in `environ`."""
+    pid = claude_pid(environ)
+    return {"pid": pid, "start": start_time(pid) if pid else None, "host": host()}
+
+
+def pid_exists(pid: int) -> bool:
+    try:
+        posix.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # someone else's process: it exists
+    except OSError:
+        return True
+    return True
+
+
+def alive(holder: Mapping[str, Any]) -> bool | None:
+    """True/False when the holder's process can be judged from here, else None."""
+    pid = _pid(holder.get("pid"))
+    if pid is None or holder.get("host") != host():
+        return None
+    if not pid_exists(pid):
+        return False
+    recorded = holder.get("start")
+    if not isinstance(recorded, int) or isinstance(recorded, bool):
+        return True
+    now = start_time(pid)
+    return now is None or now == recorded

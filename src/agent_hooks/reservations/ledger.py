@@ -1,0 +1,111 @@
+"""Where a repository's ledger (its reservations and leases) lives.
+
+For a git work tree the ledger is `<common git dir>/agent-hooks/`: every
+worktree of the repository, and every container or VM that mounts it, finds
+the same directory, so they share reservations and leases; fcntl locks on its
+lock files work across containers on one kernel. A directory outside any git
+repository keeps the location of earlier releases,
+`<state dir>/agent-hooks/projects/<name>-<hash>/` (docs/adr/0015-one-ledger-per-repository.md).
+
+Invariants:
+
+* Paths inside a ledger are relative to the work tree they were made in, so a
+  reservation made in one worktree applies to the same repository path in all.
+* `directory` reads two small files at most (a worktree's `.git` file and its
+  `commondir`) and runs nothing: it is on the hot path.
+* The ledger directory is created 0700 and must be a real directory: a symlink
+  planted at `<common>/agent-hooks` is refused (`StorageError`), never followed.
+* A ledger written by an earlier release at the old location is merged into the
+  repository's ledger on first use (`adopt_legacy`), nothing lost: its file is
+  kept, renamed `reservations.json.migrated-<UTC>`.
+"""
+
+from __future__ import annotations
+
+import posix
+
+from agent_hooks import identity, repository
+from agent_hooks import posix_fs as fs
+
+SUBDIR = "agent-hooks"
+TRUTH = "reservations.json"
+
+
+def legacy_key(project_root: str) -> str:
+    """`<basename>-<64-bit FNV-1a of the root path>`: stable and file-name safe."""
+    h = 0xCBF29CE484222325
+    for byte in project_root.encode("utf-8", "surrogateescape"):
+        h = ((h ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    base = "".join(c if c.isalnum() or c in "._-" else "_" for c in fs.basename(project_root))
+    return f"{base.lstrip('.')[:40] or 'root'}-{h:016x}"
+
+
+def legacy_directory(state_dir: str, project_root: str) -> str:
+    """Where earlier releases kept a project's reservations (and where a project
+    outside any git repository still keeps them)."""
+    return fs.join(identity.data_dir(state_dir), "projects", legacy_key(project_root))
+
+
+def directory(state_dir: str, project_root: str) -> str:
+    """The ledger of the repository holding the work tree `project_root`."""
+    common = repository.common_dir(project_root)
+    if common is None:
+        return legacy_directory(state_dir, project_root)
+    return fs.join(common, SUBDIR)
+
+
+def is_repository_ledger(path: str) -> bool:
+    return fs.basename(path) == SUBDIR
+
+
+def ensure(path: str) -> None:
+    """Create the ledger directory (0700) unless it exists; refuse a symlink there."""
+    from agent_hooks import storage
+
+    try:
+        mode = posix.stat(path, follow_symlinks=False).st_mode & fs.S_IFMT
+    except FileNotFoundError:
+        storage.ensure_dir(path)
+        return
+    if mode != fs.S_IFDIR:
+        raise storage.StorageError(f"{path} is not a directory (a symlink?); refusing to use it")
+
+
+def adopt_legacy(state_dir: str, project_root: str, now: float) -> list[str]:
+    """Merge what an earlier release left at the old location into the repository's
+    ledger (caller holds the ledger's lock); return notes on what was adopted."""
+    from agent_hooks import storage
+
+    target = directory(state_dir, project_root)
+    old_dir = legacy_directory(state_dir, project_root)
+    if old_dir == target:
+        return []
+    old = fs.join(old_dir, TRUTH)
+    try:
+        loaded = storage.load_json_object(old)
+    except OSError:
+        return []
+    if loaded.doc is None and loaded.problem is None:
+        return []
+    notes = []
+    found = loaded.doc.get("reservations") if loaded.doc else None
+    if isinstance(found, list) and found:
+        new = fs.join(target, TRUTH)
+        current = storage.load_json_object(new).doc or {}
+        held = current.get("reservations")
+        held = held if isinstance(held, list) else []
+        ids = {r.get("id") for r in held if isinstance(r, dict)}
+        adopted = [r for r in found if isinstance(r, dict) and r.get("id") not in ids]
+        current["reservations"] = held + adopted
+        if loaded.doc and loaded.doc.get("strict") is True:
+            current["strict"] = True
+        storage.write_json_atomic(new, current)
+        notes.append(f"adopted {len(adopted)} reservation(s) from {old}")
+    posix.rename(old, f"{old}.migrated-{storage.utc_stamp(now)}")
+    return notes
+
+
+def has_legacy(state_dir: str, project_root: str) -> bool:
+    """Does an earlier release's ledger wait at the old location? (one `stat`)"""
+    old_dir = legacy_directory(state_dir, project_root)
+    return repository.common_dir(project_root) is not None and fs.lexists(fs.join(old_dir, TRUTH))
