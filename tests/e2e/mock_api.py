@@ -1,8 +1,9 @@
 """Loopback mock of the Anthropic Messages API, as the real Claude Code client (2.1.328) uses it.
 
-The server replays a scripted list of assistant turns for the MAIN conversation and answers
-everything else harmlessly. Stdlib only: a ``ThreadingHTTPServer`` on ``127.0.0.1:0`` served from a
-daemon thread. Typical use::
+The server replays a scripted list of assistant turns for the MAIN conversation, one list per
+scripted subagent (see "Subagents and teammates" below), and answers everything else harmlessly.
+Stdlib only: a ``ThreadingHTTPServer`` on ``127.0.0.1:0`` served from a daemon thread, one thread
+per connection. Typical use::
 
     with MockAnthropicAPI([call("Write", {"file_path": p, "content": "x"}), say("Done.")]) as api:
         run_claude("prompt", ..., server_url=api.url)
@@ -48,10 +49,56 @@ non-essential traffic disabled no title-generation or other helper calls were se
 Limitation: a main conversation run with every tool disabled (``--tools ""``) would send no
 ``tools`` and be taken for a side request.
 
+Subagents and teammates
+-----------------------
+Established by logging every request (headers and body) of ``claude -p`` runs whose first turn
+launches two background subagents, and again with ``CLAUDE_CODE_EXPERIMENTAL_AGENT_TEAMS=1`` and
+``name``/``team_name`` in the Agent calls:
+
+* A subagent's requests carry ``x-claude-code-agent-id: <agent id>``: one id per subagent, the same
+  on each of its requests, and the same id the hooks get as ``agent_id``, the Agent tool_result
+  shows as ``agentId:`` and the completion notification as ``<task-id>``. Main requests have none.
+* Everything else that differs is descriptive, not an identity: ``system[0]`` has
+  ``cc_is_subagent=true;``, ``system[2]`` reads "You are an agent for Claude Code, ..." (main: "You
+  are an agent working with the user ..."), and the tool list is shorter (no ``ListAgents``,
+  ``ReportFindings``, ``ScheduleWakeup``, ``Workflow``). ``X-Claude-Code-Session-Id``,
+  ``metadata.user_id`` (device and session id), ``model``, ``thinking``, ``output_config`` and
+  ``context_management`` are the parent's, byte for byte.
+* A subagent's conversation starts afresh: its first user message is a ``<system-reminder>`` block
+  (git attribution), then the Agent ``prompt`` verbatim as its own text block, then (as for the
+  main conversation) a ``role: "system"`` message with the environment. A named teammate's prompt
+  block gets a trailing newline and is followed by a third block, ``<system-reminder>Other agents
+  active in this session, addressable via SendMessage(...): main, alice.``. Every later request of
+  the conversation repeats that first message, so a marker in the prompt identifies each request.
+* The main conversation gets ``Async agent launched successfully ... agentId: <id>`` as the Agent
+  tool_result, then one user message per completion: ``<task-notification><task-id>ID</task-id>
+  ... <status>completed</status><summary>Agent "DESCRIPTION" finished</summary>
+  <result>FINAL TEXT</result>``. Notifications that are pending together arrive in ONE request (two
+  text blocks), otherwise one request each: a script that answers them one by one must make the
+  second agent finish only after the first notification arrived (``wait_until(notified(A))``).
+* Teammates: in ``-p`` mode they run in-process exactly like subagents (same header, same routing).
+  The 2.1.328 schema describes ``team_name`` (and ``mode``) as "Deprecated; ignored. The session
+  has a single implicit team."; ``name`` makes the agent addressable via ``SendMessage``. Without
+  the environment variable the schema sent to the model lists neither (``additionalProperties:
+  false``), yet the client still ran a call passing both, without complaint.
+
+Routing: a ``subagent`` request that has tools and is no compaction is served from the script of
+the marker its *first user message* contains (``MockAnthropicAPI(main, agents={marker: steps})``,
+see ``mock_routes``); the first such request binds the marker to the ``x-claude-code-agent-id``.
+Main requests are never routed by marker, so a ``-p`` prompt may quote markers. When no marker is
+scripted, subagents get today's fixed answer (``side_text``). When any marker is scripted, a
+subagent request matching none (or two) is an error: recorded in ``errors`` and answered with HTTP
+500, so that subagent stops at once (the main conversation gets a ``<status>failed</status>``
+notification quoting the error) and the test's ``api.errors == []`` names the prompt.
+Limitation: a ``fork`` subagent inherits the parent's history, so its first user message is the
+parent's prompt, not its own; it cannot be routed this way.
+
 Script invariants
 -----------------
 * Turns are served strictly in order, one per ``main`` request; once the script is used up, every
-  further ``main`` request gets ``final_text`` (``"Done."``) with ``end_turn``.
+  further ``main`` request gets ``final_text`` (``"Done."``) with ``end_turn``. The same holds for
+  each marker's script and its own requests. A ``wait_until`` step holds the next turn back until
+  its condition holds (no lock is held meanwhile: other conversations are served as usual).
 * Tool-use ids are unique across all servers in the process (``toolu_`` + random hex), so a
   ``--continue`` run against a fresh server never reuses an id of the resumed conversation.
 * Every request is recorded, in arrival order, under one lock; readers get snapshots.
@@ -60,12 +107,22 @@ Script invariants
 from __future__ import annotations
 
 import json
+import re
 import threading
 import uuid
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
+
+from .mock_routes import (
+    MAIN,
+    Routes,
+    Wait,
+    WaitRecord,
+    WaitTimeout,
+    run_waits,
+)
 
 RequestKind = Literal["main", "subagent", "compaction", "side", "count_tokens", "other"]
 
@@ -77,6 +134,7 @@ COMPACTION_TEXT = (
 )
 _COMPACTION_MARKERS = ("Respond with TEXT ONLY. Do NOT call any tools.", "<summary>")
 _SUBAGENT_HEADER = "x-claude-code-agent-id"
+_REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.DOTALL)
 _STREAM_CHUNK = 40  # characters per text_delta / input_json_delta
 
 
@@ -136,7 +194,33 @@ def calls(*tool_calls: ToolCall, text: str = "", usage: Usage | None = None) -> 
     return Turn(text=text, tool_calls=tuple(tool_calls), usage=usage or Usage())
 
 
-ScriptItem = Turn | str
+def agent_call(
+    description: str,
+    prompt: str,
+    subagent_type: str = "general-purpose",
+    run_in_background: bool = True,
+    name: str | None = None,
+    team_name: str | None = None,
+) -> ToolCall:
+    """An Agent tool call; put a marker (``agent_marker(X)``) in ``prompt`` to script the agent.
+
+    ``name``/``team_name`` are in the tool's schema only with
+    ``CLAUDE_CODE_EXPERIMENTAL_AGENT_TEAMS=1``; they are left out of the input when ``None``.
+    """
+    tool_input: dict[str, Any] = {
+        "description": description,
+        "prompt": prompt,
+        "subagent_type": subagent_type,
+        "run_in_background": run_in_background,
+    }
+    if name is not None:
+        tool_input["name"] = name
+    if team_name is not None:
+        tool_input["team_name"] = team_name
+    return ToolCall("Agent", tool_input)
+
+
+ScriptItem = Turn | str | Wait
 
 
 @dataclass
@@ -148,6 +232,8 @@ class RecordedRequest:
     headers: dict[str, str]
     body: Any
     kind: RequestKind = "other"
+    conversation: str | None = None  # MAIN or a marker: the script it was served from
+    agent_id: str | None = None  # the x-claude-code-agent-id header
 
     @property
     def json(self) -> dict[str, Any]:
@@ -201,6 +287,14 @@ def _is_compaction(body: Mapping[str, Any]) -> bool:
         return False
     last = _texts(users[-1].get("content"), include_tool_results=False)
     return all(marker in last for marker in _COMPACTION_MARKERS)
+
+
+def first_user_text(body: Mapping[str, Any]) -> str:
+    """The text of the request's first user message (a subagent's: its Agent prompt)."""
+    for message in body.get("messages") or []:
+        if isinstance(message, dict) and message.get("role") == "user":
+            return _texts(message.get("content"), include_tool_results=False)
+    return ""
 
 
 def _texts(content: Any, *, include_tool_results: bool = True) -> str:
@@ -322,25 +416,32 @@ def _sse_events(
 class MockAnthropicAPI:
     """A scripted Messages API on ``127.0.0.1``. Use as a context manager or ``start``/``stop``.
 
-    Invariant: ``requests`` holds every request received, in arrival order; only requests whose
-    ``kind`` is ``main`` consume turns of the script.
+    ``agents`` maps a marker (``agent_marker("A")``) to the steps of the subagent whose Agent prompt
+    contains it. Invariant: ``requests`` holds every request received, in arrival order; only
+    requests whose ``kind`` is ``main`` consume turns of the main script, and only requests of a
+    marker's subagent consume that marker's.
     """
 
     def __init__(
         self,
         script: Iterable[ScriptItem] = (),
         *,
+        agents: Mapping[str, Iterable[ScriptItem]] | None = None,
         final_text: str = FINAL_TEXT,
         side_text: str = SIDE_TEXT,
     ) -> None:
         self._lock = threading.Lock()
-        self._script: list[Turn] = []
+        self._changed = threading.Condition(self._lock)  # notified on each request received
+        self._routes: Routes[Turn] = Routes()
         self._requests: list[RecordedRequest] = []
         self._issued: dict[str, str] = {}  # tool_use id -> tool name
         self._errors: list[str] = []
+        self._waits: list[WaitRecord] = []
         self.final_text = final_text
         self.side_text = side_text
         self.add(*script)
+        for marker, steps in (agents or {}).items():
+            self.add(*steps, conversation=marker)
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(self))
         self._server.daemon_threads = True
         self._thread = threading.Thread(
@@ -369,20 +470,22 @@ class MockAnthropicAPI:
         self.stop()
 
     # script ----------------------------------------------------------------------------
-    def add(self, *turns: ScriptItem) -> None:
-        """Append turns to the script (a ``str`` is a text-only turn)."""
-        with self._lock:
-            self._script.extend(say(t) if isinstance(t, str) else t for t in turns)
+    def add(self, *turns: ScriptItem, conversation: str = MAIN) -> None:
+        """Append steps to the main script, or to a marker's (a ``str`` is a text-only turn)."""
+        self._routes.add(conversation, (say(t) if isinstance(t, str) else t for t in turns))
 
     @property
     def unused_turns(self) -> int:
-        """How many scripted turns have not been served yet."""
-        with self._lock:
-            return len(self._script)
+        """How many turns of the main script have not been served yet."""
+        return self._routes.unused(MAIN)
 
-    def _next_turn(self) -> Turn:
-        with self._lock:
-            return self._script.pop(0) if self._script else say(self.final_text)
+    def unused_agent_turns(self) -> dict[str, int]:
+        """Marker -> how many of its turns have not been served yet (waits not counted)."""
+        return {m: self._routes.unused(m) for m in self._routes.markers}
+
+    def agent_id(self, marker: str) -> str | None:
+        """The subagent id (``x-claude-code-agent-id``) whose requests ``marker`` served."""
+        return self._routes.agent_id(marker)
 
     # recordings ------------------------------------------------------------------------
     @property
@@ -399,6 +502,22 @@ class MockAnthropicAPI:
     def requests_of(self, kind: RequestKind) -> list[RecordedRequest]:
         return [r for r in self.requests if r.kind == kind]
 
+    def requests_in(self, conversation: str) -> list[RecordedRequest]:
+        """Snapshot of the requests served from ``conversation``'s script (``MAIN`` or a marker)."""
+        return [r for r in self.requests if r.conversation == conversation]
+
+    def was_notified(self, marker: str) -> bool:
+        """Whether a main request carried the ``<task-notification>`` of ``marker``'s subagent."""
+        agent_id = self.agent_id(marker)
+        tag = f"<task-id>{agent_id}</task-id>"
+        return agent_id is not None and any(tag in request_text(r.json) for r in self.main_requests)
+
+    @property
+    def waits(self) -> list[WaitRecord]:
+        """Every ``wait_until`` step passed so far, with how long it blocked, in order passed."""
+        with self._lock:
+            return list(self._waits)
+
     @property
     def errors(self) -> list[str]:
         """Exceptions raised while answering (each answered with HTTP 500)."""
@@ -412,19 +531,21 @@ class MockAnthropicAPI:
             messages = req.json.get("messages") or []
             tail = _texts(messages[-1].get("content"))[-120:] if messages else ""
             lines.append(
-                f"{req.kind:<12} {req.method} {req.path} messages={len(messages)} last={tail!r}"
+                f"{req.kind:<12} {req.conversation or '-':<14} {req.method} {req.path} "
+                f"messages={len(messages)} last={tail!r}"
             )
         return "\n".join(lines)
 
-    def tool_results(self) -> list[ToolResult]:
-        """Every distinct ``tool_result`` the client sent in main requests, first-seen order.
+    def tool_results(self, conversation: str = MAIN) -> list[ToolResult]:
+        """Every distinct ``tool_result`` the client sent in ``conversation`` (main by default,
+        or a marker's subagent), first-seen order.
 
-        Each main request repeats the whole history, so results are de-duplicated by id.
+        Each request repeats the whole history, so results are de-duplicated by id.
         """
         seen: dict[str, ToolResult] = {}
         with self._lock:
             issued = dict(self._issued)
-        for req in self.main_requests:
+        for req in self.requests_in(conversation):
             for msg in req.json.get("messages") or []:
                 content = msg.get("content")
                 if msg.get("role") != "user" or not isinstance(content, list):
@@ -454,21 +575,71 @@ class MockAnthropicAPI:
     # request handling --------------------------------------------------------------------
     def _handle(self, method: str, path: str, headers: dict[str, str], body: Any) -> _Reply:
         kind = classify(method, path, headers, body)
-        with self._lock:
-            self._requests.append(RecordedRequest(method, path, headers, body, kind))
         doc = body if isinstance(body, dict) else {}
+        agent_id = next((v for k, v in headers.items() if k.lower() == _SUBAGENT_HEADER), None)
+        try:
+            conversation, problem = self._route(kind, doc, agent_id), None
+        except ValueError as exc:
+            conversation, problem = None, str(exc)
+        with self._changed:
+            self._requests.append(
+                RecordedRequest(method, path, headers, body, kind, conversation, agent_id)
+            )
+            self._changed.notify_all()
+        if problem:
+            raise ValueError(problem)  # recorded in ``errors``, answered with HTTP 500
         if kind == "count_tokens":
             estimate = {"input_tokens": max(1, len(json.dumps(doc)) // 4)}
             return _Reply(200, "application/json", [json.dumps(estimate).encode()])
         if kind == "other":
             return _Reply(200, "application/json", [b"{}"])
-        if kind == "main":
-            turn = self._next_turn()
-        elif kind == "compaction":
+        if conversation is not None:
+            turn = self._next_turn(conversation)
+        elif kind == "compaction" or (kind == "subagent" and _is_compaction(doc)):
             turn = say(COMPACTION_TEXT, usage=SIDE_USAGE)
         else:
             turn = say(self._side_text(doc), usage=SIDE_USAGE)
         return self._reply(turn, doc)
+
+    def _route(
+        self, kind: RequestKind, body: Mapping[str, Any], agent_id: str | None
+    ) -> str | None:
+        """The script a request is served from (``MAIN``, a marker) or ``None`` for a fixed answer.
+
+        Raises ``ValueError`` for a subagent request no script claims while markers are scripted.
+        """
+        if kind == "main":
+            return MAIN
+        if kind != "subagent" or not body.get("tools") or _is_compaction(body):
+            return None
+        first = first_user_text(body)
+        marker = self._routes.route(first)
+        if marker is not None:
+            self._routes.bind(marker, agent_id)
+            return marker
+        if self._routes.markers:
+            raise ValueError(
+                f"subagent {agent_id} matches no scripted marker {list(self._routes.markers)}; "
+                f"its prompt: {_REMINDER.sub('', first).strip()[:300]!r}"
+            )
+        return None
+
+    def _next_turn(self, conversation: str) -> Turn:
+        """The conversation's next turn, after its ``wait_until`` steps hold (no lock held)."""
+        waits, turn = self._routes.take(conversation)
+        if waits:
+            try:
+                passed = run_waits(conversation, waits, self, self._idle)
+            except WaitTimeout:
+                self._routes.put_back(conversation, turn)
+                raise  # recorded in ``errors``, answered with HTTP 500
+            with self._lock:
+                self._waits.extend(passed)
+        return turn or say(self.final_text)
+
+    def _idle(self, seconds: float) -> None:
+        with self._changed:
+            self._changed.wait(seconds)
 
     def _side_text(self, body: Mapping[str, Any]) -> str:
         """``side_text``, or a minimal JSON document when a ``json_schema`` output is requested."""
