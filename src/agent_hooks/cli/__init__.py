@@ -16,6 +16,7 @@ from agent_hooks.cli import (
     demo,
     freshness,
     guard,
+    ledger_settings,
     reservations,
     reserve,
     session,
@@ -31,11 +32,13 @@ from agent_hooks.work_sessions import status_line as statusline
 @click.version_option(__version__, prog_name="agent-hooks")
 @click.pass_context
 def main(ctx: click.Context) -> None:
-    """Let many Claude Code agents share one repository: per-agent state, file
-    trails, reservations, workspaces and work sessions.
+    """Let many Claude Code agents (and their subagents) share one repository:
+    per-agent state, file trails, leases and reservations, workspaces and work
+    sessions.
 
-    The agent is AGENT_NAME (unset: the shared agent-state.json); state lives in
-    CLAUDE_CONFIG_DIR or ~/.claude.
+    The agent is AGENT_NAME (unset: each conversation is an agent of its own, and
+    all share the state file agent-state.json); state lives in CLAUDE_CONFIG_DIR or
+    ~/.claude; a repository's reservations and leases live in its git directory.
     """
     ctx.ensure_object(Env)
 
@@ -47,6 +50,7 @@ for module in (
     cleanup,
     reserve,
     reservations,
+    ledger_settings,
     guard,
     context,
     workspace,

@@ -204,6 +204,15 @@ def release(
     for res in outcome.changed:
         if reservation.owner(res) != me.owner:
             _tell_holder(env.state_dir, res, agent.name, env.now)
+            from agent_hooks import log
+
+            log.log(
+                env.state_dir,
+                "release --force",
+                agent.name or "-",
+                f"released {res['id']} ({res['pattern']}) of {writer.describe(res)} in {root}",
+                env.now,
+            )
     if as_json:
         emit_json(
             {

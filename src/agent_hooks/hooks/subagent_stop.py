@@ -25,11 +25,7 @@ def handle(ctx: hook_runtime.HookContext) -> dict[str, Any] | None:
     if me.agent_id is not None and project is not None:
         from agent_hooks.reservations import lease_store, ledger
 
-        released = lease_store.release_writer(
-            ledger.directory(ctx.state_dir, project), me.key, ctx.now
-        )
-        if released:
-            ctx.log(f"released {len(released)} lease(s) of subagent {me.agent_id} as it stopped")
+        lease_store.release_writer(ledger.directory(ctx.state_dir, project), me.key, ctx.now)
     work_session_events.subagent_stop(ctx, project)
     return None
 

@@ -1,0 +1,92 @@
+"""`agent-hooks settings | overlaps`: a repository's ledger settings, and the files
+its worktrees' agents are changing at once."""
+
+from __future__ import annotations
+
+import click
+
+from agent_hooks.cli._common import emit_json, get_env, json_option, project_option, require_project
+from agent_hooks.reservations import overlaps as overlap_finder
+from agent_hooks.reservations import reservation
+from agent_hooks.reservations import store as reservation_store
+
+SETTINGS = {
+    "lease-minutes": "lease_minutes",
+    "worktree-leases": "worktree_leases",
+}
+
+
+def _value(name: str, raw: str) -> object:
+    if name == "lease_minutes":
+        if not (raw.isascii() and raw.isdigit()) or int(raw) > 1440:
+            raise click.BadParameter(f"{raw!r}: minutes from 0 (leases off) to 1440")
+        return int(raw)
+    if raw not in ("warn", "deny"):
+        raise click.BadParameter(f"{raw!r}: warn or deny")
+    return raw
+
+
+@click.command("settings")
+@click.argument("name", required=False, type=click.Choice(sorted(SETTINGS)))
+@click.argument("value", required=False)
+@project_option
+@json_option
+def settings(name: str | None, value: str | None, project: str | None, as_json: bool) -> None:
+    """Show or change the repository's ledger settings (shared by all its worktrees).
+
+    \b
+    lease-minutes N     a lease ends after N minutes without a write (default 10;
+                        0 turns leases off; AGENT_HOOKS_LEASE_MINUTES overrides it
+                        for one agent)
+    worktree-leases M   warn (default): an edit of a file another worktree is
+                        changing is allowed, with a note on the conflict ahead;
+                        deny: such an edit is refused
+    Strict mode has its own command: `agent-hooks strict`.
+    """
+    env = get_env()
+    root = require_project(env, project)
+    if name is not None and value is not None:
+        key = SETTINGS[name]
+        try:
+            reservation_store.set_setting(env.state_dir, root, key, _value(key, value), env.now)
+        except reservation.ReservationError as exc:
+            raise click.ClickException(str(exc)) from None
+    elif name is not None:
+        raise click.UsageError(f"give a value for {name}")
+    current = reservation_store.listing(env.state_dir, root, env.now).settings
+    if as_json:
+        emit_json({"project_root": root, **current})
+        return
+    click.echo(f"lease-minutes    {current['lease_minutes']}")
+    click.echo(f"worktree-leases  {current['worktree_leases']}")
+    click.echo(f"strict           {'on' if current['strict'] else 'off'}")
+
+
+@click.command("overlaps")
+@click.option("--all", "everything", is_flag=True, help="Every file two worktrees are changing.")
+@project_option
+@json_option
+def overlaps(everything: bool, project: str | None, as_json: bool) -> None:
+    """Files this worktree's branch changed (uncommitted, or committed since the
+    default branch) that agents in other worktrees are changing now: merge
+    conflicts ahead. With --all: every file leased in two or more worktrees."""
+    env = get_env()
+    root = require_project(env, project)
+    found = (
+        overlap_finder.everywhere(env.state_dir, root, env.now)
+        if everything
+        else overlap_finder.for_worktree(env.state_dir, root, env.now)
+    )
+    if as_json:
+        emit_json([{"path": rel, "also_changed_by": who} for rel, who in found.items()])
+        return
+    if not found:
+        click.echo("no overlaps" + ("" if everything else f" for {root}"))
+        return
+    for rel, who in found.items():
+        click.echo(f"{rel}: {'; '.join(who)}")
+
+
+def register(group: click.Group) -> None:
+    group.add_command(settings)
+    group.add_command(overlaps)
