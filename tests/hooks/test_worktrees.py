@@ -1,0 +1,239 @@
+"""One ledger per repository (issue 10), with real `git worktree add` repositories:
+a reservation made in one worktree holds in every worktree; a lease held in
+another worktree gives context, not a deny (unless the repository says deny);
+two HOMEs on one repository (as two containers would) see each other's claims;
+an earlier release's per-HOME ledger is picked up on first use; the git guard
+checks a commit in any worktree against the repository's ledger.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_hooks import identity
+from agent_hooks.reservations import ledger, pattern
+from agent_hooks.reservations import store as reservation_store
+from hook_runner import HookResult, HookRunner
+
+ME, OTHER = "proj__cc_1", "proj__cc_2"
+
+
+def git(cwd: Path, *args: str) -> str:
+    env = {
+        "PATH": os.environ["PATH"],
+        "HOME": str(cwd),
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@t",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@t",
+    }
+    return subprocess.run(
+        ["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True
+    ).stdout
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> tuple[Path, Path]:
+    """A repository with one commit, and a second worktree on branch `feature`."""
+    main = tmp_path / "main"
+    main.mkdir()
+    git(main, "init", "-q", "-b", "main")
+    (main / "src" / "auth").mkdir(parents=True)
+    (main / "src" / "auth" / "login.py").write_text("v1\n")
+    git(main, "add", ".")
+    git(main, "commit", "-q", "-m", "one")
+    git(main, "worktree", "add", "-q", "-b", "feature", str(tmp_path / "wt"))
+    return Path(os.path.realpath(main)), Path(os.path.realpath(tmp_path / "wt"))
+
+
+def runner(home: Path, top: Path) -> HookRunner:
+    home.mkdir(exist_ok=True)
+    return HookRunner(home, top)
+
+
+def reserve(home: Path, top: Path, agent: str, text: str) -> None:
+    outcome = reservation_store.reserve(
+        identity.state_dir({"HOME": str(home)}),
+        str(top),
+        agent,
+        [(text, pattern.compile(text))],
+        reason="farmhand-42",
+        ttl=3600,
+        shared=False,
+        keep=True,
+        now=time.time(),
+    )
+    assert outcome.changed and not outcome.conflicts
+
+
+def edit(run_hook: HookRunner, rel: str, agent: str = ME) -> HookResult:
+    payload = run_hook.payload(
+        "PreToolUse_Write", tool_input={"file_path": str(run_hook.project / rel), "content": "x\n"}
+    )
+    return run_hook("PreToolUse", payload, agent=agent)
+
+
+def decision(result: HookResult) -> tuple[str | None, str]:
+    assert result.code == 0, result.err
+    if result.out is None:
+        return None, ""
+    specific: dict[str, Any] = result.out["hookSpecificOutput"]
+    return specific["permissionDecision"], specific.get("permissionDecisionReason") or specific.get(
+        "additionalContext", ""
+    )
+
+
+def test_the_ledger_lives_in_the_common_git_dir_shared_by_worktrees(
+    repo: tuple[Path, Path], tmp_path: Path
+) -> None:
+    main, wt = repo
+    state_dir = str(tmp_path / "home" / ".claude")
+    assert (
+        ledger.directory(state_dir, str(main))
+        == ledger.directory(state_dir, str(wt))
+        == str(main / ".git" / "agent-hooks")
+    )
+
+
+@pytest.mark.parametrize("where", ["main", "worktree"])
+def test_a_reservation_made_in_one_worktree_holds_in_the_other(
+    repo: tuple[Path, Path], tmp_path: Path, where: str
+) -> None:
+    main, wt = repo
+    home = tmp_path / "home"
+    made_in, edited_in = (main, wt) if where == "main" else (wt, main)
+    reserve(home, made_in, OTHER, "src/auth/**")
+    verdict, reason = decision(edit(runner(home, edited_in), "src/auth/login.py"))
+    assert verdict == "deny" and 'agent "proj__cc_2" holds src/auth/**' in reason
+    assert decision(edit(runner(home, edited_in), "README.md"))[0] is None
+
+
+def test_a_lease_in_another_worktree_is_context_not_a_deny_unless_set_to_deny(
+    repo: tuple[Path, Path], tmp_path: Path
+) -> None:
+    main, wt = repo
+    home = tmp_path / "home"
+    assert decision(edit(runner(home, main), "src/auth/login.py", agent=OTHER))[0] is None
+    verdict, note = decision(edit(runner(home, wt), "src/auth/login.py"))
+    assert verdict == "allow"
+    assert "also being changed in another worktree" in note and "on branch main" in note
+    assert 'agent "proj__cc_2"' in note and "merge conflict" in note
+    state_dir = identity.state_dir({"HOME": str(home)})
+    reservation_store.set_setting(state_dir, str(wt), "worktree_leases", "deny", time.time())
+    verdict, reason = decision(edit(runner(home, wt), "src/auth/login.py"))
+    assert verdict == "deny" and 'agent "proj__cc_2"' in reason
+
+
+def test_two_homes_on_one_repository_see_each_others_claims(
+    repo: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """Two containers mounting one repository, each with its own HOME."""
+    main, wt = repo
+    first, second = tmp_path / "home1", tmp_path / "home2"
+    reserve(first, main, OTHER, "src/**")
+    assert decision(edit(runner(second, wt), "src/auth/login.py"))[0] == "deny"
+    assert decision(edit(runner(first, main), "docs/a.md", agent=OTHER))[0] is None
+    assert decision(edit(runner(second, main), "docs/a.md"))[0] == "deny"
+
+
+def test_an_earlier_releases_ledger_is_picked_up_on_first_use(
+    repo: tuple[Path, Path], tmp_path: Path
+) -> None:
+    main, _ = repo
+    home = tmp_path / "home"
+    state_dir = str(home / ".claude")
+    old = Path(ledger.legacy_directory(state_dir, str(main)))
+    old.mkdir(parents=True)
+    compiled = pattern.compile("src/**")
+    (old / "reservations.json").write_text(
+        json.dumps(
+            {
+                "schema": 1,
+                "project_root": str(main),
+                "strict": False,
+                "reservations": [
+                    {
+                        "id": "r-0ld00001",
+                        "agent": OTHER,
+                        "project_root": str(main),
+                        "pattern": "src/**",
+                        "compiled": compiled,
+                        "mode": "exclusive",
+                        "reason": "old",
+                        "created_at": int(time.time()),
+                        "expires_at": int(time.time()) + 3600,
+                        "keep": False,
+                        "conversation_id": None,
+                        "source": "cli",
+                    }
+                ],
+            }
+        )
+    )
+    verdict, reason = decision(edit(runner(home, main), "src/auth/login.py"))
+    assert (
+        verdict == "deny"
+        and "r-0ld00001" not in reason
+        and 'agent "proj__cc_2" holds src/**' in reason
+    )
+    adopted = json.loads((main / ".git" / "agent-hooks" / "reservations.json").read_text())
+    assert [r["id"] for r in adopted["reservations"]] == ["r-0ld00001"]
+    assert not (old / "reservations.json").exists()
+    assert list(old.glob("reservations.json.migrated-*"))
+
+
+def test_session_start_names_files_the_branch_shares_with_another_worktree(
+    repo: tuple[Path, Path], tmp_path: Path
+) -> None:
+    main, wt = repo
+    home = tmp_path / "home"
+    assert decision(edit(runner(home, main), "src/auth/login.py", agent=OTHER))[0] is None
+    (wt / "src" / "auth" / "login.py").write_text("v2\n")  # the branch changes it too
+    text = runner(home, wt)("SessionStart", "SessionStart_startup").out["hookSpecificOutput"][
+        "additionalContext"
+    ]
+    assert "Files your branch changed that agents in other worktrees are also changing" in text
+    assert "src/auth/login.py" in text and "on main" in text
+
+
+def test_the_git_guard_in_a_worktree_checks_the_repositorys_ledger(
+    repo: tuple[Path, Path], tmp_path: Path
+) -> None:
+    main, wt = repo
+    home = tmp_path / "home"
+    home.mkdir()
+    reserve(home, main, OTHER, "src/auth/**")
+    env = {
+        **os.environ,
+        "HOME": str(home),
+        "AGENT_NAME": ME,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@t",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@t",
+    }
+    env.pop("CLAUDE_CONFIG_DIR", None)
+    check = subprocess.run(
+        [sys.executable, "-m", "agent_hooks.cli", "guard", "install"],
+        cwd=wt,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert check.returncode == 0, check.stderr
+    (wt / "src" / "auth" / "login.py").write_text("v2\n")
+    subprocess.run(["git", "add", "."], cwd=wt, env=env, check=True)
+    commit = subprocess.run(
+        ["git", "commit", "-q", "-m", "two"], cwd=wt, env=env, capture_output=True, text=True
+    )
+    assert commit.returncode != 0
+    assert "src/auth/login.py (modified)" in commit.stderr and 'agent "proj__cc_2"' in commit.stderr
