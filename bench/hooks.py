@@ -6,11 +6,15 @@ not a test). The budget for PreToolUse and PostToolUse is 1.5x.
 
     python bench/hooks.py [--runs 60] [--python /abs/python] [--scale]
 
---scale adds the reservation scale case: PreToolUse (a Write, and a Bash
-command, into a directory where reservations are held) and PostToolUse (a Bash
-command that changed a file there) with one other agent holding 10
-reservations, then with 100 agents holding 10 each; the second must stay within
-1.2x of the first, and both within the 1.5x budget.
+"(lease)" cases take a new lease each run (a write in the ledger); "(renew)"
+renews the agent's own fresh lease (no write).
+
+--scale adds the scale cases: PreToolUse (a Write, and a Bash command, into a
+directory where others hold things) and PostToolUse (a Bash command that changed
+a file there, which it then leases) with one other agent holding 10
+reservations, then with 100 agents holding 10 each; then with one other agent
+holding 50 leases, then 100 agents holding 50 each. The larger case must stay
+within 1.2x of the smaller, and both within the 1.5x budget.
 """
 
 from __future__ import annotations
@@ -101,6 +105,50 @@ def seed_reservations(env: dict[str, str], project: Path, agents: range, each: i
         )
 
 
+def seed_leases(env: dict[str, str], project: Path, agents: range, each: int) -> None:
+    """Agents bench__cc_<a> each lease `each` files spread over pkg0..pkg9 (held by
+    this live process, so every lease counts)."""
+    sys.path.insert(0, str(ROOT / "src"))
+    from agent_hooks import identity, writer
+    from agent_hooks.reservations import lease_store, ledger
+
+    directory = ledger.directory(identity.state_dir(env), str(project))
+    holder_env = {"CLAUDE_PID": str(os.getpid())}
+    for a in agents:
+        rels = [f"pkg{(a + r) % 10}/lease{a}_{r}.py" for r in range(each)]
+        lease_store.claim_many(
+            directory,
+            rels,
+            writer.Writer(f"bench__cc_{a}", f"conv-{a}"),
+            worktree=str(project),
+            branch=None,
+            environ=holder_env,
+            now=time.time(),
+            minutes=600,
+        )
+
+
+def fresh_lease(ledger_dir: Path, rel: str) -> Callable[[int], object]:
+    """Before each run: no lease on `rel`, so the hook claims one (a write)."""
+
+    def prepare(n: int) -> None:
+        try:
+            (ledger_dir / "leases" / rel).unlink()
+        except FileNotFoundError:
+            pass
+
+    return prepare
+
+
+def report(title: str, few: dict[str, float], many: dict[str, float], small: str, big: str) -> None:
+    print(title)
+    for name, ratio in many.items():
+        print(
+            f"  {name:<26} {small}: {few[name]:4.2f}x   {big}: {ratio:4.2f}x"
+            f"   = {ratio / few[name]:4.2f}x the smaller case"
+        )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=60)
@@ -134,8 +182,13 @@ def main() -> int:
             env=env,
             check=True,
         )
+        ledger_dir = project / ".git" / "agent-hooks"
         cases = {
-            "PreToolUse Write": (
+            "PreToolUse Write (lease)": (
+                [*hook, "PreToolUse"],
+                payload_file(tmp, "PreToolUse_Write", project),
+            ),
+            "PreToolUse Write (renew)": (
                 [*hook, "PreToolUse"],
                 payload_file(tmp, "PreToolUse_Write", project),
             ),
@@ -151,36 +204,61 @@ def main() -> int:
                 [*hook, "PostToolUse"],
                 payload_file(tmp, "PostToolUse_Read", project),
             ),
+            "PostToolUse Bash (lease)": (
+                [*hook, "PostToolUse"],
+                payload_file(tmp, "PostToolUse_Bash", project),
+            ),
             "Stop": ([*hook, "Stop"], payload_file(tmp, "Stop", project)),
         }
         print(
-            f"python: {python} ({sys.version.split()[0]}); {args.runs} paired runs; ratio = hook / `python -I -S -c pass`"
+            f"python: {python} ({sys.version.split()[0]}); {args.runs} paired runs; "
+            "ratio = hook / `python -I -S -c pass`"
         )
-        # A real edit changes the file each time, so PostToolUse has a new fingerprint to write.
-        edit = {"PostToolUse Edit": lambda n: edited.write_text(f"alpha {n}\nline two\n")}
-        one = compare(python, cases, env, args.runs, edit)
+        # A real edit changes the file each time, so PostToolUse has a new fingerprint to write;
+        # "(lease)" cases start without a lease, so the hook writes one.
+        prepare: dict[str, Callable[[int], object]] = {
+            "PostToolUse Edit": lambda n: edited.write_text(f"alpha {n}\nline two\n"),
+            "PreToolUse Write (lease)": fresh_lease(ledger_dir, "a.txt"),
+            "PostToolUse Bash (lease)": fresh_lease(ledger_dir, "b.txt"),
+        }
+        one = compare(python, cases, env, args.runs, prepare)
         for name, ratio in one.items():
             budget = " (budget 1.5x)" if name.startswith(("PreToolUse", "PostToolUse")) else ""
-            print(f"  {name:<22} {ratio:5.2f}x{budget}")
+            print(f"  {name:<26} {ratio:5.2f}x{budget}")
         if args.scale:
             scale_cases = {
-                "PreToolUse Write": ([*hook, "PreToolUse"], write_into),
+                "PreToolUse Write (lease)": ([*hook, "PreToolUse"], write_into),
                 "PreToolUse Bash": ([*hook, "PreToolUse"], bash_into),
-                "PostToolUse Bash": ([*hook, "PostToolUse"], bash_done),
+                "PostToolUse Bash (lease)": ([*hook, "PostToolUse"], bash_done),
+            }
+            scale_prepare: dict[str, Callable[[int], object]] = {
+                "PreToolUse Write (lease)": fresh_lease(ledger_dir, "pkg3%2Ffree%2Fx.py"),
+                "PostToolUse Bash (lease)": fresh_lease(ledger_dir, "pkg3%2Ffree%2Fy.txt"),
             }
             seed_reservations(env, project, range(1), 10)
-            few = compare(python, scale_cases, env, args.runs)
+            few = compare(python, scale_cases, env, args.runs, scale_prepare)
             seed_reservations(env, project, range(1, 100), 10)
-            many = compare(python, scale_cases, env, args.runs)
-            print(
+            many = compare(python, scale_cases, env, args.runs, scale_prepare)
+            report(
                 "writing into pkg3/free/, among held reservations "
-                "(budget: 1.5x each, and 100 agents within 1.2x of 1 agent):"
+                "(budget: 1.5x each, and 100 agents within 1.2x of 1 agent):",
+                few,
+                many,
+                "1 agent x 10",
+                "100 agents x 10",
             )
-            for name, ratio in many.items():
-                print(
-                    f"  {name:<22} 1 agent x 10: {few[name]:4.2f}x   100 agents x 10: {ratio:4.2f}x"
-                    f"   = {ratio / few[name]:4.2f}x the one-agent time"
-                )
+            seed_leases(env, project, range(1000, 1001), 50)
+            few = compare(python, scale_cases, env, args.runs, scale_prepare)
+            seed_leases(env, project, range(1001, 1100), 50)
+            many = compare(python, scale_cases, env, args.runs, scale_prepare)
+            report(
+                "... and among other writers' leases (budget: 1.5x each, 100 agents x 50 leases "
+                "within 1.2x of 1 agent x 50):",
+                few,
+                many,
+                "1 x 50",
+                "100 x 50",
+            )
     return 0
 
 
