@@ -93,6 +93,7 @@ make_dir() {  # mkdir -p, remembering the directories that did not exist (uninst
 remember_created() {
   [ ${#created[@]} -gt 0 ] || return 0
   { cat "$data/created-dirs" 2>/dev/null || true; printf '%s\n' "${created[@]}"; } \
+    | while IFS= read -r dir; do [ ! -d "$dir" ] || printf '%s\n' "$dir"; done \
     | LC_ALL=C sort -u > "$data/created-dirs.new"
   mv -f "$data/created-dirs.new" "$data/created-dirs"
   created=()

@@ -489,6 +489,9 @@ def _install(args: argparse.Namespace, block: dict[str, list[dict[str, Any]]]) -
     if backup is not None:
         prune_backups(path, keep=backup)
     if args.record:
+        record["settings"] = {  # files gone since (a project deleted) are forgotten
+            p: e for p, e in record["settings"].items() if p != real and os.path.lexists(p)
+        }
         record["settings"][real] = {"allow": ours, "created": created}
         save_record(args.record, record)
     if after == before:
