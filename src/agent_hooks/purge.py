@@ -348,7 +348,11 @@ def main(argv: list[str] | None = None) -> int:
         args.state_dir = identity.state_dir(os.environ)
     if not args.settings:
         args.settings = os.path.join(args.state_dir, "settings.json")
-    return {"plan": plan, "run": run, "kept": kept}[args.action](args)
+    try:
+        return {"plan": plan, "run": run, "kept": kept}[args.action](args)
+    except OSError as exc:
+        print(f"install.sh: {exc}; stopped there", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":
