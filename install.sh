@@ -10,6 +10,10 @@
 #                                    asked interactively when run from a terminal)
 #   ./install.sh --uninstall [--project DIR]
 #                                    remove exactly what install added
+#   ./install.sh --uninstall --purge [--yes]
+#                                    ... from every settings file it went into, and all
+#                                    of agent-hooks' state, log, data, recorded git
+#                                    guards and ledgers; lists them and asks first
 #
 # Environment: PYTHON (interpreter to build the venv from, >= 3.11),
 # AGENT_HOOKS_HOME (default ${XDG_DATA_HOME:-~/.local/share}/agent-hooks),
@@ -20,10 +24,15 @@ repo=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 data=${AGENT_HOOKS_HOME:-${XDG_DATA_HOME:-$HOME/.local/share}/agent-hooks}
 bin_dir=${AGENT_HOOKS_BIN:-$HOME/.local/bin}
 venv=$data/venv
+link=$bin_dir/agent-hooks
+record=$data/install-record.json   # which settings files install changed, and what it added
+state_dir=${CLAUDE_CONFIG_DIR:-$HOME/.claude}
 action=install
 project=
 settings_wanted=yes
 statusline=ask
+purge=no
+assume_yes=no
 
 die() { echo "install.sh: $*" >&2; exit 1; }
 
@@ -32,13 +41,18 @@ while [ $# -gt 0 ]; do
     --project) [ $# -ge 2 ] || die "--project needs a directory"; project=$2; shift 2 ;;
     --project=*) project=${1#--project=}; shift ;;
     --uninstall) action=uninstall; shift ;;
+    --purge) purge=yes; shift ;;
+    -y|--yes) assume_yes=yes; shift ;;
     --no-settings) settings_wanted=no; shift ;;
     --statusline) statusline=yes; shift ;;
     --no-statusline) statusline=no; shift ;;
-    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,/^set -/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown option $1 (see --help)" ;;
   esac
 done
+[ "$purge" = no ] || [ "$action" = uninstall ] || die "--purge goes with --uninstall"
+[ "$purge" = no ] || [ -z "$project" ] \
+  || die "--purge removes every install and all state; run it without --project"
 
 if [ -n "$project" ]; then
   [ -d "$project" ] || die "--project $project: not a directory"
@@ -58,33 +72,90 @@ find_python() {
   return 1
 }
 
-merge_settings() {  # $1 = install | uninstall
+run_module() {  # run_module PY MODULE ARGS...: this clone's module, whatever the venv holds
+  local py=$1 module=$2; shift 2
+  "$py" -I -c 'import runpy, sys; sys.path.insert(0, sys.argv.pop(1)); runpy.run_module(sys.argv.pop(1), run_name="__main__", alter_sys=True)' \
+    "$repo/src" "$module" "$@"
+}
+
+merge_settings() {  # merge_settings PY install|uninstall ARGS...
   local py=$1; shift
-  PYTHONPATH=$repo/src "$py" -I -m agent_hooks.claude_settings "$@" --settings "$settings_file"
+  run_module "$py" agent_hooks.claude_settings "$@" --settings "$settings_file" \
+    --cli "$link" --record "$record"
+}
+
+created=()
+make_dir() {  # mkdir -p, remembering the directories that did not exist (uninstall removes them if empty)
+  local dir=$1
+  while [ ! -d "$dir" ] && [ ! -L "$dir" ]; do created+=("$dir"); dir=$(dirname -- "$dir"); done
+  mkdir -p -- "$1"
+}
+remember_created() {
+  [ ${#created[@]} -gt 0 ] || return 0
+  { cat "$data/created-dirs" 2>/dev/null || true; printf '%s\n' "${created[@]}"; } \
+    | while IFS= read -r dir; do [ ! -d "$dir" ] || printf '%s\n' "$dir"; done \
+    | LC_ALL=C sort -u > "$data/created-dirs.new"
+  mv -f "$data/created-dirs.new" "$data/created-dirs"
+  created=()
+}
+remove_data_if_unused() {  # once no install and no record is left: the data dir and the empty dirs install made
+  [ ! -e "$venv" ] && [ ! -e "$record" ] || return 0
+  local dirs= left=
+  dirs=$(cat "$data/created-dirs" 2>/dev/null || true)
+  rm -f "$data/created-dirs" "$data/cli-link"
+  rmdir "$data" 2>/dev/null || true
+  [ -n "$dirs" ] || return 0
+  printf '%s\n' "$dirs" | LC_ALL=C sort -r | while IFS= read -r dir; do
+    rmdir -- "$dir" 2>/dev/null || true
+  done
+  left=$(printf '%s\n' "$dirs" | while IFS= read -r dir; do [ ! -d "$dir" ] || printf '%s\n' "$dir"; done)
+  if [ -n "$left" ]; then  # still holding something (agents' state): remembered for --purge
+    make_dir "$data"
+    while IFS= read -r dir; do created+=("$dir"); done <<< "$left"
+    remember_created
+  fi
 }
 
 if [ "$action" = uninstall ]; then
   py=$venv/bin/python
   [ -x "$py" ] || py=$(find_python) || die "no Python >= 3.11 found to edit $settings_file"
-  merge_settings "$py" uninstall
-  if [ -z "$project" ]; then
-    if [ -L "$bin_dir/agent-hooks" ] && [ "$(readlink "$bin_dir/agent-hooks")" = "$venv/bin/agent-hooks" ]; then
-      rm -f "$bin_dir/agent-hooks" && echo "removed $bin_dir/agent-hooks"
-    fi
-    if [ -d "$data" ]; then
-      rm -rf "$venv" "$data/hooks" "$data/installed-source"
-      rmdir "$data" 2>/dev/null || true
-      echo "removed $venv and $data/hooks"
-    fi
-    echo "Agents' state files in ${CLAUDE_CONFIG_DIR:-$HOME/.claude} are kept; remove them with 'agent-hooks cleanup --days 0' before uninstalling, if you want."
+  if [ "$purge" = yes ]; then
+    # List everything first (the CLI is still there), ask, and only then remove.
+    yes_flag=()
+    [ "$assume_yes" = yes ] && yes_flag=(--yes)
+    purge_args=(--state-dir "$state_dir" --settings "$settings_file" --record "$record" --link "$link" --data "$data")
+    status=0
+    run_module "$py" agent_hooks.purge plan "${purge_args[@]}" ${yes_flag[@]+"${yes_flag[@]}"} || status=$?
+    [ "$status" -eq 0 ] || exit "$status"
+    # Settings first (no hook starts any more), guards, ledgers, state; then the copy itself.
+    run_module "$py" agent_hooks.purge run "${purge_args[@]}" || status=$?
+  else
+    merge_settings "$py" uninstall
   fi
-  exit 0
+  if [ -z "$project" ]; then
+    if [ -L "$link" ] && [ "$(readlink "$link")" = "$venv/bin/agent-hooks" ]; then
+      rm -f "$link" && echo "removed $link"
+    fi
+    [ "$purge" = yes ] || run_module "$py" agent_hooks.purge kept --state-dir "$state_dir" \
+      --settings "$settings_file" --record "$record" || true
+    if [ -d "$data" ]; then
+      rm -rf "$venv" "$data/hooks" "$data/installed-source" "$data/cache"
+      echo "removed $venv and $data/hooks"
+      if [ -e "$record" ]; then
+        echo "kept $record: agent-hooks is still in other settings files (--uninstall --project DIR takes it out)"
+      fi
+    fi
+  fi
+  remove_data_if_unused
+  exit "${status:-0}"
 fi
 
 python=$(find_python) || die "Python >= 3.11 is required (set PYTHON=/path/to/python3.11)"
+# pip's downloads and version check stay in our own directory: uninstall leaves no trace.
+export PIP_CACHE_DIR=$data/cache/pip PIP_DISABLE_PIP_VERSION_CHECK=1
 if ! { [ -x "$venv/bin/python" ] && "$venv/bin/python" -c 'import sys; assert sys.version_info >= (3, 11)' 2>/dev/null; }; then
   echo "creating $venv (from $python)"
-  mkdir -p "$data"
+  make_dir "$data"
   "$python" -m venv --clear "$venv"
 fi
 source_hash() {
@@ -106,6 +177,7 @@ else
   "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps "$repo"
   echo "$wanted" > "$data/installed-source"
 fi
+remember_created
 mkdir -p "$data/hooks"
 install -m 0755 "$repo/hooks/entry.py" "$data/hooks/entry.py"
 # Run a hook exactly as Claude Code will (-IS, from outside the clone): it must start cleanly.
@@ -113,17 +185,57 @@ hook_check=$(cd / && echo '{}' | "$venv/bin/python" -IS "$data/hooks/entry.py" P
   && [ -z "$hook_check" ] || die "the installed hook does not start: $hook_check"
 "$venv/bin/python" -I -c 'import agent_hooks.cli' || die "the installed CLI does not import"
 
-mkdir -p "$bin_dir"
-if [ -e "$bin_dir/agent-hooks" ] && ! [ -L "$bin_dir/agent-hooks" ]; then
-  echo "warning: $bin_dir/agent-hooks exists and is not our link; left as it is (the CLI is $venv/bin/agent-hooks)" >&2
+make_dir "$bin_dir"
+remember_created
+if [ -e "$link" ] && ! [ -L "$link" ]; then
+  echo "warning: $link exists and is not our link; left as it is (the CLI is $venv/bin/agent-hooks)" >&2
 else
-  ln -sfn "$venv/bin/agent-hooks" "$bin_dir/agent-hooks"
-  echo "linked $bin_dir/agent-hooks"
+  ln -sfn "$venv/bin/agent-hooks" "$link"
+  echo "linked $link"
 fi
-case ":$PATH:" in
-  *":$bin_dir:"*) ;;
-  *) echo "hint: $bin_dir is not on your PATH; add it (e.g. export PATH=\"$bin_dir:\$PATH\" in ~/.bashrc) so you and your agents can run agent-hooks" ;;
-esac
+printf '%s\n' "$link" > "$data/cli-link"
+
+profile_line() {  # the profile file and the line that puts $bin_dir on a login shell's PATH
+  local dir=$bin_dir
+  case $dir in "$HOME"/*) dir="\$HOME/${dir#"$HOME"/}" ;; esac
+  case ${1##*/} in
+    fish) echo "$HOME/.config/fish/config.fish"; echo "fish_add_path \"$bin_dir\"" ;;
+    zsh) echo "${ZDOTDIR:-$HOME}/.zprofile"; echo "export PATH=\"$dir:\$PATH\"" ;;
+    bash)
+      if [ -f "$HOME/.bash_profile" ]; then echo "$HOME/.bash_profile"
+      elif [ -f "$HOME/.bash_login" ]; then echo "$HOME/.bash_login"
+      else echo "$HOME/.profile"; fi
+      echo "export PATH=\"$dir:\$PATH\"" ;;
+    *) echo "$HOME/.profile"; echo "export PATH=\"$dir:\$PATH\"" ;;
+  esac
+}
+check_login_path() {
+  # tmux panes start login shells: that is the PATH agents' Bash tool inherits.
+  local shell=${SHELL:-} found=
+  if [ -z "$shell" ] || ! [ -x "$shell" ]; then
+    shell=$(getent passwd "$(id -un)" 2>/dev/null | cut -d: -f7) || shell=
+  fi
+  if [ -z "$shell" ] || ! [ -x "$shell" ]; then
+    case ":$PATH:" in *":$bin_dir:"*) return 0 ;; esac
+    echo "warning: $bin_dir is not on your PATH, so agents cannot run agent-hooks by name; add it to your shell's profile" >&2
+    return 0
+  fi
+  local limit=()
+  command -v timeout >/dev/null 2>&1 && limit=(timeout 20)
+  found=$(cd / && ${limit[@]+"${limit[@]}"} "$shell" -lc 'command -v agent-hooks' </dev/null 2>/dev/null | tail -n 1) || found=
+  if [ -n "$found" ] && [ "$found" -ef "$link" ]; then
+    return 0
+  fi
+  local profile line
+  { IFS= read -r profile; IFS= read -r line; } <<< "$(profile_line "$shell")"
+  if [ -n "$found" ]; then
+    echo "warning: a login shell ($shell) finds $found before $link; put $bin_dir first on its PATH with this line in $profile:" >&2
+  else
+    echo "warning: $bin_dir is not on the PATH of your login shell ($shell), so agents in new tmux panes cannot run agent-hooks by name. Add this line to $profile:" >&2
+  fi
+  echo "  $line" >&2
+}
+check_login_path
 
 if [ "$settings_wanted" = yes ]; then
   if [ "$statusline" = ask ]; then
@@ -136,6 +248,8 @@ if [ "$settings_wanted" = yes ]; then
   fi
   extra=()
   [ "$statusline" = yes ] && extra=(--statusline)
-  merge_settings "$venv/bin/python" install --python "$venv/bin/python" --entry "$data/hooks/entry.py" "${extra[@]}"
+  make_dir "$(dirname -- "$settings_file")"
+  remember_created
+  merge_settings "$venv/bin/python" install --python "$venv/bin/python" --entry "$data/hooks/entry.py" ${extra[@]+"${extra[@]}"}
 fi
 echo "done. Start agents with distinct AGENT_NAMEs; see README.md for a tour."

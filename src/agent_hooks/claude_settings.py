@@ -7,15 +7,24 @@ Invariants:
   (`…/hooks/entry.py <one of our events>`) are ever added, changed or removed; every other
   setting and hook of the user stays exactly as it was. The status line is set
   only when asked and only when the user has none (or it is already ours).
+* The `permissions.allow` rules that let agents run the `agent-hooks` command
+  without a prompt (`Bash(agent-hooks *)`, and the same for the CLI link's absolute
+  path) are added only when missing. Which ones install added is kept in a record
+  (`--record`, install.sh's `<AGENT_HOOKS_HOME>/install-record.json`, by resolved
+  settings path); uninstall removes exactly those, so a rule the user had before
+  stays. Without a record no rule is removed.
 * `install` is idempotent: on a file that already holds the current block it
   returns the document unchanged, so a second run writes nothing.
 * A file is backed up before it is changed, then replaced atomically (keeping its
-  mode); a file that is not a JSON object is refused, never overwritten.
+  mode); a file that is not a JSON object is refused, never overwritten. At most
+  one backup per settings file is kept: a change that installing into the kept
+  backup reproduces needs no new one, a new one replaces the older, and a backup
+  put back by uninstall is removed (the file itself is now that copy).
 * Uninstall restores the user's file exactly when nothing else changed since
   the install: if the file is what installing into the latest backup gives, that
   backup (which holds nothing of ours) is put back byte for byte. Otherwise only
-  our handlers are removed (and containers left empty by that); a file we created
-  and that is left holding nothing is removed.
+  our handlers and recorded rules are removed (and containers left empty by
+  that); a file we created and that is left holding nothing is removed.
 * `hooks/hooks.json` (the plugin form) and `settings.example.json` are generated
   from `HOOKS` too (tests keep them in step).
 
@@ -37,6 +46,8 @@ from typing import Any
 from agent_hooks import storage
 
 ENTRY_NAME = "/hooks/entry.py"
+CLI_NAME = "agent-hooks"
+BACKUP_INFIX = ".agent-hooks-backup-"
 PLUGIN_COMMAND = '"${CLAUDE_PLUGIN_ROOT}/hooks/run" '
 EDIT_TOOLS = "Write|Edit|MultiEdit|NotebookEdit"
 # (event, matcher or None for "every", timeout in seconds)
@@ -68,6 +79,17 @@ def installed_command(python: str, entry: str) -> Callable[[str], str]:
 
 def plugin_command(event: str) -> str:
     return PLUGIN_COMMAND + event
+
+
+def cli_rules(cli: str | None = None) -> list[str]:
+    """`permissions.allow` rules for the `agent-hooks` command run through Bash, by
+    name and (given the CLI link's absolute path) by that path. `Bash(cmd *)` is the
+    form Claude Code 2.1 documents; it also matches `cmd` alone (measured with
+    2.1.328, as the legacy `Bash(cmd:*)`)."""
+    rules = [f"Bash({CLI_NAME} *)"]
+    if cli and cli != CLI_NAME:
+        rules.append(f"Bash({cli} *)")
+    return rules
 
 
 def hooks_block(command: Callable[[str], str]) -> dict[str, list[dict[str, Any]]]:
@@ -112,11 +134,18 @@ def status_line(command: str) -> dict[str, Any]:
 
 
 def install(
-    settings: dict[str, Any], block: dict[str, list[dict[str, Any]]], statusline: str | None = None
+    settings: dict[str, Any],
+    block: dict[str, list[dict[str, Any]]],
+    statusline: str | None = None,
+    rules: list[str] | tuple[str, ...] = (),
+    stale_rules: list[str] | tuple[str, ...] = (),
 ) -> dict[str, Any]:
     """`settings` with exactly our `block` in it (unchanged if it is already there),
-    and our status line `statusline` when given and the user has none of their own."""
+    our status line `statusline` when given and the user has none of their own, the
+    `rules` in `permissions.allow` (added at its end when missing) and the
+    `stale_rules` (ours from an earlier install, no longer wanted) out of it."""
     result: dict[str, Any] = json.loads(json.dumps(settings))
+    _set_rules(result, rules, [r for r in stale_rules if r not in rules])
     if statusline is not None and ("statusLine" not in result or is_ours(result["statusLine"])):
         result["statusLine"] = status_line(statusline)
     hooks = result.setdefault("hooks", {})
@@ -137,9 +166,54 @@ def install(
     return result
 
 
-def uninstall(settings: dict[str, Any]) -> dict[str, Any]:
-    """`settings` without any agent-hooks handler (events left empty are dropped)."""
+def _allow_list(settings: dict[str, Any], create: bool) -> list[Any] | None:
+    """`permissions.allow` of `settings` (created when `create`); ValueError for odd shapes."""
+    if "permissions" not in settings and not create:
+        return None
+    permissions = settings.setdefault("permissions", {})
+    if not isinstance(permissions, dict):
+        raise ValueError('"permissions" in the settings file is not an object')
+    if "allow" not in permissions and not create:
+        return None
+    allow = permissions.setdefault("allow", [])
+    if not isinstance(allow, list):
+        raise ValueError('"permissions.allow" in the settings file is not a list')
+    return allow
+
+
+def _set_rules(settings: dict[str, Any], add: Any, remove: Any) -> None:
+    """Add the rules `add` that are missing and take out every rule in `remove`;
+    `allow` and `permissions` emptied by that are dropped."""
+    if not add and not remove:
+        return
+    allow = _allow_list(settings, create=bool(add))
+    if allow is None:
+        return
+    had = len(allow)
+    allow[:] = [r for r in allow if r not in remove]
+    allow.extend(r for r in add if r not in allow)
+    if not allow and had:
+        permissions = settings["permissions"]
+        del permissions["allow"]
+        if not permissions:
+            del settings["permissions"]
+
+
+def rules_in(settings: dict[str, Any], rules: list[str]) -> list[str]:
+    """Those of `rules` that `settings` allows."""
+    permissions = settings.get("permissions")
+    allow = permissions.get("allow") if isinstance(permissions, dict) else None
+    return [r for r in rules if isinstance(allow, list) and r in allow]
+
+
+def uninstall(settings: dict[str, Any], rules: list[str] | tuple[str, ...] = ()) -> dict[str, Any]:
+    """`settings` without any agent-hooks handler (events left empty are dropped)
+    and without the `permissions.allow` entries in `rules` (the ones install added)."""
     result: dict[str, Any] = json.loads(json.dumps(settings))
+    try:
+        _set_rules(result, (), rules)
+    except ValueError:
+        pass  # not ours to repair: the rules cannot be there
     if is_ours(result.get("statusLine")):
         del result["statusLine"]
     hooks = result.get("hooks")
@@ -158,19 +232,38 @@ def uninstall(settings: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
-def latest_backup(path: str) -> str | None:
-    """The newest `<path>.agent-hooks-backup-*` next to the (resolved) settings file."""
+def backups(path: str) -> list[str]:
+    """Every `<path>.agent-hooks-backup-*` next to the (resolved) settings file, oldest first."""
     real = os.path.realpath(path)
     directory, name = os.path.split(real)
     try:
-        found = [f for f in os.listdir(directory) if f.startswith(name + ".agent-hooks-backup-")]
+        found = [f for f in os.listdir(directory) if f.startswith(name + BACKUP_INFIX)]
     except OSError:
-        return None
-    return os.path.join(directory, max(found, key=_backup_order)) if found else None
+        return []
+    return [os.path.join(directory, f) for f in sorted(found, key=_backup_order)]
+
+
+def latest_backup(path: str) -> str | None:
+    """The newest `<path>.agent-hooks-backup-*` next to the (resolved) settings file."""
+    found = backups(path)
+    return found[-1] if found else None
+
+
+def prune_backups(path: str, keep: str | None) -> list[str]:
+    """Remove every backup of `path` but `keep`; return what was removed."""
+    removed = []
+    for backup in backups(path):
+        if backup != keep:
+            try:
+                os.unlink(backup)
+            except FileNotFoundError:
+                continue
+            removed.append(backup)
+    return removed
 
 
 def _backup_order(name: str) -> tuple[str, int]:
-    stamp, _, n = name.rpartition(".agent-hooks-backup-")[2].partition("-")
+    stamp, _, n = name.rpartition(BACKUP_INFIX)[2].partition("-")
     return stamp, int(n) if n.isdigit() else 1
 
 
@@ -189,22 +282,33 @@ def ours_block(settings: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
     return block
 
 
-def restorable_backup(path: str, current: dict[str, Any]) -> str | None:
-    """The backup to put back on uninstall, if the file is exactly our install into it."""
-    block = ours_block(current)
+def restorable_backup(
+    path: str, current: dict[str, Any], rules: list[str] | tuple[str, ...] = ()
+) -> str | None:
+    """The backup to put back on uninstall, if the file is exactly our install (our
+    handlers, status line and the `rules` install added) into it."""
     backup = latest_backup(path)
-    if backup is None:
-        return None
+    return backup if backup is not None and reproduces(backup, current, rules) else None
+
+
+def reproduces(backup: str, current: dict[str, Any], rules: list[str] | tuple[str, ...]) -> bool:
+    """Whether `backup` holds nothing of ours and installing our part of `current`
+    (handlers, status line, `rules`) into it gives `current` exactly."""
     try:
         saved = read_settings(backup)
     except (ValueError, OSError):
-        return None
+        return False
     statusline = (
         current.get("statusLine", {}).get("command") if is_ours(current.get("statusLine")) else None
     )
-    if _has_ours(saved) or install(saved, block, statusline) != current:
-        return None
-    return backup
+    try:
+        return (
+            not _has_ours(saved)
+            and install(saved, ours_block(current), statusline, rules) == current
+            and not [r for r in rules_in(saved, list(rules))]
+        )
+    except ValueError:
+        return False
 
 
 def read_settings(path: str) -> dict[str, Any]:
@@ -234,8 +338,10 @@ def write_settings(
     now: float,
     *,
     remove_if_empty: bool = False,
+    backup_first: bool = True,
 ) -> str | None:
-    """Write `after` if it differs from `before`; return the backup's path (if any).
+    """Write `after` if it differs from `before`; return the backup's path (if any:
+    `backup_first=False` writes none).
 
     A settings file that is a symlink (dotfiles setups) is written through: its
     target is replaced, the link stays."""
@@ -247,12 +353,12 @@ def write_settings(
         return None
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
     backup = None
-    if os.path.exists(path):
-        backup = f"{path}.agent-hooks-backup-{storage.utc_stamp(now)}"
+    if os.path.exists(path) and backup_first:
+        backup = f"{path}{BACKUP_INFIX}{storage.utc_stamp(now)}"
         n = 1
         while os.path.lexists(backup):
             n += 1
-            backup = f"{path}.agent-hooks-backup-{storage.utc_stamp(now)}-{n}"
+            backup = f"{path}{BACKUP_INFIX}{storage.utc_stamp(now)}-{n}"
         with open(path, "rb") as src, open(backup, "xb") as dst:
             dst.write(src.read())
         os.chmod(backup, os.stat(path).st_mode & 0o777)
@@ -261,6 +367,49 @@ def write_settings(
     if backup is not None:
         os.chmod(path, os.stat(backup).st_mode & 0o777 | 0o600)  # keep the user's mode
     return backup
+
+
+# --- the record of what install did to each settings file
+
+
+def load_record(path: str | None) -> dict[str, Any]:
+    """`{"version": 1, "settings": {<resolved settings path>: {"allow": [rules install
+    added], "created": bool}}}`; an unreadable record counts as empty (nothing of the
+    user's is then removed: only rules a record names are)."""
+    empty: dict[str, Any] = {"version": 1, "settings": {}}
+    if not path:
+        return empty
+    try:
+        with open(path, encoding="utf-8") as handle:
+            doc = json.load(handle)
+    except (OSError, ValueError):
+        return empty
+    if not isinstance(doc, dict) or not isinstance(doc.get("settings"), dict):
+        return empty
+    return doc
+
+
+def save_record(path: str | None, record: dict[str, Any]) -> None:
+    """Write the record atomically; a record left naming nothing is removed."""
+    if not path:
+        return
+    if not record.get("settings"):
+        try:
+            os.unlink(path)
+        except FileNotFoundError:
+            pass
+        return
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    storage.write_bytes_atomic(path, (json.dumps(record, indent=2) + "\n").encode("utf-8"))
+
+
+def _entry(record: dict[str, Any], real: str) -> dict[str, Any]:
+    entry = record["settings"].get(real)
+    if not isinstance(entry, dict):
+        return {}
+    allow = entry.get("allow")
+    entry["allow"] = [r for r in allow if isinstance(r, str)] if isinstance(allow, list) else []
+    return entry
 
 
 def restore(path: str, backup: str) -> None:
@@ -284,6 +433,12 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="Also set Claude Code's statusLine (only if none is set).",
     )
+    parser.add_argument("--cli", help="Absolute path of the agent-hooks command (its link).")
+    parser.add_argument(
+        "--record",
+        help="The JSON record of what install added (with it, install also allows the "
+        "agent-hooks command in permissions.allow, and uninstall takes exactly that out).",
+    )
     args = parser.parse_args(argv)
     if args.action == "plugin":
         print(json.dumps({"hooks": hooks_block(plugin_command)}, indent=2))
@@ -292,42 +447,86 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--python and --entry are required")
     block = hooks_block(installed_command(args.python, args.entry)) if args.python else {}
     if args.action == "print":
-        print(json.dumps({"hooks": block}, indent=2))
+        doc = {"permissions": {"allow": cli_rules(args.cli)}, "hooks": block}
+        print(json.dumps(doc, indent=2))
         return 0
     if not args.settings:
         parser.error("--settings is required")
     try:
-        before = read_settings(args.settings)
-        if args.action == "uninstall" and _has_ours(before):
-            saved = restorable_backup(args.settings, before)
-            if saved is not None:
-                restore(args.settings, saved)
-                print(f"{args.settings}: agent-hooks removed (restored exactly as before: {saved})")
-                return 0
-        line = (
-            f"{installed_command(args.python, args.entry)('StatusLine')}"
-            if args.statusline
-            else None
-        )
-        after = install(before, block, line) if args.action == "install" else uninstall(before)
-        if line is not None and after.get("statusLine") != status_line(line):
-            print(f"{args.settings}: a statusLine of your own is set; left as it is")
-        created_by_us = args.action == "uninstall" and latest_backup(args.settings) is None
-        backup = write_settings(
-            args.settings, before, after, time.time(), remove_if_empty=created_by_us
-        )
+        if args.action == "install":
+            return _install(args, block)
+        return _uninstall(args)
     except (ValueError, OSError) as exc:
         print(f"agent-hooks: {exc}", file=sys.stderr)
         return 1
+
+
+def _install(args: argparse.Namespace, block: dict[str, list[dict[str, Any]]]) -> int:
+    path = args.settings
+    real = os.path.realpath(path)
+    record = load_record(args.record)
+    entry = _entry(record, real)
+    recorded: list[str] = entry.get("allow", [])
+    before = read_settings(path)
+    rules = cli_rules(args.cli) if args.record else []
+    present = rules_in(before, rules)
+    ours = [r for r in rules if r in recorded or r not in present]
+    line = (
+        f"{installed_command(args.python, args.entry)('StatusLine')}" if args.statusline else None
+    )
+    after = install(before, block, line, rules, [r for r in recorded if r not in rules])
+    if line is not None and after.get("statusLine") != status_line(line):
+        print(f"{path}: a statusLine of your own is set; left as it is")
+    # A backup that our earlier install came from, and that our new install into it
+    # still reproduces, stays the one to restore: no second copy of the same file.
+    kept = None
+    if after != before and (_has_ours(before) or rules_in(before, recorded)):
+        kept = restorable_backup(path, before, [r for r in recorded if r in present])
+        if kept is not None and not reproduces(kept, after, ours):
+            kept = None
+    created = entry.get("created", not os.path.lexists(real)) is True
+    backup = write_settings(path, before, after, time.time(), backup_first=kept is None)
+    if backup is not None:
+        prune_backups(path, keep=backup)
+    if args.record:
+        record["settings"] = {  # files gone since (a project deleted) are forgotten
+            p: e for p, e in record["settings"].items() if p != real and os.path.lexists(p)
+        }
+        record["settings"][real] = {"allow": ours, "created": created}
+        save_record(args.record, record)
     if after == before:
-        print(
-            f"{args.settings}: already {'up to date' if args.action == 'install' else 'without agent-hooks'}; unchanged"
-        )
+        print(f"{path}: already up to date; unchanged")
     else:
-        print(
-            f"{args.settings}: agent-hooks {'installed' if args.action == 'install' else 'removed'}"
-            + (f" (backup: {backup})" if backup else "")
-        )
+        print(f"{path}: agent-hooks installed" + (f" (backup: {backup})" if backup else ""))
+    return 0
+
+
+def _uninstall(args: argparse.Namespace) -> int:
+    path = args.settings
+    real = os.path.realpath(path)
+    record = load_record(args.record)
+    entry = _entry(record, real)
+    record["settings"].pop(real, None)
+    rules: list[str] = entry.get("allow", [])
+    before = read_settings(path)
+    if _has_ours(before) or rules_in(before, rules):
+        saved = restorable_backup(path, before, rules)
+        if saved is not None:
+            restore(path, saved)
+            prune_backups(path, keep=None)  # the file is that copy now
+            save_record(args.record, record)
+            print(f"{path}: agent-hooks removed (restored exactly as before from {saved})")
+            return 0
+    after = uninstall(before, rules)
+    created = entry["created"] if "created" in entry else latest_backup(path) is None
+    backup = write_settings(path, before, after, time.time(), remove_if_empty=created is True)
+    if backup is not None:
+        prune_backups(path, keep=backup)
+    save_record(args.record, record)
+    if after == before:
+        print(f"{path}: already without agent-hooks; unchanged")
+    else:
+        print(f"{path}: agent-hooks removed" + (f" (backup: {backup})" if backup else ""))
     return 0
 
 

@@ -168,3 +168,16 @@ def test_help_texts(home: Path) -> None:
     for command in ("install", "uninstall", "status", "check"):
         result = run(home, command, "--help")
         assert result.exit_code == 0 and "--json" in result.output
+
+
+def test_install_and_uninstall_keep_the_record_purge_reads(home: Path, repo: Path) -> None:
+    from agent_hooks.interop import guard_record
+
+    state_dir = str(home / ".claude")
+    assert run(home, "install", "--repo", str(repo)).exit_code == 0
+    assert run(home, "install", "--repo", str(repo)).exit_code == 0  # once per hook file
+    (entry,) = guard_record.load(state_dir)
+    assert entry["repo"] == str(repo)
+    assert entry["hook"] == str(repo / ".git" / "hooks" / "pre-commit")
+    assert run(home, "uninstall", "--repo", str(repo)).exit_code == 0
+    assert guard_record.load(state_dir) == []

@@ -236,6 +236,7 @@ LIFECYCLE_CASES = [
     ("SessionStart", "SessionStart_startup"),
     ("SessionStart", "SessionStart_resume"),
     ("SessionStart", "SessionStart_compact"),
+    ("PluginSessionStart", "SessionStart_startup"),  # the plugin form's (hooks/run)
     ("Stop", "Stop"),
     ("SessionEnd", "SessionEnd"),
     ("SubagentStart", "SubagentStart"),
@@ -244,7 +245,9 @@ LIFECYCLE_CASES = [
 
 
 @pytest.mark.parametrize("condition", ["no reservations", "another agent holds elsewhere"])
-@pytest.mark.parametrize(("event", "fixture"), LIFECYCLE_CASES, ids=[f for _, f in LIFECYCLE_CASES])
+@pytest.mark.parametrize(
+    ("event", "fixture"), LIFECYCLE_CASES, ids=[f"{e}-{f}" for e, f in LIFECYCLE_CASES]
+)
 def test_lifecycle_hooks_never_import_the_cli_or_heavy_packages(
     run_hook: HookRunner, event: str, fixture: str, condition: str
 ) -> None:

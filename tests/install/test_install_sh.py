@@ -104,6 +104,11 @@ class Run:
             if self.project_settings.exists()
             else None,
             "backups": sorted(p.name for p in self.settings.parent.iterdir() if "backup" in p.name),
+            "backup_bytes": {
+                p.name: p.read_bytes()
+                for p in self.settings.parent.iterdir()
+                if "agent-hooks-backup" in p.name
+            },
             "project_backups": sorted(
                 p.name for p in self.project_settings.parent.iterdir() if "backup" in p.name
             )
@@ -203,6 +208,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Run:
         timeout=60,
     )
     r.snapshots["link_target"] = os.readlink(r.link) if r.link.is_symlink() else None
+    r.snapshots["record"] = json.loads((r.data / "install-record.json").read_text())
 
     kept = r.home / ".claude" / "state-keep__cc_9.json"
     kept.write_text('{"registered": true}')
@@ -224,17 +230,21 @@ def test_install_merges_the_hooks_with_absolute_paths(run: Run) -> None:
     for event, command in commands.items():
         assert command == f"{venv_python} -IS {entry} {event}"
     for key, value in USER_SETTINGS.items():
-        if key != "hooks":
+        if key not in ("hooks", "permissions"):
             assert doc[key] == value
+    assert doc["permissions"] == {
+        "allow": [*USER_SETTINGS["permissions"]["allow"], *rules(run)],
+        "deny": USER_SETTINGS["permissions"]["deny"],
+    }
     for event, groups in USER_SETTINGS["hooks"].items():
         assert doc["hooks"][event][: len(groups)] == groups
-    assert "hint:" in run.steps["install"].stdout  # ~/.local/bin is not on this PATH
+    assert "is not on the PATH of your login shell" in run.steps["install"].stderr
 
 
 def test_install_backs_up_the_users_file_first(run: Run) -> None:
     (backup,) = run.snapshots["installed"]["backups"]
     assert backup.startswith("settings.json.agent-hooks-backup-")
-    assert (run.settings.parent / backup).read_bytes() == run.snapshots["before"]["settings"]
+    assert run.snapshots["installed"]["backup_bytes"][backup] == run.snapshots["before"]["settings"]
 
 
 def test_a_second_install_changes_nothing(run: Run) -> None:
@@ -249,7 +259,7 @@ def test_the_project_variant_touches_only_the_project(run: Run) -> None:
     installed = run.snapshots["project installed"]
     assert installed["settings"] == run.snapshots["installed again"]["settings"]
     doc = json.loads(installed["project_settings"])
-    assert doc["permissions"] == PROJECT_SETTINGS["permissions"]
+    assert doc["permissions"] == {"allow": [*PROJECT_SETTINGS["permissions"]["allow"], *rules(run)]}
     assert doc["hooks"]["PostToolUse"][0] == PROJECT_SETTINGS["hooks"]["PostToolUse"][0]
     assert set(_ours(doc)) >= {"SessionStart", "PreToolUse", "PostToolUse", "Stop", "SessionEnd"}
     again = run.snapshots["project installed again"]
@@ -258,6 +268,11 @@ def test_the_project_variant_touches_only_the_project(run: Run) -> None:
         again["project_backups"] == installed["project_backups"]
         and len(installed["project_backups"]) == 1
     )
+
+
+def rules(run: Run) -> list[str]:
+    """What install allows: the agent-hooks command by name and by its link's path."""
+    return ["Bash(agent-hooks *)", f"Bash({run.link} *)"]
 
 
 def _ours(doc: dict[str, Any]) -> list[str]:
@@ -320,3 +335,19 @@ def test_uninstall_removes_the_venv_and_link_and_keeps_state(run: Run) -> None:
     assert not (run.data / "hooks").exists()
     assert not run.link.exists() and not run.link.is_symlink()
     assert run.snapshots["state_kept"] is True
+
+
+def test_uninstall_keeps_no_backup_once_the_file_is_restored(run: Run) -> None:
+    assert run.snapshots["uninstalled"]["backups"] == []
+    assert run.snapshots["project uninstalled"]["project_backups"] == []
+
+
+def test_the_install_record_names_each_settings_file_until_its_uninstall(run: Run) -> None:
+    recorded = run.snapshots["record"]
+    assert set(recorded["settings"]) == {
+        os.path.realpath(run.settings),
+        os.path.realpath(run.project_settings),
+    }
+    assert all(e["allow"] == rules(run) for e in recorded["settings"].values())
+    assert not (run.data / "install-record.json").exists()
+    assert not run.data.exists()  # nothing of the install is left

@@ -19,6 +19,9 @@ PY = "/opt/agent hooks/venv/bin/python"
 ENTRY = "/opt/agent hooks/share/agent-hooks/hooks/entry.py"
 EXAMPLE_PY = "/home/you/.local/share/agent-hooks/venv/bin/python"
 EXAMPLE_ENTRY = "/home/you/.local/share/agent-hooks/hooks/entry.py"
+EXAMPLE_CLI = "/home/you/.local/bin/agent-hooks"
+CLI = "/opt/agent hooks/bin/agent-hooks"
+RULES = ["Bash(agent-hooks *)", f"Bash({CLI} *)"]
 NOW = 1_800_000_000.0
 
 
@@ -363,8 +366,9 @@ def test_plugin_hooks_json_is_what_settings_generates() -> None:
 def test_settings_example_is_the_installed_block_with_example_paths() -> None:
     shipped = json.loads((ROOT / "settings.example.json").read_text())
     expected = settings.hooks_block(settings.installed_command(EXAMPLE_PY, EXAMPLE_ENTRY))
-    assert shipped == {"hooks": expected}
-    printed = _run("print", "--python", EXAMPLE_PY, "--entry", EXAMPLE_ENTRY)
+    allow = ["Bash(agent-hooks *)", f"Bash({EXAMPLE_CLI} *)"]
+    assert shipped == {"permissions": {"allow": allow}, "hooks": expected}
+    printed = _run("print", "--python", EXAMPLE_PY, "--entry", EXAMPLE_ENTRY, "--cli", EXAMPLE_CLI)
     assert json.loads(printed.stdout) == shipped
 
 
@@ -378,3 +382,154 @@ def test_plugin_runner_is_executable_and_uses_dash_is() -> None:
     run = ROOT / "hooks" / "run"
     assert os.access(run, os.X_OK)
     assert "-IS" in run.read_text()
+
+
+# --- the agent-hooks command allowed in permissions.allow, and the record of it
+
+
+def _install_cmd(path: Path, record: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    args = ["install", "--settings", str(path), "--python", PY, "--entry", ENTRY]
+    return _run(*args, "--cli", CLI, "--record", str(record), *extra)
+
+
+def _uninstall_cmd(path: Path, record: Path) -> subprocess.CompletedProcess[str]:
+    return _run("uninstall", "--settings", str(path), "--record", str(record))
+
+
+def _backups(path: Path) -> list[str]:
+    return sorted(p.name for p in path.parent.iterdir() if ".agent-hooks-backup-" in p.name)
+
+
+def test_cli_rules_are_the_bash_form_by_name_and_by_path() -> None:
+    assert settings.cli_rules() == ["Bash(agent-hooks *)"]
+    assert settings.cli_rules(CLI) == RULES
+
+
+def test_install_allows_the_cli_and_uninstall_takes_out_exactly_that(tmp_path: Path) -> None:
+    path, record = tmp_path / "settings.json", tmp_path / "data" / "install-record.json"
+    text = json.dumps(USER_SETTINGS, indent=4) + "\n"
+    path.write_text(text)
+    assert _install_cmd(path, record).returncode == 0
+    doc = json.loads(path.read_text())
+    assert doc["permissions"]["allow"] == ["Bash(ls:*)", *RULES]  # the user's first
+    assert doc["permissions"]["deny"] == []
+    saved = json.loads(record.read_text())["settings"][os.path.realpath(path)]
+    assert saved == {"allow": RULES, "created": False}
+    assert _uninstall_cmd(path, record).returncode == 0
+    assert path.read_text() == text  # byte for byte
+    assert not record.exists()  # it named nothing else
+
+
+def test_a_rule_the_user_had_before_stays_after_uninstall(tmp_path: Path) -> None:
+    path, record = tmp_path / "settings.json", tmp_path / "install-record.json"
+    mine = {"permissions": {"allow": ["Bash(agent-hooks *)", "Read"]}, "model": "x"}
+    path.write_text(json.dumps(mine))
+    assert _install_cmd(path, record).returncode == 0
+    assert json.loads(path.read_text())["permissions"]["allow"] == [
+        *mine["permissions"]["allow"],
+        RULES[1],
+    ]
+    # the user changes something else, so uninstall cannot simply restore the backup
+    doc = json.loads(path.read_text())
+    doc["model"] = "y"
+    path.write_text(json.dumps(doc))
+    assert _uninstall_cmd(path, record).returncode == 0
+    after = json.loads(path.read_text())
+    assert after == {"permissions": {"allow": ["Bash(agent-hooks *)", "Read"]}, "model": "y"}
+
+
+def test_rules_added_after_install_by_the_user_are_kept(tmp_path: Path) -> None:
+    path, record = tmp_path / "settings.json", tmp_path / "install-record.json"
+    path.write_text(json.dumps({"model": "x"}))
+    assert _install_cmd(path, record).returncode == 0
+    doc = json.loads(path.read_text())
+    doc["permissions"]["allow"].append("Bash(make *)")
+    path.write_text(json.dumps(doc))
+    assert _uninstall_cmd(path, record).returncode == 0
+    assert json.loads(path.read_text()) == {
+        "model": "x",
+        "permissions": {"allow": ["Bash(make *)"]},
+    }
+
+
+def test_without_a_record_no_rule_is_added_or_removed(tmp_path: Path) -> None:
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps({"permissions": {"allow": RULES}}))
+    assert (
+        _run("install", "--settings", str(path), "--python", PY, "--entry", ENTRY).returncode == 0
+    )
+    assert json.loads(path.read_text())["permissions"] == {"allow": RULES}
+    assert _run("uninstall", "--settings", str(path)).returncode == 0
+    assert json.loads(path.read_text()) == {"permissions": {"allow": RULES}}
+
+
+def test_a_moved_cli_replaces_the_old_path_rule(tmp_path: Path) -> None:
+    path, record = tmp_path / "settings.json", tmp_path / "install-record.json"
+    path.write_text("{}\n")
+    assert _install_cmd(path, record).returncode == 0
+    moved = _run(
+        "install",
+        "--settings",
+        str(path),
+        "--python",
+        PY,
+        "--entry",
+        ENTRY,
+        "--cli",
+        "/elsewhere/agent-hooks",
+        "--record",
+        str(record),
+    )
+    assert moved.returncode == 0
+    allow = json.loads(path.read_text())["permissions"]["allow"]
+    assert allow == ["Bash(agent-hooks *)", "Bash(/elsewhere/agent-hooks *)"]
+    assert _uninstall_cmd(path, record).returncode == 0
+    assert path.read_text() == "{}\n"
+
+
+@pytest.mark.parametrize("permissions", [[], "x", {"allow": "Bash"}])
+def test_odd_permissions_are_refused_without_touching_the_file(
+    tmp_path: Path, permissions: Any
+) -> None:
+    path, record = tmp_path / "settings.json", tmp_path / "install-record.json"
+    text = json.dumps({"permissions": permissions})
+    path.write_text(text)
+    result = _install_cmd(path, record)
+    assert result.returncode == 1 and len(result.stderr.strip().splitlines()) == 1
+    assert "permissions" in result.stderr
+    assert path.read_text() == text and not record.exists()
+
+
+def test_at_most_one_backup_across_install_uninstall_cycles(tmp_path: Path) -> None:
+    path, record = tmp_path / "settings.json", tmp_path / "install-record.json"
+    text = json.dumps(USER_SETTINGS, indent=4) + "\n"
+    path.write_text(text)
+    for _ in range(3):
+        assert _install_cmd(path, record).returncode == 0
+        assert len(_backups(path)) == 1
+        assert _install_cmd(path, record, "--statusline").returncode == 0  # a change of ours
+        assert len(_backups(path)) == 1
+        assert _uninstall_cmd(path, record).returncode == 0
+        assert path.read_text() == text
+        assert _backups(path) == []  # restored: the file itself is that copy
+
+
+def test_an_uninstall_that_cannot_restore_keeps_one_backup(tmp_path: Path) -> None:
+    path, record = tmp_path / "settings.json", tmp_path / "install-record.json"
+    path.write_text(json.dumps(USER_SETTINGS))
+    assert _install_cmd(path, record).returncode == 0
+    doc = json.loads(path.read_text())
+    doc["model"] = "haiku"
+    path.write_text(json.dumps(doc))
+    assert _uninstall_cmd(path, record).returncode == 0
+    (backup,) = _backups(path)
+    assert json.loads((tmp_path / backup).read_text()) == doc  # what uninstall changed
+    assert json.loads(path.read_text()) == {**USER_SETTINGS, "model": "haiku"}
+
+
+def test_a_file_install_created_is_removed_by_uninstall_with_its_record(tmp_path: Path) -> None:
+    path, record = tmp_path / ".claude" / "settings.json", tmp_path / "install-record.json"
+    assert _install_cmd(path, record).returncode == 0
+    assert json.loads(record.read_text())["settings"][os.path.realpath(path)]["created"] is True
+    assert _uninstall_cmd(path, record).returncode == 0
+    assert not path.exists() and not record.exists()

@@ -14,7 +14,7 @@ import click
 
 from agent_hooks import switches
 from agent_hooks.cli._common import emit_json, get_env, json_option
-from agent_hooks.interop import git_guard, git_guard_check
+from agent_hooks.interop import git_guard, git_guard_check, guard_record
 from agent_hooks.reservations import reservation
 
 repo_option = click.option(
@@ -55,6 +55,14 @@ def install(repo: str | None, warn_only: bool, as_json: bool) -> None:
         layout, done = git_guard.install(_repo(repo), python, "warn" if warn_only else "block")
     except (git_guard.GuardError, OSError) as exc:
         raise click.ClickException(str(exc)) from None
+    env = get_env()
+    try:  # so that ./install.sh --uninstall --purge finds it
+        guard_record.add(env.state_dir, layout.top, layout.hook, env.now)
+    except OSError as exc:
+        click.echo(
+            f"warning: could not record the guard in {guard_record.path(env.state_dir)}: {exc}",
+            err=True,
+        )
     if as_json:
         emit_json(
             {
@@ -80,6 +88,10 @@ def uninstall(repo: str | None, as_json: bool) -> None:
         layout, done = git_guard.uninstall(_repo(repo))
     except (git_guard.GuardError, OSError) as exc:
         raise click.ClickException(str(exc)) from None
+    try:
+        guard_record.remove(get_env().state_dir, layout.hook)
+    except OSError:
+        pass  # a stale entry is harmless: purge checks the file before removing it
     if as_json:
         emit_json({"hook": layout.hook, "result": done})
     else:

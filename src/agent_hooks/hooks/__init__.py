@@ -14,6 +14,9 @@ EVENTS = {
     "SubagentStart": "subagent_start",
     "SubagentStop": "subagent_stop",
     "StatusLine": "status_line",  # not a hook: Claude Code's statusLine command
+    # the plugin form's SessionStart (hooks/run): stands aside when agent-hooks is also
+    # installed into settings (install_check)
+    "PluginSessionStart": "plugin_session_start",
 }
 
 

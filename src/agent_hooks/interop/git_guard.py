@@ -98,7 +98,14 @@ case "${{{BYPASS_ENV}:-}}" in
 esac
 if [ ! -x "$python" ]; then
     echo "agent-hooks guard: $python is missing: reservations not checked" >&2
-    echo "  Run 'agent-hooks guard install' again, or 'agent-hooks guard uninstall'." >&2
+    hook="$(cd -- "$(dirname -- "$0")" && pwd -P)/$(basename -- "$0")"
+    echo "  If agent-hooks is uninstalled, remove this guard by hand:" >&2
+    if [ -f "$chained" ]; then
+        echo "    rm -f -- \\"$hook\\" && mv -- \\"$(dirname -- "$hook")/{CHAINED}\\" \\"$hook\\"" >&2
+    else
+        echo "    rm -f -- \\"$hook\\"" >&2
+    fi
+    echo "  Otherwise run 'agent-hooks guard install' again (or 'agent-hooks guard uninstall')." >&2
     exit 0
 fi
 "$python" -I -c {shlex.quote(code)} check --hook --mode "$mode"

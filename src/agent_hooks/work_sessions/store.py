@@ -9,6 +9,7 @@ Layout of the sessions directory (`<project>/.claude/sessions/` unless
     active-session.json    {"session_id": ID, "since": ISO}: the project's active one
     archive/<ID>.json      closed work sessions
     .sessions.lock         the lock every change takes
+    .gitignore             `*`: the directory ignores itself in git (as workspaces do)
 
 Invariants (docs/adr/0009-work-sessions.md):
 
@@ -24,6 +25,10 @@ Invariants (docs/adr/0009-work-sessions.md):
 * Documents are written with `jsonio` (the C `_json` codec the hooks already
   load; importing orjson costs ~30 ms, more than a hook's whole budget), one
   top-level field and one list item per line so a person can edit them.
+* The directory ignores itself: before the first change a `.gitignore` holding
+  `*` is written into it when none is there, so `git status` of the project stays
+  clean and the user's own `.gitignore` is never touched. An existing one is left
+  as it is (someone who wants work sessions in git replaces its content).
 * A hand-made `<ID>.yaml`/`.yml` in the seed's format is read by
   work_session_yaml (loaded only when such a file is read). The first write
   stores `<ID>.json` and renames the YAML file to `<ID>.yaml.imported`; nothing
@@ -46,6 +51,7 @@ if TYPE_CHECKING:
 
 ARCHIVE = "archive"
 LOCK_FILE = ".sessions.lock"
+GITIGNORE = ".gitignore"
 YAML_SUFFIXES = (".yaml", ".yml")
 
 
@@ -201,7 +207,10 @@ class Store:
     # ---------------------------------------------------------------- writing
 
     def locked(self, timeout: float = storage.LOCK_TIMEOUT) -> storage.Lock:
-        storage.ensure_dir(self.directory)
+        ignore = fs.join(self.directory, GITIGNORE)
+        if not fs.lexists(ignore):  # present: the directory exists too
+            storage.ensure_dir(self.directory)
+            storage.write_bytes_atomic(ignore, b"*\n", durable=False)
         lock = storage.Lock(fs.join(self.directory, LOCK_FILE))
         if not lock.acquire(timeout):
             raise StoreBusy(

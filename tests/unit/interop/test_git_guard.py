@@ -278,6 +278,34 @@ def test_missing_interpreter_fails_open_with_a_warning(repo: Repo, tmp_path: Pat
     assert "missing: reservations not checked" in proc.stderr
 
 
+@pytest.mark.parametrize("chained", [False, True])
+def test_a_guard_whose_agent_hooks_is_gone_says_how_to_remove_it_by_hand(
+    repo: Repo, tmp_path: Path, chained: bool
+) -> None:
+    """After agent-hooks is uninstalled there is no `agent-hooks guard uninstall` to run:
+    the message gives the exact commands, and they put the original hook back."""
+    original = write_hook(repo.hook, "exit 0") if chained else None
+    git_guard.install(str(repo.path), str(tmp_path / "gone" / "python"), "block")
+    repo.add("src/a.py")
+    proc = repo.commit("alice")
+    assert proc.returncode == 0
+    assert "agent-hooks guard uninstall'" not in proc.stderr.splitlines()[1]
+    (command,) = [line.strip() for line in proc.stderr.splitlines() if line.startswith("    rm ")]
+    hook = os.path.realpath(repo.hook)
+    if chained:
+        assert command == (
+            f'rm -f -- "{hook}" && mv -- "{os.path.dirname(hook)}/{git_guard.CHAINED}" "{hook}"'
+        )
+    else:
+        assert command == f'rm -f -- "{hook}"'
+    subprocess.run(["sh", "-c", command], check=True, cwd="/")
+    if chained:
+        assert repo.hook.read_bytes() == original
+        assert not (repo.hook.parent / git_guard.CHAINED).exists()
+    else:
+        assert not repo.hook.exists()
+
+
 def test_a_crashing_check_fails_open_with_a_warning(repo: Repo, tmp_path: Path) -> None:
     broken = tmp_path / "broken-python"
     write_hook(broken, "exit 1")  # an interpreter that cannot import agent_hooks

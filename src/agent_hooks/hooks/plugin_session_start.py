@@ -1,0 +1,43 @@
+"""SessionStart as the plugin form runs it (`hooks/run SessionStart`): first decide
+whether agent-hooks is also installed into settings (`install_check`); if its
+installed SessionStart will run, stand aside and only tell the person which copy
+runs; otherwise do what SessionStart does (`session_start.handle`), adding that
+message when there is one.
+"""
+
+from __future__ import annotations
+
+from agent_hooks import hook_runtime
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+EVENT = "SessionStart"
+
+
+def handle(ctx: hook_runtime.HookContext) -> dict[str, Any] | None:
+    from agent_hooks import install_check
+
+    project = ctx.environ.get("CLAUDE_PROJECT_DIR") or ctx.cwd
+    try:
+        aside, message = install_check.plugin_session_start(ctx.environ, project, ctx.now)
+    except Exception as exc:  # undecided: the plugin runs everything (fail open)
+        ctx.log(f"could not tell whether agent-hooks is also installed: {exc}; the plugin runs")
+        aside, message = [], None
+    if message is not None:
+        ctx.log(message)
+    output: dict[str, Any] | None
+    if EVENT in aside:
+        output = None
+    else:
+        from agent_hooks.hooks import session_start
+
+        output = session_start.handle(ctx)
+    if message is None:
+        return output
+    return {**(output or {}), "systemMessage": message}
+
+
+def main() -> int:
+    return hook_runtime.run(EVENT, handle)

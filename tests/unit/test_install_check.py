@@ -1,0 +1,59 @@
+"""install_check: which settings files hold runnable installed hooks of ours, and where the
+installed `agent-hooks` command is."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from agent_hooks import claude_settings, install_check
+
+
+def _venv(tmp_path: Path) -> tuple[Path, Path]:
+    data = tmp_path / "share" / "agent-hooks"
+    bin_dir = data / "venv" / "bin"
+    bin_dir.mkdir(parents=True)
+    for name in ("python", "agent-hooks"):
+        (bin_dir / name).write_text("#!/bin/sh\n")
+        (bin_dir / name).chmod(0o755)
+    (data / "hooks").mkdir()
+    (data / "hooks" / "entry.py").write_text("")
+    return data, bin_dir
+
+
+def test_cli_path_is_the_link_install_made_while_it_points_into_the_venv(tmp_path: Path) -> None:
+    data, bin_dir = _venv(tmp_path)
+    python = str(bin_dir / "python")
+    assert install_check.cli_path(python) == str(bin_dir / "agent-hooks")  # no link recorded
+    link = tmp_path / "bin" / "agent-hooks"
+    link.parent.mkdir()
+    link.symlink_to(bin_dir / "agent-hooks")
+    (data / "cli-link").write_text(f"{link}\n")
+    assert install_check.cli_path(python) == str(link)
+    link.unlink()
+    link.symlink_to("/elsewhere/agent-hooks")  # someone else's now
+    assert install_check.cli_path(python) == str(bin_dir / "agent-hooks")
+
+
+def test_installed_hooks_count_only_when_they_can_run_and_cover_every_matcher(
+    tmp_path: Path,
+) -> None:
+    data, bin_dir = _venv(tmp_path)
+    entry = str(data / "hooks" / "entry.py")
+    block = claude_settings.hooks_block(
+        claude_settings.installed_command(str(bin_dir / "python"), entry)
+    )
+    settings = tmp_path / "settings.json"
+    settings.write_text(json.dumps({"hooks": block}))
+    found = install_check.find_installed([str(settings)])
+    assert found.covered() == list(dict.fromkeys(e for e, _, _ in claude_settings.HOOKS))
+    block["PostToolUse"] = block["PostToolUse"][:1]  # an older block: no mcp matcher
+    settings.write_text(json.dumps({"hooks": block}))
+    assert "PostToolUse" not in install_check.find_installed([str(settings)]).covered()
+    os.unlink(entry)
+    broken = install_check.find_installed([str(settings)])
+    assert broken.covered() == [] and "entry script" in broken.broken[0]
+    plugin = {"hooks": claude_settings.hooks_block(claude_settings.plugin_command)}
+    settings.write_text(json.dumps(plugin))  # the plugin's own commands are not an install
+    assert install_check.find_installed([str(settings)]).files == []
