@@ -9,10 +9,10 @@ Invariants:
 * `host` names a process namespace, not a machine name alone:
   `<nodename>/<boot id>/<pid namespace>`. Two containers on one kernel have
   different pid namespaces, so neither ever judges the other's pid.
-* On this host a holder is alive while a process with its pid exists *and* was
-  started when the claim says (`/proc/<pid>/stat` field 22); a reused pid is
-  therefore not mistaken for the holder. Where no start time can be read (no
-  `/proc`), the pid alone decides.
+* On this host a holder is alive while a process with its pid exists, has not
+  exited (a zombie waiting to be reaped is dead), *and* was started when the
+  claim says (`/proc/<pid>/stat` field 22); a reused pid is therefore not
+  mistaken for the holder. Where `/proc` cannot be read, the pid alone decides.
 * `alive` returns None when it cannot tell (another host, no pid recorded): the
   caller falls back to time (a lease's idle limit, a reservation's expiry or its
   holder's heartbeat).
@@ -58,16 +58,22 @@ def host() -> str:
     return _HOST[0]
 
 
-def start_time(pid: int) -> int | None:
-    """When process `pid` started (clock ticks after boot), or None if unknown."""
+def _proc_stat(pid: int) -> tuple[str, int] | None:
+    """(state, start time in clock ticks after boot) of process `pid`, if readable."""
     text = _read(f"/proc/{pid}/stat")
     if text is None:
         return None
-    fields = text.rpartition(")")[2].split()
+    fields = text.rpartition(")")[2].split()  # fields 1-2 (pid, name) come before ")"
     try:
-        return int(fields[19])  # field 22 of the whole line; fields 1-2 are before ")"
+        return fields[0], int(fields[19])  # fields 3 and 22 of the whole line
     except (IndexError, ValueError):
         return None
+
+
+def start_time(pid: int) -> int | None:
+    """When process `pid` started (clock ticks after boot), or None if unknown."""
+    found = _proc_stat(pid)
+    return found[1] if found is not None else None
 
 
 def _pid(value: object) -> int | None:
@@ -106,8 +112,13 @@ def alive(holder: Mapping[str, Any]) -> bool | None:
         return None
     if not pid_exists(pid):
         return False
+    found = _proc_stat(pid)
+    if found is None:
+        return True  # no /proc: the pid alone decides
+    state, started = found
+    if state in ("Z", "X"):
+        return False  # exited, not yet reaped by its parent
     recorded = holder.get("start")
     if not isinstance(recorded, int) or isinstance(recorded, bool):
         return True
-    now = start_time(pid)
-    return now is None or now == recorded
+    return started == recorded

@@ -26,11 +26,19 @@ def log(state_dir: str, event: str, agent: str, message: str, now: float | None 
         fs.makedirs(state_dir, 0o700)
         fd = posix.open(
             path,
-            posix.O_WRONLY | posix.O_APPEND | posix.O_CREAT | posix.O_NOFOLLOW | posix.O_CLOEXEC,
+            posix.O_WRONLY
+            | posix.O_APPEND
+            | posix.O_CREAT
+            | posix.O_NOFOLLOW
+            | posix.O_CLOEXEC
+            | posix.O_NONBLOCK,  # a FIFO planted there must not block a hook
             0o600,
         )
         try:
-            if posix.fstat(fd).st_size > MAX_LOG_BYTES:
+            st = posix.fstat(fd)
+            if st.st_mode & fs.S_IFMT != fs.S_IFREG:
+                return  # not a regular file: write nothing there
+            if st.st_size > MAX_LOG_BYTES:
                 posix.replace(path, path + ".1")
             posix.write(fd, line.encode("utf-8", "replace"))
         finally:

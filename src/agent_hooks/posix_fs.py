@@ -174,12 +174,18 @@ def _join_real(path: str, rest: str, seen: dict[str, str | None]) -> tuple[str, 
 
 def read_file(path: str) -> bytes | None:
     """A regular file's content, or None when it does not exist. A symlink in
-    its place raises OSError(ELOOP): it is refused, never followed."""
+    its place raises OSError(ELOOP): it is refused, never followed; anything
+    else that is not a regular file (a FIFO, a device, a directory) raises
+    OSError too, at once: opening never blocks."""
     try:
-        fd = posix.open(path, posix.O_RDONLY | posix.O_NOFOLLOW | posix.O_CLOEXEC)
+        fd = posix.open(
+            path, posix.O_RDONLY | posix.O_NOFOLLOW | posix.O_CLOEXEC | posix.O_NONBLOCK
+        )
     except FileNotFoundError:
         return None
     try:
+        if posix.fstat(fd).st_mode & S_IFMT != S_IFREG:
+            raise OSError(f"{path} is not a regular file")
         chunks: list[bytes] = []
         while True:
             chunk = posix.read(fd, 1 << 20)

@@ -32,7 +32,6 @@ on the hook hot path.
 from __future__ import annotations
 
 import _signal
-import errno
 import posix
 import time
 
@@ -170,6 +169,8 @@ def _open_lock_file(path: str) -> int:
     try:
         return posix.open(path, posix.O_RDWR | posix.O_CREAT | _OPEN_FLAGS, FILE_MODE)
     except OSError as exc:
+        import errno  # error path only: the module costs ~0.03x of a hook's start-up
+
         if exc.errno == errno.ELOOP:  # a symlink stands where the lock file belongs
             raise StorageError(f"{path} is a symlink; refusing to use it as a lock") from None
         raise
@@ -204,6 +205,8 @@ def read_bytes(path: str) -> bytes | None:
     try:
         return fs.read_file(path)
     except OSError as exc:
+        import errno  # error path only
+
         if exc.errno == errno.ELOOP:
             raise StorageError(f"{path} is a symlink; refusing to follow it") from None
         raise

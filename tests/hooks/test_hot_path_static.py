@@ -49,14 +49,17 @@ def test_the_walk_sees_imports_inside_functions() -> None:
     assert "datetime" in reached
 
 
-# The Bash walker re-enters itself for `bash -c`, `eval` and `$( … )`.
+# The Bash walker re-enters itself for `bash -c`, `eval` and `$( … )`; the index loads its
+# builder only when no valid cache exists (the builder makes the index's HotIndex).
 ALLOWED_CYCLES = [
     {"agent_hooks.reservations.bash.commands", "agent_hooks.reservations.bash.writes"},
+    {"agent_hooks.reservations.index", "agent_hooks.reservations.index_build"},
 ]
 
 
-def test_no_import_cycle_but_the_bash_walkers_recursion() -> None:
-    assert import_graph.cycles(GRAPH) == ALLOWED_CYCLES
+def test_no_import_cycle_but_the_bash_walkers_recursion_and_the_index_builder() -> None:
+    found = import_graph.cycles(GRAPH)
+    assert sorted(map(sorted, found)) == sorted(map(sorted, ALLOWED_CYCLES))
 
 
 @pytest.mark.parametrize(

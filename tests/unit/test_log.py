@@ -186,7 +186,6 @@ def test_concurrent_writers_never_interleave_within_a_line(state_dir: Path, tmp_
     assert all(len(p) == 1 for p in pids.values())
 
 
-@pytest.mark.xfail(strict=True, reason="the log is opened without O_NONBLOCK: a FIFO blocks it")
 def test_a_fifo_at_the_log_path_does_not_block(state_dir: Path) -> None:
     """The module promises a log call never blocks a hook: not even on a FIFO at the log path."""
     state_dir.mkdir()

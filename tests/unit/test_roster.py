@@ -165,7 +165,6 @@ def test_a_symlink_named_like_a_state_file_is_not_followed(
     assert not roster.is_active(record.doc, NOW)
 
 
-@pytest.mark.xfail(strict=True, reason="read_file opens a FIFO without O_NONBLOCK and blocks")
 def test_a_fifo_named_like_a_state_file_does_not_block(state_dir: Path) -> None:
     """SessionStart lists the roster: a FIFO planted as a state file must not hang it."""
     state_dir.mkdir()

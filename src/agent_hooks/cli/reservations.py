@@ -11,24 +11,41 @@ import click
 from agent_hooks import liveness, writer
 from agent_hooks.cli._common import emit_json, get_env, json_option, project_option, require_project
 from agent_hooks.cli.reserve import public, until
-from agent_hooks.reservations import enforcement, index, lease, lease_store, ledger, reservation
+from agent_hooks.reservations import (
+    enforcement,
+    index,
+    lease,
+    lease_store,
+    lease_text,
+    lease_upkeep,
+    ledger,
+    reservation,
+)
 from agent_hooks.reservations import store as reservation_store
 
 
 def holder_state(
-    holder: dict[str, Any] | None, directory: str, owner: str, now: float, minutes: int
+    holder: dict[str, Any] | None,
+    directory: str,
+    owner: str,
+    now: float,
+    minutes: int,
+    keep: bool = False,
 ) -> str:
-    """`live`, `holder gone` (its process ended on this host), `silent` (on
-    another host, not heard from within a lease's time), or `no process` (made
-    outside Claude Code: it lasts until it expires)."""
+    """`live`, `holder gone` (its process ended on this host: it blocks nobody),
+    `silent` (on another host, not heard from within a lease's time: it blocks
+    nobody), `kept` (made with --keep: it blocks until it expires, whatever its
+    holder does), or `no process` (made outside Claude Code: until it expires)."""
     if holder is None or holder.get("pid") is None:
         return "no process"
     alive = liveness.alive(holder)
     if alive is True:
         return "live"
+    if keep:
+        return "kept"
     if alive is False:
         return "holder gone"
-    if lease_store.heard_from(directory, owner, now, minutes):
+    if lease_upkeep.heard_from(directory, owner, now, minutes):
         return "live (other host)"
     return "silent"
 
@@ -43,7 +60,7 @@ def _reservation_rows(
         row["kind"] = "reservation"
         row["holder_label"] = writer.describe(res)
         row["state"] = holder_state(
-            res.get("holder"), directory, reservation.owner(res), now, minutes
+            res.get("holder"), directory, reservation.owner(res), now, minutes, res["keep"]
         )
         row["project_root"] = root
         rows.append(row)
@@ -52,7 +69,7 @@ def _reservation_rows(
 
 def _lease_rows(root: str, directory: str, now: float) -> list[dict[str, Any]]:
     rows = []
-    for rel, item in lease_store.everything(directory):
+    for rel, item in lease_upkeep.everything(directory):
         if not lease.counts(item, now, liveness.alive):
             continue
         card = lease_store.card(directory, item.get("writer"))
@@ -64,12 +81,12 @@ def _lease_rows(root: str, directory: str, now: float) -> list[dict[str, Any]]:
                 "mode": "exclusive",
                 "agent": item.get("agent"),
                 "writer": item.get("writer"),
-                "holder_label": lease.holder_label(item, card),
+                "holder_label": lease_text.holder_label(item, card),
                 "worktree": item.get("worktree"),
                 "branch": item.get("branch"),
                 "written_at": item.get("written"),
                 "expires_at": item.get("expires"),
-                "minutes_left": lease.minutes_until(item.get("expires"), now),
+                "minutes_left": lease_text.minutes_until(item.get("expires"), now),
                 "state": "live" if liveness.alive(item) is not False else "holder gone",
                 "reason": "",
                 "id": None,
@@ -255,11 +272,13 @@ def _verdict(state_dir: str, root: str, rel: str, me: writer.Writer, now: float)
             {
                 "kind": "lease",
                 "agent": item.get("agent"),
-                "holder": lease.holder_label(item, lease_store.card(directory, item.get("writer"))),
+                "holder": lease_text.holder_label(
+                    item, lease_store.card(directory, item.get("writer"))
+                ),
                 "pattern": rel,
                 "reason": "",
                 "until": until({"expires_at": item.get("expires") or 0}),
-                "minutes_left": lease.minutes_until(item.get("expires"), now),
+                "minutes_left": lease_text.minutes_until(item.get("expires"), now),
             }
             for item in seen.blockers
         ]
@@ -268,7 +287,8 @@ def _verdict(state_dir: str, root: str, rel: str, me: writer.Writer, now: float)
         verdict["why"] = "strict mode: not reserved by you"
     elif seen.elsewhere:
         verdict["why"] = "also being changed in another worktree: " + "; ".join(
-            f"{lease.holder_label(item)} on {item.get('branch') or '?'}" for item in seen.elsewhere
+            f"{lease_text.holder_label(item)} on {item.get('branch') or '?'}"
+            for item in seen.elsewhere
         )
     return verdict
 

@@ -333,10 +333,10 @@ def _tell_holder(state_dir: str, res: dict[str, Any], by: str | None, now: float
 def _heartbeat(state_dir: str, root: str, me: Any, environ: Any, now: float) -> None:
     """A reservation's owner is heard from now (how other hosts judge it)."""
     from agent_hooks import writer as writers
-    from agent_hooks.reservations import lease_store, ledger
+    from agent_hooks.reservations import lease_upkeep, ledger
 
     owner = writers.Writer(me.agent, me.conversation)
-    lease_store.heartbeat(ledger.directory(state_dir, root), owner, environ, now)
+    lease_upkeep.heartbeat(ledger.directory(state_dir, root), owner, environ, now)
 
 
 def register(group: click.Group) -> None:

@@ -97,7 +97,7 @@ def _describe_launched(ctx: hook_runtime.HookContext, project: str, me: writers.
     launched = writers.safe_id(response.get("agentId"))
     if launched is None:
         return
-    from agent_hooks.reservations import lease_store, ledger
+    from agent_hooks.reservations import lease_upkeep, ledger
 
     kind = tool_input.get("subagent_type")
     sub = writers.Writer(
@@ -106,7 +106,7 @@ def _describe_launched(ctx: hook_runtime.HookContext, project: str, me: writers.
     description = tool_input.get("description")
     teammate = tool_input.get("name")
     try:
-        lease_store.describe_writer(
+        lease_upkeep.describe_writer(
             ledger.directory(ctx.state_dir, project),
             sub,
             description=writers.short_text(description, 80),
@@ -150,10 +150,12 @@ def _record(
 
     state_file.update(agent, mutate, ctx.now, ctx.log)
     if beat and project is not None:
-        from agent_hooks.reservations import lease_store, ledger
+        from agent_hooks.reservations import lease_upkeep, ledger
 
         owner = writers.Writer(me.agent, me.conversation)
-        lease_store.heartbeat(ledger.directory(ctx.state_dir, project), owner, ctx.environ, ctx.now)
+        lease_upkeep.heartbeat(
+            ledger.directory(ctx.state_dir, project), owner, ctx.environ, ctx.now
+        )
     if workspaces is not None and project is not None and tool == "Write":
         for _, path in found:
             if path.startswith(workspaces):

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from agent_hooks import hook_runtime, identity
 from agent_hooks import writer as writers
-from agent_hooks.reservations import decision
+from agent_hooks.reservations import request as tool_call
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -56,7 +56,7 @@ def handle(ctx: hook_runtime.HookContext) -> dict[str, Any] | None:
         # else's claims is safe: it cannot walk around them by a bad name.
         ctx.log(f"{exc}; checked as a writer that holds nothing")
         me = writers.nobody()
-    request = decision.Request(
+    request = tool_call.Request(
         writer=me,
         cwd=ctx.cwd,
         project=ctx.project_root(),
@@ -66,8 +66,12 @@ def handle(ctx: hook_runtime.HookContext) -> dict[str, Any] | None:
         tool_use_id=writers.safe_id(ctx.payload.get("tool_use_id")),
     )
     if tool == "Bash":
-        verdict = decision.bash(request, tool_input.get("command"))
+        from agent_hooks.reservations import bash_decision
+
+        verdict = bash_decision.bash(request, tool_input.get("command"))
     else:
+        from agent_hooks.reservations import decision
+
         verdict = decision.edit(request, tool_input.get(EDIT_TOOLS[tool]))
     for problem in verdict.problems:
         ctx.log(problem)

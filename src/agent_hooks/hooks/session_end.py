@@ -33,8 +33,10 @@ def handle(ctx: hook_runtime.HookContext) -> dict[str, Any] | None:
     conversation = writers.safe_id(ctx.text("session_id"))
     project = ctx.project_root()
     doc, _ = state_file.read(agent, ctx.now)
+    # Without AGENT_NAME every conversation is an owner of its own, and the shared
+    # state file names whichever started last: release this one's claims regardless.
     ending = conversation is None or doc["conversation_id"] in (None, conversation)
-    if ending:
+    if ending or agent.name is None:
         _release(ctx, agent, doc, conversation, project, left)
 
     def mutate(doc: dict[str, Any]) -> None:
@@ -57,10 +59,10 @@ def _release(
 ) -> None:
     owner = writers.owner_of(agent.name, conversation)
     if project is not None:
-        from agent_hooks.reservations import lease_store, ledger
+        from agent_hooks.reservations import lease_upkeep, ledger
 
         try:
-            lease_store.release_conversation(
+            lease_upkeep.release_conversation(
                 ledger.directory(ctx.state_dir, project),
                 owner,
                 conversation,

@@ -23,9 +23,9 @@ def handle(ctx: hook_runtime.HookContext) -> dict[str, Any] | None:
         name = None
     me = writers.from_payload(name, ctx.payload, ctx.environ)
     if me.agent_id is not None and project is not None:
-        from agent_hooks.reservations import lease_store, ledger
+        from agent_hooks.reservations import lease_upkeep, ledger
 
-        lease_store.release_writer(ledger.directory(ctx.state_dir, project), me.key, ctx.now)
+        lease_upkeep.release_writer(ledger.directory(ctx.state_dir, project), me.key, ctx.now)
     work_session_events.subagent_stop(ctx, project)
     return None
 

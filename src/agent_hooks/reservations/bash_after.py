@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from agent_hooks import liveness, repository
 from agent_hooks import posix_fs as fs
-from agent_hooks.reservations import index, lease, lease_store, ledger
+from agent_hooks.reservations import index, lease, lease_store, lease_text, ledger
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -105,7 +105,7 @@ def after_bash(
             if outcome.blockers:
                 leased_by_others[rel] = outcome.blockers[0]
     notes = [
-        f"{rel} ({lease.holder_label(held, lease_store.card(directory, held.get('writer')))} "
+        f"{rel} ({lease_text.holder_label(held, lease_store.card(directory, held.get('writer')))} "
         "is changing it)"
         for rel, held in leased_by_others.items()
     ]

@@ -121,19 +121,20 @@ def _blocking(
 
 def holder_counts(directory: str, minutes: int, now: float) -> Callable[[Record], bool]:
     """Does a reservation's holder still count? Its process gone here: no; on
-    another host: only while its owner was heard from within a lease's time; a
-    reservation made outside Claude Code (no holder process) counts until it expires."""
+    another host: only while its owner was heard from within a lease's time. A
+    reservation made with `--keep`, or outside Claude Code (no holder process),
+    counts until it expires."""
     from agent_hooks import liveness
-    from agent_hooks.reservations import lease_store
+    from agent_hooks.reservations import lease_upkeep
 
     def counts(rec: Record) -> bool:
         holder = rec[index.HOLDER]
-        if holder is None or holder.get("pid") is None:
-            return True
+        if holder is None or holder.get("pid") is None or rec[index.KEEP]:
+            return True  # --keep: it outlives its conversation (until the TTL), by design
         alive = liveness.alive(holder)
         if alive is not None:
             return alive
-        return lease_store.heard_from(directory, rec[index.OWNER], now, minutes)
+        return lease_upkeep.heard_from(directory, rec[index.OWNER], now, minutes)
 
     return counts
 

@@ -41,8 +41,8 @@ if TYPE_CHECKING:
 
 TRUTH = "reservations.json"
 CACHE = "reservations.cache"
-_CACHE_VERSION = 3  # 3: owners, holders and settings; entries checked one by one
-_GLOB_GROUP = ""
+CACHE_VERSION = 3  # 3: owners, holders and settings; entries checked one by one
+GLOB_GROUP = ""
 
 # A cached record: (owner, exclusive, expires_at, compiled, id, pattern, reason,
 #                   agent, conversation_id, holder, keep)
@@ -58,26 +58,12 @@ SETTINGS_DEFAULTS: dict[str, Any] = {
 }
 
 
-def _stat_key(path: str) -> tuple[int, int, int] | None:
+def stat_key(path: str) -> tuple[int, int, int] | None:
     try:
         st = posix.stat(path, follow_symlinks=False)
     except FileNotFoundError:
         return None
     return (st.st_ino, st.st_size, st.st_mtime_ns)
-
-
-def settings_of(doc: dict[str, Any]) -> dict[str, Any]:
-    """The repository's settings from a truth document, each valid or its default."""
-    raw = doc.get("settings")
-    raw = raw if isinstance(raw, dict) else {}
-    minutes = raw.get("lease_minutes", DEFAULT_LEASE_MINUTES)
-    valid_minutes = isinstance(minutes, int) and not isinstance(minutes, bool)
-    worktree = raw.get("worktree_leases")
-    return {
-        "strict": doc.get("strict") is True,
-        "lease_minutes": minutes if valid_minutes and 0 <= minutes <= 1440 else 10,
-        "worktree_leases": worktree if worktree in ("warn", "deny") else "warn",
-    }
 
 
 class HotIndex:
@@ -118,81 +104,32 @@ class HotIndex:
         (None: any path, e.g. a target that is itself a glob)."""
         if first_segment is None:
             return [rec for key in list(self.groups) for rec in self.group(key)]
-        return self.group(first_segment) + self.group(_GLOB_GROUP)
-
-
-def build_hot(doc: dict[str, Any]) -> HotIndex:
-    """The index of a truth document; entries that are not reservations are left
-    out and named in `problems`."""
-    from agent_hooks.reservations import pattern, reservation
-
-    groups: dict[str, list[tuple[Any, ...]] | bytes] = {}
-    until: dict[str, float] = {}
-    problems: list[str] = []
-    entries = doc.get("reservations")
-    for raw in entries if isinstance(entries, list) else ():
-        try:
-            res = reservation.checked(raw)
-        except ValueError as exc:
-            problems.append(f"skipped a bad reservation entry: {exc}")
-            continue
-        owner = reservation.owner(res)
-        exclusive = res["mode"] != reservation.SHARED
-        record = (
-            owner,
-            exclusive,
-            res["expires_at"],
-            res["compiled"],
-            res["id"],
-            res["pattern"],
-            res["reason"],
-            res["agent"],
-            res["conversation_id"],
-            _holder(res["holder"]),
-            res["keep"],
-        )
-        key = pattern.first_literal(res["compiled"])
-        group = groups.setdefault(_GLOB_GROUP if key is None else key, [])
-        assert isinstance(group, list)
-        group.append(record)
-        if exclusive:
-            until[owner] = max(until.get(owner, 0.0), float(res["expires_at"]))
-    return HotIndex(groups, until, settings_of(doc), problems)
-
-
-def _holder(raw: dict[str, Any] | None) -> dict[str, Any] | None:
-    """Only what liveness reads, in types marshal keeps exactly."""
-    if raw is None:
-        return None
-    pid, start, host = raw.get("pid"), raw.get("start"), raw.get("host")
-    return {
-        "pid": pid if isinstance(pid, int) and not isinstance(pid, bool) else None,
-        "start": start if isinstance(start, int) and not isinstance(start, bool) else None,
-        "host": host if isinstance(host, str) else None,
-    }
+        return self.group(first_segment) + self.group(GLOB_GROUP)
 
 
 def load_hot(directory: str) -> HotIndex | None:
     """The ledger's index for a check, or None when it has no reservations file."""
     truth = fs.join(directory, TRUTH)
-    key = _stat_key(truth)
+    key = stat_key(truth)
     if key is None:
         return None
     try:
         data = fs.read_file(fs.join(directory, CACHE))
         if data is not None:
             version, pyver, built_from, settings, until, groups = marshal.loads(data)
-            if version == _CACHE_VERSION and pyver == sys.version_info[:2] and built_from == key:
+            if version == CACHE_VERSION and pyver == sys.version_info[:2] and built_from == key:
                 return HotIndex(groups, until, settings)
     except (OSError, ValueError, EOFError, TypeError):
         pass  # unusable cache: fall back to the truth
+    from agent_hooks.reservations import index_build  # the cache cannot be used
+
     loaded = load_truth(directory)
-    hot = build_hot(loaded.doc or {})
+    hot = index_build.build_hot(loaded.doc or {})
     if loaded.problem is not None:
         hot.problems.append(f"{truth} is not valid JSON ({loaded.problem}); no reservation read")
-    elif _stat_key(truth) == key:
+    elif stat_key(truth) == key:
         try:
-            _write_cache(directory, key, hot)  # the next reader need not parse (or warn) again
+            index_build.write_cache(directory, key, hot)  # the next reader need not parse again
         except OSError:
             pass
     return hot
@@ -202,34 +139,6 @@ def load_truth(directory: str, *, recover_at: float | None = None) -> storage.Lo
     from agent_hooks import storage
 
     return storage.load_json_object(fs.join(directory, TRUTH), recover_at=recover_at)
-
-
-def _write_cache(directory: str, key: tuple[int, int, int] | None, hot: HotIndex) -> None:
-    from agent_hooks import storage
-
-    snapshot = (
-        _CACHE_VERSION,
-        sys.version_info[:2],
-        key,
-        hot.settings,
-        hot.exclusive_until,
-        {
-            name: records if isinstance(records, bytes) else marshal.dumps(records)
-            for name, records in hot.groups.items()
-        },
-    )
-    storage.write_bytes_atomic(fs.join(directory, CACHE), marshal.dumps(snapshot), durable=False)
-
-
-def write(directory: str, doc: dict[str, Any]) -> HotIndex:
-    """Replace the truth (durably) and then its cache. Caller holds the lock."""
-    from agent_hooks import storage
-
-    truth = fs.join(directory, TRUTH)
-    storage.write_json_atomic(truth, doc, durable=True)
-    hot = build_hot(doc)
-    _write_cache(directory, _stat_key(truth), hot)
-    return hot
 
 
 def lock_path(directory: str) -> str:

@@ -1,10 +1,10 @@
-"""Leases on disk: one small file per leased path, one per writer.
+"""Leases on disk, the hot part: reading a path's leases and claiming them.
 
 Inside a ledger directory: `leases/<escaped path>` holds a path's leases
 (`{"path": rel, "leases": [lease, …]}`, one per worktree at most);
-`writers/<escaped writer key>` holds what a writer holds and what it is called
-(`{"writer", "agent", …, "description", "name", "paths": [rel, …],
-"updated"}`); `leases.lock` serializes every change of either.
+`writers/<escaped writer key>` is a writer's card: who it is and what it is
+called (`{"writer", "agent", …, "description", "name"}`), its mtime the last
+time it was heard from; `leases.lock` serializes every change of either.
 
 Invariants:
 
@@ -15,27 +15,27 @@ Invariants:
 * Reads take no lock (files are replaced atomically); a lease file that does
   not parse counts as no lease (it is rewritten by the next claim, and the
   problem is reported).
-* A writer's file lists every path it holds (a path is added when claimed,
-  removed when released), so releasing a writer (SubagentStop, SessionEnd)
-  never scans every lease; `sweep` does scan, off the hot path, to drop what
-  dead or silent holders left.
+* A claim writes the lease file (a new file and a rename) and, only at a
+  writer's first lease, its card: file creation is what a claim costs, so it
+  does no more of it than the lease itself needs.
 * When the lock cannot be had within `LOCK_TIMEOUT` the claim is not recorded
   and the edit goes on (fail open, logged by the caller).
 
-Hot-path clean: built-in modules and agent_hooks' own.
+Hot-path clean: built-in modules and agent_hooks' own; `storage` is loaded only
+when a claim is written (a renewal of a fresh lease writes nothing).
 """
 
 from __future__ import annotations
 
 import posix
 
-from agent_hooks import jsonio, liveness, storage
+from agent_hooks import jsonio, liveness
 from agent_hooks import posix_fs as fs
 from agent_hooks.reservations import lease as rules
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from _collections_abc import Callable, Iterable
+    from _collections_abc import Callable
     from typing import Any
 
     from agent_hooks.writer import Writer
@@ -44,7 +44,6 @@ LEASES = "leases"
 WRITERS = "writers"
 LOCK = "leases.lock"
 LOCK_TIMEOUT = 2.0
-MAX_PATHS = 2000  # per writer file
 
 
 def lease_path(ledger: str, rel: str) -> str:
@@ -55,7 +54,7 @@ def writer_path(ledger: str, key: str) -> str:
     return fs.join(ledger, WRITERS, rules.file_name(key))
 
 
-def _read(path: str) -> dict[str, Any] | None:
+def read_doc(path: str) -> dict[str, Any] | None:
     try:
         data = fs.read_file(path)
         doc = jsonio.loads(data) if data is not None else None
@@ -66,7 +65,7 @@ def _read(path: str) -> dict[str, Any] | None:
 
 def read(ledger: str, rel: str) -> list[dict[str, Any]]:
     """The leases on `rel` (possibly expired or of dead holders; `rules.judge` sorts)."""
-    doc = _read(lease_path(ledger, rel))
+    doc = read_doc(lease_path(ledger, rel))
     if doc is None or doc.get("path") != rel:
         return []
     found = doc.get("leases")
@@ -75,7 +74,7 @@ def read(ledger: str, rel: str) -> list[dict[str, Any]]:
 
 def card(ledger: str, key: object) -> dict[str, Any] | None:
     """What a writer is called (description, teammate name), when known."""
-    return _read(writer_path(ledger, key)) if isinstance(key, str) else None
+    return read_doc(writer_path(ledger, key)) if isinstance(key, str) else None
 
 
 class Claim:
@@ -91,8 +90,10 @@ class Claim:
         self.problem: str | None = None
 
 
-def _locked(ledger: str, work: Callable[[], None], timeout: float = LOCK_TIMEOUT) -> bool:
+def locked(ledger: str, work: Callable[[], None], timeout: float = LOCK_TIMEOUT) -> bool:
     """Run `work` under the ledger's lease lock; False when the lock was not had."""
+    from agent_hooks import storage
+
     lock = storage.Lock(fs.join(ledger, LOCK))
     if not lock.acquire(timeout):
         return False
@@ -182,20 +183,19 @@ def claim_many(
                 claimed=mine.get("claimed") if mine is not None else None,
             )
             kept = [item for item in current if item.get("worktree") != worktree]
-            _write(lease_path(ledger, rel), {"path": rel, "leases": [*kept, last]})
-            previous = own.get("writer") if own is not None else None
-            if previous not in (None, me.key):  # moved from the parent
-                _forget(ledger, str(previous), [rel])
+            write_doc(lease_path(ledger, rel), {"path": rel, "leases": [*kept, last]})
             outcomes[rel].written = True
             taken.append(rel)
         if taken:
-            _remember(ledger, me, last, taken, now)
+            touch_card(ledger, me, last, now)
 
     problem = None
     try:
+        from agent_hooks import storage
+
         storage.ensure_dir(fs.join(ledger, LEASES))
         storage.ensure_dir(fs.join(ledger, WRITERS))
-        if not _locked(ledger, work):
+        if not locked(ledger, work):
             problem = f"lease lock of {ledger} busy for {LOCK_TIMEOUT:g} s; not leased"
     except OSError as exc:
         problem = f"lease not recorded: {exc}"
@@ -205,288 +205,29 @@ def claim_many(
     return outcomes
 
 
-def _write(path: str, doc: dict[str, Any]) -> None:
+def write_doc(path: str, doc: dict[str, Any]) -> None:
+    from agent_hooks import storage
+
     storage.write_bytes_atomic(path, jsonio.dumps(doc).encode("utf-8"), durable=False)
 
 
-def _remember(
-    ledger: str, me: Writer, lease: dict[str, Any], rels: Iterable[str], now: float
-) -> None:
-    """Add `rels` to the writer's file (caller holds the lock)."""
+def touch_card(ledger: str, me: Writer, lease: dict[str, Any], now: float) -> None:
+    """Keep the writer's card: create it at its first lease, else refresh its mtime
+    (the heartbeat others judge it by) at most once per RESOLUTION. Caller holds
+    the lock. A card holds no list of paths, so a claim writes one file, not two."""
     path = writer_path(ledger, me.key)
-    doc = _read(path) or {}
-    paths = doc.get("paths") if isinstance(doc.get("paths"), list) else []
-    assert isinstance(paths, list)
-    added = [rel for rel in rels if rel not in paths]
-    doc.update(me.as_dict())
-    doc.update(
-        {
-            "pid": lease.get("pid"),
-            "start": lease.get("start"),
-            "host": lease.get("host"),
-            "worktree": lease.get("worktree"),
-            "branch": lease.get("branch"),
-            "paths": (paths + added)[-MAX_PATHS:],
-            "updated": int(now),
-        }
-    )
-    _write(path, doc)
-
-
-def _forget(ledger: str, key: str, rels: Iterable[str]) -> None:
-    path = writer_path(ledger, key)
-    doc = _read(path)
-    if doc is None:
+    try:
+        mtime = posix.stat(path, follow_symlinks=False).st_mtime
+    except FileNotFoundError:
+        keys = ("pid", "start", "host", "worktree", "branch")
+        write_doc(path, {**me.as_dict(), **{k: lease.get(k) for k in keys}, "since": int(now)})
         return
-    gone = set(rels)
-    paths = [p for p in doc.get("paths") or [] if isinstance(p, str) and p not in gone]
-    if paths:
-        doc["paths"] = paths
-        _write(path, doc)
-    else:
-        _unlink(path)
+    if now - mtime >= rules.RESOLUTION:
+        posix.utime(path, (now, now), follow_symlinks=False)
 
 
-def _unlink(path: str) -> None:
+def unlink(path: str) -> None:
     try:
         posix.unlink(path)
     except FileNotFoundError:
         pass
-
-
-def describe_writer(
-    ledger: str, me: Writer, *, description: str | None, name: str | None, now: float
-) -> None:
-    """Record what a subagent or teammate is called (PostToolUse of the Agent tool)."""
-
-    def work() -> None:
-        path = writer_path(ledger, me.key)
-        doc = _read(path) or {"paths": []}
-        doc.update(me.as_dict())
-        if description:
-            doc["description"] = description
-        if name:
-            doc["name"] = name
-        doc["updated"] = int(now)
-        _write(path, doc)
-
-    storage.ensure_dir(fs.join(ledger, WRITERS))
-    _locked(ledger, work)
-
-
-def release(
-    ledger: str,
-    select: Callable[[dict[str, Any]], bool],
-    now: float,
-    rels: Iterable[str] | None = None,
-    *,
-    timeout: float = LOCK_TIMEOUT,
-) -> list[tuple[str, dict[str, Any]]]:
-    """Drop every lease `select` picks (on `rels`, else on every leased path);
-    return (path, lease) for each dropped. Writers' files follow. Nothing is
-    dropped when the lock is not had within `timeout`."""
-    dropped: list[tuple[str, dict[str, Any]]] = []
-
-    def work() -> None:
-        for rel in list(rels) if rels is not None else all_paths(ledger):
-            path = lease_path(ledger, rel)
-            current = read(ledger, rel)
-            gone = [item for item in current if select(item)]
-            if not gone:
-                continue
-            kept = [item for item in current if not select(item)]
-            if kept:
-                _write(path, {"path": rel, "leases": kept})
-            else:
-                _unlink(path)
-            dropped.extend((rel, item) for item in gone)
-        by_writer: dict[str, list[str]] = {}
-        for rel, item in dropped:
-            by_writer.setdefault(str(item.get("writer")), []).append(rel)
-        for key, paths in by_writer.items():
-            _forget(ledger, key, paths)
-
-    if fs.isdir(fs.join(ledger, LEASES)):
-        _locked(ledger, work, timeout)
-    return dropped
-
-
-def release_writer(
-    ledger: str, key: str, now: float, *, timeout: float = LOCK_TIMEOUT
-) -> list[str]:
-    """Drop every lease writer `key` holds here (SubagentStop); return the paths."""
-    paths = writer_paths(ledger, key)
-    dropped = release(ledger, lambda item: item.get("writer") == key, now, paths, timeout=timeout)
-    _unlink_card(ledger, key, timeout)
-    return [rel for rel, _ in dropped]
-
-
-def _unlink_card(ledger: str, key: str, timeout: float) -> None:
-    def work() -> None:
-        doc = _read(writer_path(ledger, key))
-        if doc is not None and not doc.get("paths"):
-            _unlink(writer_path(ledger, key))
-
-    if fs.isdir(fs.join(ledger, WRITERS)):
-        _locked(ledger, work, timeout)
-
-
-def release_conversation(
-    ledger: str,
-    owner: str,
-    conversation: str | None,
-    pid: int | None,
-    now: float,
-    *,
-    timeout: float,
-) -> list[str]:
-    """Drop the leases of every writer of one conversation (its main writer and its
-    subagents): SessionEnd. A writer of the owner counts when its lease names the
-    conversation or the Claude Code process that ends."""
-    here = liveness.host()
-
-    def ours(item: dict[str, Any]) -> bool:
-        key = str(item.get("writer"))
-        if key.partition("#")[0] != owner:
-            return False
-        same_process = pid is not None and item.get("pid") == pid and item.get("host") == here
-        return same_process or (
-            conversation is not None and item.get("conversation") == conversation
-        )
-
-    keys = [k for k in _writer_keys(ledger) if k.partition("#")[0] == owner]
-    paths = sorted({rel for key in keys for rel in writer_paths(ledger, key)})
-    dropped = release(ledger, ours, now, paths, timeout=timeout)
-    for key in keys:
-        _unlink_card(ledger, key, timeout)
-    return [rel for rel, _ in dropped]
-
-
-def _writer_keys(ledger: str) -> list[str]:
-    try:
-        names = posix.listdir(fs.join(ledger, WRITERS))
-    except (FileNotFoundError, NotADirectoryError):
-        return []
-    keys = []
-    for name in names:
-        doc = _read(fs.join(ledger, WRITERS, name))
-        key = doc.get("writer") if doc else None
-        if isinstance(key, str):
-            keys.append(key)
-    return keys
-
-
-def writer_paths(ledger: str, key: str) -> list[str]:
-    doc = card(ledger, key)
-    paths = doc.get("paths") if doc else None
-    return [p for p in paths if isinstance(p, str)] if isinstance(paths, list) else []
-
-
-def all_paths(ledger: str) -> list[str]:
-    """Every leased path (read from the files; names cut short are resolved)."""
-    directory = fs.join(ledger, LEASES)
-    try:
-        names = posix.listdir(directory)
-    except (FileNotFoundError, NotADirectoryError):
-        return []
-    found = []
-    for name in names:
-        if name.startswith("."):
-            continue
-        prefix, whole = rules.name_prefix(name)
-        if whole:
-            found.append(prefix)
-            continue
-        doc = _read(fs.join(directory, name))
-        if doc is not None and isinstance(doc.get("path"), str):
-            found.append(doc["path"])
-    return sorted(found)
-
-
-def paths_under(ledger: str, test: Callable[[str], bool], prefix: str = "") -> list[str]:
-    """Leased paths starting with `prefix` for which `test` holds (Bash targets)."""
-    return [rel for rel in all_paths(ledger) if rel.startswith(prefix) and test(rel)]
-
-
-def others_hold(ledger: str, me: Writer, now: float, minutes: int) -> bool:
-    """Does any other writer hold a lease here that could still count? (a directory
-    listing and a `stat` per other writer: the gate before parsing a Bash command)"""
-    directory = fs.join(ledger, WRITERS)
-    try:
-        names = posix.listdir(directory)
-    except (FileNotFoundError, NotADirectoryError):
-        return False
-    mine = rules.file_name(me.key)
-    for name in names:
-        if name == mine or name.startswith("."):
-            continue
-        try:
-            mtime = posix.stat(fs.join(directory, name), follow_symlinks=False).st_mtime
-        except OSError:
-            continue
-        if mtime + minutes * 60 + rules.RESOLUTION > now:
-            return True
-    return False
-
-
-def heard_from(ledger: str, key: str, now: float, minutes: int) -> bool:
-    """Has writer `key` been heard from (a claim, or its heartbeat) within a lease's
-    time? How a holder on another host is judged."""
-    window = (minutes or rules.DEFAULT_MINUTES) * 60 + rules.RESOLUTION
-    try:
-        mtime = posix.stat(writer_path(ledger, key), follow_symlinks=False).st_mtime
-    except (OSError, ValueError):
-        return False
-    return mtime + window > now
-
-
-def heartbeat(ledger: str, me: Writer, environ: Any, now: float) -> None:
-    """Mark the writer as heard from now (its file's mtime), creating its file if
-    needed: what other hosts judge it by. Best effort, no lock needed for a touch."""
-    path = writer_path(ledger, me.key)
-    try:
-        posix.utime(path, (now, now), follow_symlinks=False)
-    except FileNotFoundError:
-        try:
-            storage.ensure_dir(fs.join(ledger, WRITERS))
-            doc = {**me.as_dict(), **liveness.process(environ), "paths": [], "updated": int(now)}
-            _write(path, doc)
-        except OSError:
-            pass
-    except OSError:
-        pass
-
-
-def everything(ledger: str) -> list[tuple[str, dict[str, Any]]]:
-    """(path, lease) for every lease on file, live or not."""
-    return [(rel, item) for rel in all_paths(ledger) for item in read(ledger, rel)]
-
-
-def sweep(ledger: str, now: float) -> list[tuple[str, dict[str, Any], str]]:
-    """Drop leases that no longer count: expired, or their holder's process is
-    gone; return (path, lease, why) for each. Writer files left without paths and
-    untouched for a day go too."""
-    why: dict[int, str] = {}
-
-    def dead(item: dict[str, Any]) -> bool:
-        if not rules.counts(item, now, liveness.alive):
-            expires = item.get("expires")
-            gone = isinstance(expires, int | float) and expires > now
-            why[id(item)] = "its holder's process is gone" if gone else "it expired"
-            return True
-        return False
-
-    dropped = release(ledger, dead, now)
-    directory = fs.join(ledger, WRITERS)
-    try:
-        names = posix.listdir(directory)
-    except (FileNotFoundError, NotADirectoryError):
-        names = []
-    for name in names:
-        path = fs.join(directory, name)
-        doc = _read(path)
-        updated = doc.get("updated") if doc else None
-        stale = not isinstance(updated, int | float) or now - updated > 86400
-        if doc is None or (not doc.get("paths") and stale):
-            _unlink(path)
-    return [(rel, item, why.get(id(item), "it no longer counts")) for rel, item in dropped]

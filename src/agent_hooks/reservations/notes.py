@@ -13,7 +13,14 @@ SessionStart also tidies the ledger here: leases of dead or silent holders go.
 from __future__ import annotations
 
 from agent_hooks import switches, writer
-from agent_hooks.reservations import lease, lease_store, ledger, reservation
+from agent_hooks.reservations import (
+    lease,
+    lease_store,
+    lease_text,
+    lease_upkeep,
+    ledger,
+    reservation,
+)
 from agent_hooks.reservations import store as reservation_store
 
 TYPE_CHECKING = False
@@ -46,7 +53,7 @@ def session_start_lines(
     """The ledger's lines for this writer; `since` is when the agent was last heard
     of (what was dropped after it is news)."""
     directory = ledger.directory(state_dir, project)
-    swept = lease_store.sweep(directory, now)
+    swept = lease_upkeep.sweep(directory, now)
     try:
         reservation_store.adopt(state_dir, project, now)  # earlier release's ledger; dead holders
     except reservation.ReservationError:
@@ -104,14 +111,14 @@ def _leases_of_others(directory: str, me: writer.Writer, project: str, now: floa
     from agent_hooks import liveness
 
     items = []
-    for rel, item in lease_store.everything(directory):
+    for rel, item in lease_upkeep.everything(directory):
         if item.get("worktree") != project or not lease.counts(item, now, liveness.alive):
             continue
         if me.relation(str(item.get("writer"))) in (writer.SELF, writer.PARENT):
             continue
         card = lease_store.card(directory, item.get("writer"))
         items.append(
-            f"{rel} ({lease.holder_label(item, card)}, {lease.minutes_until(item.get('expires'), now)} min left)"
+            f"{rel} ({lease_text.holder_label(item, card)}, {lease_text.minutes_until(item.get('expires'), now)} min left)"
         )
     return items
 

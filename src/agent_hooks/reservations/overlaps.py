@@ -13,7 +13,7 @@ import os
 import subprocess
 
 from agent_hooks import liveness, repository
-from agent_hooks.reservations import lease, lease_store, ledger
+from agent_hooks.reservations import lease, lease_text, lease_upkeep, ledger
 
 GIT_TIMEOUT = 5.0
 
@@ -69,7 +69,7 @@ def changed_files(top: str) -> set[str]:
 def leased_elsewhere(directory: str, top: str, now: float) -> dict[str, list[dict[str, object]]]:
     """Live leases held in worktrees other than `top`, by path."""
     found: dict[str, list[dict[str, object]]] = {}
-    for rel, item in lease_store.everything(directory):
+    for rel, item in lease_upkeep.everything(directory):
         if item.get("worktree") != top and lease.counts(item, now, liveness.alive):
             found.setdefault(rel, []).append(item)
     return found
@@ -77,7 +77,7 @@ def leased_elsewhere(directory: str, top: str, now: float) -> dict[str, list[dic
 
 def _who(item: dict[str, object]) -> str:
     branch = item.get("branch")
-    return f"{lease.holder_label(item)} on {branch if isinstance(branch, str) else 'an unknown branch'}"
+    return f"{lease_text.holder_label(item)} on {branch if isinstance(branch, str) else 'an unknown branch'}"
 
 
 def for_worktree(state_dir: str, top: str, now: float) -> dict[str, list[str]]:
@@ -98,7 +98,7 @@ def everywhere(state_dir: str, top: str, now: float) -> dict[str, list[str]]:
     """Files leased in two or more worktrees of the repository: path -> who."""
     directory = ledger.directory(state_dir, top)
     by_path: dict[str, list[dict[str, object]]] = {}
-    for rel, item in lease_store.everything(directory):
+    for rel, item in lease_upkeep.everything(directory):
         if lease.counts(item, now, liveness.alive):
             by_path.setdefault(rel, []).append(item)
     return {

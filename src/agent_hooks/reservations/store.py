@@ -27,7 +27,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from agent_hooks import identity, liveness, state_file, storage
-from agent_hooks.reservations import index, ledger, reservation
+from agent_hooks.reservations import index, index_build, ledger, reservation
 
 Reservation = dict[str, Any]
 SCHEMA_VERSION = 2
@@ -148,7 +148,7 @@ def _locked(
             registry.remember(state_dir, project_root, directory, now)
             doc["schema"] = SCHEMA_VERSION
             doc["updated_at"] = int(now)
-            index.write(directory, doc)
+            index_build.write(directory, doc)
             agents = {a for a in before if a is None or isinstance(a, str)}
             agents |= {r["agent"] for r in doc["reservations"]}
             _mirror(state_dir, project_root, doc["reservations"], agents, now)
@@ -400,7 +400,7 @@ def listing(state_dir: str, project_root: str, now: float) -> Listing:
             live.append(res)
     dropped = doc.get("dropped")
     recent = [d for d in dropped if isinstance(d, dict)] if isinstance(dropped, list) else []
-    return Listing(live, index.settings_of(doc), recent, problems)
+    return Listing(live, index_build.settings_of(doc), recent, problems)
 
 
 def live(state_dir: str, project_root: str, now: float) -> tuple[list[Reservation], bool]:

@@ -1,0 +1,162 @@
+"""Whether a Bash command may run: the PreToolUse decision for Bash.
+
+Invariants:
+
+* A command is parsed only when, in the agent's project, another owner holds
+  something exclusive, another writer holds a lease, or strict mode is on — or
+  it names agent-hooks' own files — and only when the prefilter says the parser
+  could see a write: an unclaimed project pays nothing.
+* Each visible write target (a path and everything below it, or a glob) is
+  refused by another owner's live exclusive reservation overlapping it, by
+  another writer's lease on a file under it, by holding agent-hooks' own files,
+  or by strict mode without a reservation of one's own.
+* What the parser cannot see (scripts, interpreters) is not refused here; the
+  PostToolUse warning (`bash_after`) tells the model afterwards.
+"""
+
+from __future__ import annotations
+
+from agent_hooks.reservations.bash import prefilter
+from agent_hooks.reservations.request import Request, Verdict, refuse
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from agent_hooks.reservations import index as reservation_index
+
+
+def bash(request: Request, command: object) -> Verdict:
+    """A Bash command line: refused when a write the parser can see is refused."""
+    verdict = Verdict()
+    project = request.project
+    if not isinstance(command, str) or project is None:
+        return verdict
+    hot = request.index(project)
+    owner, now = request.writer.owner, request.now
+    minutes = request.lease_minutes(hot)
+    if not prefilter.might_write(command):
+        return verdict  # nothing the parser could see: do not pay for loading it
+    contended = (
+        (hot is not None and hot.others_hold_exclusive(owner, now))
+        or request.strict(hot)
+        or _leases_held(request, project, minutes)
+    )
+    if not contended and not prefilter.mentions_own_files(command):
+        return verdict
+    from agent_hooks.reservations.bash import writes  # only when someone else holds something
+
+    analysis = writes.analyze(command, request.cwd or project, request.environ.get("HOME"))
+    for target in analysis.targets:
+        reason = _check_bash_target(request, target.path, target.glob, project)
+        if reason is not None:
+            return refuse(request, verdict, reason)
+    return verdict
+
+
+def _leases_held(request: Request, project: str, minutes: int) -> bool:
+    return minutes > 0 and request.others_heard_from(project, minutes)
+
+
+def _check_bash_target(request: Request, path: str, glob: bool, project: str) -> str | None:
+    """Why a Bash target (a path and everything below it, or a glob) may not be
+    written: our own files, another owner's reservation, another writer's lease,
+    or strict mode without a reservation of one's own."""
+    from agent_hooks.reservations import enforcement, protected
+
+    places = (
+        enforcement.locate_glob(path, project) if glob else enforcement.locate_write(path, project)
+    )
+    owner, now = request.writer.owner, request.now
+    strict_rel = None
+    owned = False
+    for root, rel in places:
+        hot = request.index(root)
+        directory = request.ledger(root)
+        minutes = request.lease_minutes(hot)
+        compiled = _compile_target(rel, glob)
+        if hot is not None:
+            holders = enforcement.blocking_write(
+                hot, compiled, owner, now, enforcement.holder_counts(directory, minutes, now)
+            )
+            if holders:
+                return _deny_text(rel, holders, now)
+        if minutes > 0:
+            reason = _leased_under(request, root, rel, compiled, glob, directory, hot)
+            if reason is not None:
+                return reason
+        if rel and not glob:
+            owned = owned or enforcement.owns(hot, rel, owner, now)
+            if strict_rel is None and request.strict(hot):
+                strict_rel = rel
+    if not glob:
+        what = protected.guarded(_resolved(path), request.state_dir, directory=True)
+        if what is not None:
+            return protected.message(what, path)
+    if strict_rel is not None and not owned:
+        return enforcement.strict_message(strict_rel)
+    return None
+
+
+def _resolved(path: str) -> str:
+    from agent_hooks import posix_fs as fs
+
+    return fs.realpath(path)
+
+
+def _leased_under(
+    request: Request,
+    root: str,
+    rel: str,
+    compiled: list[Any],
+    glob: bool,
+    directory: str,
+    hot: reservation_index.HotIndex | None,
+) -> str | None:
+    from agent_hooks import liveness
+    from agent_hooks.reservations import lease, lease_store, lease_text, lease_upkeep, pattern
+
+    prefix = "" if glob or not rel else rel
+    deny_elsewhere = hot is not None and hot.settings.get("worktree_leases") == "deny"
+    for leased in lease_upkeep.paths_under(
+        directory, lambda p: pattern.matches(compiled, p), prefix
+    ):
+        seen = lease.judge(
+            lease_store.read(directory, leased), request.writer, root, request.now, liveness.alive
+        )
+        blockers = seen.blockers + (seen.elsewhere if deny_elsewhere else [])
+        if blockers:
+            holder = blockers[0]
+            card = lease_store.card(directory, holder.get("writer"))
+            shown = rel or "the whole project"
+            return lease_text.deny_message(leased, holder, request.now, card).replace(
+                "Do not edit it now.",
+                f"This Bash command would write {shown}, which includes it; do not run it now.",
+                1,
+            )
+    return None
+
+
+def _deny_text(rel: str, holders: list[Any], now: float) -> str:
+    from agent_hooks.reservations import enforcement
+
+    shown = rel or "the whole project"
+    return enforcement.deny_message(shown, holders, now).replace(
+        "Do not edit it now.", f"This Bash command would write {shown}; do not run it now.", 1
+    )
+
+
+def _compile_target(rel: str, glob: bool) -> list[Any]:
+    """A Bash target as a pattern: the path and everything below it ("" is the
+    whole project); a shell glob keeps its wildcards (one the pattern syntax
+    refuses is taken literally)."""
+    from agent_hooks.reservations import pattern
+
+    if not rel:
+        return pattern.compile("**")
+    if glob:
+        try:
+            return pattern.compile(rel)
+        except ValueError:
+            pass
+    return pattern.literal(rel)

@@ -1,0 +1,115 @@
+"""Building a ledger's reservation index: from the truth document to the grouped
+records PreToolUse reads, and the marshal cache that lets the next reader skip
+parsing. Loaded only when a ledger is written, or when a reader finds no valid
+cache (`index.load_hot`).
+
+Invariant: each entry is `reservation.checked` on its own; one that fails is
+left out of the index and named in `problems`, and every other entry is indexed.
+"""
+
+from __future__ import annotations
+
+import marshal
+import sys
+
+from agent_hooks import posix_fs as fs
+from agent_hooks.reservations import index
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+
+def settings_of(doc: dict[str, Any]) -> dict[str, Any]:
+    """The repository's settings from a truth document, each valid or its default."""
+    raw = doc.get("settings")
+    raw = raw if isinstance(raw, dict) else {}
+    minutes = raw.get("lease_minutes", index.DEFAULT_LEASE_MINUTES)
+    valid_minutes = isinstance(minutes, int) and not isinstance(minutes, bool)
+    worktree = raw.get("worktree_leases")
+    return {
+        "strict": doc.get("strict") is True,
+        "lease_minutes": minutes if valid_minutes and 0 <= minutes <= 1440 else 10,
+        "worktree_leases": worktree if worktree in ("warn", "deny") else "warn",
+    }
+
+
+def build_hot(doc: dict[str, Any]) -> index.HotIndex:
+    """The index of a truth document; entries that are not reservations are left
+    out and named in `problems`."""
+    from agent_hooks.reservations import pattern, reservation
+
+    groups: dict[str, list[tuple[Any, ...]] | bytes] = {}
+    until: dict[str, float] = {}
+    problems: list[str] = []
+    entries = doc.get("reservations")
+    for raw in entries if isinstance(entries, list) else ():
+        try:
+            res = reservation.checked(raw)
+        except ValueError as exc:
+            problems.append(f"skipped a bad reservation entry: {exc}")
+            continue
+        owner = reservation.owner(res)
+        exclusive = res["mode"] != reservation.SHARED
+        record = (
+            owner,
+            exclusive,
+            res["expires_at"],
+            res["compiled"],
+            res["id"],
+            res["pattern"],
+            res["reason"],
+            res["agent"],
+            res["conversation_id"],
+            _holder(res["holder"]),
+            res["keep"],
+        )
+        key = pattern.first_literal(res["compiled"])
+        group = groups.setdefault(index.GLOB_GROUP if key is None else key, [])
+        assert isinstance(group, list)
+        group.append(record)
+        if exclusive:
+            until[owner] = max(until.get(owner, 0.0), float(res["expires_at"]))
+    return index.HotIndex(groups, until, settings_of(doc), problems)
+
+
+def _holder(raw: dict[str, Any] | None) -> dict[str, Any] | None:
+    """Only what liveness reads, in types marshal keeps exactly."""
+    if raw is None:
+        return None
+    pid, start, host = raw.get("pid"), raw.get("start"), raw.get("host")
+    return {
+        "pid": pid if isinstance(pid, int) and not isinstance(pid, bool) else None,
+        "start": start if isinstance(start, int) and not isinstance(start, bool) else None,
+        "host": host if isinstance(host, str) else None,
+    }
+
+
+def write_cache(directory: str, key: tuple[int, int, int] | None, hot: index.HotIndex) -> None:
+    from agent_hooks import storage
+
+    snapshot = (
+        index.CACHE_VERSION,
+        sys.version_info[:2],
+        key,
+        hot.settings,
+        hot.exclusive_until,
+        {
+            name: records if isinstance(records, bytes) else marshal.dumps(records)
+            for name, records in hot.groups.items()
+        },
+    )
+    storage.write_bytes_atomic(
+        fs.join(directory, index.CACHE), marshal.dumps(snapshot), durable=False
+    )
+
+
+def write(directory: str, doc: dict[str, Any]) -> index.HotIndex:
+    """Replace the truth (durably) and then its cache. Caller holds the lock."""
+    from agent_hooks import storage
+
+    truth = fs.join(directory, index.TRUTH)
+    storage.write_json_atomic(truth, doc, durable=True)
+    hot = build_hot(doc)
+    write_cache(directory, index.stat_key(truth), hot)
+    return hot
