@@ -24,7 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 CLAUDE_VERSION = "2.1.328"
@@ -230,10 +230,13 @@ def run_claude(
     args: Sequence[str] = (),
     timeout: float = 60,
     binary: str | None = None,
+    on_start: Callable[[subprocess.Popen[str]], object] | None = None,
 ) -> ClaudeResult:
     """Run ``claude -p PROMPT --permission-mode bypassPermissions *args`` in ``cwd``.
 
-    ``args`` carries extra flags such as ``--continue`` or ``--plugin-dir DIR``. The process runs
+    ``args`` carries extra flags such as ``--continue`` or ``--plugin-dir DIR``. ``on_start`` is
+    called with the process as soon as it started (its ``pid`` is the client's ``CLAUDE_PID``):
+    a test may signal it from another thread; ``run_claude`` still reaps it. The process runs
     in its own session with stdin closed; on timeout its whole process group (hooks included) is
     killed and :class:`subprocess.TimeoutExpired` is raised. A non-zero exit is returned, not
     raised: callers assert on ``returncode``.
@@ -260,6 +263,8 @@ def run_claude(
         text=True,
         start_new_session=True,
     ) as proc:
+        if on_start is not None:
+            on_start(proc)
         try:
             stdout, stderr = proc.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:

@@ -1,0 +1,189 @@
+"""Helpers of ``test_writers_e2e.py``: the repository's ledger as the tests read it, steps that
+snapshot it at a scripted moment, and ``claude -p`` runs in the background.
+
+Invariants:
+
+* Everything here only reads the ledger (``<common git dir>/agent-hooks/``); nothing writes it.
+* A snapshot step is a ``wait_until`` whose predicate holds at once: the mock takes it exactly
+  once, between the waits before it and the turn after it, so the ledger is read at that point.
+* :func:`wait_for` polls a condition with a deadline (20 ms steps) and fails naming it; it stands
+  for no fixed sleep.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Mapping
+from concurrent.futures import Future
+from pathlib import Path
+from typing import Any
+
+from .agent_hooks_install import Installation
+from .claude_cli import DEFAULT_PATH_DIRS, ClaudeResult, run_claude
+from .mock_api import MockAnthropicAPI, ToolCall, ToolResult
+from .mock_routes import MAIN, Predicate, Wait, wait_until
+
+LEDGER = "agent-hooks"
+HOOK_ERROR = "PreToolUse:Write hook error: "
+
+
+def ledger_dir(worktree: Path) -> Path:
+    """The repository's ledger: ``agent-hooks/`` in the common git dir of ``worktree``."""
+    common = git(worktree, "rev-parse", "--path-format=absolute", "--git-common-dir").strip()
+    return Path(common) / LEDGER
+
+
+def leases(ledger: Path) -> dict[str, list[dict[str, Any]]]:
+    """Leased path (worktree-relative) -> its leases, as the lease files hold them now."""
+    found: dict[str, list[dict[str, Any]]] = {}
+    for path in sorted((ledger / "leases").glob("*")):
+        doc = json.loads(path.read_text())
+        if doc["leases"]:
+            found[doc["path"]] = doc["leases"]
+    return found
+
+
+def writer_cards(ledger: Path) -> dict[str, dict[str, Any]]:
+    """Writer key -> its card (what it holds, its description or teammate name)."""
+    return {
+        doc["writer"]: doc
+        for doc in (json.loads(p.read_text()) for p in sorted((ledger / "writers").glob("*")))
+    }
+
+
+def snapshot(ledger: Path, into: dict[str, Any], label: str, *files: Path) -> Wait:
+    """A step that records ``leases``, ``writer_cards`` and the text of ``files`` (by name;
+    ``None`` when missing) as ``into[label]`` when taken."""
+
+    def take(_state: object) -> bool:
+        into[label] = {
+            "leases": leases(ledger),
+            "writers": writer_cards(ledger),
+            "files": {f.name: f.read_text() if f.exists() else None for f in files},
+        }
+        return True
+
+    return wait_until(Predicate(take, f"snapshot({label})"))
+
+
+def on(api: MockAnthropicAPI, predicate: Predicate, label: str) -> Predicate:
+    """``predicate`` judged on another mock (another ``claude -p`` process's conversation)."""
+    return Predicate(lambda _state: predicate(api), label)
+
+
+def ok(result: ClaudeResult, api: MockAnthropicAPI, install: Installation) -> None:
+    """Exit 0, no mock error, the whole main script used; the hooks' log in the message."""
+    print(f"claude -p took {result.duration:.2f}s; waits: {api.waits}")
+    context = (
+        f"stdout={result.stdout!r}\nstderr={result.stderr!r}\nrequests:\n{api.summary()}\n"
+        "agent-hooks.log:\n" + "\n".join(install.log_lines())
+    )
+    assert result.returncode == 0, context
+    assert api.errors == [], context
+    assert api.unused_turns == 0, context
+
+
+def check(install: Installation, rel: str, cwd: Path, agent: str) -> dict[str, Any]:
+    """``agent-hooks check REL --json`` as ``agent`` would run it: would its edit pass?"""
+    done = install.cli("check", rel, "--json", cwd=cwd, agent_name=agent, check=False)
+    (verdict,) = json.loads(done.stdout)
+    assert done.returncode == (0 if verdict["allowed"] else 1), done
+    return dict(verdict)
+
+
+def git(cwd: Path, *args: str) -> str:
+    """Run git in ``cwd`` with a fixed identity and nothing of the developer's configuration."""
+    env = {"PATH": ":".join(DEFAULT_PATH_DIRS), "HOME": str(cwd), "LANG": "C.UTF-8"}
+    identity = ["-c", "user.name=e2e", "-c", "user.email=e2e@example.invalid"]
+    return subprocess.run(
+        ["git", *identity, *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    ).stdout
+
+
+def write(path: Path, content: str) -> ToolCall:
+    return ToolCall("Write", {"file_path": str(path), "content": content})
+
+
+def bash(command: str) -> ToolCall:
+    return ToolCall("Bash", {"command": command, "description": "e2e step"})
+
+
+def denied(result: ToolResult, rel: str, holder: str) -> None:
+    """``result`` is agent-hooks' refusal of a Write of ``rel``, naming ``holder``."""
+    assert result.is_error, result
+    assert result.content.startswith(HOOK_ERROR + f"agent-hooks: {rel} is being changed by "), (
+        result.content
+    )
+    assert f" is being changed by {holder}: it last wrote the file " in result.content, (
+        result.content
+    )
+    assert "you will be told when it is free" in result.content
+
+
+def session_id(api: MockAnthropicAPI) -> str:
+    """The conversation id the client sent with its main requests."""
+    ids = {
+        value
+        for request in api.requests_in(MAIN)
+        for key, value in request.headers.items()
+        if key.lower() == "x-claude-code-session-id"
+    }
+    assert len(ids) == 1, ids
+    return ids.pop()
+
+
+def wait_for(condition: Callable[[], bool], what: str, timeout: float = 30) -> None:
+    """Poll ``condition`` every 20 ms until it holds; fail naming ``what`` after ``timeout``."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"still not {what} after {timeout:g}s"
+        time.sleep(0.02)
+
+
+class Background:
+    """One ``claude -p`` run in a thread: ``process`` once it started, ``result()`` when done."""
+
+    def __init__(self, prompt: str, api: MockAnthropicAPI, **options: Any) -> None:
+        self._started = threading.Event()
+        self._process: subprocess.Popen[str] | None = None
+        self._future: Future[ClaudeResult] = Future()
+        self._thread = threading.Thread(
+            target=self._run, args=(prompt, api.url, options), name="claude-bg", daemon=True
+        )
+        self._thread.start()
+
+    def _run(self, prompt: str, url: str, options: Mapping[str, Any]) -> None:
+        try:
+            self._future.set_result(
+                run_claude(prompt, server_url=url, on_start=self._on_start, **options)
+            )
+        except BaseException as exc:  # handed to result()
+            self._future.set_exception(exc)
+        finally:
+            self._started.set()
+
+    def _on_start(self, process: subprocess.Popen[str]) -> None:
+        self._process = process
+        self._started.set()
+
+    @property
+    def process(self) -> subprocess.Popen[str]:
+        assert self._started.wait(30), "claude did not start"
+        assert self._process is not None, self._future.exception()
+        return self._process
+
+    def done(self) -> bool:
+        """True once the run finished and its process was reaped."""
+        return self._future.done()
+
+    def result(self, timeout: float = 90) -> ClaudeResult:
+        return self._future.result(timeout)
