@@ -291,9 +291,8 @@ def test_lifecycle_context_sweep_release_and_resume(
     # The reservation was held during the run; SessionEnd released it (it had no --keep).
     _, reserved, listing = first.tool_results()
     assert "reserved lib/** (exclusive" in reserved.content
-    assert [(r["agent"], r["pattern"]) for r in json.loads(listing.content)] == [
-        (AGENT_A, "lib/**")
-    ]
+    listed = sorted((r["kind"], r["agent"], r["pattern"]) for r in json.loads(listing.content))
+    assert listed == [("lease", AGENT_A, "kept.txt"), ("reservation", AGENT_A, "lib/**")]
     assert install.cli_json("reservations", cwd=project) == []
     assert any(
         f"agent={AGENT_A} event=SessionEnd released 1 reservation(s)" in line

@@ -291,17 +291,6 @@ def test_two_sessions_without_agent_name_one_file(
     assert len(_denials(install)) == 1
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "src/agent_hooks/hooks/session_end.py:36-37: without AGENT_NAME all conversations share "
-        "agent-state.json, whose conversation_id is the one that started LAST (session 2's); "
-        "session 1's SessionEnd takes that for 'another conversation took over' and skips "
-        "_release, so its lease (and any reservation it made without --keep) stays in the "
-        "ledger. Here it no longer blocks (its process is gone); judged from another host it "
-        "blocks until it expires."
-    ),
-)
 def test_unnamed_session_end_releases_its_lease_while_another_unnamed_session_runs(
     claude_bin: str,
     claude_home: Path,
