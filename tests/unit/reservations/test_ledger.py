@@ -206,7 +206,7 @@ def test_nothing_to_adopt(repos: tuple[str, str], state_dir: Path, tmp_path: Pat
     assert ledger.adopt_legacy(str(state_dir), plain, NOW) == [] and old.exists()
 
 
-@pytest.mark.xfail(strict=True, reason="ledger.adopt_legacy (ledger.py:89) reads the repository's "
+@pytest.mark.xfail(strict=True, reason="ledger.adopt_legacy (ledger.py:94) reads the repository's "
                    "truth with `.doc or {}` and overwrites a corrupt one: no .corrupt-* copy, no note")  # fmt: skip
 def test_adoption_never_overwrites_a_corrupt_ledger_unseen(
     repos: tuple[str, str], state_dir: Path
@@ -224,7 +224,7 @@ def test_adoption_never_overwrites_a_corrupt_ledger_unseen(
 
 
 CROSS_WORKTREE_BUG = (
-    "decision.py:93-95 adopts an old ledger only when the repository's has no truth yet "
+    "decision.py:92-95 adopts an old ledger only when the repository's has no truth yet "
     "(`hot is None and ledger.has_legacy`): once another worktree wrote one, this worktree's "
     "old reservations are not enforced until a write is made from it"
 )

@@ -81,7 +81,7 @@ def test_a_directory_holding_a_ledger_is_guarded_only_as_a_directory(
     repos: tuple[str, str], sd: str
 ) -> None:
     """`rm -rf .git` takes the ledger with it; an Edit of a file named `.git` does not."""
-    main, wt = repos
+    main, _ = repos
     git_dir = os.path.join(main, ".git")
     what = guarded(git_dir, sd, directory=True)
     assert what is not None and "the repository's ledger" in what
