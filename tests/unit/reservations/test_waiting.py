@@ -137,7 +137,9 @@ def test_notes_of_other_writers_are_kept(sd: str, root: str) -> None:
     assert freed(sd, subs, me=SUB)[1] == []
 
 
-@pytest.mark.parametrize("since", [NOW - waiting.MAX_AGE - 1, None, "yesterday"])
+@pytest.mark.parametrize(
+    "since", [NOW - waiting.MAX_AGE - 1, None, "yesterday"], ids=["a-day-and-1s", "none", "text"]
+)
 def test_stale_notes_are_dropped_unsaid_whoever_wrote_them(sd: str, root: str, since: Any) -> None:
     lease(sd, root, BOB, "a.py")
     stale = [note(root, "a.py", "lease", "bob", by=w, since=since) for w in (ALICE, BOB)]
