@@ -1,9 +1,11 @@
-"""reservations.index on its own: the project key, the truth and its marshal cache,
-and the HotIndex a check reads.
+"""reservations.index on its own: the truth and its marshal cache, and the HotIndex
+a check reads (`load_hot(directory)`).
 
-Indexes are written with `index.write` (as the store does under its lock) into a
-real state directory under tmp_path; time is passed in. How reserve / release use
-the index is tested in test_reservation_store.py.
+Ledgers are written with `index.write` (as the store does under its lock), or the
+truth alone with `storage.write_json_atomic` (as an older release or a hand edit
+leaves it), into a directory under tmp_path; time is passed in. How reserve /
+release use the index is tested in test_reservation_store.py, where the ledger
+lives (`ledger.directory`) in test_ledger.py.
 """
 
 from __future__ import annotations
@@ -11,35 +13,26 @@ from __future__ import annotations
 import json
 import marshal
 import os
-import re
 import stat
 from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 
-from agent_hooks import identity, storage
-from agent_hooks.reservations import index, pattern
+from agent_hooks import storage
+from agent_hooks.reservations import enforcement, index, pattern
 
 NOW = 1_800_000_000.0
 HOUR = 3600
-KEY = re.compile(r"[^/\x00\s.][^/\x00\s]{0,39}-[0-9a-f]{16}")
 
 
-def rec(
-    agent: str | None, pat: str, mode: str = "exclusive", expires: float = NOW + HOUR
-) -> dict[str, Any]:
-    return {
-        "id": f"r-{agent}-{pat}",
-        "agent": agent,
-        "pattern": pat,
-        "compiled": pattern.compile(pat),
-        "mode": mode,
-        "expires_at": expires,
-        "reason": f"why {pat}",
-    }
+def rec(agent: str | None, pat: str, mode: str = "exclusive", expires: float = NOW + HOUR,
+        conversation: str | None = None) -> dict[str, Any]:  # fmt: skip
+    """An entry in exactly the shape `index.as_dict` gives back."""
+    return {"id": f"r-{agent}-{pat}"[:64], "agent": agent, "conversation_id": conversation,
+            "pattern": pat, "compiled": pattern.compile(pat), "mode": mode,
+            "expires_at": float(expires), "reason": f"why {pat}", "holder": None,
+            "keep": False}  # fmt: skip
 
 
 RECORDS = [
@@ -48,112 +41,84 @@ RECORDS = [
     rec("carol", "docs/a[bc].md", expires=NOW + 2 * HOUR),
     rec("carol", "*.py"),
     rec("dave", "**/x", mode="shared"),
-    rec(None, "README.md"),
+    rec(None, "README.md", conversation="c0nv"),
 ]
 GROUPS = {"src": [0, 1], "docs": [2], "": [3, 4], "README.md": [5]}  # indexes into RECORDS
 
 
 def as_record(res: dict[str, Any]) -> tuple[Any, ...]:
-    return (res["agent"], res["mode"] == "exclusive", float(res["expires_at"]), res["compiled"],
-            res["id"], res["pattern"], res["reason"])  # fmt: skip
+    owner = res["agent"] or "~" + (res["conversation_id"] or "")
+    return (owner, res["mode"] == "exclusive", res["expires_at"], res["compiled"], res["id"],
+            res["pattern"], res["reason"], res["agent"], res["conversation_id"], None, False)  # fmt: skip
 
 
-def write(state_dir: Path, root: Path, records: list[dict[str, Any]], **extra: Any) -> Path:
-    directory = index.index_dir(str(state_dir), str(root))
-    storage.ensure_dir(directory)
-    index.write(
-        directory, {"schema": 1, "project_root": str(root), "reservations": records, **extra}
-    )
-    return Path(directory)
+@pytest.fixture
+def book(tmp_path: Path) -> Path:
+    """A ledger directory."""
+    path = tmp_path / "ledger"
+    path.mkdir()
+    return path
 
 
-def load(state_dir: Path, root: Path) -> index.HotIndex:
-    hot = index.load_hot(str(state_dir), str(root))
+def write(book: Path, records: list[Any], **extra: Any) -> Path:
+    index.write(str(book), {"schema": 2, "reservations": records, **extra})
+    return book
+
+
+def write_truth(book: Path, records: list[Any], **extra: Any) -> None:
+    """The truth alone, no cache: as a hand edit or an older release leaves it."""
+    storage.write_json_atomic(str(book / index.TRUTH), {"reservations": records, **extra})
+
+
+def load(book: Path) -> index.HotIndex:
+    hot = index.load_hot(str(book))
     assert hot is not None
     return hot
 
 
-def agents(hot: index.HotIndex, first: str | None = None) -> list[str | None]:
-    return [r[index.AGENT] for r in hot.candidates(first)]
+def owners(hot: index.HotIndex, first: str | None = None) -> list[str]:
+    return [r[index.OWNER] for r in hot.candidates(first)]
 
 
-# --- project_key ------------------------------------------------------------------
+# --- write, then load_hot ------------------------------------------------------------
 
 
-def test_project_key_is_the_basename_and_the_fnv1a_of_the_root() -> None:
-    """Pinned: the key names directories on disk, so a change would orphan every index."""
-    assert index.project_key("") == "root-cbf29ce484222325"  # FNV-1a 64 offset basis
-    assert index.project_key("a") == "a-af63dc4c8601ec8c"
-    assert index.project_key("/home/dev/proj") == index.project_key("/home/dev/proj")
-
-
-WEIRD = ["/", "/x/.hidden", "/x/...", "/x/my project!", "/x/ünï", "/x/" + "a" * 60,
-         "/x/\udcff\udcfe", "/x/a\nb", "/x/-", "/x/a:b*c?", "/x/a/"]  # fmt: skip
-
-
-@pytest.mark.parametrize("root", WEIRD, ids=repr)
-def test_project_key_is_file_name_safe_for_weird_basenames(root: str, tmp_path: Path) -> None:
-    """One path component, not hidden, short, valid UTF-8 -- and a directory can bear it."""
-    key = index.project_key(root)
-    assert KEY.fullmatch(key), key
-    key.encode("utf-8")
-    (tmp_path / key).mkdir()
-
-
-@given(st.text(max_size=80))
-def test_any_root_gives_a_safe_key(tail: str) -> None:
-    assert KEY.fullmatch(index.project_key("/" + tail))
-
-
-def test_distinct_roots_get_distinct_keys() -> None:
-    """Same basename elsewhere, case, and characters the basename part folds to "_" all differ."""
-    roots = ["/a/x", "/b/x", "/a/X", "/p/a b", "/p/a_b", "/p/a!b", "/a/x/y", "/a/.x", "/a/x."]
-    assert len({index.project_key(r) for r in roots}) == len(roots)
-
-
-def test_index_dir_is_one_directory_per_project_under_the_data_dir(state_dir: Path) -> None:
-    directory = index.index_dir(str(state_dir), "/w/my proj")
-    parent = os.path.join(identity.data_dir(str(state_dir)), "projects")
-    assert directory == os.path.join(parent, index.project_key("/w/my proj"))
-    assert index.lock_path(directory) == os.path.join(directory, "reservations.json.lock")
-
-
-# --- write, then load_hot -----------------------------------------------------------
-
-
-def test_load_hot_returns_the_records_grouped_by_leading_literal(
-    state_dir: Path, project: Path
-) -> None:
+def test_load_hot_returns_the_records_grouped_by_leading_literal(book: Path) -> None:
     """Every record comes back exactly, in its first literal segment's group ("" for a glob)."""
-    directory = write(state_dir, project, RECORDS)
-    hot = load(state_dir, project)
+    write(book, RECORDS)
+    hot = load(book)
+    assert hot.problems == []
     assert set(hot.groups) == set(GROUPS)
     for key, members in GROUPS.items():
         assert hot.group(key) == [as_record(RECORDS[i]) for i in members], key
-    # the cache says what the truth says (compiled patterns survive JSON and marshal alike)
-    truth = json.loads((directory / index.TRUTH).read_text())
-    from_truth = index.build_hot(truth)
+    from_truth = index.build_hot(json.loads((book / index.TRUTH).read_text()))
     assert {k: from_truth.group(k) for k in GROUPS} == {k: hot.group(k) for k in GROUPS}
     assert [index.as_dict(r) for r in hot.candidates(None)] == RECORDS
     for name in (index.TRUTH, index.CACHE):
-        assert stat.S_IMODE((directory / name).stat().st_mode) == 0o600
+        assert stat.S_IMODE((book / name).stat().st_mode) == 0o600
 
 
-def test_candidates_are_the_segment_group_plus_the_glob_group(
-    state_dir: Path, project: Path
-) -> None:
-    write(state_dir, project, RECORDS)
-    hot = load(state_dir, project)
-    assert agents(hot, "src") == ["alice", "bob", "carol", "dave"]
-    assert agents(hot, "docs") == ["carol", "carol", "dave"]
-    assert agents(hot, "elsewhere") == ["carol", "dave"]
-    assert sorted(map(str, agents(hot))) == ["None", "alice", "bob", "carol", "carol", "dave"]
+def test_the_stored_compiled_form_is_never_trusted(book: Path) -> None:
+    """`compiled` is rebuilt from `pattern`: a doctored one cannot widen or hide a reservation."""
+    write_truth(book, [{**rec("alice", "src/a.py"), "compiled": pattern.compile("**")}])
+    hot = load(book)
+    assert [r[index.COMPILED] for r in hot.candidates(None)] == [pattern.compile("src/a.py")]
+    assert not enforcement.blocking_edit(hot, "docs/x.md", "bob", NOW)
 
 
-def test_groups_stay_marshalled_until_asked_for(state_dir: Path, project: Path) -> None:
+def test_candidates_are_the_segment_group_plus_the_glob_group(book: Path) -> None:
+    write(book, RECORDS)
+    hot = load(book)
+    assert owners(hot, "src") == ["alice", "bob", "carol", "dave"]
+    assert owners(hot, "docs") == ["carol", "carol", "dave"]
+    assert owners(hot, "elsewhere") == ["carol", "dave"]
+    assert sorted(owners(hot)) == ["alice", "bob", "carol", "carol", "dave", "~c0nv"]
+
+
+def test_groups_stay_marshalled_until_asked_for(book: Path) -> None:
     """From the cache every group is bytes; group() decodes that one group, once."""
-    write(state_dir, project, RECORDS)
-    hot = load(state_dir, project)
+    write(book, RECORDS)
+    hot = load(book)
     assert all(type(v) is bytes for v in hot.groups.values())
     first = hot.group("docs")
     assert [k for k, v in hot.groups.items() if type(v) is not bytes] == ["docs"]
@@ -163,32 +128,147 @@ def test_groups_stay_marshalled_until_asked_for(state_dir: Path, project: Path) 
     assert hot.group("nothing") == [] and "nothing" not in hot.groups
 
 
-def test_exclusive_until_and_others_hold_exclusive(state_dir: Path, project: Path) -> None:
-    """Latest exclusive expiry per agent; shared reservations never count; expiry is exclusive."""
-    write(state_dir, project, RECORDS)
-    hot = load(state_dir, project)
-    assert hot.exclusive_until == {"alice": NOW + HOUR, "carol": NOW + 2 * HOUR, None: NOW + HOUR}
+def test_exclusive_until_is_per_owner_and_counts_only_exclusive(book: Path) -> None:
+    """Latest exclusive expiry per owner (an unnamed agent by its conversation); expiry is exclusive."""
+    write(book, RECORDS)
+    hot = load(book)
+    assert hot.exclusive_until == {
+        "alice": NOW + HOUR,
+        "carol": NOW + 2 * HOUR,
+        "~c0nv": NOW + HOUR,
+    }
     assert hot.others_hold_exclusive("bob", NOW)
-    assert hot.others_hold_exclusive("carol", NOW + HOUR - 1)  # alice and the shared agent
+    assert hot.others_hold_exclusive("carol", NOW + HOUR - 1)
     assert not hot.others_hold_exclusive("carol", NOW + HOUR)
-    assert hot.others_hold_exclusive(None, NOW + HOUR)  # carol still
-    write(state_dir, project, [rec("bob", "a"), rec("dave", "b", mode="shared")])
-    hot = load(state_dir, project)
+    assert hot.others_hold_exclusive("~c0nv", NOW + HOUR)  # carol still
+    write(book, [rec("bob", "a"), rec("dave", "b", mode="shared")])
+    hot = load(book)
     assert not hot.others_hold_exclusive("bob", NOW) and hot.others_hold_exclusive("dave", NOW)
 
 
 @pytest.mark.parametrize(("value", "strict"), [(True, True), (False, False), ("yes", False),
                                                (1, False), (None, False)])  # fmt: skip
-def test_strict_is_only_a_json_true(
-    state_dir: Path, project: Path, value: Any, strict: bool
+def test_strict_is_only_a_json_true(book: Path, value: Any, strict: bool) -> None:
+    write(book, [], strict=value)
+    assert load(book).strict is strict  # from the cache
+    (book / index.CACHE).unlink()
+    assert load(book).strict is strict  # from the truth
+
+
+# --- settings ---------------------------------------------------------------------------
+
+
+def test_settings_default_when_absent(book: Path) -> None:
+    write(book, [])
+    assert load(book).settings == index.SETTINGS_DEFAULTS == {
+        "strict": False, "lease_minutes": 10, "worktree_leases": "warn"}  # fmt: skip
+
+
+@pytest.mark.parametrize(("given", "minutes", "worktree"), [
+    ({"lease_minutes": 0, "worktree_leases": "deny"}, 0, "deny"),
+    ({"lease_minutes": 1440, "worktree_leases": "warn"}, 1440, "warn"),
+    ({"lease_minutes": 1441, "worktree_leases": "block"}, 10, "warn"),
+    ({"lease_minutes": -1, "worktree_leases": 1}, 10, "warn"),
+    ({"lease_minutes": True, "worktree_leases": None}, 10, "warn"),
+    ({"lease_minutes": "5", "worktree_leases": "DENY"}, 10, "warn"),
+    ({"lease_minutes": 2.5}, 10, "warn"),
+    ([1, 2], 10, "warn"),
+    ("deny", 10, "warn"),
+])  # fmt: skip
+def test_each_setting_is_valid_or_its_default(
+    book: Path, given: Any, minutes: int, worktree: str
 ) -> None:
-    directory = write(state_dir, project, [], strict=value)
-    assert load(state_dir, project).strict is strict
-    (directory / index.CACHE).unlink()
-    assert load(state_dir, project).strict is strict
+    """A bad value falls back to its default alone; a good one is kept, via truth and cache."""
+    write_truth(book, [rec("alice", "src/**")], settings=given)
+    expected = {"strict": False, "lease_minutes": minutes, "worktree_leases": worktree}
+    assert load(book).settings == expected
+    assert load(book).settings == expected  # the fresh cache says the same
+    assert owners(load(book)) == ["alice"]
 
 
-# --- when the cache is used -----------------------------------------------------------
+# --- one bad entry never hides the others -----------------------------------------------
+
+BAD = {
+    "expires-text": ({**rec("mallory", "x"), "expires_at": "abc"}, "is not a time"),
+    "expires-null": ({**rec("mallory", "x"), "expires_at": None}, "is not a time"),
+    "expires-object": ({**rec("mallory", "x"), "expires_at": {}}, "is not a time"),
+    "pattern-uncompilable": ({**rec("mallory", "x"), "pattern": "src/[a"}, "does not compile"),
+    "pattern-unnormalized": ({**rec("mallory", "x"), "pattern": "a//b"}, "does not compile"),
+    "mode-number": ({**rec("mallory", "x"), "mode": 5}, "neither exclusive nor shared"),
+    "a-list": (["r-x", "src/**", "exclusive"], "an entry that is a list"),
+    "no-id": ({**rec("mallory", "x"), "id": None}, "without a usable id"),
+}
+
+
+@pytest.mark.parametrize("where", [0, 1, 2])
+@pytest.mark.parametrize("bad", list(BAD))
+def test_one_bad_entry_is_skipped_and_named_the_others_still_enforced(
+    book: Path, bad: str, where: int
+) -> None:
+    """The bug an adversarial test found: one bad entry switched enforcement off."""
+    entry, why = BAD[bad]
+    entries: list[Any] = [rec("alice", "src/**"), rec("bob", "docs/**", mode="shared")]
+    entries.insert(where, entry)
+    write_truth(book, entries, strict=True)
+    hot = load(book)
+    [problem] = hot.problems
+    assert "skipped a bad reservation entry" in problem and why in problem
+    if isinstance(entry, dict) and entry["id"]:
+        assert entry["id"] in problem
+    assert owners(hot) == ["alice", "bob"] and hot.strict
+    assert [r[index.OWNER] for r in enforcement.blocking_edit(hot, "src/a.py", "carol", NOW)] == [
+        "alice"
+    ]
+
+
+HUGE_INT_BUG = (
+    "reservation._finite (reservation.py:75) calls float() on a JSON int of any size; "
+    "OverflowError escapes checked(), load_hot raises and the hook fails open"
+)
+
+
+@pytest.mark.xfail(strict=True, raises=OverflowError, reason=HUGE_INT_BUG)
+@pytest.mark.parametrize("field", ["expires_at", "created_at"])
+def test_a_huge_integer_time_is_one_bad_entry_too(book: Path, field: str) -> None:
+    """JSON ints are unbounded: `1` followed by 400 zeros is a bad time, not a crash."""
+    doc = {"reservations": [rec("alice", "src/**"), {**rec("mallory", "x"), field: "HUGE"}]}
+    (book / index.TRUTH).write_text(json.dumps(doc).replace('"HUGE"', "1" + "0" * 400))
+    hot = load(book)
+    assert len(hot.problems) == 1 and owners(hot) == ["alice"]
+
+
+def test_the_reader_writes_a_fresh_cache_so_the_next_reader_has_nothing_to_report(
+    book: Path,
+) -> None:
+    write_truth(book, [rec("alice", "src/**"), {**rec("x", "y"), "mode": 5}])
+    assert not (book / index.CACHE).exists()
+    assert len(load(book).problems) == 1
+    truth = (book / index.TRUTH).stat()
+    built_from = marshal.loads((book / index.CACHE).read_bytes())[2]
+    assert built_from == (truth.st_ino, truth.st_size, truth.st_mtime_ns)
+    again = load(book)
+    assert again.problems == [] and all(type(v) is bytes for v in again.groups.values())
+    assert owners(again) == ["alice"]
+
+
+def test_a_stale_cache_is_replaced_by_the_reader(book: Path) -> None:
+    write(book, [rec("alice", "src/**")])
+    write_truth(book, [rec("bob", "src/**")])
+    assert owners(load(book)) == ["bob"]
+    assert all(type(v) is bytes for v in load(book).groups.values())  # read from the new cache
+    assert owners(load(book)) == ["bob"]
+
+
+def test_a_truth_that_is_not_json_is_reported_to_every_reader(book: Path) -> None:
+    """Nothing to cache: no reservation is read and each reader says why."""
+    (book / index.TRUTH).write_bytes(b'{"reservations": [')
+    for _ in range(2):
+        hot = load(book)
+        assert owners(hot) == [] and "not valid JSON" in hot.problems[0]
+    assert not (book / index.CACHE).exists()
+
+
+# --- when the cache is used -------------------------------------------------------------
 
 
 def rewrite_in_place(path: Path, old: str, new: str, keep_mtime: bool) -> None:
@@ -202,20 +282,18 @@ def rewrite_in_place(path: Path, old: str, new: str, keep_mtime: bool) -> None:
         os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
 
 
-def test_cache_is_used_while_inode_size_and_mtime_match(state_dir: Path, project: Path) -> None:
+def test_cache_is_used_while_inode_size_and_mtime_match(book: Path) -> None:
     """Positive control: a truth changed without changing its key still reads as the cache."""
-    directory = write(state_dir, project, [rec("alice", "src/**")])
-    rewrite_in_place(directory / index.TRUTH, '"alice"', '"carol"', keep_mtime=True)
-    assert agents(load(state_dir, project)) == ["alice"]
+    write(book, [rec("alice", "src/**")])
+    rewrite_in_place(book / index.TRUTH, '"alice"', '"carol"', keep_mtime=True)
+    assert owners(load(book)) == ["alice"]
 
 
 @pytest.mark.parametrize("how", ["replaced", "grown", "touched"])
-def test_truth_rewritten_behind_the_cache_is_read_from_the_truth(
-    state_dir: Path, project: Path, how: str
-) -> None:
+def test_truth_rewritten_behind_the_cache_is_read_from_the_truth(book: Path, how: str) -> None:
     """New inode, new size, or new mtime: the cache no longer describes the truth."""
-    directory = write(state_dir, project, [rec("alice", "src/**")])
-    truth = directory / index.TRUTH
+    write(book, [rec("alice", "src/**")])
+    truth = book / index.TRUTH
     if how == "replaced":  # another inode, same size
         storage.write_bytes_atomic(str(truth), truth.read_bytes().replace(b'"alice"', b'"carol"'))
     elif how == "grown":
@@ -223,35 +301,34 @@ def test_truth_rewritten_behind_the_cache_is_read_from_the_truth(
     else:
         rewrite_in_place(truth, '"alice"', '"carol"', keep_mtime=False)
         os.utime(truth, ns=(0, truth.stat().st_mtime_ns + 10**9))
-    assert agents(load(state_dir, project)) == [{"grown": "carol-2"}.get(how, "carol")]
+    assert owners(load(book)) == [{"grown": "carol-2"}.get(how, "carol")]
 
 
 def doctored(good: bytes, **change: Any) -> bytes:
-    version, pyver, key, strict, until, _ = marshal.loads(good)
-    fields = {"version": version, "pyver": pyver, "key": key}
-    fields.update(change)
-    fake = {"zzz": marshal.dumps([("mallory", True, NOW + HOUR, ["", "zzz"], "r-x", "zzz", "")])}
-    return marshal.dumps((fields["version"], fields["pyver"], fields["key"], strict, until, fake))
+    version, pyver, key, settings, until, _ = marshal.loads(good)
+    fields = {"version": version, "pyver": pyver, "key": key, **change}
+    record = ("mallory", True, NOW + HOUR, ["", "zzz"], "r-x", "zzz", "", "mallory", None, None,
+              False)  # fmt: skip
+    fake = {"zzz": marshal.dumps([record])}
+    return marshal.dumps((fields["version"], fields["pyver"], fields["key"], settings, until, fake))
 
 
 @pytest.mark.parametrize("damage", ["garbage", "empty", "truncated", "wrong-shape", "other-version",
                                     "other-python", "other-key", "directory", "symlink"])  # fmt: skip
-def test_unusable_cache_falls_back_to_the_truth(
-    state_dir: Path, project: Path, tmp_path: Path, damage: str
-) -> None:
-    directory = write(state_dir, project, RECORDS[:2])
-    cache = directory / index.CACHE
+def test_unusable_cache_falls_back_to_the_truth(book: Path, tmp_path: Path, damage: str) -> None:
+    write(book, RECORDS[:2])
+    cache = book / index.CACHE
     good = cache.read_bytes()
-    assert agents(load(state_dir, project)) == ["alice", "bob"]
     cache.unlink()
     if damage == "garbage":
         cache.write_bytes(b"\x00not marshal\xff" * 4)
     elif damage == "empty":
         cache.write_bytes(b"")
     elif damage == "truncated":  # every cut point of a torn write
-        for cut in range(len(good)):
+        for cut in range(0, len(good), 7):
             cache.write_bytes(good[:cut])
-            assert agents(load(state_dir, project)) == ["alice", "bob"], cut
+            assert owners(load(book)) == ["alice", "bob"], cut
+        cache.write_bytes(good[:-1])
     elif damage == "wrong-shape":
         cache.write_bytes(marshal.dumps((index._CACHE_VERSION, 1, 2)))
     elif damage == "other-version":
@@ -265,15 +342,19 @@ def test_unusable_cache_falls_back_to_the_truth(
     else:  # a planted symlink to a cache that would otherwise be used is not followed
         (tmp_path / "planted").write_bytes(doctored(good))
         cache.symlink_to(tmp_path / "planted")
-    assert agents(load(state_dir, project)) == ["alice", "bob"]
+    assert owners(load(book)) == ["alice", "bob"]
+    if damage == "symlink":  # replaced by a fresh cache, never written through
+        assert (tmp_path / "planted").read_bytes() == doctored(good) and not cache.is_symlink()
     if damage == "other-key":  # control: the same doctored cache with the right key is used
         cache.write_bytes(doctored(good))
-        assert agents(load(state_dir, project)) == ["mallory"]
+        assert owners(load(book)) == ["mallory"]
 
 
-def test_missing_truth_means_no_index_even_with_a_cache(state_dir: Path, project: Path) -> None:
-    assert index.load_hot(str(state_dir), str(project)) is None  # nothing at all
-    directory = write(state_dir, project, RECORDS)
-    (directory / index.TRUTH).unlink()
-    assert (directory / index.CACHE).exists()
-    assert index.load_hot(str(state_dir), str(project)) is None
+def test_missing_truth_means_no_index_even_with_a_cache(book: Path) -> None:
+    assert index.load_hot(str(book)) is None  # nothing at all
+    assert index.load_hot(str(book / "absent")) is None
+    write(book, RECORDS)
+    (book / index.TRUTH).unlink()
+    assert (book / index.CACHE).exists()
+    assert index.load_hot(str(book)) is None
+    assert index.lock_path(str(book)) == str(book / "reservations.json.lock")

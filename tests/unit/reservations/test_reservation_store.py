@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from agent_hooks import identity, state_file, storage
+from agent_hooks import identity, liveness, state_file, storage
 from agent_hooks.reservations import index, ledger, pattern, reservation
 from agent_hooks.reservations import store as reservation_store
 from hook_runner import ROOT
@@ -607,3 +607,113 @@ def test_eight_agents_reserving_at_once_exactly_one_wins(tmp_path: Path, root: s
         assert "nothing was reserved" in err
     doc = truth(str(home / ".claude"), root)
     assert [(r["agent"], r["pattern"]) for r in doc["reservations"]] == [(winner, "src/**")]
+
+
+# --- bad entries, dead holders, forced releases ----------------------------------------
+
+
+def dead_holder() -> dict[str, Any]:
+    """The holder fields of a Claude Code process that has exited, on this host."""
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return {"pid": child.pid, "start": None, "host": liveness.host()}
+
+
+def reserve_as(state_dir: str, root: str, agent: str, pat: str, **kw: Any) -> str:
+    out = reservation_store.reserve(state_dir, root, agent, [(pat, pattern.compile(pat))],
+                                    reason="", ttl=HOUR, shared=False, now=NOW,
+                                    **{"keep": False, **kw})  # fmt: skip
+    assert out.conflicts == []
+    rid: str = out.changed[0]["id"]
+    return rid
+
+
+BAD_ENTRIES: list[Any] = [
+    {"id": "r-text", "agent": "mallory", "pattern": "x", "expires_at": "abc"},
+    {"id": "r-mode", "agent": "mallory", "pattern": "y", "expires_at": NOW + HOUR, "mode": 5},
+    {"id": "r-pat", "agent": "mallory", "pattern": "src/[a", "expires_at": NOW + HOUR},
+    ["r-list", "src/**"],
+]
+
+
+def test_bad_entries_are_set_aside_with_their_reason_the_rest_stay_enforced(
+    state_dir: str, root: str
+) -> None:
+    grant(state_dir, root, "alice", "src/**")
+    doc = truth(state_dir, root)
+    doc["reservations"][1:1] = BAD_ENTRIES
+    storage.write_json_atomic(truth_path(state_dir, root), doc)
+    listed = reservation_store.listing(state_dir, root, NOW)
+    assert [r["pattern"] for r in listed.live] == ["src/**"] and len(listed.problems) == 4
+    out = grant(state_dir, root, "bob", "docs/**", "src/app.py")
+    assert [(held["agent"], held["pattern"]) for _, held in out.conflicts] == [("alice", "src/**")]
+    assert len(out.notes) == 4 and all("set aside a bad reservation entry" in n for n in out.notes)
+    after = truth(state_dir, root)
+    assert [(r["agent"], r["pattern"]) for r in after["reservations"]] == [("alice", "src/**")]
+    assert [r["entry"] for r in after["rejected"]] == BAD_ENTRIES
+    whys = [r["why"] for r in after["rejected"]]
+    assert ["r-text" in whys[0], "r-mode" in whys[1], "compile" in whys[2], "list" in whys[3]] == [
+        True] * 4  # fmt: skip
+    assert all(r["at"] == int(NOW) for r in after["rejected"])
+    assert grant(state_dir, root, "bob", "docs/**").notes == []  # set aside once
+    assert len(truth(state_dir, root)["rejected"]) == 4
+
+
+def test_rejected_keeps_the_latest(state_dir: str, root: str) -> None:
+    grant(state_dir, root, "alice", "src/**")
+    doc = truth(state_dir, root)
+    doc["reservations"] += [{"id": f"r-{i}", "pattern": "x", "expires_at": None} for i in range(60)]
+    storage.write_json_atomic(truth_path(state_dir, root), doc)
+    grant(state_dir, root, "bob", "docs/**")
+    rejected = truth(state_dir, root)["rejected"]
+    assert len(rejected) == reservation_store.MAX_REJECTED and rejected[-1]["entry"]["id"] == "r-59"
+
+
+def test_a_dead_holders_reservation_is_dropped_at_the_next_write_unless_keep(
+    state_dir: str, root: str
+) -> None:
+    kept = reserve_as(state_dir, root, "alice", "lib/**", holder=dead_holder(), keep=True)
+    mine = {"pid": os.getpid(), "start": liveness.start_time(os.getpid()), "host": liveness.host()}
+    live = reserve_as(state_dir, root, "carol", "etc/**", holder=mine)
+    gone = reserve_as(state_dir, root, "alice", "src/**", holder=dead_holder())
+    assert held(state_dir, root) == [("alice", "lib/**"), ("alice", "src/**"), ("carol", "etc/**")]
+    out = grant(state_dir, root, "bob", "src/app.py")  # the write that tidies: granted
+    assert out.conflicts == []
+    assert [(d["id"], d["why"]) for d in out.dropped] == [(gone, "its holder's process is gone")]
+    after = truth(state_dir, root)
+    assert sorted(r["id"] for r in after["reservations"]) == sorted(
+        [kept, live, out.changed[0]["id"]]
+    )
+    [dropped] = after["dropped"]
+    assert dropped == {"id": gone, "pattern": "src/**", "agent": "alice", "conversation_id": None,
+                       "why": "its holder's process is gone", "at": int(NOW)}  # fmt: skip
+    assert reservation_store.listing(state_dir, root, NOW).dropped == [dropped]
+
+
+def test_forced_release_records_who_released_it(state_dir: str, root: str) -> None:
+    bobs = reserve_as(state_dir, root, "bob", "src/**")
+    carols = reserve_as(state_dir, root, "carol", "lib/**")
+    mine = reserve_as(state_dir, root, "dana", "etc/**")
+    out = reservation_store.release(state_dir, root, "dana", ids=[bobs, mine], force=True,
+                                    forced_by='agent "dana"', now=NOW)  # fmt: skip
+    assert sorted(r["id"] for r in out.changed) == sorted([bobs, mine])
+    why = 'released by agent "dana" (release --force)'
+    assert [(d["id"], d["agent"], d["why"]) for d in out.dropped] == [(bobs, "bob", why)]
+    reservation_store.release(state_dir, root, None, ids=[carols], force=True, now=NOW)
+    assert [(d["id"], d["why"]) for d in truth(state_dir, root)["dropped"]] == [
+        (bobs, why), (carols, "released by a person (release --force)")]  # fmt: skip
+    assert held(state_dir, root) == []
+
+
+@pytest.mark.xfail(strict=True, raises=OverflowError, reason="reservation._finite (reservation.py:75): "
+                   "float() of a huge JSON int raises OverflowError out of store._tidy, so every "
+                   "write to the ledger fails and the bad entry is never set aside")  # fmt: skip
+def test_a_huge_integer_time_is_set_aside_like_any_bad_entry(state_dir: str, root: str) -> None:
+    grant(state_dir, root, "alice", "src/**")
+    text = Path(truth_path(state_dir, root)).read_text()
+    bad = '{"id":"r-huge","pattern":"x","expires_at":1' + "0" * 400 + "},"
+    Path(truth_path(state_dir, root)).write_text(
+        text.replace('"reservations":[', '"reservations":[' + bad)
+    )
+    out = grant(state_dir, root, "bob", "docs/**")
+    assert len(out.notes) == 1 and truth(state_dir, root)["rejected"][0]["entry"]["id"] == "r-huge"

@@ -1,0 +1,118 @@
+"""liveness: is the process behind a claim still running? Judged with real processes:
+our own, a child that exited, a pid whose start time does not match (a reused
+pid), and a process whose command name holds `)` and spaces."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_hooks import liveness
+
+
+def holder(pid: int | None, start: Any = "now", host: str | None = None) -> dict[str, Any]:
+    """A claim's holder fields for `pid`, with its real start time unless told otherwise."""
+    if start == "now":
+        start = liveness.start_time(pid) if pid else None
+    return {"pid": pid, "start": start, "host": liveness.host() if host is None else host}
+
+
+def test_our_own_process_is_alive() -> None:
+    me = holder(os.getpid())
+    assert isinstance(me["start"], int)
+    assert liveness.alive(me) is True
+    assert liveness.alive(holder(os.getppid())) is True
+
+
+def test_a_child_that_exited_is_dead() -> None:
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        claim = holder(child.pid)
+        assert liveness.alive(claim) is True
+    finally:
+        child.kill()
+        child.wait()
+    assert liveness.alive(claim) is False
+    assert liveness.start_time(child.pid) is None
+
+
+@pytest.mark.parametrize("offset", [1, -1, 10**6])
+def test_a_reused_pid_is_not_mistaken_for_the_holder(offset: int) -> None:
+    """A live process with the holder's pid but another start time is someone else."""
+    real = liveness.start_time(os.getpid())
+    assert real is not None
+    assert liveness.alive(holder(os.getpid(), start=real + offset)) is False
+    assert liveness.alive(holder(os.getpid(), start=real)) is True  # control
+
+
+@pytest.mark.parametrize("start", [None, "123", 1.5, True])
+def test_without_a_usable_start_time_the_pid_alone_decides(start: Any) -> None:
+    assert liveness.alive(holder(os.getpid(), start=start)) is True
+
+
+@pytest.mark.parametrize("host", ["elsewhere/boot/pid:[1]", "", None])
+def test_another_host_cannot_be_judged(host: str | None) -> None:
+    """Another host (or none recorded): None, even for a pid that exists here."""
+    claim = {**holder(os.getpid()), "host": host}
+    assert liveness.alive(claim) is None
+
+
+@pytest.mark.parametrize("pid", [None, 0, -1, True, "123", 2**31, 1.0])
+def test_no_usable_pid_cannot_be_judged(pid: Any) -> None:
+    assert liveness.alive({"pid": pid, "start": None, "host": liveness.host()}) is None
+
+
+def test_host_names_the_node_the_boot_and_the_pid_namespace() -> None:
+    node, boot, namespace = liveness.host().split("/", 2)
+    assert node == os.uname().nodename
+    assert boot == Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+    assert namespace == os.readlink("/proc/self/ns/pid") and namespace.startswith("pid:[")
+
+
+@pytest.mark.parametrize("raw", ["", "abc", "-1", "1234567890", "12 3", "١٢٣", "+5"])
+def test_claude_pid_refuses_what_is_not_a_pid(raw: str) -> None:
+    assert liveness.claude_pid({"CLAUDE_PID": raw}) is None
+    assert liveness.process({"CLAUDE_PID": raw})["start"] is None
+
+
+def test_process_records_the_claude_pid_its_start_and_the_host() -> None:
+    pid = os.getpid()
+    assert liveness.process({"CLAUDE_PID": str(pid)}) == holder(pid)
+    assert liveness.process({}) == {"pid": None, "start": None, "host": liveness.host()}
+
+
+NAMES = ["a) b c) 1 2", ") ) ) ) ) ) )", "x (y) z", "sleep 9 9 9 9"]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_start_time_parses_a_command_name_with_parens_and_spaces(tmp_path: Path, name: str) -> None:
+    """`/proc/<pid>/stat` puts the command name in parentheses: a name holding `)` and
+    spaces must not shift field 22. The process runs `sleep` through a symlink so
+    named; the expected value is read knowing that name."""
+    link = tmp_path / name
+    sleep = shutil.which("sleep")
+    assert sleep is not None
+    link.symlink_to(sleep)
+    child = subprocess.Popen([str(link), "30"])
+    try:
+        stat = ""
+        deadline = time.monotonic() + 10
+        while f"({name[:15]})" not in stat:  # until the exec has happened
+            assert time.monotonic() < deadline, stat
+            stat = Path(f"/proc/{child.pid}/stat").read_text()
+        expected = int(stat[len(f"{child.pid} ({name[:15]}) ") :].split()[19])
+        assert liveness.start_time(child.pid) == expected
+        mine = liveness.start_time(os.getpid())
+        assert mine is not None and expected >= mine
+        assert liveness.alive(holder(child.pid)) is True
+        assert liveness.alive(holder(child.pid, start=expected + 1)) is False
+    finally:
+        child.kill()
+        child.wait()
