@@ -3,10 +3,13 @@
 Invariants:
 
 * An `AGENT_NAME` becomes part of a file name only after `check_agent_name`
-  accepted it: no `/`, no `..`, no NUL or other control character (C0 or C1), at
-  most 128 characters and at most 200 bytes in UTF-8 (so that every file named
-  after it fits in a file name). ntm's pane titles (`proj__cc_1`,
-  `proj__cc_2_opus`) pass unchanged.
+  accepted it: no `/`, no `..`, no NUL or other control character (C0 or C1),
+  no invisible or format character (bidi overrides, zero-width marks, line
+  separators: they let one name pose as another), no blank at either end, no
+  `#` and no leading `~` (the ledger's writer keys use them), at most 128
+  characters and at most 200 bytes in UTF-8 (so that every file named after it
+  fits in a file name). ntm's pane titles (`proj__cc_1`, `proj__cc_2_opus`)
+  pass unchanged.
 * Every path derived here lies directly inside the state directory
   (`CLAUDE_CONFIG_DIR`, else `~/.claude`) or inside `<state dir>/agent-hooks/`.
 * Without `AGENT_NAME` the agent is the legacy shared identity whose state is
@@ -49,6 +52,17 @@ def check_agent_name(name: str) -> str:
     for ch in name:
         if ch < " " or "\x7f" <= ch <= "\x9f":
             raise IdentityError(f"AGENT_NAME {name!r} contains a control character")
+        if not ch.isprintable():  # bidi and zero-width marks, line separators, lone surrogates
+            raise IdentityError(
+                f"AGENT_NAME {name!a} contains an invisible or format character "
+                f"(U+{ord(ch):04X}), which lets one name pose as another"
+            )
+    if name != name.strip():
+        raise IdentityError(f"AGENT_NAME {name!r} starts or ends with a blank")
+    if "#" in name or name.startswith("~"):
+        raise IdentityError(
+            f"AGENT_NAME {name!r} contains '#' or starts with '~' (both mark writers in the ledger)"
+        )
     size = len(name.encode("utf-8", "surrogatepass"))
     if size > MAX_AGENT_NAME_BYTES:
         raise IdentityError(

@@ -224,7 +224,7 @@ def test_reservation_blocks_other_agents(
         assert denied.is_error, denied
         assert denied.content.startswith(f"PreToolUse:{tool} hook error"), denied.content
         assert f'agent "{AGENT_A}" holds src/**' in denied.content
-        assert "reason farmhand-42" in denied.content
+        assert "reason: farmhand-42" in denied.content
         assert 50 <= _minutes_left(denied.content) <= 60
         assert target in denied.content
     b_state = install.state(AGENT_B)

@@ -17,8 +17,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import pytest
-
 from .agent_hooks_install import Installation
 from .claude_cli import ClaudeResult, run_claude
 from .mock_api import MockAnthropicAPI, agent_call, calls, request_text, say

@@ -24,7 +24,6 @@ GOOD_NAMES = [
     ".x",
     "a.",
     "-rf",
-    "~",
     "name with spaces",
     "a\\b",
 ]
@@ -230,3 +229,25 @@ def test_no_project_outside_git(tmp_path: Path) -> None:
     if repository.git_top_level(str(tmp_path)) is not None:
         pytest.skip("the temp directory itself lies inside a git work tree")
     assert repository.project_root({}, str(tmp_path / "plain")) is None
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "alice\u202e",  # right-to-left override: "alice" shown, something else meant
+        "al\u200bice",  # zero-width space
+        "alice\u2028",  # line separator
+        "\ufeffalice",  # byte order mark
+        "alice\udcff",  # a non-UTF-8 byte, as the environment decodes it
+        " alice",
+        "alice ",
+        "alice#sub",
+        "~conv",
+    ],
+)
+def test_names_that_can_pose_as_another_are_refused(name: str) -> None:
+    """Issue 11: look-alike names (bidi, zero-width, separators, blanks at the ends) and names
+    that read as another writer's key are refused with one line, never a traceback."""
+    with pytest.raises(identity.IdentityError) as err:
+        identity.check_agent_name(name)
+    assert "\n" not in str(err.value) and str(err.value).startswith("AGENT_NAME")

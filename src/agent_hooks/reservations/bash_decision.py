@@ -90,7 +90,9 @@ def _check_bash_target(request: Request, path: str, glob: bool, project: str) ->
             if strict_rel is None and request.strict(hot):
                 strict_rel = rel
     if not glob:
-        what = protected.guarded(_resolved(path), request.state_dir, directory=True)
+        what = protected.guarded(
+            _resolved(path), request.state_dir, directory=True, ledgers=[request.ledger(project)]
+        )
         if what is not None:
             return protected.message(what, path)
     if strict_rel is not None and not owned:

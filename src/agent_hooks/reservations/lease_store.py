@@ -65,11 +65,23 @@ def read_doc(path: str) -> dict[str, Any] | None:
 
 def read(ledger: str, rel: str) -> list[dict[str, Any]]:
     """The leases on `rel` (possibly expired or of dead holders; `rules.judge` sorts)."""
-    doc = read_doc(lease_path(ledger, rel))
-    if doc is None or doc.get("path") != rel:
-        return []
+    return read_checked(ledger, rel)[0]
+
+
+def read_checked(ledger: str, rel: str) -> tuple[list[dict[str, Any]], str | None]:
+    """The leases on `rel`, and why the file holding them could not be used (a
+    file that exists but does not parse counts as no lease, and says so)."""
+    path = lease_path(ledger, rel)
+    doc = read_doc(path)
+    if doc is None:
+        return [], (
+            f"lease file {path} is unreadable; taken as no lease" if fs.lexists(path) else None
+        )
+    if doc.get("path") != rel:
+        return [], f"lease file {path} names {str(doc.get('path'))[:80]!r}, not {rel!r}; ignored"
     found = doc.get("leases")
-    return [item for item in found if isinstance(item, dict)] if isinstance(found, list) else []
+    leases = [item for item in found if isinstance(item, dict)] if isinstance(found, list) else []
+    return leases, None
 
 
 def card(ledger: str, key: object) -> dict[str, Any] | None:
@@ -164,7 +176,9 @@ def claim_many(
         taken: list[str] = []
         last: dict[str, Any] = {}
         for rel in todo:
-            current = read(ledger, rel)
+            current, problem = read_checked(ledger, rel)
+            if problem is not None:
+                outcomes[rel].problem = problem  # it is rewritten whole just below
             again = rules.judge(current, me, worktree, now, liveness.alive)
             if again.blockers:  # lost the race
                 outcomes[rel].blockers = again.blockers

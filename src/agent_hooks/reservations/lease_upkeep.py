@@ -202,18 +202,26 @@ def sweep(ledger: str, now: float) -> list[tuple[str, dict[str, Any], str]]:
 
     dropped = release(ledger, dead, now)
     directory = fs.join(ledger, WRITERS)
-    try:
-        names = posix.listdir(directory)
-    except (FileNotFoundError, NotADirectoryError):
-        names = []
-    holding = {str(item.get("writer")) for _, item in everything(ledger)}
-    for name in names:
-        path = fs.join(directory, name)
-        doc = read_doc(path)
+
+    def tidy_cards() -> None:
         try:
-            mtime = posix.stat(path, follow_symlinks=False).st_mtime
-        except OSError:
-            continue
-        if doc is None or (doc.get("writer") not in holding and now - mtime > 86400):
-            unlink(path)
+            names = posix.listdir(directory)
+        except (FileNotFoundError, NotADirectoryError):
+            return
+        holding = {str(item.get("writer")) for _, item in everything(ledger)}
+        for name in names:
+            if name.startswith("."):
+                continue  # a temp file: another process is writing a card
+            path = fs.join(directory, name)
+            try:
+                mtime = posix.stat(path, follow_symlinks=False).st_mtime
+            except OSError:
+                continue
+            doc = read_doc(path)
+            stale = now - mtime > 86400
+            if stale and (doc is None or doc.get("writer") not in holding):
+                unlink(path)
+
+    if fs.isdir(directory):
+        locked(ledger, tidy_cards)
     return [(rel, item, why.get(id(item), "it no longer counts")) for rel, item in dropped]

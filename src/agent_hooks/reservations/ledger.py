@@ -87,11 +87,17 @@ def adopt_legacy(state_dir: str, project_root: str, now: float) -> list[str]:
         return []
     if loaded.doc is None and loaded.problem is None:
         return []
-    notes = []
+    notes: list[str] = []
     found = loaded.doc.get("reservations") if loaded.doc else None
     if isinstance(found, list) and found:
         new = fs.join(target, TRUTH)
-        current = storage.load_json_object(new).doc or {}
+        present = storage.load_json_object(new, recover_at=now)  # a corrupt one is kept aside
+        if present.problem:
+            notes.append(
+                f"the repository's ledger was not valid JSON ({present.problem}); "
+                f"it was moved to {present.moved_to}"
+            )
+        current = present.doc or {}
         held = current.get("reservations")
         held = held if isinstance(held, list) else []
         ids = {r.get("id") for r in held if isinstance(r, dict)}

@@ -18,6 +18,10 @@ from agent_hooks import identity, repository
 from agent_hooks import posix_fs as fs
 from agent_hooks.reservations import ledger
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from _collections_abc import Iterable
+
 
 def _state_file_name(name: str) -> bool:
     base = name.split(".corrupt-")[0]
@@ -28,9 +32,13 @@ def _state_file_name(name: str) -> bool:
     )
 
 
-def guarded(resolved: str, state_dir: str, directory: bool = False) -> str | None:
+def guarded(
+    resolved: str, state_dir: str, directory: bool = False, ledgers: Iterable[str] = ()
+) -> str | None:
     """What protected thing the resolved target is (or, for a directory target,
-    holds): a one-line description, or None when the write is none of our business."""
+    holds): a one-line description, or None when the write is none of our business.
+    `ledgers` are ledger directories known to matter (the agent's project's): a
+    directory target holding one (`rm -rf` of the repository, or above) is refused."""
     data = identity.data_dir(state_dir)
     if fs.is_within(resolved, data) or (directory and fs.is_within(data, resolved)):
         return f"agent-hooks' data in {data}"
@@ -38,10 +46,15 @@ def guarded(resolved: str, state_dir: str, directory: bool = False) -> str | Non
         return "an agent's state file (or its lock or the hook log)"
     if directory and fs.is_within(state_dir, resolved):
         return f"the agents' state directory {state_dir}"
-    top = repository.git_top_level(fs.dirname(resolved), resolved=True)
-    common = repository.common_dir(top) if top is not None else None
-    if common is not None:
-        book = fs.join(common, ledger.SUBDIR)
+    books = [] if not directory else [b for b in ledgers if ledger.is_repository_ledger(b)]
+    tops = {repository.git_top_level(fs.dirname(resolved), resolved=True)}
+    if directory:
+        tops.add(repository.git_top_level(resolved, resolved=True))
+    for top in tops:
+        common = repository.common_dir(top) if top is not None else None
+        if common is not None:
+            books.append(fs.join(common, ledger.SUBDIR))
+    for book in books:
         if fs.is_within(resolved, book) or (directory and fs.is_within(book, resolved)):
             return f"the repository's ledger {book}"
     return None

@@ -72,8 +72,8 @@ class Request:
         directory = self.ledger(project)
         if directory not in self.indexes:
             hot = reservation_index.load_hot(directory)
-            if hot is None and ledger.has_legacy(self.state_dir, project):
-                hot = _adopt(self.state_dir, project, self.now, directory)
+            if ledger.has_legacy(self.state_dir, project):  # one stat: gone once adopted
+                hot = _adopt(self.state_dir, project, self.now, directory) or hot
             self.indexes[directory] = hot
         return self.indexes[directory]
 

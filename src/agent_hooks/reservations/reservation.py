@@ -70,7 +70,11 @@ MAX_REASON = 2000  # characters of a reason that reach other agents
 
 
 def _finite(value: object) -> float | None:
+    """A time from a ledger: a number of plausible size, else None (never raises:
+    `float()` of a 400-digit integer would)."""
     if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if isinstance(value, int) and not -(10**15) < value < 10**15:
         return None
     number = float(value)
     return number if number == number and abs(number) < 1e15 else None
@@ -104,6 +108,8 @@ def checked(raw: object) -> Reservation:
     holder = raw.get("holder")
     reason = raw.get("reason")
     created = _finite(raw.get("created_at"))
+    if created is None and raw.get("created_at") is not None:
+        raise ValueError(f"{rid}: created_at {str(raw.get('created_at'))[:40]!r} is not a time")
     return {
         **raw,
         "compiled": compiled,

@@ -90,10 +90,14 @@ def freed(doc: dict[str, Any], me: Writer, state_dir: str, now: float) -> list[s
         if entry.get("writer") != me.key:
             kept.append(entry)
             continue
+        rel = entry.get("rel")
+        if not isinstance(rel, str):
+            continue  # a malformed note is dropped, never fatal
         why = _free(state_dir, me, entry, now)
         if why is None:
             kept.append(entry)
         else:
-            told.append(f"agent-hooks: {entry['rel']} is free now ({why}); you may edit it.")
+            shown = rel if rel.isprintable() else repr(rel)
+            told.append(f"agent-hooks: {shown} is free now ({why}); you may edit it.")
     doc["waiting"] = kept
     return told

@@ -206,8 +206,6 @@ def test_nothing_to_adopt(repos: tuple[str, str], state_dir: Path, tmp_path: Pat
     assert ledger.adopt_legacy(str(state_dir), plain, NOW) == [] and old.exists()
 
 
-@pytest.mark.xfail(strict=True, reason="ledger.adopt_legacy (ledger.py:94) reads the repository's "
-                   "truth with `.doc or {}` and overwrites a corrupt one: no .corrupt-* copy, no note")  # fmt: skip
 def test_adoption_never_overwrites_a_corrupt_ledger_unseen(
     repos: tuple[str, str], state_dir: Path
 ) -> None:
@@ -232,7 +230,7 @@ CROSS_WORKTREE_BUG = (
 
 @pytest.mark.parametrize(
     "other_first",
-    [False, pytest.param(True, marks=pytest.mark.xfail(strict=True, reason=CROSS_WORKTREE_BUG))],
+    [False, True],
 )
 def test_old_reservations_bind_at_once_after_the_upgrade(
     repos: tuple[str, str], home: Path, state_dir: Path, other_first: bool

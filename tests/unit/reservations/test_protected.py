@@ -106,7 +106,6 @@ WHOLE_REPO = (
 )
 
 
-@pytest.mark.xfail(strict=True, reason=WHOLE_REPO)
 def test_a_directory_holding_a_whole_repository_is_guarded(repos: tuple[str, str], sd: str) -> None:
     main, _ = repos
     assert guarded(main, sd, directory=True) is not None

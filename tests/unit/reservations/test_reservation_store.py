@@ -705,9 +705,6 @@ def test_forced_release_records_who_released_it(state_dir: str, root: str) -> No
     assert held(state_dir, root) == []
 
 
-@pytest.mark.xfail(strict=True, raises=OverflowError, reason="reservation._finite (reservation.py:75): "
-                   "float() of a huge JSON int raises OverflowError out of store._tidy, so every "
-                   "write to the ledger fails and the bad entry is never set aside")  # fmt: skip
 def test_a_huge_integer_time_is_set_aside_like_any_bad_entry(state_dir: str, root: str) -> None:
     grant(state_dir, root, "alice", "src/**")
     text = Path(truth_path(state_dir, root)).read_text()
