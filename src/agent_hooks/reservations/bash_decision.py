@@ -21,9 +21,14 @@ from agent_hooks.reservations.request import Request, Verdict, refuse
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from _collections_abc import Callable
     from typing import Any
 
+    from agent_hooks.reservations import index
     from agent_hooks.reservations import index as reservation_index
+
+    Place = tuple[str, str]
+    Record = tuple[Any, ...]
 
 
 def bash(request: Request, command: object) -> Verdict:
@@ -62,11 +67,9 @@ def _check_bash_target(request: Request, path: str, glob: bool, project: str) ->
     """Why a Bash target (a path and everything below it, or a glob) may not be
     written: our own files, another owner's reservation, another writer's lease,
     or strict mode without a reservation of one's own."""
-    from agent_hooks.reservations import enforcement, protected
+    from agent_hooks.reservations import enforcement, protected, reservation_text
 
-    places = (
-        enforcement.locate_glob(path, project) if glob else enforcement.locate_write(path, project)
-    )
+    places = locate_glob(path, project) if glob else locate_write(path, project)
     owner, now = request.writer.owner, request.now
     strict_rel = None
     owned = False
@@ -76,7 +79,7 @@ def _check_bash_target(request: Request, path: str, glob: bool, project: str) ->
         minutes = request.lease_minutes(hot)
         compiled = _compile_target(rel, glob)
         if hot is not None:
-            holders = enforcement.blocking_write(
+            holders = blocking_write(
                 hot, compiled, owner, now, enforcement.holder_counts(directory, minutes, now)
             )
             if holders:
@@ -96,7 +99,7 @@ def _check_bash_target(request: Request, path: str, glob: bool, project: str) ->
         if what is not None:
             return protected.message(what, path)
     if strict_rel is not None and not owned:
-        return enforcement.strict_message(strict_rel)
+        return reservation_text.strict_message(strict_rel)
     return None
 
 
@@ -139,11 +142,62 @@ def _leased_under(
     return None
 
 
-def _deny_text(rel: str, holders: list[Any], now: float) -> str:
+_GLOB_CHARS = "*?["
+
+
+def locate_write(path: str, agent_root: str | None) -> list[Place]:
+    """Like `locate` for a Bash target, which may be a directory: a project root,
+    or a directory above the agent's project (`rm -rf ..`), is the whole project,
+    with the relative path ""."""
+    from agent_hooks import posix_fs as fs
+    from agent_hooks import repository
     from agent_hooks.reservations import enforcement
 
+    resolved = fs.realpath(path)
+    if agent_root is not None and fs.is_within(agent_root, resolved):
+        return [(agent_root, "")]
+    if repository.git_top_level(resolved, resolved=True) == resolved:
+        return [(resolved, "")]
+    return enforcement.places(resolved, agent_root)
+
+
+def locate_glob(path: str, agent_root: str | None) -> list[Place]:
+    """Like `locate` for an absolute shell glob: resolve the literal directories
+    before the first wildcard segment, keep the rest as written."""
+    from agent_hooks import posix_fs as fs
+    from agent_hooks.reservations import enforcement
+
+    parts = path.split("/")
+    first_glob = next(i for i, part in enumerate(parts) if any(c in part for c in _GLOB_CHARS))
+    base = fs.realpath("/".join(parts[:first_glob]) or "/")
+    rest = "/".join(parts[first_glob:])
+    return [
+        (root, fs.join(fs.dirname(rel_base), rest).lstrip("/"))
+        for root, rel_base in enforcement.places(fs.join(base, "_"), agent_root)
+    ]
+
+
+def blocking_write(
+    hot: index.HotIndex,
+    compiled: list[Any],
+    owner: str,
+    now: float,
+    counts: Callable[[Record], bool] | None = None,
+) -> list[Record]:
+    """Other owners' live exclusive reservations overlapping a write target
+    (a path and everything below it, or a shell glob)."""
+    from agent_hooks.reservations import enforcement, pattern
+
+    return enforcement.blocking(
+        hot, compiled, pattern.first_literal(compiled), owner, now, None, counts
+    )
+
+
+def _deny_text(rel: str, holders: list[Any], now: float) -> str:
+    from agent_hooks.reservations import reservation_text
+
     shown = rel or "the whole project"
-    return enforcement.deny_message(shown, holders, now).replace(
+    return reservation_text.deny_message(shown, holders, now).replace(
         "Do not edit it now.", f"This Bash command would write {shown}; do not run it now.", 1
     )
 

@@ -64,8 +64,10 @@ def edit(request: Request, target: object) -> Verdict:
                 waiting = _waiting(
                     request, root, rel, "reservation", holders[0][reservation_index.RID]
                 )
+                from agent_hooks.reservations import reservation_text
+
                 return refuse(
-                    request, verdict, enforcement.deny_message(rel, holders, now), waiting
+                    request, verdict, reservation_text.deny_message(rel, holders, now), waiting
                 )
         owned = owned or enforcement.owns(hot, rel, owner, now)
         if strict_rel is None and request.strict(hot):
@@ -73,7 +75,9 @@ def edit(request: Request, target: object) -> Verdict:
         if minutes > 0:
             claims.append((root, rel, directory, minutes, hot))
     if strict_rel is not None and not owned:
-        return refuse(request, verdict, enforcement.strict_message(strict_rel))
+        from agent_hooks.reservations import reservation_text
+
+        return refuse(request, verdict, reservation_text.strict_message(strict_rel))
     for root, rel, directory, minutes, hot in claims:
         if request.writer.conversation == writers.NOBODY:
             refused = _judge_only(request, verdict, root, rel, directory)
@@ -94,7 +98,7 @@ def _claim(
     hot: reservation_index.HotIndex | None,
 ) -> bool:
     from agent_hooks import repository
-    from agent_hooks.reservations import lease_store, lease_text
+    from agent_hooks.reservations import lease_store
 
     outcome = lease_store.claim(
         directory,
@@ -112,6 +116,8 @@ def _claim(
     deny_elsewhere = hot is not None and hot.settings.get("worktree_leases") == "deny"
     blockers = outcome.blockers + (outcome.elsewhere if deny_elsewhere else [])
     if blockers:
+        from agent_hooks.reservations import lease_text
+
         holder = blockers[0]
         waiting = _waiting(request, root, rel, "lease", holder.get("writer"))
         reason = lease_text.deny_message(
@@ -120,6 +126,8 @@ def _claim(
         refuse(request, verdict, reason, waiting)
         return True
     if outcome.elsewhere:
+        from agent_hooks.reservations import lease_text
+
         verdict.context.append(lease_text.elsewhere_note(rel, outcome.elsewhere, request.now))
     return False
 

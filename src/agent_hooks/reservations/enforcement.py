@@ -33,9 +33,6 @@ if TYPE_CHECKING:
 
     Record = tuple[Any, ...]
 
-_GLOB_CHARS = "*?["
-
-
 Place = tuple[str, str]  # (project root, path relative to it; "" = the whole project)
 
 
@@ -67,32 +64,7 @@ def locate(path: str, cwd: str | None, agent_root: str | None) -> list[Place]:
     return _places(resolve(path, cwd, agent_root), agent_root)
 
 
-def locate_write(path: str, agent_root: str | None) -> list[Place]:
-    """Like `locate` for a Bash target, which may be a directory: a project root,
-    or a directory above the agent's project (`rm -rf ..`), is the whole project,
-    with the relative path ""."""
-    resolved = fs.realpath(path)
-    if agent_root is not None and fs.is_within(agent_root, resolved):
-        return [(agent_root, "")]
-    if repository.git_top_level(resolved, resolved=True) == resolved:
-        return [(resolved, "")]
-    return _places(resolved, agent_root)
-
-
-def locate_glob(path: str, agent_root: str | None) -> list[Place]:
-    """Like `locate` for an absolute shell glob: resolve the literal directories
-    before the first wildcard segment, keep the rest as written."""
-    parts = path.split("/")
-    first_glob = next(i for i, part in enumerate(parts) if any(c in part for c in _GLOB_CHARS))
-    base = fs.realpath("/".join(parts[:first_glob]) or "/")
-    rest = "/".join(parts[first_glob:])
-    return [
-        (root, fs.join(fs.dirname(rel_base), rest).lstrip("/"))
-        for root, rel_base in _places(fs.join(base, "_"), agent_root)
-    ]
-
-
-def _blocking(
+def blocking(
     hot: index.HotIndex,
     compiled: list[Any],
     first: str | None,
@@ -147,21 +119,7 @@ def blocking_edit(
     counts: Callable[[Record], bool] | None = None,
 ) -> list[Record]:
     """Other owners' live exclusive reservations covering the file `rel`."""
-    return _blocking(hot, [], rel.partition("/")[0], owner, now, rel, counts)
-
-
-def blocking_write(
-    hot: index.HotIndex,
-    compiled: list[Any],
-    owner: str,
-    now: float,
-    counts: Callable[[Record], bool] | None = None,
-) -> list[Record]:
-    """Other owners' live exclusive reservations overlapping a write target
-    (a path and everything below it, or a shell glob)."""
-    from agent_hooks.reservations import pattern
-
-    return _blocking(hot, compiled, pattern.first_literal(compiled), owner, now, None, counts)
+    return blocking(hot, [], rel.partition("/")[0], owner, now, rel, counts)
 
 
 def owns(hot: index.HotIndex | None, rel: str, owner: str, now: float) -> bool:
@@ -175,29 +133,4 @@ def owns(hot: index.HotIndex | None, rel: str, owner: str, now: float) -> bool:
         and rec[index.EXPIRES] > now
         and pattern.matches(rec[index.COMPILED], rel)
         for rec in hot.candidates(rel.partition("/")[0])
-    )
-
-
-def deny_message(rel: str, holders: list[Record], now: float) -> str:
-    """Why the edit of `rel` is refused and what the model can do instead."""
-    from agent_hooks.reservations import reservation
-
-    held = reservation.unique([index.as_dict(rec) for rec in holders])
-    described = [reservation.describe(res, now) for res in held]
-    soonest = min(reservation.minutes_left(index.as_dict(rec), now) for rec in holders)
-    return (
-        f"agent-hooks: {rel} is reserved by another agent: " + "; ".join(described) + ".\n"
-        "Do not edit it now. Choose one:\n"
-        "- work on something else (other files or another task) and come back to this later;\n"
-        "- run `agent-hooks reservations` to see who holds what, and ask the holder to release it;\n"
-        f"- wait: the reservation is released when its holder is done or expires (in {soonest} min)."
-    )
-
-
-def strict_message(rel: str) -> str:
-    quoted = "'" + rel.replace("'", "'\\''") + "'"
-    return (
-        f"agent-hooks (strict mode): you hold no reservation covering {rel}. Claim it first:\n"
-        f"  agent-hooks reserve {quoted} --reason <issue-id>\n"
-        "then retry the edit. `agent-hooks reservations` shows what others hold."
     )

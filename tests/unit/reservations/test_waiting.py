@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from agent_hooks import identity, liveness, state_file
-from agent_hooks.reservations import lease_upkeep, lease_store, ledger, pattern, waiting
+from agent_hooks.reservations import lease_store, lease_upkeep, ledger, pattern, waiting
 from agent_hooks.reservations import store as reservation_store
 from agent_hooks.writer import Writer
 
