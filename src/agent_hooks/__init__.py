@@ -24,7 +24,7 @@ __version__ = "0.1.0"
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from _collections_abc import Sequence
+    from _collections_abc import Callable, Sequence
     from importlib.machinery import ModuleSpec
     from types import CodeType, ModuleType
 
@@ -109,7 +109,52 @@ def _install() -> None:
             code: CodeType = marshal.loads(memoryview(spec.loader_state)[16:])
             return code
 
+    def preload(names: Sequence[str]) -> None:
+        modules = sys.modules
+        if "importtime" in sys._xoptions:  # -X importtime measures the ordinary way
+            return
+        for name in names:
+            if name in modules:
+                continue
+            spec = _CachedBytecode.find_spec(name)
+            if spec is None:
+                return  # not cached yet: the ordinary import takes over from here
+            module = type(sys)(name)
+            module.__spec__ = spec
+            module.__loader__ = _CachedBytecode  # type: ignore[assignment]
+            module.__file__ = spec.origin
+            module.__cached__ = spec.cached  # type: ignore[attr-defined]
+            if spec.submodule_search_locations is not None:
+                module.__path__ = spec.submodule_search_locations
+                module.__package__ = name
+            else:
+                module.__package__ = name.rpartition(".")[0]
+            modules[name] = module
+            try:
+                _CachedBytecode.exec_module(module)
+            except BaseException:
+                del modules[name]
+                raise
+            parent, _, child = name.rpartition(".")
+            setattr(modules[parent], child, module)
+
     sys.meta_path.insert(0, _CachedBytecode)
+    _PRELOAD.append(preload)
+
+
+_PRELOAD: list[Callable[[Sequence[str]], None]] = []
+
+
+def preload(names: Sequence[str]) -> None:
+    """Load `names` (agent_hooks modules, each after those it imports) from cached
+    bytecode at once, skipping the import system's per-module work (~0.1 M
+    instructions each): the hook adapters call it with the modules their event
+    always needs. Each module ends up exactly as an import would leave it; a name
+    already loaded is skipped, and the first one without valid cached bytecode
+    ends the preload (ordinary imports load the rest). Off under `-X importtime`,
+    so that measurement sees every import."""
+    for run in _PRELOAD:
+        run(names)
 
 
 _install()

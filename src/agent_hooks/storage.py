@@ -212,6 +212,30 @@ def read_bytes(path: str) -> bytes | None:
         raise
 
 
+def create_new(path: str, data: bytes) -> bool:
+    """Create `path` holding `data` when nothing is there yet (0600, O_EXCL, no
+    symlink followed); False when something already is. Cheaper than a replace
+    (no temp file, no rename: a rename is most of a small write's cost), at the
+    price of a reader possibly seeing the file empty for an instant — for callers
+    that serialize writers under a lock and take an unreadable file as absent."""
+    try:
+        fd = posix.open(
+            path, posix.O_WRONLY | posix.O_CREAT | posix.O_EXCL | _OPEN_FLAGS, FILE_MODE
+        )
+    except FileExistsError:
+        return False
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[posix.write(fd, view) :]
+    except BaseException:
+        posix.close(fd)
+        posix.unlink(path)
+        raise
+    posix.close(fd)
+    return True
+
+
 def write_bytes_atomic(path: str, data: bytes, *, durable: bool = True) -> None:
     """Replace `path` with `data` atomically; the file ends up 0600."""
     directory, name = fs.split(path)

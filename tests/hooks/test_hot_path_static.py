@@ -72,3 +72,49 @@ def test_feature_package_inits_are_empty(name: str) -> None:
         return
     assert GRAPH[name] == [], f"{name}/__init__.py imports {GRAPH[name]}"
     assert import_graph.modules()[name].read_text().strip() == ""
+
+
+def _top_level_closure(start: str) -> set[str]:
+    """The agent_hooks modules `start` loads at import time (lazy imports left out)."""
+    seen: set[str] = set()
+    todo = [start]
+    while todo:
+        name = todo.pop()
+        for edge in GRAPH.get(name, []):
+            for target in [*import_graph.parents(edge.imported), edge.imported]:
+                if not edge.lazy and target in GRAPH and target not in seen:
+                    seen.add(target)
+                    todo.append(target)
+    return seen
+
+
+def _preload_lists() -> dict[str, tuple[str, ...]]:
+    from agent_hooks.hooks import PRELOAD
+    from agent_hooks.hooks.post_tool_use import BASH_MODULES
+    from agent_hooks.hooks.pre_tool_use import EDIT_MODULES
+
+    return {**PRELOAD, "PreToolUse edit": EDIT_MODULES, "PostToolUse Bash": BASH_MODULES}
+
+
+@pytest.mark.parametrize("name", sorted(_preload_lists()))
+def test_each_preload_list_is_in_dependency_order_and_always_needed(name: str) -> None:
+    """agent_hooks.preload loads each listed module after those it imports (else the
+    import system loads them first, and the preload saves less); every listed module
+    is one the path loads anyway (so preloading never loads anything extra)."""
+    listed = _preload_lists()[name]
+    if name == "PreToolUse edit":  # the decision, and the lease store every claim uses
+        roots = ("agent_hooks.reservations.decision", "agent_hooks.reservations.lease_store")
+        needed = set(roots).union(*(_top_level_closure(root) for root in roots))
+    elif name == "PostToolUse Bash":
+        root = "agent_hooks.reservations.bash_after"
+        needed = {root} | _top_level_closure(root)
+    else:
+        from agent_hooks.hooks import EVENTS
+
+        adapter = f"agent_hooks.hooks.{EVENTS[name]}"
+        needed = _top_level_closure(adapter) | {adapter}
+    assert set(listed) <= needed, sorted(set(listed) - needed)
+    for i, module in enumerate(listed):
+        later = set(listed[i + 1 :])
+        early = {t for t in _top_level_closure(module) if t in later}
+        assert not early, f"{module} imports {sorted(early)}, listed after it"

@@ -20,6 +20,41 @@ EVENTS = {
 }
 
 
+# The agent_hooks modules each hot event always loads, each after those it imports:
+# preloaded from cached bytecode without the import system's per-module work
+# (agent_hooks.preload; tests/hooks/test_hot_path_static.py keeps these in step).
+CORE = (
+    "agent_hooks.posix_fs",
+    "agent_hooks.identity",
+    "agent_hooks.jsonio",
+    "agent_hooks.repository",
+    "agent_hooks.hook_runtime",
+    "agent_hooks.writer",
+)
+PRELOAD = {
+    "PreToolUse": (
+        *CORE,
+        "agent_hooks.switches",
+        "agent_hooks.reservations",
+        "agent_hooks.reservations.index",
+        "agent_hooks.reservations.ledger",
+        "agent_hooks.reservations.request",
+        "agent_hooks.hooks.pre_tool_use",
+    ),
+    "PostToolUse": (
+        *CORE,
+        "agent_hooks.state",
+        "agent_hooks.storage",
+        "agent_hooks.state_file",
+        "agent_hooks.trail",
+        "agent_hooks.work_sessions",
+        "agent_hooks.work_sessions.location",
+        "agent_hooks.work_sessions.events",
+        "agent_hooks.hooks.post_tool_use",
+    ),
+}
+
+
 def main(argv: list[str]) -> int:
     """Run the adapter for the event `argv[0]`; exit status 0 whatever happens."""
     import sys
@@ -29,6 +64,9 @@ def main(argv: list[str]) -> int:
         sys.stderr.write(f"agent-hooks: unknown hook event {event!r}; allowed\n")
         return 0
     try:
+        from agent_hooks import preload
+
+        preload(PRELOAD.get(event, ()))
         adapter = __import__(f"agent_hooks.hooks.{EVENTS[event]}", fromlist=["main"])
         code: int = adapter.main()
     except Exception as exc:  # an adapter that cannot even be imported: allow, say why

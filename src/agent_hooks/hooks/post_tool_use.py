@@ -17,6 +17,17 @@ if TYPE_CHECKING:
     from typing import Any
 
 EVENT = "PostToolUse"
+# What the aftermath of a Bash command that changed files always loads (after the
+# event's preload: agent_hooks.hooks.PRELOAD).
+BASH_MODULES = (
+    "agent_hooks.liveness",
+    "agent_hooks.reservations",
+    "agent_hooks.reservations.index",
+    "agent_hooks.reservations.ledger",
+    "agent_hooks.reservations.lease",
+    "agent_hooks.reservations.lease_store",
+    "agent_hooks.reservations.bash_after",
+)
 
 
 def handle(ctx: hook_runtime.HookContext) -> dict[str, Any] | None:
@@ -62,6 +73,9 @@ def _after_bash(
 ) -> list[tuple[str, str]]:
     """The files the command changed that are this writer's (leased); a warning
     for held ones it changed."""
+    from agent_hooks import preload
+
+    preload(BASH_MODULES)
     from agent_hooks.reservations import bash_after
 
     changed = [path for _, path in found]

@@ -20,6 +20,15 @@ if TYPE_CHECKING:
     from typing import Any
 
 EVENT = "PreToolUse"
+# What a file edit always loads (after the event's preload: agent_hooks.hooks.PRELOAD).
+EDIT_MODULES = (
+    "agent_hooks.liveness",
+    "agent_hooks.reservations.enforcement",
+    "agent_hooks.reservations.protected",
+    "agent_hooks.reservations.lease",
+    "agent_hooks.reservations.lease_store",
+    "agent_hooks.reservations.decision",
+)
 EDIT_TOOLS = {
     "Write": "file_path",
     "Edit": "file_path",
@@ -70,6 +79,9 @@ def handle(ctx: hook_runtime.HookContext) -> dict[str, Any] | None:
 
         verdict = bash_decision.bash(request, tool_input.get("command"))
     else:
+        from agent_hooks import preload
+
+        preload(EDIT_MODULES)
         from agent_hooks.reservations import decision
 
         verdict = decision.edit(request, tool_input.get(EDIT_TOOLS[tool]))

@@ -173,6 +173,8 @@ def claim_many(
     holder = liveness.process(environ)
 
     def work() -> None:
+        from agent_hooks import storage
+
         taken: list[str] = []
         last: dict[str, Any] = {}
         for rel in todo:
@@ -197,7 +199,11 @@ def claim_many(
                 claimed=mine.get("claimed") if mine is not None else None,
             )
             kept = [item for item in current if item.get("worktree") != worktree]
-            write_doc(lease_path(ledger, rel), {"path": rel, "leases": [*kept, last]})
+            doc = {"path": rel, "leases": [*kept, last]}
+            path = lease_path(ledger, rel)
+            data = jsonio.dumps(doc).encode("utf-8")
+            if current or problem is not None or not storage.create_new(path, data):
+                write_doc(path, doc)  # replace what is there, atomically
             outcomes[rel].written = True
             taken.append(rel)
         if taken:

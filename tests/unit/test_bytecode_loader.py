@@ -1,0 +1,146 @@
+"""The package's cached-bytecode finder and `preload` (agent_hooks/__init__.py): the
+hooks' start-up saving, which must never change what a module is.
+
+Each test runs a fresh interpreter on a private copy of the source tree, so that
+pyc files can be made stale, removed or broken without touching the real tree.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from hook_runner import ROOT
+
+
+@pytest.fixture
+def src(tmp_path: Path) -> Path:
+    copy = tmp_path / "src"
+    shutil.copytree(ROOT / "src", copy, ignore=shutil.ignore_patterns("__pycache__"))
+    return copy
+
+
+def run(src: Path, code: str, *flags: str) -> dict[str, object]:
+    script = f"import sys, json\nsys.path.insert(0, {str(src)!r})\n{code}"
+    proc = subprocess.run(
+        [sys.executable, "-I", "-S", *flags, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    out: dict[str, object] = json.loads(proc.stdout.strip().splitlines()[-1])
+    return out
+
+
+DESCRIBE = """
+import agent_hooks.switches as m, agent_hooks.reservations as pkg
+print(json.dumps({
+    "loader": type(m.__loader__).__name__ if not isinstance(m.__loader__, type) else m.__loader__.__name__,
+    "file": m.__file__, "cached": m.__cached__, "package": m.__package__,
+    "spec": [m.__spec__.name, m.__spec__.origin, m.__spec__.cached],
+    "path": list(pkg.__path__), "pkg_package": pkg.__package__, "value": m.ON,
+}))
+"""
+
+
+def test_a_cached_module_is_served_from_its_bytecode_with_the_usual_attributes(src: Path) -> None:
+    first = run(src, DESCRIBE)  # writes the pyc files through the ordinary import
+    second = run(src, DESCRIBE)
+    assert first["loader"] != "_CachedBytecode" and second["loader"] == "_CachedBytecode"
+    for key in ("file", "cached", "package", "spec", "path", "pkg_package", "value"):
+        assert first[key] == second[key], key
+    assert second["file"] == str(src / "agent_hooks" / "switches.py")
+
+
+def test_a_stale_pyc_is_never_used(src: Path) -> None:
+    run(src, DESCRIBE)
+    module = src / "agent_hooks" / "switches.py"
+    module.write_text(module.read_text().replace('ON = ("1",', 'ON = ("2",'))
+    later = time.time() + 5
+    os.utime(module, (later, later))
+    assert run(src, DESCRIBE)["value"][0] == "2"  # type: ignore[index]
+
+
+PRELOAD = """
+import agent_hooks
+names = ("agent_hooks.posix_fs", "agent_hooks.switches", "agent_hooks.reservations",
+         "agent_hooks.reservations.index")
+agent_hooks.preload(names)
+import agent_hooks.reservations.index as index
+print(json.dumps({
+    "loaded": [n for n in names if n in sys.modules],
+    "same": agent_hooks.reservations.index is index is sys.modules["agent_hooks.reservations.index"],
+    "file": index.__file__, "package": index.__package__, "spec": index.__spec__.name,
+    "path": list(sys.modules["agent_hooks.reservations"].__path__),
+}))
+"""
+
+
+COMPILE = "import agent_hooks.switches, agent_hooks.reservations.index\nprint('{}')"
+
+
+def test_preload_leaves_each_module_as_an_import_would(src: Path) -> None:
+    run(src, COMPILE)
+    out = run(src, PRELOAD)
+    assert len(out["loaded"]) == 4 and out["same"] is True  # type: ignore[arg-type]
+    assert out["file"] == str(src / "agent_hooks" / "reservations" / "index.py")
+    assert out["package"] == "agent_hooks.reservations"
+    assert out["spec"] == "agent_hooks.reservations.index"
+    assert out["path"] == [str(src / "agent_hooks" / "reservations")]
+
+
+def test_preload_stops_at_a_module_without_bytecode_and_imports_take_over(src: Path) -> None:
+    run(src, COMPILE)
+    for pyc in (src / "agent_hooks" / "__pycache__").glob("switches.*.pyc"):
+        pyc.unlink()
+    code = PRELOAD.replace(
+        "agent_hooks.preload(names)",
+        "agent_hooks.preload(names)\nstopped = [n for n in names if n in sys.modules]",
+    )
+    code = code.replace('"loaded": [n for n in names if n in sys.modules]', '"loaded": stopped')
+    out = run(src, code)
+    assert out["loaded"] == ["agent_hooks.posix_fs"]  # stopped at switches, none after it
+    assert out["same"] is True  # the ordinary import loaded the rest
+
+
+def test_preload_is_off_under_importtime(src: Path) -> None:
+    run(src, COMPILE)
+    code = "import agent_hooks\nagent_hooks.preload(('agent_hooks.switches',))\nprint(json.dumps({'loaded': 'agent_hooks.switches' in sys.modules}))"
+    assert run(src, code, "-X", "importtime")["loaded"] is False
+
+
+def test_a_module_that_fails_is_not_left_half_loaded(src: Path) -> None:
+    broken = src / "agent_hooks" / "broken_probe.py"
+    broken.write_text("VALUE = 1\nraise RuntimeError('boom')\n")
+    code = (
+        "import py_compile\n"
+        f"py_compile.compile({str(broken)!r}, doraise=True)\n"
+        "import agent_hooks\n"
+        "try:\n    agent_hooks.preload(('agent_hooks.broken_probe',))\nexcept RuntimeError as exc:\n"
+        "    failed = str(exc)\n"
+        "print(json.dumps({'failed': failed, 'left': 'agent_hooks.broken_probe' in sys.modules}))"
+    )
+    out = run(src, code)
+    assert out == {"failed": "boom", "left": False}
+
+
+def test_python_dash_m_still_runs_the_cli(src: Path) -> None:
+    """`get_code` serves runpy (install.sh runs `python -m agent_hooks.claude_settings`)."""
+    env = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(src)}
+    for _ in range(2):  # the second run is served from cached bytecode
+        proc = subprocess.run(
+            [sys.executable, "-m", "agent_hooks.claude_settings", "--help"],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=60,
+        )
+        assert proc.returncode == 0 and "usage" in proc.stdout.lower(), proc.stderr
