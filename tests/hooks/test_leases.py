@@ -319,3 +319,19 @@ def test_session_end_releases_first_and_finishes_fast_whatever_the_state_lock(
         holder.kill()
         holder.wait()
     allowed(write(run_hook, "app.py"))
+
+
+def test_two_bash_commands_at_once_keep_a_file_both_reported_in_both_trails(
+    run_hook: HookRunner,
+) -> None:
+    """Two Bash commands running at once each get the other's files in bashEditDiff. The
+    first to finish leases both; the second still records its own file (another command's
+    Bash lease is no proof that command wrote it) but neither leases it nor is warned."""
+    (run_hook.project / "mine.txt").write_text("x\n")
+    first = bash_done(run_hook, ["mine.txt"], 5000)
+    assert run_hook("PostToolUse", first, agent=OTHER).out is None  # OTHER finished first
+    result = run_hook("PostToolUse", bash_done(run_hook, ["mine.txt"], 5000))
+    assert result.out is None
+    state = run_hook.state(ME)
+    assert str(run_hook.project / "mine.txt") in state["files_created"] + state["files_modified"]
+    assert [item["writer"] for item in lease_file(run_hook, "mine.txt")["leases"]] == [OTHER]

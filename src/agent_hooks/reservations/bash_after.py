@@ -5,10 +5,14 @@ The client reports the files a command changed (`bashEditDiff`), and blames
 any concurrent change on the command too: a long Bash listed another agent's
 Write as its own modification. So:
 
-* A changed file that another writer recorded changing inside the command's
-  time window (its lease's last write falls between the command's start —
-  `duration_ms` before now, less a second of slack — and now) is not this
-  writer's: it gets no trail entry, no lease, and no warning.
+* A changed file that another writer wrote with a file tool inside the
+  command's time window (its edit lease's last write falls between the
+  command's start — `duration_ms` before now, less a second of slack — and now)
+  is not this writer's: it gets no trail entry, no lease, and no warning.
+* A changed file another writer's *Bash* command leased inside the window is
+  ambiguous (that lease may itself come from the client's blame: two commands
+  running at once each report both's files): it stays in this writer's trail,
+  but gets no lease and no warning.
 * The writer takes a lease on each file that is its own (one lock for all).
 * A changed file another writer leases, or another owner holds exclusively by
   reservation, is reported to the model: the command changed what someone else
@@ -79,10 +83,12 @@ def after_bash(
         if rel is None:
             continue
         leases = lease_store.read(directory, rel) if minutes > 0 else []
-        if _written_by_another(leases, me, start, now):
+        if _written_by_another(leases, me, start, now, "edit"):
             result.foreign.add(path)
             continue
         seen = lease.judge(leases, me, project, now, liveness.alive)
+        if _written_by_another(seen.blockers, me, start, now, "bash"):
+            continue  # ambiguous: both commands may have reported it
         if seen.blockers:
             leased_by_others[rel] = seen.blockers[0]
         else:
@@ -122,12 +128,16 @@ def after_bash(
     return result
 
 
-def _written_by_another(leases: list[dict[str, Any]], me: Writer, start: float, now: float) -> bool:
+def _written_by_another(
+    leases: list[dict[str, Any]], me: Writer, start: float, now: float, source: str
+) -> bool:
+    """Does another writer's lease from `source` (edit, bash) show a write inside
+    the command's window?"""
     for item in leases:
         written = item.get("written")
-        if item.get("writer") == me.key or not isinstance(written, int | float):
+        if item.get("writer") == me.key or item.get("source") != source:
             continue
-        if start <= written <= now + SLACK:
+        if isinstance(written, int | float) and start <= written <= now + SLACK:
             return True
     return False
 
