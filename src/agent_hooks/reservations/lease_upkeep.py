@@ -127,30 +127,38 @@ def release_conversation(
     return [rel for rel, _ in dropped]
 
 
-def all_paths(ledger: str) -> list[str]:
-    """Every leased path (read from the files; names cut short are resolved)."""
+def all_paths(ledger: str, prefix: str = "") -> list[str]:
+    """Every leased path starting with `prefix` (read from the file names; a name
+    cut short is resolved from its file). Names are compared escaped, so only the
+    matching ones are decoded: a Bash target among thousands of leases costs one
+    directory listing, not one decoding per lease."""
     directory = fs.join(ledger, LEASES)
     try:
         names = posix.listdir(directory)
     except (FileNotFoundError, NotADirectoryError):
         return []
+    wanted = rules.escape(prefix)
     found = []
     for name in names:
         if name.startswith("."):
             continue
-        prefix, whole = rules.name_prefix(name)
+        if not name.startswith(wanted):
+            head = name.partition("~")[0]
+            if head == name or not wanted.startswith(head):
+                continue  # neither matching nor a cut name that could
+        decoded, whole = rules.name_prefix(name)
         if whole:
-            found.append(prefix)
+            found.append(decoded)
             continue
         doc = read_doc(fs.join(directory, name))
-        if doc is not None and isinstance(doc.get("path"), str):
+        if doc is not None and isinstance(doc.get("path"), str) and doc["path"].startswith(prefix):
             found.append(doc["path"])
     return sorted(found)
 
 
 def paths_under(ledger: str, test: Callable[[str], bool], prefix: str = "") -> list[str]:
     """Leased paths starting with `prefix` for which `test` holds (Bash targets)."""
-    return [rel for rel in all_paths(ledger) if rel.startswith(prefix) and test(rel)]
+    return [rel for rel in all_paths(ledger, prefix) if test(rel)]
 
 
 def heard_from(ledger: str, key: str, now: float, minutes: int) -> bool:

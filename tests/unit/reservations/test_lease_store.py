@@ -303,3 +303,17 @@ def test_a_holder_killed_with_sigkill_stops_blocking_at_once(book: str) -> None:
     seen = lease.judge(lease_store.read(book, "a.py"), BOB, WT, now, liveness.alive)
     assert seen.blockers == []
     assert claim(book, "a.py", BOB, now=now).written
+
+
+def test_paths_under_finds_by_prefix_cut_names_included(book: str) -> None:
+    deep = "src/" + "d" * 150 + "/x.py"  # too long for a file name: cut, with a hash
+    for rel in ("src/a.py", "src/sub/b.py", "srcfoo/c.py", "lib/d.py", ".hidden/e", deep):
+        claim(book, rel, ALICE)
+    assert lease_upkeep.paths_under(book, lambda p: True, "src/") == sorted(
+        ["src/a.py", "src/sub/b.py", deep]
+    )
+    assert lease_upkeep.paths_under(book, lambda p: True, "src/" + "d" * 150) == [deep]
+    assert lease_upkeep.paths_under(book, lambda p: True, ".hidden") == [".hidden/e"]
+    assert lease_upkeep.paths_under(book, lambda p: p.endswith(".py"), "") == sorted(
+        ["src/a.py", "src/sub/b.py", "srcfoo/c.py", "lib/d.py", deep]
+    )
