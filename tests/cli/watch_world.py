@@ -98,12 +98,15 @@ class World:
         with open(identity.log_path(self.state_dir), "a") as handle:
             handle.write(f"{stamp} pid=4242 agent={agent} event={event} {message}\n")
 
-    def deny(self, at: float, agent: str, rel: str, holder: str = "proj__cc_1") -> None:
+    def deny(
+        self, at: float, agent: str, rel: str, holder: str = "proj__cc_1", held: str = "src/**"
+    ) -> None:
+        """The line PreToolUse logs when it refuses an edit (`denied TOOL: REASON`)."""
         self.log(
             at,
             agent,
             f"denied Write: agent-hooks: {rel} is reserved by another agent: agent "
-            f'"{holder}" holds src/** (exclusive, reason farmhand-42, 117 min left).',
+            f'"{holder}" holds {held} (exclusive, reason farmhand-42, 117 min left).',
         )
 
     def work_session(self, now: float, current: int, max_tokens: int = 200_000) -> str:
