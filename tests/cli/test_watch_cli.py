@@ -138,3 +138,23 @@ def test_the_app_redraws_only_what_changed_and_q_quits(
             assert not app.is_running
 
     asyncio.run(drive())
+
+
+def test_the_view_scrolls_with_the_keys_when_the_pane_is_short(world: World) -> None:
+    from textual.containers import VerticalScroll
+
+    from agent_hooks.cli.watch_app import WatchApp
+
+    env = Env(environ=world.environ, now=NOW)
+
+    async def drive() -> None:
+        app = WatchApp(lambda: watch_model.snapshot(env, str(world.project), NOW), "p", 1)
+        async with app.run_test(size=(100, 12)) as pilot:
+            await pilot.pause(0.1)
+            body = app.query_one(VerticalScroll)
+            assert body.max_scroll_y > 0 and body.scroll_y == 0
+            await pilot.press("pagedown")
+            await pilot.pause(0.1)
+            assert body.scroll_y > 0
+
+    asyncio.run(drive())
