@@ -106,7 +106,7 @@ class WatchApp(App[None]):
         try:
             snap = self._read()
         except Exception as exc:  # the view outlives one bad read; the next may succeed
-            self._show("problems", f"refresh failed: {type(exc).__name__}: {exc}")
+            self._show("problems", one_line(f"refresh failed: {type(exc).__name__}: {exc}", 300))
             return
         for section in watch_text.sections(snap):
             if self._shown.get(section.key) == section:
