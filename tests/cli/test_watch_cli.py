@@ -158,3 +158,29 @@ def test_the_view_scrolls_with_the_keys_when_the_pane_is_short(world: World) -> 
             assert body.scroll_y > 0
 
     asyncio.run(drive())
+
+
+def test_a_failed_refresh_is_shown_and_the_next_one_recovers(world: World) -> None:
+    from textual.widgets import Static
+
+    from agent_hooks.cli.watch_app import WatchApp
+
+    env = Env(environ=world.environ, now=NOW)
+    calls = iter([OSError("disk\ngone")])
+
+    def read() -> watch_model.Snapshot:
+        failure = next(calls, None)
+        if failure is not None:
+            raise failure
+        return watch_model.snapshot(env, str(world.project), NOW)
+
+    async def drive() -> None:
+        app = WatchApp(read, "p", 0.05)
+        async with app.run_test(size=(100, 30)) as pilot:
+            problems = app.query_one("#problems", Static)
+            assert str(problems.content) == "refresh failed: OSError: disk?gone"
+            await pilot.pause(0.2)
+            assert str(problems.content) == ""
+            assert app.query_one("#agents", Static).border_title == "Agents (1 alive of 2)"
+
+    asyncio.run(drive())
