@@ -22,6 +22,7 @@ from agent_hooks.cli import (
     session,
     status,
     trail,
+    watch,
     workspace,
 )
 from agent_hooks.cli._common import Env
@@ -58,6 +59,7 @@ for module in (
     freshness,
     session,
     statusline,
+    watch,
     demo,
 ):
     module.register(main)

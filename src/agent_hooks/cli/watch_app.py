@@ -1,0 +1,123 @@
+"""The live terminal view of `agent-hooks watch`, built on Textual (ADR-0018).
+
+Only `agent-hooks watch` imports this module (never a hook, never another command:
+Textual takes a few hundred milliseconds to import). The data come from a
+`read()` callable returning a `watch_model.Snapshot`; this module lays the
+sections out and redraws.
+
+Invariants: a panel is updated only when its section changed, so an unchanged
+project costs no terminal output at all between refreshes (Textual itself redraws
+only the regions that changed, inside synchronized-output brackets where the
+terminal supports them); a refresh that fails shows its error in the view and
+the next one tries again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import ClassVar
+
+from rich.cells import cell_len
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.segment import Segment
+from rich.text import Text
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.widgets import Footer, Static
+
+from agent_hooks.cli import watch_text
+from agent_hooks.cli.watch_model import Snapshot
+from agent_hooks.reservations.reservation import one_line
+
+TONES = {watch_text.NORMAL: "", watch_text.DIM: "dim", watch_text.WARN: "yellow"}
+
+
+class Grid:
+    """A section as aligned columns fitted to the panel's width at each render:
+    the wide columns (paths, reasons) give way with an ellipsis (`watch_text.fit`)."""
+
+    def __init__(self, section: watch_text.Section) -> None:
+        self.section = section
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        section = self.section
+        if not section.rows:
+            yield Text(section.empty, style="dim", no_wrap=True, overflow="ellipsis")
+            return
+        rows = [section.header, *section.rows]
+        natural = [max(cell_len(r[i]) for r in rows) for i in range(len(section.header))]
+        wide = [name in watch_text.WIDE for name in section.header]
+        widths = watch_text.fit(natural, wide, options.max_width)
+        styles = ["bold", *(TONES.get(tone, "") for tone in section.tones)]
+        for row, style in zip(rows, styles, strict=True):
+            line = Text(style=style, no_wrap=True, overflow="crop", end="")
+            for i, (cell, width) in enumerate(zip(row, widths, strict=True)):
+                piece = Text(cell)
+                piece.truncate(width, overflow="ellipsis", pad=i < len(row) - 1)
+                line.append_text(piece)
+                if i < len(row) - 1:
+                    line.append(" " * watch_text.GAP)
+            line.rstrip()
+            yield line
+            yield Segment.line()
+
+
+class WatchApp(App[None]):
+    """Agents, reservations and leases, recent denials and the work session."""
+
+    TITLE = "agent-hooks watch"
+    ENABLE_COMMAND_PALETTE = False
+    CSS = """
+    #head { height: 1; padding: 0 1; background: $panel; color: $text; }
+    .panel { height: auto; border: round $primary; padding: 0 1; }
+    #problems { height: auto; padding: 0 1; color: $warning; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("q", "quit", "Quit"),
+        Binding("ctrl+c", "quit", "Quit", show=False, priority=True),
+    ]
+    PANELS = ("agents", "holdings", "denials", "session")
+
+    def __init__(self, read: Callable[[], Snapshot], project: str, interval: float) -> None:
+        super().__init__()
+        self._read = read
+        self._project = project
+        self._interval = interval
+        self._shown: dict[str, object] = {}
+        self.refreshes = 0  # snapshots taken (for tests)
+
+    def compose(self) -> ComposeResult:
+        head = f"agent-hooks watch · {one_line(self._project, 200)} · every {self._interval:g}s"
+        yield Static(Text(head), id="head")
+        with VerticalScroll():
+            for key in self.PANELS:
+                yield Static(id=key, classes="panel", markup=False)
+            yield Static(id="problems", markup=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.update_view()
+        self.set_interval(self._interval, self.update_view)
+
+    def update_view(self) -> None:
+        """Take a snapshot and redraw the panels whose content changed."""
+        self.refreshes += 1
+        try:
+            snap = self._read()
+        except Exception as exc:  # the view outlives one bad read; the next may succeed
+            self._show("problems", one_line(f"refresh failed: {type(exc).__name__}: {exc}", 300))
+            return
+        for section in watch_text.sections(snap):
+            if self._shown.get(section.key) == section:
+                continue
+            self._shown[section.key] = section
+            panel = self.query_one(f"#{section.key}", Static)
+            panel.border_title = section.title
+            panel.update(Grid(section))
+        self._show("problems", "\n".join(f"warning: {one_line(p, 200)}" for p in snap.problems))
+
+    def _show(self, key: str, text: str) -> None:
+        if self._shown.get(key) != text:
+            self._shown[key] = text
+            self.query_one(f"#{key}", Static).update(Text(text))

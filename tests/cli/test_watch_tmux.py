@@ -1,0 +1,143 @@
+"""`agent-hooks watch` for real: the program runs in a detached tmux session of a fixed
+size (its own tmux server, HOME a temp directory), the screen is read with
+`capture-pane` and every byte the program writes to the terminal with `pipe-pane`.
+
+Checked: the first frame shows the agents, a reservation with its time left and a
+denial; a new reservation and a new denial appear within 2.5 s; with nothing changed
+the program writes nothing at all to the terminal (so nothing can flicker), and a
+change is drawn over the old frame without erasing it; `q` ends the program.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from watch_world import World
+
+TMUX = shutil.which("tmux")
+pytestmark = pytest.mark.skipif(
+    TMUX is None, reason="tmux is not installed: the live view is tested in a real terminal"
+)
+SIZE = ("140", "45")
+ERASE = re.compile(rb"\x1b\[[0-3]?J|\x1b\[\?1049[hl]")  # erase display; leave/enter the screen
+
+
+class Pane:
+    """One tmux server (own socket, no config) with one session running a command."""
+
+    def __init__(self, directory: Path) -> None:
+        self.socket = str(directory / "tmux.sock")
+        self.stream = directory / "pane.bytes"
+
+    def tmux(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        assert TMUX is not None
+        return subprocess.run(
+            [TMUX, "-S", self.socket, "-f", os.devnull, *args],
+            capture_output=True,
+            text=True,
+            check=check,
+            timeout=20,
+        )
+
+    def start(self, command: list[str], env: dict[str, str]) -> None:
+        exports = " ".join(f"{k}={shell(v)}" for k, v in env.items())
+        # A short pause first, so pipe-pane records the program's every byte.
+        line = f"sleep 0.5; exec env {exports} " + " ".join(shell(c) for c in command)
+        self.tmux("new-session", "-d", "-s", "watch", "-x", SIZE[0], "-y", SIZE[1], line)
+        self.tmux("pipe-pane", "-t", "watch", "-o", f"cat >> {shell(str(self.stream))}")
+
+    def screen(self) -> str:
+        return self.tmux("capture-pane", "-p", "-t", "watch").stdout
+
+    def written(self) -> bytes:
+        return self.stream.read_bytes() if self.stream.exists() else b""
+
+    def alive(self) -> bool:
+        return self.tmux("has-session", "-t", "watch", check=False).returncode == 0
+
+
+def shell(text: str) -> str:
+    return "'" + text.replace("'", "'\\''") + "'"
+
+
+def wait_for(check: Callable[[], bool], timeout: float) -> float:
+    """Seconds until `check()` held; fails after `timeout`."""
+    start = time.monotonic()
+    while not check():
+        if time.monotonic() - start > timeout:
+            raise AssertionError(f"not within {timeout} s")
+        time.sleep(0.05)
+    return time.monotonic() - start
+
+
+@pytest.fixture
+def pane() -> Iterator[Pane]:
+    directory = Path(tempfile.mkdtemp(prefix="ahw-", dir="/tmp"))  # a short socket path
+    p = Pane(directory)
+    try:
+        yield p
+    finally:
+        p.tmux("kill-server", check=False)
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+def test_the_live_view_in_tmux(pane: Pane, home: Path, project: Path) -> None:
+    now = time.time()
+    world = World(home, project)
+    world.agent("proj__cc_1", now, alive=True, idle=120, issue="farmhand-42")
+    world.agent("proj__cc_2", now, alive=False, idle=600, modified={"src/app.py": 1})
+    world.reserve("proj__cc_1", "src/auth/**", now, reason="farmhand-42", ttl=7200)
+    world.deny(now - 5, "proj__cc_2", "src/auth/login.py")
+    env = {"HOME": str(home), "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+    pane.start([sys.executable, "-m", "agent_hooks.cli", "watch", "--project", str(project)], env)
+
+    # The first frame: agents, a reservation with its time left, a denial.
+    wait_for(lambda: "src/auth/login.py is reserved" in (s := pane.screen()) and "q Quit" in s, 30)
+    screen = pane.screen()
+    print(screen)
+    assert re.search(r"proj__cc_1\s+alive\s+2m ago\s+farmhand-42", screen), screen
+    assert re.search(r"proj__cc_2\s+gone\s+10m ago\s+src/app\.py", screen), screen
+    assert re.search(r"src/auth/\*\*\s+exclusive\s+1[12]\d min\s+no process\s+farmhand-42", screen)
+    assert re.search(r"\d\d:\d\d:\d\d\s+proj__cc_2\s+Write\s+src/auth/login\.py", screen), screen
+
+    # Nothing changes on disk: over three refreshes the program writes not one byte
+    # and the screen stays identical. (A minute boundary may change an "ago" or a
+    # "min left" once: a quiet window is required in one of three tries.)
+    quiet = []
+    for _ in range(3):
+        before, shown = len(pane.written()), pane.screen()
+        time.sleep(3.2)
+        quiet.append((len(pane.written()) - before, pane.screen() == shown))
+        if quiet[-1] == (0, True):
+            break
+    assert quiet[-1] == (0, True), quiet
+
+    # A second reservation and a new denial appear within 2.5 s, drawn over the old
+    # frame: no erase of the screen, no switch of screens.
+    before = len(pane.written())
+    world.reserve("proj__cc_2", "docs/**", time.time(), reason="tidy the docs", ttl=600)
+    world.deny(time.time(), "proj__cc_1", "docs/index.md", "proj__cc_2", "docs/**")
+    took = wait_for(
+        lambda: "docs/**" in (s := pane.screen()) and "docs/index.md is reserved" in s,
+        timeout=2.5,
+    )
+    screen = pane.screen()
+    print(f"updated after {took:.2f} s\n{screen}")
+    assert re.search(r"docs/\*\*\s+exclusive\s+(10|9) min", screen), screen
+    assert screen.index("docs/index.md is reserved") < screen.index("src/auth/login.py is reserved")
+    time.sleep(0.3)
+    update = pane.written()[before:]
+    assert update and not ERASE.search(update), ERASE.findall(update)
+
+    # q quits: the program ends, and with it the pane and the session.
+    pane.tmux("send-keys", "-t", "watch", "q")
+    wait_for(lambda: not pane.alive(), timeout=5)
