@@ -135,7 +135,7 @@ def guard_items(state_dir: str) -> list[Item]:
         hook = entry["hook"]
         if git_guard.read_meta(hook) is None:
             continue  # removed (or replaced) since: not ours any more
-        chained = os.path.join(os.path.dirname(hook), git_guard.CHAINED)
+        chained = git_guard.chained_path(hook)
         back = f"; {chained} is put back in its place" if os.path.lexists(chained) else ""
         items.append(Item(hook, f"the git guard of {entry.get('repo', '?')}{back}"))
     return items
@@ -269,12 +269,7 @@ def remove_guard(hook: str) -> str:
     """Remove the guard at `hook` (still one?) and rename its chained hook back."""
     if git_guard.read_meta(hook) is None:
         return "not a guard any more; left alone"
-    chained = os.path.join(os.path.dirname(hook), git_guard.CHAINED)
-    os.unlink(hook)
-    if os.path.lexists(chained):
-        os.rename(chained, hook)
-        return "removed; the original hook is back"
-    return "removed"
+    return git_guard.remove_hook(hook)
 
 
 def _remove(item: Item) -> None:

@@ -149,6 +149,8 @@ def assert_names_holder_and_choices(reason: str, pattern_text: str, why: str) ->
     assert "work on something else" in reason
     assert "`agent-hooks reservations`" in reason
     assert re.search(r"wait: .*\(in (59|60) min\)", reason), reason
+    for bypass in ("AGENT_HOOKS_ENFORCE", "AGENT_HOOKS_GUARD", "--no-verify"):
+        assert bypass not in reason  # never offered to the model (docs/adr/0017)
 
 
 # --- Write / Edit / NotebookEdit / MultiEdit ------------------------------------------

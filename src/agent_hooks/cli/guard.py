@@ -1,7 +1,8 @@
-"""`agent-hooks guard install | uninstall | status | check`: the pre-commit guard
-that applies reservations at commit time (docs/adr/0011-git-guard-and-mcp-interop.md).
+"""`agent-hooks guard install | uninstall | status | check`: the git hooks that apply
+reservations at commit time and whenever a local branch moves
+(docs/adr/0011-git-guard-and-mcp-interop.md).
 
-The hook script calls `main` of this module directly (not the whole CLI), so the
+The hook scripts call `main` of this module directly (not the whole CLI), so the
 check starts fast and works whichever other commands exist.
 """
 
@@ -12,97 +13,107 @@ from typing import Any
 
 import click
 
-from agent_hooks import switches
+from agent_hooks.cli import guard_check
 from agent_hooks.cli._common import emit_json, get_env, json_option
-from agent_hooks.interop import git_guard, git_guard_check, guard_record
-from agent_hooks.reservations import reservation
-
-repo_option = click.option(
-    "--repo", metavar="DIR", help="A directory inside the git work tree (default: the current one)."
-)
-
-
-def _repo(given: str | None) -> str:
-    path = os.path.abspath(given or os.getcwd())
-    if not os.path.isdir(path):
-        raise click.ClickException(f"--repo {given}: not a directory")
-    return path
+from agent_hooks.cli.guard_check import repo_option
+from agent_hooks.cli.guard_check import repo_path as _repo
+from agent_hooks.interop import git_guard, git_guard_refs, guard_record
 
 
 @click.group()
 def guard() -> None:
-    """A git pre-commit hook that refuses commits staging files another agent
-    holds exclusively (warn-only mode available; bypass one commit with
-    AGENT_HOOKS_GUARD=off or git commit --no-verify)."""
+    """Git hooks that keep changes to files another agent holds exclusively off local
+    branches: pre-commit refuses a commit staging them, reference-transaction refuses
+    to move a branch (merge, fast-forward, cherry-pick, revert, rebase, am, update-ref,
+    branch -f) when that changes them. Warn-only mode available.
+
+    For people, not agents: AGENT_HOOKS_GUARD=off lets one git command through
+    (=warn only reports); git's --no-verify skips pre-commit but not the branch check.
+    agent-hooks guards cooperative agents against accidents, not against deliberate
+    bypass: see the README, "Trust model"."""
 
 
 @guard.command()
 @repo_option
-@click.option(
-    "--warn-only", is_flag=True, help="Print what would be refused, but let the commit through."
-)
+@click.option("--warn-only", is_flag=True, help="Print what would be refused, but let git go on.")
 @json_option
 def install(repo: str | None, warn_only: bool, as_json: bool) -> None:
-    """Install the hook where git looks for it (core.hooksPath honoured). An existing
-    pre-commit hook is kept: renamed to pre-commit.agent-hooks-chained and run
-    first; its failure still stops the commit. Running install again is harmless."""
+    """Install the hooks where git looks for them (core.hooksPath honoured). An
+    existing hook is kept: renamed to <hook>.agent-hooks-chained and run first; its
+    failure still stops git. Running install again is harmless."""
     python = git_guard.installing_python()
     if not git_guard.python_can_import(python):
         raise click.ClickException(
             f"{python} -I cannot import agent_hooks; the hook could not run it"
         )
+    where = _repo(repo)
     try:
-        layout, done = git_guard.install(_repo(repo), python, "warn" if warn_only else "block")
+        layout, done = git_guard.install(where, python, "warn" if warn_only else "block")
     except (git_guard.GuardError, OSError) as exc:
         raise click.ClickException(str(exc)) from None
     env = get_env()
-    try:  # so that ./install.sh --uninstall --purge finds it
-        guard_record.add(env.state_dir, layout.top, layout.hook, env.now)
+    try:  # so that ./install.sh --uninstall --purge finds them
+        guard_record.add(env.state_dir, layout.top, [hook for hook, _ in done], env.now)
     except OSError as exc:
         click.echo(
             f"warning: could not record the guard in {guard_record.path(env.state_dir)}: {exc}",
             err=True,
         )
+    version = git_guard.git_version(where)
+    chained = [git_guard.chained_path(hook) for hook, _ in done]
     if as_json:
         emit_json(
             {
-                "hook": layout.hook,
-                "result": done,
+                "hooks": [
+                    {"hook": hook, "result": result, "chained": c if os.path.lexists(c) else None}
+                    for (hook, result), c in zip(done, chained, strict=True)
+                ],
                 "mode": "warn" if warn_only else "block",
-                "chained": layout.chained if os.path.lexists(layout.chained) else None,
                 "python": python,
+                "git_version": ".".join(map(str, version)) if version else None,
             }
         )
         return
-    click.echo(f"{layout.hook}: {done}" + (" (warn-only)" if warn_only else ""))
-    if os.path.lexists(layout.chained):
-        click.echo(f"chained: {layout.chained} runs first")
+    for (hook, result), c in zip(done, chained, strict=True):
+        click.echo(f"{hook}: {result}" + (" (warn-only)" if warn_only else ""))
+        if os.path.lexists(c):
+            click.echo(f"chained: {c} runs first")
+    if not git_guard.runs_reference_transaction(version):
+        click.echo(
+            f"warning: this git ({'.'.join(map(str, version)) if version else 'version unknown'})"
+            " does not run reference-transaction hooks (git 2.28 does): only commits are checked",
+            err=True,
+        )
 
 
 @guard.command()
 @repo_option
 @json_option
 def uninstall(repo: str | None, as_json: bool) -> None:
-    """Remove the hook and put back the one it chained, exactly as it was."""
+    """Remove the hooks and put back the ones they chained, exactly as they were."""
+    where = _repo(repo)
     try:
-        layout, done = git_guard.uninstall(_repo(repo))
+        layout, done = git_guard.uninstall(where)
     except (git_guard.GuardError, OSError) as exc:
         raise click.ClickException(str(exc)) from None
+    git_guard_refs.forget_judged(where)
     try:
-        guard_record.remove(get_env().state_dir, layout.hook)
+        guard_record.remove(get_env().state_dir, layout.hook_paths)
     except OSError:
         pass  # a stale entry is harmless: purge checks the file before removing it
     if as_json:
-        emit_json({"hook": layout.hook, "result": done})
+        emit_json({"hooks": [{"hook": hook, "result": result} for hook, result in done]})
     else:
-        click.echo(f"{layout.hook}: {done}")
+        for hook, result in done:
+            click.echo(f"{hook}: {result}")
 
 
 @guard.command()
 @repo_option
 @json_option
 def status(repo: str | None, as_json: bool) -> None:
-    """Is the guard installed here, in which mode, and what does it chain?"""
+    """Is each guard hook installed here, in which mode, does git run it, and what
+    does it chain?"""
     try:
         info = git_guard.status(_repo(repo))
     except git_guard.GuardError as exc:
@@ -116,93 +127,25 @@ def status(repo: str | None, as_json: bool) -> None:
         f"hooks dir:  {info['hooks_dir']}"
         + (f" (core.hooksPath = {configured})" if configured else "")
     )
-    if info["installed"]:
-        missing = "" if info["python_ok"] else " — MISSING: the hook lets every commit through"
-        click.echo(f"guard:      installed ({info['mode']} mode), runs {info['python']}{missing}")
-    else:
-        other = " (another pre-commit hook is there)" if info["other_hook"] else ""
-        click.echo(f"guard:      not installed{other}")
-    click.echo(f"chained:    {info['chained'] or '-'}")
+    click.echo(f"git:        {info['git_version'] or 'version unknown'}")
+    for item in info["hooks"]:
+        click.echo(f"{item['name'] + ':':<23}{_hook_state(item)}")
+        if item["chained"]:
+            click.echo(f"{'':<23}chains {item['chained']} (runs first)")
+    if not info["installed"]:
+        click.echo("Run `agent-hooks guard install` to install what is missing.")
 
 
-@guard.command()
-@repo_option
-@click.option(
-    "--mode",
-    type=click.Choice(git_guard.MODES),
-    default="block",
-    show_default=True,
-    help="warn: report, but exit 0.",
-)
-@click.option("--warn-only", is_flag=True, help="Same as --mode warn.")
-@click.option("--hook", is_flag=True, hidden=True, help="Run by the hook: exit 9 when refused.")
-@json_option
-def check(repo: str | None, mode: str, warn_only: bool, hook: bool, as_json: bool) -> None:
-    """Would the staged changes be refused? Exit 1 if so (the hook runs this).
-    AGENT_HOOKS_GUARD=off skips the check, =warn only reports."""
-    env = get_env()
-    where = _repo(repo)
-    if switches.is_off(env.environ, switches.GUARD):
-        _report(
-            as_json,
-            {"allowed": True, "bypassed": True, "blocked": []},
-            f"{git_guard.BYPASS_ENV}=off: reservations not checked",
-        )
-        return
-    me = env.agent().name
-    owner = env.writer().owner
-    setting = env.environ.get(switches.GUARD, "").strip().lower()
-    warn = warn_only or mode == "warn" or setting == "warn"
-    try:
-        top = git_guard.top_level(where)
-        paths = git_guard_check.staged(where)
-    except git_guard.GuardError as exc:
-        raise click.ClickException(str(exc)) from None
-    found = git_guard_check.findings(env.state_dir, top, owner, paths, env.now)
-    if as_json:
-        emit_json(
-            {
-                "repo": top,
-                "agent": me,
-                "mode": "warn" if warn else "block",
-                "checked": len(paths),
-                "allowed": warn or not found,
-                "bypassed": False,
-                "blocked": [
-                    {
-                        "path": f.staged.path,
-                        "change": f.staged.change,
-                        "project_root": f.project_root,
-                        "held_by": [_holder(h, env.now) for h in f.holders],
-                    }
-                    for f in found
-                ],
-            }
-        )
-    elif found:
-        click.echo(git_guard_check.message(found, top, env.now, warn), err=True)
-    elif not hook:
-        click.echo(f"ok: {len(paths)} staged path(s), none held exclusively by another agent")
-    if found and not warn:
-        raise SystemExit(git_guard.BLOCKED_EXIT if hook else 1)
-
-
-def _holder(res: dict[str, Any], now: float) -> dict[str, Any]:
-    return {
-        "agent": res["agent"],
-        "pattern": res["pattern"],
-        "reason": res["reason"],
-        "id": res["id"],
-        "expires_at": res["expires_at"],
-        "minutes_left": reservation.minutes_left(res, now),
-    }
-
-
-def _report(as_json: bool, doc: dict[str, Any], text: str) -> None:
-    if as_json:
-        emit_json(doc)
-    else:
-        click.echo(text, err=True)
+def _hook_state(item: dict[str, Any]) -> str:
+    if not item["installed"]:
+        other = f" (another {item['name']} hook is there)" if item["other_hook"] else ""
+        return f"not installed{other}"
+    state = f"installed ({item['mode']} mode), runs {item['python']}"
+    if not item["python_ok"]:
+        state += " — MISSING: the hook lets everything through"
+    if not item["git_runs_it"]:
+        state += " — this git never runs it (git 2.28 does)"
+    return state
 
 
 def main(prog_name: str = "agent-hooks guard") -> None:
@@ -212,3 +155,6 @@ def main(prog_name: str = "agent-hooks guard") -> None:
 
 def register(group: click.Group) -> None:
     group.add_command(guard)
+
+
+guard.add_command(guard_check.check)

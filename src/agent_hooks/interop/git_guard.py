@@ -1,43 +1,47 @@
-"""The git guard: a pre-commit hook that refuses a commit staging a path another
-agent holds exclusively (docs/adr/0011-git-guard-and-mcp-interop.md). This module
-installs, removes and describes the hook; what it checks is `git_guard_check`.
+"""The git guard: hooks that refuse to let a change to a path another agent holds
+exclusively land on a local branch (docs/adr/0011-git-guard-and-mcp-interop.md).
+This module installs, removes and describes them; the scripts are
+`git_guard_script`, what they check `git_guard_check` (commits) and
+`git_guard_refs` (branch updates).
 
 Invariants:
 
-* The hook lives where git looks for hooks (`git rev-parse --git-path hooks`:
+* The hooks live where git looks for hooks (`git rev-parse --git-path hooks`:
   honours `core.hooksPath`, relative or absolute, and worktrees whose `.git` is a
-  file). An existing `pre-commit` is never overwritten: it is renamed to
-  `pre-commit.agent-hooks-chained` (same inode, so bytes and mode survive) and the
-  guard runs it FIRST — it may restage files, and the guard must judge what will
-  really be committed. Its non-zero exit status ends the commit with that status.
-* `install` is idempotent and `uninstall` puts the original back by renaming it,
-  byte for byte. Anything ambiguous (a chained file without our hook) is refused,
-  never guessed.
-* The hook fails open: a missing interpreter or a check that crashes prints a
-  warning and lets the commit through; only a real finding blocks (exit
-  `BLOCKED_EXIT` from the check, mapped to 1 by the script).
-* The rendered script calls `agent_hooks.cli.guard.main` (`guard check --hook`), so
-  scripts installed by any version keep working as long as that entry point does.
+  file). An existing hook is never overwritten: it is renamed to
+  `<hook>.agent-hooks-chained` (same inode, so bytes and mode survive) and the
+  guard runs it FIRST.
+* `install` and `uninstall` handle every hook of `HOOKS` or none: anything
+  ambiguous (a chained file without our hook in front of it) is refused before
+  a file is touched, never guessed. `install` is idempotent; `uninstall` puts
+  each original back by renaming it, byte for byte.
 """
 
 from __future__ import annotations
 
-import json
 import os
-import shlex
+import re
 import subprocess
 import sys
 from dataclasses import dataclass
 from typing import Any
 
 from agent_hooks import storage, switches
+from agent_hooks.interop.git_guard_script import (
+    BLOCKED_EXIT,
+    CHAINED_SUFFIX,
+    HOOKS,
+    PRE_COMMIT,
+    REFERENCE_TRANSACTION,
+    read_meta,
+    render,
+)
 
-HOOK = "pre-commit"
-CHAINED = "pre-commit.agent-hooks-chained"
-MARKER = "# agent-hooks-guard: "
-BLOCKED_EXIT = 9
+__all__ = ["BLOCKED_EXIT", "HOOKS", "PRE_COMMIT", "REFERENCE_TRANSACTION", "read_meta", "render"]
+
 BYPASS_ENV = switches.GUARD
 MODES = ("block", "warn")
+REFERENCE_TRANSACTION_SINCE = (2, 28)  # the first git that runs reference-transaction
 
 
 class GuardError(Exception):
@@ -74,118 +78,93 @@ def hooks_dir(repo: str) -> str:
     return os.path.normpath(os.path.join(repo, relative))
 
 
-def render(python: str, mode: str) -> str:
-    """The hook script. The check runs `python -I` (no cwd, no PYTHON* variables on
-    sys.path: a repository cannot plant modules into it)."""
-    meta = json.dumps({"version": 1, "python": python, "mode": mode}, sort_keys=True)
-    code = 'from agent_hooks.cli.guard import main; main(prog_name="agent-hooks guard")'
-    return f"""#!/bin/sh
-# agent-hooks git guard: refuses a commit that stages files another agent holds
-# exclusively. Installed by `agent-hooks guard install`; `agent-hooks guard uninstall`
-# removes it and puts back the hook it chained. Bypass: {BYPASS_ENV}=off (or --no-verify).
-{MARKER}{meta}
-python={shlex.quote(python)}
-mode={shlex.quote(mode)}
-chained="$(dirname -- "$0")/{CHAINED}"
-if [ -f "$chained" ] && [ -x "$chained" ]; then
-    "$chained" "$@" || exit $?
-fi
-case "${{{BYPASS_ENV}:-}}" in
-    off|0|false|no)
-        echo "agent-hooks guard: {BYPASS_ENV}=off: reservations not checked" >&2
-        exit 0 ;;
-    warn) mode=warn ;;
-esac
-if [ ! -x "$python" ]; then
-    echo "agent-hooks guard: $python is missing: reservations not checked" >&2
-    hook="$(cd -- "$(dirname -- "$0")" && pwd -P)/$(basename -- "$0")"
-    echo "  If agent-hooks is uninstalled, remove this guard by hand:" >&2
-    if [ -f "$chained" ]; then
-        echo "    rm -f -- \\"$hook\\" && mv -- \\"$(dirname -- "$hook")/{CHAINED}\\" \\"$hook\\"" >&2
-    else
-        echo "    rm -f -- \\"$hook\\"" >&2
-    fi
-    echo "  Otherwise run 'agent-hooks guard install' again (or 'agent-hooks guard uninstall')." >&2
-    exit 0
-fi
-"$python" -I -c {shlex.quote(code)} check --hook --mode "$mode"
-status=$?
-case $status in
-    0) exit 0 ;;
-    {BLOCKED_EXIT}) exit 1 ;;
-esac
-echo "agent-hooks guard: the reservation check failed (exit $status): commit allowed" >&2
-exit 0
-"""
-
-
-def read_meta(path: str) -> dict[str, Any] | None:
-    """The guard's settings if `path` is a guard script, else None."""
+def git_version(repo: str) -> tuple[int, ...] | None:
+    """`git --version` as numbers ((2, 39, 5)); None when it cannot be read."""
     try:
-        with open(path, "rb") as handle:
-            head = handle.read(8192).decode("utf-8", "replace")
-    except OSError:
+        found = re.search(r"(\d+)\.(\d+)(?:\.(\d+))?", git(repo, "--version"))
+    except GuardError:
         return None
-    for line in head.splitlines():
-        if line.startswith(MARKER):
-            try:
-                meta = json.loads(line[len(MARKER) :])
-            except ValueError:
-                return {}
-            return meta if isinstance(meta, dict) else {}
-    return None
+    return tuple(int(part) for part in found.groups() if part is not None) if found else None
+
+
+def runs_reference_transaction(version: tuple[int, ...] | None) -> bool:
+    return version is not None and version[:2] >= REFERENCE_TRANSACTION_SINCE
+
+
+def chained_path(hook: str) -> str:
+    """Where the hook the guard replaced at `hook` waits (and is run from)."""
+    return hook + CHAINED_SUFFIX
 
 
 @dataclass
 class Layout:
     top: str
     hooks: str
-    hook: str
-    chained: str
     hooks_path_config: str | None
 
     @classmethod
     def of(cls, repo: str) -> Layout:
         top = top_level(repo)
-        hooks = hooks_dir(repo)
         try:
             configured: str | None = git(repo, "config", "--get", "core.hooksPath").strip() or None
         except GuardError:
             configured = None
-        return cls(top, hooks, os.path.join(hooks, HOOK), os.path.join(hooks, CHAINED), configured)
+        return cls(top, hooks_dir(repo), configured)
+
+    def hook(self, name: str) -> str:
+        return os.path.join(self.hooks, name)
+
+    @property
+    def hook_paths(self) -> list[str]:
+        return [self.hook(name) for name in HOOKS]
 
 
-def install(repo: str, python: str, mode: str) -> tuple[Layout, str]:
-    """Install (or update) the guard; return the layout and what was done:
-    `installed`, `installed, chaining the existing hook`, `updated` or `unchanged`."""
+def _ours(path: str) -> bool:
+    return os.path.lexists(path) and read_meta(path) is not None
+
+
+def _refuse_ambiguous(layout: Layout) -> None:
+    """A chained file with something else than the guard in front of it: whose is it?"""
+    for hook in layout.hook_paths:
+        if os.path.lexists(chained_path(hook)) and not _ours(hook):
+            raise GuardError(
+                f"{chained_path(hook)} exists but {hook} is not the guard; move one of them "
+                "yourself (nothing was changed)"
+            )
+
+
+def install(repo: str, python: str, mode: str) -> tuple[Layout, list[tuple[str, str]]]:
+    """Install (or update) every guard hook; return the layout and, per hook file, what
+    was done: `installed`, `installed, chaining the existing hook`, `updated` or
+    `unchanged`."""
     if mode not in MODES:
         raise GuardError(f"unknown mode {mode!r}")
     layout = Layout.of(repo)
-    script = render(python, mode).encode()
-    hook_exists = os.path.lexists(layout.hook)
-    ours = hook_exists and read_meta(layout.hook) is not None
-    if ours:
-        with open(layout.hook, "rb") as handle:
-            if handle.read() == script and os.access(layout.hook, os.X_OK):
-                return layout, "unchanged"
-        _write_hook(layout.hook, script)
-        return layout, "updated"
-    if os.path.lexists(layout.chained):
-        raise GuardError(
-            f"{layout.chained} exists but {layout.hook} is not the guard; move one of them "
-            "yourself (nothing was changed)"
-        )
+    _refuse_ambiguous(layout)
     storage.ensure_dir(layout.hooks)
-    if not hook_exists:
-        _write_hook(layout.hook, script)
-        return layout, "installed"
-    os.rename(layout.hook, layout.chained)
+    return layout, [
+        (layout.hook(name), _install_one(layout.hook(name), render(name, python, mode).encode()))
+        for name in HOOKS
+    ]
+
+
+def _install_one(hook: str, script: bytes) -> str:
+    if _ours(hook):
+        with open(hook, "rb") as handle:
+            if handle.read() == script and os.access(hook, os.X_OK):
+                return "unchanged"
+        _write_hook(hook, script)
+        return "updated"
+    if not os.path.lexists(hook):
+        _write_hook(hook, script)
+        return "installed"
+    os.rename(hook, chained_path(hook))
     try:
-        _write_hook(layout.hook, script)
+        _write_hook(hook, script)
     except BaseException:
-        os.rename(layout.chained, layout.hook)
+        os.rename(chained_path(hook), hook)
         raise
-    return layout, "installed, chaining the existing hook"
+    return "installed, chaining the existing hook"
 
 
 def _write_hook(path: str, script: bytes) -> None:
@@ -193,40 +172,53 @@ def _write_hook(path: str, script: bytes) -> None:
     os.chmod(path, 0o755)
 
 
-def uninstall(repo: str) -> tuple[Layout, str]:
-    """Remove the guard and rename the chained hook back; return what was done."""
+def uninstall(repo: str) -> tuple[Layout, list[tuple[str, str]]]:
+    """Remove every guard hook and rename each chained hook back; return, per hook
+    file, what was done."""
     layout = Layout.of(repo)
-    ours = os.path.lexists(layout.hook) and read_meta(layout.hook) is not None
-    chained = os.path.lexists(layout.chained)
-    if not ours:
-        if chained:
-            raise GuardError(
-                f"{layout.hook} is not the guard, yet {layout.chained} exists; "
-                "nothing was changed (restore it yourself)"
-            )
-        return layout, "not installed"
-    os.unlink(layout.hook)
-    if chained:
-        os.rename(layout.chained, layout.hook)
-        return layout, "removed; the original hook is back"
-    return layout, "removed"
+    _refuse_ambiguous(layout)
+    return layout, [(hook, remove_hook(hook)) for hook in layout.hook_paths]
+
+
+def remove_hook(hook: str) -> str:
+    """Remove the guard at `hook` (if it still is one) and rename its chained hook back."""
+    if not _ours(hook):
+        return "not installed"
+    os.unlink(hook)
+    if os.path.lexists(chained_path(hook)):
+        os.rename(chained_path(hook), hook)
+        return "removed; the original hook is back"
+    return "removed"
 
 
 def status(repo: str) -> dict[str, Any]:
     layout = Layout.of(repo)
-    meta = read_meta(layout.hook) if os.path.lexists(layout.hook) else None
-    python = meta.get("python") if meta else None
+    version = git_version(repo)
+    hooks = []
+    for name in HOOKS:
+        hook = layout.hook(name)
+        meta = read_meta(hook) if os.path.lexists(hook) else None
+        python = meta.get("python") if meta else None
+        hooks.append(
+            {
+                "name": name,
+                "hook": hook,
+                "installed": meta is not None,
+                "other_hook": os.path.lexists(hook) and meta is None,
+                "mode": meta.get("mode") if meta else None,
+                "python": python,
+                "python_ok": bool(isinstance(python, str) and os.access(python, os.X_OK)),
+                "chained": chained_path(hook) if os.path.lexists(chained_path(hook)) else None,
+                "git_runs_it": name != REFERENCE_TRANSACTION or runs_reference_transaction(version),
+            }
+        )
     return {
         "repo": layout.top,
         "hooks_dir": layout.hooks,
         "core_hooks_path": layout.hooks_path_config,
-        "hook": layout.hook,
-        "installed": meta is not None,
-        "other_hook": os.path.lexists(layout.hook) and meta is None,
-        "mode": meta.get("mode") if meta else None,
-        "python": python,
-        "python_ok": bool(isinstance(python, str) and os.access(python, os.X_OK)),
-        "chained": layout.chained if os.path.lexists(layout.chained) else None,
+        "git_version": ".".join(map(str, version)) if version else None,
+        "installed": all(h["installed"] for h in hooks),
+        "hooks": hooks,
     }
 
 

@@ -1,4 +1,5 @@
-"""The git guard's check: which staged paths another agent holds, and what to say.
+"""The git guard's check: which changed paths another agent holds, and what to say
+about a commit (the changes it stages; branch updates are `git_guard_refs`).
 
 A finding is a staged path (both names of a rename, deletions too) covered by a
 live exclusive reservation of an agent other than the committer (`AGENT_NAME`;
@@ -7,6 +8,10 @@ reservation project nested in it or containing it. A path may be found once per 
 project; within one finding `message` names each reservation once. Reading the staged paths runs
 git (`git_guard.git`, which keeps GIT_INDEX_FILE: inside the hook, the index being
 committed); everything else only reads the reservation store.
+
+What an agent is told names the ways forward that respect the holder (unstage,
+ask, wait, ask the user) and never a way around the guard
+(docs/adr/0017-trust-model.md).
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent_hooks import posix_fs as fs
-from agent_hooks.interop.git_guard import BYPASS_ENV, git
+from agent_hooks.interop.git_guard import git
 from agent_hooks.reservations import enforcement, index, ledger, reservation
 from agent_hooks.reservations import store as reservation_store
 
@@ -66,6 +71,7 @@ class Finding:
     staged: Staged
     project_root: str
     holders: list[dict[str, Any]] = field(default_factory=list)
+    branch: str | None = None  # the branch update it was found in (None: the commit)
 
 
 def _projects(state_dir: str, top: str) -> list[str]:
@@ -78,7 +84,12 @@ def _projects(state_dir: str, top: str) -> list[str]:
 
 
 def findings(
-    state_dir: str, top: str, owner: str, paths: list[Staged], now: float
+    state_dir: str,
+    top: str,
+    owner: str,
+    paths: list[Staged],
+    now: float,
+    branch: str | None = None,
 ) -> list[Finding]:
     """Each staged path covered by another owner's live exclusive reservation, in
     the ledger of the repository the work tree `top` belongs to (whichever of its
@@ -98,37 +109,47 @@ def findings(
             rel = absolute[len(root.rstrip("/")) + 1 :]
             holders = enforcement.blocking_edit(hot, rel, owner, now, counts)
             if holders:
-                found.append(Finding(item, root, [index.as_dict(rec) for rec in holders]))
+                found.append(Finding(item, root, [index.as_dict(rec) for rec in holders], branch))
     return found
 
 
-def message(found: list[Finding], top: str, now: float, warn_only: bool) -> str:
-    """Why the commit is refused (or, warn-only, would be) and what to do instead."""
+def finding_lines(
+    found: list[Finding], top: str, now: float, with_branch: bool = False
+) -> list[str]:
+    """One line per finding: the path, its change, where, and each holder once."""
     lines = []
     for item in found:
         described = "; ".join(
             reservation.describe(h, now) for h in reservation.unique(item.holders)
         )
         where = "" if item.project_root == top else f" [project {item.project_root}]"
-        lines.append(f"  - {item.staged.path} ({item.staged.change}){where}: {described}")
+        on = f"{item.branch}: " if with_branch and item.branch else ""
+        lines.append(f"  - {on}{item.staged.path} ({item.staged.change}){where}: {described}")
+    return lines
+
+
+def common_choices(found: list[Finding], now: float, urgent: str) -> list[str]:
+    """The choices every refusal offers: ask the holder, wait, or ask the user."""
     soonest = min(reservation.minutes_left(h, now) for item in found for h in item.holders)
-    head = (
-        "agent-hooks guard (warn-only): this commit stages files another agent holds:"
-        if warn_only
-        else "agent-hooks guard: commit refused: it stages files another agent holds:"
-    )
-    tail = (
-        ["The commit goes ahead (warn-only mode); make sure the holders know."]
-        if warn_only
-        else [
+    return [
+        "- run `agent-hooks reservations` to see who holds what, and ask the holder to release it;",
+        "- wait: a reservation ends when its holder releases it or it expires (the soonest"
+        f" in {soonest} min);",
+        f"- if {urgent} now, stop and ask the user how to proceed.",
+    ]
+
+
+def message(found: list[Finding], top: str, now: float, warn_only: bool) -> str:
+    """Why the commit is refused (or, warn-only, would be) and what to do instead."""
+    lines = finding_lines(found, top, now)
+    if warn_only:
+        head = "agent-hooks guard (warn-only): this commit stages files another agent holds:"
+        tail = ["The commit goes ahead (warn-only mode); make sure the holders know."]
+    else:
+        head = "agent-hooks guard: commit refused: it stages files another agent holds:"
+        tail = [
             "Choose one:",
             "- unstage them (`git restore --staged <file>`) and commit the rest;",
-            "- run `agent-hooks reservations` to see who holds what, and ask the holder to"
-            " release it;",
-            "- wait: a reservation ends when its holder releases it or it expires (the soonest"
-            f" in {soonest} min).",
-            f"To commit anyway (the holder agreed): {BYPASS_ENV}=off git commit ...,"
-            " or git commit --no-verify.",
+            *common_choices(found, now, "this commit must go in"),
         ]
-    )
     return "\n".join([head, *lines, *tail])

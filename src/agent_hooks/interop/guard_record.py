@@ -4,7 +4,8 @@ repositories' ledgers) after the CLI itself is gone.
 
 Layout: `<state dir>/agent-hooks/guards.json` =
 `{"version": 1, "guards": [{"repo": TOP, "hook": PATH, "installed_at": ISO}]}`,
-one entry per hook file (a repository whose `core.hooksPath` changed may have two).
+one entry per hook file (`pre-commit` and `reference-transaction` each; a repository
+whose `core.hooksPath` changed may have them in two places).
 
 Invariants: every change is a read-modify-write under the file's lock
 (`storage.locked_update`), so concurrent installs lose no entry; the record only
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Sequence
 from typing import Any
 
 from agent_hooks import identity, storage, timestamps
@@ -49,11 +51,12 @@ def _update(state_dir: str, change: Any) -> None:
     storage.locked_update(path(state_dir), mutate, now=time.time())
 
 
-def add(state_dir: str, repo: str, hook: str, now: float) -> None:
-    entry = {"repo": repo, "hook": hook, "installed_at": timestamps.iso(now)}
-    _update(state_dir, lambda guards: [g for g in guards if g.get("hook") != hook] + [entry])
+def add(state_dir: str, repo: str, hooks: Sequence[str], now: float) -> None:
+    """Record the hook files of one repository's guard (one locked update)."""
+    entries = [{"repo": repo, "hook": hook, "installed_at": timestamps.iso(now)} for hook in hooks]
+    _update(state_dir, lambda guards: [g for g in guards if g.get("hook") not in hooks] + entries)
 
 
-def remove(state_dir: str, hook: str) -> None:
+def remove(state_dir: str, hooks: Sequence[str]) -> None:
     if os.path.exists(path(state_dir)):
-        _update(state_dir, lambda guards: [g for g in guards if g.get("hook") != hook])
+        _update(state_dir, lambda guards: [g for g in guards if g.get("hook") not in hooks])

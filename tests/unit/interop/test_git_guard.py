@@ -1,6 +1,8 @@
-"""agent_hooks.interop.git_guard in real temporary git repositories: the installed hook is
-run by real `git commit`s, reservations are made through reservation_store in a
+"""agent_hooks.interop.git_guard in real temporary git repositories: the installed hooks
+are run by real `git commit`s, reservations are made through reservation_store in a
 private state directory, and the committing agent is AGENT_NAME in git's environment.
+Branch updates other than commits are `test_git_guard_refs.py`; the scripts themselves
+`test_git_guard_script.py`.
 """
 
 from __future__ import annotations
@@ -8,7 +10,6 @@ from __future__ import annotations
 import os
 import stat
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -17,99 +18,9 @@ import pytest
 from agent_hooks.interop import git_guard, git_guard_check
 from agent_hooks.reservations import pattern
 from agent_hooks.reservations import store as reservation_store
+from guard_repo import BYPASS_WORDS, PYTHON, Repo, init_repo, install, write_hook
 
-PYTHON = os.path.abspath(sys.executable)
-
-
-class Repo:
-    """One work tree, its private HOME, and helpers to stage, commit and reserve."""
-
-    def __init__(self, path: Path, home: Path) -> None:
-        self.path = path
-        self.home = home
-        self.state_dir = str(home / ".claude")
-
-    def env(self, agent: str | None = None, **extra: str) -> dict[str, str]:
-        env = {
-            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-            "HOME": str(self.home),
-            "GIT_CONFIG_NOSYSTEM": "1",
-            "LC_ALL": "C",
-        }
-        if agent is not None:
-            env["AGENT_NAME"] = agent
-        env.update(extra)
-        return env
-
-    def git(
-        self, *args: str, agent: str | None = None, check: bool = True, **extra: str
-    ) -> subprocess.CompletedProcess[str]:
-        proc = subprocess.run(
-            ["git", *args],
-            cwd=self.path,
-            env=self.env(agent, **extra),
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
-        if check and proc.returncode != 0:
-            raise AssertionError(f"git {args}: {proc.stderr}")
-        return proc
-
-    def write(self, rel: str, text: str = "x\n") -> None:
-        target = self.path / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text)
-
-    def add(self, *rels: str) -> None:
-        for rel in rels:
-            self.write(rel, f"{rel}\n")
-        self.git("add", "-A")
-
-    def commit(
-        self, agent: str | None = None, *extra_args: str, **env: str
-    ) -> subprocess.CompletedProcess[str]:
-        args = ("commit", "-q", "-m", "change", *extra_args)
-        return self.git(*args, agent=agent, check=False, **env)
-
-    def commits(self) -> int:
-        proc = self.git("rev-list", "--count", "HEAD", check=False)
-        return int(proc.stdout.strip()) if proc.returncode == 0 else 0
-
-    def reserve(
-        self,
-        agent: str | None,
-        *patterns: str,
-        shared: bool = False,
-        root: str | None = None,
-        reason: str = "farmhand-42",
-    ) -> None:
-        outcome = reservation_store.reserve(
-            self.state_dir,
-            root or str(self.path),
-            agent,
-            [(p, pattern.compile(p)) for p in patterns],
-            reason=reason,
-            ttl=3600,
-            shared=shared,
-            keep=False,
-            now=time.time(),
-        )
-        assert not outcome.conflicts
-
-    @property
-    def hook(self) -> Path:
-        return self.path / ".git" / "hooks" / "pre-commit"
-
-
-def init_repo(path: Path, home: Path) -> Repo:
-    path.mkdir(parents=True)
-    repo = Repo(Path(os.path.realpath(path)), home)
-    repo.git("init", "-q")
-    repo.git("config", "user.name", "Test")
-    repo.git("config", "user.email", "test@example.com")
-    repo.git("config", "commit.gpgsign", "false")
-    return repo
+HOOKS = git_guard.HOOKS
 
 
 @pytest.fixture
@@ -117,19 +28,6 @@ def repo(tmp_path: Path) -> Repo:
     home = tmp_path / "home"
     home.mkdir()
     return init_repo(tmp_path / "repo", home)
-
-
-def install(repo: Repo, mode: str = "block", where: Path | None = None) -> str:
-    _, done = git_guard.install(str(where or repo.path), PYTHON, mode)
-    return done
-
-
-def write_hook(path: Path, body: str, mode: int = 0o755) -> bytes:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    data = f"#!/bin/sh\n{body}\n".encode()
-    path.write_bytes(data)
-    path.chmod(mode)
-    return data
 
 
 # --- blocking and allowing ------------------------------------------------------------
@@ -148,7 +46,8 @@ def test_commit_staging_a_path_another_agent_holds_is_refused(repo: Repo) -> Non
     assert "README.md" not in proc.stderr
     assert "git restore --staged" in proc.stderr
     assert "agent-hooks reservations" in proc.stderr
-    assert "AGENT_HOOKS_GUARD=off" in proc.stderr and "--no-verify" in proc.stderr
+    assert "stop and ask the user how to proceed" in proc.stderr
+    assert not [word for word in BYPASS_WORDS if word in proc.stderr]  # an agent reads this
 
 
 def test_the_agents_own_reservation_does_not_block(repo: Repo) -> None:
@@ -254,19 +153,36 @@ def test_warn_only_prints_and_lets_the_commit_through(repo: Repo) -> None:
     assert "(warn-only)" in proc.stderr and 'agent "bob" holds src/**' in proc.stderr
 
 
-def test_bypass_env_var_and_no_verify(repo: Repo) -> None:
+def test_the_bypass_env_var_lets_one_commit_through_and_leaves_a_trace(repo: Repo) -> None:
     install(repo)
     repo.reserve("bob", "src/**")
     repo.add("src/a.py")
     proc = repo.commit("alice", AGENT_HOOKS_GUARD="off")
     assert proc.returncode == 0
-    assert "AGENT_HOOKS_GUARD=off" in proc.stderr
+    assert proc.stderr == "agent-hooks guard: AGENT_HOOKS_GUARD=off: commit not checked\n"
     repo.add("src/b.py")
     warned = repo.commit("alice", AGENT_HOOKS_GUARD="warn")
-    assert warned.returncode == 0 and "(warn-only)" in warned.stderr
+    assert warned.returncode == 0 and warned.stderr.count("(warn-only)") == 1  # reported once
+    assert repo.commits() == 2
+    log = (repo.home / ".claude" / "agent-hooks.log").read_text()
+    assert "agent=alice event=guard bypassed AGENT_HOOKS_GUARD=off: commit in " in log
+    assert "agent=alice event=guard warned commit in " in log and "src/b.py (bob)" in log
+
+
+def test_no_verify_skips_pre_commit_but_not_the_branch_check(repo: Repo) -> None:
+    """git's --no-verify skips pre-commit; the branch still may not move onto the change."""
+    repo.commit_files("first", {"README.md": "x\n"})
+    install(repo)
+    repo.reserve("bob", "src/**")
     repo.add("src/c.py")
-    assert repo.commit("alice", "--no-verify").returncode == 0
-    assert repo.commits() == 3
+    proc = repo.commit("alice", "--no-verify")
+    assert proc.returncode != 0 and repo.commits() == 1
+    assert "branch main not moved: the update changes files another agent holds:" in proc.stderr
+    assert "src/c.py (added)" in proc.stderr
+    assert "git restore --staged" in proc.stderr  # what it staged stays staged
+    assert not [word for word in BYPASS_WORDS if word in proc.stderr]
+    assert repo.out("diff", "--cached", "--name-only") == "src/c.py"
+    assert repo.commit("alice", "--no-verify", AGENT_HOOKS_GUARD="off").returncode == 0
 
 
 def test_missing_interpreter_fails_open_with_a_warning(repo: Repo, tmp_path: Path) -> None:
@@ -275,7 +191,7 @@ def test_missing_interpreter_fails_open_with_a_warning(repo: Repo, tmp_path: Pat
     repo.add("src/a.py")
     proc = repo.commit("alice")
     assert proc.returncode == 0
-    assert "missing: reservations not checked" in proc.stderr
+    assert "is missing: the commit is not checked" in proc.stderr
 
 
 @pytest.mark.parametrize("chained", [False, True])
@@ -283,27 +199,32 @@ def test_a_guard_whose_agent_hooks_is_gone_says_how_to_remove_it_by_hand(
     repo: Repo, tmp_path: Path, chained: bool
 ) -> None:
     """After agent-hooks is uninstalled there is no `agent-hooks guard uninstall` to run:
-    the message gives the exact commands, and they put the original hook back."""
-    original = write_hook(repo.hook, "exit 0") if chained else None
+    the message gives the exact commands for every guard file, and they put the
+    original hooks back."""
+    originals = {name: write_hook(repo.hooks / name, "exit 0") for name in HOOKS if chained}
     git_guard.install(str(repo.path), str(tmp_path / "gone" / "python"), "block")
     repo.add("src/a.py")
     proc = repo.commit("alice")
     assert proc.returncode == 0
     assert "agent-hooks guard uninstall'" not in proc.stderr.splitlines()[1]
-    (command,) = [line.strip() for line in proc.stderr.splitlines() if line.startswith("    rm ")]
-    hook = os.path.realpath(repo.hook)
-    if chained:
-        assert command == (
-            f'rm -f -- "{hook}" && mv -- "{os.path.dirname(hook)}/{git_guard.CHAINED}" "{hook}"'
-        )
-    else:
-        assert command == f'rm -f -- "{hook}"'
-    subprocess.run(["sh", "-c", command], check=True, cwd="/")
-    if chained:
-        assert repo.hook.read_bytes() == original
-        assert not (repo.hook.parent / git_guard.CHAINED).exists()
-    else:
-        assert not repo.hook.exists()
+    commands = [line.strip() for line in proc.stderr.splitlines() if line.startswith("    rm ")]
+    hooks = os.path.realpath(repo.hooks)
+    expected = [
+        f'rm -f -- "{hooks}/{name}" && mv -- "{hooks}/{name}.agent-hooks-chained" "{hooks}/{name}"'
+        if chained
+        else f'rm -f -- "{hooks}/{name}"'
+        for name in HOOKS
+    ]
+    assert commands[: len(HOOKS)] == expected
+    for command in expected:
+        subprocess.run(["sh", "-c", command], check=True, cwd="/")
+    for name in HOOKS:
+        if chained:
+            assert (repo.hooks / name).read_bytes() == originals[name]
+            assert not git_guard.read_meta(str(repo.hooks / name))
+        else:
+            assert not (repo.hooks / name).exists()
+    assert not list(repo.hooks.glob("*.agent-hooks-chained"))
 
 
 def test_a_crashing_check_fails_open_with_a_warning(repo: Repo, tmp_path: Path) -> None:
@@ -322,7 +243,7 @@ def test_a_crashing_check_fails_open_with_a_warning(repo: Repo, tmp_path: Path) 
 
 def test_a_failing_chained_hook_still_blocks(repo: Repo) -> None:
     write_hook(repo.hook, "echo lint failed >&2\nexit 3")
-    assert install(repo) == "installed, chaining the existing hook"
+    assert install(repo) == ["installed, chaining the existing hook", "installed"]
     repo.add("docs/a.md")  # nothing reserved: only the chained hook can refuse
     proc = repo.commit("alice")
     assert proc.returncode != 0
@@ -360,7 +281,8 @@ def test_relative_core_hooks_path_is_honoured(repo: Repo) -> None:
     install(repo)
     assert not repo.hook.exists()
     assert git_guard.read_meta(str(repo.path / ".githooks" / "pre-commit")) is not None
-    assert (repo.path / ".githooks" / git_guard.CHAINED).read_bytes() == original
+    assert (repo.path / ".githooks" / "pre-commit.agent-hooks-chained").read_bytes() == original
+    assert git_guard.read_meta(str(repo.path / ".githooks" / "reference-transaction"))
     repo.reserve("bob", "src/**")
     repo.add("src/a.py")
     assert repo.commit("alice").returncode != 0
@@ -370,7 +292,7 @@ def test_absolute_core_hooks_path_is_honoured(repo: Repo, tmp_path: Path) -> Non
     shared = tmp_path / "shared-hooks"
     repo.git("config", "core.hooksPath", str(shared))
     install(repo)  # the directory does not exist yet: it is created
-    assert git_guard.read_meta(str(shared / "pre-commit")) is not None
+    assert all(git_guard.read_meta(str(shared / name)) is not None for name in HOOKS)
     repo.reserve("bob", "src/**")
     repo.add("src/a.py")
     assert repo.commit("alice").returncode != 0
@@ -383,7 +305,7 @@ def test_worktree_with_a_git_file(repo: Repo, tmp_path: Path) -> None:
     wt = Repo(Path(os.path.realpath(tmp_path / "wt")), repo.home)
     assert (wt.path / ".git").is_file()
     install(wt, where=wt.path)
-    assert repo.hook.exists()  # worktrees share the common hooks directory
+    assert all((repo.hooks / name).exists() for name in HOOKS)  # the common hooks directory
     wt.reserve("bob", "src/**")  # the worktree's own top level is its project
     wt.add("src/a.py")
     proc = wt.commit("alice")
@@ -393,45 +315,66 @@ def test_worktree_with_a_git_file(repo: Repo, tmp_path: Path) -> None:
 # --- install / uninstall bookkeeping ---------------------------------------------------
 
 
-def test_install_is_idempotent_and_uninstall_restores_byte_for_byte(repo: Repo) -> None:
-    original = write_hook(repo.hook, "# \xe9\x00 odd bytes\nexit 0", mode=0o750)
-    inode = repo.hook.stat().st_ino
-    assert install(repo) == "installed, chaining the existing hook"
-    guard_bytes = repo.hook.read_bytes()
-    assert install(repo) == "unchanged"
-    assert repo.hook.read_bytes() == guard_bytes
-    hooks = sorted(p.name for p in repo.hook.parent.iterdir() if p.name.startswith("pre-commit"))
-    assert hooks == ["pre-commit", git_guard.CHAINED, "pre-commit.sample"]
-    repo.hook.chmod(0o644)  # an inert guard is rewritten, not "unchanged"
-    assert install(repo) == "updated" and os.access(repo.hook, os.X_OK)
-    assert install(repo, "warn") == "updated"
-    assert git_guard.read_meta(str(repo.hook)) == {"version": 1, "python": PYTHON, "mode": "warn"}
+@pytest.mark.parametrize("name", HOOKS)
+def test_install_is_idempotent_and_uninstall_restores_byte_for_byte(repo: Repo, name: str) -> None:
+    hook = repo.hooks / name
+    other = next(n for n in HOOKS if n != name)
+    original = write_hook(hook, "# \xe9\x00 odd bytes\nexit 0", mode=0o750)
+    inode = hook.stat().st_ino
+    done = dict(zip(HOOKS, install(repo), strict=True))
+    assert done == {name: "installed, chaining the existing hook", other: "installed"}
+    guard_bytes = hook.read_bytes()
+    assert install(repo) == ["unchanged", "unchanged"]
+    assert hook.read_bytes() == guard_bytes
+    mine = sorted(p.name for p in repo.hooks.iterdir() if p.name.startswith(name))
+    assert [n for n in mine if not n.endswith(".sample")] == [name, f"{name}.agent-hooks-chained"]
+    hook.chmod(0o644)  # an inert guard is rewritten, not "unchanged"
+    assert dict(zip(HOOKS, install(repo), strict=True))[name] == "updated"
+    assert os.access(hook, os.X_OK)
+    assert install(repo, "warn") == ["updated", "updated"]
+    assert git_guard.read_meta(str(hook)) == {"version": 1, "python": PYTHON, "mode": "warn"}
 
-    _, done = git_guard.uninstall(str(repo.path))
-    assert done == "removed; the original hook is back"
-    assert repo.hook.read_bytes() == original
-    assert stat.S_IMODE(repo.hook.stat().st_mode) == 0o750
-    assert repo.hook.stat().st_ino == inode
-    assert not (repo.hook.parent / git_guard.CHAINED).exists()
-    assert git_guard.uninstall(str(repo.path))[1] == "not installed"
+    _, removed = git_guard.uninstall(str(repo.path))
+    assert dict(removed) == {
+        str(hook): "removed; the original hook is back",
+        str(repo.hooks / other): "removed",
+    }
+    assert hook.read_bytes() == original
+    assert stat.S_IMODE(hook.stat().st_mode) == 0o750
+    assert hook.stat().st_ino == inode
+    assert not (repo.hooks / other).exists()
+    assert not list(repo.hooks.glob("*.agent-hooks-chained"))
+    assert [r for _, r in git_guard.uninstall(str(repo.path))[1]] == ["not installed"] * 2
 
 
-def test_uninstall_without_an_original_removes_the_hook(repo: Repo) -> None:
-    assert install(repo) == "installed"
-    assert os.access(repo.hook, os.X_OK)
-    assert git_guard.uninstall(str(repo.path))[1] == "removed"
-    assert not repo.hook.exists()
+def test_uninstall_without_an_original_removes_the_hooks(repo: Repo) -> None:
+    assert install(repo) == ["installed", "installed"]
+    assert all(os.access(repo.hooks / name, os.X_OK) for name in HOOKS)
+    assert [r for _, r in git_guard.uninstall(str(repo.path))[1]] == ["removed", "removed"]
+    assert not any((repo.hooks / name).exists() for name in HOOKS)
 
 
-def test_ambiguous_layouts_are_refused_untouched(repo: Repo) -> None:
-    foreign = write_hook(repo.hook, "exit 0")
-    chained = write_hook(repo.hook.parent / git_guard.CHAINED, "exit 1")
+def test_an_earlier_pre_commit_only_guard_is_completed(repo: Repo) -> None:
+    """A guard installed by an earlier release has only pre-commit: install adds the rest."""
+    (repo.hooks / "pre-commit").write_text(git_guard.render("pre-commit", PYTHON, "block"))
+    (repo.hooks / "pre-commit").chmod(0o755)
+    assert git_guard.status(str(repo.path))["installed"] is False
+    assert install(repo) == ["unchanged", "installed"]
+    assert git_guard.status(str(repo.path))["installed"] is True
+
+
+@pytest.mark.parametrize("name", HOOKS)
+def test_ambiguous_layouts_are_refused_untouched(repo: Repo, name: str) -> None:
+    foreign = write_hook(repo.hooks / name, "exit 0")
+    chained = write_hook(repo.hooks / f"{name}.agent-hooks-chained", "exit 1")
+    before = sorted(p.name for p in repo.hooks.iterdir())
     with pytest.raises(git_guard.GuardError, match="not the guard"):
         git_guard.install(str(repo.path), PYTHON, "block")
+    assert sorted(p.name for p in repo.hooks.iterdir()) == before  # no hook installed at all
     with pytest.raises(git_guard.GuardError, match="not the guard"):
         git_guard.uninstall(str(repo.path))
-    assert repo.hook.read_bytes() == foreign
-    assert (repo.hook.parent / git_guard.CHAINED).read_bytes() == chained
+    assert (repo.hooks / name).read_bytes() == foreign
+    assert (repo.hooks / f"{name}.agent-hooks-chained").read_bytes() == chained
 
 
 def test_not_a_work_tree(tmp_path: Path) -> None:
@@ -439,15 +382,36 @@ def test_not_a_work_tree(tmp_path: Path) -> None:
         git_guard.install(str(tmp_path), PYTHON, "block")
 
 
-def test_status_reports_the_layout(repo: Repo) -> None:
-    write_hook(repo.hook, "exit 0")
+def test_status_reports_every_hook(repo: Repo, tmp_path: Path) -> None:
+    write_hook(repo.hooks / "reference-transaction", "exit 0")
     before = git_guard.status(str(repo.path))
-    assert before["installed"] is False and before["other_hook"] is True
+    assert before["installed"] is False
+    states = {h["name"]: (h["installed"], h["other_hook"]) for h in before["hooks"]}
+    assert states == {"pre-commit": (False, False), "reference-transaction": (False, True)}
     install(repo)
     info = git_guard.status(str(repo.path))
-    assert info["installed"] is True and info["mode"] == "block" and info["python_ok"] is True
-    assert info["chained"] == str(repo.hook.parent / git_guard.CHAINED)
-    assert info["repo"] == str(repo.path)
+    assert info["installed"] is True and info["repo"] == str(repo.path)
+    assert info["git_version"] and info["git_version"][0].isdigit()
+    by_name = {h["name"]: h for h in info["hooks"]}
+    for name in HOOKS:
+        item = by_name[name]
+        assert item["hook"] == str(repo.hooks / name)
+        assert item["installed"] is True and item["mode"] == "block" and item["python_ok"] is True
+        assert item["git_runs_it"] is True  # git >= 2.28 runs reference-transaction
+    chained = by_name["reference-transaction"]["chained"]
+    assert chained == str(repo.hooks / "reference-transaction.agent-hooks-chained")
+    assert by_name["pre-commit"]["chained"] is None
+
+    git_guard.install(str(repo.path), str(tmp_path / "gone"), "warn")
+    for item in git_guard.status(str(repo.path))["hooks"]:
+        assert item["mode"] == "warn" and item["python_ok"] is False
+
+
+def test_git_versions_that_run_reference_transaction() -> None:
+    assert git_guard.runs_reference_transaction((2, 28, 0))
+    assert git_guard.runs_reference_transaction((3, 0))
+    assert not git_guard.runs_reference_transaction((2, 27, 9))
+    assert not git_guard.runs_reference_transaction(None)
 
 
 # --- pure parts ------------------------------------------------------------------------

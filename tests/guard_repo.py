@@ -1,0 +1,152 @@
+"""Real git repositories for the git guard's tests: one work tree, a private HOME
+(its `.claude` is the state directory the guard reads), git with no system or
+global configuration, and the committing agent as AGENT_NAME in git's environment.
+Reservations are made through reservation_store, as `agent-hooks reserve` makes them.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from agent_hooks.interop import git_guard
+from agent_hooks.reservations import pattern
+from agent_hooks.reservations import store as reservation_store
+
+PYTHON = os.path.abspath(sys.executable)
+BYPASS_WORDS = ("--no-verify", "AGENT_HOOKS_GUARD", "AGENT_HOOKS_ENFORCE", "hooksPath")
+
+
+class Repo:
+    """One work tree, its private HOME, and helpers to stage, commit and reserve."""
+
+    def __init__(self, path: Path, home: Path) -> None:
+        self.path = path
+        self.home = home
+        self.state_dir = str(home / ".claude")
+
+    def env(self, agent: str | None = None, **extra: str) -> dict[str, str]:
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": str(self.home),
+            "GIT_CONFIG_NOSYSTEM": "1",
+            "GIT_CONFIG_GLOBAL": os.devnull,
+            "LC_ALL": "C",
+        }
+        if agent is not None:
+            env["AGENT_NAME"] = agent
+        env.update(extra)
+        return env
+
+    def git(
+        self, *args: str, agent: str | None = None, check: bool = True, **extra: str
+    ) -> subprocess.CompletedProcess[str]:
+        proc = subprocess.run(
+            ["git", *args],
+            cwd=self.path,
+            env=self.env(agent, **extra),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        if check and proc.returncode != 0:
+            raise AssertionError(f"git {args}: {proc.stderr}")
+        return proc
+
+    def out(self, *args: str) -> str:
+        return self.git(*args).stdout.strip()
+
+    def write(self, rel: str, text: str = "x\n") -> None:
+        target = self.path / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text)
+
+    def add(self, *rels: str) -> None:
+        for rel in rels:
+            self.write(rel, f"{rel}\n")
+        self.git("add", "-A")
+
+    def commit(
+        self, agent: str | None = None, *extra_args: str, **env: str
+    ) -> subprocess.CompletedProcess[str]:
+        args = ("commit", "-q", "-m", "change", *extra_args)
+        return self.git(*args, agent=agent, check=False, **env)
+
+    def commit_files(self, message: str, files: dict[str, str]) -> str:
+        """Commit `files` (rel → text) without any guard in the way; the new commit id."""
+        for rel, text in files.items():
+            self.write(rel, text)
+        self.git("add", "-A")
+        self.git("commit", "-q", "--no-verify", "-m", message, AGENT_HOOKS_GUARD="off")
+        return self.head()
+
+    def commits(self) -> int:
+        proc = self.git("rev-list", "--count", "HEAD", check=False)
+        return int(proc.stdout.strip()) if proc.returncode == 0 else 0
+
+    def head(self, ref: str = "HEAD") -> str:
+        return self.out("rev-parse", ref)
+
+    def clean(self) -> bool:
+        return self.out("status", "--porcelain") == ""
+
+    def reserve(
+        self,
+        agent: str | None,
+        *patterns: str,
+        shared: bool = False,
+        root: str | None = None,
+        reason: str = "farmhand-42",
+    ) -> None:
+        outcome = reservation_store.reserve(
+            self.state_dir,
+            root or str(self.path),
+            agent,
+            [(p, pattern.compile(p)) for p in patterns],
+            reason=reason,
+            ttl=3600,
+            shared=shared,
+            keep=False,
+            now=time.time(),
+        )
+        assert not outcome.conflicts
+
+    def release(self, agent: str | None) -> None:
+        reservation_store.release(
+            self.state_dir, str(self.path), agent, everything=True, now=time.time()
+        )
+
+    @property
+    def hooks(self) -> Path:
+        return self.path / ".git" / "hooks"
+
+    @property
+    def hook(self) -> Path:
+        return self.hooks / "pre-commit"
+
+
+def init_repo(path: Path, home: Path) -> Repo:
+    path.mkdir(parents=True)
+    repo = Repo(Path(os.path.realpath(path)), home)
+    repo.git("init", "-q", "-b", "main")
+    repo.git("config", "user.name", "Test")
+    repo.git("config", "user.email", "test@example.com")
+    repo.git("config", "commit.gpgsign", "false")
+    return repo
+
+
+def install(repo: Repo, mode: str = "block", where: Path | None = None) -> list[str]:
+    """Install the guard; what was done to each hook file."""
+    _, done = git_guard.install(str(where or repo.path), PYTHON, mode)
+    return [result for _, result in done]
+
+
+def write_hook(path: Path, body: str, mode: int = 0o755) -> bytes:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = f"#!/bin/sh\n{body}\n".encode()
+    path.write_bytes(data)
+    path.chmod(mode)
+    return data
