@@ -202,22 +202,3 @@ def plugin_session_start(
         else ""
     )
     return events, f"{twice}: the installed hooks run, the plugin's stand aside{partly}. {keep_one}"
-
-
-def cli_path(python: str | None = None) -> str | None:
-    """The `agent-hooks` command of the installed copy whose interpreter is `python`
-    (default: this one): the link install.sh made (`<data>/cli-link`) while it still
-    points into this venv, else the venv's own script; None when neither exists."""
-    import sys
-
-    python = python or sys.executable
-    venv = os.path.dirname(os.path.dirname(python))
-    own = os.path.join(venv, "bin", "agent-hooks")
-    try:
-        with open(os.path.join(os.path.dirname(venv), "cli-link"), encoding="utf-8") as handle:
-            link = handle.read().strip()
-        if link and os.path.realpath(link) == os.path.realpath(own):
-            return link
-    except OSError:
-        pass
-    return own if os.path.exists(own) else None

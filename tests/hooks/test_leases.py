@@ -335,3 +335,39 @@ def test_two_bash_commands_at_once_keep_a_file_both_reported_in_both_trails(
     state = run_hook.state(ME)
     assert str(run_hook.project / "mine.txt") in state["files_created"] + state["files_modified"]
     assert [item["writer"] for item in lease_file(run_hook, "mine.txt")["leases"]] == [OTHER]
+
+
+@pytest.mark.parametrize("held", ["leases.lock", "reservations.json.lock"])
+def test_session_end_finishes_fast_while_a_stuck_process_holds_a_ledger_lock(
+    run_hook: HookRunner, held: str
+) -> None:
+    """The ledger's own locks held by a stopped process: SessionEnd gives up on them
+    inside its budget (exit 0, logged), and the lease ends with its holder anyway."""
+    allowed(write(run_hook, "app.py", agent=OTHER))
+    lock = run_hook.project / ".git" / "agent-hooks" / held
+    lock.touch()
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import fcntl, sys, time; f = open(sys.argv[1], 'a'); fcntl.lockf(f, fcntl.LOCK_EX); "
+            "print('held', flush=True); time.sleep(30)",
+            str(lock),
+        ],
+        stdout=subprocess.PIPE,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == b"held\n"
+        started = time.monotonic()
+        assert run_hook("SessionEnd", "SessionEnd", agent=OTHER).code == 0
+        assert time.monotonic() - started < 1.5
+    finally:
+        holder.kill()
+        holder.wait()
+    if held == "leases.lock":  # not released: it ends with its process, or expires
+        assert any("leases" in line and "lock" in line for line in run_hook.log_lines()), (
+            run_hook.log_lines()
+        )
+        denied(write(run_hook, "app.py"))
+    else:
+        allowed(write(run_hook, "app.py"))

@@ -259,3 +259,44 @@ def test_session_start_prints_exactly_one_json_object(run_hook: HookRunner) -> N
     assert result.code == 0 and result.err == ""
     assert set(result.out) == {"hookSpecificOutput"}
     json.dumps(result.out)
+
+
+@pytest.mark.parametrize(
+    ("name", "why"),
+    [("✳ Claude Code", "pane title"), ("%17", "tmux pane id"), ("⠂ fix the tests", "pane title")],
+)
+def test_a_name_that_was_not_chosen_is_warned_to_the_model_and_the_person(
+    run_hook: HookRunner, name: str, why: str
+) -> None:
+    """AGENT_NAME taken from a pane title or pane id (a launch-script slip): the agent
+    still works under it, and both the model and the person are told how to relaunch."""
+    result = run_hook("SessionStart", "SessionStart_startup", agent=name)
+    assert result.code == 0 and result.out is not None
+    text = context_of(result)
+    assert f"Warning: AGENT_NAME {name!r} is probably not a chosen name" in text and why in text
+    assert "tmux display-message" in text
+    assert why in result.out["systemMessage"] and result.out["systemMessage"].startswith(
+        "agent-hooks: "
+    )
+    assert run_hook.state(name)["registered"] is True
+
+
+def test_a_chosen_name_gets_no_warning(run_hook: HookRunner) -> None:
+    result = run_hook("SessionStart", "SessionStart_startup")
+    assert result.out is not None and "systemMessage" not in result.out
+    assert "Warning" not in context_of(result)
+
+
+def test_unset_name_while_a_named_agent_is_active_is_warned_to_both(run_hook: HookRunner) -> None:
+    start(run_hook, session="conv-named")  # proj__cc_1 is active in the project
+    result = run_hook(
+        "SessionStart",
+        run_hook.payload("SessionStart_startup", session_id="conv-anon"),
+        agent=None,
+    )
+    text = context_of(result)
+    assert "AGENT_NAME is unset while other agents are active" in text and AGENT in text
+    assert (
+        result.out is not None
+        and "Give each agent its own AGENT_NAME" in (result.out["systemMessage"])
+    )

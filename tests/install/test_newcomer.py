@@ -298,7 +298,7 @@ def test_the_first_hour_filled_the_state_purge_removed(life: Life) -> None:
     state = life.snapshots["state after use"]
     assert f"state-{AGENT}.json" in state and "agent-hooks.log" in state
     assert any(k.startswith("agent-hooks/trails/") and k.endswith(".json") for k in state)
-    assert any(k.startswith("agent-hooks/projects/") for k in state)
+    assert "agent-hooks/ledgers.json" in state  # the registry of repository ledgers
     assert any(k.startswith("agent-hooks/briefings/") for k in state)
     assert "agent-hooks/guards.json" in state
 

@@ -1,5 +1,4 @@
-"""install_check: which settings files hold runnable installed hooks of ours, and where the
-installed `agent-hooks` command is."""
+"""install_check: which settings files hold runnable installed hooks of ours."""
 
 from __future__ import annotations
 
@@ -20,20 +19,6 @@ def _venv(tmp_path: Path) -> tuple[Path, Path]:
     (data / "hooks").mkdir()
     (data / "hooks" / "entry.py").write_text("")
     return data, bin_dir
-
-
-def test_cli_path_is_the_link_install_made_while_it_points_into_the_venv(tmp_path: Path) -> None:
-    data, bin_dir = _venv(tmp_path)
-    python = str(bin_dir / "python")
-    assert install_check.cli_path(python) == str(bin_dir / "agent-hooks")  # no link recorded
-    link = tmp_path / "bin" / "agent-hooks"
-    link.parent.mkdir()
-    link.symlink_to(bin_dir / "agent-hooks")
-    (data / "cli-link").write_text(f"{link}\n")
-    assert install_check.cli_path(python) == str(link)
-    link.unlink()
-    link.symlink_to("/elsewhere/agent-hooks")  # someone else's now
-    assert install_check.cli_path(python) == str(bin_dir / "agent-hooks")
 
 
 def test_installed_hooks_count_only_when_they_can_run_and_cover_every_matcher(

@@ -303,7 +303,7 @@ def _not_held(state_dir: str, root: str, names: list[str], now: float) -> str:
         if other is not None:
             parts.append(
                 f"{name} is held by {writer.describe(other)} ({other['pattern']}); "
-                f"to take it away: agent-hooks release --force --id {name}"
+                "only its holder releases it: ask them, or ask the user"
             )
         else:
             parts.append(name)

@@ -106,12 +106,9 @@ def _claude_pid(environ: Any) -> int | None:
 def _cli_line() -> str:
     """Where the `agent-hooks` command is, absolutely: the agent's Bash may not have
     it on PATH (a login shell without ~/.local/bin)."""
-    import sys
+    from agent_hooks import cli_command
 
-    from agent_hooks import posix_fs as fs
-
-    beside = fs.join(fs.dirname(sys.executable), "agent-hooks")
-    command = beside if fs.isfile(beside) else "agent-hooks"
+    command = cli_command.cli_path() or "agent-hooks"
     return f"The agent-hooks command is {command} (use this path if `agent-hooks` is not found)."
 
 

@@ -25,7 +25,10 @@ def handle(ctx: hook_runtime.HookContext) -> dict[str, Any] | None:
     if me.agent_id is not None and project is not None:
         from agent_hooks.reservations import lease_upkeep, ledger
 
-        lease_upkeep.release_writer(ledger.directory(ctx.state_dir, project), me.key, ctx.now)
+        try:
+            lease_upkeep.release_writer(ledger.directory(ctx.state_dir, project), me.key, ctx.now)
+        except OSError as exc:  # they end with the parent's process, or expire
+            ctx.log(f"leases of {me.key} not released: {exc}")
     work_session_events.subagent_stop(ctx, project)
     return None
 

@@ -17,6 +17,7 @@ from agent_hooks import posix_fs as fs
 from agent_hooks.reservations import lease as rules
 from agent_hooks.reservations.lease_store import (
     LEASES,
+    LOCK,
     LOCK_TIMEOUT,
     WRITERS,
     lease_path,
@@ -66,7 +67,8 @@ def release(
 ) -> list[tuple[str, dict[str, Any]]]:
     """Drop every lease `select` picks (on `rels`, else on every leased path);
     return (path, lease) for each dropped. Writers' files follow. Nothing is
-    dropped when the lock is not had within `timeout`."""
+    dropped when the lock is not had within `timeout`: TimeoutError (an OSError)
+    says so, for the caller to log."""
     dropped: list[tuple[str, dict[str, Any]]] = []
 
     def work() -> None:
@@ -83,8 +85,8 @@ def release(
                 unlink(path)
             dropped.extend((rel, item) for item in gone)
 
-    if fs.isdir(fs.join(ledger, LEASES)):
-        locked(ledger, work, timeout)
+    if fs.isdir(fs.join(ledger, LEASES)) and not locked(ledger, work, timeout):
+        raise TimeoutError(f"{fs.join(ledger, LOCK)} stayed locked for {timeout:.1f} s")
     return dropped
 
 
