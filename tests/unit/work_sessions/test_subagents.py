@@ -8,6 +8,9 @@ import calendar
 import json
 from pathlib import Path
 
+import pytest
+
+from agent_hooks.work_sessions import report as work_session_report
 from agent_hooks.work_sessions import subagents, work_session
 
 NOW = float(calendar.timegm((2026, 11, 21, 12, 0, 0)))
@@ -153,3 +156,29 @@ def test_add_and_drop_pending_keep_one_entry_per_id() -> None:
     assert work_session.drop_pending(doc, "a1") is True
     assert work_session.drop_pending(doc, "a1") is False
     assert [p["id"] for p in doc["pending_subagents"]] == ["a2"]
+
+
+@pytest.mark.parametrize("count", [1, 2])
+def test_reports_say_which_subagents_are_still_being_counted(tmp_path: Path, count: int) -> None:
+    doc = new_doc()
+    path = tmp_path / "agent-done.jsonl"
+    path.write_text(turn(100, 1, "end_turn"))
+    subagents.record_stop(doc, "done", str(path), NOW)
+    for i in range(count):
+        subagents.record_stop(doc, f"late{i}", str(tmp_path / f"agent-late{i}.jsonl"), NOW)
+    report = work_session_report.token_report(doc)
+    assert report["pending"] == count
+    assert [(a["id"], a["pending"]) for a in report["subagents"]] == [
+        ("done", False),
+        *((f"late{i}", True) for i in range(count)),
+    ]
+    text = work_session_report.tokens_text(report)
+    assert "  late0: 0 tokens (isolated, still being counted)" in text.splitlines()
+    assert "  done: 101 tokens (isolated)" in text.splitlines()
+    counting = f" ({count} subagent{'s' if count > 1 else ''} still being counted)"
+    status = work_session_report.status_text(doc, NOW).splitlines()
+    assert status[-1] == f"Token Savings from Isolation: 101{counting}"
+    outcomes = work_session_report.closing_summary(doc, NOW)["outcomes"]
+    assert (
+        f"{count + 1} subagent(s) spawned; 101 tokens kept out of the main context{counting}"
+    ) in outcomes
