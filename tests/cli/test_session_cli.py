@@ -420,7 +420,77 @@ def test_token_figures_from_the_sample_transcripts(run: Cli, tmp_path: Path) -> 
     # without isolation: 10 + 20 = 30; savings 20 / 30 = 66.7 %
     assert (data["current"], data["peak"], data["saved"]) == (10, 10, 20)
     assert data["subagents"] == [
-        {"id": SUB_ID, "type": "Explore", "tokens_used": 20, "completed": "2026-11-21T12:00:00Z"}
+        {
+            "id": SUB_ID,
+            "type": "Explore",
+            "tokens_used": 20,
+            "completed": "2026-11-21T12:00:00Z",
+            "pending": False,
+        }
     ]
+    assert data["pending"] == 0
     assert (data["total_without_isolation"], data["savings_percent"]) == (30, 66.7)
     assert "  Explore a6a499d3: 20 tokens (isolated)" in run.ok("tokens").splitlines()
+
+
+def _stop_before_the_transcript_is_written(run: Cli, tmp_path: Path) -> Path:
+    """SubagentStop of the sample subagent while its transcript does not exist yet (the client
+    writes it late); returns where it will be."""
+    late = tmp_path / "t" / "main" / "subagents" / f"agent-{SUB_ID}.jsonl"
+    late.parent.mkdir(parents=True)
+    payload = json.loads((PAYLOADS / "SubagentStop.json").read_text())["stdin"]
+    payload.update(
+        transcript_path=str(tmp_path / "t" / "main.jsonl"), agent_transcript_path=str(late)
+    )
+    environ = {**run.environ, "CLAUDE_PROJECT_DIR": str(run.project)}
+    ctx = hook_runtime.HookContext("SubagentStop", payload, environ, NOW)
+    work_session_events.subagent_stop(ctx, str(run.project))
+    return late
+
+
+def test_reports_read_pending_subagents_on_before_they_report(run: Cli, tmp_path: Path) -> None:
+    session_id = run.json("start", "--client", "acme", "--project", "audit")["session"][
+        "session_id"
+    ]
+    late = _stop_before_the_transcript_is_written(run, tmp_path)
+    assert [p["id"] for p in run.doc(session_id)["pending_subagents"]] == [SUB_ID]
+    # still missing: shown as being counted, and nothing is written
+    path = run.sessions / f"{session_id}.json"
+    before = path.stat().st_ino
+    status = run.ok("status", now=NOW + 5).splitlines()
+    assert status[-1] == "Token Savings from Isolation: 0 (1 subagent still being counted)"
+    assert (
+        "  Explore a6a499d3: 0 tokens (isolated, still being counted)"
+        in run.ok("tokens", now=NOW + 5).splitlines()
+    )
+    assert path.stat().st_ino == before
+    # written now: the next report reads it, stores the figures and shows them
+    shutil.copy(TRANSCRIPTS / "subagents" / f"agent-{SUB_ID}.jsonl", late)
+    data = run.json("tokens", now=NOW + 10)
+    assert (data["saved"], data["pending"], data["subagents"][0]["tokens_used"]) == (20, 0, 20)
+    doc = run.doc(session_id)
+    assert doc["pending_subagents"] == [] and doc["tokens"]["saved"] == 20
+    assert run.ok("status", now=NOW + 11).splitlines()[-1] == "Token Savings from Isolation: 20"
+
+
+def test_close_counts_pending_subagents_in_the_closing_summary(run: Cli, tmp_path: Path) -> None:
+    run.ok("start", "--client", "acme", "--project", "audit")
+    late = _stop_before_the_transcript_is_written(run, tmp_path)
+    shutil.copy(TRANSCRIPTS / "subagents" / f"agent-{SUB_ID}.jsonl", late)
+    closed = run.json("close", now=NOW + 60)["session"]
+    assert closed["pending_subagents"] == [] and closed["tokens"]["saved"] == 20
+    assert (
+        "1 subagent(s) spawned; 20 tokens kept out of the main context"
+        in closed["closing_summary"]["outcomes"]
+    )
+
+
+def test_other_session_commands_read_pending_subagents_on_too(run: Cli, tmp_path: Path) -> None:
+    session_id = run.json("start", "--client", "acme", "--project", "audit")["session"][
+        "session_id"
+    ]
+    late = _stop_before_the_transcript_is_written(run, tmp_path)
+    shutil.copy(TRANSCRIPTS / "subagents" / f"agent-{SUB_ID}.jsonl", late)
+    run.ok("note", "Figures", "checked", now=NOW + 5)
+    doc = run.doc(session_id)
+    assert doc["pending_subagents"] == [] and doc["tokens"]["saved"] == 20

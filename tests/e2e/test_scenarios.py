@@ -28,7 +28,18 @@ from agent_hooks import claude_settings as agent_hooks_settings
 
 from .agent_hooks_install import REPO, Installation
 from .claude_cli import ClaudeResult, run_claude, write_user_settings
-from .mock_api import SIDE_USAGE, MockAnthropicAPI, ToolCall, Turn, Usage, call, calls, say
+from .mock_api import (
+    SIDE_USAGE,
+    MockAnthropicAPI,
+    ToolCall,
+    Turn,
+    Usage,
+    agent_call,
+    call,
+    calls,
+    say,
+)
+from .mock_routes import Predicate, agent_marker, wait_until
 
 if TYPE_CHECKING:
     from .conftest import ClaudeRunner, InstallAgentHooks, MockApiFactory
@@ -406,6 +417,59 @@ def test_stop_records_activity_while_the_conversation_is_open(
 # --------------------------------------------------------------------------- subagents
 
 
+def _subagent_transcripts(home: Path) -> list[Path]:
+    """The subagent transcripts the client wrote under ``home`` (all projects, all sessions)."""
+    return sorted((home / ".claude" / "projects").glob("*/*/subagents/agent-*.jsonl"))
+
+
+def _ends_its_turn(path: Path) -> bool:
+    """Whether ``path`` holds, as a complete line, an assistant entry that ends the agent's turn
+    (``stop_reason: end_turn``): the subagent's final entry, which carries its last usage."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return False
+    for line in data.split(b"\n")[:-1]:  # the part after the last newline is not complete
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        message = entry.get("message") if isinstance(entry, dict) else None
+        if (
+            entry.get("type") == "assistant"
+            and isinstance(message, dict)
+            and message.get("stop_reason") == "end_turn"
+        ):
+            return True
+    return False
+
+
+def _subagent_transcript_final(home: Path) -> Predicate:
+    """True once a subagent transcript under ``home`` holds the subagent's final entry. The
+    client writes transcripts late (buffered, flushed on a timer): SubagentStop may come before
+    the file even exists, so this is what the main conversation's last turn waits for."""
+    return Predicate(
+        lambda _state: any(_ends_its_turn(p) for p in _subagent_transcripts(home)),
+        "subagent transcript final",
+    )
+
+
+def _session_file(project: Path, session_id: str) -> dict[str, Any]:
+    """The work session's document as the hooks left it (read directly: no CLI command ran)."""
+    path = project / ".claude" / "sessions" / f"{session_id}.json"
+    doc: dict[str, Any] = json.loads(path.read_text())
+    return doc
+
+
+def _tokens_used(usage: Usage) -> int:
+    return (
+        usage.input_tokens
+        + usage.cache_creation_input_tokens
+        + usage.cache_read_input_tokens
+        + usage.output_tokens
+    )
+
+
 def test_subagent_is_recorded_in_the_work_session(
     claude: ClaudeRunner,
     mock_api: MockApiFactory,
@@ -414,7 +478,15 @@ def test_subagent_is_recorded_in_the_work_session(
 ) -> None:
     """With a work session active, a subagent the agent launches lands in ``agents_spawned``:
     SubagentStart records who launched it in which conversation, SubagentStop its end and the
-    tokens its own transcript shows (the mock reports ``SIDE_USAGE`` for subagent requests)."""
+    tokens its own transcript shows (the mock reports ``SIDE_USAGE`` for subagent requests).
+
+    The client fires SubagentStop before it has written the subagent's last transcript entries
+    (sometimes before the file exists), so what SubagentStop reads may be incomplete: such a
+    subagent is left pending and read on at the next hook. The mock holds the main conversation's
+    last turn until the transcript holds the subagent's final entry; the Stop after that turn is
+    then guaranteed to find it complete, so the figures are in once the run is over, in the file
+    the hooks wrote, without any CLI command settling them.
+    """
     install = install_agent_hooks()
     project = git_project.resolve()
     started = install.cli_json(
@@ -437,6 +509,7 @@ def test_subagent_is_recorded_in_the_work_session(
                 usage=first,
             ),
             say("Launched.", usage=last),
+            wait_until(_subagent_transcript_final(install.home)),
             say("Subagent finished.", usage=last),
         ]
     )
@@ -448,6 +521,13 @@ def test_subagent_is_recorded_in_the_work_session(
     )
 
     assert len(api.requests_of("subagent")) == 1
+    used = _tokens_used(SIDE_USAGE)
+    hooks_wrote = _session_file(project, session_id)
+    (spawned,) = hooks_wrote["agents_spawned"]
+    assert hooks_wrote["pending_subagents"] == [], install.log_lines()
+    assert (spawned["tokens_used"], hooks_wrote["tokens"]["saved"]) == (used, used)
+    assert spawned["read"]["transcript"] == str(_subagent_transcripts(install.home)[0])
+
     doc = install.cli_json("session", "status", cwd=project)["session"]
     assert doc["session_id"] == session_id
     (spawned,) = doc["agents_spawned"]
@@ -458,12 +538,6 @@ def test_subagent_is_recorded_in_the_work_session(
         conversation,
     )
     assert spawned["started"] and spawned["completed"]
-    used = (
-        SIDE_USAGE.input_tokens
-        + SIDE_USAGE.cache_creation_input_tokens
-        + SIDE_USAGE.cache_read_input_tokens
-        + SIDE_USAGE.output_tokens
-    )
     assert spawned["tokens_used"] == used
     assert doc["tokens"]["saved"] == used
     # The main conversation's figures come from the transcript the real client wrote: the
@@ -471,6 +545,66 @@ def test_subagent_is_recorded_in_the_work_session(
     context = last.input_tokens + last.cache_creation_input_tokens + last.cache_read_input_tokens
     assert doc["tokens"]["current"] == context
     assert doc["tokens"]["peak"] == context
+    assert not [line for line in install.log_lines() if "tokens counted" in line]
+
+
+def test_subagent_figures_are_complete_once_the_cli_reads_them(
+    claude: ClaudeRunner,
+    mock_api: MockApiFactory,
+    install_agent_hooks: InstallAgentHooks,
+    git_project: Path,
+) -> None:
+    """A subagent of two turns whose second is the larger: its tokens used are the final turn's
+    context plus output, never the first turn's alone (what a transcript read before the client
+    wrote the last entry shows) and never 0. Nothing in the script waits for the transcript, so
+    the hooks may or may not have read it complete; either its figures are in, or it is pending
+    with what was read so far. Once ``claude`` has exited the transcript is complete, and
+    ``session tokens`` reads pending ones on before it reports: the figures are in."""
+    install = install_agent_hooks()
+    project = git_project.resolve()
+    (project / "notes.txt").write_text("notes\n")
+    started = install.cli_json(
+        "session", "start", "--client", "ACME", "--project", "SURVEY", cwd=project
+    )
+    session_id = started["session"]["session_id"]
+    marker = agent_marker("A")
+    small = Usage(700, 20, 0, 0)  # input, output, cache creation, cache read
+    large = Usage(900, 30, 0, 4_000)
+    api = mock_api(
+        [calls(agent_call("Survey", f"{marker} Read the notes.")), "Launched.", "A reported."],
+        agents={
+            marker: [
+                call("Read", {"file_path": str(project / "notes.txt")}, usage=small),
+                say("A done.", usage=large),
+            ]
+        },
+    )
+
+    _ok(
+        claude("Delegate.", api, agent_name=AGENT_A, extra_env=install.claude_env()),
+        api,
+        install.home,
+    )
+
+    assert api.unused_agent_turns() == {marker: 0}
+    agent_id = api.agent_id(marker)
+    used = _tokens_used(large)
+    hooks_wrote = _session_file(project, session_id)
+    (spawned,) = hooks_wrote["agents_spawned"]
+    pending = [item["id"] for item in hooks_wrote["pending_subagents"]]
+    assert spawned["id"] == agent_id
+    assert spawned["tokens_used"] == used or pending == [agent_id], hooks_wrote
+    assert spawned["tokens_used"] in (0, _tokens_used(small), used)
+
+    report = install.cli_json("session", "tokens", cwd=project)
+    assert report["pending"] == 0
+    assert [(a["id"], a["tokens_used"], a["pending"]) for a in report["subagents"]] == [
+        (agent_id, used, False)
+    ]
+    assert report["saved"] == used
+    settled = _session_file(project, session_id)
+    assert settled["pending_subagents"] == []
+    assert settled["agents_spawned"][0]["tokens_used"] == used
 
 
 # --------------------------------------------------------------------------- 4. four agents

@@ -362,14 +362,165 @@ def test_subagent_stop_finds_the_transcript_beside_the_main_one(world: World) ->
     assert (record["tokens_used"], record["type"]) == (20, "Explore")  # type from .meta.json
 
 
-def test_subagent_stop_with_an_unreadable_transcript_is_logged(world: World) -> None:
-    world.start()
-    world.run(
-        "SubagentStop",
-        world.payload("SubagentStop", agent_id="b0", agent_transcript_path="/nope.jsonl"),
+def sub_lines() -> tuple[str, str, str]:
+    """The sample subagent transcript cut in three: the lines before its one assistant entry,
+    that entry (its final one: stop_reason end_turn, 10 + 0 + 0 context, 10 output), the rest."""
+    lines = (TRANSCRIPTS / "subagents" / f"agent-{SUB_ID}.jsonl").read_text().splitlines(True)
+    at = next(i for i, line in enumerate(lines) if json.loads(line).get("type") == "assistant")
+    return "".join(lines[:at]), lines[at], "".join(lines[at + 1 :])
+
+
+def sub_turn(context: int, output: int, stop_reason: str = "tool_use") -> str:
+    """A subagent assistant entry (from the sample) with its usage and stop reason replaced."""
+    entry = json.loads(sub_lines()[1])
+    entry["message"]["stop_reason"] = stop_reason
+    entry["message"]["usage"].update(
+        input_tokens=context, cache_creation_input_tokens=0, cache_read_input_tokens=0
     )
+    entry["message"]["usage"]["output_tokens"] = output
+    return json.dumps(entry) + "\n"
+
+
+def pending(world: World) -> list[str]:
+    return [item["id"] for item in world.doc()["pending_subagents"]]
+
+
+def test_a_subagent_stop_without_any_transcript_is_logged(world: World) -> None:
+    world.start()
+    stop = world.payload("SubagentStop", agent_id="b0", transcript_path="relative.jsonl")
+    del stop["agent_transcript_path"]
+    world.run("SubagentStop", stop)
+    assert world.doc()["agents_spawned"][0]["tokens_used"] == 0 and pending(world) == []
+    assert "subagent b0: no transcript to read; tokens not counted" in world.log()
+
+
+LATER_HOOKS = {
+    "PostToolUse": lambda w: w.payload("PostToolUse_Read"),
+    "PostToolUse in a subagent": lambda w: w.payload(
+        "PostToolUse_Read", agent_id="other", agent_type="Explore"
+    ),
+    "Stop": lambda w: w.payload("Stop"),
+    "SubagentStart": lambda w: w.payload("SubagentStart", agent_id="other"),
+    "SubagentStop": lambda w: w.payload(
+        "SubagentStop", agent_id="other", agent_transcript_path=str(w.sub_transcript)
+    ),
+}
+
+
+@pytest.mark.parametrize("later", sorted(LATER_HOOKS))
+def test_a_transcript_missing_at_subagent_stop_is_counted_at_the_next_hook(
+    world: World, later: str
+) -> None:
+    """The client fires SubagentStop before it wrote the subagent's transcript: the subagent is
+    pending (its id and transcript in the document), and the next hook that touches the work
+    session counts it once the file is there."""
+    world.start()
+    late = world.sub_transcript.with_name("agent-late.jsonl")
+    world.run("SubagentStop", world.payload("SubagentStop", agent_transcript_path=str(late)))
+    doc = world.doc()
+    (item,) = doc["pending_subagents"]
+    assert (item["id"], item["transcript"]) == (SUB_ID, str(late)) and item["since"]
+    record = doc["agents_spawned"][0]
+    assert (record["tokens_used"], doc["tokens"]["saved"]) == (0, 0) and record["completed"]
+    assert world.log() == ""  # routine, not a failure
+
+    shutil.copy(world.sub_transcript, late)  # the client flushes its writes
+    event = later.split()[0]
+    world.run(event, LATER_HOOKS[later](world))
+    doc = world.doc()
+    assert doc["pending_subagents"] == []
+    record = next(a for a in doc["agents_spawned"] if a["id"] == SUB_ID)
+    # the sample's one assistant entry: context 10 + 0 + 0 plus output 10
+    assert record["tokens_used"] == 20
+    assert doc["tokens"]["saved"] == 20 + (20 if later == "SubagentStop" else 0)
+    assert record["read"] == {
+        "transcript": str(late),
+        "device": late.stat().st_dev,
+        "inode": late.stat().st_ino,
+        "offset": late.stat().st_size,
+    }
+    assert world.log() == ""
+
+
+def test_a_partial_transcript_counts_what_it_shows_until_its_final_entry(world: World) -> None:
+    """What the client wrote by SubagentStop (a first turn) counts at once, and the subagent stays
+    pending; its final entry, written later, replaces that figure (saved is not summed twice)."""
+    world.start()
+    head, _, tail = sub_lines()
+    world.sub_transcript.write_text(head + sub_turn(300, 20))
+    stop = world.payload("SubagentStop", agent_transcript_path=str(world.sub_transcript))
+    world.run("SubagentStop", stop)
+    assert world.doc()["agents_spawned"][0]["tokens_used"] == 320 and pending(world) == [SUB_ID]
+    assert world.doc()["tokens"]["saved"] == 320
+    # nothing new: nothing changes, nothing is written
+    path = world.sessions / "SES202611-ACME-AUDIT.json"
+    world.run("Stop", world.payload("Stop"))
+    inode = path.stat().st_ino
+    world.run("PostToolUse", world.payload("PostToolUse_Read"))
+    assert path.stat().st_ino == inode and pending(world) == [SUB_ID]
+    # the final entry arrives, with part of the next line still being written
+    with world.sub_transcript.open("a") as fh:
+        fh.write(sub_turn(4000, 50, "end_turn") + tail[:40])
+    world.run("PostToolUse", world.payload("PostToolUse_Read"))
+    doc = world.doc()
+    assert (doc["agents_spawned"][0]["tokens_used"], doc["tokens"]["saved"]) == (4050, 4050)
+    assert doc["pending_subagents"] == []
+    assert doc["agents_spawned"][0]["read"]["offset"] < world.sub_transcript.stat().st_size
+
+
+def test_a_transcript_that_never_appears_is_given_up_after_the_limit(world: World) -> None:
+    world.start()
+    missing = world.sub_transcript.with_name("agent-never.jsonl")
+    world.run("SubagentStop", world.payload("SubagentStop", agent_transcript_path=str(missing)))
+    world.run("Stop", world.payload("Stop"))
+    assert pending(world) == [SUB_ID]  # retried, still missing: still pending
+
+    def age(doc: dict) -> bool:
+        doc["pending_subagents"][0]["since"] = "2020-01-01T00:00:00Z"
+        return True
+
+    world.store().update_active(age, NOW)
+    world.run("Stop", world.payload("Stop"))
+    doc = world.doc()
+    assert doc["pending_subagents"] == [] and doc["agents_spawned"][0]["tokens_used"] == 0
+    assert f"subagent {SUB_ID}: transcript {missing} still not complete 600 s after its stop" in (
+        world.log()
+    )
+    shutil.copy(world.sub_transcript, missing)  # too late: no hook reads it any more
+    world.run("Stop", world.payload("Stop"))
     assert world.doc()["agents_spawned"][0]["tokens_used"] == 0
-    assert "subagent b0: transcript /nope.jsonl unreadable" in world.log()
+
+
+def test_a_resumed_subagent_counts_its_new_turns_at_its_next_stop(world: World) -> None:
+    """A subagent that goes on after its stop (a SubagentStop hook blocked it, a message resumed
+    it): its next stop reads on from where the last one stopped, so the final entry of its first
+    stop does not end the wait for the second."""
+    world.start()
+    stop = world.payload("SubagentStop", agent_transcript_path=str(world.sub_transcript))
+    world.run("SubagentStop", stop)
+    assert world.doc()["agents_spawned"][0]["tokens_used"] == 20 and pending(world) == []
+    world.run("SubagentStop", stop)  # stopped again before its new turns were written
+    assert pending(world) == [SUB_ID] and world.doc()["tokens"]["saved"] == 20
+    with world.sub_transcript.open("a") as fh:
+        fh.write(sub_turn(900, 10))  # not its final entry yet
+    world.run("Stop", world.payload("Stop"))
+    assert world.doc()["agents_spawned"][0]["tokens_used"] == 910 and pending(world) == [SUB_ID]
+    with world.sub_transcript.open("a") as fh:
+        fh.write(sub_turn(1500, 25, "end_turn"))
+    world.run("Stop", world.payload("Stop"))
+    doc = world.doc()
+    assert (doc["agents_spawned"][0]["tokens_used"], doc["tokens"]["saved"]) == (1525, 1525)
+    assert doc["pending_subagents"] == []
+
+
+def test_an_empty_pending_list_costs_post_tool_use_no_import(world: World) -> None:
+    world.start()
+    loaded = world.run("Modules", world.payload("PostToolUse_Read"))
+    assert loaded is not None and "agent_hooks.work_sessions.subagents" not in loaded["loaded"]
+    late = world.sub_transcript.with_name("agent-late.jsonl")
+    world.run("SubagentStop", world.payload("SubagentStop", agent_transcript_path=str(late)))
+    loaded = world.run("Modules", world.payload("PostToolUse_Read"))
+    assert loaded is not None and "agent_hooks.work_sessions.subagents" in loaded["loaded"]
 
 
 # ------------------------------------------------------------ Stop, SessionStart

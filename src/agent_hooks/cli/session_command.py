@@ -90,15 +90,35 @@ def view(doc: dict[str, Any], now: float) -> dict[str, Any]:
     }
 
 
+def settled(s: store.Store) -> dict[str, Any]:
+    """The active work session, with the figures of subagents still pending read
+    on first (under the lock, and only when some are pending: otherwise nothing
+    is written)."""
+    doc = s.require_active().doc
+    if not doc["pending_subagents"]:
+        return doc
+    from agent_hooks.work_sessions import subagents
+
+    now = get_env().now
+    found = s.update_active(lambda d: subagents.retry(d, now), now)
+    return found.doc if found is not None and not found.archived else doc
+
+
 def change(s: store.Store, change: Callable[[dict[str, Any]], Any]) -> tuple[dict[str, Any], Any]:
-    """Apply `change` to the active work session under the lock; (document, its result)."""
+    """Apply `change` to the active work session under the lock; (document, its
+    result). Subagents still pending are read on as well."""
     result: list[Any] = []
+    now = get_env().now
 
     def apply(doc: dict[str, Any]) -> bool:
+        if doc["pending_subagents"]:
+            from agent_hooks.work_sessions import subagents
+
+            subagents.retry(doc, now)
         result.append(change(doc))
         return True
 
-    found = s.update_active(apply, get_env().now)
+    found = s.update_active(apply, now)
     if found is None:
         found = s.require_active()  # raises the "no active session" error
     return found.doc, result[0] if result else None

@@ -1,6 +1,8 @@
-"""`agent-hooks session status | list | tokens | savings`: the read-only reports
-on work sessions (the texts are work_session_report's). None of them changes a
-file; each has `--json` with the same figures as its text.
+"""`agent-hooks session status | list | tokens | savings`: the reports on work
+sessions (the texts are work_session_report's). Each has `--json` with the same
+figures as its text. They change no file, except that status, tokens and
+savings first read on the transcripts of subagents still pending
+(`session_command.settled`), so the figures they show are in.
 """
 
 from __future__ import annotations
@@ -8,14 +10,14 @@ from __future__ import annotations
 import click
 
 from agent_hooks.cli._common import emit_json, get_env
-from agent_hooks.cli.session_command import command, open_store, view
+from agent_hooks.cli.session_command import command, open_store, settled, view
 from agent_hooks.work_sessions import report as work_session_report
 
 
 def status(project_dir: str | None, sessions_dir: str | None, as_json: bool) -> None:
     """Show the active work session: indicator, duration, tokens, milestones, artifacts."""
     env = get_env()
-    doc = open_store(project_dir, sessions_dir).require_active().doc
+    doc = settled(open_store(project_dir, sessions_dir))
     if as_json:
         emit_json(view(doc, env.now))
         return
@@ -48,9 +50,7 @@ def list_(project_dir: str | None, sessions_dir: str | None, as_json: bool) -> N
 
 def tokens(project_dir: str | None, sessions_dir: str | None, as_json: bool) -> None:
     """The token report: main context used/max/remaining, each subagent, tokens saved."""
-    report = work_session_report.token_report(
-        open_store(project_dir, sessions_dir).require_active().doc
-    )
+    report = work_session_report.token_report(settled(open_store(project_dir, sessions_dir)))
     if as_json:
         emit_json(report)
         return
@@ -59,9 +59,7 @@ def tokens(project_dir: str | None, sessions_dir: str | None, as_json: bool) -> 
 
 def savings(project_dir: str | None, sessions_dir: str | None, as_json: bool) -> None:
     """What isolating work in subagents saved, and whether it would fit without."""
-    report = work_session_report.token_report(
-        open_store(project_dir, sessions_dir).require_active().doc
-    )
+    report = work_session_report.token_report(settled(open_store(project_dir, sessions_dir)))
     if as_json:
         emit_json(report)
         return

@@ -1,6 +1,7 @@
 """SubagentStop: the subagent (or teammate) is done. Its leases end — the files it
 was changing are free for its parent and siblings — and the active work
-session records it, with the tokens its own transcript shows it used."""
+session records it, with the tokens its own transcript shows it used (counted
+at a later hook when the client has not written that transcript yet)."""
 
 from __future__ import annotations
 

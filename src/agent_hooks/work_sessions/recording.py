@@ -9,7 +9,10 @@ Invariants (docs/adr/0009-work-sessions.md):
 * Figures are kept per conversation (`conversations[<session_id>]`): each
   agent's own context, read incrementally from its own transcript. Tool calls
   made inside a subagent (`agent_id` in the payload) never move the main
-  conversation's figures; the subagent's tokens arrive with SubagentStop.
+  conversation's figures; the subagent's tokens arrive with SubagentStop or,
+  when its transcript is not final yet then (the client writes it late), at a
+  later hook: every hook here reads on the pending ones first
+  (`work_sessions/subagents.py`).
 * The 80 % and 95 % warnings are told once each per conversation (a context
   that falls back below a threshold, after a compaction, re-arms it); Stop
   refreshes figures but never warns, so a crossing found at Stop is told at the
@@ -66,7 +69,7 @@ def _post_tool_use(
     told: list[tuple[str, str]] = []
 
     def mutate(doc: dict[str, Any]) -> bool:
-        changed = False
+        changed = _retry_pending(doc, ctx)
         for rel in created:
             changed = (
                 work_session.record_artifact(
@@ -164,6 +167,16 @@ def _refresh(
     return entry, moved
 
 
+def _retry_pending(doc: dict[str, Any], ctx: HookContext) -> bool:
+    """Read on the transcripts of subagents whose figures are not final yet; an
+    empty pending list costs this test only (no import, no read)."""
+    if not doc["pending_subagents"]:
+        return False
+    from agent_hooks.work_sessions import subagents
+
+    return subagents.retry(doc, ctx.now, ctx.log)
+
+
 def _update(ctx: HookContext, directory: str, mutate: Callable[[dict[str, Any]], bool]) -> bool:
     """Run `mutate` on the active work session under the lock; False (logged) on failure."""
     from agent_hooks.work_sessions import store, work_session
@@ -202,6 +215,7 @@ def subagent_start(ctx: HookContext, project: str | None) -> None:
         record["started"] = record["started"] or timestamps.iso(ctx.now)
         record["agent"] = parent
         record["conversation"] = ctx.payload.get("session_id")
+        _retry_pending(doc, ctx)
         return True
 
     try:
@@ -211,7 +225,9 @@ def subagent_start(ctx: HookContext, project: str | None) -> None:
 
 
 def subagent_stop(ctx: HookContext, project: str | None) -> None:
-    """Record a subagent's end and the tokens its own transcript shows it used."""
+    """Record a subagent's end and the tokens its own transcript shows it used;
+    one whose transcript is not final yet goes on the pending list
+    (`work_sessions/subagents.py`), and the others pending are read on."""
     directory = active_dir(ctx.environ, project)
     agent_id = ctx.payload.get("agent_id")
     if directory is None or not isinstance(agent_id, str) or not agent_id:
@@ -223,79 +239,43 @@ def subagent_stop(ctx: HookContext, project: str | None) -> None:
 
 
 def _subagent_stop(ctx: HookContext, directory: str, agent_id: str) -> None:
-    from agent_hooks.work_sessions import transcript, work_session
+    from agent_hooks.work_sessions import subagents, transcript, work_session
 
     path = ctx.payload.get("agent_transcript_path")
     main = ctx.payload.get("transcript_path")
     if not (isinstance(path, str) and fs.isabs(path)):
-        path = transcript.subagent_transcript(main, agent_id) if isinstance(main, str) else None
-    used = _settled_tokens(path) if path else None  # read before taking the lock
-    if used is None:
-        ctx.log(
-            f"subagent {agent_id}: transcript {path or '(not found)'} unreadable; "
-            "tokens not counted"
-        )
+        path = None
+        if isinstance(main, str):  # an older client: where it writes, or beside the main one
+            path = transcript.subagent_transcript(
+                main, agent_id
+            ) or transcript.expected_subagent_transcript(main, agent_id)
     kind = ctx.payload.get("agent_type")
     if not (isinstance(kind, str) and kind) and path:
         kind = transcript.subagent_type(path)
 
     def mutate(doc: dict[str, Any]) -> bool:
+        work_session.drop_pending(doc, agent_id)  # read below, from where it was left
+        subagents.retry(doc, ctx.now, ctx.log)
         record = work_session.spawned_agent(doc, agent_id)
         record["type"] = kind if isinstance(kind, str) and kind else record["type"]
         record["output_file"] = record["output_file"] or path
         record.setdefault("agent", _agent_label(ctx))
-        work_session.finish_agent(
-            doc, agent_id, used if used is not None else record["tokens_used"], ctx.now
-        )
+        subagents.record_stop(doc, agent_id, path, ctx.now, ctx.log)
         return True
 
     _update(ctx, directory, mutate)
 
 
-SETTLE_WAIT = 1.0  # seconds a SubagentStop waits for the transcript's last usage line
-
-
-def _settled_tokens(path: str) -> int | None:
-    """The subagent's tokens, waiting briefly for its final usage line: the
-    client may fire SubagentStop tens of ms before it writes that line."""
-    import time
-
-    from agent_hooks.work_sessions import transcript
-
-    deadline = time.monotonic() + SETTLE_WAIT
-    used = transcript.subagent_tokens(path)
-    while used == 0 and time.monotonic() < deadline:
-        time.sleep(0.05)
-        used = transcript.subagent_tokens(path)
-    return used
-
-
-def _settle_subagents(doc: dict[str, Any], now: float) -> bool:
-    """Recount finished subagents recorded with 0 tokens (their transcript was
-    not complete at SubagentStop); True when a figure changed."""
-    from agent_hooks.work_sessions import transcript, work_session
-
-    changed = False
-    for record in doc.get("agents_spawned", []):
-        path = record.get("output_file")
-        if record.get("completed") and not record.get("tokens_used") and isinstance(path, str):
-            used = transcript.subagent_tokens(path) if path.endswith(".jsonl") else None
-            if used:
-                work_session.finish_agent(doc, record["id"], used, now)
-                changed = True
-    return changed
-
-
 def stop(ctx: HookContext, project: str | None) -> None:
     """Refresh this conversation's figures at the end of a turn (never warns),
-    and settle subagent counts SubagentStop could not read yet."""
+    and read on the transcripts of subagents still pending."""
     directory = active_dir(ctx.environ, project)
     if directory is None or ctx.payload.get("agent_id"):
         return
     agent = _agent_label(ctx)
 
     def mutate(doc: dict[str, Any]) -> bool:
-        settled = _settle_subagents(doc, ctx.now)
+        settled = _retry_pending(doc, ctx)
         return _refresh(doc, ctx, agent)[1] or settled
 
     try:

@@ -15,6 +15,8 @@ Invariants (docs/adr/0009-work-sessions.md):
 * `token_report` holds the figures the `tokens` and `savings` texts (and their
   `--json`) show: total if nothing were isolated = current + saved; savings %
   = saved / total; "would exceed the limit by" = total - max.
+* A subagent whose transcript is still pending (`pending_subagents`) is shown as
+  "still being counted": its figure is the part read so far.
 * The closing summary is built from the document alone: decisions (the notes),
   outcomes (milestones reached, artifacts, subagents, peak context) and next
   steps (open milestones, `Next:`/`TODO` lines of the context summary).
@@ -123,9 +125,21 @@ def status_text(doc: dict[str, Any], now: float, recent: int = 5) -> str:
     lines += [
         "",
         f"Agents Spawned This Session: {len(doc['agents_spawned'])}",
-        f"Token Savings from Isolation: {tokens['saved']:,}",
+        f"Token Savings from Isolation: {tokens['saved']:,}{_counting(doc)}",
     ]
     return "\n".join(lines)
+
+
+def _pending(doc: dict[str, Any]) -> set[str]:
+    return {str(item.get("id")) for item in doc.get("pending_subagents") or ()}
+
+
+def _counting(doc: dict[str, Any]) -> str:
+    """` (2 subagents still being counted)` while transcripts are pending, else ``."""
+    count = len(_pending(doc))
+    if not count:
+        return ""
+    return f" ({count} subagent{'s' if count > 1 else ''} still being counted)"
 
 
 def list_entry(doc: dict[str, Any], now: float, archived: bool) -> dict[str, Any]:
@@ -164,6 +178,7 @@ def token_report(doc: dict[str, Any]) -> dict[str, Any]:
     tokens = doc["tokens"]
     main, budget, saved = tokens["current"], tokens["max"], tokens["saved"]
     total = main + saved
+    pending = _pending(doc)
     return {
         "session_id": doc["session_id"],
         "max": budget,
@@ -180,9 +195,11 @@ def token_report(doc: dict[str, Any]) -> dict[str, Any]:
                 "type": a.get("type"),
                 "tokens_used": a["tokens_used"],
                 "completed": a["completed"],
+                "pending": a.get("id") in pending,
             }
             for a in doc["agents_spawned"]
         ],
+        "pending": len(pending),
         "saved": saved,
         "total_without_isolation": total,
         "savings_percent": round(percent(saved, total), 1),
@@ -207,6 +224,7 @@ def tokens_text(report: dict[str, Any]) -> str:
     for agent in report["subagents"]:
         name = " ".join(x for x in (agent["type"], str(agent["id"] or "")[:8]) if x) or "agent"
         running = "" if agent["completed"] else ", running"
+        running += ", still being counted" if agent.get("pending") else ""
         lines.append(f"  {name}: {agent['tokens_used']:,} tokens (isolated{running})")
     if not report["subagents"]:
         lines.append("  (none)")
@@ -272,7 +290,7 @@ def closing_summary(doc: dict[str, Any], now: float) -> dict[str, Any]:
     if doc["agents_spawned"]:
         outcomes.append(
             f"{len(doc['agents_spawned'])} subagent(s) spawned; "
-            f"{tokens['saved']:,} tokens kept out of the main context"
+            f"{tokens['saved']:,} tokens kept out of the main context{_counting(doc)}"
         )
     outcomes.append(
         f"Peak context: {tokens['peak']:,} of {tokens['max']:,} tokens "

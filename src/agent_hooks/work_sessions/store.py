@@ -298,6 +298,10 @@ class Store:
     def _close(self, found: Found, now: float) -> str:
         from agent_hooks.work_sessions import report as work_session_report
 
+        if found.doc["pending_subagents"]:  # their figures belong in the closing summary
+            from agent_hooks.work_sessions import subagents
+
+            subagents.retry(found.doc, now)
         found.doc["closing_summary"] = work_session_report.closing_summary(found.doc, now)
         found.doc["closed"] = timestamps.iso(now)
         found.doc["status"] = "closed"

@@ -13,6 +13,11 @@ Definitions (docs/adr/0009-work-sessions.md):
   its own transcript's assistant entries: the context its work filled, which is
   what would have piled up in the main conversation without isolation. (Summing
   every call's input would count the same context once per call.)
+* A subagent transcript is *final* (its figures complete) once the last assistant
+  entry read ends its turn: `stop_reason` is one of `FINAL_STOP_REASONS`. The
+  client fires SubagentStop before it has written that entry (its writes are
+  buffered; the file may not even exist yet), so a figure read without it is
+  provisional (docs/adr/0009-work-sessions.md, "Subagent figures").
 
 Invariants:
 
@@ -37,7 +42,7 @@ from agent_hooks import posix_fs as fs
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from _collections_abc import Mapping
+    from _collections_abc import Iterator, Mapping
     from typing import Any
 
 CHUNK = 1 << 20
@@ -46,6 +51,9 @@ TAIL_LIMIT = 4 << 20
 _USAGE = b'"usage"'
 _ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
 USAGE_FIELDS = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+# Stop reasons that end an agent's turn (`tool_use`, `pause_turn` and a missing one do not;
+# `max_tokens` may be followed by a continuation, so it is not taken as the end either).
+FINAL_STOP_REASONS = frozenset(("end_turn", "stop_sequence", "refusal"))
 
 
 def _int(value: object) -> int:
@@ -91,6 +99,22 @@ def _cursor(
     }
 
 
+def _complete_lines(fd: int, offset: int, chunk: int) -> Iterator[tuple[list[bytes], int]]:
+    """From `offset` on: (the complete lines of one read, the offset after them), read by read.
+    A line still being written (no newline yet) is left for the next call."""
+    posix.lseek(fd, offset, 0)
+    pending = b""
+    while data := posix.read(fd, chunk):
+        data = pending + data
+        end = data.rfind(b"\n")
+        if end < 0:
+            pending = data
+            continue
+        offset += end + 1
+        pending = data[end + 1 :]
+        yield data[:end].split(b"\n"), offset
+
+
 def advance(
     cursor: Mapping[str, Any] | None, path: str, chunk: int = CHUNK
 ) -> dict[str, Any] | None:
@@ -116,18 +140,9 @@ def advance(
             skipped = _int(cursor.get("skipped"))
         else:
             offset = current = peak = skipped = 0
-        posix.lseek(fd, offset, 0)
-        pending = b""
-        while True:
-            data = posix.read(fd, chunk)
-            if not data:
-                break
-            data = pending + data
-            end = data.rfind(b"\n")
-            if end < 0:
-                pending = data
-                continue
-            for line in data[:end].split(b"\n"):
+        for lines, read_to in _complete_lines(fd, offset, chunk):
+            offset = read_to
+            for line in lines:
                 if _USAGE not in line:
                     continue
                 try:
@@ -139,8 +154,6 @@ def advance(
                 if size is not None:
                     current = size
                     peak = max(peak, size)
-            offset += end + 1
-            pending = data[end + 1 :]
         return _cursor(path, st, offset, current, peak, skipped)
     except OSError:
         return None
@@ -164,6 +177,63 @@ def subagent_tokens(path: str) -> int | None:
         if usage is not None:
             used = max(used, context_size(usage) + _int(usage.get("output_tokens")))
     return used
+
+
+def subagent_progress(
+    cursor: Mapping[str, Any] | None, path: str, chunk: int = CHUNK
+) -> dict[str, Any] | None:
+    """A subagent's figures read on from `cursor` to `path`'s last complete line:
+    `{transcript, device, inode, offset, used, final}`, where `used` is its tokens
+    used so far (the cursor's `used` and what was appended since) and `final` tells
+    whether the last assistant entry read now ends its turn. None when the file
+    cannot be read (not written yet). A cursor of another file (path, device,
+    inode) or beyond its end starts again at 0."""
+    try:
+        fd = posix.open(path, posix.O_RDONLY | posix.O_CLOEXEC)
+    except (OSError, ValueError):
+        return None
+    try:
+        st = posix.fstat(fd)
+        offset = _int(cursor.get("offset")) if cursor is not None else 0
+        same = (
+            cursor is not None
+            and cursor.get("transcript") == path
+            and cursor.get("device") == st.st_dev
+            and cursor.get("inode") == st.st_ino
+            and offset <= st.st_size
+        )
+        used = _int(cursor.get("used")) if same and cursor is not None else 0
+        offset = offset if same else 0
+        final = False
+        for lines, read_to in _complete_lines(fd, offset, chunk):
+            offset = read_to
+            for line in lines:
+                if _USAGE not in line:
+                    continue
+                try:
+                    entry = jsonio.loads(line)
+                except ValueError:
+                    continue
+                if not isinstance(entry, dict) or entry.get("type") != "assistant":
+                    continue
+                message = entry.get("message")
+                reason = message.get("stop_reason") if isinstance(message, dict) else None
+                final = reason in FINAL_STOP_REASONS
+                usage = _usage(entry, main_only=False)
+                if usage is not None:
+                    used = max(used, context_size(usage) + _int(usage.get("output_tokens")))
+        return {
+            "transcript": path,
+            "device": st.st_dev,
+            "inode": st.st_ino,
+            "offset": offset,
+            "used": used,
+            "final": final,
+        }
+    except OSError:
+        return None
+    finally:
+        posix.close(fd)
 
 
 def _read_all(path: str) -> bytes | None:
@@ -199,6 +269,16 @@ def subagent_transcript(main_transcript: str, agent_id: str) -> str | None:
         if fs.isfile(candidate):
             return candidate
     return None
+
+
+def expected_subagent_transcript(main_transcript: str, agent_id: str) -> str | None:
+    """Where the client writes a subagent's transcript, `<main without .jsonl>/subagents/
+    agent-<id>.jsonl`, whether it exists yet or not; None for an unsafe id or a
+    relative main transcript."""
+    if not is_agent_id(agent_id) or not fs.isabs(main_transcript):
+        return None
+    stem = main_transcript[:-6] if main_transcript.endswith(".jsonl") else main_transcript
+    return fs.join(stem, f"subagents/agent-{agent_id}.jsonl")
 
 
 def subagent_type(agent_transcript: str) -> str | None:

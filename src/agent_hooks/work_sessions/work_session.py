@@ -21,6 +21,8 @@ Invariants (docs/adr/0009-work-sessions.md):
 * Thresholds are strict, as in the seed: yellow when current/max > 80 %, red when
   > 95 % (computed in integers: exactly 80 % is still green).
 * Times in documents are ISO 8601 UTC strings (`2026-11-21T19:46:23Z`).
+* `pending_subagents` holds at most one entry per subagent id: the subagents
+  whose transcripts were not final yet when they stopped (work_sessions/subagents).
 """
 
 from __future__ import annotations
@@ -135,6 +137,7 @@ def new_document(
         "context_summary": "",
         "notes": [],
         "conversations": {},
+        "pending_subagents": [],
     }
 
 
@@ -189,6 +192,22 @@ def _records(raw: object, key: str) -> list[dict[str, Any]]:
     return out
 
 
+def _pending(raw: object) -> list[dict[str, Any]]:
+    """Pending subagents: records with a string `id`, `transcript` a string or None,
+    `since` an ISO time or None; one per id (the last)."""
+    out: dict[str, dict[str, Any]] = {}
+    for item in _records(raw, "id"):
+        agent_id = item.get("id")
+        if not isinstance(agent_id, str) or not agent_id:
+            continue
+        path = item.get("transcript")
+        item["transcript"] = path if isinstance(path, str) and path else None
+        item["since"] = _time_text(item.get("since"))
+        out.pop(agent_id, None)
+        out[agent_id] = item
+    return list(out.values())
+
+
 def normalize(raw: object) -> dict[str, Any]:
     """A complete, well-typed document from whatever was read; never raises."""
     src = raw if isinstance(raw, dict) else {}
@@ -226,6 +245,7 @@ def normalize(raw: object) -> dict[str, Any]:
         if isinstance(notes, list)
         else ([notes] if isinstance(notes, str) and notes else [])
     )
+    doc["pending_subagents"] = _pending(src.get("pending_subagents"))
     conversations = src.get("conversations")
     doc["conversations"] = (
         {k: v for k, v in conversations.items() if isinstance(v, dict)}
@@ -322,6 +342,21 @@ def finish_agent(doc: dict[str, Any], agent_id: str, tokens_used: int, now: floa
     agent["tokens_used"] = tokens_used
     agent["completed"] = agent["completed"] or iso(now)
     doc["tokens"]["saved"] = max(0, doc["tokens"]["saved"] + tokens_used - previous)
+
+
+def add_pending(doc: dict[str, Any], agent_id: str, transcript: str | None, now: float) -> None:
+    """Put a stopped subagent whose transcript is not final yet on the pending list
+    (replacing an older entry of the same id; the list keeps the most recent last)."""
+    drop_pending(doc, agent_id)
+    doc["pending_subagents"].append({"id": agent_id, "transcript": transcript, "since": iso(now)})
+
+
+def drop_pending(doc: dict[str, Any], agent_id: str) -> bool:
+    """Take `agent_id` off the pending list; True when it was there."""
+    pending: list[dict[str, Any]] = doc["pending_subagents"]
+    kept = [item for item in pending if item.get("id") != agent_id]
+    doc["pending_subagents"] = kept
+    return len(kept) != len(pending)
 
 
 def apply_figures(

@@ -230,3 +230,120 @@ def test_missing_or_unreadable_transcripts(tmp_path: Path) -> None:
 )
 def test_context_size(usage: object, size: int) -> None:
     assert transcript.context_size(usage) == size
+
+
+# ------------------------------------------------------ subagent progress
+
+
+def sub_turn(inp: int, out: int, stop_reason: str | None, **extra: object) -> str:
+    """A subagent assistant entry: context `inp` (input only) and `out` output tokens."""
+    entry = json.loads(assistant(inp, out=out, isSidechain=True, agentId=SUB_ID, **extra))
+    entry["message"]["stop_reason"] = stop_reason
+    return json.dumps(entry, separators=(",", ":")) + "\n"
+
+
+def test_subagent_progress_of_the_sample_is_final() -> None:
+    progress = transcript.subagent_progress(None, str(SUB))
+    assert progress == {
+        "transcript": str(SUB),
+        "device": SUB.stat().st_dev,
+        "inode": SUB.stat().st_ino,
+        "offset": SUB.stat().st_size,
+        "used": 20,  # the same figure subagent_tokens gives
+        "final": True,  # its one assistant entry ends the turn (end_turn)
+    }
+
+
+def test_subagent_progress_is_final_only_after_an_entry_that_ends_the_turn(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "agent.jsonl"
+    assert transcript.subagent_progress(None, str(path)) is None  # not written yet
+    path.write_text(user_line())
+    first = transcript.subagent_progress(None, str(path))
+    assert first is not None and (first["used"], first["final"]) == (0, False)
+    with path.open("a") as fh:
+        fh.write(sub_turn(300, 20, "tool_use") + user_line())
+    second = transcript.subagent_progress(first, str(path))
+    assert second is not None and (second["used"], second["final"]) == (320, False)
+    line = sub_turn(4000, 50, "end_turn")
+    with path.open("a") as fh:
+        fh.write(line[:30])  # being written: not read yet
+    third = transcript.subagent_progress(second, str(path))
+    assert third is not None and (third["used"], third["final"]) == (320, False)
+    assert third["offset"] == second["offset"]
+    with path.open("a") as fh:
+        fh.write(line[30:] + user_line())  # non-assistant lines after it change nothing
+    fourth = transcript.subagent_progress(third, str(path))
+    assert fourth is not None and (fourth["used"], fourth["final"]) == (4050, True)
+    assert fourth["offset"] == path.stat().st_size
+    # nothing new: `final` tells about what this read found
+    again = transcript.subagent_progress(fourth, str(path))
+    assert again is not None and (again["used"], again["final"]) == (4050, False)
+    # a turn that goes on (a resumed agent) is not final until its own last entry is
+    with path.open("a") as fh:
+        fh.write(sub_turn(5000, 5, "end_turn") + sub_turn(6000, 7, "tool_use"))
+    resumed = transcript.subagent_progress(again, str(path))
+    assert resumed is not None and (resumed["used"], resumed["final"]) == (6007, False)
+
+
+@pytest.mark.parametrize(
+    ("reason", "final"),
+    [
+        ("end_turn", True),
+        ("stop_sequence", True),
+        ("refusal", True),
+        ("tool_use", False),
+        ("pause_turn", False),
+        ("max_tokens", False),
+        (None, False),
+    ],
+)
+def test_which_stop_reasons_end_a_subagent(tmp_path: Path, reason: str | None, final: bool) -> None:
+    path = tmp_path / "agent.jsonl"
+    path.write_text(sub_turn(10, 1, reason))
+    progress = transcript.subagent_progress(None, str(path))
+    assert progress is not None and progress["final"] is final
+
+
+def test_a_synthetic_final_entry_ends_the_turn_without_counting(tmp_path: Path) -> None:
+    """The client's own error message (model <synthetic>) ends an agent that failed."""
+    path = tmp_path / "agent.jsonl"
+    synthetic = sub_turn(9000, 9, "stop_sequence", model="<synthetic>")
+    path.write_text(sub_turn(300, 20, "tool_use") + synthetic)
+    progress = transcript.subagent_progress(None, str(path))
+    assert progress is not None and (progress["used"], progress["final"]) == (320, True)
+
+
+def test_subagent_progress_of_another_file_starts_again(tmp_path: Path) -> None:
+    path = tmp_path / "agent.jsonl"
+    path.write_text(sub_turn(9000, 1, "end_turn"))
+    cursor = transcript.subagent_progress(None, str(path))
+    assert cursor is not None and cursor["used"] == 9001
+    replacement = tmp_path / "new.jsonl"
+    replacement.write_text(sub_turn(40, 2, "end_turn"))
+    os.replace(replacement, path)  # another inode: its figures alone
+    again = transcript.subagent_progress(cursor, str(path))
+    assert again is not None and (again["used"], again["final"]) == (42, True)
+    path.write_text("")  # truncated below the offset: from 0 again
+    empty = transcript.subagent_progress({**again, "used": 777}, str(path))
+    assert empty is not None and (empty["used"], empty["offset"]) == (0, 0)
+    assert transcript.subagent_progress(None, str(tmp_path)) is None  # a directory
+
+
+def test_small_chunks_give_the_same_subagent_progress(tmp_path: Path) -> None:
+    path = tmp_path / "agent.jsonl"
+    path.write_text(
+        user_line() + sub_turn(50, 1, "tool_use") + sub_turn(70, 3, "end_turn") + user_line()
+    )
+    whole = transcript.subagent_progress(None, str(path))
+    assert whole == transcript.subagent_progress(None, str(path), chunk=7)
+    assert whole is not None and (whole["used"], whole["final"]) == (73, True)
+
+
+def test_expected_subagent_transcript_is_where_the_client_writes_it(tmp_path: Path) -> None:
+    main = str(tmp_path / "8f92.jsonl")
+    expected = str(tmp_path / "8f92" / "subagents" / f"agent-{SUB_ID}.jsonl")
+    assert transcript.expected_subagent_transcript(main, SUB_ID) == expected  # not there yet
+    assert transcript.expected_subagent_transcript(main, "../x") is None
+    assert transcript.expected_subagent_transcript("relative.jsonl", SUB_ID) is None
