@@ -183,8 +183,8 @@ class Lexer:
                 j = i + 1
                 while j < n and s[j] in _DIGITS:
                     j += 1
-                if j < n and s[j] in "<>":
-                    self._redir(out, j)
+                if j < n and s[j] in "<>" and not s.startswith("(", j + 1):
+                    self._redir(out, j)  # `2>x`; `2>(cmd)` is a word holding a substitution
                 else:
                     out.append(self._word())
             else:

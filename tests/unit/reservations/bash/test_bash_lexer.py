@@ -225,7 +225,6 @@ def test_word_tail() -> None:
     assert w.tail(2, tilde=False).esc == "\\~/d*"
 
 
-@pytest.mark.xfail(strict=True, reason="digits before >( or <( are lexed as a redirection fd")
 def test_digits_before_process_substitution_are_part_of_the_word() -> None:
     """bash prints `2/dev/fd/63` for `echo 2>(true)`: a word holding a process substitution."""
     tokens, reasons = lex("echo 2>(tee out)")

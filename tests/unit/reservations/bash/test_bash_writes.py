@@ -83,6 +83,7 @@ CASES: list[tuple[str, list[str], list[str]]] = [
     ("x=$(cd sub && touch s) && touch t", ["/repo/sub/s", "/repo/t"], []),
     ("echo $((1 > 2)); (( x > 5 )) && echo ok", [], []),
     ("diff <(sort a) <(tee copy < b)", ["/repo/copy"], []),
+    ("echo 2>(tee out) 3> x", ["/repo/out", "/repo/x"], []),
     ('bash -c "echo > z"', ["/repo/z"], []),
     ("sh -c 'cd sub && rm -r build'; touch top", ["/repo/sub/build", "/repo/top"], []),
     ("cd sub && zsh -c 'touch z'", ["/repo/sub/z"], []),
