@@ -540,6 +540,65 @@ def test_bash_of_the_holder_itself_is_allowed(held: HookRunner) -> None:
     assert allowed(bash(held, "echo x > src/app.py && rm -rf lib/core", agent=ALICE))
 
 
+# --- Bash the parser gives up on ---------------------------------------------------------
+
+
+def _nested_bash_c(command: str, levels: int) -> str:
+    for _ in range(levels):
+        command = "bash -c " + shlex.quote(command)
+    return command
+
+
+GIVEN_UP_BASH: list[tuple[str, str]] = [
+    # (command, why the parser gave up): each writes into the held src/
+    ("echo " + "$(echo " * 9 + "x | tee src/a" + ")" * 9, "nesting too deep"),
+    ("echo " + "`echo " * 1 + "$(echo " * 8 + "x | tee src/a" + ")" * 8 + "`", "nesting too deep"),
+    (_nested_bash_c("tee src/a < README.md", 9), "nesting too deep"),
+    ("env " * 16 + "tee src/a < README.md", "too many wrappers"),
+    ("touch {docs/a{1..70},src/a}", "brace expansion truncated"),
+]
+
+
+@pytest.mark.parametrize(("command", "why"), GIVEN_UP_BASH)
+def test_bash_the_parser_gives_up_on_is_denied_where_another_writer_holds_something(
+    held: HookRunner, command: str, why: str
+) -> None:
+    reason = denial(bash(held, command))
+    assert reason.startswith(
+        f"agent-hooks: this Bash command is too complex to check for writes ({why}), "
+        f'and another writer holds files in this project: agent "{ALICE}" holds '
+    ), reason
+    assert "split it into simpler commands" in reason
+    logged = [line for line in held.log_lines() if "too complex to check" in line]
+    assert any(f"Bash command too complex to check ({why})" in line for line in logged), logged
+
+
+def test_bash_the_parser_gives_up_on_is_denied_where_another_writer_holds_a_lease(
+    run_hook: HookRunner, proj: Path
+) -> None:
+    payload = run_hook.payload("PreToolUse_Write")
+    payload["tool_input"]["file_path"] = str(proj / "docs/notes.md")
+    assert allowed(run_hook("PreToolUse", payload, agent=ALICE))  # Alice leases docs/notes.md
+    reason = denial(bash(run_hook, "env " * 16 + "tee src/a < README.md"))
+    assert "too complex to check for writes (too many wrappers)" in reason
+    assert "docs/notes.md is being changed by " in reason
+
+
+def test_bash_the_parser_gives_up_on_passes_where_nothing_is_held_and_is_logged(
+    run_hook: HookRunner, proj: Path
+) -> None:
+    strict = {"AGENT_HOOKS_STRICT": "1"}  # the parser runs although nobody holds anything
+    assert allowed(bash(run_hook, "env " * 16 + "tee src/a < README.md", env=strict))
+    logged = [line for line in run_hook.log_lines() if "too complex to check" in line]
+    assert len(logged) == 1 and "(too many wrappers)" in logged[0], run_hook.log_lines()
+
+
+def test_bash_the_parser_sees_as_opaque_stays_allowed_without_a_log_line(held: HookRunner) -> None:
+    for command in ('python3 -c \'open("src/app.py", "w")\'', "./build.sh > docs/out.txt"):
+        assert allowed(bash(held, command))
+    assert not [line for line in held.log_lines() if "too complex" in line]
+
+
 # --- Bash pays nothing when nobody else holds anything ----------------------------------
 
 

@@ -12,6 +12,10 @@ Invariants:
   or by strict mode without a reservation of one's own.
 * What the parser cannot see (scripts, interpreters) is not refused here; the
   PostToolUse warning (`bash_after`) tells the model afterwards.
+* A command the parser gave up on (`BashAnalysis.gave_up`: nesting too deep, too
+  many wrappers, ...) may write anything anywhere: it counts as writing the whole
+  project, refused while another writer holds anything exclusive in it (a live
+  reservation or a lease), and the reason is logged (`verdict.problems`).
 """
 
 from __future__ import annotations
@@ -56,7 +60,50 @@ def bash(request: Request, command: object) -> Verdict:
         reason = _check_bash_target(request, target.path, target.glob, project)
         if reason is not None:
             return refuse(request, verdict, reason)
+    if analysis.gave_up is not None:
+        verdict.problems.append(
+            f"Bash command too complex to check ({analysis.gave_up}): "
+            f"it counts as writing anywhere in {project}"
+        )
+        reason = _too_complex(request, project, analysis.gave_up)
+        if reason is not None:
+            return refuse(request, verdict, reason)
     return verdict
+
+
+def _too_complex(request: Request, project: str, why: str) -> str | None:
+    """Why a command the parser gave up on may not run: another writer holds
+    something exclusive in the project (a live reservation, or a lease)."""
+    from agent_hooks.reservations import enforcement, index, lease_text, reservation
+
+    owner, now = request.writer.owner, request.now
+    hot = request.index(project)
+    directory = request.ledger(project)
+    minutes = request.lease_minutes(hot)
+    compiled = _compile_target("", False)
+    held = []
+    if hot is not None:
+        counts = enforcement.holder_counts(directory, minutes, now)
+        holders = blocking_write(hot, compiled, owner, now, counts)
+        unique = reservation.unique([index.as_dict(rec) for rec in holders])
+        held = [reservation.describe(res, now) for res in unique[:3]]
+    if not held and minutes > 0:
+        found = _lease_blocker(request, project, "", compiled, False, directory, hot)
+        if found is not None:
+            leased, holder, card = found
+            held = [f"{leased} is being changed by {lease_text.holder_label(holder, card)}"]
+    if not held:
+        return None
+    return (
+        f"agent-hooks: this Bash command is too complex to check for writes ({why}), "
+        "and another writer holds files in this project: " + "; ".join(held) + ".\n"
+        "A command the check cannot read counts as writing anywhere in the project. "
+        "Do not run it as it is. Choose one:\n"
+        "- split it into simpler commands (fewer nested `$(...)` or `bash -c` levels, fewer "
+        "wrappers, smaller brace expansions) and run them one at a time, keeping away from "
+        "the held paths;\n"
+        "- run `agent-hooks reservations` to see who holds what."
+    )
 
 
 def _leases_held(request: Request, project: str, minutes: int) -> bool:
@@ -118,8 +165,33 @@ def _leased_under(
     directory: str,
     hot: reservation_index.HotIndex | None,
 ) -> str | None:
+    from agent_hooks.reservations import lease_text
+
+    found = _lease_blocker(request, root, rel, compiled, glob, directory, hot)
+    if found is None:
+        return None
+    leased, holder, card = found
+    shown = rel or "the whole project"
+    return lease_text.deny_message(leased, holder, request.now, card).replace(
+        "Do not edit it now.",
+        f"This Bash command would write {shown}, which includes it; do not run it now.",
+        1,
+    )
+
+
+def _lease_blocker(
+    request: Request,
+    root: str,
+    rel: str,
+    compiled: list[Any],
+    glob: bool,
+    directory: str,
+    hot: reservation_index.HotIndex | None,
+) -> tuple[str, dict[str, Any], dict[str, Any] | None] | None:
+    """(leased path, the blocking lease, its writer's card) for the first file
+    under the target another writer leases, or None."""
     from agent_hooks import liveness
-    from agent_hooks.reservations import lease, lease_store, lease_text, lease_upkeep, pattern
+    from agent_hooks.reservations import lease, lease_store, lease_upkeep, pattern
 
     prefix = "" if glob or not rel else rel
     deny_elsewhere = hot is not None and hot.settings.get("worktree_leases") == "deny"
@@ -132,13 +204,7 @@ def _leased_under(
         blockers = seen.blockers + (seen.elsewhere if deny_elsewhere else [])
         if blockers:
             holder = blockers[0]
-            card = lease_store.card(directory, holder.get("writer"))
-            shown = rel or "the whole project"
-            return lease_text.deny_message(leased, holder, request.now, card).replace(
-                "Do not edit it now.",
-                f"This Bash command would write {shown}, which includes it; do not run it now.",
-                1,
-            )
+            return leased, holder, lease_store.card(directory, holder.get("writer"))
     return None
 
 

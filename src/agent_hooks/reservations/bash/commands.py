@@ -620,7 +620,7 @@ def run_command(argv: list[Word], ctx: ShellState) -> None:
                     sub.cwd, sub.why = enter_dir(chdir, (ctx.cwd, ctx.why), ctx.home)
                     run_command(argv, sub)
                 return
-    ctx.note("too many wrappers")
+    ctx.give_up("too many wrappers")
 
 
 def _indirect(label: str, argv: list[Word], hole: str, ctx: ShellState) -> None:
@@ -633,6 +633,8 @@ def _indirect(label: str, argv: list[Word], hole: str, ctx: ShellState) -> None:
         unknown = Word(hole, escape(hole), "input")
         words = [unknown if hole and hole in w.lit else w for w in argv[1:]]
         run_command([argv[0], *words, *([] if hole else [unknown])], sub)
+        if sub.out.gave_up is not None:
+            ctx.give_up(sub.out.gave_up)
         base = argv[0].lit.rpartition("/")[2]
         if base not in READ_ONLY:
             ctx.note(f"{label} {base}")
@@ -677,7 +679,7 @@ def _eval(name: str, args: list[Word], ctx: ShellState) -> None:
     if any(w.dyn is not None for w in args):
         ctx.note("eval")
     if ctx.depth >= MAX_DEPTH:
-        return ctx.note("nesting too deep")
+        return ctx.give_up("nesting too deep")
     ctx.depth += 1
     try:
         _run_text(" ".join(w.lit for w in args), ctx)

@@ -31,7 +31,8 @@ Shell state. Where the shell is while `bash_writes` reads a command, and what it
 OLDPWD, the pushd stack (at most 64 entries) and the recursion depth (never past
 MAX_DEPTH: `deeper` says "nesting too deep" instead); targets and reasons go into the
 shared `BashAnalysis` (targets deduplicated in first-seen order, reasons as
-`bash_lexer.add_reason` keeps them). `change_dir` is `cd`/`pushd`/`popd`; scoping the
+`bash_lexer.add_reason` keeps them). Where a cap makes it skip part of the command
+(depth, a 65th pushd, a path past PATH_MAX) it gives up (`give_up`, `BashAnalysis.gave_up`). `change_dir` is `cd`/`pushd`/`popd`; scoping the
 directory to subshells, pipeline elements and `&` is the walk's job (`child` and `load`).
 Hot path: imports nothing but agent_hooks' bash modules.
 """
@@ -113,6 +114,7 @@ def is_assignment(w: Word) -> bool:
     return bool(eq and name and not name[0].isdigit() and all(c in _IDENT for c in name))
 
 
+PATH_TOO_LONG = "path too long"
 _DEV = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/stdin", "/dev/tty"})
 
 
@@ -178,7 +180,7 @@ def resolve(
         text = (_to_glob(escape(cwd)) if glob else cwd) + "/" + text
     path = norm(text)
     if len(path) > 4096:  # PATH_MAX; also keeps a long `cd a; cd a; ...` linear
-        return None, "path too long"
+        return None, PATH_TOO_LONG
     if path in _DEV or path.startswith("/dev/fd/"):
         return None, None
     return BashTarget(path, glob), None
@@ -228,12 +230,19 @@ def _has_glob(esc: str) -> bool:
     return False
 
 
+MAX_BRACE = 64
+
+
 def expand_braces(esc: str, budget: list[int], depth: int = 0) -> list[str]:
-    """Bash brace expansion (`a{b,c}`, `{1..3}`) of an esc form: at most 64
-    results; `budget` bounds the work so that huge or nested words stay linear
-    (past it, or 16 levels deep, the rest of the word is left unexpanded)."""
+    """Bash brace expansion (`a{b,c}`, `{1..3}`) of an esc form: at most
+    MAX_BRACE + 1 results (more than MAX_BRACE: the rest were cut); `budget`
+    bounds the work so that huge or nested words stay linear (past it, or 16
+    levels deep, the rest of the word is left unexpanded and `budget[0]` ends
+    at or below 0)."""
     i, n = 0, len(esc)
     budget[0] -= n
+    if depth >= 16:
+        budget[0] = min(budget[0], 0)
     while i < n and depth < 16 and budget[0] > 0:
         if esc[i] == "\\":
             i += 2
@@ -266,16 +275,16 @@ def expand_braces(esc: str, budget: list[int], depth: int = 0) -> list[str]:
         if alts:
             out: list[str] = []
             for alt in alts:
-                if len(out) >= 64:
+                if len(out) > MAX_BRACE:
                     break
                 out.extend(expand_braces(esc[:i] + alt + esc[j + 1 :], budget, depth + 1))
-            return out[:64]
+            return out[: MAX_BRACE + 1]
         i += 1
     return [esc]
 
 
 def _sequence(body: str) -> list[str]:
-    """`1..5`, `a..e`, `0..10..2` -> the items (at most 64); else []."""
+    """`1..5`, `a..e`, `0..10..2` -> the items (at most MAX_BRACE + 1); else []."""
     parts = body.split("..")
     if len(parts) not in (2, 3) or not all(parts):
         return []
@@ -290,7 +299,7 @@ def _sequence(body: str) -> list[str]:
     else:
         return []
     items = range(a, b + 1, step) if b >= a else range(a, b - 1, -step)
-    return [str(k) if nums[0] else chr(k) for k in items[:64]]
+    return [str(k) if nums[0] else chr(k) for k in items[: MAX_BRACE + 1]]
 
 
 def enter_dir(w: Word, where: tuple[str | None, str], home: str | None) -> tuple[str | None, str]:
@@ -300,6 +309,8 @@ def enter_dir(w: Word, where: tuple[str | None, str], home: str | None) -> tuple
         return t.path, ""
     if t is None and reason is None and not w.lit:
         return where  # `cd ""` stays
+    if reason == PATH_TOO_LONG:
+        return None, PATH_TOO_LONG
     return None, where[1] if where[0] is None else "cd " + w.lit
 
 
@@ -309,16 +320,26 @@ MAX_DEPTH = 8
 class BashAnalysis:
     """`targets`: every path visibly written (deduplicated, first-seen order).
     `opaque`: short reasons for what cannot be seen (at most 32, deduplicated);
-    empty means the whole command was understood."""
+    empty means the whole command was understood. `gave_up`: None, or why the
+    analysis stopped reading part of the command (nesting deeper than MAX_DEPTH,
+    too many wrappers, a brace expansion or pushd stack past its cap, a path
+    past PATH_MAX, an internal error): unlike the opaque things the parser knows
+    it cannot see into (scripts, interpreters), what it skipped may be anything,
+    so the command may write anywhere. Its reason is in `opaque` too (when there
+    is room)."""
 
-    __slots__ = ("opaque", "targets")
+    __slots__ = ("gave_up", "opaque", "targets")
 
     def __init__(self, targets: list[BashTarget], opaque: list[str]) -> None:
         self.targets = targets
         self.opaque = opaque
+        self.gave_up: str | None = None
 
     def __repr__(self) -> str:
-        return f"BashAnalysis(targets={self.targets!r}, opaque={self.opaque!r})"
+        return (
+            f"BashAnalysis(targets={self.targets!r}, opaque={self.opaque!r}, "
+            f"gave_up={self.gave_up!r})"
+        )
 
 
 class ShellState:
@@ -353,6 +374,12 @@ class ShellState:
     def note(self, reason: str) -> None:
         add_reason(self.out.opaque, reason)
 
+    def give_up(self, reason: str) -> None:
+        """Part of the command is left unread: see `BashAnalysis.gave_up`."""
+        add_reason(self.out.opaque, reason)
+        if self.out.gave_up is None:
+            self.out.gave_up = reason
+
     def add(self, w: Word, where: tuple[str | None, str] | None = None, spec: bool = False) -> None:
         """Record `w` as a target, resolved against `where` (default: cwd);
         `spec`: a git pathspec (git globs it even when quoted)."""
@@ -361,7 +388,9 @@ class ShellState:
             self.note("git pathspec " + w.lit)
             return
         t, reason = resolve(w, cwd, why, self.home, spec)
-        if reason:
+        if reason == PATH_TOO_LONG or (reason and cwd is None and why == PATH_TOO_LONG):
+            self.give_up(PATH_TOO_LONG)
+        elif reason:
             self.note(reason)
         elif t is not None and (t.path, t.glob) not in self.seen:
             self.seen.add((t.path, t.glob))
@@ -372,7 +401,7 @@ def deeper(ctx: ShellState) -> ShellState | None:
     """A child context one level deeper, or None (with a reason) past MAX_DEPTH."""
     if ctx.depth < MAX_DEPTH:
         return ctx.child()
-    ctx.note("nesting too deep")
+    ctx.give_up("nesting too deep")
     return None
 
 
@@ -392,6 +421,8 @@ def change_dir(name: str, args: list[Word], ctx: ShellState) -> None:
         else:
             new = enter_dir(pos[0], here, ctx.home)
         if name == "pushd":
+            if len(ctx.dirs) >= 64:
+                ctx.give_up("pushd stack too deep")
             ctx.dirs = (*ctx.dirs[-63:], here)
     ctx.old = here
     ctx.cwd, ctx.why = new

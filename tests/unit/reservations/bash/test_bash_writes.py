@@ -7,6 +7,7 @@ absolute paths; a glob target is written "glob:<pattern>". cwd is /repo, home /h
 from __future__ import annotations
 
 import posixpath
+import shlex
 import subprocess
 import sys
 import time
@@ -275,6 +276,67 @@ def test_deep_nesting_is_bounded() -> None:
     assert res.targets == [] and "nesting too deep" in res.opaque
     res = analyze("bash -c 'bash -c \"touch two\"'", "/repo", HOME)
     assert res.targets == [BashTarget("/repo/two")]
+
+
+def _bash_c(command: str, levels: int) -> str:
+    for _ in range(levels):
+        command = "bash -c '" + command.replace("'", "'\\''") + "'"
+    return command
+
+
+GIVE_UPS = [
+    ("echo " + "$(echo " * 9 + "x | tee a" + ")" * 9, "nesting too deep"),
+    (_bash_c("tee a", 9), "nesting too deep"),
+    ("eval " + shlex.quote(_bash_c("tee a", 8)), "nesting too deep"),
+    ("env " * 16 + "tee a", "too many wrappers"),
+    ("find . -exec " + "env " * 16 + "tee a {} +", "too many wrappers"),
+    ("touch {x{1..70},a}", "brace expansion truncated"),
+    ("touch {" + "{a," * 30_000 + "}", "brace expansion truncated"),
+    ("pushd d; " * 65 + "touch a", "pushd stack too deep"),
+    ("cd " + "d/" * 2100 + " && touch a", "path too long"),
+    ("touch " + "d/" * 2100, "path too long"),
+]
+
+
+@pytest.mark.parametrize(("command", "why"), GIVE_UPS, ids=[c[1] for c in GIVE_UPS])
+def test_giving_up_is_told_apart_from_what_cannot_be_seen(command: str, why: str) -> None:
+    """Where a cap makes the analysis skip part of the command, `gave_up` says why
+    (the skipped part may write anything); its reason is among the opaque ones."""
+    res = analyze(command, "/repo", HOME)
+    assert res.gave_up == why and why in res.opaque
+    assert BashTarget("/repo/a") not in res.targets
+
+
+def test_giving_up_is_kept_when_the_reasons_are_full() -> None:
+    many = "; ".join(f"./s{k}.sh" for k in range(40))
+    res = analyze(many + "; env " + "env " * 16 + "tee a", "/repo", HOME)
+    assert len(res.opaque) == 32 and res.gave_up == "too many wrappers"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        'python -c \'x\'; ./x.sh; make; eval "$X"; xargs rm; cd "$D" && touch b',
+        "touch a{1..64}; echo 'unterminated",
+        "echo " + "$(echo " * 7 + "x" + ")" * 7,
+        _bash_c("tee a", 7),
+        "env " * 15 + "tee a",
+        "pushd d; " * 64 + "touch a",
+    ],
+)
+def test_what_the_analysis_knows_it_cannot_see_is_not_giving_up(command: str) -> None:
+    assert analyze(command, "/repo", HOME).gave_up is None
+
+
+def test_an_internal_error_is_giving_up(monkeypatch: pytest.MonkeyPatch) -> None:
+    from agent_hooks.reservations.bash import writes
+
+    def boom(toks: object, ctx: object) -> None:
+        raise RecursionError
+
+    monkeypatch.setattr(writes, "_run", boom)
+    res = analyze("touch a", "/repo", HOME)
+    assert res.gave_up == "analysis error: RecursionError" and res.targets == []
 
 
 def test_one_megabyte_commands_are_linear() -> None:
