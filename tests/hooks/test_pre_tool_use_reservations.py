@@ -540,6 +540,78 @@ def test_bash_of_the_holder_itself_is_allowed(held: HookRunner) -> None:
     assert allowed(bash(held, "echo x > src/app.py && rm -rf lib/core", agent=ALICE))
 
 
+# --- Bash on symlinks inside held directories ---------------------------------------------
+
+
+@pytest.fixture
+def links(held: HookRunner, tmp_path: Path) -> HookRunner:
+    """src/out -> a directory outside the project, src/file -> a file outside it,
+    docs/app -> the held src/app.py."""
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "f").write_text("x\n")
+    (held.project / "src" / "out").symlink_to("../../other", target_is_directory=True)
+    (held.project / "src" / "file").symlink_to("../../other/f")
+    (held.project / "docs" / "app").symlink_to("../src/app.py")
+    assert (held.project / "src" / "out").resolve() == other.resolve()
+    return held
+
+
+ENTRY_BASH: list[tuple[str, str]] = [
+    # (command, the held entry the deny names): each acts on the link in src/, not on
+    # what it points to outside the project
+    ("rm src/out", "src/out"),
+    ("rm -rf src/out", "src/out"),
+    ("unlink src/file", "src/file"),
+    ("mv src/out lib/o", "src/out"),
+    ("mv README.md src/file", "src/file"),
+    ("ln -sfn /tmp src/out", "src/out"),
+    ("ln -sf /tmp src/file", "src/file"),
+    ("cp -P README.md src/file", "src/file"),
+    ("sed -i s/x/y/ src/file", "src/file"),
+    ("chown -h nobody src/file", "src/file"),
+    ("git rm src/file", "src/file"),
+    ("find src/out -delete", "src/out"),
+    ("cd src && rm out", "src/out"),
+]
+
+
+@pytest.mark.parametrize(("command", "names"), ENTRY_BASH)
+def test_bash_acting_on_a_symlink_in_a_held_directory_is_denied(
+    links: HookRunner, command: str, names: str
+) -> None:
+    reason = denial(bash(links, command))
+    assert reason.startswith(f"agent-hooks: {names} is reserved by another agent"), reason
+
+
+@pytest.mark.parametrize(
+    "command", ["echo x > src/out/f", "cat src/file > /dev/null", "rm docs/app", "mv docs/app x"]
+)
+def test_bash_through_a_symlink_is_judged_where_it_points(links: HookRunner, command: str) -> None:
+    """Writes through a link land where it points (outside); removing a link to a
+    held file removes the link only."""
+    assert allowed(bash(links, command))
+    denial(bash(links, "echo x >> docs/app"))  # through the link: into src/app.py
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "ln -s src s2 && echo x > s2/f",
+        "ln -s ../src docs/s3; echo x > docs/s3/app.py",
+        "ln -s src s2 && cd s2 && touch f",
+        "ln -sf lib/core k && rm -rf k/engine.py",
+        "(ln -s src s4) && sed -i s/a/b/ s4/*.py",
+        "ln -s ../src -t docs && rm docs/src/app.py",
+    ],
+)
+def test_bash_through_a_symlink_made_earlier_in_the_command_is_denied(
+    held: HookRunner, command: str
+) -> None:
+    reason = denial(bash(held, command))
+    assert "is reserved by another agent" in reason, reason
+
+
 # --- Bash the parser gives up on ---------------------------------------------------------
 
 

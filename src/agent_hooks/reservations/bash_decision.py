@@ -7,6 +7,9 @@ Invariants:
   it names agent-hooks' own files — and only when the prefilter says the parser
   could see a write: an unclaimed project pays nothing.
 * Each visible write target (a path and everything below it, or a glob) is
+  located with symlinks resolved — all of them, or for a directory entry the
+  command acts on itself (`rm src/out`, `mv src/out x`, `ln -sfn /tmp src/out`:
+  `BashTarget.entry`) those of its parent directory, its own name kept — and
   refused by another owner's live exclusive reservation overlapping it, by
   another writer's lease on a file under it, by holding agent-hooks' own files,
   or by strict mode without a reservation of one's own.
@@ -57,7 +60,7 @@ def bash(request: Request, command: object) -> Verdict:
 
     analysis = writes.analyze(command, request.cwd or project, request.environ.get("HOME"))
     for target in analysis.targets:
-        reason = _check_bash_target(request, target.path, target.glob, project)
+        reason = _check_bash_target(request, target.path, target.glob, project, target.entry)
         if reason is not None:
             return refuse(request, verdict, reason)
     if analysis.gave_up is not None:
@@ -110,13 +113,16 @@ def _leases_held(request: Request, project: str, minutes: int) -> bool:
     return minutes > 0 and request.others_heard_from(project, minutes)
 
 
-def _check_bash_target(request: Request, path: str, glob: bool, project: str) -> str | None:
-    """Why a Bash target (a path and everything below it, or a glob) may not be
-    written: our own files, another owner's reservation, another writer's lease,
-    or strict mode without a reservation of one's own."""
+def _check_bash_target(
+    request: Request, path: str, glob: bool, project: str, entry: bool = False
+) -> str | None:
+    """Why a Bash target (a path and everything below it, or a glob; `entry`: the
+    directory entry itself) may not be written: our own files, another owner's
+    reservation, another writer's lease, or strict mode without a reservation of
+    one's own."""
     from agent_hooks.reservations import enforcement, protected, reservation_text
 
-    places = locate_glob(path, project) if glob else locate_write(path, project)
+    places = locate_glob(path, project) if glob else locate_write(path, project, entry)
     owner, now = request.writer.owner, request.now
     strict_rel = None
     owned = False
@@ -141,7 +147,10 @@ def _check_bash_target(request: Request, path: str, glob: bool, project: str) ->
                 strict_rel = rel
     if not glob:
         what = protected.guarded(
-            _resolved(path), request.state_dir, directory=True, ledgers=[request.ledger(project)]
+            _resolved(path, entry),
+            request.state_dir,
+            directory=True,
+            ledgers=[request.ledger(project)],
         )
         if what is not None:
             return protected.message(what, path)
@@ -150,10 +159,11 @@ def _check_bash_target(request: Request, path: str, glob: bool, project: str) ->
     return None
 
 
-def _resolved(path: str) -> str:
+def _resolved(path: str, entry: bool) -> str:
     from agent_hooks import posix_fs as fs
+    from agent_hooks.reservations import enforcement
 
-    return fs.realpath(path)
+    return enforcement.resolve_entry(path) if entry else fs.realpath(path)
 
 
 def _leased_under(
@@ -211,15 +221,16 @@ def _lease_blocker(
 _GLOB_CHARS = "*?["
 
 
-def locate_write(path: str, agent_root: str | None) -> list[Place]:
+def locate_write(path: str, agent_root: str | None, entry: bool = False) -> list[Place]:
     """Like `locate` for a Bash target, which may be a directory: a project root,
     or a directory above the agent's project (`rm -rf ..`), is the whole project,
-    with the relative path ""."""
+    with the relative path "". An `entry` is located by its parent directory,
+    resolved, and its own name (a symlink there is what the command acts on)."""
     from agent_hooks import posix_fs as fs
     from agent_hooks import repository
     from agent_hooks.reservations import enforcement
 
-    resolved = fs.realpath(path)
+    resolved = enforcement.resolve_entry(path) if entry else fs.realpath(path)
     if agent_root is not None and fs.is_within(agent_root, resolved):
         return [(agent_root, "")]
     if repository.git_top_level(resolved, resolved=True) == resolved:

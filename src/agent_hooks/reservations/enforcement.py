@@ -7,7 +7,9 @@ Invariants:
   do, an owner never blocks itself (nor its subagents), and a holder `counts`
   rules out (its process is gone) blocks nobody. Every blocking holder is named.
 * A target is resolved (symlinks included) before it is compared: editing a
-  symlink to a reserved file is editing the reserved file. The reservations that
+  symlink to a reserved file is editing the reserved file. A directory entry a
+  command acts on itself (removing, renaming or replacing a symlink:
+  `resolve_entry`) is located by its parent directory, resolved, and its own name. The reservations that
   apply are those of every project the *target* lies in: the git top level above
   it (so an agent started elsewhere cannot walk around a project's reservations)
   and the agent's own project when the target lies inside it (so a nested
@@ -50,6 +52,16 @@ def resolve(path: str, cwd: str | None, agent_root: str | None) -> str:
     """An edit target as an absolute path, symlinks resolved."""
     base = cwd or agent_root or "/"
     return fs.realpath(path if fs.isabs(path) else fs.join(base, path))
+
+
+def resolve_entry(path: str) -> str:
+    """An absolute path naming a directory entry, its parent's symlinks resolved
+    and its own name kept: `rm src/out` removes the link `src/out`, wherever it
+    points."""
+    parent, _, name = path.rpartition("/")
+    if name in ("", ".", ".."):
+        return fs.realpath(path)
+    return fs.join(fs.realpath(parent or "/"), name)
 
 
 def places(resolved: str, agent_root: str | None) -> list[Place]:
