@@ -16,6 +16,8 @@ Invariants (docs/adr/0009-work-sessions.md):
   next tool call.
 * Every failure is logged through `ctx.log` and swallowed: these functions
   never stop the adapter's own work (fail open).
+* Linear in the files a tool call reports: at most `MAX_NEW_ARTIFACTS` created
+  files become artifacts per call (the number left out is logged).
 """
 
 from __future__ import annotations
@@ -65,15 +67,14 @@ def _post_tool_use(
     launched = _launched_agent(payload)
     told: list[tuple[str, str]] = []
 
+    left_out: list[int] = []
+
     def mutate(doc: dict[str, Any]) -> bool:
-        changed = False
-        for rel in created:
-            changed = (
-                work_session.record_artifact(
-                    doc, rel, agent, ctx.now, subagent if isinstance(subagent, str) else None
-                )
-                or changed
-            )
+        added, left = work_session.record_artifacts(
+            doc, created, agent, ctx.now, subagent if isinstance(subagent, str) else None
+        )
+        left_out[:] = [left]
+        changed = added > 0
         if launched is not None:
             record = work_session.spawned_agent(doc, launched[0])
             record["output_file"] = launched[1]
@@ -95,6 +96,11 @@ def _post_tool_use(
 
     if not _update(ctx, directory, mutate):
         return None
+    if left_out and left_out[0]:
+        ctx.log(
+            f"work session: {left_out[0]} more created files not recorded as artifacts "
+            f"(at most {work_session.MAX_NEW_ARTIFACTS} per tool call)"
+        )
     if not told:
         return None
     model, user = told[0]
