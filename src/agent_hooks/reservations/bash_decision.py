@@ -97,16 +97,9 @@ def _too_complex(request: Request, project: str, why: str) -> str | None:
             held = [f"{leased} is being changed by {lease_text.holder_label(holder, card)}"]
     if not held:
         return None
-    return (
-        f"agent-hooks: this Bash command is too complex to check for writes ({why}), "
-        "and another writer holds files in this project: " + "; ".join(held) + ".\n"
-        "A command the check cannot read counts as writing anywhere in the project. "
-        "Do not run it as it is. Choose one:\n"
-        "- split it into simpler commands (fewer nested `$(...)` or `bash -c` levels, fewer "
-        "wrappers, smaller brace expansions) and run them one at a time, keeping away from "
-        "the held paths;\n"
-        "- run `agent-hooks reservations` to see who holds what."
-    )
+    from agent_hooks.reservations import reservation_text
+
+    return reservation_text.too_complex_message(why, held)
 
 
 def _leases_held(request: Request, project: str, minutes: int) -> bool:
