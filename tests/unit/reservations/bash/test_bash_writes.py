@@ -478,6 +478,10 @@ def test_one_megabyte_commands_are_linear() -> None:
         "$((" * 300_000,
         "echo {" + "{a," * 300_000,
         "'" + "x" * 1_000_000,
+        "ln -s a b; " + "touch b/x; " * 30_000,
+        "".join(f"ln -s l{i} l{i + 1}; " for i in range(64)) + "touch l64/x; " * 20_000,
+        "find . -exec rm {} + ; " * 10_000,
+        "chmod -w " * 30_000,
     ]
     for cmd in cases:
         start = time.perf_counter()
