@@ -204,11 +204,11 @@ def _reserved_notes(
     described: dict[tuple[int, ...], str] = {}
     notes: list[str] = []
     more = checks = 0
-    owner = me.owner
+    blockers = enforcement.edit_blockers(hot, me.owner, now, counts)
     for path, rel in changed:
         if path in foreign:
             continue
-        holders = enforcement.blocking_edit(hot, rel, owner, now, counts)
+        holders = blockers(rel)
         if not holders:
             continue
         if len(notes) >= room or checks >= MAX_CHECKS:

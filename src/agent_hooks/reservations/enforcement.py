@@ -134,6 +134,35 @@ def blocking_edit(
     return blocking(hot, [], rel.partition("/")[0], owner, now, rel, counts)
 
 
+def edit_blockers(
+    hot: index.HotIndex,
+    owner: str,
+    now: float,
+    counts: Callable[[Record], bool] | None = None,
+) -> Callable[[str], list[Record]]:
+    """`blocking_edit` for many files (the files a Bash command changed): the
+    reservations that may block are sorted out once per leading directory, then
+    each file is only matched."""
+    from agent_hooks.reservations import pattern
+
+    live: dict[str, list[Record]] = {}
+
+    def blockers(rel: str) -> list[Record]:
+        first = rel.partition("/")[0]
+        if first not in live:
+            live[first] = [
+                rec
+                for rec in hot.candidates(first)
+                if rec[index.OWNER] != owner
+                and rec[index.EXCLUSIVE]
+                and rec[index.EXPIRES] > now
+                and (counts is None or counts(rec))
+            ]
+        return [rec for rec in live[first] if pattern.matches(rec[index.COMPILED], rel)]
+
+    return blockers
+
+
 def owns(hot: index.HotIndex | None, rel: str, owner: str, now: float) -> bool:
     """Strict mode: does `owner` hold a live reservation (any mode) covering `rel`?"""
     if hot is None:

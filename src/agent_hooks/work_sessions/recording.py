@@ -110,17 +110,21 @@ def _post_tool_use(
 
 def _artifact_paths(found: list[tuple[str, str]], project: str | None, directory: str) -> list[str]:
     """Created files inside the project, relative to it, outside the sessions
-    directory and the workspaces."""
+    directory and the workspaces (one pass of string tests: a Bash command can
+    report hundreds of thousands)."""
     if not project:
         return []
-    out = []
-    for field, path in found:
-        if field != "files_created" or path == project or not fs.is_within(path, project):
-            continue
-        if fs.is_within(path, directory) or fs.is_within(path, fs.join(project, WORKSPACES_DIR)):
-            continue
-        out.append(path[len(project.rstrip("/")) + 1 :])
-    return out
+    root = project.rstrip("/") + "/"
+    skip = tuple(p.rstrip("/") + "/" for p in (directory, fs.join(project, WORKSPACES_DIR)))
+    cut = len(root)
+    return [
+        path[cut:]
+        for field, path in found
+        if field == "files_created"
+        and path.startswith(root)
+        and len(path) > cut
+        and not (path + "/").startswith(skip)
+    ]
 
 
 def _launched_agent(payload: Mapping[str, Any]) -> tuple[str, str] | None:
