@@ -477,6 +477,23 @@ DENIED_BASH: list[tuple[str, str, str]] = [
     ("rm -rf ./*", "", "*"),
     ("rm -rf *", "src", "src/*"),
     ("dd if=/dev/zero of=src/app.py bs=1 count=1", "", "src/app.py"),
+    ("find src -name '*.pyc' -delete", "", "src"),
+    ("find lib/core -type f -exec sed -i s/a/b/ {} +", "", "lib/core"),
+    ("patch src/app.py fix.diff", "", "src/app.py"),
+    ("cd src && patch -p1 < ../fix.diff", "", "src"),
+    ("patch -p1 -d lib/core < fix.diff", "", "lib/core"),
+    ("ed -s src/app.py < cmds.ed", "", "src/app.py"),
+    ("vim -es -c '%s/a/b/' -c wq src/app.py", "", "src/app.py"),
+    ("ex -sc wq src/util.py", "", "src/util.py"),
+    ("chmod +x src/app.py", "", "src/app.py"),
+    ("chown -R nobody lib/core", "", "lib/core"),
+    ("zip -m docs/a.zip src/app.py", "", "src/app.py"),
+    ("zip src/bundle README.md", "", "src/bundle"),
+    ("split -l 1 README.md src/part-", "", "src/part-*"),
+    ("csplit -f lib/core/s README.md 1", "", "lib/core/s*"),
+    ("uniq README.md src/u.txt", "", "src/u.txt"),
+    ("sqlite3 src/db.sqlite 'create table t(x)'", "", "src/db.sqlite"),
+    ("t''ee src/app.py < README.md", "", "src/app.py"),
     # the project root itself covers everything in it
     ("rm -rf .", "", ""),
     ("git checkout -- .", "", ""),
@@ -524,6 +541,12 @@ ALLOWED_BASH: list[tuple[str, str]] = [
     ("echo hi 2>/dev/null >/dev/null", ""),
     ("echo x > notes.md", "docs"),
     ("wc -l *.py", "src"),
+    ("find src -name '*.py' -exec grep -l TODO {} +", ""),
+    ("patch --dry-run -p1 < fix.diff", ""),
+    ("patch -o docs/app.py src/app.py < fix.diff", ""),
+    ("chmod -R g+w docs && zip -r docs/src.zip src", ""),
+    ("sqlite3 -readonly src/db.sqlite .dump > docs/dump.sql", ""),
+    ("git commit -m 'fixed and reviewed, as asked'", ""),
 ]
 
 
@@ -540,6 +563,137 @@ def test_bash_writes_outside_the_project_are_allowed(held: HookRunner, tmp_path:
 
 def test_bash_of_the_holder_itself_is_allowed(held: HookRunner) -> None:
     assert allowed(bash(held, "echo x > src/app.py && rm -rf lib/core", agent=ALICE))
+
+
+# --- Bash on symlinks inside held directories ---------------------------------------------
+
+
+@pytest.fixture
+def links(held: HookRunner, tmp_path: Path) -> HookRunner:
+    """src/out -> a directory outside the project, src/file -> a file outside it,
+    docs/app -> the held src/app.py."""
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "f").write_text("x\n")
+    (held.project / "src" / "out").symlink_to("../../other", target_is_directory=True)
+    (held.project / "src" / "file").symlink_to("../../other/f")
+    (held.project / "docs" / "app").symlink_to("../src/app.py")
+    assert (held.project / "src" / "out").resolve() == other.resolve()
+    return held
+
+
+ENTRY_BASH: list[tuple[str, str]] = [
+    # (command, the held entry the deny names): each acts on the link in src/, not on
+    # what it points to outside the project
+    ("rm src/out", "src/out"),
+    ("rm -rf src/out", "src/out"),
+    ("unlink src/file", "src/file"),
+    ("mv src/out lib/o", "src/out"),
+    ("mv README.md src/file", "src/file"),
+    ("ln -sfn /tmp src/out", "src/out"),
+    ("ln -sf /tmp src/file", "src/file"),
+    ("cp -P README.md src/file", "src/file"),
+    ("sed -i s/x/y/ src/file", "src/file"),
+    ("chown -h nobody src/file", "src/file"),
+    ("git rm src/file", "src/file"),
+    ("find src/out -delete", "src/out"),
+    ("cd src && rm out", "src/out"),
+]
+
+
+@pytest.mark.parametrize(("command", "names"), ENTRY_BASH)
+def test_bash_acting_on_a_symlink_in_a_held_directory_is_denied(
+    links: HookRunner, command: str, names: str
+) -> None:
+    reason = denial(bash(links, command))
+    assert reason.startswith(f"agent-hooks: {names} is reserved by another agent"), reason
+
+
+@pytest.mark.parametrize(
+    "command", ["echo x > src/out/f", "cat src/file > /dev/null", "rm docs/app", "mv docs/app x"]
+)
+def test_bash_through_a_symlink_is_judged_where_it_points(links: HookRunner, command: str) -> None:
+    """Writes through a link land where it points (outside); removing a link to a
+    held file removes the link only."""
+    assert allowed(bash(links, command))
+    denial(bash(links, "echo x >> docs/app"))  # through the link: into src/app.py
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "ln -s src s2 && echo x > s2/f",
+        "ln -s ../src docs/s3; echo x > docs/s3/app.py",
+        "ln -s src s2 && cd s2 && touch f",
+        "ln -sf lib/core k && rm -rf k/engine.py",
+        "(ln -s src s4) && sed -i s/a/b/ s4/*.py",
+        "ln -s ../src -t docs && rm docs/src/app.py",
+    ],
+)
+def test_bash_through_a_symlink_made_earlier_in_the_command_is_denied(
+    held: HookRunner, command: str
+) -> None:
+    reason = denial(bash(held, command))
+    assert "is reserved by another agent" in reason, reason
+
+
+# --- Bash the parser gives up on ---------------------------------------------------------
+
+
+def _nested_bash_c(command: str, levels: int) -> str:
+    for _ in range(levels):
+        command = "bash -c " + shlex.quote(command)
+    return command
+
+
+GIVEN_UP_BASH: list[tuple[str, str]] = [
+    # (command, why the parser gave up): each writes into the held src/
+    ("echo " + "$(echo " * 9 + "x | tee src/a" + ")" * 9, "nesting too deep"),
+    ("echo " + "`echo " * 1 + "$(echo " * 8 + "x | tee src/a" + ")" * 8 + "`", "nesting too deep"),
+    (_nested_bash_c("tee src/a < README.md", 9), "nesting too deep"),
+    ("env " * 16 + "tee src/a < README.md", "too many wrappers"),
+    ("touch {docs/a{1..70},src/a}", "brace expansion truncated"),
+]
+
+
+@pytest.mark.parametrize(("command", "why"), GIVEN_UP_BASH)
+def test_bash_the_parser_gives_up_on_is_denied_where_another_writer_holds_something(
+    held: HookRunner, command: str, why: str
+) -> None:
+    reason = denial(bash(held, command))
+    assert reason.startswith(
+        f"agent-hooks: this Bash command is too complex to check for writes ({why}), "
+        f'and another writer holds files in this project: agent "{ALICE}" holds '
+    ), reason
+    assert "split it into simpler commands" in reason
+    logged = [line for line in held.log_lines() if "too complex to check" in line]
+    assert any(f"Bash command too complex to check ({why})" in line for line in logged), logged
+
+
+def test_bash_the_parser_gives_up_on_is_denied_where_another_writer_holds_a_lease(
+    run_hook: HookRunner, proj: Path
+) -> None:
+    payload = run_hook.payload("PreToolUse_Write")
+    payload["tool_input"]["file_path"] = str(proj / "docs/notes.md")
+    assert allowed(run_hook("PreToolUse", payload, agent=ALICE))  # Alice leases docs/notes.md
+    reason = denial(bash(run_hook, "env " * 16 + "tee src/a < README.md"))
+    assert "too complex to check for writes (too many wrappers)" in reason
+    assert "docs/notes.md is being changed by " in reason
+
+
+def test_bash_the_parser_gives_up_on_passes_where_nothing_is_held_and_is_logged(
+    run_hook: HookRunner, proj: Path
+) -> None:
+    strict = {"AGENT_HOOKS_STRICT": "1"}  # the parser runs although nobody holds anything
+    assert allowed(bash(run_hook, "env " * 16 + "tee src/a < README.md", env=strict))
+    logged = [line for line in run_hook.log_lines() if "too complex to check" in line]
+    assert len(logged) == 1 and "(too many wrappers)" in logged[0], run_hook.log_lines()
+
+
+def test_bash_the_parser_sees_as_opaque_stays_allowed_without_a_log_line(held: HookRunner) -> None:
+    for command in ('python3 -c \'open("src/app.py", "w")\'', "./build.sh > docs/out.txt"):
+        assert allowed(bash(held, command))
+    assert not [line for line in held.log_lines() if "too complex" in line]
 
 
 # --- Bash pays nothing when nobody else holds anything ----------------------------------

@@ -20,9 +20,15 @@ Write as its own modification. So:
   trail shows the file's current content as its own last write made that change,
   not the command.
 
+Linear in the changed files (a command can report hundreds of thousands): the
+ledger's lease directory is listed once and only the lease files of changed files
+are read; at most MAX_LEASED files are leased, at most MAX_CHECKS held files have
+their content compared with the holder's last write (each holder's state is read
+once), and at most MAX_NOTES files are named in the warning (the rest counted).
+
 Hot path: built-ins and agent_hooks' own modules only. In a ledger without
-other writers' leases or reservations this costs a lease file read per changed
-file and one lease write.
+other writers' leases or reservations this costs a directory listing and one
+lease write.
 """
 
 from __future__ import annotations
@@ -39,6 +45,8 @@ if TYPE_CHECKING:
     from agent_hooks.writer import Writer
 
 MAX_LEASED = 200  # files one Bash command may lease; the rest are only recorded
+MAX_CHECKS = 1000  # held files whose content is compared with their holder's last write
+MAX_NOTES = 20  # held files the warning names; the rest are counted
 SLACK = 1.0  # seconds before the command's reported start still counted as inside it
 
 
@@ -51,9 +59,12 @@ class Aftermath:
         self.problems: list[str] = []
 
 
-def _rel(path: str, project: str) -> str | None:
-    root = project.rstrip("/")
-    return path[len(root) + 1 :] if fs.is_within(path, project) and path != project else None
+def _rels(paths: list[str], project: str) -> list[tuple[str, str]]:
+    """(path, path relative to the project) for the paths inside it (normalised
+    absolute paths, as `trail.entries` gives them)."""
+    root = project.rstrip("/") + "/"
+    cut = len(root)
+    return [(path, path[cut:]) for path in paths if path.startswith(root) and len(path) > cut]
 
 
 def after_bash(
@@ -78,11 +89,13 @@ def after_bash(
     start = now - took - SLACK
     mine: list[str] = []
     leased_by_others: dict[str, dict[str, Any]] = {}
-    for path in changed:
-        rel = _rel(path, project)
-        if rel is None:
+    leased = _LeaseNames(directory, minutes)
+    inside = _rels(changed, project)
+    for path, rel in inside:
+        if not (leased and rel in leased):
+            mine.append(rel)  # no lease file: nobody else's
             continue
-        leases = lease_store.read(directory, rel) if minutes > 0 else []
+        leases = lease_store.read(directory, rel)
         if _written_by_another(leases, me, start, now, "edit"):
             result.foreign.add(path)
             continue
@@ -110,13 +123,22 @@ def after_bash(
                 result.problems.append(outcome.problem)
             if outcome.blockers:
                 leased_by_others[rel] = outcome.blockers[0]
-    notes = [
-        f"{rel} ({lease_text.holder_label(held, lease_store.card(directory, held.get('writer')))} "
-        "is changing it)"
-        for rel, held in leased_by_others.items()
-    ]
+    cards: dict[object, dict[str, Any] | None] = {}
+    notes = []
+    for rel, held in list(leased_by_others.items())[:MAX_NOTES]:
+        key = held.get("writer")
+        if key not in cards:
+            cards[key] = lease_store.card(directory, key)
+        notes.append(f"{rel} ({lease_text.holder_label(held, cards[key])} is changing it)")
+    more = len(leased_by_others) - len(notes)
     if hot is not None and hot.others_hold_exclusive(me.owner, now):
-        notes += _reserved_notes(state_dir, project, hot, me, changed, result.foreign, now)
+        found, unchecked = _reserved_notes(
+            state_dir, hot, me, inside, result.foreign, now, MAX_NOTES - len(notes)
+        )
+        notes += found
+        more += unchecked
+    if more:
+        notes.append(f"{'and ' if notes else ''}{more} more changed files in held paths")
     if notes:
         result.warning = (
             "agent-hooks: your last Bash command changed files that another writer holds: "
@@ -126,6 +148,29 @@ def after_bash(
             "paths to their holder."
         )
     return result
+
+
+class _LeaseNames:
+    """The ledger's lease files, listed once: is there one for a path?"""
+
+    __slots__ = ("cut", "names", "paths")
+
+    def __init__(self, directory: str, minutes: int) -> None:
+        import posix
+
+        try:
+            names = posix.listdir(fs.join(directory, lease_store.LEASES)) if minutes > 0 else []
+        except OSError:
+            names = []
+        self.names = set(names)
+        self.paths = {lease.unescape(name) for name in names if "~" not in name}
+        self.cut = len(self.paths) < len(self.names)  # names of long paths end in a hash
+
+    def __bool__(self) -> bool:
+        return bool(self.names)
+
+    def __contains__(self, rel: str) -> bool:
+        return rel in self.paths or (self.cut and lease.file_name(rel) in self.names)
 
 
 def _written_by_another(
@@ -144,47 +189,78 @@ def _written_by_another(
 
 def _reserved_notes(
     state_dir: str,
-    project: str,
     hot: index.HotIndex,
     me: Writer,
-    changed: list[str],
+    changed: list[tuple[str, str]],
     foreign: set[str],
     now: float,
-) -> list[str]:
+    room: int,
+) -> tuple[list[str], int]:
     """Changed files another owner holds exclusively by reservation — unless the
-    file's current content is the holder's own last write."""
+    file's current content is the holder's own last write: at most `room` notes
+    (and at most MAX_CHECKS files compared), and how many more held files there
+    were (not compared)."""
+    from agent_hooks import trail
     from agent_hooks.reservations import enforcement, reservation
 
-    notes = []
-    for path in changed:
+    living: dict[int, bool] = {}  # id(record) -> does its holder count
+
+    def counts(rec: tuple[Any, ...]) -> bool:
+        if id(rec) not in living:
+            living[id(rec)] = liveness.alive(rec[index.HOLDER] or {}) is not False
+        return living[id(rec)]
+
+    marks: dict[str | None, dict[str, Any]] = {}  # holder agent -> its trail's fingerprints
+    described: dict[tuple[int, ...], str] = {}
+    notes: list[str] = []
+    more = checks = 0
+    blockers = enforcement.edit_blockers(hot, me.owner, now, counts)
+    for path, rel in changed:
         if path in foreign:
             continue
-        rel = _rel(path, project)
-        if rel is None:
+        holders = blockers(rel)
+        if not holders:
             continue
-        holders = enforcement.blocking_edit(
-            hot,
-            rel,
-            me.owner,
-            now,
-            lambda rec: liveness.alive(rec[index.HOLDER] or {}) is not False,
-        )
+        if len(notes) >= room or checks >= MAX_CHECKS:
+            more += 1
+            continue
+        checks += 1
+        mark = trail.fingerprint(path)
         holders = [
-            rec for rec in holders if not _holder_wrote_it(state_dir, rec[index.AGENT], path, now)
+            rec
+            for rec in holders
+            if mark is None or _holder_mark(marks, state_dir, rec[index.AGENT], path, now) != mark
         ]
         if holders:
-            described = "; ".join(reservation.describe(index.as_dict(r), now) for r in holders)
-            notes.append(f"{rel} ({described})")
-    return notes
+            key = tuple(id(rec) for rec in holders)
+            if key not in described:
+                described[key] = "; ".join(
+                    reservation.describe(index.as_dict(r), now) for r in holders
+                )
+            notes.append(f"{rel} ({described[key]})")
+    return notes, more
 
 
-def _holder_wrote_it(state_dir: str, holder: str | None, path: str, now: float) -> bool:
-    from agent_hooks import identity, state_file, trail
+def _holder_mark(
+    marks: dict[str | None, dict[str, Any]],
+    state_dir: str,
+    holder: str | None,
+    path: str,
+    now: float,
+) -> object:
+    """The fingerprint of `path` in the holder's trail (its state read once per call)."""
+    if holder not in marks:
+        marks[holder] = _fingerprints(state_dir, holder, now)
+    return marks[holder].get(path)
+
+
+def _fingerprints(state_dir: str, holder: str | None, now: float) -> dict[str, Any]:
+    from agent_hooks import identity, state_file
 
     try:
         agent = identity.Agent(identity.check_agent_name(holder) if holder else None, state_dir)
     except identity.IdentityError:
-        return False
+        return {}
     doc, _ = state_file.read(agent, now)
-    mark = doc["fingerprints"].get(path)
-    return mark is not None and mark == trail.fingerprint(path)
+    found: dict[str, Any] = doc["fingerprints"]
+    return found

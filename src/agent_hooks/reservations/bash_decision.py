@@ -7,11 +7,18 @@ Invariants:
   it names agent-hooks' own files — and only when the prefilter says the parser
   could see a write: an unclaimed project pays nothing.
 * Each visible write target (a path and everything below it, or a glob) is
+  located with symlinks resolved — all of them, or for a directory entry the
+  command acts on itself (`rm src/out`, `mv src/out x`, `ln -sfn /tmp src/out`:
+  `BashTarget.entry`) those of its parent directory, its own name kept — and
   refused by another owner's live exclusive reservation overlapping it, by
   another writer's lease on a file under it, by holding agent-hooks' own files,
   or by strict mode without a reservation of one's own.
 * What the parser cannot see (scripts, interpreters) is not refused here; the
   PostToolUse warning (`bash_after`) tells the model afterwards.
+* A command the parser gave up on (`BashAnalysis.gave_up`: nesting too deep, too
+  many wrappers, ...) may write anything anywhere: it counts as writing the whole
+  project, refused while another writer holds anything exclusive in it (a live
+  reservation or a lease), and the reason is logged (`verdict.problems`).
 """
 
 from __future__ import annotations
@@ -53,23 +60,62 @@ def bash(request: Request, command: object) -> Verdict:
 
     analysis = writes.analyze(command, request.cwd or project, request.environ.get("HOME"))
     for target in analysis.targets:
-        reason = _check_bash_target(request, target.path, target.glob, project)
+        reason = _check_bash_target(request, target.path, target.glob, project, target.entry)
+        if reason is not None:
+            return refuse(request, verdict, reason)
+    if analysis.gave_up is not None:
+        verdict.problems.append(
+            f"Bash command too complex to check ({analysis.gave_up}): "
+            f"it counts as writing anywhere in {project}"
+        )
+        reason = _too_complex(request, project, analysis.gave_up)
         if reason is not None:
             return refuse(request, verdict, reason)
     return verdict
+
+
+def _too_complex(request: Request, project: str, why: str) -> str | None:
+    """Why a command the parser gave up on may not run: another writer holds
+    something exclusive in the project (a live reservation, or a lease)."""
+    from agent_hooks.reservations import enforcement, index, lease_text, reservation
+
+    owner, now = request.writer.owner, request.now
+    hot = request.index(project)
+    directory = request.ledger(project)
+    minutes = request.lease_minutes(hot)
+    compiled = _compile_target("", False)
+    held = []
+    if hot is not None:
+        counts = enforcement.holder_counts(directory, minutes, now)
+        holders = blocking_write(hot, compiled, owner, now, counts)
+        unique = reservation.unique([index.as_dict(rec) for rec in holders])
+        held = [reservation.describe(res, now) for res in unique[:3]]
+    if not held and minutes > 0:
+        found = _lease_blocker(request, project, "", compiled, False, directory, hot)
+        if found is not None:
+            leased, holder, card = found
+            held = [f"{leased} is being changed by {lease_text.holder_label(holder, card)}"]
+    if not held:
+        return None
+    from agent_hooks.reservations import reservation_text
+
+    return reservation_text.too_complex_message(why, held)
 
 
 def _leases_held(request: Request, project: str, minutes: int) -> bool:
     return minutes > 0 and request.others_heard_from(project, minutes)
 
 
-def _check_bash_target(request: Request, path: str, glob: bool, project: str) -> str | None:
-    """Why a Bash target (a path and everything below it, or a glob) may not be
-    written: our own files, another owner's reservation, another writer's lease,
-    or strict mode without a reservation of one's own."""
+def _check_bash_target(
+    request: Request, path: str, glob: bool, project: str, entry: bool = False
+) -> str | None:
+    """Why a Bash target (a path and everything below it, or a glob; `entry`: the
+    directory entry itself) may not be written: our own files, another owner's
+    reservation, another writer's lease, or strict mode without a reservation of
+    one's own."""
     from agent_hooks.reservations import enforcement, protected, reservation_text
 
-    places = locate_glob(path, project) if glob else locate_write(path, project)
+    places = locate_glob(path, project) if glob else locate_write(path, project, entry)
     owner, now = request.writer.owner, request.now
     strict_rel = None
     owned = False
@@ -94,7 +140,10 @@ def _check_bash_target(request: Request, path: str, glob: bool, project: str) ->
                 strict_rel = rel
     if not glob:
         what = protected.guarded(
-            _resolved(path), request.state_dir, directory=True, ledgers=[request.ledger(project)]
+            _resolved(path, entry),
+            request.state_dir,
+            directory=True,
+            ledgers=[request.ledger(project)],
         )
         if what is not None:
             return protected.message(what, path)
@@ -103,10 +152,11 @@ def _check_bash_target(request: Request, path: str, glob: bool, project: str) ->
     return None
 
 
-def _resolved(path: str) -> str:
+def _resolved(path: str, entry: bool) -> str:
     from agent_hooks import posix_fs as fs
+    from agent_hooks.reservations import enforcement
 
-    return fs.realpath(path)
+    return enforcement.resolve_entry(path) if entry else fs.realpath(path)
 
 
 def _leased_under(
@@ -118,8 +168,33 @@ def _leased_under(
     directory: str,
     hot: reservation_index.HotIndex | None,
 ) -> str | None:
+    from agent_hooks.reservations import lease_text
+
+    found = _lease_blocker(request, root, rel, compiled, glob, directory, hot)
+    if found is None:
+        return None
+    leased, holder, card = found
+    shown = rel or "the whole project"
+    return lease_text.deny_message(leased, holder, request.now, card).replace(
+        "Do not edit it now.",
+        f"This Bash command would write {shown}, which includes it; do not run it now.",
+        1,
+    )
+
+
+def _lease_blocker(
+    request: Request,
+    root: str,
+    rel: str,
+    compiled: list[Any],
+    glob: bool,
+    directory: str,
+    hot: reservation_index.HotIndex | None,
+) -> tuple[str, dict[str, Any], dict[str, Any] | None] | None:
+    """(leased path, the blocking lease, its writer's card) for the first file
+    under the target another writer leases, or None."""
     from agent_hooks import liveness
-    from agent_hooks.reservations import lease, lease_store, lease_text, lease_upkeep, pattern
+    from agent_hooks.reservations import lease, lease_store, lease_upkeep, pattern
 
     prefix = "" if glob or not rel else rel
     deny_elsewhere = hot is not None and hot.settings.get("worktree_leases") == "deny"
@@ -132,28 +207,23 @@ def _leased_under(
         blockers = seen.blockers + (seen.elsewhere if deny_elsewhere else [])
         if blockers:
             holder = blockers[0]
-            card = lease_store.card(directory, holder.get("writer"))
-            shown = rel or "the whole project"
-            return lease_text.deny_message(leased, holder, request.now, card).replace(
-                "Do not edit it now.",
-                f"This Bash command would write {shown}, which includes it; do not run it now.",
-                1,
-            )
+            return leased, holder, lease_store.card(directory, holder.get("writer"))
     return None
 
 
 _GLOB_CHARS = "*?["
 
 
-def locate_write(path: str, agent_root: str | None) -> list[Place]:
+def locate_write(path: str, agent_root: str | None, entry: bool = False) -> list[Place]:
     """Like `locate` for a Bash target, which may be a directory: a project root,
     or a directory above the agent's project (`rm -rf ..`), is the whole project,
-    with the relative path ""."""
+    with the relative path "". An `entry` is located by its parent directory,
+    resolved, and its own name (a symlink there is what the command acts on)."""
     from agent_hooks import posix_fs as fs
     from agent_hooks import repository
     from agent_hooks.reservations import enforcement
 
-    resolved = fs.realpath(path)
+    resolved = enforcement.resolve_entry(path) if entry else fs.realpath(path)
     if agent_root is not None and fs.is_within(agent_root, resolved):
         return [(agent_root, "")]
     if repository.git_top_level(resolved, resolved=True) == resolved:

@@ -7,7 +7,9 @@ Invariants:
   do, an owner never blocks itself (nor its subagents), and a holder `counts`
   rules out (its process is gone) blocks nobody. Every blocking holder is named.
 * A target is resolved (symlinks included) before it is compared: editing a
-  symlink to a reserved file is editing the reserved file. The reservations that
+  symlink to a reserved file is editing the reserved file. A directory entry a
+  command acts on itself (removing, renaming or replacing a symlink:
+  `resolve_entry`) is located by its parent directory, resolved, and its own name. The reservations that
   apply are those of every project the *target* lies in: the git top level above
   it (so an agent started elsewhere cannot walk around a project's reservations)
   and the agent's own project when the target lies inside it (so a nested
@@ -50,6 +52,16 @@ def resolve(path: str, cwd: str | None, agent_root: str | None) -> str:
     """An edit target as an absolute path, symlinks resolved."""
     base = cwd or agent_root or "/"
     return fs.realpath(path if fs.isabs(path) else fs.join(base, path))
+
+
+def resolve_entry(path: str) -> str:
+    """An absolute path naming a directory entry, its parent's symlinks resolved
+    and its own name kept: `rm src/out` removes the link `src/out`, wherever it
+    points."""
+    parent, _, name = path.rpartition("/")
+    if name in ("", ".", ".."):
+        return fs.realpath(path)
+    return fs.join(fs.realpath(parent or "/"), name)
 
 
 def places(resolved: str, agent_root: str | None) -> list[Place]:
@@ -120,6 +132,35 @@ def blocking_edit(
 ) -> list[Record]:
     """Other owners' live exclusive reservations covering the file `rel`."""
     return blocking(hot, [], rel.partition("/")[0], owner, now, rel, counts)
+
+
+def edit_blockers(
+    hot: index.HotIndex,
+    owner: str,
+    now: float,
+    counts: Callable[[Record], bool] | None = None,
+) -> Callable[[str], list[Record]]:
+    """`blocking_edit` for many files (the files a Bash command changed): the
+    reservations that may block are sorted out once per leading directory, then
+    each file is only matched."""
+    from agent_hooks.reservations import pattern
+
+    live: dict[str, list[Record]] = {}
+
+    def blockers(rel: str) -> list[Record]:
+        first = rel.partition("/")[0]
+        if first not in live:
+            live[first] = [
+                rec
+                for rec in hot.candidates(first)
+                if rec[index.OWNER] != owner
+                and rec[index.EXCLUSIVE]
+                and rec[index.EXPIRES] > now
+                and (counts is None or counts(rec))
+            ]
+        return [rec for rec in live[first] if pattern.matches(rec[index.COMPILED], rel)]
+
+    return blockers
 
 
 def owns(hot: index.HotIndex | None, rel: str, owner: str, now: float) -> bool:

@@ -19,6 +19,8 @@ Invariants (docs/adr/0009-work-sessions.md):
   next tool call.
 * Every failure is logged through `ctx.log` and swallowed: these functions
   never stop the adapter's own work (fail open).
+* Linear in the files a tool call reports: at most `MAX_NEW_ARTIFACTS` created
+  files become artifacts per call (the number left out is logged).
 """
 
 from __future__ import annotations
@@ -68,15 +70,15 @@ def _post_tool_use(
     launched = _launched_agent(payload)
     told: list[tuple[str, str]] = []
 
+    left_out: list[int] = []
+
     def mutate(doc: dict[str, Any]) -> bool:
         changed = _retry_pending(doc, ctx)
-        for rel in created:
-            changed = (
-                work_session.record_artifact(
-                    doc, rel, agent, ctx.now, subagent if isinstance(subagent, str) else None
-                )
-                or changed
-            )
+        added, left = work_session.record_artifacts(
+            doc, created, agent, ctx.now, subagent if isinstance(subagent, str) else None
+        )
+        left_out[:] = [left]
+        changed = added > 0 or changed
         if launched is not None:
             record = work_session.spawned_agent(doc, launched[0])
             record["output_file"] = launched[1]
@@ -98,6 +100,11 @@ def _post_tool_use(
 
     if not _update(ctx, directory, mutate):
         return None
+    if left_out and left_out[0]:
+        ctx.log(
+            f"work session: {left_out[0]} more created files not recorded as artifacts "
+            f"(at most {work_session.MAX_NEW_ARTIFACTS} per tool call)"
+        )
     if not told:
         return None
     model, user = told[0]
@@ -107,17 +114,21 @@ def _post_tool_use(
 
 def _artifact_paths(found: list[tuple[str, str]], project: str | None, directory: str) -> list[str]:
     """Created files inside the project, relative to it, outside the sessions
-    directory and the workspaces."""
+    directory and the workspaces (one pass of string tests: a Bash command can
+    report hundreds of thousands)."""
     if not project:
         return []
-    out = []
-    for field, path in found:
-        if field != "files_created" or path == project or not fs.is_within(path, project):
-            continue
-        if fs.is_within(path, directory) or fs.is_within(path, fs.join(project, WORKSPACES_DIR)):
-            continue
-        out.append(path[len(project.rstrip("/")) + 1 :])
-    return out
+    root = project.rstrip("/") + "/"
+    skip = tuple(p.rstrip("/") + "/" for p in (directory, fs.join(project, WORKSPACES_DIR)))
+    cut = len(root)
+    return [
+        path[cut:]
+        for field, path in found
+        if field == "files_created"
+        and path.startswith(root)
+        and len(path) > cut
+        and not (path + "/").startswith(skip)
+    ]
 
 
 def _launched_agent(payload: Mapping[str, Any]) -> tuple[str, str] | None:

@@ -303,17 +303,42 @@ def set_summary(doc: dict[str, Any], text: str) -> None:
     doc["context_summary"] = text.strip("\n")
 
 
+MAX_NEW_ARTIFACTS = 100  # artifacts one tool call adds (a Bash command may create 100,000s)
+
+
 def record_artifact(
     doc: dict[str, Any], path: str, agent: str, now: float, subagent: str | None = None
 ) -> bool:
     """Add a created file (project-relative path) once; True when it was new."""
-    if any(a["path"] == path for a in doc["artifacts"]):
-        return False
-    artifact: dict[str, Any] = {"path": path, "created": iso(now), "agent": agent}
-    if subagent:
-        artifact["subagent"] = subagent
-    doc["artifacts"].append(artifact)
-    return True
+    return record_artifacts(doc, [path], agent, now, subagent)[0] > 0
+
+
+def record_artifacts(
+    doc: dict[str, Any],
+    paths: list[str],
+    agent: str,
+    now: float,
+    subagent: str | None = None,
+    limit: int = MAX_NEW_ARTIFACTS,
+) -> tuple[int, int]:
+    """Add the created files (project-relative paths) not recorded yet, at most
+    `limit` of them, in one pass: (how many were added, how many new ones were
+    left out)."""
+    known = {a["path"] for a in doc["artifacts"]}
+    added = left = 0
+    for path in paths:
+        if path in known:
+            continue
+        known.add(path)
+        if added >= limit:
+            left += 1
+            continue
+        artifact: dict[str, Any] = {"path": path, "created": iso(now), "agent": agent}
+        if subagent:
+            artifact["subagent"] = subagent
+        doc["artifacts"].append(artifact)
+        added += 1
+    return added, left
 
 
 def spawned_agent(doc: dict[str, Any], agent_id: str) -> dict[str, Any]:

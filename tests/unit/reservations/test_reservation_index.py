@@ -106,6 +106,21 @@ def test_the_stored_compiled_form_is_never_trusted(book: Path) -> None:
     assert not enforcement.blocking_edit(hot, "docs/x.md", "bob", NOW)
 
 
+@pytest.mark.parametrize(
+    "rel", ["src/app.py", "src/x/y.py", "docs/ab.md", "docs/ad.md", "a.py", "x", "q/x", "README.md"]
+)
+@pytest.mark.parametrize("me", ["alice", "bob", "carol", "erin"])
+def test_edit_blockers_are_blocking_edit_for_many_files(book: Path, rel: str, me: str) -> None:
+    """The Bash aftermath's one-pass form gives what `blocking_edit` gives, file by file."""
+    write(book, [*RECORDS, rec("erin", "docs/**", expires=NOW - 1)])
+    hot = load(book)
+    ask = enforcement.edit_blockers(hot, me, NOW, lambda r: r[index.OWNER] != "dave")
+    for _ in range(2):  # the second time from what it sorted out the first time
+        assert ask(rel) == enforcement.blocking_edit(
+            hot, rel, me, NOW, lambda r: r[index.OWNER] != "dave"
+        )
+
+
 def test_candidates_are_the_segment_group_plus_the_glob_group(book: Path) -> None:
     write(book, RECORDS)
     hot = load(book)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import calendar
+import time
 
 import pytest
 
@@ -301,6 +302,17 @@ def test_apply_figures_sets_initial_once_current_latest_and_peak_max() -> None:
         ("cc_2", 90000),
         ("cc_1", 7000),
     ]
+
+
+def test_record_artifacts_is_one_pass_and_capped() -> None:
+    doc = doc_with()
+    work_session.record_artifact(doc, "a0", "cc_1", NOW)
+    paths = [f"a{i}" for i in range(200_000)] + ["a5"]
+    start = time.perf_counter()
+    assert work_session.record_artifacts(doc, paths, "cc_1", NOW) == (100, 199_899)
+    assert time.perf_counter() - start < 2  # quadratic would take hours
+    assert [a["path"] for a in doc["artifacts"]] == [f"a{i}" for i in range(101)]
+    assert work_session.record_artifacts(doc, ["a3", "b", "b"], "cc_1", NOW, limit=5) == (1, 0)
 
 
 def test_record_artifact_once() -> None:

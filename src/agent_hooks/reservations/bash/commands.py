@@ -1,60 +1,54 @@
 """The commands `bash_writes` knows: which files each one writes, and how a command line is dispatched.
 
-Four parts, one module (each module on the hook path costs ~0.2 ms to import; ADR-0005):
+Three parts, one module (each module on the hook path costs ~0.2 ms to import; ADR-0005);
+what commands that name their files write is in `file_commands` (`FILE_HANDLERS`):
 
 Programs. Commands that run code the analysis cannot see, and commands known to only read.
 
 `READ_ONLY` commands write nothing (xargs and find -exec of them are not opaque).
 Reported as opaque, each with a short reason: interpreters running code (python -c,
 python -m, node x.js, python reading stdin; not --version/--help), `source`/`.`,
-patch (not --dry-run), make-likes (not -n/-q/--version/--help) and npm/yarn/pnpm
-scripts, execs and installs (not read-only subcommands such as view or ls). Hot path:
-imports nothing but agent_hooks' bash modules.
+make-likes (not -n/-q/--version/--help) and npm/yarn/pnpm scripts, execs and installs
+(not read-only subcommands such as view or ls). Hot path: imports nothing but
+agent_hooks' bash modules.
 
 git. What a git command writes in the work tree.
 
 Seen: the paths of checkout/restore/rm/mv (as pathspecs: git globs them even when
-quoted, so they are glob targets; `:`-magic pathspecs are reported) and worktree add,
-resolved against `git -C DIR` when given. Reported as opaque: commands that may rewrite
-many files (reset --hard/--merge/--keep, clean, stash, switch, merge, pull, rebase,
-cherry-pick, revert, am, apply, checkout REF) and --pathspec-from-file. Git aliases are
-not seen. Hot path: imports nothing but agent_hooks' bash modules.
-
-File commands. What commands that name their files write: the per-command tables and handlers.
-
-Seen: tee, cp, install, mv (sources too), rm, rmdir, unlink, shred, touch, mkdir,
-truncate, ln, dd of=, rsync/scp to a local destination, sed -i, perl -i,
-gawk -i inplace, sort -o, curl -o, wget -O/-P, tar -c -f / tar -x -C,
-unzip -d. Reported as opaque: perl -e and perl scripts, tar -x / unzip without a
-directory, awk programs with an obvious `> "file"`, `| "cmd"` or `system(` (a guess;
-other awk writes and sed's `w` command are not seen), awk -f. cp/mv/... destinations
-are taken from their static words.
-
-Every handler has the signature `(name, args, state)`: `name` is the command's base
-name, `args` its words after it; it only adds targets and reasons to `state` and never
-runs a nested command (that is the dispatch below). `_FILE_HANDLERS` maps names to handlers.
-Hot path: imports nothing but agent_hooks' bash modules.
+quoted, so they are glob targets; `:`-magic pathspecs are reported; git replaces a
+symlink in the work tree rather than follow it, so they are directory entries) and
+worktree add, resolved against `git -C DIR` when given. Reported as opaque: commands
+that may rewrite many files (reset --hard/--merge/--keep, clean, stash, switch, merge,
+pull, rebase, cherry-pick, revert, am, apply, checkout REF) and --pathspec-from-file.
+Git aliases are not seen. Hot path: imports nothing but agent_hooks' bash modules.
 
 Dispatch. Running one simple command: peel wrappers, then hand the words to the command's handler.
 
 Wrappers are seen through: sudo, env, command, builtin, exec, nohup, time (its -o file
-is a target), nice, timeout, stdbuf, uv/poetry run, at most 16 deep; `env -C`/`sudo -D`
-change the directory for the wrapped command only. Commands that run other commands are
-analysed recursively, one level deeper each (never past MAX_DEPTH): xargs and
-find -exec (the words coming from input are unknown; unless the command is known to
-only read, it is reported as "xargs NAME" instead of by its own reasons), `bash -c` /
-`sh -c` strings and `eval` text (in place: a cd in it persists). find -fprint, -fprint0,
--fls and -fprintf files are targets. Reported as opaque: a command name that is a
-variable, a path to a command not known here (a script), `bash FILE` and shells reading
-stdin, eval of partly unknown text, env -S, find -delete. Commands not named anywhere
-are assumed not to write. Hot path: imports nothing but agent_hooks' bash modules
-(`bash_writes`, for nested command strings, lazily: the two call each other).
+is a target), nice, timeout, stdbuf, uv/poetry run, at most 16 deep (past that the
+analysis gives up); `env -C`/`sudo -D` change the directory for the wrapped command
+only. Commands that run other commands are analysed recursively, one level deeper each
+(never past MAX_DEPTH): xargs and find -exec (the words coming from input are unknown;
+unless the command is known to only read, it is reported as "xargs NAME" instead of by
+its own reasons), `bash -c` / `sh -c` strings and `eval` text (in place: a cd in it
+persists). find -fprint, -fprint0, -fls and -fprintf files are targets; with -delete, or
+-exec of a command that writes the files found (`-exec rm {} +`, `-exec sed -i ... {} +`),
+so are find's starting points (their entries; followed too with -L/-H). Reported as
+opaque: a command name that is a variable, a path to a command not known here (a
+script), `bash FILE` and shells reading stdin, eval of partly unknown text, env -S.
+Commands not named anywhere are assumed not to write. Hot path: imports nothing but
+agent_hooks' bash modules (`bash_writes`, for nested command strings, lazily: the two
+call each other).
 """
 
 from __future__ import annotations
 
+from agent_hooks.reservations.bash.file_commands import FILE_HANDLERS
 from agent_hooks.reservations.bash.lexer import Word, escape
 from agent_hooks.reservations.bash.words import (
+    BOTH,
+    ENTRY,
+    INPUT,
     MAX_DEPTH,
     BashAnalysis,
     ShellState,
@@ -63,7 +57,6 @@ from agent_hooks.reservations.bash.words import (
     enter_dir,
     has_option,
     is_assignment,
-    norm,
     option_value,
     parse_options,
 )
@@ -154,14 +147,11 @@ _NPM_READ = frozenset(
 
 
 def _runner(name: str, args: list[Word], ctx: ShellState) -> None:
-    """source/., patch, make-likes and npm-likes run or apply what is unseen."""
+    """source/., make-likes and npm-likes run what is unseen."""
     lits = [w.lit for w in args]
     pos = [t for t in lits if not t.startswith("-")]
     if name in ("source", "."):
         ctx.note(" ".join(["source", *pos[:1]]))
-    elif name == "patch":
-        if "--dry-run" not in lits:
-            ctx.note("patch")
     elif name in _MAKES:
         if not any(
             t in ("-n", "--dry-run", "-q", "--question", "-v", "--version", "-h", "--help")
@@ -201,7 +191,7 @@ def interpreter(name: str, args: list[Word], ctx: ShellState) -> None:
 
 
 _PROGRAM_HANDLERS: dict[str, Callable[[str, list[Word], ShellState], None]] = dict.fromkeys(
-    ("source", ".", "patch", *_MAKES, *_NPMS), _runner
+    ("source", ".", *_MAKES, *_NPMS), _runner
 )
 
 
@@ -269,251 +259,8 @@ def git(name: str, args: list[Word], ctx: ShellState) -> None:
         ctx.add(pos[1], where)
     if has_option(opts, "--pathspec-from-file"):
         ctx.note(f"git {sub} --pathspec-from-file")
-    for w in paths:
-        ctx.add(w, where, spec=sub != "mv")
-
-
-# command -> (short options taking an argument, long ones); every operand is a target
-_OPERANDS = {
-    "rm": ("", ()),
-    "rmdir": ("", ()),
-    "unlink": ("", ()),
-    "tee": ("", ()),
-    "shred": ("ns", ("--iterations", "--size", "--random-source")),
-    "touch": ("drt", ("--date", "--reference")),
-    "mkdir": ("m", ("--mode",)),
-    "truncate": ("sr", ("--size", "--reference")),
-}
-
-_COPIES = {  # command -> its (short options with an argument, long ones)
-    **dict.fromkeys(("cp", "mv", "ln"), ("tS", ("--target-directory", "--suffix"))),
-    "install": ("tSmog", ("--target-directory", "--suffix", "--mode", "--owner", "--group")),
-    "rsync": (
-        "efBT",
-        (
-            "--exclude",
-            "--include",
-            "--filter",
-            "--rsh",
-            "--exclude-from",
-            "--include-from",
-            "--files-from",
-            "--temp-dir",
-            "--backup-dir",
-            "--log-file",
-            "--chmod",
-            "--chown",
-            "--partial-dir",
-            "--compare-dest",
-        ),
-    ),
-    "scp": ("cFiJlLoPS", ()),
-}
-_OUTPUTS = {  # command -> (short options with an argument, long ones, those naming outputs)
-    "sort": (
-        "kotST",
-        ("--key", "--output", "--field-separator", "--buffer-size"),
-        ("-o", "--output"),
-    ),
-    "curl": (
-        "AbcCdDeEFHKmoPQrtTuUwxXyYz",
-        (
-            "--output",
-            "--dump-header",
-            "--cookie-jar",
-            "--output-dir",
-            "--header",
-            "--data",
-            "--request",
-            "--user",
-            "--user-agent",
-            "--url",
-            "--form",
-            "--cookie",
-            "--config",
-            "--write-out",
-            "--data-raw",
-            "--data-binary",
-            "--upload-file",
-        ),
-        ("-o", "--output", "-D", "--dump-header", "-c", "--cookie-jar", "--output-dir"),
-    ),
-    "wget": (
-        "OPoaeitTwQlARDIXUB",
-        (
-            "--output-document",
-            "--directory-prefix",
-            "--output-file",
-            "--append-output",
-            "--input-file",
-            "--header",
-            "--user-agent",
-            "--tries",
-            "--timeout",
-        ),
-        (
-            "-O",
-            "--output-document",
-            "-P",
-            "--directory-prefix",
-            "-o",
-            "--output-file",
-            "-a",
-            "--append-output",
-        ),
-    ),
-}
-
-
-def _operands(name: str, args: list[Word], ctx: ShellState) -> None:
-    short, long = _OPERANDS[name]
-    for w in parse_options(args, short, long)[0]:
-        ctx.add(w)
-
-
-def _outputs(name: str, args: list[Word], ctx: ShellState) -> None:
-    short, long, outs = _OUTPUTS[name]
-    for o, v in parse_options(args, short, long)[1]:
-        if o in outs and v is not None and v.lit != "-":
-            ctx.add(v)
-
-
-def _copy(name: str, args: list[Word], ctx: ShellState) -> None:
-    """cp, mv, install, ln, rsync, scp: the destination (for mv the sources too;
-    a remote `host:path` destination is not local)."""
-    short, long = _COPIES[name]
-    pos, opts = parse_options(args, short, long)
-    tdir = option_value(opts, "-t", "--target-directory")
-    if name in ("rsync", "scp"):
-        if len(pos) >= 2 and (pos[-1].dyn is not None or ":" not in pos[-1].lit.partition("/")[0]):
-            ctx.add(pos[-1])
-        return
-    if name == "install" and has_option(opts, "-d", "--directory"):
-        srcs, dest = pos, None
-    elif tdir is not None:
-        srcs, dest = pos, tdir
-    elif len(pos) >= 2:
-        srcs, dest = pos[:-1], pos[-1]
-    elif name == "ln" and pos:  # `ln -s /x/y` makes ./y
-        base = norm("/" + pos[0].lit).rpartition("/")[2]
-        srcs, dest = [], pos[0] if pos[0].dyn is not None else Word(base, escape(base))
-    else:
-        return
-    if name == "mv" or dest is None:  # a move removes its sources; install -d makes them
-        for w in srcs:
-            ctx.add(w)
-    if dest is not None:
-        ctx.add(dest)
-
-
-def _dd(name: str, args: list[Word], ctx: ShellState) -> None:
-    for w in args:
-        if w.lit.startswith("of="):
-            ctx.add(w.tail(3))
-
-
-def _sed(name: str, args: list[Word], ctx: ShellState) -> None:
-    pos, opts = parse_options(
-        args, "efl", ("--expression", "--file", "--line-length"), optional="i"
-    )
-    if has_option(opts, "-i", "--in-place"):
-        for w in pos if has_option(opts, "-e", "-f", "--expression", "--file") else pos[1:]:
-            ctx.add(w)
-
-
-def _perl(name: str, args: list[Word], ctx: ShellState) -> None:
-    """perl -i[SUF] edits its files in place; other perl runs unseen code."""
-    k, n, code, inplace = 0, len(args), False, False
-    while k < n and args[k].lit[:1] == "-" and len(args[k].lit) > 1:
-        t = args[k].lit
-        k += 1
-        if t == "--":
-            break
-        j = 1
-        while j < len(t):
-            c = t[j]
-            j += 1
-            if c in "eEiIMmFxdDC":  # these take the rest of the word
-                code |= c in "eE"
-                inplace |= c == "i"
-                k += c in "eEI" and j == len(t)  # the argument is the next word
-                break
-            if c in "0l":  # -0[octal|xHEX], -l[octal]
-                digits = "0123456789abcdefABCDEFx" if t[j : j + 1] == "x" else "01234567"
-                while j < len(t) and t[j] in digits:
-                    j += 1
-    files = args[k:]
-    if inplace:
-        for w in files if code else files[1:]:
-            ctx.add(w)
-    elif not (args and all(w.lit in ("-v", "-V", "--version", "-h") for w in args)):
-        ctx.note("perl -e" if code else "perl " + files[0].lit if files else "perl reads stdin")
-
-
-def _awk(name: str, args: list[Word], ctx: ShellState) -> None:
-    """gawk -i inplace edits its files; a program text with `> "file"`,
-    `| "cmd"` or system() may write (a guess); -f programs are not read."""
-    pos, opts = parse_options(
-        args,
-        "fvFilEe",
-        ("--file", "--assign", "--field-separator", "--include", "--load", "--source", "--exec"),
-    )
-    from_file = has_option(opts, "-f", "--file", "-E", "--exec")
-    texts = [v.lit for o, v in opts if o in ("-e", "--source") and v] or [w.lit for w in pos[:1]]
-    files = pos if from_file or has_option(opts, "-e", "--source") else pos[1:]
-    if any(o in ("-i", "--include") and v and v.lit in ("inplace", "inplace.awk") for o, v in opts):
-        for w in files:
-            if not is_assignment(w):
-                ctx.add(w)
-    elif from_file:
-        ctx.note(name + " -f")
-    elif any(x in t for t in texts for x in ("system(", '>"', '> "', '|"', '| "')):
-        ctx.note(name + " program may write")
-
-
-def _archive(name: str, args: list[Word], ctx: ShellState) -> None:
-    """tar -c/-r/-u -f FILE, tar -x -C DIR, unzip -d DIR; else extraction into
-    the current directory is opaque."""
-    if name == "unzip":
-        opts = parse_options(args, "dx")[1]
-        into = option_value(opts, "-d")
-        if into is not None:
-            ctx.add(into)
-        elif not has_option(opts, "-l", "-t", "-v", "-Z", "-p"):  # listing, testing, piping
-            ctx.note("unzip")
-        return
-    if args and args[0].dyn is None and args[0].lit[:1] not in ("-", ""):  # `tar xzf F`
-        args = [Word("-" + args[0].lit, "-" + args[0].esc), *args[1:]]
-    opts = parse_options(
-        args,
-        "fCbTXgKLNVH",
-        ("--file", "--directory", "--files-from", "--exclude-from", "--exclude", "--transform"),
-    )[1]
-    archive, into = option_value(opts, "-f", "--file"), option_value(opts, "-C", "--directory")
-    if has_option(opts, "-x", "--extract", "--get"):
-        if into is not None:
-            ctx.add(into)
-        else:
-            ctx.note("tar -x")
-    elif (
-        archive is not None
-        and archive.lit != "-"
-        and has_option(opts, "-c", "--create", "-r", "--append", "-u", "--update", "--delete", "-A")
-    ):
-        ctx.add(archive)
-
-
-_FILE_HANDLERS: dict[str, Callable[[str, list[Word], ShellState], None]] = {
-    **dict.fromkeys(_OPERANDS, _operands),
-    **dict.fromkeys(_OUTPUTS, _outputs),
-    **dict.fromkeys(_COPIES, _copy),
-    **dict.fromkeys(("awk", "gawk", "mawk", "nawk"), _awk),
-    "dd": _dd,
-    "sed": _sed,
-    "perl": _perl,
-    "tar": _archive,
-    "unzip": _archive,
-}
+    for w in paths:  # git replaces a symlink in the work tree, never follows it
+        ctx.add(w, where, spec=sub != "mv", how=ENTRY)
 
 
 _WRAPPERS = {  # command -> its (short options with an argument, long ones)
@@ -600,7 +347,8 @@ def run_command(argv: list[Word], ctx: ShellState) -> None:
         if name == "xargs":
             rep = option_value(opts, "-I", "-i", "--replace")
             hole = rep.lit if rep else "{}" if has_option(opts, "-i", "--replace") else ""
-            return _indirect("xargs", argv, hole, ctx)
+            _indirect("xargs", argv, hole, ctx)
+            return
         if name == "command" and has_option(opts, "-v", "-V"):
             return
         out = option_value(opts, "-o", "--output") if name == "time" else None
@@ -620,31 +368,47 @@ def run_command(argv: list[Word], ctx: ShellState) -> None:
                     sub.cwd, sub.why = enter_dir(chdir, (ctx.cwd, ctx.why), ctx.home)
                     run_command(argv, sub)
                 return
-    ctx.note("too many wrappers")
+    ctx.give_up("too many wrappers")
 
 
-def _indirect(label: str, argv: list[Word], hole: str, ctx: ShellState) -> None:
+def _indirect(label: str, argv: list[Word], hole: str, ctx: ShellState) -> bool:
     """A command run by xargs or find -exec. Its words are analysed with the
     input ones (`hole`, or appended) unknown; unless it only reads, its one
-    reason is "xargs NAME" (its own reasons are dropped)."""
+    reason is "xargs NAME" (its own reasons are dropped). True when it writes
+    the input paths themselves (`find -exec rm {} +`): find knows where they are;
+    then find's reason is not needed."""
     sub = deeper(ctx) if argv else None
-    if sub is not None:
-        sub.out = BashAnalysis(ctx.out.targets, [])
-        unknown = Word(hole, escape(hole), "input")
-        words = [unknown if hole and hole in w.lit else w for w in argv[1:]]
-        run_command([argv[0], *words, *([] if hole else [unknown])], sub)
-        base = argv[0].lit.rpartition("/")[2]
-        if base not in READ_ONLY:
-            ctx.note(f"{label} {base}")
+    if sub is None:
+        return False
+    sub.out = BashAnalysis(ctx.out.targets, [])
+    unknown = Word(hole, escape(hole), INPUT)
+    words = [unknown if hole and hole in w.lit else w for w in argv[1:]]
+    run_command([argv[0], *words, *([] if hole else [unknown])], sub)
+    if sub.out.gave_up is not None:
+        ctx.give_up(sub.out.gave_up)
+    base = argv[0].lit.rpartition("/")[2]
+    if base not in READ_ONLY and not (sub.out.fed and label.startswith("find")):
+        ctx.note(f"{label} {base}")
+    return sub.out.fed
 
 
 def _find(name: str, args: list[Word], ctx: ShellState) -> None:
-    k, n = 0, len(args)
+    """find's -fprint files; with -delete, or -exec of a command writing the
+    files found, its starting points (their entries; followed too with -L/-H)."""
+    k, n, follow = 0, len(args), False
+    while k < n and (args[k].lit in ("-H", "-L", "-P", "-D") or args[k].lit.startswith("-O")):
+        follow = args[k].lit in ("-H", "-L") or (follow and args[k].lit != "-P")
+        k += 1 + (args[k].lit == "-D")
+    starts: list[Word] = []
+    while k < n and (args[k].dyn is not None or args[k].lit[:1] not in ("-", "(", "!", ")", ",")):
+        starts.append(args[k])
+        k += 1
+    writes = False
     while k < n:
         t = args[k].lit
         k += 1
         if t == "-delete":
-            ctx.note("find -delete")
+            writes = True
         elif t in ("-fprint", "-fprint0", "-fls", "-fprintf") and k < n:
             ctx.add(args[k])
             k += 1 + (t == "-fprintf")
@@ -652,8 +416,10 @@ def _find(name: str, args: list[Word], ctx: ShellState) -> None:
             j = k
             while j < n and args[j].lit not in (";", "+"):
                 j += 1
-            _indirect("find " + t, args[k:j], "{}", ctx)
+            writes |= _indirect("find " + t, args[k:j], "{}", ctx)
             k = j + 1
+    for w in (starts or [Word(".", ".")]) if writes else ():
+        ctx.add(w, how=BOTH if follow else ENTRY)
 
 
 def _shell(name: str, args: list[Word], ctx: ShellState) -> None:
@@ -677,7 +443,7 @@ def _eval(name: str, args: list[Word], ctx: ShellState) -> None:
     if any(w.dyn is not None for w in args):
         ctx.note("eval")
     if ctx.depth >= MAX_DEPTH:
-        return ctx.note("nesting too deep")
+        return ctx.give_up("nesting too deep")
     ctx.depth += 1
     try:
         _run_text(" ".join(w.lit for w in args), ctx)
@@ -693,7 +459,7 @@ def _run_text(text: str, ctx: ShellState) -> None:
 
 
 _HANDLERS: dict[str, Callable[[str, list[Word], ShellState], None]] = {
-    **_FILE_HANDLERS,
+    **FILE_HANDLERS,
     **_PROGRAM_HANDLERS,
     "git": git,
     "find": _find,

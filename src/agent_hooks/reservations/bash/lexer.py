@@ -21,6 +21,9 @@ Invariants: never raises on a `str`; each character is scanned a bounded number
 of times (nesting deeper than `max_depth` is skipped, with a reason), so time is
 linear in the input. Problems become short reasons in `reasons` (at most
 `MAX_REASONS`, deduplicated): "unterminated quote", "nesting too deep", ...
+Skipping what is nested too deep is giving up, not a limit of the shell's
+language: `gave_up` keeps that reason (also when `reasons` is full), for the
+caller to treat the whole command as unreadable.
 
 Limits (the shell does more than this): no alias or function expansion; `case`
 inside `$(...)` is only followed at the start of commands; `${...}` is opaque as a
@@ -122,7 +125,18 @@ class Redir:
 class Lexer:
     """Tokenizer over one command string; see the module docstring."""
 
-    __slots__ = ("budget", "depth", "heredocs", "home", "i", "max_depth", "n", "reasons", "s")
+    __slots__ = (
+        "budget",
+        "depth",
+        "gave_up",
+        "heredocs",
+        "home",
+        "i",
+        "max_depth",
+        "n",
+        "reasons",
+        "s",
+    )
 
     def __init__(self, s: str, home: str | None, max_depth: int, reasons: list[str]) -> None:
         self.s = s
@@ -134,6 +148,7 @@ class Lexer:
         self.reasons = reasons
         self.heredocs: list[tuple[str, bool, bool, Redir]] = []  # delim, strip tabs, expand
         self.budget = 2 * self.n + 4096  # characters left for look-ahead scans (`((`)
+        self.gave_up: str | None = None  # why part of the text was skipped unread
 
     def tokens(self, close: bool = False) -> list[Word | Redir | str]:
         """Tokens up to the end, or with `close` up to the `)` ending a `$(`."""
@@ -183,8 +198,8 @@ class Lexer:
                 j = i + 1
                 while j < n and s[j] in _DIGITS:
                     j += 1
-                if j < n and s[j] in "<>":
-                    self._redir(out, j)
+                if j < n and s[j] in "<>" and not s.startswith("(", j + 1):
+                    self._redir(out, j)  # `2>x`; `2>(cmd)` is a word holding a substitution
                 else:
                     out.append(self._word())
             else:
@@ -238,6 +253,7 @@ class Lexer:
                 w = Word()
                 sub._dq(w, [], [], "")
                 r.subs.extend(w.subs)
+                self.gave_up = self.gave_up or sub.gave_up
         self.heredocs.clear()
 
     def _word(self) -> Word:
@@ -437,22 +453,26 @@ class Lexer:
         self.i = i + 1
         _dyn(w, lit, esc, s[start : i + 1], "`...`")
         if self.depth >= self.max_depth:
-            add_reason(self.reasons, "nesting too deep")
-            return
+            return self._give_up("nesting too deep")
         sub = Lexer("".join(inner), self.home, self.max_depth, self.reasons)
         sub.depth = self.depth + 1
         w.subs.append(sub.tokens())
+        self.gave_up = self.gave_up or sub.gave_up
 
     def _cmdsub(self, w: Word, lit: list[str], esc: list[str], start: int, desc: str) -> None:
         """The body of `$(`, `<(` or `>(`; self.i is just past the `(`."""
         if self.depth >= self.max_depth:
-            add_reason(self.reasons, "nesting too deep")
+            self._give_up("nesting too deep")
             self.i = _skip_parens(self.s, self.i)
         else:
             self.depth += 1
             w.subs.append(self.tokens(close=True))
             self.depth -= 1
         _dyn(w, lit, esc, self.s[start : self.i], desc)
+
+    def _give_up(self, reason: str) -> None:
+        add_reason(self.reasons, reason)
+        self.gave_up = self.gave_up or reason
 
     def _arith_end(self, i: int) -> int:
         """Index just past the `))` closing an arithmetic `((` opened before `i`,

@@ -1,28 +1,56 @@
 """Could a Bash command write anything the parser (`bash.writes`) would see?
 
 The parser costs about a fifth of a hook's start-up, so PreToolUse asks this
-cheap substring test first. Built-ins only (it imports nothing).
+cheap test first. Built-ins only (it imports nothing).
 
 Sound by construction:
 every target the parser reports comes from a redirection (which needs ">") or from a
-command or git subcommand whose name holds one of these words (tests keep the list in
-step with the parser's table and its test cases); inner commands (`bash -c`, `$(...)`,
-`eval`) are part of the same string. A false positive (`format` holds "rm") only
-costs a parse. `time` writes with -o, `find` with -fprint; `rm` covers rmdir, `awk`
-gawk/mawk/nawk; git writes files with checkout/restore/rm/mv/worktree/clone.
+command or git subcommand whose name holds one of `BASH_WRITE_WORDS`, or is one of
+`BASH_WRITE_NAMES` (tests keep both in step with the parser's table and its test
+cases); inner commands (`bash -c`, `$(...)`, `eval`) are part of the same string.
+The parser reads a name after quote removal and brace expansion, so the test does
+too, roughly: quotes, backslashes and line continuations are dropped first
+(`t''ee`, `t\\ee` are tee), and a command with `$'` (C escapes can spell any
+name) or with `{` and `,` or `..` (brace expansion can splice one: `{t,}ee`) may
+always write. A short name counts only as a whole word (`ed`, not `used`): before
+it the start or a character that cannot end a word's directory part, after it
+the end or a character that ends a word. A false positive (`format` holds "rm")
+only costs a parse. `time` writes with -o, `find` with -fprint or -delete; `rm`
+covers rmdir, `awk` gawk/mawk/nawk, `split` csplit, `sqlite` sqlite3, `vim`
+nvim; git writes files with checkout/restore/rm/mv/worktree/clone.
 """
 
 from __future__ import annotations
 
 BASH_WRITE_WORDS = (
-    ">", "awk", "checkout", "clone", "cp", "curl", "dd", "find", "install", "ln", "mkdir",
-    "mv", "perl", "restore", "rm", "rsync", "scp", "sed", "shred", "sort", "tar", "tee",
-    "time", "touch", "truncate", "unlink", "unzip", "wget", "worktree",
+    ">", "awk", "checkout", "chgrp", "chmod", "chown", "clone", "cp", "curl", "dd", "find",
+    "install", "ln", "mkdir", "mv", "patch", "perl", "restore", "rm", "rsync", "scp", "sed",
+    "shred", "sort", "split", "sqlite", "tar", "tee", "time", "touch", "truncate", "uniq",
+    "unlink", "unzip", "vim", "wget", "worktree", "zip",
 )  # fmt: skip
+BASH_WRITE_NAMES = ("ed", "red", "ex", "vi", "view")  # whole words only
+_WORD_END = frozenset(" \t\n;&|()<>`")  # a character that ends a shell word
 
 
 def might_write(command: str) -> bool:
-    return any(word in command for word in BASH_WRITE_WORDS)
+    if "$'" in command or ("{" in command and ("," in command or ".." in command)):
+        return True
+    text = command
+    if "\\" in text or "'" in text or '"' in text:
+        text = text.replace("\\\n", "").replace("\\", "").replace("'", "").replace('"', "")
+    if any(word in text for word in BASH_WRITE_WORDS):
+        return True
+    for name in BASH_WRITE_NAMES:
+        at = text.find(name)
+        while at >= 0:
+            end = at + len(name)
+            before = text[at - 1] if at else " "
+            if (end == len(text) or text[end] in _WORD_END) and not (
+                before.isalnum() or before in "_-."
+            ):
+                return True
+            at = text.find(name, at + 1)
+    return False
 
 
 # Words without which a command cannot name agent-hooks' own files (ledgers live in

@@ -31,7 +31,10 @@ Shell state. Where the shell is while `bash_writes` reads a command, and what it
 OLDPWD, the pushd stack (at most 64 entries) and the recursion depth (never past
 MAX_DEPTH: `deeper` says "nesting too deep" instead); targets and reasons go into the
 shared `BashAnalysis` (targets deduplicated in first-seen order, reasons as
-`bash_lexer.add_reason` keeps them). `change_dir` is `cd`/`pushd`/`popd`; scoping the
+`bash_lexer.add_reason` keeps them). Where a cap makes it skip part of the command
+(depth, a 65th pushd, a path past PATH_MAX, too many symlinks) it gives up (`give_up`,
+`BashAnalysis.gave_up`). Symlinks `ln -s` makes are kept for the whole command
+(`links`), and later targets through them are recorded where they lead too. `change_dir` is `cd`/`pushd`/`popd`; scoping the
 directory to subshells, pipeline elements and `&` is the walk's job (`child` and `load`).
 Hot path: imports nothing but agent_hooks' bash modules.
 """
@@ -113,28 +116,47 @@ def is_assignment(w: Word) -> bool:
     return bool(eq and name and not name[0].isdigit() and all(c in _IDENT for c in name))
 
 
+PATH_TOO_LONG = "path too long"
 _DEV = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/stdin", "/dev/tty"})
 
 
 class BashTarget:
     """A path the command writes: absolute and normalised, never relative.
     `glob`: the word had unquoted `*`, `?` or `[` (or is a git pathspec with
-    them), so `path` is a pattern in glob syntax."""
+    them), so `path` is a pattern in glob syntax. `entry`: the command acts on
+    the name `path` in its directory (removes, renames or replaces it: `rm`, the
+    sources of `mv`, the name `ln` makes), not on what a symlink there points
+    to: it is located by its parent directory, resolved, plus its name. Never
+    set on a glob (a glob is not resolved past its first wildcard anyway) nor on
+    a word ending in `/`, `.` or `..` (those resolve the last component)."""
 
-    __slots__ = ("glob", "path")
+    __slots__ = ("entry", "glob", "path")
 
-    def __init__(self, path: str, glob: bool = False) -> None:
+    def __init__(self, path: str, glob: bool = False, entry: bool = False) -> None:
         self.path = path
         self.glob = glob
+        self.entry = entry
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, BashTarget) and (self.path, self.glob) == (other.path, other.glob)
+        return isinstance(other, BashTarget) and (self.path, self.glob, self.entry) == (
+            other.path,
+            other.glob,
+            other.entry,
+        )
 
     def __hash__(self) -> int:
-        return hash((self.path, self.glob))
+        return hash((self.path, self.glob, self.entry))
 
     def __repr__(self) -> str:
-        return f"BashTarget({self.path!r}, glob={self.glob})"
+        return f"BashTarget({self.path!r}, glob={self.glob}, entry={self.entry})"
+
+
+# How a command writes a path it names (`ShellState.add`): through it (a symlink
+# there is followed: `>`, tee, touch), on the directory entry itself (rm, the
+# sources of mv), or possibly both (the destination of cp/mv/ln/install, sed -i:
+# a symlink to a directory is entered, another name is replaced).
+FOLLOW, ENTRY, BOTH = 1, 2, 3
+MAX_LINKS = 64  # symlinks made earlier in one command that later paths go through
 
 
 def norm(p: str) -> str:
@@ -169,19 +191,25 @@ def resolve(
         glob = any(c in text for c in "*?[")
     else:
         glob = _has_glob(esc)
-        text = _to_glob(esc) if glob else unescape(esc)
+        text = to_glob(esc) if glob else unescape(esc)
     if not text:
         return None, None
     if not text.startswith("/"):
         if cwd is None:
             return None, f"relative target {text} after {why}"
-        text = (_to_glob(escape(cwd)) if glob else cwd) + "/" + text
+        text = (to_glob(escape(cwd)) if glob else cwd) + "/" + text
     path = norm(text)
     if len(path) > 4096:  # PATH_MAX; also keeps a long `cd a; cd a; ...` linear
-        return None, "path too long"
+        return None, PATH_TOO_LONG
     if path in _DEV or path.startswith("/dev/fd/"):
         return None, None
     return BashTarget(path, glob), None
+
+
+def _names_an_entry(lit: str) -> bool:
+    """Does the word name a directory entry (not `dir/`, `.`, `..`, `/`)?"""
+    last = lit.rpartition("/")[2]
+    return last not in ("", ".", "..")
 
 
 def unescape(esc: str) -> str:
@@ -198,7 +226,7 @@ def unescape(esc: str) -> str:
     return "".join(out)
 
 
-def _to_glob(esc: str) -> str:
+def to_glob(esc: str) -> str:
     """esc form -> glob syntax: quoted metacharacters become `[*]`, `[?]`, ..."""
     out, i, n = [], 0, len(esc)
     while i < n:
@@ -228,12 +256,19 @@ def _has_glob(esc: str) -> bool:
     return False
 
 
+MAX_BRACE = 64
+
+
 def expand_braces(esc: str, budget: list[int], depth: int = 0) -> list[str]:
-    """Bash brace expansion (`a{b,c}`, `{1..3}`) of an esc form: at most 64
-    results; `budget` bounds the work so that huge or nested words stay linear
-    (past it, or 16 levels deep, the rest of the word is left unexpanded)."""
+    """Bash brace expansion (`a{b,c}`, `{1..3}`) of an esc form: at most
+    MAX_BRACE + 1 results (more than MAX_BRACE: the rest were cut); `budget`
+    bounds the work so that huge or nested words stay linear (past it, or 16
+    levels deep, the rest of the word is left unexpanded and `budget[0]` ends
+    at or below 0)."""
     i, n = 0, len(esc)
     budget[0] -= n
+    if depth >= 16:
+        budget[0] = min(budget[0], 0)
     while i < n and depth < 16 and budget[0] > 0:
         if esc[i] == "\\":
             i += 2
@@ -266,16 +301,16 @@ def expand_braces(esc: str, budget: list[int], depth: int = 0) -> list[str]:
         if alts:
             out: list[str] = []
             for alt in alts:
-                if len(out) >= 64:
+                if len(out) > MAX_BRACE:
                     break
                 out.extend(expand_braces(esc[:i] + alt + esc[j + 1 :], budget, depth + 1))
-            return out[:64]
+            return out[: MAX_BRACE + 1]
         i += 1
     return [esc]
 
 
 def _sequence(body: str) -> list[str]:
-    """`1..5`, `a..e`, `0..10..2` -> the items (at most 64); else []."""
+    """`1..5`, `a..e`, `0..10..2` -> the items (at most MAX_BRACE + 1); else []."""
     parts = body.split("..")
     if len(parts) not in (2, 3) or not all(parts):
         return []
@@ -290,7 +325,7 @@ def _sequence(body: str) -> list[str]:
     else:
         return []
     items = range(a, b + 1, step) if b >= a else range(a, b - 1, -step)
-    return [str(k) if nums[0] else chr(k) for k in items[:64]]
+    return [str(k) if nums[0] else chr(k) for k in items[: MAX_BRACE + 1]]
 
 
 def enter_dir(w: Word, where: tuple[str | None, str], home: str | None) -> tuple[str | None, str]:
@@ -300,37 +335,54 @@ def enter_dir(w: Word, where: tuple[str | None, str], home: str | None) -> tuple
         return t.path, ""
     if t is None and reason is None and not w.lit:
         return where  # `cd ""` stays
+    if reason == PATH_TOO_LONG:
+        return None, PATH_TOO_LONG
     return None, where[1] if where[0] is None else "cd " + w.lit
 
 
 MAX_DEPTH = 8
+INPUT = "input"  # the `dyn` of words xargs and find -exec fill in from their input
 
 
 class BashAnalysis:
     """`targets`: every path visibly written (deduplicated, first-seen order).
     `opaque`: short reasons for what cannot be seen (at most 32, deduplicated);
-    empty means the whole command was understood."""
+    empty means the whole command was understood. `gave_up`: None, or why the
+    analysis stopped reading part of the command (nesting deeper than MAX_DEPTH,
+    too many wrappers, a brace expansion, pushd stack or symlinks past a cap, a path
+    past PATH_MAX, an internal error): unlike the opaque things the parser knows
+    it cannot see into (scripts, interpreters), what it skipped may be anything,
+    so the command may write anywhere. Its reason is in `opaque` too (when there
+    is room)."""
 
-    __slots__ = ("opaque", "targets")
+    __slots__ = ("fed", "gave_up", "opaque", "targets")
 
     def __init__(self, targets: list[BashTarget], opaque: list[str]) -> None:
         self.targets = targets
         self.opaque = opaque
+        self.gave_up: str | None = None
+        self.fed = False  # a target came from input words (xargs, find -exec): `INPUT`
 
     def __repr__(self) -> str:
-        return f"BashAnalysis(targets={self.targets!r}, opaque={self.opaque!r})"
+        return (
+            f"BashAnalysis(targets={self.targets!r}, opaque={self.opaque!r}, "
+            f"gave_up={self.gave_up!r})"
+        )
 
 
 class ShellState:
     """Where the shell is while reading: `cwd` (None when unknown, `why` says
-    how it got lost), OLDPWD, the pushd stack, and the recursion depth."""
+    how it got lost), OLDPWD, the pushd stack, and the recursion depth; and,
+    shared by the whole command (the file system outlives a subshell), the
+    symlinks it made (`links`: link path -> the path it points to, None when
+    unknown; at most MAX_LINKS), through which later paths are followed."""
 
-    __slots__ = ("cwd", "depth", "dirs", "home", "old", "out", "seen", "why")
+    __slots__ = ("cwd", "depth", "dirs", "home", "links", "old", "out", "seen", "why", "work")
 
     def __init__(
         self,
         out: BashAnalysis,
-        seen: set[tuple[str, bool]],
+        seen: set[tuple[str, bool, bool]],
         home: str | None,
         depth: int,
         cwd: str | None,
@@ -340,11 +392,13 @@ class ShellState:
         self.cwd, self.why = cwd, why
         self.old: tuple[str | None, str] = (None, "cd -")
         self.dirs: tuple[tuple[str | None, str], ...] = ()  # pushd stack, at most 64
+        self.links: dict[str, str | None] = {}
+        self.work = [1 << 20]  # link lookups left for this command: keeps it linear
 
     def child(self, depth: int = 1) -> ShellState:
         """A copy `depth` levels deeper (0: a saved state, see `load`)."""
         c = ShellState(self.out, self.seen, self.home, self.depth + depth, self.cwd, self.why)
-        c.old, c.dirs = self.old, self.dirs
+        c.old, c.dirs, c.links, c.work = self.old, self.dirs, self.links, self.work
         return c
 
     def load(self, saved: ShellState) -> None:
@@ -353,26 +407,104 @@ class ShellState:
     def note(self, reason: str) -> None:
         add_reason(self.out.opaque, reason)
 
-    def add(self, w: Word, where: tuple[str | None, str] | None = None, spec: bool = False) -> None:
+    def give_up(self, reason: str) -> None:
+        """Part of the command is left unread: see `BashAnalysis.gave_up`."""
+        add_reason(self.out.opaque, reason)
+        if self.out.gave_up is None:
+            self.out.gave_up = reason
+
+    def add(
+        self,
+        w: Word,
+        where: tuple[str | None, str] | None = None,
+        spec: bool = False,
+        how: int = FOLLOW,
+    ) -> None:
         """Record `w` as a target, resolved against `where` (default: cwd);
-        `spec`: a git pathspec (git globs it even when quoted)."""
+        `spec`: a git pathspec (git globs it even when quoted); `how`: FOLLOW,
+        ENTRY or BOTH (see there). A path through a symlink made earlier in the
+        command is recorded as written and as followed."""
+        t = self.locate(w, where, spec)
+        if t is None:
+            return
+        if how & ENTRY and not t.glob and _names_an_entry(w.lit):
+            self._record(t.path, False, True)
+            if how & FOLLOW:
+                self._record(t.path, False, False)
+        else:
+            self._record(t.path, t.glob, False)
+
+    def locate(
+        self, w: Word, where: tuple[str | None, str] | None = None, spec: bool = False
+    ) -> BashTarget | None:
+        """`w` resolved as a target (None, with a reason noted, when it cannot be)."""
         cwd, why = where or (self.cwd, self.why)
+        self.out.fed |= w.dyn == INPUT
         if spec and w.dyn is None and w.lit.startswith(":"):
             self.note("git pathspec " + w.lit)
-            return
+            return None
         t, reason = resolve(w, cwd, why, self.home, spec)
-        if reason:
+        if reason == PATH_TOO_LONG or (reason and cwd is None and why == PATH_TOO_LONG):
+            self.give_up(PATH_TOO_LONG)
+        elif reason:
             self.note(reason)
-        elif t is not None and (t.path, t.glob) not in self.seen:
-            self.seen.add((t.path, t.glob))
-            self.out.targets.append(t)
+        return t
+
+    def _record(self, path: str, glob: bool, entry: bool) -> None:
+        paths = [path]
+        if self.links:
+            followed = self._through_links(path, glob, entry)
+            if followed is None:
+                self.note("target through a symlink to an unknown place: " + path)
+            else:
+                paths += followed
+        for p in paths:
+            if (p, glob, entry) not in self.seen:
+                self.seen.add((p, glob, entry))
+                self.out.targets.append(BashTarget(p, glob, entry))
+
+    def _through_links(self, path: str, glob: bool, entry: bool) -> list[str] | None:
+        """Where else `path` may be, through the symlinks this command made (an
+        entry's own name is not followed): every path reached by following any of
+        them, as a link may or may not be where it was meant to be (`ln -s T D`
+        makes D, or D/T when D is a directory already). None when one points to
+        an unknown place. Bounded: past MAX_LINKS places, or past the command's
+        budget of work (`work`), it gives up."""
+        head, sep, name = path.rpartition("/") if entry else (path, "", "")
+        places, todo = [head], [head]
+        while todo:
+            here = todo.pop()
+            self.work[0] -= len(self.links)
+            if self.work[0] < 0 or len(places) > MAX_LINKS:
+                self.give_up("too many paths through symlinks")
+                return []
+            for link, to in self.links.items():
+                key = to_glob(escape(link)) if glob else link
+                if here == key or here.startswith(key + "/"):
+                    if to is None:
+                        return None
+                    there = norm((to_glob(escape(to)) if glob else to) + "/" + here[len(key) :])
+                    if there not in places:
+                        places.append(there)
+                        todo.append(there)
+        return [norm(p + sep + name) for p in places[1:]]
+
+    def link(self, at: str, to: Word) -> None:
+        """Record a symlink this command makes at `at` (or where the symlinks it
+        made earlier lead) with the content `to` (relative to the link's
+        directory; None in `links` when unknown)."""
+        for real in [at, *(self._through_links(at, False, True) or [])]:
+            if len(self.links) >= MAX_LINKS:
+                return self.give_up("too many symlinks")
+            t, _ = resolve(to, real.rpartition("/")[0] or "/", "", self.home, False)
+            self.links.setdefault(real, t.path if t is not None and not t.glob else None)
 
 
 def deeper(ctx: ShellState) -> ShellState | None:
     """A child context one level deeper, or None (with a reason) past MAX_DEPTH."""
     if ctx.depth < MAX_DEPTH:
         return ctx.child()
-    ctx.note("nesting too deep")
+    ctx.give_up("nesting too deep")
     return None
 
 
@@ -392,6 +524,8 @@ def change_dir(name: str, args: list[Word], ctx: ShellState) -> None:
         else:
             new = enter_dir(pos[0], here, ctx.home)
         if name == "pushd":
+            if len(ctx.dirs) >= 64:
+                ctx.give_up("pushd stack too deep")
             ctx.dirs = (*ctx.dirs[-63:], here)
     ctx.old = here
     ctx.cwd, ctx.why = new

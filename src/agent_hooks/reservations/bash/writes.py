@@ -11,29 +11,40 @@ words and compound heads, simple commands, redirections (`>`, `>>`, `>|`, `&>`,
 /dev/tty, /dev/fd/*, nor fd duplications), assignments, brace expansion, and the
 substitutions in every word (`$(...)`, backticks, `<(...)` and here-doc bodies'
 substitutions, analysed recursively). `cd`/`pushd`/`popd` are scoped to
-subshells, pipeline elements and `&`. Each simple command goes to
-`bash_commands` (wrappers, commands running commands, and what each known
-command writes or runs); words become options and paths in `bash_words` (`~`,
-`$HOME`; unquoted globs as patterns, `glob=True`; the target invariants).
+subshells, pipeline elements and `&`; a symlink `ln -s` makes is followed by the
+paths after it (`ln -s ../x l && echo > l/f` writes ../x/f). Each simple command goes
+to `bash_commands` (wrappers, commands running commands, and what each known
+command writes or runs; `bash_file_commands` for commands naming their files);
+words become options and paths in `bash_words` (`~`, `$HOME`; unquoted globs as
+patterns, `glob=True`; directory entries a command acts on itself, `entry=True`;
+the target invariants).
 
 Reported in `opaque` instead (a reason each, not a target): interpreters running
 code (python -c, node x.js, perl -e, python reading stdin), scripts (`./x.sh`,
 `bash x.sh`, `source x`), make-likes, npm/yarn/pnpm scripts and installs,
 `eval`/`bash -c` of unknown text, a command name that is a variable, xargs and
-find -exec of commands that are not known to only read (their files come from
-input), find -delete, tar -x / unzip without a directory, patch, git commands
-that may rewrite many files (reset --hard, clean, stash, switch, merge, pull,
-rebase, apply, checkout REF), targets holding variables, command substitutions
-or `~user`, relative targets after a `cd` to an unknown place, and syntax the
-lexer gives up on (unterminated quotes, nesting deeper than MAX_DEPTH).
+find -exec of commands that are not known to only read and do not write the files
+found (their files come from input), tar -x / unzip without a directory, git
+commands that may rewrite many files (reset --hard, clean, stash, switch, merge,
+pull, rebase, apply, checkout REF), targets holding variables, command
+substitutions or `~user`, relative targets after a `cd` to an unknown place,
+paths through a symlink to an unknown place, and unterminated quotes or
+substitutions (bash runs nothing from there on).
+
+Given up on (`gave_up`, its reason also in `opaque`): nesting deeper than MAX_DEPTH
+(`$(...)`, backticks, `bash -c`, `eval`, xargs), more than 16 wrappers, a brace
+expansion past 64 words or its work budget, more than 64 `pushd`, more than 64
+symlinks made or places reached through them, a path past PATH_MAX, an internal error. What was skipped may write anything anywhere; the
+caller treats the command as writing the whole project.
 
 Not seen and not reported: commands not named here are assumed not to write
 (compilers, test runners, pip, cargo, go, docker, ssh, git aliases, watch,
-flock, parallel); sed's `w` command; awk programs that write without an obvious
-`> "file"`, `| "cmd"` or `system(`; functions and aliases defined earlier in
-the session; `${x:-$(cmd)}`. Conversely a
-function body's writes count even if it is never called, and xargs/cp/mv
-destinations are taken from their static words.
+flock, parallel, gzip/xz); sed's `w` command; awk programs that write without an
+obvious `> "file"`, `| "cmd"` or `system(`; what ed/ex/vim commands or sqlite3
+statements write besides the file named; functions and aliases defined earlier in
+the session; `${x:-$(cmd)}`; a glob reaching through a symlink made earlier in
+the command. Conversely a function body's writes count even if it is never
+called, and xargs/cp/mv destinations are taken from their static words.
 
 Hot path: nothing is imported at run time but `bash_lexer` and the bash_* modules
 named above (not even `os`).
@@ -46,6 +57,7 @@ import posix
 from agent_hooks.reservations.bash.commands import run_command
 from agent_hooks.reservations.bash.lexer import Lexer, Redir, Word, add_reason
 from agent_hooks.reservations.bash.words import (
+    MAX_BRACE,
     MAX_DEPTH,
     ShellState,
     expand_braces,
@@ -72,18 +84,24 @@ def analyze(command: str, cwd: str, home: str | None = None) -> BashAnalysis:
         ctx = ShellState(res, set(), home, 0, norm(cwd), "")
         run_text(command, ctx)
     except Exception as exc:  # the contract is to never raise: say so instead
-        add_reason(res.opaque, "analysis error: " + type(exc).__name__)
+        reason = "analysis error: " + type(exc).__name__
+        add_reason(res.opaque, reason)
+        res.gave_up = res.gave_up or reason
     return res
 
 
 def run_text(text: str, ctx: ShellState) -> None:
     """Read a command string (nested ones too: `bash -c`, `eval`) from where `ctx` is."""
-    _run(Lexer(text, ctx.home, MAX_DEPTH - ctx.depth, ctx.out.opaque).tokens(), ctx)
+    lexer = Lexer(text, ctx.home, MAX_DEPTH - ctx.depth, ctx.out.opaque)
+    toks = lexer.tokens()
+    if lexer.gave_up is not None:
+        ctx.give_up(lexer.gave_up)
+    _run(toks, ctx)
 
 
 def _run_sub(toks: list[Word | Redir | str], ctx: ShellState) -> None:
     if ctx.depth >= MAX_DEPTH:
-        ctx.note("nesting too deep")
+        ctx.give_up("nesting too deep")
     else:
         _run(toks, ctx.child())
 
@@ -200,10 +218,11 @@ def _simple(words: list[Word], redirs: list[tuple[Redir, Word | None]], ctx: She
     argv: list[Word] = []
     for w in words:
         if w.dyn is None and "{" in w.esc:
-            alts = expand_braces(w.esc, [4 * len(w.esc) + 65536])
-            if len(alts) >= 64:
-                ctx.note("brace expansion truncated")
-            argv.extend(Word(unescape(e), e) for e in alts if e)  # bash drops empty words
+            budget = [4 * len(w.esc) + 65536]
+            alts = expand_braces(w.esc, budget)
+            if len(alts) > MAX_BRACE or budget[0] <= 0:
+                ctx.give_up("brace expansion truncated")
+            argv.extend(Word(unescape(e), e) for e in alts[:MAX_BRACE] if e)  # bash drops empty
         else:
             argv.append(w)
     k = 0

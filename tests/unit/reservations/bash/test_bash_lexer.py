@@ -180,6 +180,28 @@ def test_nesting_beyond_max_depth_is_skipped_with_a_reason() -> None:
     assert reasons == ["nesting too deep"] and shape(tokens)[1:] == [("W", "b")]
 
 
+@pytest.mark.parametrize(
+    "text",
+    ["$(a $(b))", "`a $(b)`", "x <(a >(b))", "cat <<EOF\n$(a $(b))\nEOF\n", "$(a `b`)"],
+)
+def test_skipping_what_is_nested_too_deep_is_giving_up(text: str) -> None:
+    """`gave_up` names why part of the text went unread, even when `reasons` is full."""
+    reasons = [f"r{k}" for k in range(MAX_REASONS)]
+    lexer = Lexer(text, HOME, 1, reasons)
+    lexer.tokens()
+    assert lexer.gave_up == "nesting too deep" and len(reasons) == MAX_REASONS
+    lexer = Lexer(text, HOME, 2, [])
+    lexer.tokens()
+    assert lexer.gave_up is None
+
+
+def test_an_unterminated_quote_is_not_giving_up() -> None:
+    """bash runs nothing from an unterminated quote on: the lexer read all there is."""
+    lexer = Lexer("touch a; echo 'b > c", HOME, 8, [])
+    lexer.tokens()
+    assert lexer.gave_up is None and lexer.reasons == ["unterminated quote"]
+
+
 def test_parameter_expansion() -> None:
     """$HOME / ${HOME} become home; any other expansion keeps its text and names the first in dyn."""
     assert [(w.lit, w.dyn) for w in map(one_word, ["$HOME/x", '"${HOME}"y', "$HOMEx"])] == [
@@ -225,7 +247,6 @@ def test_word_tail() -> None:
     assert w.tail(2, tilde=False).esc == "\\~/d*"
 
 
-@pytest.mark.xfail(strict=True, reason="digits before >( or <( are lexed as a redirection fd")
 def test_digits_before_process_substitution_are_part_of_the_word() -> None:
     """bash prints `2/dev/fd/63` for `echo 2>(true)`: a word holding a process substitution."""
     tokens, reasons = lex("echo 2>(tee out)")
