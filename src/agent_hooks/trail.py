@@ -14,6 +14,10 @@ Invariants:
 * Files inside the project's workspaces (`<project>/.tmp/sessions/`) go to
   `workspace_files` instead, kept apart from the project's own files.
 * `files_read` keeps at most `read_limit` paths, dropping the oldest first.
+* `files_created`, `files_modified` and `workspace_files` keep at most
+  `MAX_TRAIL_FILES` paths each, the first ones seen: the document is parsed by every
+  hook, so one Bash command reporting 200,000 files must not make it megabytes. The
+  first time a list is full a notice tells the agent at its next SessionStart.
 * A fingerprint `[mtime_ns, size, checksum]` is kept for every path in the trail;
   the checksum covers the whole file up to 2 MiB and the first and last MiB
   beyond that. It is the content read as one integer modulo the Mersenne prime
@@ -34,6 +38,7 @@ READ = "files_read"
 WORKSPACE = "workspace_files"
 DEFAULT_READ_LIMIT = 500
 MAX_FINGERPRINTS = 1000
+MAX_TRAIL_FILES = 10_000
 READ_LIMIT_ENV = "AGENT_HOOKS_READ_LIMIT"
 _FULL_HASH_LIMIT = 2 << 20
 _PART = 1 << 20
@@ -129,17 +134,19 @@ def record(
     changed = False
     present = {field: set(doc[field]) for field in (CREATED, MODIFIED, READ, WORKSPACE)}
     budget = MAX_FINGERPRINTS
+    full: set[str] = set()
     for field, path in found:
         if workspaces is not None and path.startswith(workspaces):
-            if path not in present[WORKSPACE]:
-                present[WORKSPACE].add(path)
-                doc[WORKSPACE].append(path)
-                changed = True
-            continue
+            field = WORKSPACE
         if path not in present[field]:
+            if field != READ and len(doc[field]) >= MAX_TRAIL_FILES:
+                full.add(field)
+                continue
             present[field].add(path)
             doc[field].append(path)
             changed = True
+        if field == WORKSPACE:
+            continue
         if writer is not None:
             seen = doc["trail_writers"].setdefault(path, [])
             if writer not in seen and len(seen) < 8:
@@ -151,6 +158,14 @@ def record(
             if mark is not None and marks.get(path) != mark:
                 marks[path] = mark
                 changed = True
+    for field in sorted(full):
+        text = (
+            f"Your file trail's {field} list is full ({MAX_TRAIL_FILES} files): later files "
+            "are not recorded in it (`git status` shows what changed)."
+        )
+        if text not in doc["notices"]:
+            doc["notices"].append(text)
+            changed = True
     read = doc[READ]
     if len(read) > read_limit:
         dropped = read[: len(read) - read_limit]

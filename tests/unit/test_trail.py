@@ -274,3 +274,18 @@ def test_fingerprints_of_files_dropped_from_the_read_list_go_too(tmp_path: Path)
 def test_checksum_tells_lengths_apart(data: bytes) -> None:
     others = {trail.checksum(d) for d in [b"", b"\x00", b"\x00\x00", b"a", b"a\x00"] if d != data}
     assert trail.checksum(data) not in others
+
+
+def test_a_trail_list_stops_at_its_cap_and_says_so_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """200,000 files from one Bash command leave a bounded document and one notice."""
+    monkeypatch.setattr(trail, "MAX_TRAIL_FILES", 5)
+    doc = _doc()
+    found = [(trail.MODIFIED, f"/p/f{n}") for n in range(8)] + [(trail.READ, "/p/r")]
+    assert trail.record(doc, found, 500)
+    assert doc[trail.MODIFIED] == [f"/p/f{n}" for n in range(5)]
+    assert doc[trail.READ] == ["/p/r"]  # reads have their own limit
+    assert len(doc["notices"]) == 1 and "files_modified list is full (5 files)" in doc["notices"][0]
+    assert not trail.record(doc, [(trail.MODIFIED, "/p/f9")], 500)  # nothing new to say
+    assert trail.record(doc, [(trail.CREATED, "/p/new")], 500)  # other lists still record
+    assert trail.record(doc, [(trail.MODIFIED, "/p/f0")], 500) is False
+    assert len(doc["notices"]) == 1
