@@ -213,7 +213,10 @@ def read_bytes(path: str) -> bytes | None:
 
 
 def write_bytes_atomic(path: str, data: bytes, *, durable: bool = True) -> None:
-    """Replace `path` with `data` atomically; the file ends up 0600."""
+    """Replace `path` with `data` atomically; the file ends up 0600. When it fails
+    (a full or read-only disk) `path` is left as it was and the temporary file is
+    removed; an error without a file name (ENOSPC from `write`) is given the
+    temporary file's (`temp_target` maps it back to `path`)."""
     directory, name = fs.split(path)
     tmp = fs.join(directory, f".{name}.{posix.getpid()}.{posix.urandom(4).hex()}.tmp")
     fd = posix.open(tmp, posix.O_WRONLY | posix.O_CREAT | posix.O_EXCL | _OPEN_FLAGS, FILE_MODE)
@@ -223,20 +226,28 @@ def write_bytes_atomic(path: str, data: bytes, *, durable: bool = True) -> None:
             view = view[posix.write(fd, view) :]
         if durable:
             posix.fsync(fd)
-    except BaseException:
-        posix.close(fd)
-        posix.unlink(tmp)
-        raise
-    posix.close(fd)
-    try:
+        closing, fd = fd, -1
+        posix.close(closing)
         posix.replace(tmp, path)
-    except BaseException:
-        posix.unlink(tmp)
+    except BaseException as exc:
+        if fd >= 0:
+            posix.close(fd)
+        _discard(tmp)
+        if isinstance(exc, OSError) and exc.filename is None:
+            exc.filename = tmp  # the file being written when it failed
         raise
+
+
+def _discard(tmp: str) -> None:
+    """Remove a temporary file after a failed write; never hides the failure."""
+    try:
+        posix.unlink(tmp)
+    except OSError:
+        pass
 
 
 def write_json_atomic(path: str, doc: object, *, durable: bool = True) -> None:
-    write_bytes_atomic(path, jsonio.dumps(doc).encode("utf-8"), durable=durable)
+    write_bytes_atomic(path, jsonio.encode(doc), durable=durable)
 
 
 def utc_stamp(now: float) -> str:

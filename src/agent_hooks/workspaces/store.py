@@ -269,7 +269,9 @@ def write_context(
         _real_dir(directory)
     if not replace and fs.lexists(path):
         raise workspace.WorkspaceError(f"{path} exists; pass --replace to overwrite it")
-    storage.write_bytes_atomic(path, content.encode("utf-8"))
+    # Text that is not valid Unicode (an argument's stray bytes) is kept as a
+    # visible `\\udcff` escape: the file stays UTF-8.
+    storage.write_bytes_atomic(path, content.encode("utf-8", "backslashreplace"))
     return register(ws, rel, now, recipient=recipient, keywords=keywords, replace=replace)
 
 
