@@ -1,13 +1,25 @@
 """What the click commands share: the environment, the clock, the agent, and
 output (human text or `--json`).
 
-Invariants: every user error is a `click.ClickException` — one line on stderr,
-exit status 1; `--json` output is one JSON document on stdout (orjson, indented).
+Invariants:
+
+* Every user error is a `click.ClickException` — one line on stderr, exit status
+  1 (2 for a usage error). `Group` (the `agent-hooks` group and every group run
+  on its own) turns whatever OSError or UnicodeError a command lets through — a
+  full or read-only disk, a symlink planted where a file belongs, a state
+  directory that is a file — into such a line: no command prints a traceback.
+* `--json` output is one JSON document on stdout (orjson, indented); text that is
+  not valid Unicode (a lone surrogate: bytes of a file name that are not UTF-8)
+  is written as a `\\udXXX` escape there, and as the same escape in text output.
+* Times are shown to people in local time; `--json` keeps epoch seconds or UTC.
 """
 
 from __future__ import annotations
 
+import errno
+import io
 import os
+import sys
 import time
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -15,7 +27,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 import orjson
 
-from agent_hooks import identity, repository
+from agent_hooks import identity, jsonio, repository, storage
+from agent_hooks import posix_fs as fs
 
 if TYPE_CHECKING:
     from agent_hooks.writer import Writer
@@ -42,6 +55,12 @@ class Env:
         except identity.IdentityError as exc:
             raise click.ClickException(str(exc)) from None
 
+    def check_state_dir(self) -> None:
+        """For commands that list the state directory: a file standing where it
+        belongs is a one-line error, not an empty listing (a missing one is fine)."""
+        if fs.lexists(self.state_dir) and not fs.isdir(self.state_dir):
+            raise click.ClickException(f"the state directory {self.state_dir} is not a directory")
+
     def writer(self) -> Writer:
         """Who this command acts for: the agent, in its conversation when run by an
         agent's Bash tool (Claude Code sets `CLAUDE_CODE_SESSION_ID` there)."""
@@ -56,6 +75,77 @@ class Env:
                 raise click.ClickException(f"--project {given}: not a directory")
             return repository.normalize_project(os.path.abspath(given))
         return repository.project_root(self.environ, os.getcwd())
+
+
+def os_error_text(exc: OSError) -> str:
+    """One line for an OSError: the file it concerns and why, in words."""
+    if isinstance(exc, storage.StorageError) or exc.strerror is None:
+        return str(exc)  # a sentence of ours (a symlink refused, not a regular file)
+    if not exc.filename:
+        return exc.strerror
+    path = str(exc.filename)
+    reason = exc.strerror or str(exc)
+    directory, name = fs.split(path)
+    target = storage.temp_target(name)
+    if target is not None:  # the temporary file a write goes through: name the file written
+        return f"cannot write {fs.join(directory, target)}: {reason}"
+    if exc.errno in (errno.ENOTDIR, errno.EEXIST):
+        blocker = _not_a_directory(path)
+        if blocker == path:
+            return f"{path} is not a directory"
+        if blocker is not None:
+            return f"{path}: {blocker} is not a directory"
+    if exc.filename2:
+        return f"{path} -> {exc.filename2}: {reason}"
+    if name.endswith(".lock") and exc.errno != errno.ENOENT:
+        return f"cannot lock {path[: -len('.lock')]}: {reason}"
+    return f"{path}: {reason}"
+
+
+def _not_a_directory(path: str) -> str | None:
+    """The first of `path`'s ancestors (or `path` itself) that exists and is not a directory."""
+    parts = path.split("/")
+    for i in range(2, len(parts) + 1):
+        candidate = "/".join(parts[:i])
+        if candidate and fs.lexists(candidate) and not fs.isdir(candidate):
+            return candidate
+    return None
+
+
+def unicode_error_text(exc: UnicodeError) -> str:
+    """One line for text that is not valid Unicode (or not UTF-8)."""
+    if isinstance(exc, UnicodeEncodeError | UnicodeDecodeError):
+        bad = exc.object[exc.start : exc.end]
+        return f"text that is not valid UTF-8 ({bad!a} at position {exc.start}): {exc.reason}"
+    return f"text that is not valid UTF-8: {exc}"
+
+
+def tolerant_output() -> None:
+    """Let stdout write text that is not valid Unicode as `\\udXXX` escapes (stderr
+    already does), instead of failing halfway through a listing."""
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper) and stream.errors == "strict":
+            stream.reconfigure(errors="backslashreplace")
+
+
+class Group(click.Group):
+    """A click group whose commands fail in one line (`Error: …`, exit 1), never
+    with a traceback: OSError and UnicodeError are turned into ClickException
+    here, once for every command below it."""
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        tolerant_output()
+        return super().main(*args, **kwargs)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except OSError as exc:
+            if exc.errno == errno.EPIPE:  # `agent-hooks … | head`: click's own handling
+                raise
+            raise click.ClickException(os_error_text(exc)) from None
+        except UnicodeError as exc:
+            raise click.ClickException(unicode_error_text(exc)) from None
 
 
 def get_env() -> Env:
@@ -89,7 +179,17 @@ def require_project(env: Env, given: str | None) -> str:
 
 
 def emit_json(data: object) -> None:
-    click.echo(orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode())
+    try:
+        text = orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode()
+    except orjson.JSONEncodeError:
+        # orjson refuses lone surrogates; the standard library writes them raw, and
+        # they become `\\udXXX` escapes (valid JSON, read back to the same text).
+        import json
+
+        text = jsonio.escape_surrogates(
+            json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False)
+        )
+    click.echo(text)
 
 
 def relative(path: str, root: str | None) -> str:

@@ -14,6 +14,7 @@ from agent_hooks.cli._common import emit_json, get_env, json_option
 def agents(project: str | None, as_json: bool) -> None:
     """List all agents: name, project, activity and trail counts."""
     env = get_env()
+    env.check_state_dir()
     root = env.project_root(project) if project else None
     rows = []
     for record in roster.load_all(env.state_dir, env.now):

@@ -25,6 +25,7 @@ def cleanup(days: float, dry_run: bool, as_json: bool) -> None:
     if days != days or days == float("inf"):
         raise click.BadParameter("must be a finite number of days", param_hint="--days")
     env = get_env()
+    env.check_state_dir()
     keep = None
     try:
         keep = env.agent().state_file

@@ -168,7 +168,7 @@ def add(
         update = workspace_store.write_context(
             ws, rel, content, env.now, recipient=who, keywords=words, replace=replace
         )
-    except (workspace.WorkspaceError, OSError) as exc:
+    except workspace.WorkspaceError as exc:
         raise click.ClickException(str(exc)) from None
     warn(update, ws)
     if as_json:
@@ -290,7 +290,7 @@ def rm(path: str, project: str | None, as_json: bool) -> None:
     rel = _workspace_relative(path, ws, root)
     try:
         outcome = workspace_store.remove_context(ws, rel, env.now)
-    except (workspace.WorkspaceError, OSError) as exc:
+    except workspace.WorkspaceError as exc:
         raise click.ClickException(str(exc)) from None
     if as_json:
         emit_json({"workspace": ws.id, "relative": ws.project_relative(rel), "file": outcome})

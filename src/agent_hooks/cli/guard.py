@@ -13,7 +13,7 @@ from typing import Any
 import click
 
 from agent_hooks import switches
-from agent_hooks.cli._common import emit_json, get_env, json_option
+from agent_hooks.cli._common import Group, emit_json, get_env, json_option, os_error_text
 from agent_hooks.interop import git_guard, git_guard_check, guard_record
 from agent_hooks.reservations import reservation
 
@@ -29,7 +29,7 @@ def _repo(given: str | None) -> str:
     return path
 
 
-@click.group()
+@click.group(cls=Group)
 def guard() -> None:
     """A git pre-commit hook that refuses commits staging files another agent
     holds exclusively (warn-only mode available; bypass one commit with
@@ -53,14 +53,15 @@ def install(repo: str | None, warn_only: bool, as_json: bool) -> None:
         )
     try:
         layout, done = git_guard.install(_repo(repo), python, "warn" if warn_only else "block")
-    except (git_guard.GuardError, OSError) as exc:
+    except git_guard.GuardError as exc:
         raise click.ClickException(str(exc)) from None
     env = get_env()
     try:  # so that ./install.sh --uninstall --purge finds it
         guard_record.add(env.state_dir, layout.top, layout.hook, env.now)
     except OSError as exc:
         click.echo(
-            f"warning: could not record the guard in {guard_record.path(env.state_dir)}: {exc}",
+            f"warning: could not record the guard in {guard_record.path(env.state_dir)}: "
+            f"{os_error_text(exc)}",
             err=True,
         )
     if as_json:
@@ -86,7 +87,7 @@ def uninstall(repo: str | None, as_json: bool) -> None:
     """Remove the hook and put back the one it chained, exactly as it was."""
     try:
         layout, done = git_guard.uninstall(_repo(repo))
-    except (git_guard.GuardError, OSError) as exc:
+    except git_guard.GuardError as exc:
         raise click.ClickException(str(exc)) from None
     try:
         guard_record.remove(get_env().state_dir, layout.hook)

@@ -149,6 +149,8 @@ def reservations(all_projects: bool, dropped: bool, project: str | None, as_json
     whether the holder is alive, reason and id. Leases are the files writers are
     changing right now (a writer holds each file it edits)."""
     env = get_env()
+    if all_projects:
+        env.check_state_dir()
     roots = (
         reservation_store.known_projects(env.state_dir)
         if all_projects
