@@ -524,3 +524,33 @@ def test_a_ttl_python_cannot_read_is_one_line(run: Run, ttl: str, why: str, comm
 
 def test_a_ttl_with_leading_zeros_is_read(run: Run) -> None:
     assert "60 min" in run.ok("reserve", "a.py", "--ttl", "0" * 40 + "1h").stdout
+
+
+@pytest.mark.parametrize("locale", ["C", "C.UTF-8"])
+@pytest.mark.parametrize("args", [["status"], ["trail"], ["trail", "--json"]])
+def test_a_real_process_prints_surrogates_escaped_whatever_the_locale(
+    surrogates: Run, locale: str, args: list[str]
+) -> None:
+    """Python's own stdout is strict (or, under the C locale, takes `\\udcff` back to
+    its byte but fails on `\\ud800`): the CLI makes it write escapes."""
+    import subprocess
+    import sys
+
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(surrogates.home),
+        "CLAUDE_PROJECT_DIR": str(surrogates.project),
+        "AGENT_NAME": ME,
+        "LC_ALL": locale,
+        "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src"),
+    }
+    proc = subprocess.run(
+        [sys.executable, "-m", "agent_hooks.cli", *args],
+        capture_output=True,
+        env=env,
+        cwd=surrogates.project,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert b"\\ud800" in proc.stdout and proc.stderr == b""
+    proc.stdout.decode("utf-8")

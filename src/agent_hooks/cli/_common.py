@@ -122,9 +122,10 @@ def unicode_error_text(exc: UnicodeError) -> str:
 
 def tolerant_output() -> None:
     """Let stdout write text that is not valid Unicode as `\\udXXX` escapes (stderr
-    already does), instead of failing halfway through a listing."""
+    already does), instead of failing halfway through a listing. (Under the C
+    locale Python's stdout takes `\\udcff` back to its byte, but fails on `\\ud800`.)"""
     for stream in (sys.stdout, sys.stderr):
-        if isinstance(stream, io.TextIOWrapper) and stream.errors == "strict":
+        if isinstance(stream, io.TextIOWrapper) and stream.errors in ("strict", "surrogateescape"):
             stream.reconfigure(errors="backslashreplace")
 
 
