@@ -413,4 +413,17 @@ def test_cleanup_refuses_bad_days(home: Path, days: str) -> None:
 
 def test_cleanup_of_an_empty_or_missing_state_dir(home: Path) -> None:
     assert parse(invoke(home, ["cleanup", "--json"])) == {"dry_run": False, "removed": []}
-    assert "0 file(s) removed" in invoke(home, ["cleanup"]).stdout
+    assert "Nothing to remove from" in invoke(home, ["cleanup"]).stdout
+
+
+def test_cleanup_says_what_it_did_in_sentences(home: Path) -> None:
+    sdir = home / ".claude"
+    _aged(sdir, "a", 9)
+    _aged(sdir, "b", 9)
+    dry = invoke(home, ["cleanup", "--dry-run"]).stdout
+    assert dry.endswith(f"Would remove 2 files from {sdir}.\n"), dry
+    assert "(s)" not in dry and "would remove from" not in dry
+    (sdir / "state-b.json").unlink()
+    done = invoke(home, ["cleanup"]).stdout
+    assert done.endswith(f"Removed 1 file from {sdir}.\n"), done
+    assert invoke(home, ["cleanup"]).stdout == f"Nothing to remove from {sdir}.\n"

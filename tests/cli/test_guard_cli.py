@@ -132,7 +132,7 @@ def test_check_allows_when_expired_own_or_warned(home: Path, repo: Path) -> None
     reserve(home, repo, "bob", "src/**", ttl=60)
     stage(repo, home, "src/a.py")
     later = run(home, "check", "--repo", str(repo), now=NOW + 61)
-    assert later.exit_code == 0 and "ok: 1 staged path(s)" in later.output
+    assert later.exit_code == 0 and "ok: 1 staged path; it is not held" in later.output
     assert run(home, "check", "--repo", str(repo), agent="bob").exit_code == 0
     warned = run(home, "check", "--repo", str(repo), "--mode", "warn", "--json")
     assert warned.exit_code == 0

@@ -424,3 +424,9 @@ def test_token_figures_from_the_sample_transcripts(run: Cli, tmp_path: Path) -> 
     ]
     assert (data["total_without_isolation"], data["savings_percent"]) == (30, 66.7)
     assert "  Explore a6a499d3: 20 tokens (isolated)" in run.ok("tokens").splitlines()
+
+
+def test_note_counts_notes_in_words(run: Cli) -> None:
+    run.ok("start", "--client", "acme", "--project", "audit")
+    assert run.ok("note", "first").strip() == "Noted in SES202611-ACME-AUDIT (1 note now)."
+    assert run.ok("note", "second").strip() == "Noted in SES202611-ACME-AUDIT (2 notes now)."

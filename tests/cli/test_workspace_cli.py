@@ -71,7 +71,7 @@ def test_sweep_closes_idle_workspaces_and_spares_yours(cli: Cli) -> None:
     dry = json.loads(cli.ok("workspace", "sweep", "--dry-run", "--json").output)
     assert dry["closed"] == [stale.id] and Path(stale.path).exists()
     out = cli.ok("workspace", "sweep").output
-    assert out == f"closed 1 idle workspace(s): {stale.id}\n"
+    assert out == f"closed 1 idle workspace: {stale.id}\n"
     assert not Path(stale.path).exists() and Path(fresh.path).exists() and mine.exists()
     broken = idle_workspace(cli.project, NOW - 5 * DAY)
     Path(broken.manifest_path).unlink()

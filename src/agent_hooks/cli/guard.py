@@ -16,6 +16,7 @@ from agent_hooks import switches
 from agent_hooks.cli._common import Group, emit_json, get_env, json_option, os_error_text
 from agent_hooks.interop import git_guard, git_guard_check, guard_record
 from agent_hooks.reservations import reservation
+from agent_hooks.wording import plural
 
 repo_option = click.option(
     "--repo", metavar="DIR", help="A directory inside the git work tree (default: the current one)."
@@ -183,7 +184,10 @@ def check(repo: str | None, mode: str, warn_only: bool, hook: bool, as_json: boo
     elif found:
         click.echo(git_guard_check.message(found, top, env.now, warn), err=True)
     elif not hook:
-        click.echo(f"ok: {len(paths)} staged path(s), none held exclusively by another agent")
+        held = "none is" if len(paths) != 1 else "it is not"
+        click.echo(
+            f"ok: {plural(len(paths), 'staged path')}; {held} held exclusively by another agent"
+        )
     if found and not warn:
         raise SystemExit(git_guard.BLOCKED_EXIT if hook else 1)
 

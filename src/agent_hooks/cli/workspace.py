@@ -10,6 +10,7 @@ import click
 from agent_hooks import state_file
 from agent_hooks.cli._common import emit_json, get_env, json_option, project_option, require_project
 from agent_hooks.cli.context import current_workspace, require_current
+from agent_hooks.wording import plural
 from agent_hooks.workspaces import cleanup as workspace_cleanup
 from agent_hooks.workspaces import manifest as workspace_manifest
 from agent_hooks.workspaces import store as workspace_store
@@ -86,7 +87,7 @@ def close(project: str | None, as_json: bool) -> None:
 def _print_closed(result: workspace_cleanup.Closed) -> None:
     click.echo(
         f"workspace {result.ws.id}: {'closed' if result.closed else 'left alone'}; "
-        f"{len(result.removed)} tracked file(s) deleted"
+        f"{plural(len(result.removed), 'tracked file')} deleted"
     )
     for item in result.left:
         click.echo(f"  kept {item}")
@@ -120,7 +121,7 @@ def sweep(dry_run: bool, project: str | None, as_json: bool) -> None:
         return
     verb = "would close" if dry_run else "closed"
     click.echo(
-        f"{verb} {len(swept.ids)} idle workspace(s)"
+        f"{verb} {plural(len(swept.ids), 'idle workspace')}"
         + (": " + ", ".join(swept.ids) if swept.ids else "")
     )
     for warning in swept.warnings:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from agent_hooks.durations import ago, duration
 from agent_hooks.timestamps import iso
+from agent_hooks.wording import plural
 from agent_hooks.work_sessions.work_session import (
     CLOSED,
     CRITICAL_PERCENT,
@@ -268,10 +269,10 @@ def closing_summary(doc: dict[str, Any], now: float) -> dict[str, Any]:
     paths = [a["path"] for a in doc["artifacts"]]
     if paths:
         more = f", … ({len(paths) - 10} more)" if len(paths) > 10 else ""
-        outcomes.append(f"{len(paths)} artifact(s) created: {', '.join(paths[:10])}{more}")
+        outcomes.append(f"{plural(len(paths), 'artifact')} created: {', '.join(paths[:10])}{more}")
     if doc["agents_spawned"]:
         outcomes.append(
-            f"{len(doc['agents_spawned'])} subagent(s) spawned; "
+            f"{plural(len(doc['agents_spawned']), 'subagent')} spawned; "
             f"{tokens['saved']:,} tokens kept out of the main context"
         )
     outcomes.append(

@@ -166,10 +166,8 @@ def test_closing_summary() -> None:
         "Milestone reached: Requirements Complete (2025-01-15)",
         "Milestone reached: Architecture Approved (2025-01-15)",
     ]
-    assert "2 artifact(s) created: docs/prd.md, docs/architecture.md" in summary["outcomes"]
-    assert (
-        "3 subagent(s) spawned; 145,000 tokens kept out of the main context" in summary["outcomes"]
-    )
+    assert "2 artifacts created: docs/prd.md, docs/architecture.md" in summary["outcomes"]
+    assert "3 subagents spawned; 145,000 tokens kept out of the main context" in summary["outcomes"]
     assert summary["next_steps"] == [
         "Open milestone: Implementation Started",
         "Next: Complete story 1-2-user-login.",
