@@ -554,3 +554,13 @@ def test_a_real_process_prints_surrogates_escaped_whatever_the_locale(
     assert proc.returncode == 0, proc.stderr
     assert b"\\ud800" in proc.stdout and proc.stderr == b""
     proc.stdout.decode("utf-8")
+
+
+def test_table_aligns_columns_under_the_header() -> None:
+    from agent_hooks.cli._common import table
+
+    assert table(("NAME", "N", "WHERE"), [("a", 5, "/x"), ("long name", 12, "-")], {1}) == [
+        "NAME        N  WHERE",
+        "a           5  /x",
+        "long name  12  -",
+    ]

@@ -256,7 +256,7 @@ def test_agents_of_one_project(home: Path, project: Path, tmp_path: Path) -> Non
 def test_agents_when_there_are_none(home: Path) -> None:
     assert parse(invoke(home, ["agents", "--json"])) == []
     result = invoke(home, ["agents"])
-    assert result.exit_code == 0 and "no agents" in result.stdout
+    assert result.exit_code == 0 and "No agents" in result.stdout
 
 
 @pytest.mark.parametrize(
@@ -427,3 +427,33 @@ def test_cleanup_says_what_it_did_in_sentences(home: Path) -> None:
     done = invoke(home, ["cleanup"]).stdout
     assert done.endswith(f"Removed 1 file from {sdir}.\n"), done
     assert invoke(home, ["cleanup"]).stdout == f"Nothing to remove from {sdir}.\n"
+
+
+# --- agents: a headed table, like reservations'
+
+
+def test_agents_prints_a_table_under_column_headers(home: Path, project: Path) -> None:
+    """`0c 2m 0r` beside `2m ago` read as minutes; each figure now stands under its
+    header, numbers right-aligned."""
+    write_state(home / ".claude", ME, doc(project))
+    write_state(home / ".claude", "proj__cc_22", doc(project, files_read=[], active=False))
+    lines = invoke(home, ["agents"]).stdout.splitlines()
+    header = lines[0]
+    assert header.split() == [
+        "AGENT", "STATE", "LAST", "ACTIVE", "CREATED", "MODIFIED", "READ", "PROJECT",
+    ]  # fmt: skip
+    mine = next(line for line in lines if line.startswith(ME + " "))
+    assert mine.split() == [ME, "active", "1m", "ago", "1", "2", "3", str(project)]
+    for column in ("CREATED", "MODIFIED", "READ"):  # right-aligned under the header
+        end = header.index(column) + len(column)
+        assert all(line[end - 1].isdigit() and line[end] == " " for line in lines[1:])
+    assert all(line.index(str(project)) == header.index("PROJECT") for line in lines[1:])
+
+
+def test_agents_shows_an_unreadable_state_file_in_the_table(home: Path, project: Path) -> None:
+    write_state(home / ".claude", ME, doc(project))
+    write_state(home / ".claude", "broken", "{oops")
+    lines = invoke(home, ["agents"]).stdout.splitlines()
+    broken = next(line for line in lines if line.startswith("broken "))
+    assert broken.split()[:6] == ["broken", "unreadable", "-", "-", "-", "-"]
+    assert "not JSON" in broken

@@ -21,7 +21,7 @@ import io
 import os
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
@@ -191,6 +191,23 @@ def emit_json(data: object) -> None:
             json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False)
         )
     click.echo(text)
+
+
+def table(
+    header: Sequence[str], rows: Iterable[Sequence[object]], right: Collection[int] = ()
+) -> list[str]:
+    """Lines of a table under a header, columns two spaces apart, each as wide as
+    its widest cell; the columns in `right` (numbers) are right-aligned. Every
+    listing for people (`agents`, `reservations`) is printed by this."""
+    grid = [[str(cell) for cell in header]] + [[str(cell) for cell in row] for row in rows]
+    widths = [max(len(r[i]) for r in grid) for i in range(len(header))]
+    return [
+        "  ".join(
+            cell.rjust(w) if i in right else cell.ljust(w)
+            for i, (cell, w) in enumerate(zip(r, widths, strict=True))
+        ).rstrip()
+        for r in grid
+    ]
 
 
 def relative(path: str, root: str | None) -> str:

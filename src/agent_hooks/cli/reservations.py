@@ -9,7 +9,14 @@ from typing import Any
 import click
 
 from agent_hooks import liveness, writer
-from agent_hooks.cli._common import emit_json, get_env, json_option, project_option, require_project
+from agent_hooks.cli._common import (
+    emit_json,
+    get_env,
+    json_option,
+    project_option,
+    require_project,
+    table,
+)
 from agent_hooks.cli.reserve import public, until
 from agent_hooks.reservations import (
     enforcement,
@@ -111,7 +118,6 @@ def _local(moment: object) -> str:
 
 
 def _table(rows: list[dict[str, Any]]) -> list[str]:
-    header = ("HOLDER", "KIND", "PATH", "MODE", "LEFT", "STATE", "REASON / ID")
     body = []
     for row in rows:
         who = row["holder_label"]
@@ -130,11 +136,9 @@ def _table(rows: list[dict[str, Any]]) -> list[str]:
                 f"{reason} {ident}".strip(),
             )
         )
-    widths = [max(len(str(r[i])) for r in [header, *body]) for i in range(len(header))]
-    return [
-        "  ".join(str(cell).ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip()
-        for r in [header, *body]
-    ]
+    return table(
+        ("HOLDER", "KIND", "PATH", "MODE", "LEFT", "STATE", "REASON / ID"), body, right={4}
+    )
 
 
 @click.command()
