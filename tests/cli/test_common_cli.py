@@ -208,7 +208,9 @@ def test_an_agent_name_that_is_not_utf8_is_refused_on_every_path(run: Run, args:
     "args",
     [
         ["status", "--agent", NOT_UTF8],
+        ["status", NOT_UTF8],
         ["trail", NOT_UTF8],
+        ["trail", "--agent", NOT_UTF8],
         ["freshness", "--agent", NOT_UTF8],
         ["brief", "show", "--agent", NOT_UTF8],
     ],

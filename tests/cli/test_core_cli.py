@@ -457,3 +457,52 @@ def test_agents_shows_an_unreadable_state_file_in_the_table(home: Path, project:
     broken = next(line for line in lines if line.startswith("broken "))
     assert broken.split()[:6] == ["broken", "unreadable", "-", "-", "-", "-"]
     assert "not JSON" in broken
+
+
+# --- status and trail: AGENT or --agent, and no state file is an error
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["trail", "nobody"],
+        ["trail", "--agent", "nobody"],
+        ["trail", "nobody", "--json"],
+        ["status", "nobody"],
+        ["status", "--agent", "nobody", "--json"],
+        ["freshness", "nobody"],
+    ],
+)
+def test_an_agent_without_a_state_file_is_an_error(
+    home: Path, project: Path, args: list[str]
+) -> None:
+    write_state(home / ".claude", ME, doc(project))
+    before = sorted(p.name for p in (home / ".claude").iterdir())
+    one_line_error(invoke(home, args), "no agent named nobody", "state-nobody.json")
+    assert sorted(p.name for p in (home / ".claude").iterdir()) == before
+
+
+@pytest.mark.parametrize("agent", ["newcomer", None])
+def test_the_trail_of_this_agent_before_any_state_is_an_error(
+    home: Path, agent: str | None
+) -> None:
+    one_line_error(invoke(home, ["trail"], agent=agent), "no state yet", "does not exist")
+    assert not (home / ".claude").exists()
+
+
+@pytest.mark.parametrize("command", ["status", "trail", "freshness"])
+def test_agent_and_dash_dash_agent_are_the_same(home: Path, project: Path, command: str) -> None:
+    write_state(home / ".claude", "proj__cc_2", doc(project))
+    positional = parse(invoke(home, [command, "proj__cc_2", "--json"], agent=None))
+    option = parse(invoke(home, [command, "--agent", "proj__cc_2", "--json"], agent=None))
+    both = parse(invoke(home, [command, "proj__cc_2", "--agent", "proj__cc_2", "--json"]))
+    assert positional == option == both
+    assert positional["agent"] == "proj__cc_2"
+    help_text = invoke(home, [command, "--help"]).stdout
+    assert "[AGENT]" in help_text and "--agent NAME" in help_text
+
+
+@pytest.mark.parametrize("command", ["status", "trail", "freshness"])
+def test_two_different_agents_named_at_once_is_a_usage_error(home: Path, command: str) -> None:
+    result = invoke(home, [command, "alice", "--agent", "bob"])
+    assert result.exit_code == 2 and "give one" in result.stderr

@@ -104,7 +104,8 @@ def test_freshness_reports_the_decision(cli: Cli) -> None:
     data = json.loads(cli.ok("freshness", "--json").output)
     assert data["decision"] == "resume_with_update" and data["changed"] == [str(files[0])]
     text = cli.ok("freshness").output
-    assert text.startswith("resume_with_update: 1 of 3") and "src/m0.py" in text
+    assert text.startswith("Resume, after re-reading the changed files: 1 of the 3 files")
+    assert "src/m0.py" in text and "resume_with_update" not in text
     data = json.loads(
         cli.ok("freshness", "--json", env={"AGENT_HOOKS_CRITICAL_FILES": "src/m0.py"}).output
     )

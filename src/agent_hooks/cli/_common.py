@@ -17,6 +17,7 @@ Invariants:
 from __future__ import annotations
 
 import errno
+import functools
 import io
 import os
 import sys
@@ -54,6 +55,23 @@ class Env:
             return identity.resolve_agent(self.environ)
         except identity.IdentityError as exc:
             raise click.ClickException(str(exc)) from None
+
+    def known_agent(self, name: str | None = None) -> identity.Agent:
+        """Like `agent`, for commands that show an agent's state: one that has no
+        state file here is a one-line error, not an empty report."""
+        agent = self.agent(name)
+        self.check_state_dir()
+        if fs.lexists(agent.state_path):
+            return agent
+        if name is not None:
+            raise click.ClickException(
+                f"no agent named {name}: {agent.state_path} does not exist "
+                "(`agent-hooks agents` lists the agents)"
+            )
+        raise click.ClickException(
+            f"no state yet for {agent.label}: {agent.state_path} does not exist (its "
+            "SessionStart hook has not run; name another agent, or see `agent-hooks agents`)"
+        )
 
     def check_state_dir(self) -> None:
         """For commands that list the state directory: a file standing where it
@@ -155,6 +173,31 @@ def get_env() -> Env:
     if env is None:
         env = ctx.ensure_object(Env)
     return env
+
+
+def agent_choice(func: F) -> F:
+    """The agent a command is about, as `[AGENT]` or `--agent NAME` (either; both
+    must agree), passed on as `agent_name` (None: this process's `AGENT_NAME`)."""
+
+    @functools.wraps(func)
+    def wrapper(
+        *args: Any, agent_argument: str | None, agent_option: str | None, **kwargs: Any
+    ) -> Any:
+        if None not in (agent_argument, agent_option) and agent_argument != agent_option:
+            raise click.UsageError(
+                f"two agents named ({agent_argument} and --agent {agent_option}): give one"
+            )
+        name = agent_argument if agent_argument is not None else agent_option
+        return func(*args, agent_name=name, **kwargs)
+
+    wrapper = click.option(
+        "--agent",
+        "agent_option",
+        metavar="NAME",
+        help="Another agent (the same as giving AGENT; default: AGENT_NAME).",
+    )(wrapper)
+    wrapper = click.argument("agent_argument", metavar="[AGENT]", required=False)(wrapper)
+    return wrapper  # type: ignore[return-value]
 
 
 def json_option(func: F) -> F:
