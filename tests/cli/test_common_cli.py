@@ -558,6 +558,64 @@ def test_a_real_process_prints_surrogates_escaped_whatever_the_locale(
     proc.stdout.decode("utf-8")
 
 
+# --- read-only commands create nothing ------------------------------------------
+
+READ_ONLY: list[list[str]] = [
+    ["status"],
+    ["status", "--json"],
+    ["status", "--agent", "someone"],
+    ["trail"],
+    ["trail", "someone", "--json"],
+    ["trail", "nobody"],
+    ["freshness"],
+    ["freshness", "--json"],
+    ["agents"],
+    ["agents", "--json"],
+    ["reservations"],
+    ["reservations", "--json"],
+    ["reservations", "--all-projects"],
+    ["reservations", "--dropped"],
+    ["check", "a.py"],
+    ["check", "a.py", "--json"],
+    ["context", "list"],
+    ["context", "list", "--all"],
+    ["context", "find", "t"],
+    ["context", "find", "t", "--all"],
+    ["workspace", "show"],
+    ["brief", "show"],
+    ["strict"],
+    ["settings"],
+    ["overlaps"],
+    ["overlaps", "--all"],
+    ["cleanup", "--dry-run"],
+    ["workspace", "sweep", "--dry-run"],
+    ["session", "status"],
+    ["session", "list"],
+]
+
+
+@pytest.mark.parametrize("args", READ_ONLY, ids=ids(READ_ONLY))
+@pytest.mark.parametrize("agent", ["newbie", None], ids=["a new name", "no AGENT_NAME"])
+def test_read_only_commands_create_nothing_in_a_fresh_home(
+    run: Run, args: list[str], agent: str | None
+) -> None:
+    """A person looking around never leaves a state file, a directory or a log."""
+    before = snapshot(run.home, run.project)
+    result = run(*args, agent=agent)
+    ok_or_one_line_error(result)
+    assert snapshot(run.home, run.project) == before
+    assert not run.state_dir.exists()
+
+
+@pytest.mark.parametrize("args", READ_ONLY, ids=ids(READ_ONLY))
+def test_read_only_commands_change_nothing_in_a_home_in_use(run: Run, args: list[str]) -> None:
+    run.populate()
+    write_state(run.state_dir, "someone", {"registered": True, "project_root": str(run.project)})
+    before = snapshot(run.home, run.project)
+    ok_or_one_line_error(run(*args, agent="newbie"))
+    assert snapshot(run.home, run.project) == before
+
+
 def test_table_aligns_columns_under_the_header() -> None:
     from agent_hooks.cli._common import table
 
