@@ -218,3 +218,11 @@ def test_help_and_outside_a_project(cli: Cli, home: Path) -> None:
         assert "--json" in result.output
     result = cli("context", "list", "--project", "/nonexistent", env={"CLAUDE_PROJECT_DIR": ""})
     assert result.exit_code == 1 and "not a directory" in result.output
+
+
+def test_list_gives_people_local_time_and_json_utc(cli: Cli, far_timezone: None) -> None:
+    cli.ok("context", "add", "a", "-c", "code")
+    [line] = cli.ok("context", "list").output.splitlines()
+    assert "(created 2027-01-15 13:30 IST;" in line
+    [entry] = json.loads(cli.ok("context", "list", "--json").output)
+    assert entry["created"] == "2027-01-15T08:00:00Z"

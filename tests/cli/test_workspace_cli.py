@@ -117,3 +117,11 @@ def test_freshness_with_a_corrupt_state_file_is_a_one_line_error(cli: Cli) -> No
     result = cli("freshness")
     assert result.exit_code == 1 and len(result.output.strip().splitlines()) == 1
     assert "not valid JSON" in result.output
+
+
+def test_show_gives_people_local_time_and_json_utc(cli: Cli, far_timezone: None) -> None:
+    cli.ok("context", "add", "x", "-c", "code")
+    text = cli.ok("workspace", "show").output.splitlines()
+    assert "created:   2027-01-15 13:30 IST" in text and "active:    2027-01-15 13:30 IST" in text
+    manifest = json.loads(cli.ok("workspace", "show", "--json").output)["manifest"]
+    assert manifest["created_at"] == manifest["last_activity"] == "2027-01-15T08:00:00Z"

@@ -10,7 +10,6 @@ import stat
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -52,16 +51,6 @@ def unescape(text: str) -> str:
         return {"n": "\n", "r": "\r", "t": "\t"}.get(m[4], m[4])
 
     return re.sub(r"\\(?:x([0-9a-f]{2})|u([0-9a-f]{4})|U([0-9a-f]{8})|(.))", one, text)
-
-
-@pytest.fixture
-def far_timezone(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Local time 5:30 ahead of UTC (a POSIX TZ string: no tz database needed)."""
-    monkeypatch.setenv("TZ", "IST-5:30")
-    time.tzset()
-    yield
-    monkeypatch.undo()
-    time.tzset()
 
 
 def test_one_line_per_call_with_stamp_pid_agent_and_event(

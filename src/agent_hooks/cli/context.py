@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from agent_hooks import state_file
+from agent_hooks import state_file, timestamps
 from agent_hooks.cli._common import (
     Env,
     emit_json,
@@ -270,7 +270,8 @@ def list_command(everywhere: bool, project: str | None, as_json: bool) -> None:
     for e in found:
         recipient = f" for {e['for']}" if e["for"] else ""
         click.echo(
-            f"{e['relative']}  ({e['created']}{recipient}; keywords: {', '.join(e['keywords'])})"
+            f"{e['relative']}  (created {timestamps.local_iso(e['created'])}{recipient}; "
+            f"keywords: {', '.join(e['keywords'])})"
         )
 
 

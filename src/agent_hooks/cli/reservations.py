@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import os
-import time
 from typing import Any
 
 import click
 
-from agent_hooks import liveness, writer
+from agent_hooks import liveness, timestamps, writer
 from agent_hooks.cli._common import (
     emit_json,
     get_env,
@@ -114,7 +113,7 @@ def rows_for(
 def _local(moment: object) -> str:
     if isinstance(moment, bool) or not isinstance(moment, int | float):
         return "-"
-    return time.strftime("%H:%M", time.localtime(moment))
+    return timestamps.local(moment)
 
 
 def _table(rows: list[dict[str, Any]]) -> list[str]:

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import os
-import time
 from typing import Any
 
 import click
 
-from agent_hooks import liveness, writer
+from agent_hooks import liveness, timestamps, writer
 from agent_hooks.cli._common import emit_json, get_env, json_option, project_option, require_project
 from agent_hooks.reservations import pattern, pattern_text, reservation
 from agent_hooks.reservations import store as reservation_store
@@ -16,7 +15,7 @@ from agent_hooks.reservations import store as reservation_store
 
 def until(res: dict[str, Any]) -> str:
     """When a reservation ends, in the person's local time."""
-    return time.strftime("%Y-%m-%d %H:%M %Z", time.localtime(float(res["expires_at"])))
+    return timestamps.local(float(res["expires_at"]))
 
 
 MAX_TTL_TEXT = 24  # characters: longer than any TTL within 7 days, however written

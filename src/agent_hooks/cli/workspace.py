@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from agent_hooks import state_file
+from agent_hooks import state_file, timestamps
 from agent_hooks.cli._common import emit_json, get_env, json_option, project_option, require_project
 from agent_hooks.cli.context import current_workspace, require_current
 from agent_hooks.wording import plural
@@ -50,8 +50,8 @@ def show(project: str | None, as_json: bool) -> None:
     if manifest is None:
         click.echo(f"manifest:  {problem}")
         return
-    click.echo(f"created:   {manifest['created_at']}")
-    click.echo(f"active:    {manifest['last_activity']}")
+    click.echo(f"created:   {timestamps.local_iso(manifest['created_at'])}")
+    click.echo(f"active:    {timestamps.local_iso(manifest['last_activity'])}")
     click.echo(f"files ({len(manifest['context_files'])}):")
     for rel, entry in manifest["context_files"].items():
         click.echo(f"  {rel}  (keywords: {', '.join(entry['keywords'])})")

@@ -23,7 +23,7 @@ Invariants (docs/adr/0009-work-sessions.md):
 from __future__ import annotations
 
 from agent_hooks.durations import ago, duration
-from agent_hooks.timestamps import iso
+from agent_hooks.timestamps import iso, local_iso
 from agent_hooks.wording import plural
 from agent_hooks.work_sessions.work_session import (
     CLOSED,
@@ -73,7 +73,7 @@ def resume_text(doc: dict[str, Any], now: float) -> str:
     lines = [
         f"Resuming Session: {doc['session_id']} {indicator(doc)}",
         f"Status: {doc['status']}",
-        f"Started: {doc['created'] or '?'}" + (f" ({ago(now - started)})" if started else ""),
+        f"Started: {local_iso(doc['created'])}" + (f" ({ago(now - started)})" if started else ""),
         f"Milestones: {len(doc['milestones'])} ({done} completed)",
         f"Artifacts: {len(doc['artifacts'])}",
         f"Token Usage: {_tokens_line(doc)}",
@@ -153,7 +153,7 @@ def list_text(
         lines.append("  (none)")
     lines += ["", "Archived Sessions:"]
     for item in archived:
-        closed = (item["closed"] or "")[:10] or "date unknown"
+        closed = local_iso(item["closed"], "")[:10] or "date unknown"
         lines.append(f"  {item['session_id']} {item['indicator']} (closed {closed})")
     if not archived:
         lines.append("  (none)")
