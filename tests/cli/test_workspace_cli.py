@@ -36,7 +36,7 @@ def test_show_without_and_with_a_workspace(cli: Cli) -> None:
 
 
 def test_close_deletes_tracked_files_keeps_untracked_and_unbinds(cli: Cli) -> None:
-    path = Path(cli.ok("context", "add", "x", "-c", "code").output.strip())
+    path = Path(cli.ok("context", "add", "x", "-c", "code").stdout.strip())
     ws_dir = path.parents[1]
     stray = ws_dir / "code" / "notes-by-hand.txt"
     stray.write_text("not tracked")
@@ -49,7 +49,7 @@ def test_close_deletes_tracked_files_keeps_untracked_and_unbinds(cli: Cli) -> No
 
 
 def test_close_with_a_broken_manifest_is_a_one_line_error(cli: Cli) -> None:
-    path = Path(cli.ok("context", "add", "x", "-c", "code").output.strip())
+    path = Path(cli.ok("context", "add", "x", "-c", "code").stdout.strip())
     (path.parents[1] / ".manifest.json").write_text("{{{")
     result = cli("workspace", "close")
     assert result.exit_code == 1 and "hands off" in result.output.splitlines()[-1]
@@ -64,7 +64,7 @@ def idle_workspace(project: Path, last: float) -> workspace_store.Workspace:
 
 def test_sweep_closes_idle_workspaces_and_spares_yours(cli: Cli) -> None:
     mine = Path(
-        cli.ok("context", "add", "x", "-c", "code", now=NOW - 3 * DAY).output.strip()
+        cli.ok("context", "add", "x", "-c", "code", now=NOW - 3 * DAY).stdout.strip()
     ).parents[1]
     stale = idle_workspace(cli.project, NOW - DAY - 60)
     fresh = idle_workspace(cli.project, NOW - DAY + 60)

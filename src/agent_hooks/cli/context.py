@@ -138,7 +138,11 @@ def add(
 ) -> None:
     """Write TASK's context file (the seed's template) and print its path.
 
-    The workspace is created on first use and bound to your current conversation.
+    Each section you do not fill with --summary, --background, --expected or
+    --constraints keeps the template's `[…]` placeholder: you are told which, and
+    can edit the file or write it again with --replace. --file F (or - for stdin)
+    gives the whole content instead. The workspace is created on first use and
+    bound to your current conversation.
     """
     env = get_env()
     root = require_project(env, project)
@@ -171,6 +175,13 @@ def add(
     except workspace.WorkspaceError as exc:
         raise click.ClickException(str(exc)) from None
     warn(update, ws)
+    sections = (
+        ("Request Summary", "--summary", summary),
+        ("Background", "--background", background),
+        ("Expected Output", "--expected", expected),
+        ("Constraints", "--constraints", constraints),
+    )
+    unfilled = [] if body is not None else [(n, o) for n, o, v in sections if not (v and v.strip())]
     if as_json:
         entry = update.doc["context_files"][rel]
         emit_json(
@@ -179,11 +190,33 @@ def add(
                 "relative": ws.project_relative(rel),
                 "workspace": ws.id,
                 "workspace_created": created,
+                "placeholders": [name for name, _ in unfilled],
                 **entry,
             }
         )
         return
     click.echo(ws.file(rel))
+    if unfilled:
+        click.echo(_placeholder_note(unfilled), err=True)
+
+
+def _placeholder_note(unfilled: list[tuple[str, str]]) -> str:
+    """Tell the writer which template sections still hold `[…]` placeholders, and how
+    to fill them."""
+    names = _and([name for name, _ in unfilled])
+    options = _and([option for _, option in unfilled])
+    sections = "section" if len(unfilled) == 1 else "sections"
+    return (
+        f"note: the file is the template: its {names} {sections} still "
+        f"{'holds a placeholder' if len(unfilled) == 1 else 'hold placeholders'} ([…]). "
+        f"Fill {'it' if len(unfilled) == 1 else 'them'} with {options} (add --replace to "
+        "rewrite the file), give the whole content with --file F (or - for stdin), "
+        "or edit the file."
+    )
+
+
+def _and(words: list[str]) -> str:
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
 
 
 def _log(message: str) -> None:
