@@ -74,7 +74,7 @@ def cli(home: Path, project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPat
 def test_reserve_reports_what_was_granted(cli: Cli) -> None:
     result = cli.ok("alice", "reserve", "src/**", "--reason", "farmhand-42")
     assert re.fullmatch(
-        rf"reserved src/\*\* \(exclusive, id r-[0-9a-f]{{8}}, reason farmhand-42, "
+        rf"reserved src/\*\* \(exclusive, id r-[0-9a-f]{{8}}, reason: farmhand-42, "
         rf"until {re.escape(until(NOW + HOUR))}, 60 min\)\n",
         result.stdout,
     ), result.stdout

@@ -59,7 +59,7 @@ def checked_reason(reason: str) -> str:
 
 def granted_line(res: dict[str, Any], now: float, verb: str) -> str:
     keep = ", kept after the session ends" if res.get("keep") else ""
-    reason = f", reason {res['reason']}" if res.get("reason") else ""
+    reason = f", reason: {res['reason']}" if res.get("reason") else ""
     return (
         f"{verb} {res['pattern']} ({res['mode']}, id {res['id']}{reason}, until {until(res)}, "
         f"{reservation.minutes_left(res, now)} min{keep})"
