@@ -430,3 +430,5 @@ def test_note_counts_notes_in_words(run: Cli) -> None:
     run.ok("start", "--client", "acme", "--project", "audit")
     assert run.ok("note", "first").strip() == "Noted in SES202611-ACME-AUDIT (1 note now)."
     assert run.ok("note", "second").strip() == "Noted in SES202611-ACME-AUDIT (2 notes now)."
+    assert "saved (1 character)." in run.ok("summary", "x")
+    assert "saved (2 characters)." in run.ok("summary", "xy")

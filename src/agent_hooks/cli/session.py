@@ -213,7 +213,8 @@ def summary(
         emit_json({"session_id": doc["session_id"], "context_summary": doc["context_summary"]})
         return
     click.echo(
-        f"Context summary of {doc['session_id']} saved ({len(doc['context_summary'])} characters)."
+        f"Context summary of {doc['session_id']} saved "
+        f"({plural(len(doc['context_summary']), 'character')})."
     )
 
 
