@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
+from agent_hooks import storage
 from agent_hooks.cli import main
 from agent_hooks.cli._common import Env, emit_json
 from hook_runner import write_state
@@ -375,6 +376,34 @@ def test_a_full_disk_is_one_line_and_changes_nothing(
     monkeypatch.undo()
     assert "cannot write " in error and ".tmp" not in error
     assert changes(before, snapshot(run.home, run.project)) == []
+
+
+@pytest.mark.parametrize("nth", [2, 3, 4])
+@pytest.mark.parametrize("args", WRITING, ids=ids(WRITING))
+def test_whichever_write_fails_no_document_is_left_half_written(
+    run: Run, monkeypatch: pytest.MonkeyPatch, args: list[str], nth: int
+) -> None:
+    """A disk that fills up part way through a command: the writes before went
+    through, this one fails, and still every JSON file is whole and no temporary
+    file is left behind."""
+    run.populate()
+    real_write = posix.write
+    calls = [0]
+
+    def fills_up(fd: int, data: bytes) -> int:
+        calls[0] += 1
+        if calls[0] >= nth:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real_write(fd, data)
+
+    monkeypatch.setattr(posix, "write", fills_up)
+    result = run(*args)
+    monkeypatch.undo()
+    ok_or_one_line_error(result)
+    for path, content in snapshot(run.home, run.project).items():
+        assert storage.temp_target(os.path.basename(path)) is None, path
+        if isinstance(content, bytes) and path.endswith(".json"):
+            json.loads(content)
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root writes into a 0500 directory")
