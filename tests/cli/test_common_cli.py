@@ -466,10 +466,13 @@ def surrogates(run: Run) -> Run:
     data["reservations"][0].update(reason="why \ud800", pattern="z\udcff.py")
     ledger.write_text(json.dumps(data))
     (run.ledger / "reservations.cache").unlink()
+    write_state(run.state_dir, "other", {"registered": True, "project_root": "/p/caf\udcff"})
     return run
 
 
 SURROGATE_COMMANDS = [
+    ["agents"],
+    ["status", "other", "--json"],
     ["status"],
     ["status", "--json"],
     ["trail"],
