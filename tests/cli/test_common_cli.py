@@ -656,3 +656,12 @@ def test_table_aligns_columns_under_the_header() -> None:
         "a           5  /x",
         "long name  12  -",
     ]
+
+
+def test_an_error_naming_a_file_with_a_newline_stays_on_one_line(tmp_path: Path) -> None:
+    home = tmp_path / "odd\nhome\x1b[31m"
+    home.mkdir()
+    (home / ".claude").write_text("")
+    result = Run(home, tmp_path)("status")
+    error = one_line_error(result, "is not a directory", "odd\\nhome\\x1b[31m")
+    assert "\x1b" not in error

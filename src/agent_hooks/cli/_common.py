@@ -130,6 +130,14 @@ def _not_a_directory(path: str) -> str | None:
     return None
 
 
+def printable(text: str) -> str:
+    """`text` on one line: a character that is not printable (a newline in a file
+    name, a lone surrogate) is written as its escape (`\\n`, `\\udcff`)."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
 def unicode_error_text(exc: UnicodeError) -> str:
     """One line for text that is not valid Unicode (or not UTF-8)."""
     if isinstance(exc, UnicodeEncodeError | UnicodeDecodeError):
@@ -162,9 +170,9 @@ class Group(click.Group):
         except OSError as exc:
             if exc.errno == errno.EPIPE:  # `agent-hooks … | head`: click's own handling
                 raise
-            raise click.ClickException(os_error_text(exc)) from None
+            raise click.ClickException(printable(os_error_text(exc))) from None
         except UnicodeError as exc:
-            raise click.ClickException(unicode_error_text(exc)) from None
+            raise click.ClickException(printable(unicode_error_text(exc))) from None
 
 
 def get_env() -> Env:
