@@ -19,6 +19,9 @@ Invariants (docs/adr/0003-locking-and-stale-locks.md):
   fsyncs before the rename, for documents whose loss in a machine crash matters
   (reservations); trail updates skip it (a crash may lose the last entries, and a
   file a crash left empty is quarantined like any corrupt one).
+  A write that fails (a full or read-only disk) leaves the old document and no
+  temporary file. JSON is encoded by `jsonio.encode`: valid UTF-8 even when a
+  string is not valid Unicode (a lone surrogate is written as its escape).
 * Files are created 0600 and opened with O_NOFOLLOW: a symlink planted where a
   data or lock file belongs is refused, never followed.
 * A document that does not parse as a JSON object is moved aside as
@@ -231,11 +234,18 @@ def write_bytes_atomic(path: str, data: bytes, *, durable: bool = True) -> None:
         posix.replace(tmp, path)
     except BaseException as exc:
         if fd >= 0:
-            posix.close(fd)
+            _close_quietly(fd)
         _discard(tmp)
         if isinstance(exc, OSError) and exc.filename is None:
             exc.filename = tmp  # the file being written when it failed
         raise
+
+
+def _close_quietly(fd: int) -> None:
+    try:
+        posix.close(fd)
+    except OSError:
+        pass
 
 
 def _discard(tmp: str) -> None:

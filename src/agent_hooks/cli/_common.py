@@ -102,7 +102,7 @@ def os_error_text(exc: OSError) -> str:
     if not exc.filename:
         return exc.strerror
     path = str(exc.filename)
-    reason = exc.strerror or str(exc)
+    reason = exc.strerror
     directory, name = fs.split(path)
     target = storage.temp_target(name)
     if target is not None:  # the temporary file a write goes through: name the file written
