@@ -506,3 +506,17 @@ def test_agent_and_dash_dash_agent_are_the_same(home: Path, project: Path, comma
 def test_two_different_agents_named_at_once_is_a_usage_error(home: Path, command: str) -> None:
     result = invoke(home, [command, "alice", "--agent", "bob"])
     assert result.exit_code == 2 and "give one" in result.stderr
+
+
+def test_cleanup_goes_on_past_another_agents_planted_lock_symlink(
+    home: Path, tmp_path: Path
+) -> None:
+    sdir = home / ".claude"
+    old = _aged(sdir, "old", 30)
+    _aged(sdir, "planted", 30)
+    victim = tmp_path / "victim"
+    victim.write_text("secret")
+    (sdir / "state-planted.json.lock").symlink_to(victim)
+    done = parse(invoke(home, ["cleanup", "--json"]))
+    assert done["removed"] == [str(old)]
+    assert victim.read_text() == "secret"
