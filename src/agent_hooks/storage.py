@@ -313,6 +313,7 @@ def locked_update(
     now: float,
     timeout: float = LOCK_TIMEOUT,
     durable: bool = True,
+    after_write: Callable[[], None] | None = None,
 ) -> bool:
     """Read-modify-write `path` under its lock; return whether the lock was held.
 
@@ -320,6 +321,9 @@ def locked_update(
     leave the file as it is. When the lock cannot be had within `timeout` the
     update still happens (fail open: the caller logs it), except that a corrupt
     file is never overwritten without first being quarantined under the lock.
+    `after_write` runs once the document is written, still under the lock: a
+    change elsewhere that must follow the document's (deleting a file it stops
+    naming) never happens when the write fails.
     """
     lock = Lock(path + ".lock")
     held = lock.acquire(timeout)
@@ -328,6 +332,8 @@ def locked_update(
         doc = mutate(loaded)
         if doc is not None and not (loaded.problem and loaded.moved_to is None):
             write_json_atomic(path, doc, durable=durable)
+            if after_write is not None:
+                after_write()
     finally:
         lock.release()
     return held

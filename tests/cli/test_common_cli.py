@@ -80,6 +80,14 @@ WRITING: list[list[str]] = [
     ["session", "note", "n"],
     ["session", "milestone", "add", "m"],
 ]
+REMOVING: list[list[str]] = [
+    ["brief", "clear"],
+    ["context", "rm", "features/t-context.md"],
+    ["workspace", "close"],
+    ["session", "pause"],
+    ["session", "close"],
+    ["session", "start", "--client", "C", "--project", "D", "--yes"],
+]
 
 
 def ids(commands: list[list[str]]) -> list[str]:
@@ -175,12 +183,20 @@ def snapshot(*roots: Path) -> dict[str, bytes | str]:
 
 
 def changes(before: dict[str, bytes | str], after: dict[str, bytes | str]) -> list[str]:
-    """What a failed write changed, lock files (empty, harmless) aside."""
+    """What a failed write changed, new empty lock files and new empty directories
+    (made on the way to the file that could not be written) aside."""
+
+    def harmless(path: str) -> bool:
+        if path in before:
+            return False
+        if after.get(path) == "dir":
+            return not any(p.startswith(path + "/") for p in after)
+        return path.endswith(".lock") and after.get(path) == b""
+
     return sorted(
         path
         for path in set(before) | set(after)
-        if before.get(path) != after.get(path)
-        and not (path.endswith(".lock") and after.get(path) == b"" and path not in before)
+        if before.get(path) != after.get(path) and not harmless(path)
     )
 
 
@@ -347,7 +363,7 @@ def read_only(run: Run, monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[]
     monkeypatch.undo()
 
 
-@pytest.mark.parametrize("args", WRITING, ids=ids(WRITING))
+@pytest.mark.parametrize("args", WRITING + REMOVING, ids=ids(WRITING + REMOVING))
 def test_a_read_only_disk_is_one_line_and_changes_nothing(
     run: Run, read_only: Callable[[], None], args: list[str]
 ) -> None:
@@ -358,7 +374,12 @@ def test_a_read_only_disk_is_one_line_and_changes_nothing(
     assert changes(before, snapshot(run.home, run.project)) == []
 
 
-@pytest.mark.parametrize("args", WRITING, ids=ids(WRITING))
+MUST_WRITE = WRITING + [
+    c for c in REMOVING if c[:2] not in (["brief", "clear"], ["workspace", "close"])
+]
+
+
+@pytest.mark.parametrize("args", MUST_WRITE, ids=ids(MUST_WRITE))
 def test_a_full_disk_is_one_line_and_changes_nothing(
     run: Run, monkeypatch: pytest.MonkeyPatch, args: list[str]
 ) -> None:
@@ -374,8 +395,28 @@ def test_a_full_disk_is_one_line_and_changes_nothing(
     monkeypatch.setattr(posix, "write", full)
     error = one_line_error(run(*args), "No space left on device")
     monkeypatch.undo()
-    assert "cannot write " in error and ".tmp" not in error
+    assert "cannot write " in error
+    assert storage.temp_target(error.rsplit("/", 1)[-1].split(":")[0]) is None
     assert changes(before, snapshot(run.home, run.project)) == []
+
+
+def test_closing_a_workspace_on_a_full_disk_warns_about_the_state_only(
+    run: Run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Deleting needs no space; only the state's binding cannot be cleared, and a
+    binding to a workspace that is gone is inert."""
+    run.populate()
+
+    def full(fd: int, data: bytes) -> int:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(posix, "write", full)
+    result = run("workspace", "close")
+    monkeypatch.undo()
+    assert result.exit_code == 0, result.output
+    assert "is closed, but your state still names it" in result.stderr
+    assert "No space left on device" in result.stderr
+    assert "No workspace is bound" in run.ok("workspace", "show").stdout
 
 
 @pytest.mark.parametrize("nth", [2, 3, 4])

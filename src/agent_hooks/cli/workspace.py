@@ -8,7 +8,14 @@ from typing import Any
 import click
 
 from agent_hooks import state_file, timestamps
-from agent_hooks.cli._common import emit_json, get_env, json_option, project_option, require_project
+from agent_hooks.cli._common import (
+    emit_json,
+    get_env,
+    json_option,
+    os_error_text,
+    project_option,
+    require_project,
+)
 from agent_hooks.cli.context import current_workspace, require_current
 from agent_hooks.wording import plural
 from agent_hooks.workspaces import cleanup as workspace_cleanup
@@ -75,7 +82,16 @@ def close(project: str | None, as_json: bool) -> None:
             if isinstance(record, dict) and record.get("id") == ws.id:
                 doc["workspace"] = None
 
-        state_file.update(agent, unbind, env.now, lambda m: click.echo(f"warning: {m}", err=True))
+        try:
+            state_file.update(
+                agent, unbind, env.now, lambda m: click.echo(f"warning: {m}", err=True)
+            )
+        except OSError as exc:  # closed all the same; a binding to a gone workspace is inert
+            click.echo(
+                f"warning: workspace {ws.id} is closed, but your state still names it "
+                f"({os_error_text(exc)}); that does no harm",
+                err=True,
+            )
     if as_json:
         emit_json(result.as_dict())
     else:
