@@ -161,6 +161,30 @@ def test_a_write_failing_midway_leaves_the_old_document_and_names_the_file(
     assert [p.name for p in tmp_path.iterdir()] == ["doc.json"]
 
 
+def test_after_write_runs_only_once_the_document_is_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = tmp_path / "doc.json"
+    ran: list[object] = []
+
+    def after() -> None:
+        ran.append(json.loads(target.read_text()))
+
+    storage.locked_update(str(target), lambda loaded: {"v": 1}, now=NOW, after_write=after)
+    assert ran == [{"v": 1}]
+    storage.locked_update(str(target), lambda loaded: None, now=NOW, after_write=after)
+    assert ran == [{"v": 1}]  # nothing written, nothing after
+
+    def full(fd: int, data: bytes) -> int:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(posix, "write", full)
+    with pytest.raises(OSError):
+        storage.locked_update(str(target), lambda loaded: {"v": 2}, now=NOW, after_write=after)
+    monkeypatch.undo()
+    assert ran == [{"v": 1}] and json.loads(target.read_text()) == {"v": 1}
+
+
 def test_read_bytes_reads_large_files_whole(tmp_path: Path) -> None:
     data = os.urandom(3 * (1 << 20) + 17)
     storage.write_bytes_atomic(str(tmp_path / "big"), data, durable=False)
