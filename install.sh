@@ -158,9 +158,30 @@ if ! { [ -x "$venv/bin/python" ] && "$venv/bin/python" -c 'import sys; assert sy
   make_dir "$data"
   "$python" -m venv --clear "$venv"
 fi
-source_hash() {
-  (cd "$repo" && find pyproject.toml README.md src hooks -type f ! -name '*.pyc' ! -path '*.egg-info/*' -print0 \
-     | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum | cut -d' ' -f1)
+source_hash() {  # one SHA-256 over the sources pip installs: any change reinstalls.
+  # Python, not sha256sum, which macOS lacks: the interpreter is there anyway.
+  "$python" -I - "$repo" <<'PY'
+import hashlib, os, stat, sys
+root = sys.argv[1]
+found = []
+def add(path):
+    if not path.endswith(".pyc") and stat.S_ISREG(os.lstat(path).st_mode):
+        found.append(os.fsencode(os.path.relpath(path, root)))
+for top in ("pyproject.toml", "README.md", "src", "hooks"):
+    path = os.path.join(root, top)
+    if not os.path.isdir(path):
+        add(path)
+        continue
+    for base, dirs, files in os.walk(path):
+        dirs[:] = [d for d in dirs if not d.endswith(".egg-info")]
+        for name in files:
+            add(os.path.join(base, name))
+digest = hashlib.sha256()
+for rel in sorted(found):
+    with open(os.path.join(os.fsencode(root), rel), "rb") as handle:
+        digest.update(rel + b"\0" + hashlib.sha256(handle.read()).digest())
+print(digest.hexdigest())
+PY
 }
 wanted=$(source_hash)
 if [ "$(cat "$data/installed-source" 2>/dev/null)" = "$wanted" ] \
@@ -214,6 +235,9 @@ check_login_path() {
   local shell=${SHELL:-} found=
   if [ -z "$shell" ] || ! [ -x "$shell" ]; then
     shell=$(getent passwd "$(id -un)" 2>/dev/null | cut -d: -f7) || shell=
+  fi
+  if { [ -z "$shell" ] || ! [ -x "$shell" ]; } && command -v dscl >/dev/null 2>&1; then  # macOS: no getent
+    shell=$(dscl . -read "/Users/$(id -un)" UserShell 2>/dev/null | awk '{print $2}') || shell=
   fi
   if [ -z "$shell" ] || ! [ -x "$shell" ]; then
     case ":$PATH:" in *":$bin_dir:"*) return 0 ;; esac

@@ -1,8 +1,27 @@
 #!/usr/bin/env bash
-# The test command (README): ./test.sh [pytest arguments]
+# The test command (README): ./test.sh [pytest arguments]; ./test.sh --help at once.
 # Creates .venv on first use, installs the package with its test extras, then
 # runs the linters and the whole suite (unit, hook, concurrency, end-to-end).
 set -euo pipefail
+case ${1:-} in
+  -h|--help)
+    cat <<'EOF'
+Usage: ./test.sh [pytest arguments]
+
+Creates .venv/ on first use and installs the package with its test extras into
+it, runs the linter (ruff) and the type checker (mypy), then pytest with the
+arguments given: the whole suite (unit, hooks, concurrency, install, end-to-end)
+when there are none.
+
+  ./test.sh                                 everything
+  ./test.sh -m "not e2e and not install"    the fast part only
+  ./test.sh -n 4 tests/cli                  four workers, one directory
+  ./test.sh -k trail -x                     by name, stop at the first failure
+
+pytest's own options: .venv/bin/python -m pytest --help
+EOF
+    exit 0 ;;
+esac
 cd "$(dirname "${BASH_SOURCE[0]}")"
 if ! [ -x .venv/bin/python ]; then
   "${PYTHON:-python3}" -m venv .venv

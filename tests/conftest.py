@@ -4,11 +4,31 @@ entry script (`hook_runner.HookRunner`). No test touches the real `~/.claude`.""
 from __future__ import annotations
 
 import os
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from hook_runner import HookRunner
+
+
+@pytest.fixture(autouse=True)
+def utc(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Local time is UTC in every test (texts for people show local times), unless
+    a test asks for `far_timezone`."""
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+@pytest.fixture
+def far_timezone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Local time 5:30 ahead of UTC, named IST (a POSIX TZ string: no tz database)."""
+    monkeypatch.setenv("TZ", "IST-5:30")
+    time.tzset()
 
 
 @pytest.fixture

@@ -1,9 +1,13 @@
 """The hook log: one line per event worth knowing, in `<state dir>/agent-hooks.log`.
 
 Invariants: a log call never raises and never blocks a hook; each entry is a
-single line (newlines in messages are escaped) written with one O_APPEND write,
-so concurrent hooks never interleave within a line; the file is 0600 and is
-rotated to `agent-hooks.log.1` once it passes 1 MiB.
+single line written with one O_APPEND write, so concurrent hooks never
+interleave within a line; the file is 0600 and is rotated to `agent-hooks.log.1`
+once it passes 1 MiB. Nothing from outside reaches the file raw: every character
+that is not printable (NUL, BEL, ESC and every other C0 or C1 control, DEL,
+newlines, format characters, lone surrogates) is escaped (`\\n`, `\\x1b`,
+`\\u202e`) and a backslash doubled, so a file path cannot split a line, forge
+one or send escape sequences to the terminal of whoever reads the log.
 """
 
 from __future__ import annotations
@@ -17,10 +21,39 @@ from agent_hooks import posix_fs as fs
 MAX_LOG_BYTES = 1 << 20
 
 
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def escape(text: str) -> str:
+    """`text` as printable characters on one line (see the module's invariants)."""
+    if text.isprintable() and "\\" not in text:
+        return text
+    out = []
+    for c in text:
+        if c == "\\":
+            out.append("\\\\")
+        elif c.isprintable():
+            out.append(c)
+        elif c in _NAMED:
+            out.append(_NAMED[c])
+        else:
+            code = ord(c)
+            out.append(
+                f"\\x{code:02x}"
+                if code < 0x100
+                else f"\\u{code:04x}"
+                if code < 0x10000
+                else f"\\U{code:08x}"
+            )
+    return "".join(out)
+
+
 def log(state_dir: str, event: str, agent: str, message: str, now: float | None = None) -> None:
     stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() if now is None else now))
-    text = message.replace("\\", "\\\\").replace("\n", "\\n").replace("\r", "\\r")
-    line = f"{stamp} pid={posix.getpid()} agent={agent} event={event} {text}\n"
+    line = (
+        f"{stamp} pid={posix.getpid()} agent={escape(agent)} event={escape(event)} "
+        f"{escape(message)}\n"
+    )
     path = identity.log_path(state_dir)
     try:
         fs.makedirs(state_dir, 0o700)

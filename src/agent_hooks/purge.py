@@ -41,6 +41,7 @@ from dataclasses import dataclass
 
 from agent_hooks import claude_settings, identity, storage
 from agent_hooks.interop import git_guard, guard_record
+from agent_hooks.wording import plural
 from agent_hooks.work_sessions.location import DEFAULT_SUBDIR as SESSIONS_SUBDIR
 
 LEDGER = "agent-hooks"
@@ -122,11 +123,15 @@ def settings_items(files: list[str], record: str | None) -> list[Item]:
         entry = claude_settings.load_record(record)["settings"].get(path) or {}
         rules = claude_settings.rules_in(doc, list(entry.get("allow") or ()))
         if claude_settings.ours_block(doc) or claude_settings.is_ours(doc.get("statusLine")):
-            extra = f" and the rule(s) {', '.join(rules)}" if rules else ""
+            extra = f" and the {_rules(rules)}" if rules else ""
             items.append(Item(path, f"agent-hooks' hooks{extra} taken out"))
         elif rules:
-            items.append(Item(path, f"the rule(s) {', '.join(rules)} taken out"))
+            items.append(Item(path, f"the {_rules(rules)} taken out"))
     return items
+
+
+def _rules(rules: list[str]) -> str:
+    return ("rule " if len(rules) == 1 else "rules ") + ", ".join(rules)
 
 
 def guard_items(state_dir: str) -> list[Item]:
@@ -318,7 +323,7 @@ def kept(args: argparse.Namespace) -> int:
     items = current.removable()
     if items:
         print(
-            f"Kept: {len(items)} file(s) of agents' state, logs and data "
+            f"Kept: {plural(len(items), 'file')} of agents' state, logs and data "
             f"(in {current.state_dir}, and guards or ledgers in repositories); "
             "`./install.sh --uninstall --purge` lists and removes them."
         )

@@ -19,6 +19,9 @@ Invariants (docs/adr/0003-locking-and-stale-locks.md):
   fsyncs before the rename, for documents whose loss in a machine crash matters
   (reservations); trail updates skip it (a crash may lose the last entries, and a
   file a crash left empty is quarantined like any corrupt one).
+  A write that fails (a full or read-only disk) leaves the old document and no
+  temporary file. JSON is encoded by `jsonio.encode`: valid UTF-8 even when a
+  string is not valid Unicode (a lone surrogate is written as its escape).
 * Files are created 0600 and opened with O_NOFOLLOW: a symlink planted where a
   data or lock file belongs is refused, never followed.
 * A document that does not parse as a JSON object is moved aside as
@@ -237,7 +240,10 @@ def create_new(path: str, data: bytes) -> bool:
 
 
 def write_bytes_atomic(path: str, data: bytes, *, durable: bool = True) -> None:
-    """Replace `path` with `data` atomically; the file ends up 0600."""
+    """Replace `path` with `data` atomically; the file ends up 0600. When it fails
+    (a full or read-only disk) `path` is left as it was and the temporary file is
+    removed; an error without a file name (ENOSPC from `write`) is given the
+    temporary file's (`temp_target` maps it back to `path`)."""
     directory, name = fs.split(path)
     tmp = fs.join(directory, f".{name}.{posix.getpid()}.{posix.urandom(4).hex()}.tmp")
     fd = posix.open(tmp, posix.O_WRONLY | posix.O_CREAT | posix.O_EXCL | _OPEN_FLAGS, FILE_MODE)
@@ -247,20 +253,35 @@ def write_bytes_atomic(path: str, data: bytes, *, durable: bool = True) -> None:
             view = view[posix.write(fd, view) :]
         if durable:
             posix.fsync(fd)
-    except BaseException:
-        posix.close(fd)
-        posix.unlink(tmp)
-        raise
-    posix.close(fd)
-    try:
+        closing, fd = fd, -1
+        posix.close(closing)
         posix.replace(tmp, path)
-    except BaseException:
-        posix.unlink(tmp)
+    except BaseException as exc:
+        if fd >= 0:
+            _close_quietly(fd)
+        _discard(tmp)
+        if isinstance(exc, OSError) and exc.filename is None:
+            exc.filename = tmp  # the file being written when it failed
         raise
+
+
+def _close_quietly(fd: int) -> None:
+    try:
+        posix.close(fd)
+    except OSError:
+        pass
+
+
+def _discard(tmp: str) -> None:
+    """Remove a temporary file after a failed write; never hides the failure."""
+    try:
+        posix.unlink(tmp)
+    except OSError:
+        pass
 
 
 def write_json_atomic(path: str, doc: object, *, durable: bool = True) -> None:
-    write_bytes_atomic(path, jsonio.dumps(doc).encode("utf-8"), durable=durable)
+    write_bytes_atomic(path, jsonio.encode(doc), durable=durable)
 
 
 def utc_stamp(now: float) -> str:
@@ -316,6 +337,7 @@ def locked_update(
     now: float,
     timeout: float = LOCK_TIMEOUT,
     durable: bool = True,
+    after_write: Callable[[], None] | None = None,
 ) -> bool:
     """Read-modify-write `path` under its lock; return whether the lock was held.
 
@@ -323,6 +345,9 @@ def locked_update(
     leave the file as it is. When the lock cannot be had within `timeout` the
     update still happens (fail open: the caller logs it), except that a corrupt
     file is never overwritten without first being quarantined under the lock.
+    `after_write` runs once the document is written, still under the lock: a
+    change elsewhere that must follow the document's (deleting a file it stops
+    naming) never happens when the write fails.
     """
     lock = Lock(path + ".lock")
     held = lock.acquire(timeout)
@@ -331,6 +356,8 @@ def locked_update(
         doc = mutate(loaded)
         if doc is not None and not (loaded.problem and loaded.moved_to is None):
             write_json_atomic(path, doc, durable=durable)
+            if after_write is not None:
+                after_write()
     finally:
         lock.release()
     return held

@@ -11,6 +11,8 @@ Invariants:
   held (`storage` re-validates lock inodes, so waiters are safe).
 * A lock file whose state file is gone is removed after an hour, and only if
   nobody holds it (`storage.remove_unused_lock`).
+* A state file whose lock cannot be taken because a symlink stands in its place
+  is left alone; one agent's planted symlink never stops the sweep of the others.
 """
 
 from __future__ import annotations
@@ -90,8 +92,11 @@ def _unlink(path: str) -> bool:
 
 def _remove_state(path: str, cutoff: float) -> bool:
     lock = storage.Lock(path + ".lock")
-    if not lock.acquire(timeout=0):
-        return False  # in use right now: not untouched
+    try:
+        if not lock.acquire(timeout=0):
+            return False  # in use right now: not untouched
+    except storage.StorageError:
+        return False  # a symlink planted at its lock: left alone, like the rest of it
     try:
         try:
             if os.stat(path, follow_symlinks=False).st_mtime >= cutoff:

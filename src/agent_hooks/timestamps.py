@@ -7,6 +7,8 @@ Invariants:
   `HH:MM[:SS[.fraction]]`, optionally followed by `Z`, `z`, `±HH:MM`, `±HHMM` or `±HH`;
   a time without an offset is UTC. It agrees with `datetime.fromisoformat` on every
   such string (the tests compare them) and returns None for anything else, never raising.
+* `local` and `local_iso` are for people: local time, to the minute, with the
+  zone (`2026-11-21 21:46 CET`); documents and `--json` keep UTC.
 * Built-ins only (no `datetime`, no `time.strptime`, no platform `date` flags: a
   macOS-only date flag once made every date unparseable on Linux and every
   session was deleted).
@@ -21,6 +23,20 @@ _DAYS = (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
 
 def iso(now: float) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now))
+
+
+def local(moment: float) -> str:
+    """An epoch time as people read it: local time to the minute, with the zone."""
+    return time.strftime("%Y-%m-%d %H:%M %Z", time.localtime(moment))
+
+
+def local_iso(text: object, missing: str = "?") -> str:
+    """An ISO 8601 time from a document in local time (`local`); text that does not
+    parse is shown as it is, and no text as `missing`."""
+    moment = parse_iso(text)
+    if moment is not None:
+        return local(moment)
+    return text if isinstance(text, str) and text else missing
 
 
 def _days_from_civil(y: int, m: int, d: int) -> int:

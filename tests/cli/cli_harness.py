@@ -8,11 +8,10 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-import click
 from click.testing import CliRunner, Result
 
 from agent_hooks import identity, state, state_file
-from agent_hooks.cli._common import Env
+from agent_hooks.cli._common import Env, Group
 
 NOW = 1_800_000_000.0
 AGENT = "proj__cc_1"
@@ -22,7 +21,7 @@ class Cli:
     def __init__(self, home: Path, project: Path, *modules: ModuleType) -> None:
         self.home = home
         self.project = project
-        self.group = click.Group("agent-hooks")
+        self.group = Group("agent-hooks")
         for module in modules:
             module.register(self.group)
 

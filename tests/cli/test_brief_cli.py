@@ -86,3 +86,9 @@ def test_bad_input_is_a_one_line_error(cli: Cli, args: list[str], message: str) 
 def test_brief_help(cli: Cli) -> None:
     for sub in ("set-goal", "add", "focus", "show", "clear"):
         assert "--json" in cli.ok("brief", sub, "--help").output
+
+
+def test_show_gives_people_local_time_and_json_epoch(cli: Cli, far_timezone: None) -> None:
+    cli.ok("brief", "set-goal", "Ship")
+    assert "(updated 2027-01-15 13:30 IST)" in cli.ok("brief", "show").output.splitlines()[0]
+    assert json.loads(cli.ok("brief", "show", "--json").output)["updated_at"] == int(NOW)

@@ -44,7 +44,7 @@ def test_add_writes_the_template_and_prints_the_path(cli: Cli) -> None:
         "--constraints",
         "No new deps.",
     )
-    path = Path(result.output.strip())
+    path = Path(result.stdout.strip())
     ws_dir = path.parents[1]
     assert path.parent.name == "features" and path.name == "user-auth-context.md"
     assert ws_dir.parent == cli.project / ".tmp" / "sessions"
@@ -74,11 +74,11 @@ def test_add_writes_the_template_and_prints_the_path(cli: Cli) -> None:
 def test_add_reuses_the_workspace_and_takes_content_from_stdin_or_a_file(
     cli: Cli, tmp_path: Path
 ) -> None:
-    first = Path(cli.ok("context", "add", "a", "-c", "code").output.strip())
+    first = Path(cli.ok("context", "add", "a", "-c", "code").stdout.strip())
     second = Path(
         cli.ok(
             "context", "add", "b", "-c", "tasks", "--file", "-", input="Step 1\nStep 2\n"
-        ).output.strip()
+        ).stdout.strip()
     )
     assert first.parents[1] == second.parents[1]
     assert (
@@ -87,7 +87,7 @@ def test_add_reuses_the_workspace_and_takes_content_from_stdin_or_a_file(
     source = tmp_path / "ctx.md"
     source.write_text("# Context: Already Shaped\nSession: x\n\nbody\n")
     third = Path(
-        cli.ok("context", "add", "c", "-c", "general", "--file", str(source)).output.strip()
+        cli.ok("context", "add", "c", "-c", "general", "--file", str(source)).stdout.strip()
     )
     assert third.read_text() == source.read_text()
 
@@ -124,7 +124,7 @@ def test_add_refuses_bad_input_in_one_line(cli: Cli, args: list[str], message: s
 
 
 def test_add_refuses_to_overwrite_without_replace(cli: Cli) -> None:
-    path = Path(cli.ok("context", "add", "x", "-c", "code", "--summary", "one").output.strip())
+    path = Path(cli.ok("context", "add", "x", "-c", "code", "--summary", "one").stdout.strip())
     assert "--replace" in error_of(cli("context", "add", "x", "-c", "code", "--summary", "two"))
     assert "one" in path.read_text()
     cli.ok("context", "add", "x", "-c", "code", "--summary", "two", "--replace")
@@ -179,16 +179,16 @@ def test_find_without_a_workspace_says_so(cli: Cli) -> None:
 
 
 def test_a_new_conversation_gets_a_new_workspace(cli: Cli) -> None:
-    first = Path(cli.ok("context", "add", "x", "-c", "code").output.strip()).parents[1]
+    first = Path(cli.ok("context", "add", "x", "-c", "code").stdout.strip()).parents[1]
     cli.begin("conv-2")
     assert "no workspace is bound" in error_of(cli("context", "list"))
-    second = Path(cli.ok("context", "add", "x", "-c", "code").output.strip()).parents[1]
+    second = Path(cli.ok("context", "add", "x", "-c", "code").stdout.strip()).parents[1]
     assert first != second and first.exists()
 
 
 def test_list_and_rm(cli: Cli) -> None:
-    a = Path(cli.ok("context", "add", "a", "-c", "code", "--for", "@coder").output.strip())
-    b = Path(cli.ok("context", "add", "b", "-c", "code").output.strip())
+    a = Path(cli.ok("context", "add", "a", "-c", "code", "--for", "@coder").stdout.strip())
+    b = Path(cli.ok("context", "add", "b", "-c", "code").stdout.strip())
     listed = cli.ok("context", "list").output.splitlines()
     assert len(listed) == 2 and "for @coder" in listed[0]
     cli.ok("context", "rm", "code/a-context.md")
@@ -204,7 +204,7 @@ def test_rm_refuses_another_agents_file(cli: Cli) -> None:
     cli.ok("context", "add", "mine", "-c", "code")
     cli.begin("conv-b", agent="proj__cc_2")
     theirs = Path(
-        cli.ok("context", "add", "theirs", "-c", "code", agent="proj__cc_2").output.strip()
+        cli.ok("context", "add", "theirs", "-c", "code", agent="proj__cc_2").stdout.strip()
     )
     assert "not yours" in error_of(cli("context", "rm", str(theirs)))
     relative = str(theirs.relative_to(cli.project))
@@ -218,3 +218,38 @@ def test_help_and_outside_a_project(cli: Cli, home: Path) -> None:
         assert "--json" in result.output
     result = cli("context", "list", "--project", "/nonexistent", env={"CLAUDE_PROJECT_DIR": ""})
     assert result.exit_code == 1 and "not a directory" in result.output
+
+
+def test_list_gives_people_local_time_and_json_utc(cli: Cli, far_timezone: None) -> None:
+    cli.ok("context", "add", "a", "-c", "code")
+    [line] = cli.ok("context", "list").output.splitlines()
+    assert "(created 2027-01-15 13:30 IST;" in line
+    [entry] = json.loads(cli.ok("context", "list", "--json").output)
+    assert entry["created"] == "2027-01-15T08:00:00Z"
+
+
+def test_add_says_which_sections_still_hold_placeholders(cli: Cli) -> None:
+    result = cli.ok("context", "add", "bare", "-c", "code")
+    path = Path(result.stdout.strip())  # stdout stays the path alone
+    assert path.is_file() and "[Brief description" in path.read_text()
+    note = result.stderr.strip()
+    assert note.startswith("note: the file is the template")
+    for word in ("Request Summary", "Constraints", "--summary", "--constraints", "--replace"):
+        assert word in note
+    assert "edit the file" in note and "\n" not in note
+    data = json.loads(
+        cli.ok("context", "add", "half", "-c", "code", "--summary", "s", "--json").stdout
+    )
+    assert data["placeholders"] == ["Background", "Expected Output", "Constraints"]
+
+
+def test_add_with_every_section_or_a_file_says_nothing_more(cli: Cli, tmp_path: Path) -> None:
+    full = cli.ok(
+        "context", "add", "full", "-c", "code", "--summary", "s", "--background", "b",
+        "--expected", "e", "--constraints", "c",
+    )  # fmt: skip
+    assert full.stderr == ""
+    body = tmp_path / "body.md"
+    body.write_text("all of it\n")
+    given = cli.ok("context", "add", "given", "-c", "code", "--file", str(body), "--json")
+    assert given.stderr == "" and json.loads(given.stdout)["placeholders"] == []

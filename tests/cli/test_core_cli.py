@@ -256,7 +256,7 @@ def test_agents_of_one_project(home: Path, project: Path, tmp_path: Path) -> Non
 def test_agents_when_there_are_none(home: Path) -> None:
     assert parse(invoke(home, ["agents", "--json"])) == []
     result = invoke(home, ["agents"])
-    assert result.exit_code == 0 and "no agents" in result.stdout
+    assert result.exit_code == 0 and "No agents" in result.stdout
 
 
 @pytest.mark.parametrize(
@@ -413,4 +413,110 @@ def test_cleanup_refuses_bad_days(home: Path, days: str) -> None:
 
 def test_cleanup_of_an_empty_or_missing_state_dir(home: Path) -> None:
     assert parse(invoke(home, ["cleanup", "--json"])) == {"dry_run": False, "removed": []}
-    assert "0 file(s) removed" in invoke(home, ["cleanup"]).stdout
+    assert "Nothing to remove from" in invoke(home, ["cleanup"]).stdout
+
+
+def test_cleanup_says_what_it_did_in_sentences(home: Path) -> None:
+    sdir = home / ".claude"
+    _aged(sdir, "a", 9)
+    _aged(sdir, "b", 9)
+    dry = invoke(home, ["cleanup", "--dry-run"]).stdout
+    assert dry.endswith(f"Would remove 2 files from {sdir}.\n"), dry
+    assert "(s)" not in dry and "would remove from" not in dry
+    (sdir / "state-b.json").unlink()
+    done = invoke(home, ["cleanup"]).stdout
+    assert done.endswith(f"Removed 1 file from {sdir}.\n"), done
+    assert invoke(home, ["cleanup"]).stdout == f"Nothing to remove from {sdir}.\n"
+
+
+# --- agents: a headed table, like reservations'
+
+
+def test_agents_prints_a_table_under_column_headers(home: Path, project: Path) -> None:
+    """`0c 2m 0r` beside `2m ago` read as minutes; each figure now stands under its
+    header, numbers right-aligned."""
+    write_state(home / ".claude", ME, doc(project))
+    write_state(home / ".claude", "proj__cc_22", doc(project, files_read=[], active=False))
+    lines = invoke(home, ["agents"]).stdout.splitlines()
+    header = lines[0]
+    assert header.split() == [
+        "AGENT", "STATE", "LAST", "ACTIVE", "CREATED", "MODIFIED", "READ", "PROJECT",
+    ]  # fmt: skip
+    mine = next(line for line in lines if line.startswith(ME + " "))
+    assert mine.split() == [ME, "active", "1m", "ago", "1", "2", "3", str(project)]
+    for column in ("CREATED", "MODIFIED", "READ"):  # right-aligned under the header
+        end = header.index(column) + len(column)
+        assert all(line[end - 1].isdigit() and line[end] == " " for line in lines[1:])
+    assert all(line.index(str(project)) == header.index("PROJECT") for line in lines[1:])
+
+
+def test_agents_shows_an_unreadable_state_file_in_the_table(home: Path, project: Path) -> None:
+    write_state(home / ".claude", ME, doc(project))
+    write_state(home / ".claude", "broken", "{oops")
+    lines = invoke(home, ["agents"]).stdout.splitlines()
+    broken = next(line for line in lines if line.startswith("broken "))
+    assert broken.split()[:6] == ["broken", "unreadable", "-", "-", "-", "-"]
+    assert "not JSON" in broken
+
+
+# --- status and trail: AGENT or --agent, and no state file is an error
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["trail", "nobody"],
+        ["trail", "--agent", "nobody"],
+        ["trail", "nobody", "--json"],
+        ["status", "nobody"],
+        ["status", "--agent", "nobody", "--json"],
+        ["freshness", "nobody"],
+    ],
+)
+def test_an_agent_without_a_state_file_is_an_error(
+    home: Path, project: Path, args: list[str]
+) -> None:
+    write_state(home / ".claude", ME, doc(project))
+    before = sorted(p.name for p in (home / ".claude").iterdir())
+    one_line_error(invoke(home, args), "no agent named nobody", "state-nobody.json")
+    assert sorted(p.name for p in (home / ".claude").iterdir()) == before
+
+
+@pytest.mark.parametrize("agent", ["newcomer", None])
+def test_the_trail_of_this_agent_before_any_state_is_an_error(
+    home: Path, agent: str | None
+) -> None:
+    one_line_error(invoke(home, ["trail"], agent=agent), "no state yet", "does not exist")
+    assert not (home / ".claude").exists()
+
+
+@pytest.mark.parametrize("command", ["status", "trail", "freshness"])
+def test_agent_and_dash_dash_agent_are_the_same(home: Path, project: Path, command: str) -> None:
+    write_state(home / ".claude", "proj__cc_2", doc(project))
+    positional = parse(invoke(home, [command, "proj__cc_2", "--json"], agent=None))
+    option = parse(invoke(home, [command, "--agent", "proj__cc_2", "--json"], agent=None))
+    both = parse(invoke(home, [command, "proj__cc_2", "--agent", "proj__cc_2", "--json"]))
+    assert positional == option == both
+    assert positional["agent"] == "proj__cc_2"
+    help_text = invoke(home, [command, "--help"]).stdout
+    assert "[AGENT]" in help_text and "--agent NAME" in help_text
+
+
+@pytest.mark.parametrize("command", ["status", "trail", "freshness"])
+def test_two_different_agents_named_at_once_is_a_usage_error(home: Path, command: str) -> None:
+    result = invoke(home, [command, "alice", "--agent", "bob"])
+    assert result.exit_code == 2 and "give one" in result.stderr
+
+
+def test_cleanup_goes_on_past_another_agents_planted_lock_symlink(
+    home: Path, tmp_path: Path
+) -> None:
+    sdir = home / ".claude"
+    old = _aged(sdir, "old", 30)
+    _aged(sdir, "planted", 30)
+    victim = tmp_path / "victim"
+    victim.write_text("secret")
+    (sdir / "state-planted.json.lock").symlink_to(victim)
+    done = parse(invoke(home, ["cleanup", "--json"]))
+    assert done["removed"] == [str(old)]
+    assert victim.read_text() == "secret"

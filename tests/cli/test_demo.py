@@ -53,7 +53,9 @@ def test_demo_narrates_every_step_and_cleans_up(isolated_user: dict[str, Path]) 
     assert '    | agent-hooks: you are agent "alice" in project ' in out
     assert "    $ AGENT_NAME=alice agent-hooks reserve 'src/**' --reason demo-42" in out
     assert re.search(
-        r"^    reserved src/\*\* \(exclusive, id r-[0-9a-f]{8}, reason demo-42, ", out, re.MULTILINE
+        r"^    reserved src/\*\* \(exclusive, id r-[0-9a-f]{8}, reason: demo-42, ",
+        out,
+        re.MULTILINE,
     )
     assert f"    | {DENY_START}" in out
     assert "    | - run `agent-hooks reservations` to see who holds what" in out

@@ -43,7 +43,7 @@ def test_check_allows_when_expired_own_or_warned(home: Path, repo: Path) -> None
     reserve(home, repo, "bob", "src/**", ttl=60)
     stage(repo, home, "src/a.py")
     later = run(home, "check", "--repo", str(repo), now=NOW + 61)
-    assert later.exit_code == 0 and "ok: 1 staged path(s)" in later.output
+    assert later.exit_code == 0 and "ok: 1 staged path; it is not held" in later.output
     assert run(home, "check", "--repo", str(repo), agent="bob").exit_code == 0
     warned = run(home, "check", "--repo", str(repo), "--mode", "warn", "--json")
     assert warned.exit_code == 0
@@ -112,9 +112,10 @@ def test_ref_updates_that_change_nothing_held_pass(home: Path, repo: Path) -> No
     ):
         result = run(home, "check", "--repo", str(repo), "--ref-updates", input=lines)
         assert result.exit_code == 0, result.output
-        assert (
-            result.output
-            == f"ok: {checked} path(s) changed by the branch updates, none held exclusively by another agent\n"
+        counted = "1 path" if checked == 1 else f"{checked} paths"
+        held = "it is not" if checked == 1 else "none is"
+        assert result.output == (
+            f"ok: {counted} changed by the branch updates; {held} held exclusively by another agent\n"
         )
     assert (
         run(

@@ -74,7 +74,7 @@ def cli(home: Path, project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPat
 def test_reserve_reports_what_was_granted(cli: Cli) -> None:
     result = cli.ok("alice", "reserve", "src/**", "--reason", "farmhand-42")
     assert re.fullmatch(
-        rf"reserved src/\*\* \(exclusive, id r-[0-9a-f]{{8}}, reason farmhand-42, "
+        rf"reserved src/\*\* \(exclusive, id r-[0-9a-f]{{8}}, reason: farmhand-42, "
         rf"until {re.escape(until(NOW + HOUR))}, 60 min\)\n",
         result.stdout,
     ), result.stdout
@@ -450,3 +450,17 @@ def test_help_of_each_command(cli: Cli, command: str, mentions: list[str]) -> No
     )
     for word in mentions:
         assert word in result.stdout, (word, result.stdout)
+
+
+def test_people_read_local_times_json_keeps_epochs(cli: Cli, far_timezone: None) -> None:
+    granted = cli.ok("alice", "reserve", "src/**").stdout
+    assert "until 2027-01-15 14:30 IST" in granted  # NOW + 1 h, 5:30 ahead of UTC
+    [row] = json.loads(cli.ok("alice", "reservations", "--json").stdout)
+    assert row["expires_at"] == int(NOW + HOUR)
+    bob_id = json.loads(cli.ok("bob", "reserve", "tests/**", "--json").stdout)["granted"][0]["id"]
+    cli.ok("alice", "release", "--id", bob_id, "--force")
+    dropped = cli.ok("alice", "reservations", "--dropped").stdout
+    assert dropped.startswith("2027-01-15 13:30 IST  tests/**"), dropped
+    assert isinstance(
+        json.loads(cli.ok("alice", "reservations", "--dropped", "--json").stdout)[0]["at"], int
+    )

@@ -480,7 +480,7 @@ def test_close_counts_pending_subagents_in_the_closing_summary(run: Cli, tmp_pat
     closed = run.json("close", now=NOW + 60)["session"]
     assert closed["pending_subagents"] == [] and closed["tokens"]["saved"] == 20
     assert (
-        "1 subagent(s) spawned; 20 tokens kept out of the main context"
+        "1 subagent spawned; 20 tokens kept out of the main context"
         in closed["closing_summary"]["outcomes"]
     )
 
@@ -494,3 +494,11 @@ def test_other_session_commands_read_pending_subagents_on_too(run: Cli, tmp_path
     run.ok("note", "Figures", "checked", now=NOW + 5)
     doc = run.doc(session_id)
     assert doc["pending_subagents"] == [] and doc["tokens"]["saved"] == 20
+
+
+def test_note_counts_notes_in_words(run: Cli) -> None:
+    run.ok("start", "--client", "acme", "--project", "audit")
+    assert run.ok("note", "first").strip() == "Noted in SES202611-ACME-AUDIT (1 note now)."
+    assert run.ok("note", "second").strip() == "Noted in SES202611-ACME-AUDIT (2 notes now)."
+    assert "saved (1 character)." in run.ok("summary", "x")
+    assert "saved (2 characters)." in run.ok("summary", "xy")

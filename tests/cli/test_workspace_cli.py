@@ -36,7 +36,7 @@ def test_show_without_and_with_a_workspace(cli: Cli) -> None:
 
 
 def test_close_deletes_tracked_files_keeps_untracked_and_unbinds(cli: Cli) -> None:
-    path = Path(cli.ok("context", "add", "x", "-c", "code").output.strip())
+    path = Path(cli.ok("context", "add", "x", "-c", "code").stdout.strip())
     ws_dir = path.parents[1]
     stray = ws_dir / "code" / "notes-by-hand.txt"
     stray.write_text("not tracked")
@@ -49,7 +49,7 @@ def test_close_deletes_tracked_files_keeps_untracked_and_unbinds(cli: Cli) -> No
 
 
 def test_close_with_a_broken_manifest_is_a_one_line_error(cli: Cli) -> None:
-    path = Path(cli.ok("context", "add", "x", "-c", "code").output.strip())
+    path = Path(cli.ok("context", "add", "x", "-c", "code").stdout.strip())
     (path.parents[1] / ".manifest.json").write_text("{{{")
     result = cli("workspace", "close")
     assert result.exit_code == 1 and "hands off" in result.output.splitlines()[-1]
@@ -64,14 +64,14 @@ def idle_workspace(project: Path, last: float) -> workspace_store.Workspace:
 
 def test_sweep_closes_idle_workspaces_and_spares_yours(cli: Cli) -> None:
     mine = Path(
-        cli.ok("context", "add", "x", "-c", "code", now=NOW - 3 * DAY).output.strip()
+        cli.ok("context", "add", "x", "-c", "code", now=NOW - 3 * DAY).stdout.strip()
     ).parents[1]
     stale = idle_workspace(cli.project, NOW - DAY - 60)
     fresh = idle_workspace(cli.project, NOW - DAY + 60)
     dry = json.loads(cli.ok("workspace", "sweep", "--dry-run", "--json").output)
     assert dry["closed"] == [stale.id] and Path(stale.path).exists()
     out = cli.ok("workspace", "sweep").output
-    assert out == f"closed 1 idle workspace(s): {stale.id}\n"
+    assert out == f"closed 1 idle workspace: {stale.id}\n"
     assert not Path(stale.path).exists() and Path(fresh.path).exists() and mine.exists()
     broken = idle_workspace(cli.project, NOW - 5 * DAY)
     Path(broken.manifest_path).unlink()
@@ -104,7 +104,8 @@ def test_freshness_reports_the_decision(cli: Cli) -> None:
     data = json.loads(cli.ok("freshness", "--json").output)
     assert data["decision"] == "resume_with_update" and data["changed"] == [str(files[0])]
     text = cli.ok("freshness").output
-    assert text.startswith("resume_with_update: 1 of 3") and "src/m0.py" in text
+    assert text.startswith("Resume, after re-reading the changed files: 1 of the 3 files")
+    assert "src/m0.py" in text and "resume_with_update" not in text
     data = json.loads(
         cli.ok("freshness", "--json", env={"AGENT_HOOKS_CRITICAL_FILES": "src/m0.py"}).output
     )
@@ -116,3 +117,11 @@ def test_freshness_with_a_corrupt_state_file_is_a_one_line_error(cli: Cli) -> No
     result = cli("freshness")
     assert result.exit_code == 1 and len(result.output.strip().splitlines()) == 1
     assert "not valid JSON" in result.output
+
+
+def test_show_gives_people_local_time_and_json_utc(cli: Cli, far_timezone: None) -> None:
+    cli.ok("context", "add", "x", "-c", "code")
+    text = cli.ok("workspace", "show").output.splitlines()
+    assert "created:   2027-01-15 13:30 IST" in text and "active:    2027-01-15 13:30 IST" in text
+    manifest = json.loads(cli.ok("workspace", "show", "--json").output)["manifest"]
+    assert manifest["created_at"] == manifest["last_activity"] == "2027-01-15T08:00:00Z"

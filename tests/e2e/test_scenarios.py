@@ -306,7 +306,7 @@ def test_lifecycle_context_sweep_release_and_resume(
     assert listed == [("lease", AGENT_A, "kept.txt"), ("reservation", AGENT_A, "lib/**")]
     assert install.cli_json("reservations", cwd=project) == []
     assert any(
-        f"agent={AGENT_A} event=SessionEnd released 1 reservation(s)" in line
+        f"agent={AGENT_A} event=SessionEnd released 1 reservation at" in line
         for line in install.log_lines()
     )
     doc = install.state(AGENT_A)

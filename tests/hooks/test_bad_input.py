@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from hook_runner import AGENT, HookRunner, write_state
+from hook_runner import AGENT, HookRunner, context_of, write_state
 
 EVENTS = ["SessionStart", "PreToolUse", "PostToolUse", "Stop", "SessionEnd"]
 TEN_MB = 10 * 1024 * 1024
@@ -181,3 +181,19 @@ def test_a_broken_package_still_allows(tmp_path: Path, run_hook: HookRunner) -> 
     )
     assert proc.returncode == 0 and proc.stdout == b""
     assert b"boom" in proc.stderr and b"allowed" in proc.stderr
+
+
+def test_context_holding_text_that_is_not_valid_unicode_still_reaches_the_model(
+    run_hook: HookRunner,
+) -> None:
+    """A notice naming a file whose name is not UTF-8 (a lone surrogate once
+    decoded) made the hook's own output fail to encode, and SessionStart said
+    nothing at all; now it is written as a `\\udcff` escape."""
+    write_state(
+        run_hook.state_dir,
+        AGENT,
+        {"registered": True, "notices": ["agent-hooks: /p/caf\udcff.py changed under you"]},
+    )
+    text = context_of(run_hook("SessionStart", "SessionStart_startup"))
+    assert "/p/caf\udcff.py changed under you" in text
+    assert not any("UnicodeEncodeError" in line for line in run_hook.log_lines())

@@ -75,7 +75,7 @@ def test_session_end_releases_non_keep_reservations_in_every_project(
     assert sorted(r["paths"][0] for r in state["reservations"]) == ["docs/**", "etc/**"]
     assert all(r["keep"] for r in state["reservations"])
     assert any(
-        "released 2 reservation(s) at the end of conversation conv-1" in line
+        "released 2 reservations at the end of conversation conv-1" in line
         for line in run_hook.log_lines()
     ), run_hook.log_lines()
 

@@ -564,6 +564,13 @@ def test_session_start_lines(world: World) -> None:
         f"Work session SES202611-ACME-AUDIT {work_session.GREEN} (active): 0/0 milestones"
     )
     assert "0/150,000 tokens (0%)" in first and second == "Last context: Auditing auth."
+    assert "0/0 milestones done, 0 artifacts," in first
+    world.store().update_active(
+        lambda d: d["artifacts"].append({"path": "a.md", "created": None, "agent": None}) is None,
+        NOW,
+    )
+    one = world.run("SessionStart", world.payload("SessionStart_startup"))
+    assert one is not None and ", 1 artifact," in one["lines"][0]
     world.store().update_active(lambda d: d.update(status="paused") is None, NOW)
     paused = world.run("SessionStart", world.payload("SessionStart_startup"))
     assert paused is not None and "is paused" in paused["lines"][0]

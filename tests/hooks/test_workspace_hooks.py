@@ -263,14 +263,14 @@ def test_the_bound_workspace_and_its_files_are_listed_on_resume(
     ws, _ = workspace_store.current_or_create(harness.agent, str(project), NOW, print)
     workspace_store.write_context(ws, "features/user-auth-context.md", "x", NOW, keywords=["login"])
     text = "\n".join(harness.start("resume", "conv-1", NOW + 60))
-    assert f"Your workspace for context hand-off: {ws.path}/ (1 context file(s)):" in text
+    assert f"Your workspace for context hand-off: {ws.path}/ (1 context file):" in text
     assert (
         f"- .tmp/sessions/{ws.id}/features/user-auth-context.md (keywords: login, user-auth, "
         in text
     )
     fresh = "\n".join(harness.start("startup", "conv-2", NOW + 120))
     assert "Your workspace" not in fresh and "agent-hooks context add TASK" in fresh
-    assert "Other live workspaces in this project: 1 (1 context file(s))" in fresh
+    assert "Other live workspaces in this project: 1 (1 context file)" in fresh
 
 
 def test_session_start_sweeps_idle_workspaces_and_logs_them(
@@ -283,7 +283,7 @@ def test_session_start_sweeps_idle_workspaces_and_logs_them(
     harness.start("startup", "conv-1")
     assert not Path(stale.path).exists() and Path(orphan.path).exists()
     log = harness.log()
-    assert f"swept 1 workspace(s) idle for 24 h: {stale.id}" in log
+    assert f"swept 1 workspace idle for 24 h: {stale.id}" in log
     assert f"workspace {orphan.id}: no manifest; hands off" in log
 
 

@@ -104,6 +104,32 @@ def test_dumps_keeps_non_ascii_and_escapes_controls() -> None:
     assert jsonio.dumps({"é": "a\nb\x00"}) == '{"é":"a\\nb\\u0000"}'
 
 
+@settings(max_examples=100, deadline=None)
+@given(json_values)
+def test_encode_is_dumps_as_utf8(value: object) -> None:
+    assert jsonio.encode(value) == jsonio.dumps(value).encode("utf-8")
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "\ud800",
+        "x\udcff.py",
+        {"k\udfff": ["\udc00\ud800", "é \udcfe 😀"]},
+        ["\\ud800", "\\\ud800"],
+    ],
+)
+def test_encode_writes_lone_surrogates_as_escapes(value: object) -> None:
+    """Text decoded from bytes that are not UTF-8 (a file name, an argument) holds
+    lone surrogates: they are written as `\\udXXX` escapes, so the bytes are valid
+    UTF-8, and read back to the very same string. (A high surrogate followed by a
+    low one would read back as the pair's character; no decoder makes such a pair.)"""
+    data = jsonio.encode(value)
+    text = data.decode("utf-8")  # valid UTF-8
+    assert jsonio.loads(data) == value == json.loads(text)
+    assert "\\ud800" in text or "\\udcff" in text or "\\udfff" in text or "\\udcfe" in text
+
+
 def _modules_after(code: str) -> set[str]:
     out = subprocess.run(
         [

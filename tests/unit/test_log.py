@@ -10,7 +10,6 @@ import stat
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -43,17 +42,15 @@ def message(line: str) -> str:
 
 
 def unescape(text: str) -> str:
-    return re.sub(r"\\(.)", lambda m: {"n": "\n", "r": "\r"}.get(m[1], m[1]), text)
+    """The message as it was given: the inverse of `log.escape`."""
 
+    def one(m: re.Match[str]) -> str:
+        code = m[1] or m[2] or m[3]
+        if code:
+            return chr(int(code, 16))
+        return {"n": "\n", "r": "\r", "t": "\t"}.get(m[4], m[4])
 
-@pytest.fixture
-def far_timezone(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Local time 5:30 ahead of UTC (a POSIX TZ string: no tz database needed)."""
-    monkeypatch.setenv("TZ", "IST-5:30")
-    time.tzset()
-    yield
-    monkeypatch.undo()
-    time.tzset()
+    return re.sub(r"\\(?:x([0-9a-f]{2})|u([0-9a-f]{4})|U([0-9a-f]{8})|(.))", one, text)
 
 
 def test_one_line_per_call_with_stamp_pid_agent_and_event(
@@ -85,7 +82,34 @@ def test_line_breaks_and_backslashes_are_escaped_reversibly(state_dir: Path, tex
 def test_a_message_that_is_not_valid_unicode_is_still_logged(state_dir: Path) -> None:
     hook_log.log(str(state_dir), "E", "a", "bad \udcff byte", now=0)
     [line] = lines(state_dir)
-    assert line.endswith("bad ? byte")
+    assert line.endswith("bad \\udcff byte")
+
+
+CONTROLS = [
+    "nul\x00byte",
+    "bell\x07",
+    "\x1b[31mred\x1b[0m",
+    "\x1b]0;title\x07",
+    "del\x7f",
+    "c1\x85next\x9b",
+    "form\x0cfeed\x0bvtab\x08back",
+    "line\u2028sep\u2029para",
+    "bidi\u202eevil\u200b",
+    "astral \U000e0001 tag",
+]
+
+
+@pytest.mark.parametrize("text", CONTROLS)
+def test_every_control_character_is_escaped(state_dir: Path, text: str) -> None:
+    """NUL, BEL, ESC (terminal escape sequences), DEL, C1 controls, line and
+    paragraph separators, bidi overrides: none reaches the file raw, and the
+    escaping can be undone."""
+    hook_log.log(str(state_dir), "E", "a", f"/p/{text}.py", now=0)
+    raw = log_file(state_dir).read_bytes().decode()
+    [line] = lines(state_dir)
+    assert raw == line + "\n"
+    assert all(c.isprintable() for c in line), ascii(line)
+    assert unescape(message(line)) == f"/p/{text}.py"
 
 
 def test_the_log_is_private(tmp_path: Path) -> None:

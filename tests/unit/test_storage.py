@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import posix
 import signal
 import subprocess
 import sys
@@ -117,6 +119,70 @@ def test_a_failed_write_leaves_the_old_document_and_no_temp_file(tmp_path: Path)
         storage.write_bytes_atomic(str(tmp_path / "missing-dir" / "x.json"), b"{}")
     assert json.loads(target.read_text()) == {"v": 1}
     assert [p.name for p in tmp_path.iterdir()] == ["doc.json"]
+
+
+def test_a_document_holding_lone_surrogates_is_written_as_valid_utf8(tmp_path: Path) -> None:
+    """A path from a non-UTF-8 file name (`\\udcff`) or a `"\\ud800"` escape read from
+    a file must not make the write fail (it did: UnicodeEncodeError)."""
+    target = tmp_path / "doc.json"
+    doc = {"files_read": ["/p/x\udcff.py"], "reason": "why \ud800"}
+    storage.write_json_atomic(str(target), doc)
+    assert storage.load_json_object(str(target)).doc == doc
+    assert json.loads(target.read_bytes().decode("utf-8")) == doc
+
+
+@pytest.mark.parametrize("code", [errno.ENOSPC, errno.EIO, errno.EROFS])
+@pytest.mark.parametrize("durable", [True, False])
+def test_a_write_failing_midway_leaves_the_old_document_and_names_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, code: int, durable: bool
+) -> None:
+    """A full disk fails in `write` (or `fsync`), with no file name: the old
+    document stays whole, the temporary file goes, and the error names the
+    temporary file being written (`temp_target` leads back to the document)."""
+    target = tmp_path / "doc.json"
+    storage.write_json_atomic(str(target), {"v": 1})
+    real_write = posix.write
+    calls: list[int] = []
+
+    def failing_write(fd: int, data: bytes) -> int:
+        calls.append(fd)
+        if len(calls) == 1:
+            return real_write(fd, bytes(data[:3]))  # a partial write first
+        raise OSError(code, os.strerror(code))
+
+    monkeypatch.setattr(posix, "write", failing_write)
+    with pytest.raises(OSError) as caught:
+        storage.write_json_atomic(str(target), {"v": 2, "pad": "x" * 100}, durable=durable)
+    monkeypatch.undo()
+    assert caught.value.errno == code
+    name = os.path.basename(str(caught.value.filename))
+    assert storage.temp_target(name) == "doc.json"
+    assert json.loads(target.read_text()) == {"v": 1}
+    assert [p.name for p in tmp_path.iterdir()] == ["doc.json"]
+
+
+def test_after_write_runs_only_once_the_document_is_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = tmp_path / "doc.json"
+    ran: list[object] = []
+
+    def after() -> None:
+        ran.append(json.loads(target.read_text()))
+
+    storage.locked_update(str(target), lambda loaded: {"v": 1}, now=NOW, after_write=after)
+    assert ran == [{"v": 1}]
+    storage.locked_update(str(target), lambda loaded: None, now=NOW, after_write=after)
+    assert ran == [{"v": 1}]  # nothing written, nothing after
+
+    def full(fd: int, data: bytes) -> int:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(posix, "write", full)
+    with pytest.raises(OSError):
+        storage.locked_update(str(target), lambda loaded: {"v": 2}, now=NOW, after_write=after)
+    monkeypatch.undo()
+    assert ran == [{"v": 1}] and json.loads(target.read_text()) == {"v": 1}
 
 
 def test_read_bytes_reads_large_files_whole(tmp_path: Path) -> None:

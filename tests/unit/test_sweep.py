@@ -149,6 +149,20 @@ def test_a_directory_or_symlink_named_like_a_state_file_breaks_nothing(
     assert target.read_text() == "{}"
 
 
+def test_a_symlink_planted_at_one_agents_lock_stops_nothing_else(
+    sdir: Path, tmp_path: Path
+) -> None:
+    """It made the whole sweep (cleanup, SessionStart's) fail with StorageError."""
+    victim = make(tmp_path, "victim", OLD, "secret")
+    make(sdir, "state-planted.json", OLD)
+    os.symlink(victim, sdir / "state-planted.json.lock")
+    make(sdir, "state-old.json", OLD)
+    removed = sweep.sweep(str(sdir), NOW)
+    assert removed == [str(sdir / "state-old.json")]
+    assert names(sdir) == {"state-planted.json", "state-planted.json.lock"}
+    assert victim.read_text() == "secret"
+
+
 HOLD = f"""
 import sys
 sys.path.insert(0, {SRC!r})

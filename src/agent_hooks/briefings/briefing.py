@@ -22,6 +22,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from agent_hooks.wording import plural
+
 LIMIT = 10_000
 MAX_TEXT = 2_000
 MAX_FILES_SHOWN = 60
@@ -182,9 +184,9 @@ def _compose(
     if dropped or dropped_files:
         parts = []
         if dropped:
-            parts.append(f"{dropped} oldest entr{'y' if dropped == 1 else 'ies'}")
+            parts.append(plural(dropped, "oldest entry", "oldest entries"))
         if dropped_files:
-            parts.append(f"{dropped_files} changed file name(s)")
+            parts.append(plural(dropped_files, "changed file name"))
         lines.append(
             f"[agent-hooks: {' and '.join(parts)} left out to fit the context limit; "
             "`agent-hooks brief show` lists every entry]"

@@ -32,6 +32,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from agent_hooks import trail
+from agent_hooks.wording import plural
 
 MAX_MINOR = 5
 CRITICAL_ENV = "AGENT_HOOKS_CRITICAL_FILES"
@@ -261,19 +262,23 @@ def context_lines(report: Report, project: str | None, limit: int = 30) -> list[
     ]
     more = len(report.changed) - len(shown)
     listing = ", ".join(shown) + (f", and {more} more" if more > 0 else "")
+    if report.decision is Decision.RESUME and not report.examined:
+        return ["Context freshness: resume — this conversation has read or modified no file yet."]
     if report.decision is Decision.RESUME:
         return [
-            f"Context freshness: resume — none of the {report.examined} file(s) this "
-            "conversation read or modified has changed since you last touched it."
+            f"Context freshness: resume — none of the {plural(report.examined, 'file')} "
+            "this conversation read or modified has changed since you last touched it."
         ]
     if report.decision is Decision.RESUME_WITH_UPDATE:
+        them = "it" if len(report.changed) == 1 else "them"
         return [
-            f"Context freshness: resume_with_update — {len(report.changed)} file(s) you read "
-            f"or modified changed since you last touched them: {listing}. Re-read them "
-            "before relying on what you remember of them."
+            f"Context freshness: resume_with_update — {plural(len(report.changed), 'file')} "
+            f"you read or modified changed since you last touched {them}: {listing}. "
+            f"Re-read {them} before relying on what you remember of {them}."
         ]
     why = (
-        f"critical file(s) changed ({', '.join(display(p, project) for p in report.critical)})"
+        f"{plural(len(report.critical), 'critical file')} changed "
+        f"({', '.join(display(p, project) for p in report.critical)})"
         if report.critical
         else f"{len(report.changed)} files changed (more than {MAX_MINOR})"
     )

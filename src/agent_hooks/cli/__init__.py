@@ -25,11 +25,11 @@ from agent_hooks.cli import (
     watch,
     workspace,
 )
-from agent_hooks.cli._common import Env
+from agent_hooks.cli._common import Env, Group
 from agent_hooks.work_sessions import status_line as statusline
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="agent-hooks")
 @click.pass_context
 def main(ctx: click.Context) -> None:

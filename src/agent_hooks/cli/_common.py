@@ -1,21 +1,35 @@
 """What the click commands share: the environment, the clock, the agent, and
 output (human text or `--json`).
 
-Invariants: every user error is a `click.ClickException` — one line on stderr,
-exit status 1; `--json` output is one JSON document on stdout (orjson, indented).
+Invariants:
+
+* Every user error is a `click.ClickException` — one line on stderr, exit status
+  1 (2 for a usage error). `Group` (the `agent-hooks` group and every group run
+  on its own) turns whatever OSError or UnicodeError a command lets through — a
+  full or read-only disk, a symlink planted where a file belongs, a state
+  directory that is a file — into such a line: no command prints a traceback.
+* `--json` output is one JSON document on stdout (orjson, indented); text that is
+  not valid Unicode (a lone surrogate: bytes of a file name that are not UTF-8)
+  is written as a `\\udXXX` escape there, and as the same escape in text output.
+* Times are shown to people in local time; `--json` keeps epoch seconds or UTC.
 """
 
 from __future__ import annotations
 
+import errno
+import functools
+import io
 import os
+import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 import orjson
 
-from agent_hooks import identity, repository
+from agent_hooks import identity, jsonio, repository, storage
+from agent_hooks import posix_fs as fs
 
 if TYPE_CHECKING:
     from agent_hooks.writer import Writer
@@ -42,6 +56,29 @@ class Env:
         except identity.IdentityError as exc:
             raise click.ClickException(str(exc)) from None
 
+    def known_agent(self, name: str | None = None) -> identity.Agent:
+        """Like `agent`, for commands that show an agent's state: one that has no
+        state file here is a one-line error, not an empty report."""
+        agent = self.agent(name)
+        self.check_state_dir()
+        if fs.lexists(agent.state_path):
+            return agent
+        if name is not None:
+            raise click.ClickException(
+                f"no agent named {name}: {agent.state_path} does not exist "
+                "(`agent-hooks agents` lists the agents)"
+            )
+        raise click.ClickException(
+            f"no state yet for {agent.label}: {agent.state_path} does not exist (its "
+            "SessionStart hook has not run; name another agent, or see `agent-hooks agents`)"
+        )
+
+    def check_state_dir(self) -> None:
+        """For commands that list the state directory: a file standing where it
+        belongs is a one-line error, not an empty listing (a missing one is fine)."""
+        if fs.lexists(self.state_dir) and not fs.isdir(self.state_dir):
+            raise click.ClickException(f"the state directory {self.state_dir} is not a directory")
+
     def writer(self) -> Writer:
         """Who this command acts for: the agent, in its conversation when run by an
         agent's Bash tool (Claude Code sets `CLAUDE_CODE_SESSION_ID` there)."""
@@ -58,12 +95,117 @@ class Env:
         return repository.project_root(self.environ, os.getcwd())
 
 
+def os_error_text(exc: OSError) -> str:
+    """One line for an OSError: the file it concerns and why, in words."""
+    if isinstance(exc, storage.StorageError) or exc.strerror is None:
+        return str(exc)  # a sentence of ours (a symlink refused, not a regular file)
+    if not exc.filename:
+        return exc.strerror
+    path = str(exc.filename)
+    reason = exc.strerror
+    directory, name = fs.split(path)
+    target = storage.temp_target(name)
+    if target is not None:  # the temporary file a write goes through: name the file written
+        return f"cannot write {fs.join(directory, target)}: {reason}"
+    if exc.errno in (errno.ENOTDIR, errno.EEXIST):
+        blocker = _not_a_directory(path)
+        if blocker == path:
+            return f"{path} is not a directory"
+        if blocker is not None:
+            return f"{path}: {blocker} is not a directory"
+    if exc.filename2:
+        return f"{path} -> {exc.filename2}: {reason}"
+    if name.endswith(".lock") and exc.errno != errno.ENOENT:
+        return f"cannot lock {path[: -len('.lock')]}: {reason}"
+    return f"{path}: {reason}"
+
+
+def _not_a_directory(path: str) -> str | None:
+    """The first of `path`'s ancestors (or `path` itself) that exists and is not a directory."""
+    parts = path.split("/")
+    for i in range(2, len(parts) + 1):
+        candidate = "/".join(parts[:i])
+        if candidate and fs.lexists(candidate) and not fs.isdir(candidate):
+            return candidate
+    return None
+
+
+def printable(text: str) -> str:
+    """`text` on one line: a character that is not printable (a newline in a file
+    name, a lone surrogate) is written as its escape (`\\n`, `\\udcff`)."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+def unicode_error_text(exc: UnicodeError) -> str:
+    """One line for text that is not valid Unicode (or not UTF-8)."""
+    if isinstance(exc, UnicodeEncodeError | UnicodeDecodeError):
+        bad = exc.object[exc.start : exc.end]
+        return f"text that is not valid UTF-8 ({bad!a} at position {exc.start}): {exc.reason}"
+    return f"text that is not valid UTF-8: {exc}"
+
+
+def tolerant_output() -> None:
+    """Let stdout write text that is not valid Unicode as `\\udXXX` escapes (stderr
+    already does), instead of failing halfway through a listing. (Under the C
+    locale Python's stdout takes `\\udcff` back to its byte, but fails on `\\ud800`.)"""
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper) and stream.errors in ("strict", "surrogateescape"):
+            stream.reconfigure(errors="backslashreplace")
+
+
+class Group(click.Group):
+    """A click group whose commands fail in one line (`Error: …`, exit 1), never
+    with a traceback: OSError and UnicodeError are turned into ClickException
+    here, once for every command below it."""
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        tolerant_output()
+        return super().main(*args, **kwargs)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except OSError as exc:
+            if exc.errno == errno.EPIPE:  # `agent-hooks … | head`: click's own handling
+                raise
+            raise click.ClickException(printable(os_error_text(exc))) from None
+        except UnicodeError as exc:
+            raise click.ClickException(printable(unicode_error_text(exc))) from None
+
+
 def get_env() -> Env:
     ctx = click.get_current_context()
     env = ctx.find_object(Env)
     if env is None:
         env = ctx.ensure_object(Env)
     return env
+
+
+def agent_choice(func: F) -> F:
+    """The agent a command is about, as `[AGENT]` or `--agent NAME` (either; both
+    must agree), passed on as `agent_name` (None: this process's `AGENT_NAME`)."""
+
+    @functools.wraps(func)
+    def wrapper(
+        *args: Any, agent_argument: str | None, agent_option: str | None, **kwargs: Any
+    ) -> Any:
+        if None not in (agent_argument, agent_option) and agent_argument != agent_option:
+            raise click.UsageError(
+                f"two agents named ({agent_argument} and --agent {agent_option}): give one"
+            )
+        name = agent_argument if agent_argument is not None else agent_option
+        return func(*args, agent_name=name, **kwargs)
+
+    wrapper = click.option(
+        "--agent",
+        "agent_option",
+        metavar="NAME",
+        help="Another agent (the same as giving AGENT; default: AGENT_NAME).",
+    )(wrapper)
+    wrapper = click.argument("agent_argument", metavar="[AGENT]", required=False)(wrapper)
+    return wrapper  # type: ignore[return-value]
 
 
 def json_option(func: F) -> F:
@@ -89,7 +231,34 @@ def require_project(env: Env, given: str | None) -> str:
 
 
 def emit_json(data: object) -> None:
-    click.echo(orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode())
+    try:
+        text = orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode()
+    except orjson.JSONEncodeError:
+        # orjson refuses lone surrogates; the standard library writes them raw, and
+        # they become `\\udXXX` escapes (valid JSON, read back to the same text).
+        import json
+
+        text = jsonio.escape_surrogates(
+            json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False)
+        )
+    click.echo(text)
+
+
+def table(
+    header: Sequence[str], rows: Iterable[Sequence[object]], right: Collection[int] = ()
+) -> list[str]:
+    """Lines of a table under a header, columns two spaces apart, each as wide as
+    its widest cell; the columns in `right` (numbers) are right-aligned. Every
+    listing for people (`agents`, `reservations`) is printed by this."""
+    grid = [[str(cell) for cell in header]] + [[str(cell) for cell in row] for row in rows]
+    widths = [max(len(r[i]) for r in grid) for i in range(len(header))]
+    return [
+        "  ".join(
+            cell.rjust(w) if i in right else cell.ljust(w)
+            for i, (cell, w) in enumerate(zip(r, widths, strict=True))
+        ).rstrip()
+        for r in grid
+    ]
 
 
 def relative(path: str, root: str | None) -> str:

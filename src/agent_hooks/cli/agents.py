@@ -5,15 +5,17 @@ from __future__ import annotations
 import click
 
 from agent_hooks import durations, roster
-from agent_hooks.cli._common import emit_json, get_env, json_option
+from agent_hooks.cli._common import emit_json, get_env, json_option, table
 
 
 @click.command()
 @click.option("--project", "project", metavar="DIR", help="Only agents working in DIR.")
 @json_option
 def agents(project: str | None, as_json: bool) -> None:
-    """List all agents: name, project, activity and trail counts."""
+    """List all agents: name, whether active, last activity, how many files each
+    created, modified and read in its current conversation, and its project."""
     env = get_env()
+    env.check_state_dir()
     root = env.project_root(project) if project else None
     rows = []
     for record in roster.load_all(env.state_dir, env.now):
@@ -38,20 +40,29 @@ def agents(project: str | None, as_json: bool) -> None:
         return
     if not rows:
         click.echo(
-            "no agents" + (f" in {root}" if root else "") + f" (state directory {env.state_dir})"
+            "No agents" + (f" in {root}" if root else "") + f" (state directory {env.state_dir})."
         )
         return
+    body = []
     for row in rows:
         name = row["agent"] or "(shared agent-state.json)"
         if row["problem"]:
-            click.echo(f"{name:<28} unreadable: {row['problem']}")
+            body.append((name, "unreadable", "-", "-", "-", "-", f"({row['problem']})"))
             continue
-        when = durations.ago(env.now - row["last_activity"])
-        flag = "active" if row["active"] else "idle"
-        click.echo(
-            f"{name:<28} {flag:<7} {when:<12} {row['files_created']:>4}c {row['files_modified']:>4}m "
-            f"{row['files_read']:>4}r  {row['project_root'] or '-'}"
+        body.append(
+            (
+                name,
+                "active" if row["active"] else "idle",
+                durations.ago(env.now - row["last_activity"]),
+                row["files_created"],
+                row["files_modified"],
+                row["files_read"],
+                row["project_root"] or "-",
+            )
         )
+    header = ("AGENT", "STATE", "LAST ACTIVE", "CREATED", "MODIFIED", "READ", "PROJECT")
+    for line in table(header, body, right={3, 4, 5}):
+        click.echo(line)
 
 
 def register(group: click.Group) -> None:

@@ -3,13 +3,12 @@ into its next conversation in this project (injected at SessionStart)."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from typing import Any
 
 import click
 
-from agent_hooks import identity
+from agent_hooks import identity, timestamps
 from agent_hooks.briefings import briefing
 from agent_hooks.briefings import store as briefing_store
 from agent_hooks.cli._common import (
@@ -137,7 +136,7 @@ def show(agent_name: str | None, project: str | None, as_json: bool) -> None:
     if doc is None or briefing.is_empty(doc):
         click.echo(f"No briefing is recorded for {agent.label} in {root}.")
         return
-    updated = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(doc["updated_at"]))
+    updated = timestamps.local(doc["updated_at"])
     click.echo(f"# briefing of {agent.label} for {root} (updated {updated})")
     click.echo(briefing.render(doc, limit=1 << 30))
 

@@ -6,6 +6,7 @@ import click
 
 from agent_hooks import sweep
 from agent_hooks.cli._common import emit_json, get_env, json_option
+from agent_hooks.wording import plural
 
 
 @click.command()
@@ -25,6 +26,7 @@ def cleanup(days: float, dry_run: bool, as_json: bool) -> None:
     if days != days or days == float("inf"):
         raise click.BadParameter("must be a finite number of days", param_hint="--days")
     env = get_env()
+    env.check_state_dir()
     keep = None
     try:
         keep = env.agent().state_file
@@ -34,10 +36,13 @@ def cleanup(days: float, dry_run: bool, as_json: bool) -> None:
     if as_json:
         emit_json({"dry_run": dry_run, "removed": removed})
         return
-    verb = "would remove" if dry_run else "removed"
     for path in removed:
-        click.echo(f"{verb} {path}")
-    click.echo(f"{len(removed)} file(s) {verb} from {env.state_dir}")
+        click.echo(f"{'would remove' if dry_run else 'removed'} {path}")
+    if not removed:
+        click.echo(f"Nothing to remove from {env.state_dir}.")
+    else:
+        verb = "Would remove" if dry_run else "Removed"
+        click.echo(f"{verb} {plural(len(removed), 'file')} from {env.state_dir}.")
 
 
 def register(group: click.Group) -> None:

@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from agent_hooks import state_file
+from agent_hooks import state_file, timestamps
 from agent_hooks.cli._common import (
     Env,
     emit_json,
@@ -138,7 +138,11 @@ def add(
 ) -> None:
     """Write TASK's context file (the seed's template) and print its path.
 
-    The workspace is created on first use and bound to your current conversation.
+    Each section you do not fill with --summary, --background, --expected or
+    --constraints keeps the template's `[…]` placeholder: you are told which, and
+    can edit the file or write it again with --replace. --file F (or - for stdin)
+    gives the whole content instead. The workspace is created on first use and
+    bound to your current conversation.
     """
     env = get_env()
     root = require_project(env, project)
@@ -168,9 +172,16 @@ def add(
         update = workspace_store.write_context(
             ws, rel, content, env.now, recipient=who, keywords=words, replace=replace
         )
-    except (workspace.WorkspaceError, OSError) as exc:
+    except workspace.WorkspaceError as exc:
         raise click.ClickException(str(exc)) from None
     warn(update, ws)
+    sections = (
+        ("Request Summary", "--summary", summary),
+        ("Background", "--background", background),
+        ("Expected Output", "--expected", expected),
+        ("Constraints", "--constraints", constraints),
+    )
+    unfilled = [] if body is not None else [(n, o) for n, o, v in sections if not (v and v.strip())]
     if as_json:
         entry = update.doc["context_files"][rel]
         emit_json(
@@ -179,11 +190,33 @@ def add(
                 "relative": ws.project_relative(rel),
                 "workspace": ws.id,
                 "workspace_created": created,
+                "placeholders": [name for name, _ in unfilled],
                 **entry,
             }
         )
         return
     click.echo(ws.file(rel))
+    if unfilled:
+        click.echo(_placeholder_note(unfilled), err=True)
+
+
+def _placeholder_note(unfilled: list[tuple[str, str]]) -> str:
+    """Tell the writer which template sections still hold `[…]` placeholders, and how
+    to fill them."""
+    names = _and([name for name, _ in unfilled])
+    options = _and([option for _, option in unfilled])
+    sections = "section" if len(unfilled) == 1 else "sections"
+    return (
+        f"note: the file is the template: its {names} {sections} still "
+        f"{'holds a placeholder' if len(unfilled) == 1 else 'hold placeholders'} ([…]). "
+        f"Fill {'it' if len(unfilled) == 1 else 'them'} with {options} (add --replace to "
+        "rewrite the file), give the whole content with --file F (or - for stdin), "
+        "or edit the file."
+    )
+
+
+def _and(words: list[str]) -> str:
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
 
 
 def _log(message: str) -> None:
@@ -270,7 +303,8 @@ def list_command(everywhere: bool, project: str | None, as_json: bool) -> None:
     for e in found:
         recipient = f" for {e['for']}" if e["for"] else ""
         click.echo(
-            f"{e['relative']}  ({e['created']}{recipient}; keywords: {', '.join(e['keywords'])})"
+            f"{e['relative']}  (created {timestamps.local_iso(e['created'])}{recipient}; "
+            f"keywords: {', '.join(e['keywords'])})"
         )
 
 
@@ -290,7 +324,7 @@ def rm(path: str, project: str | None, as_json: bool) -> None:
     rel = _workspace_relative(path, ws, root)
     try:
         outcome = workspace_store.remove_context(ws, rel, env.now)
-    except (workspace.WorkspaceError, OSError) as exc:
+    except workspace.WorkspaceError as exc:
         raise click.ClickException(str(exc)) from None
     if as_json:
         emit_json({"workspace": ws.id, "relative": ws.project_relative(rel), "file": outcome})

@@ -14,13 +14,13 @@ from typing import Any
 import click
 
 from agent_hooks.cli import guard_check
-from agent_hooks.cli._common import emit_json, get_env, json_option
+from agent_hooks.cli._common import Group, emit_json, get_env, json_option, os_error_text
 from agent_hooks.cli.guard_check import repo_option
 from agent_hooks.cli.guard_check import repo_path as _repo
 from agent_hooks.interop import git_guard, git_guard_refs, guard_record
 
 
-@click.group()
+@click.group(cls=Group)
 def guard() -> None:
     """Git hooks that keep changes to files another agent holds exclusively off local
     branches: pre-commit refuses a commit staging them, reference-transaction refuses
@@ -49,14 +49,15 @@ def install(repo: str | None, warn_only: bool, as_json: bool) -> None:
     where = _repo(repo)
     try:
         layout, done = git_guard.install(where, python, "warn" if warn_only else "block")
-    except (git_guard.GuardError, OSError) as exc:
+    except git_guard.GuardError as exc:
         raise click.ClickException(str(exc)) from None
     env = get_env()
     try:  # so that ./install.sh --uninstall --purge finds them
         guard_record.add(env.state_dir, layout.top, [hook for hook, _ in done], env.now)
     except OSError as exc:
         click.echo(
-            f"warning: could not record the guard in {guard_record.path(env.state_dir)}: {exc}",
+            f"warning: could not record the guard in {guard_record.path(env.state_dir)}: "
+            f"{os_error_text(exc)}",
             err=True,
         )
     version = git_guard.git_version(where)
@@ -94,7 +95,7 @@ def uninstall(repo: str | None, as_json: bool) -> None:
     where = _repo(repo)
     try:
         layout, done = git_guard.uninstall(where)
-    except (git_guard.GuardError, OSError) as exc:
+    except git_guard.GuardError as exc:
         raise click.ClickException(str(exc)) from None
     git_guard_refs.forget_judged(where)
     try:

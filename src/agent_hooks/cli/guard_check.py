@@ -22,6 +22,7 @@ from agent_hooks import log, switches
 from agent_hooks.cli._common import Env, emit_json, get_env, json_option
 from agent_hooks.interop import git_guard, git_guard_check, git_guard_refs
 from agent_hooks.reservations import reservation
+from agent_hooks.wording import plural
 
 repo_option = click.option(
     "--repo", metavar="DIR", help="A directory inside the git work tree (default: the current one)."
@@ -114,8 +115,11 @@ def check(
     elif found:
         click.echo(git_guard_check.message(found, top, env.now, warn), err=True)
     elif not hook:
-        kind = "path(s) changed by the branch updates" if ref_updates else "staged path(s)"
-        click.echo(f"ok: {len(paths)} {kind}, none held exclusively by another agent")
+        counted = plural(len(paths), "path") + " changed by the branch updates"
+        if not ref_updates:
+            counted = plural(len(paths), "staged path")
+        held = "it is not" if len(paths) == 1 else "none is"
+        click.echo(f"ok: {counted}; {held} held exclusively by another agent")
     if found and not warn:
         raise SystemExit(git_guard.BLOCKED_EXIT if hook else 1)
 

@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import os
-import time
 from typing import Any
 
 import click
 
-from agent_hooks import liveness, writer
-from agent_hooks.cli._common import emit_json, get_env, json_option, project_option, require_project
+from agent_hooks import liveness, timestamps, writer
+from agent_hooks.cli._common import (
+    emit_json,
+    get_env,
+    json_option,
+    project_option,
+    require_project,
+    table,
+)
 from agent_hooks.cli.reserve import public, until
 from agent_hooks.reservations import (
     enforcement,
@@ -107,11 +113,10 @@ def rows_for(
 def _local(moment: object) -> str:
     if isinstance(moment, bool) or not isinstance(moment, int | float):
         return "-"
-    return time.strftime("%H:%M", time.localtime(moment))
+    return timestamps.local(moment)
 
 
 def _table(rows: list[dict[str, Any]]) -> list[str]:
-    header = ("HOLDER", "KIND", "PATH", "MODE", "LEFT", "STATE", "REASON / ID")
     body = []
     for row in rows:
         who = row["holder_label"]
@@ -130,11 +135,9 @@ def _table(rows: list[dict[str, Any]]) -> list[str]:
                 f"{reason} {ident}".strip(),
             )
         )
-    widths = [max(len(str(r[i])) for r in [header, *body]) for i in range(len(header))]
-    return [
-        "  ".join(str(cell).ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip()
-        for r in [header, *body]
-    ]
+    return table(
+        ("HOLDER", "KIND", "PATH", "MODE", "LEFT", "STATE", "REASON / ID"), body, right={4}
+    )
 
 
 @click.command()
@@ -149,6 +152,8 @@ def reservations(all_projects: bool, dropped: bool, project: str | None, as_json
     whether the holder is alive, reason and id. Leases are the files writers are
     changing right now (a writer holds each file it edits)."""
     env = get_env()
+    if all_projects:
+        env.check_state_dir()
     roots = (
         reservation_store.known_projects(env.state_dir)
         if all_projects

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import os
-import time
 from typing import Any
 
 import click
 
-from agent_hooks import liveness, writer
+from agent_hooks import liveness, timestamps, writer
 from agent_hooks.cli._common import emit_json, get_env, json_option, project_option, require_project
 from agent_hooks.reservations import pattern, pattern_text, reservation
 from agent_hooks.reservations import store as reservation_store
@@ -16,7 +15,30 @@ from agent_hooks.reservations import store as reservation_store
 
 def until(res: dict[str, Any]) -> str:
     """When a reservation ends, in the person's local time."""
-    return time.strftime("%Y-%m-%d %H:%M %Z", time.localtime(float(res["expires_at"])))
+    return timestamps.local(float(res["expires_at"]))
+
+
+MAX_TTL_TEXT = 24  # characters: longer than any TTL within 7 days, however written
+
+
+def ttl_seconds(text: str) -> int:
+    """`--ttl` in seconds, or a one-line error. What `reservation.parse_ttl` cannot
+    take is refused first: digits that are not ASCII (`²`, Arabic-Indic digits)
+    and numbers too long for `int()` (Python refuses more than 4,300 digits)."""
+    shown = text if len(text) <= MAX_TTL_TEXT else text[:MAX_TTL_TEXT] + "…"
+    raw = text.strip()
+    if not raw.isascii() or not raw.isprintable():
+        raise click.ClickException(
+            f"--ttl {shown!a}: expected a number with s, m, h or d (e.g. 90s, 30m, 2h, 1d)"
+        )
+    if len(raw) > MAX_TTL_TEXT:
+        raw = raw.lstrip("0") or "0"
+        if len(raw) > MAX_TTL_TEXT:
+            raise click.ClickException(f"--ttl {shown!r}: the maximum is 7d")
+    try:
+        return reservation.parse_ttl(raw)
+    except reservation.ReservationError as exc:
+        raise click.ClickException(str(exc)) from None
 
 
 def checked_reason(reason: str) -> str:
@@ -37,7 +59,7 @@ def checked_reason(reason: str) -> str:
 
 def granted_line(res: dict[str, Any], now: float, verb: str) -> str:
     keep = ", kept after the session ends" if res.get("keep") else ""
-    reason = f", reason {res['reason']}" if res.get("reason") else ""
+    reason = f", reason: {res['reason']}" if res.get("reason") else ""
     return (
         f"{verb} {res['pattern']} ({res['mode']}, id {res['id']}{reason}, until {until(res)}, "
         f"{reservation.minutes_left(res, now)} min{keep})"
@@ -98,7 +120,7 @@ def reserve(
     me = env.writer()
     reason = checked_reason(reason)
     try:
-        seconds = reservation.parse_ttl(ttl)
+        seconds = ttl_seconds(ttl)
         normalized = []
         for text in patterns:
             norm = pattern_text.normalize(text, root, os.getcwd())
@@ -241,7 +263,7 @@ def renew(patterns: tuple[str, ...], ttl: str, project: str | None, as_json: boo
     root = require_project(env, project)
     agent = env.agent()
     try:
-        seconds = reservation.parse_ttl(ttl)
+        seconds = ttl_seconds(ttl)
         names = [pattern_text.normalize(text, root, os.getcwd()) for text in patterns]
         outcome = reservation_store.renew(
             env.state_dir, root, agent.name, patterns=names, ttl=seconds, now=env.now

@@ -18,6 +18,7 @@ import click
 from agent_hooks.cli import session_reports
 from agent_hooks.cli._common import emit_json, get_env
 from agent_hooks.cli.session_command import change, command, open_store, view
+from agent_hooks.wording import plural
 from agent_hooks.work_sessions import report as work_session_report
 from agent_hooks.work_sessions import work_session
 
@@ -195,7 +196,7 @@ def note(
     if as_json:
         emit_json({"session_id": doc["session_id"], "notes": doc["notes"]})
         return
-    click.echo(f"Noted in {doc['session_id']} ({len(doc['notes'])} notes).")
+    click.echo(f"Noted in {doc['session_id']} ({plural(len(doc['notes']), 'note')} now).")
 
 
 @command(session)
@@ -212,7 +213,8 @@ def summary(
         emit_json({"session_id": doc["session_id"], "context_summary": doc["context_summary"]})
         return
     click.echo(
-        f"Context summary of {doc['session_id']} saved ({len(doc['context_summary'])} characters)."
+        f"Context summary of {doc['session_id']} saved "
+        f"({plural(len(doc['context_summary']), 'character')})."
     )
 
 

@@ -7,8 +7,9 @@ project is `--project-dir DIR`, else `CLAUDE_PROJECT_DIR`, else the git top
 level of the working directory. (`--project` is the work session's PROJECT
 part of its id, as in the seed.)
 
-Every WorkSessionError or OSError a subcommand raises becomes one line on stderr
-and exit 1; a change to the active work session runs under the store's lock.
+Every WorkSessionError a subcommand raises becomes one line on stderr and exit
+1 (an OSError does too, through the `agent-hooks` group: `_common.Group`); a
+change to the active work session runs under the store's lock.
 """
 
 from __future__ import annotations
@@ -42,13 +43,13 @@ def _location(func: F) -> F:
 
 
 def _errors(func: F) -> F:
-    """Every work-session or file error becomes one line on stderr and exit 1."""
+    """Every work-session error becomes one line on stderr and exit 1."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return func(*args, **kwargs)
-        except (work_session.WorkSessionError, OSError) as exc:
+        except work_session.WorkSessionError as exc:
             raise click.ClickException(str(exc)) from None
 
     return wrapper  # type: ignore[return-value]

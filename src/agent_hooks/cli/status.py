@@ -5,16 +5,18 @@ from __future__ import annotations
 import click
 
 from agent_hooks import durations, roster, state_file
-from agent_hooks.cli._common import emit_json, get_env, json_option
+from agent_hooks.cli._common import agent_choice, emit_json, get_env, json_option
 
 
 @click.command()
-@click.option("--agent", "name", metavar="NAME", help="Another agent (default: AGENT_NAME).")
+@agent_choice
 @json_option
-def status(name: str | None, as_json: bool) -> None:
-    """Show this agent's state: who it is, its project, conversation and trail."""
+def status(agent_name: str | None, as_json: bool) -> None:
+    """Show an agent's state: who it is, its project, conversation and trail
+    counts. AGENT (or --agent NAME) names another agent, which must have a state
+    file; without it, this agent (AGENT_NAME), which may have none yet."""
     env = get_env()
-    agent = env.agent(name)
+    agent = env.known_agent(agent_name) if agent_name is not None else env.agent()
     doc, problem = state_file.read(agent, env.now)
     if problem:
         raise click.ClickException(f"{agent.state_path} is not valid JSON: {problem}")

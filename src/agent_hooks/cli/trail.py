@@ -7,11 +7,11 @@ from typing import Any
 import click
 
 from agent_hooks import state, state_file, trail_archive
-from agent_hooks.cli._common import emit_json, get_env, json_option, relative
+from agent_hooks.cli._common import agent_choice, emit_json, get_env, json_option, relative
 
 
 @click.command("trail")
-@click.argument("agent_name", metavar="[AGENT]", required=False)
+@agent_choice
 @click.option("--conversation", metavar="ID", help="An archived conversation's trail.")
 @click.option("--previous", is_flag=True, help="The trails of earlier conversations too.")
 @click.option("--absolute", is_flag=True, help="Absolute paths (default: relative to the project).")
@@ -19,9 +19,10 @@ from agent_hooks.cli._common import emit_json, get_env, json_option, relative
 def trail_command(
     agent_name: str | None, conversation: str | None, previous: bool, absolute: bool, as_json: bool
 ) -> None:
-    """Show the trail of AGENT (default: AGENT_NAME): files created, modified, read."""
+    """Show the trail of AGENT (or --agent NAME; default: AGENT_NAME): the files
+    it created, modified and read. An agent without a state file is an error."""
     env = get_env()
-    agent = env.agent(agent_name)
+    agent = env.known_agent(agent_name)
     doc, problem = state_file.read(agent, env.now)
     if problem:
         raise click.ClickException(f"{agent.state_path} is not valid JSON: {problem}")

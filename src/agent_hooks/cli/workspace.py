@@ -7,9 +7,17 @@ from typing import Any
 
 import click
 
-from agent_hooks import state_file
-from agent_hooks.cli._common import emit_json, get_env, json_option, project_option, require_project
+from agent_hooks import state_file, timestamps
+from agent_hooks.cli._common import (
+    emit_json,
+    get_env,
+    json_option,
+    os_error_text,
+    project_option,
+    require_project,
+)
 from agent_hooks.cli.context import current_workspace, require_current
+from agent_hooks.wording import plural
 from agent_hooks.workspaces import cleanup as workspace_cleanup
 from agent_hooks.workspaces import manifest as workspace_manifest
 from agent_hooks.workspaces import store as workspace_store
@@ -49,8 +57,8 @@ def show(project: str | None, as_json: bool) -> None:
     if manifest is None:
         click.echo(f"manifest:  {problem}")
         return
-    click.echo(f"created:   {manifest['created_at']}")
-    click.echo(f"active:    {manifest['last_activity']}")
+    click.echo(f"created:   {timestamps.local_iso(manifest['created_at'])}")
+    click.echo(f"active:    {timestamps.local_iso(manifest['last_activity'])}")
     click.echo(f"files ({len(manifest['context_files'])}):")
     for rel, entry in manifest["context_files"].items():
         click.echo(f"  {rel}  (keywords: {', '.join(entry['keywords'])})")
@@ -74,7 +82,16 @@ def close(project: str | None, as_json: bool) -> None:
             if isinstance(record, dict) and record.get("id") == ws.id:
                 doc["workspace"] = None
 
-        state_file.update(agent, unbind, env.now, lambda m: click.echo(f"warning: {m}", err=True))
+        try:
+            state_file.update(
+                agent, unbind, env.now, lambda m: click.echo(f"warning: {m}", err=True)
+            )
+        except OSError as exc:  # closed all the same; a binding to a gone workspace is inert
+            click.echo(
+                f"warning: workspace {ws.id} is closed, but your state still names it "
+                f"({os_error_text(exc)}); that does no harm",
+                err=True,
+            )
     if as_json:
         emit_json(result.as_dict())
     else:
@@ -86,7 +103,7 @@ def close(project: str | None, as_json: bool) -> None:
 def _print_closed(result: workspace_cleanup.Closed) -> None:
     click.echo(
         f"workspace {result.ws.id}: {'closed' if result.closed else 'left alone'}; "
-        f"{len(result.removed)} tracked file(s) deleted"
+        f"{plural(len(result.removed), 'tracked file')} deleted"
     )
     for item in result.left:
         click.echo(f"  kept {item}")
@@ -120,7 +137,7 @@ def sweep(dry_run: bool, project: str | None, as_json: bool) -> None:
         return
     verb = "would close" if dry_run else "closed"
     click.echo(
-        f"{verb} {len(swept.ids)} idle workspace(s)"
+        f"{verb} {plural(len(swept.ids), 'idle workspace')}"
         + (": " + ", ".join(swept.ids) if swept.ids else "")
     )
     for warning in swept.warnings:

@@ -91,8 +91,10 @@ def _after_bash(
     for problem in result.problems:
         ctx.log(problem)
     if result.foreign:
+        from agent_hooks.wording import plural
+
         ctx.log(
-            f"{len(result.foreign)} file(s) the client reported for this Bash command were "
+            f"{plural(len(result.foreign), 'file')} the client reported for this Bash command were "
             "written by another writer meanwhile: not attributed"
         )
     if result.warning is not None:

@@ -14,6 +14,7 @@ import time
 
 from agent_hooks import hook_runtime, identity, liveness, state, state_file
 from agent_hooks import writer as writers
+from agent_hooks.wording import plural
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -91,7 +92,9 @@ def _release(
         ctx.log(f"reservations not released: {exc}")
         return
     if count:
-        ctx.log(f"released {count} reservation(s) at the end of conversation {conversation}")
+        ctx.log(
+            f"released {plural(count, 'reservation')} at the end of conversation {conversation}"
+        )
 
 
 def main() -> int:

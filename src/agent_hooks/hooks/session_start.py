@@ -18,6 +18,7 @@ from agent_hooks import (
     trail_archive,
 )
 from agent_hooks import writer as writers
+from agent_hooks.wording import plural
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -63,7 +64,7 @@ def handle(ctx: hook_runtime.HookContext) -> dict[str, Any] | None:
         trail_archive.archive(agent, facts["archive"], ctx.now)
     swept = sweep.sweep(agent.state_dir, ctx.now, keep=agent.state_file)
     if swept:
-        ctx.log(f"swept {len(swept)} file(s) untouched for 7 days: {', '.join(swept)}")
+        ctx.log(f"swept {plural(len(swept), 'file')} untouched for 7 days: {', '.join(swept)}")
     lines = [_identity_line(agent, project, conversation, source, facts["archive"] is not None)]
     lines.append(_cli_line())
     warning = _name_warning(agent, project, ctx.now)

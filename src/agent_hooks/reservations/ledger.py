@@ -106,7 +106,9 @@ def adopt_legacy(state_dir: str, project_root: str, now: float) -> list[str]:
         if loaded.doc and loaded.doc.get("strict") is True:
             current["strict"] = True
         storage.write_json_atomic(new, current)
-        notes.append(f"adopted {len(adopted)} reservation(s) from {old}")
+        from agent_hooks.wording import plural
+
+        notes.append(f"adopted {plural(len(adopted), 'reservation')} from {old}")
     posix.rename(old, f"{old}.migrated-{storage.utc_stamp(now)}")
     return notes
 

@@ -22,6 +22,7 @@ from agent_hooks.reservations import (
     reservation,
 )
 from agent_hooks.reservations import store as reservation_store
+from agent_hooks.wording import plural
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -84,7 +85,7 @@ def session_start_lines(
     lines += _dropped_lines(found.dropped, me, since)
     if swept:
         lines.append(
-            f"{len(swept)} lease(s) of writers that stopped or went silent were dropped "
+            f"{plural(len(swept), 'lease')} of writers that stopped or went silent were dropped "
             "from the ledger."
         )
     from agent_hooks.reservations import overlaps

@@ -28,6 +28,7 @@ from __future__ import annotations
 from agent_hooks import posix_fs as fs
 from agent_hooks import timestamps
 from agent_hooks.repository import WORKSPACES_DIR
+from agent_hooks.wording import plural
 from agent_hooks.work_sessions.location import LIVE, active_dir
 
 TYPE_CHECKING = False
@@ -321,7 +322,8 @@ def session_start_lines(
     share = work_session.pct_text(work_session.percent(tokens["current"], tokens["max"]))
     lines = [
         f"Work session {doc['session_id']} {work_session.indicator(doc)} ({doc['status']}): "
-        f"{done}/{len(doc['milestones'])} milestones done, {len(doc['artifacts'])} artifacts, "
+        f"{done}/{len(doc['milestones'])} milestones done, "
+        f"{plural(len(doc['artifacts']), 'artifact')}, "
         f"last measured context {tokens['current']:,}/{tokens['max']:,} tokens ({share}). "
         "`agent-hooks session resume` shows its summary; record progress with "
         "`agent-hooks session milestone done NAME` and `agent-hooks session summary TEXT`."

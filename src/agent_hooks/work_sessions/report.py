@@ -25,7 +25,8 @@ Invariants (docs/adr/0009-work-sessions.md):
 from __future__ import annotations
 
 from agent_hooks.durations import ago, duration
-from agent_hooks.timestamps import iso
+from agent_hooks.timestamps import iso, local_iso
+from agent_hooks.wording import plural
 from agent_hooks.work_sessions.work_session import (
     CLOSED,
     CRITICAL_PERCENT,
@@ -74,7 +75,7 @@ def resume_text(doc: dict[str, Any], now: float) -> str:
     lines = [
         f"Resuming Session: {doc['session_id']} {indicator(doc)}",
         f"Status: {doc['status']}",
-        f"Started: {doc['created'] or '?'}" + (f" ({ago(now - started)})" if started else ""),
+        f"Started: {local_iso(doc['created'])}" + (f" ({ago(now - started)})" if started else ""),
         f"Milestones: {len(doc['milestones'])} ({done} completed)",
         f"Artifacts: {len(doc['artifacts'])}",
         f"Token Usage: {_tokens_line(doc)}",
@@ -166,7 +167,7 @@ def list_text(
         lines.append("  (none)")
     lines += ["", "Archived Sessions:"]
     for item in archived:
-        closed = (item["closed"] or "")[:10] or "date unknown"
+        closed = local_iso(item["closed"], "")[:10] or "date unknown"
         lines.append(f"  {item['session_id']} {item['indicator']} (closed {closed})")
     if not archived:
         lines.append("  (none)")
@@ -286,10 +287,10 @@ def closing_summary(doc: dict[str, Any], now: float) -> dict[str, Any]:
     paths = [a["path"] for a in doc["artifacts"]]
     if paths:
         more = f", … ({len(paths) - 10} more)" if len(paths) > 10 else ""
-        outcomes.append(f"{len(paths)} artifact(s) created: {', '.join(paths[:10])}{more}")
+        outcomes.append(f"{plural(len(paths), 'artifact')} created: {', '.join(paths[:10])}{more}")
     if doc["agents_spawned"]:
         outcomes.append(
-            f"{len(doc['agents_spawned'])} subagent(s) spawned; "
+            f"{plural(len(doc['agents_spawned']), 'subagent')} spawned; "
             f"{tokens['saved']:,} tokens kept out of the main context{_counting(doc)}"
         )
     outcomes.append(

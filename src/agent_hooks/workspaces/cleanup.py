@@ -24,6 +24,7 @@ import posix
 
 from agent_hooks import posix_fs as fs
 from agent_hooks import storage, timestamps
+from agent_hooks.wording import plural
 from agent_hooks.workspaces import manifest as workspace_manifest
 from agent_hooks.workspaces import tree, workspace
 from agent_hooks.workspaces.store import (
@@ -96,7 +97,9 @@ def close(ws: Workspace, now: float, *, idle_before: float | None = None) -> Clo
         except OSError:
             leftovers = []
         result.left += [f"{name}: untracked" for name in leftovers]
-        result.warning = f"workspace {ws.id}: {len(leftovers)} untracked item(s) left in place"
+        result.warning = (
+            f"workspace {ws.id}: {plural(len(leftovers), 'untracked item')} left in place"
+        )
     result.closed = True
     return result
 

@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 from agent_hooks import posix_fs as fs
+from agent_hooks.wording import plural
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -94,7 +95,7 @@ def _workspace_lines(ws: Any, project: str, now: float) -> list[str]:
         )
         lines.append(
             f"Your workspace for context hand-off: {ws.path}/ "
-            + (f"({len(files)} context file(s)):" if raw else f"({problem}).")
+            + (f"({plural(len(files), 'context file')}):" if raw else f"({problem}).")
         )
         for rel, entry in list(files.items())[:MAX_FILES_LISTED]:
             words = ", ".join(entry["keywords"])
@@ -113,8 +114,9 @@ def _workspace_lines(ws: Any, project: str, now: float) -> list[str]:
     if others:
         count = sum(len(m["context_files"]) for _, m in others)
         lines.append(
-            f"Other live workspaces in this project: {len(others)} ({count} context "
-            "file(s)); search them with `agent-hooks context find KEYWORD --all`."
+            f"Other live workspaces in this project: {len(others)} "
+            f"({plural(count, 'context file')}); search them with "
+            "`agent-hooks context find KEYWORD --all`."
         )
     return lines
 
@@ -128,6 +130,8 @@ def _sweep(ctx: HookContext, project: str, keep: list[str]) -> None:
         ctx.log(f"workspace sweep failed: {type(exc).__name__}: {exc}")
         return
     if swept.closed:
-        ctx.log(f"swept {len(swept.closed)} workspace(s) idle for 24 h: {', '.join(swept.ids)}")
+        ctx.log(
+            f"swept {plural(len(swept.closed), 'workspace')} idle for 24 h: {', '.join(swept.ids)}"
+        )
     for warning in swept.warnings:
         ctx.log(f"workspace sweep: {warning}")

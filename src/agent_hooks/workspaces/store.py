@@ -188,10 +188,16 @@ class ManifestUpdate:
 
 
 def update_manifest(
-    ws: Workspace, mutate: Callable[[dict[str, Any]], object], now: float, *, durable: bool = True
+    ws: Workspace,
+    mutate: Callable[[dict[str, Any]], object],
+    now: float,
+    *,
+    durable: bool = True,
+    after_write: Callable[[], None] | None = None,
 ) -> ManifestUpdate:
     """Read-modify-write the manifest under its lock; `last_activity` moves. Durable
-    (fsynced) unless the caller is the hook hot path (see ADR-0008)."""
+    (fsynced) unless the caller is the hook hot path (see ADR-0008). `after_write`
+    runs under the lock once the manifest is written (`storage.locked_update`)."""
     out: dict[str, Any] = {}
     problems: list[str] = []
 
@@ -205,7 +211,9 @@ def update_manifest(
         out.update(doc)
         return doc
 
-    held = storage.locked_update(ws.manifest_path, apply, now=now, durable=durable)
+    held = storage.locked_update(
+        ws.manifest_path, apply, now=now, durable=durable, after_write=after_write
+    )
     return ManifestUpdate(out, held, problems[0] if problems else None)
 
 
@@ -269,13 +277,16 @@ def write_context(
         _real_dir(directory)
     if not replace and fs.lexists(path):
         raise workspace.WorkspaceError(f"{path} exists; pass --replace to overwrite it")
-    storage.write_bytes_atomic(path, content.encode("utf-8"))
+    # Text that is not valid Unicode (an argument's stray bytes) is kept as a
+    # visible `\\udcff` escape: the file stays UTF-8.
+    storage.write_bytes_atomic(path, content.encode("utf-8", "backslashreplace"))
     return register(ws, rel, now, recipient=recipient, keywords=keywords, replace=replace)
 
 
 def remove_context(ws: Workspace, rel: str, now: float) -> str:
-    """Delete a tracked context file and untrack it; return what happened to the
-    file ("removed", "already gone" or why it was left)."""
+    """Untrack a context file and delete it; return what happened to the file
+    ("removed", "already gone" or why it was left). The file goes only once the
+    manifest no longer names it: when that write fails (a full disk) both stay."""
     workspace.check_relative(rel)
     outcome: list[str] = []
 
@@ -284,14 +295,18 @@ def remove_context(ws: Workspace, rel: str, now: float) -> str:
             raise workspace.WorkspaceError(
                 f"{ws.project_relative(rel)} is not tracked by workspace {ws.id}"
             )
+        workspace_manifest.remove_file(doc, rel, now)
+
+    def delete() -> None:
         fd = tree.open_workspace(ws.project, ws.id)
         try:
             outcome.append(tree.remove_tracked(fd, rel))
         finally:
             posix.close(fd)
-        workspace_manifest.remove_file(doc, rel, now)
 
-    update_manifest(ws, mutate, now)
+    update_manifest(ws, mutate, now, after_write=delete)
+    if not outcome:  # the manifest was unreadable and could not be rewritten without the lock
+        raise workspace.WorkspaceError(f"workspace {ws.id}: manifest busy; nothing removed")
     return outcome[0]
 
 

@@ -97,7 +97,7 @@ def test_trimming_shrinks_the_file_list_after_the_entries() -> None:
     assert "left out" not in briefing.render(full(), changed_files=files, since="x")
     text = briefing.render(full(), changed_files=files, since="x", limit=1500)
     assert len(text) <= 1500
-    assert "- … and " in text and "changed file name(s) left out" in text
+    assert "- … and " in text and "changed file names left out" in text
     assert "[agent-hooks: 4 oldest entries and " in text  # the entries go first
 
 

@@ -149,7 +149,7 @@ def test_resume_text() -> None:
     assert text.splitlines()[:6] == [
         "Resuming Session: SES202501-ACME-AUDIT 🟢",
         "Status: active",
-        "Started: 2025-01-15T10:30:00Z (4h ago)",
+        "Started: 2025-01-15 10:30 UTC (4h ago)",
         "Milestones: 3 (2 completed)",
         "Artifacts: 2",
         "Token Usage: 45,000/150,000 (30%)",
@@ -166,10 +166,8 @@ def test_closing_summary() -> None:
         "Milestone reached: Requirements Complete (2025-01-15)",
         "Milestone reached: Architecture Approved (2025-01-15)",
     ]
-    assert "2 artifact(s) created: docs/prd.md, docs/architecture.md" in summary["outcomes"]
-    assert (
-        "3 subagent(s) spawned; 145,000 tokens kept out of the main context" in summary["outcomes"]
-    )
+    assert "2 artifacts created: docs/prd.md, docs/architecture.md" in summary["outcomes"]
+    assert "3 subagents spawned; 145,000 tokens kept out of the main context" in summary["outcomes"]
     assert summary["next_steps"] == [
         "Open milestone: Implementation Started",
         "Next: Complete story 1-2-user-login.",
@@ -215,3 +213,15 @@ def test_list_text() -> None:
         "Archived Sessions:",
         "  (none)",
     ]
+
+
+def test_people_read_local_times(far_timezone: None) -> None:
+    """Documents keep UTC; the texts show local time (here 5:30 ahead of UTC)."""
+    text = work_session_report.resume_text(seed_example(), ts(2025, 1, 15, 14, 45))
+    assert "Started: 2025-01-15 16:00 IST (4h ago)" in text.splitlines()
+    closed = work_session.new_document("TST202412-X-Y", "TST", "X", "Y", ts(2024, 12, 1))
+    closed.update(status="closed", closed="2024-12-15T22:00:00Z")
+    entry = work_session_report.list_entry(closed, ts(2025, 1, 1), True)
+    assert entry["closed"] == "2024-12-15T22:00:00Z"  # --json: as stored, UTC
+    text = work_session_report.list_text(None, [], [entry])
+    assert "  TST202412-X-Y ✅ (closed 2024-12-16)" in text.splitlines()
