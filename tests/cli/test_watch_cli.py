@@ -9,6 +9,7 @@ import json
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +38,15 @@ def world(home: Path, project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyP
     w.reserve("proj__cc_1", "src/auth/**", NOW, reason="farmhand-42", ttl=7200)
     w.deny(NOW - 5, "proj__cc_2", "src/auth/login.py")
     return w
+
+
+async def _until(pilot: Any, done: Callable[[], bool], limit: float = 10.0) -> None:
+    """Pause until `done()` holds or `limit` seconds passed: refreshes come late on a
+    loaded machine, and a fixed pause would make the test flaky there."""
+    waited = 0.0
+    while not done() and waited < limit:
+        await pilot.pause(0.05)
+        waited += 0.05
 
 
 def test_once_prints_one_plain_frame(world: World) -> None:
@@ -117,8 +127,7 @@ def test_the_app_redraws_only_what_changed_and_q_quits(
     async def drive() -> None:
         app = WatchApp(lambda: watch_model.snapshot(env, str(world.project), NOW), "p", 0.05)
         async with app.run_test(size=(120, 40)) as pilot:
-            await pilot.pause(0.3)
-            assert app.refreshes >= 3
+            await _until(pilot, lambda: app.refreshes >= 3)
             agents = app.query_one("#agents", Static)
             assert agents.border_title == "Agents (1 alive of 2)"
             first = list(updates)
@@ -128,13 +137,16 @@ def test_the_app_redraws_only_what_changed_and_q_quits(
                 "holdings",
                 "session",
             ]
-            await pilot.pause(0.3)  # nothing changed on disk: no panel was touched again
-            assert updates == first
+            seen = app.refreshes
+            await _until(pilot, lambda: app.refreshes >= seen + 3)
+            assert updates == first  # nothing changed on disk: no panel was touched again
             world.reserve("proj__cc_2", "docs/**", NOW, reason="tidy the docs", ttl=600)
-            await pilot.pause(0.3)
+            await _until(pilot, lambda: len(updates) > len(first))
+            seen = app.refreshes
+            await _until(pilot, lambda: app.refreshes >= seen + 2)
             assert updates[len(first) :] == ["holdings"]
             await pilot.press("q")
-            await pilot.pause(0.1)
+            await _until(pilot, lambda: not app.is_running)
             assert not app.is_running
 
     asyncio.run(drive())
@@ -179,7 +191,7 @@ def test_a_failed_refresh_is_shown_and_the_next_one_recovers(world: World) -> No
         async with app.run_test(size=(100, 30)) as pilot:
             problems = app.query_one("#problems", Static)
             assert str(problems.content) == "refresh failed: OSError: disk?gone"
-            await pilot.pause(0.2)
+            await _until(pilot, lambda: str(problems.content) == "")
             assert str(problems.content) == ""
             assert app.query_one("#agents", Static).border_title == "Agents (1 alive of 2)"
 

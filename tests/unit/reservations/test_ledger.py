@@ -172,7 +172,7 @@ def test_adoption_merges_once_keeps_ids_and_the_old_file(
         entry("r-2", "bob", "docs/**"), entry("r-3", "carol", "lib/**")]})  # fmt: skip
     assert ledger.has_legacy(state, wt) and not ledger.has_legacy(state, main)
     notes = ledger.adopt_legacy(state, wt, NOW)
-    assert notes == [f"adopted 1 reservation(s) from {old}"]
+    assert notes == [f"adopted 1 reservation from {old}"]
     assert ids(target) == ["r-2", "r-3", "r-1"]
     assert json.loads(Path(target, ledger.TRUTH).read_text())["strict"] is True
     assert not old.exists() and not ledger.has_legacy(state, wt)

@@ -180,5 +180,5 @@ def test_reports_say_which_subagents_are_still_being_counted(tmp_path: Path, cou
     assert status[-1] == f"Token Savings from Isolation: 101{counting}"
     outcomes = work_session_report.closing_summary(doc, NOW)["outcomes"]
     assert (
-        f"{count + 1} subagent(s) spawned; 101 tokens kept out of the main context{counting}"
+        f"{count + 1} subagents spawned; 101 tokens kept out of the main context{counting}"
     ) in outcomes
