@@ -38,8 +38,10 @@ class Cli:
         environ.update(env or {})
         return CliRunner().invoke(cli_main, list(args), obj=Env(environ=environ, now=now))
 
-    def ok(self, agent: str | None, *args: str, now: float = NOW) -> Result:
-        result = self(agent, *args, now=now)
+    def ok(
+        self, agent: str | None, *args: str, now: float = NOW, env: dict[str, str] | None = None
+    ) -> Result:
+        result = self(agent, *args, now=now, env=env)
         assert result.exit_code == 0, (result.output, result.exception)
         return result
 
@@ -436,7 +438,7 @@ def test_strict_on_off_show_and_json(cli: Cli) -> None:
     ("command", "mentions"),
     [
         ("reserve", ["PATTERNS", "--reason", "--ttl", "--shared", "--keep", "--project", "--json"]),
-        ("release", ["--id", "--all", "--force", "--project", "--json"]),
+        ("release", ["--id", "--all", "--force", "--lease", "--project", "--json"]),
         ("renew", ["--ttl", "--project", "--json"]),
         ("reservations", ["--all-projects", "--project", "--json"]),
         ("check", ["PATHS", "--project", "--json"]),
@@ -464,3 +466,75 @@ def test_people_read_local_times_json_keeps_epochs(cli: Cli, far_timezone: None)
     assert isinstance(
         json.loads(cli.ok("alice", "reservations", "--dropped", "--json").stdout)[0]["at"], int
     )
+
+
+# --- release --force --lease -------------------------------------------------------------
+
+
+def _lease(cli: Cli, rel: str, agent: str, agent_id: str | None = None) -> None:
+    """`agent` (a subagent of it with `agent_id`) is changing `rel`: a live lease held by
+    this test's own process."""
+    from agent_hooks import identity
+    from agent_hooks.reservations import lease_store, ledger
+    from agent_hooks.writer import Writer
+
+    book = ledger.directory(identity.state_dir({"HOME": str(cli.home)}), str(cli.project))
+    out = lease_store.claim(
+        book,
+        rel,
+        Writer(agent, f"c-{agent}", agent_id, "general-purpose" if agent_id else None),
+        worktree=str(cli.project),
+        branch="main",
+        environ={"CLAUDE_PID": str(os.getpid())},
+        now=NOW,
+        minutes=10,
+    )
+    assert out.written and not out.blockers
+
+
+def test_release_force_lease_frees_a_file_names_the_holder_logs_and_tells_it(cli: Cli) -> None:
+    from hook_runner import write_state
+
+    write_state(cli.home / ".claude", "bob", {"agent_name": "bob"})  # bob can be told
+    _lease(cli, "src/app.py", "bob", "a111")
+    assert one_line_error(cli("alice", "release", "--force", "--lease", "src/nope.py")) == (
+        "Error: no writer is changing src/nope.py in this worktree (see `agent-hooks "
+        "reservations`); nothing was released"
+    )
+    result = cli.ok(
+        None,
+        "release",
+        "--force",
+        "--lease",
+        str(cli.project / "src/app.py"),
+        env={"USER": "carol"},
+    )
+    assert result.stdout == (
+        'released the lease on src/app.py of the general-purpose subagent (a111) of agent "bob"\n'
+    )
+    rows = json.loads(cli.ok("alice", "reservations", "--json").stdout)
+    assert rows == []
+    log = (cli.home / ".claude" / "agent-hooks.log").read_text()
+    assert "event=release --force carol released the lease on src/app.py" in log
+    bob = json.loads((cli.home / ".claude" / "state-bob.json").read_text())
+    assert bob["alerts"] == [
+        "agent-hooks: your hold on src/app.py was released by carol with `release --force`; "
+        "do not edit it again before checking with `agent-hooks check`."
+    ]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--lease", "src/app.py"], "--lease goes with --force"),
+        (["--force", "--lease", "src/app.py", "--all"], "--lease goes alone"),
+    ],
+)
+def test_release_lease_usage_errors(cli: Cli, args: list[str], message: str) -> None:
+    result = cli("alice", "release", *args)
+    assert result.exit_code == 2 and message in result.stderr
+
+
+def test_release_force_lease_outside_the_project_is_refused(cli: Cli, tmp_path: Path) -> None:
+    err = one_line_error(cli("alice", "release", "--force", "--lease", "/etc/passwd"))
+    assert err == f"Error: --lease /etc/passwd: not a file in {cli.project}"

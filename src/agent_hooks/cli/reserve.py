@@ -184,27 +184,52 @@ def reserve(
     "--all", "everything", is_flag=True, help="All of this agent's reservations in the project."
 )
 @click.option(
+    "--lease",
+    "leases",
+    multiple=True,
+    metavar="PATH",
+    help="With --force: the file another writer is changing (repeatable).",
+)
+@click.option(
     "--force",
     is_flag=True,
-    help="With --id: release another agent's reservation (for people; the holder is "
-    "named, it is logged, and the holder is told).",
+    help="With --id or --lease: release another agent's reservation or lease (for people; "
+    "the holder is named, it is logged, and the holder is told).",
 )
 @project_option
 @json_option
 def release(
     patterns: tuple[str, ...],
     ids: tuple[str, ...],
+    leases: tuple[str, ...],
     everything: bool,
     force: bool,
     project: str | None,
     as_json: bool,
 ) -> None:
-    """Release exactly the named reservations: PATTERNS (as reserved), --id, or --all."""
-    if not (patterns or ids or everything):
+    """Release exactly the named reservations: PATTERNS (as reserved), --id, or --all.
+    A person can also free a file a writer is changing: --force --lease PATH."""
+    if leases and not force:
+        raise click.UsageError("--lease goes with --force (a lease ends by itself otherwise)")
+    if leases and (patterns or ids or everything):
+        raise click.UsageError("--lease goes alone: release leases or reservations, not both")
+    if not (patterns or ids or everything or leases):
         raise click.UsageError("name PATTERNS, --id ID or --all")
     env = get_env()
     root = require_project(env, project)
     agent = env.agent()
+    if leases:
+        from agent_hooks.cli import lease_release
+
+        user = env.environ.get("USER") or env.environ.get("LOGNAME")
+        by = f'agent "{agent.name}"' if agent.name else (user or "a person")
+        released = lease_release.force(env, root, leases, agent.name, by)
+        if as_json:
+            emit_json({"released_leases": released})
+        else:
+            for item in released:
+                click.echo(f"released the lease on {item['path']} of {item['holder']}")
+        return
     me = env.writer()
     try:
         names = [pattern_text.normalize(text, root, os.getcwd()) for text in patterns]
