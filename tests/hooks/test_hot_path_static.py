@@ -92,8 +92,14 @@ def _preload_lists() -> dict[str, tuple[str, ...]]:
     from agent_hooks.hooks import PRELOAD
     from agent_hooks.hooks.post_tool_use import BASH_MODULES
     from agent_hooks.hooks.pre_tool_use import EDIT_MODULES
+    from agent_hooks.reservations.bash_decision import PARSER_MODULES
 
-    return {**PRELOAD, "PreToolUse edit": EDIT_MODULES, "PostToolUse Bash": BASH_MODULES}
+    return {
+        **PRELOAD,
+        "PreToolUse edit": EDIT_MODULES,
+        "PostToolUse Bash": BASH_MODULES,
+        "PreToolUse Bash parser": PARSER_MODULES,
+    }
 
 
 @pytest.mark.parametrize("name", sorted(_preload_lists()))
@@ -105,6 +111,9 @@ def test_each_preload_list_is_in_dependency_order_and_always_needed(name: str) -
     if name == "PreToolUse edit":  # the decision, and the lease store every claim uses
         roots = ("agent_hooks.reservations.decision", "agent_hooks.reservations.lease_store")
         needed = set(roots).union(*(_top_level_closure(root) for root in roots))
+    elif name == "PreToolUse Bash parser":
+        root = "agent_hooks.reservations.bash.writes"
+        needed = {root} | _top_level_closure(root)
     elif name == "PostToolUse Bash":
         root = "agent_hooks.reservations.bash_after"
         needed = {root} | _top_level_closure(root)

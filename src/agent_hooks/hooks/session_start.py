@@ -121,7 +121,7 @@ def _name_warning(agent: identity.Agent, project: str | None, now: float) -> str
             return None
         return (
             f"AGENT_NAME {agent.name!r} is probably not a chosen name: {why}. Relaunch with a "
-            "stable name, e.g. AGENT_NAME=\"$(tmux display-message -p -t \"$TMUX_PANE\" "
+            'stable name, e.g. AGENT_NAME="$(tmux display-message -p -t "$TMUX_PANE" '
             "'#{session_name}__cc_#{pane_index}')\" claude (see the README)."
         )
     active = [

@@ -48,6 +48,7 @@ MAX_LEASED = 200  # files one Bash command may lease; the rest are only recorded
 MAX_CHECKS = 1000  # held files whose content is compared with their holder's last write
 MAX_NOTES = 20  # held files the warning names; the rest are counted
 SLACK = 1.0  # seconds before the command's reported start still counted as inside it
+LIST_FROM = 32  # changed files past which the lease directory is listed once
 
 
 class Aftermath:
@@ -89,8 +90,8 @@ def after_bash(
     start = now - took - SLACK
     mine: list[str] = []
     leased_by_others: dict[str, dict[str, Any]] = {}
-    leased = _LeaseNames(directory, minutes)
     inside = _rels(changed, project)
+    leased = _LeaseNames(directory, minutes, len(inside))
     for path, rel in inside:
         if not (leased and rel in leased):
             mine.append(rel)  # no lease file: nobody else's
@@ -151,26 +152,30 @@ def after_bash(
 
 
 class _LeaseNames:
-    """The ledger's lease files, listed once: is there one for a path?"""
+    """Is there a lease file for a path? Linear whatever the sizes: for a few changed
+    files each is looked up on its own (a failed open); past `LIST_FROM` the ledger's
+    lease directory is listed once, its names compared with the files' escaped names
+    (a listing of 5,000 leases costs more than a few lookups)."""
 
-    __slots__ = ("cut", "names", "paths")
+    __slots__ = ("names",)
 
-    def __init__(self, directory: str, minutes: int) -> None:
+    def __init__(self, directory: str, minutes: int, changed: int) -> None:
         import posix
 
-        try:
-            names = posix.listdir(fs.join(directory, lease_store.LEASES)) if minutes > 0 else []
-        except OSError:
-            names = []
-        self.names = set(names)
-        self.paths = {lease.unescape(name) for name in names if "~" not in name}
-        self.cut = len(self.paths) < len(self.names)  # names of long paths end in a hash
+        self.names: set[str] | None = None
+        if minutes > 0 and changed > LIST_FROM:
+            try:
+                self.names = set(posix.listdir(fs.join(directory, lease_store.LEASES)))
+            except OSError:
+                self.names = set()
+        elif minutes <= 0:
+            self.names = set()
 
     def __bool__(self) -> bool:
-        return bool(self.names)
+        return self.names is None or bool(self.names)
 
     def __contains__(self, rel: str) -> bool:
-        return rel in self.paths or (self.cut and lease.file_name(rel) in self.names)
+        return self.names is None or lease.file_name(rel) in self.names
 
 
 def _written_by_another(

@@ -37,6 +37,15 @@ if TYPE_CHECKING:
     Place = tuple[str, str]
     Record = tuple[Any, ...]
 
+# The parser, each module after those it imports: loaded at once (agent_hooks.preload)
+# when a command is parsed.
+PARSER_MODULES = (
+    "agent_hooks.reservations.bash.lexer",
+    "agent_hooks.reservations.bash.words",
+    "agent_hooks.reservations.bash.commands",
+    "agent_hooks.reservations.bash.writes",
+)
+
 
 def bash(request: Request, command: object) -> Verdict:
     """A Bash command line: refused when a write the parser can see is refused."""
@@ -56,7 +65,10 @@ def bash(request: Request, command: object) -> Verdict:
     )
     if not contended and not prefilter.mentions_own_files(command):
         return verdict
-    from agent_hooks.reservations.bash import writes  # only when someone else holds something
+    from agent_hooks import preload
+
+    preload(PARSER_MODULES)  # only when someone else holds something
+    from agent_hooks.reservations.bash import writes
 
     analysis = writes.analyze(command, request.cwd or project, request.environ.get("HOME"))
     for target in analysis.targets:
@@ -113,7 +125,7 @@ def _check_bash_target(
     directory entry itself) may not be written: our own files, another owner's
     reservation, another writer's lease, or strict mode without a reservation of
     one's own."""
-    from agent_hooks.reservations import enforcement, protected, reservation_text
+    from agent_hooks.reservations import enforcement, protected
 
     places = locate_glob(path, project) if glob else locate_write(path, project, entry)
     owner, now = request.writer.owner, request.now
@@ -148,6 +160,8 @@ def _check_bash_target(
         if what is not None:
             return protected.message(what, path)
     if strict_rel is not None and not owned:
+        from agent_hooks.reservations import reservation_text
+
         return reservation_text.strict_message(strict_rel)
     return None
 
@@ -168,11 +182,11 @@ def _leased_under(
     directory: str,
     hot: reservation_index.HotIndex | None,
 ) -> str | None:
-    from agent_hooks.reservations import lease_text
-
     found = _lease_blocker(request, root, rel, compiled, glob, directory, hot)
     if found is None:
         return None
+    from agent_hooks.reservations import lease_text
+
     leased, holder, card = found
     shown = rel or "the whole project"
     return lease_text.deny_message(leased, holder, request.now, card).replace(
@@ -192,15 +206,23 @@ def _lease_blocker(
     hot: reservation_index.HotIndex | None,
 ) -> tuple[str, dict[str, Any], dict[str, Any] | None] | None:
     """(leased path, the blocking lease, its writer's card) for the first file
-    under the target another writer leases, or None."""
+    under the target another writer leases, or None. A target that is no directory
+    costs one lookup of its own lease file; only a glob or a directory lists the
+    ledger's leases (their names, compared escaped)."""
     from agent_hooks import liveness
-    from agent_hooks.reservations import lease, lease_store, lease_upkeep, pattern
+    from agent_hooks import posix_fs as fs
+    from agent_hooks.reservations import lease, lease_store
 
-    prefix = "" if glob or not rel else rel
     deny_elsewhere = hot is not None and hot.settings.get("worktree_leases") == "deny"
-    for leased in lease_upkeep.paths_under(
-        directory, lambda p: pattern.matches(compiled, p), prefix
-    ):
+    candidates = [rel] if rel and not glob else []
+    if glob or not rel or fs.isdir(fs.join(root, rel)):
+        from agent_hooks.reservations import lease_upkeep, pattern
+
+        prefix = "" if glob or not rel else rel + "/"
+        candidates += lease_upkeep.paths_under(
+            directory, lambda p: pattern.matches(compiled, p), prefix
+        )
+    for leased in candidates:
         seen = lease.judge(
             lease_store.read(directory, leased), request.writer, root, request.now, liveness.alive
         )

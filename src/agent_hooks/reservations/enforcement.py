@@ -109,7 +109,6 @@ def holder_counts(directory: str, minutes: int, now: float) -> Callable[[Record]
     reservation made with `--keep`, or outside Claude Code (no holder process),
     counts until it expires."""
     from agent_hooks import liveness
-    from agent_hooks.reservations import lease_upkeep
 
     def counts(rec: Record) -> bool:
         holder = rec[index.HOLDER]
@@ -118,6 +117,8 @@ def holder_counts(directory: str, minutes: int, now: float) -> Callable[[Record]
         alive = liveness.alive(holder)
         if alive is not None:
             return alive
+        from agent_hooks.reservations import lease_upkeep  # a holder on another host: rare
+
         return lease_upkeep.heard_from(directory, rec[index.OWNER], now, minutes)
 
     return counts

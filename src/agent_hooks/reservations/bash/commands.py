@@ -1,7 +1,8 @@
 """The commands `bash_writes` knows: which files each one writes, and how a command line is dispatched.
 
 Three parts, one module (each module on the hook path costs ~0.2 ms to import; ADR-0005);
-what commands that name their files write is in `file_commands` (`FILE_HANDLERS`):
+what commands that name their files write is in `file_commands` (`FILE_HANDLERS`, loaded
+when a command needs it):
 
 Programs. Commands that run code the analysis cannot see, and commands known to only read.
 
@@ -43,7 +44,6 @@ call each other).
 
 from __future__ import annotations
 
-from agent_hooks.reservations.bash.file_commands import FILE_HANDLERS
 from agent_hooks.reservations.bash.lexer import Word, escape
 from agent_hooks.reservations.bash.words import (
     BOTH,
@@ -458,8 +458,24 @@ def _run_text(text: str, ctx: ShellState) -> None:
     run_text(text, ctx)
 
 
+# The names `file_commands.FILE_HANDLERS` handles (a test keeps the two equal): that
+# module is loaded only when the command uses one of them (`echo x > f` needs none).
+_FILE_COMMAND_NAMES = (
+    "awk chgrp chmod chown cp csplit curl dd ed ex gawk install ln mawk mkdir mv "
+    "nawk nvim patch perl red rm rmdir rsync scp sed shred sort split sqlite3 tar "
+    "tee touch truncate uniq unlink unzip vi view vim wget zip"
+)
+FILE_COMMANDS = frozenset(_FILE_COMMAND_NAMES.split())
+
+
+def _file_command(name: str, args: list[Word], ctx: ShellState) -> None:
+    from agent_hooks.reservations.bash.file_commands import FILE_HANDLERS
+
+    FILE_HANDLERS[name](name, args, ctx)
+
+
 _HANDLERS: dict[str, Callable[[str, list[Word], ShellState], None]] = {
-    **FILE_HANDLERS,
+    **dict.fromkeys(FILE_COMMANDS, _file_command),
     **_PROGRAM_HANDLERS,
     "git": git,
     "find": _find,

@@ -535,3 +535,23 @@ def test_hot_path_imports() -> None:
         "posixpath",
     }
     assert not imported & forbidden
+
+
+def test_the_commands_module_names_every_file_command_and_loads_them_lazily() -> None:
+    """`commands.FILE_COMMANDS` mirrors `file_commands.FILE_HANDLERS`: a name added to one
+    and not the other would go unseen (or crash) without this."""
+    import subprocess
+    import sys
+
+    from agent_hooks.reservations.bash import commands, file_commands
+
+    assert set(file_commands.FILE_HANDLERS) == commands.FILE_COMMANDS
+    probe = (
+        "import sys; from agent_hooks.reservations.bash import writes; "
+        "writes.analyze('echo hi > out.txt', '/p'); "
+        "print('agent_hooks.reservations.bash.file_commands' in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    ).stdout
+    assert out.strip() == "False"
