@@ -261,6 +261,32 @@ def test_bash_writes_into_a_leased_file_are_refused(run_hook: HookRunner, comman
 
 
 @pytest.mark.parametrize(
+    "command",
+    [
+        "rm -r pkg",
+        "rm -rf pkg/sub/",
+        "mv pkg elsewhere",
+        "rm pkg/sub/*.txt",
+        "cd pkg && rm -r sub",
+        "echo x > pkg/sub/shared.txt",
+    ],
+)
+def test_bash_writes_into_a_directory_holding_a_leased_file_are_refused(
+    run_hook: HookRunner, command: str
+) -> None:
+    """A directory (or glob) target is checked against every lease under it; a file
+    target against its own lease only."""
+    (run_hook.project / "pkg" / "sub").mkdir(parents=True)
+    (run_hook.project / "pkg" / "sub" / "shared.txt").write_text("x\n")
+    allowed(write(run_hook, "pkg/sub/shared.txt", agent=OTHER))
+    payload = run_hook.payload("PreToolUse_Bash", tool_input={"command": command})
+    reason = denied(run_hook("PreToolUse", payload))
+    assert "pkg/sub/shared.txt" in reason and 'agent "proj__cc_2"' in reason
+    free = run_hook.payload("PreToolUse_Bash", tool_input={"command": "rm -r pkg/other"})
+    allowed(run_hook("PreToolUse", free))
+
+
+@pytest.mark.parametrize(
     "target",
     [
         ".git/agent-hooks/reservations.json",
