@@ -55,3 +55,20 @@ def read(agent: identity.Agent, now: float) -> tuple[dict[str, Any], str | None]
     the reason it could not be parsed, if it could not."""
     loaded = storage.load_json_object(agent.state_path)
     return state.normalize(loaded.doc, agent.name, now), loaded.problem
+
+
+def tell(state_dir: str, name: object, text: str, now: float) -> bool:
+    """Queue `text` for agent `name`'s next hook that can carry context (its alerts);
+    False, and nothing written, when the name is not a valid agent name or the agent
+    has no state file here (it is told nothing rather than given a state)."""
+    import posix
+
+    try:
+        agent = identity.Agent(
+            identity.check_agent_name(name) if isinstance(name, str) else None, state_dir
+        )
+        posix.stat(agent.state_path)
+    except (identity.IdentityError, OSError):
+        return False
+    update(agent, lambda doc: state.add_alert(doc, text), now, lambda m: None)
+    return True

@@ -258,9 +258,17 @@ def test_release_names_what_it_did_not_find_even_when_releasing_others(cli: Cli)
 
 
 def test_release_force_frees_another_agents_reservation_by_id(cli: Cli) -> None:
+    from hook_runner import write_state
+
+    write_state(cli.home / ".claude", "bob", {"agent_name": "bob"})  # bob can be told
     bob_id = json.loads(cli.ok("bob", "reserve", "tests/**", "--json").stdout)["granted"][0]["id"]
     cli.ok("alice", "release", "--id", bob_id, "--force")
     assert cli.held() == []
+    bob = json.loads((cli.home / ".claude" / "state-bob.json").read_text())
+    assert bob["alerts"] == [
+        f"agent-hooks: your reservation tests/** ({bob_id}) was released by agent alice with "
+        "`release --force`; do not edit there before reserving it again."
+    ]
 
 
 def test_release_without_names_is_a_usage_error(cli: Cli) -> None:

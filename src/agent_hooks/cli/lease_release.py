@@ -14,8 +14,7 @@ from typing import Any
 
 import click
 
-from agent_hooks import identity as identities
-from agent_hooks import log, state, state_file
+from agent_hooks import log, state_file
 from agent_hooks.cli._common import Env
 from agent_hooks.reservations import enforcement, lease_store, lease_text, lease_upkeep, ledger
 
@@ -69,17 +68,8 @@ def _held_here(directory: str, rel: str, root: str) -> bool:
 
 def _tell(env: Env, item: dict[str, Any], rel: str, by: str) -> None:
     """The holder's agent hears of it at its next hook (same state directory)."""
-    name = item.get("agent")
-    try:
-        holder = identities.Agent(
-            identities.check_agent_name(name) if isinstance(name, str) else None, env.state_dir
-        )
-    except identities.IdentityError:
-        return
-    if not os.path.exists(holder.state_path):
-        return
     text = (
         f"agent-hooks: your hold on {rel} was released by {by} with `release --force`; "
         "do not edit it again before checking with `agent-hooks check`."
     )
-    state_file.update(holder, lambda doc: state.add_alert(doc, text), env.now, lambda m: None)
+    state_file.tell(env.state_dir, item.get("agent"), text, env.now)

@@ -360,21 +360,14 @@ def _not_held(state_dir: str, root: str, names: list[str], now: float) -> str:
 def _tell_holder(state_dir: str, res: dict[str, Any], by: str | None, now: float) -> None:
     """A force-released holder hears of it at its next hook (same state directory);
     the ledger's `dropped` list tells it anywhere at its next SessionStart."""
-    from agent_hooks import identity, state, state_file
+    from agent_hooks import state_file
 
-    name = res.get("agent")
-    try:
-        holder = identity.Agent(identity.check_agent_name(name) if name else None, state_dir)
-    except identity.IdentityError:
-        return
-    if not os.path.exists(holder.state_path):
-        return
     text = (
         f"agent-hooks: your reservation {res['pattern']} ({res['id']}) was released by "
         f"{f'agent {by}' if by else 'a person'} with `release --force`; do not edit there "
         "before reserving it again."
     )
-    state_file.update(holder, lambda doc: state.add_alert(doc, text), now, lambda m: None)
+    state_file.tell(state_dir, res.get("agent"), text, now)
 
 
 def _heartbeat(state_dir: str, root: str, me: Any, environ: Any, now: float) -> None:

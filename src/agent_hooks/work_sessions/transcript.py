@@ -115,6 +115,18 @@ def _complete_lines(fd: int, offset: int, chunk: int) -> Iterator[tuple[list[byt
         yield data[:end].split(b"\n"), offset
 
 
+def _continues(cursor: Mapping[str, Any] | None, path: str, st: Any, offset: int) -> bool:
+    """Does `cursor` go on reading `path` as it is now: the same file (path, device,
+    inode), not cut below the cursor's offset?"""
+    return (
+        cursor is not None
+        and cursor.get("transcript") == path
+        and cursor.get("device") == st.st_dev
+        and cursor.get("inode") == st.st_ino
+        and offset <= st.st_size
+    )
+
+
 def advance(
     cursor: Mapping[str, Any] | None, path: str, chunk: int = CHUNK
 ) -> dict[str, Any] | None:
@@ -127,13 +139,7 @@ def advance(
     try:
         st = posix.fstat(fd)
         offset = _int(cursor.get("offset")) if cursor is not None else 0
-        same = (
-            cursor is not None
-            and cursor.get("transcript") == path
-            and cursor.get("device") == st.st_dev
-            and cursor.get("inode") == st.st_ino
-            and offset <= st.st_size
-        )
+        same = _continues(cursor, path, st, offset)
         if same:
             assert cursor is not None
             current, peak = _int(cursor.get("current")), _int(cursor.get("peak"))
@@ -195,13 +201,7 @@ def subagent_progress(
     try:
         st = posix.fstat(fd)
         offset = _int(cursor.get("offset")) if cursor is not None else 0
-        same = (
-            cursor is not None
-            and cursor.get("transcript") == path
-            and cursor.get("device") == st.st_dev
-            and cursor.get("inode") == st.st_ino
-            and offset <= st.st_size
-        )
+        same = _continues(cursor, path, st, offset)
         used = _int(cursor.get("used")) if same and cursor is not None else 0
         offset = offset if same else 0
         final = False
