@@ -44,9 +44,13 @@ def _install() -> None:
     base = __file__.rpartition("/")[0].rpartition("/")[0]  # the directory holding agent_hooks/
 
     def read(path: str) -> bytes:
+        # Exactly the file's size: a larger request (say 4 MiB) makes the bytes object
+        # its own mmap, shrunk by mremap and faulted in page by page, for every module.
         fd = posix.open(path, posix.O_RDONLY | posix.O_CLOEXEC)
         try:
-            return posix.read(fd, 1 << 22)
+            size = posix.fstat(fd).st_size
+            data = posix.read(fd, size + 1)
+            return data if len(data) <= size else data + posix.read(fd, 1 << 22)
         finally:
             posix.close(fd)
 

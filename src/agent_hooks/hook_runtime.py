@@ -74,9 +74,16 @@ class HookContext:
 
 
 def read_payload(stream: Any) -> dict[str, Any]:
-    """The JSON object on `stream`; HookInputError with a one-line reason otherwise."""
-    raw = stream.read(MAX_STDIN + 1)
-    if len(raw) > MAX_STDIN:
+    """The JSON object on `stream`; HookInputError with a one-line reason otherwise.
+    Read in pieces of 64 KiB: asking for MAX_STDIN at once would map that much memory
+    for a payload of a few hundred bytes, on every tool call."""
+    chunks: list[bytes] = []
+    size = 0
+    while size <= MAX_STDIN and (chunk := stream.read1(1 << 16)):
+        chunks.append(chunk)
+        size += len(chunk)
+    raw = chunks[0] if len(chunks) == 1 else b"".join(chunks)
+    if size > MAX_STDIN:
         raise HookInputError(f"stdin is larger than {MAX_STDIN >> 20} MiB; ignored")
     try:
         payload = jsonio.loads(raw)

@@ -184,14 +184,18 @@ def read_file(path: str) -> bytes | None:
     except FileNotFoundError:
         return None
     try:
-        if posix.fstat(fd).st_mode & S_IFMT != S_IFREG:
+        st = posix.fstat(fd)
+        if st.st_mode & S_IFMT != S_IFREG:
             raise OSError(f"{path} is not a regular file")
-        chunks: list[bytes] = []
-        while True:
-            chunk = posix.read(fd, 1 << 20)
-            if not chunk:
-                return b"".join(chunks)
+        # Ask for the size it has (and 1 more, to see it grew): a fixed large request
+        # maps that much memory for every small file read.
+        data = posix.read(fd, st.st_size + 1)
+        if len(data) <= st.st_size:
+            return data
+        chunks = [data]
+        while chunk := posix.read(fd, 1 << 16):
             chunks.append(chunk)
+        return b"".join(chunks)
     finally:
         posix.close(fd)
 

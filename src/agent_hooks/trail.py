@@ -198,7 +198,7 @@ def fingerprint(path: str) -> list[int] | None:
         if (st.st_mode & 0o170000) != 0o100000:  # not a regular file
             return None
         if st.st_size <= _FULL_HASH_LIMIT:
-            data = posix.read(fd, _FULL_HASH_LIMIT + 1)
+            data = posix.read(fd, st.st_size + 1)  # not the limit: that maps 2 MiB
         else:
             data = posix.read(fd, _PART)
             posix.lseek(fd, -_PART, 2)  # from the end

@@ -235,3 +235,32 @@ def test_is_within(path: str, root: str, inside: bool) -> None:
 
 def test_environ_matches_os_environ() -> None:
     assert fs.environ() == dict(os.environ)
+
+
+@pytest.mark.parametrize("size", [0, 1, 4095, 4096, 3 << 20])
+def test_read_file_returns_every_byte_whatever_the_size(tmp_path: Path, size: int) -> None:
+    path = tmp_path / "f"
+    data = bytes(range(256)) * (size // 256) + b"x" * (size % 256)
+    path.write_bytes(data)
+    assert fs.read_file(str(path)) == data
+
+
+def test_read_file_sees_what_was_appended_after_it_looked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The read asks for the size fstat gave and one byte more; a file that grew in
+    between is read to its end."""
+    import posix
+
+    path = tmp_path / "f"
+    path.write_bytes(b"a" * 10)
+    real_fstat = posix.fstat
+
+    def fstat_then_grow(fd: int) -> object:
+        st = real_fstat(fd)
+        with path.open("ab") as handle:
+            handle.write(b"b" * 100_000)
+        return st
+
+    monkeypatch.setattr(posix, "fstat", fstat_then_grow)
+    assert fs.read_file(str(path)) == b"a" * 10 + b"b" * 100_000
