@@ -6,6 +6,10 @@ not a test). The budget for PreToolUse and PostToolUse is 1.5x.
 
     python bench/hooks.py [--runs 60] [--python /abs/python] [--scale]
 
+Hooks run as installed: the entry script compiled (`hooks/entry.pyc`, which install.sh
+makes; a script given as source is compiled on every run), beside a link to this
+checkout's `src/`. `--source` runs `hooks/entry.py` instead (the plugin form).
+
 "(lease)" cases take a new lease each run (a write in the ledger); "(renew)"
 renews the agent's own fresh lease (no write).
 
@@ -33,6 +37,26 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 ENTRY = ROOT / "hooks" / "entry.py"
 PAYLOADS = ROOT / "tests" / "fixtures" / "payloads"
+
+
+def compiled_entry(python: str, tmp: Path) -> Path:
+    """`hooks/entry.py` compiled by `python` as install.sh compiles it, in a directory
+    whose `../src` is this checkout's."""
+    (tmp / "hooks").mkdir()
+    (tmp / "src").symlink_to(ROOT / "src")
+    target = tmp / "hooks" / "entry.pyc"
+    subprocess.run(
+        [
+            python,
+            "-I",
+            "-c",
+            "import py_compile, sys; py_compile.compile(*sys.argv[1:3], doraise=True)",
+            str(ENTRY),
+            str(target),
+        ],
+        check=True,
+    )
+    return target
 
 
 def wall(cmd: list[str], stdin_path: Path | None, env: dict[str, str]) -> float:
@@ -156,6 +180,7 @@ def main() -> int:
     parser.add_argument(
         "--scale", action="store_true", help="also the 100 agents x 10 reservations case"
     )
+    parser.add_argument("--source", action="store_true", help="run hooks/entry.py, not it compiled")
     args = parser.parse_args()
     python = args.python
     with tempfile.TemporaryDirectory() as tmpdir:
@@ -170,7 +195,7 @@ def main() -> int:
             "AGENT_NAME": "bench__cc_me",
             "CLAUDE_PROJECT_DIR": str(project),
         }
-        hook = [python, "-IS", str(ENTRY)]
+        hook = [python, "-IS", str(ENTRY if args.source else compiled_entry(python, tmp))]
         start = payload_file(tmp, "SessionStart_startup", project)
         write_into = payload_file(tmp, "PreToolUse_Write", project, "pkg3/free/x.py")
         bash_into = payload_file(tmp, "PreToolUse_Bash", project, "pkg3/free/y.txt")
@@ -212,7 +237,7 @@ def main() -> int:
         }
         print(
             f"python: {python} ({sys.version.split()[0]}); {args.runs} paired runs; "
-            "ratio = hook / `python -I -S -c pass`"
+            f"entry: {hook[2].rpartition('/')[2]}; ratio = hook / `python -I -S -c pass`"
         )
         # A real edit changes the file each time, so PostToolUse has a new fingerprint to write;
         # "(lease)" cases start without a lease, so the hook writes one.

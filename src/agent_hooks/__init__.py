@@ -7,7 +7,9 @@ import system spends about 0.29 M instructions per module finding and
 validating a cached module; this finder spends about 0.1 M
 (docs/adr/0005-hot-path-budget.md). Invariants:
 
-* It serves only `agent_hooks.*` modules whose cached bytecode is valid exactly
+* It serves only `agent_hooks.*` modules, and the standard library's `__future__`
+  (which every `from __future__ import annotations` imports at run time), whose
+  cached bytecode is valid exactly
   as the standard loader judges it: this interpreter's magic number, a
   timestamp pyc (flags 0) recording the source's current mtime and size. Any
   other case (no pyc, stale, hash-based, a pycache prefix, a `__main__`)
@@ -18,7 +20,9 @@ validating a cached module; this finder spends about 0.1 M
   `python -m`.
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations` here: that statement imports `__future__` at
+# run time, and this module runs before the finder below can serve it cheaply; the
+# annotations that would need it are strings instead.
 
 __version__ = "0.1.0"
 
@@ -42,6 +46,8 @@ def _install() -> None:
     magic = external.MAGIC_NUMBER
     make_spec = bootstrap.ModuleSpec
     base = __file__.rpartition("/")[0].rpartition("/")[0]  # the directory holding agent_hooks/
+    encodings = getattr(sys.modules.get("encodings"), "__file__", None)  # loaded at start-up
+    stdlib = encodings.rpartition("/")[0].rpartition("/")[0] if encodings else None
 
     def read(path: str) -> bytes:
         # Exactly the file's size: a larger request (say 4 MiB) makes the bytes object
@@ -57,11 +63,16 @@ def _install() -> None:
     class _CachedBytecode:
         @staticmethod
         def find_spec(
-            name: str, path: Sequence[str] | None = None, target: ModuleType | None = None
-        ) -> ModuleSpec | None:
-            if not name.startswith("agent_hooks.") or name.endswith(".__main__"):
+            name: str,
+            path: "Sequence[str] | None" = None,
+            target: "ModuleType | None" = None,
+        ) -> "ModuleSpec | None":
+            if name == "__future__" and stdlib:  # what `from __future__ import …` imports
+                where = stdlib + "/__future__"
+            elif not name.startswith("agent_hooks.") or name.endswith(".__main__"):
                 return None
-            where = base + "/" + name.replace(".", "/")
+            else:
+                where = base + "/" + name.replace(".", "/")
             try:
                 st = posix.stat(where + "/__init__.py")
                 source, folder, stem, package = where + "/__init__.py", where, "__init__", True
@@ -95,25 +106,25 @@ def _install() -> None:
             return spec
 
         @staticmethod
-        def create_module(spec: ModuleSpec) -> None:
+        def create_module(spec: "ModuleSpec") -> None:
             return None
 
         @staticmethod
-        def exec_module(module: ModuleType) -> None:
+        def exec_module(module: "ModuleType") -> None:
             spec = module.__spec__
             assert spec is not None
             exec(marshal.loads(memoryview(spec.loader_state)[16:]), module.__dict__)
             spec.loader_state = None
 
         @staticmethod
-        def get_code(name: str) -> CodeType:
+        def get_code(name: str) -> "CodeType":
             spec = _CachedBytecode.find_spec(name)
             if spec is None:
                 raise ImportError(f"no cached bytecode for {name}", name=name)
             code: CodeType = marshal.loads(memoryview(spec.loader_state)[16:])
             return code
 
-    def preload(names: Sequence[str]) -> None:
+    def preload(names: "Sequence[str]") -> None:
         modules = sys.modules
         if "importtime" in sys._xoptions:  # -X importtime measures the ordinary way
             return
@@ -146,10 +157,10 @@ def _install() -> None:
     _PRELOAD.append(preload)
 
 
-_PRELOAD: list[Callable[[Sequence[str]], None]] = []
+_PRELOAD: "list[Callable[[Sequence[str]], None]]" = []
 
 
-def preload(names: Sequence[str]) -> None:
+def preload(names: "Sequence[str]") -> None:
     """Load `names` (agent_hooks modules, each after those it imports) from cached
     bytecode at once, skipping the import system's per-module work (~0.1 M
     instructions each): the hook adapters call it with the modules their event

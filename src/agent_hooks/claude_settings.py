@@ -3,9 +3,9 @@ adds or removes them while keeping everything else.
 
 Invariants:
 
-* Only handlers whose command runs agent-hooks' entry script
-  (`…/hooks/entry.py <one of our events>`) are ever added, changed or removed; every other
-  setting and hook of the user stays exactly as it was. The status line is set
+* Only handlers whose command runs agent-hooks' entry script (`…/hooks/entry.py`, or
+  it compiled, `entry.pyc`, then one of our events) are ever added, changed or removed;
+  every other setting and hook of the user stays exactly as it was. The status line is set
   only when asked and only when the user has none (or it is already ours).
 * The `permissions.allow` rules that let agents run the `agent-hooks` command
   without a prompt (`Bash(agent-hooks *)`, and the same for the CLI link's absolute
@@ -45,7 +45,7 @@ from typing import Any
 
 from agent_hooks import storage
 
-ENTRY_NAME = "/hooks/entry.py"
+ENTRY_NAMES = ("/hooks/entry.py", "/hooks/entry.pyc")  # the script, or it compiled (install.sh)
 CLI_NAME = "agent-hooks"
 BACKUP_INFIX = ".agent-hooks-backup-"
 PLUGIN_COMMAND = '"${CLAUDE_PLUGIN_ROOT}/hooks/run" '
@@ -111,7 +111,7 @@ def is_ours(handler: object) -> bool:
         return False
     head, _, event = command.rstrip().rpartition(" ")
     return event in OUR_EVENTS and (
-        head.rstrip("'\"").endswith(ENTRY_NAME) or head.startswith(PLUGIN_COMMAND.rstrip())
+        head.rstrip("'\"").endswith(ENTRY_NAMES) or head.startswith(PLUGIN_COMMAND.rstrip())
     )
 
 
@@ -427,7 +427,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("action", choices=["install", "uninstall", "print", "plugin"])
     parser.add_argument("--settings", help="The settings.json to change.")
     parser.add_argument("--python", help="Absolute path of the hooks' interpreter.")
-    parser.add_argument("--entry", help="Absolute path of hooks/entry.py.")
+    parser.add_argument(
+        "--entry", help="Absolute path of hooks/entry.py, or of it compiled (entry.pyc)."
+    )
     parser.add_argument(
         "--statusline",
         action="store_true",

@@ -224,7 +224,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Run:
 def test_install_merges_the_hooks_with_absolute_paths(run: Run) -> None:
     doc = json.loads(run.snapshots["installed"]["settings"])
     venv_python = run.data / "venv" / "bin" / "python"
-    entry = run.data / "hooks" / "entry.py"
+    entry = run.data / "hooks" / "entry.pyc"  # compiled: no compile on every run
     commands = run.snapshots["commands"]
     assert set(commands) >= {"SessionStart", "PreToolUse", "PostToolUse", "Stop", "SessionEnd"}
     for event, command in commands.items():

@@ -144,3 +144,19 @@ def test_python_dash_m_still_runs_the_cli(src: Path) -> None:
             timeout=60,
         )
         assert proc.returncode == 0 and "usage" in proc.stdout.lower(), proc.stderr
+
+
+def test_future_is_served_from_the_standard_librarys_bytecode(src: Path) -> None:
+    """`from __future__ import annotations` imports `__future__` at run time: the finder
+    serves it from the standard library's own cached bytecode, the same module."""
+    run(src, "import agent_hooks.posix_fs\nprint('{}')")  # writes the package's pyc files
+    out = run(
+        src,
+        "import agent_hooks, agent_hooks.posix_fs, __future__, importlib.util\n"
+        "print(json.dumps({'loader': __future__.__loader__.__name__, "
+        "'file': __future__.__file__, 'flag': __future__.annotations.compiler_flag, "
+        "'std': importlib.util.find_spec('__future__').origin}))",
+    )
+    assert out["loader"] == "_CachedBytecode"
+    assert out["file"] == out["std"] and str(out["file"]).endswith("/__future__.py")
+    assert out["flag"] == 16777216  # CO_FUTURE_ANNOTATIONS

@@ -16,9 +16,9 @@ from agent_hooks import claude_settings as settings
 
 ROOT = Path(__file__).resolve().parents[2]
 PY = "/opt/agent hooks/venv/bin/python"
-ENTRY = "/opt/agent hooks/share/agent-hooks/hooks/entry.py"
+ENTRY = "/opt/agent hooks/share/agent-hooks/hooks/entry.pyc"
 EXAMPLE_PY = "/home/you/.local/share/agent-hooks/venv/bin/python"
-EXAMPLE_ENTRY = "/home/you/.local/share/agent-hooks/hooks/entry.py"
+EXAMPLE_ENTRY = "/home/you/.local/share/agent-hooks/hooks/entry.pyc"
 EXAMPLE_CLI = "/home/you/.local/bin/agent-hooks"
 CLI = "/opt/agent hooks/bin/agent-hooks"
 RULES = ["Bash(agent-hooks *)", f"Bash({CLI} *)"]
