@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from agent_hooks import liveness, repository
 from agent_hooks import posix_fs as fs
-from agent_hooks.reservations import index, lease, lease_store, lease_text, ledger
+from agent_hooks.reservations import index, lease, lease_store, ledger
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -126,6 +126,8 @@ def after_bash(
                 leased_by_others[rel] = outcome.blockers[0]
     cards: dict[object, dict[str, Any] | None] = {}
     notes = []
+    if leased_by_others:
+        from agent_hooks.reservations import lease_text  # only to name a holder
     for rel, held in list(leased_by_others.items())[:MAX_NOTES]:
         key = held.get("writer")
         if key not in cards:
@@ -206,7 +208,7 @@ def _reserved_notes(
     (and at most MAX_CHECKS files compared), and how many more held files there
     were (not compared)."""
     from agent_hooks import trail
-    from agent_hooks.reservations import enforcement, reservation
+    from agent_hooks.reservations import enforcement
 
     living: dict[int, bool] = {}  # id(record) -> does its holder count
 
@@ -237,6 +239,8 @@ def _reserved_notes(
             if mark is None or _holder_mark(marks, state_dir, rec[index.AGENT], path, now) != mark
         ]
         if holders:
+            from agent_hooks.reservations import reservation  # only to describe a holder
+
             key = tuple(id(rec) for rec in holders)
             if key not in described:
                 described[key] = "; ".join(
