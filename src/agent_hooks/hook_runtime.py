@@ -106,7 +106,7 @@ def run(event: str, handle: Callable[[HookContext], dict[str, Any] | None]) -> i
         ctx = HookContext(event, payload, environ, now)
         output = handle(ctx)
         if output is not None:  # UTF-8 whatever the locale: the client reads UTF-8 JSON
-            sys.stdout.buffer.write(jsonio.dumps(output).encode("utf-8"))
+            sys.stdout.buffer.write(jsonio.encode(output))
             sys.stdout.buffer.flush()
     except Exception as exc:
         message = f"{type(exc).__name__}: {exc}{_where(exc)}; allowed (fail open)"

@@ -8,6 +8,10 @@ time (docs/adr/0005-hot-path-budget.md), so hooks parse and emit JSON through
   raises `ValueError` for anything else (empty input, trailing garbage, bad UTF-8).
 * `dumps` emits compact UTF-8 JSON (non-ASCII kept as is) and refuses NaN/Infinity,
   so every document we write is strict JSON that other tools can read.
+* `encode` is `dumps` as UTF-8 bytes for any str: a lone surrogate (a JSON
+  `\\ud800` escape read back, a path decoded with surrogateescape) has no UTF-8
+  form and is written as its JSON escape, so it reads back as it was and never
+  makes a write (or a hook's output) fail.
 * Only the error path of `loads` imports the `json` package (the C scanner needs
   `json.decoder` loaded to build its exception, and it gives the precise reason);
   the success path imports nothing.
@@ -92,3 +96,14 @@ def _explain(text: str) -> str:
 def dumps(obj: object) -> str:
     """Serialize to compact JSON; raise TypeError/ValueError for what JSON cannot hold."""
     return "".join(_encode(obj, 0))
+
+
+def encode(obj: object) -> bytes:
+    """`dumps` as UTF-8 bytes. Characters appear raw only inside JSON strings, so a
+    lone surrogate's backslash escape (`\\udc80`) is exactly its JSON escape."""
+    return to_bytes(dumps(obj))
+
+
+def to_bytes(text: str) -> bytes:
+    """JSON text (or text built from `dumps` pieces) as UTF-8, lone surrogates escaped."""
+    return text.encode("utf-8", "backslashreplace")

@@ -260,7 +260,7 @@ def write_bytes_atomic(path: str, data: bytes, *, durable: bool = True) -> None:
 
 
 def write_json_atomic(path: str, doc: object, *, durable: bool = True) -> None:
-    write_bytes_atomic(path, jsonio.dumps(doc).encode("utf-8"), durable=durable)
+    write_bytes_atomic(path, jsonio.encode(doc), durable=durable)
 
 
 def utc_stamp(now: float) -> str:

@@ -131,3 +131,26 @@ def test_success_path_imports_no_json_package() -> None:
         "jsonio.loads(b'{\"a\": [1, 2.5, null]}'); jsonio.dumps({'a': 1})"
     )
     assert "json" not in loaded and "re" not in loaded, loaded
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["\ud800", "a\udfffb", "\udc80\udcff", {"k\ud800": ["x", "\udbff"]}, "é \\ud800 😀 \x00"],
+)
+def test_encode_writes_lone_surrogates_as_json_escapes_that_read_back(value: object) -> None:
+    """Found by tests/fuzz: `"\\ud800"` is valid JSON, so a ledger, a state file or a
+    payload can hand us a lone surrogate, which has no UTF-8 form: writing it back
+    (or a hook's answer quoting it) raised UnicodeEncodeError."""
+    data = jsonio.encode(value)
+    data.decode("utf-8")  # strict UTF-8
+    assert jsonio.loads(data) == value and json.loads(data) == value
+
+
+@given(
+    st.recursive(
+        st.none() | st.text() | st.integers(), lambda c: st.lists(c) | st.dictionaries(st.text(), c)
+    )
+)
+@settings(max_examples=200, deadline=None)
+def test_encode_is_dumps_in_utf8_for_text_without_lone_surrogates(value: object) -> None:
+    assert jsonio.encode(value) == jsonio.dumps(value).encode("utf-8")

@@ -201,7 +201,7 @@ def claim_many(
             kept = [item for item in current if item.get("worktree") != worktree]
             doc = {"path": rel, "leases": [*kept, last]}
             path = lease_path(ledger, rel)
-            data = jsonio.dumps(doc).encode("utf-8")
+            data = jsonio.encode(doc)
             if current or problem is not None or not storage.create_new(path, data):
                 write_doc(path, doc)  # replace what is there, atomically
             outcomes[rel].written = True
@@ -228,7 +228,7 @@ def claim_many(
 def write_doc(path: str, doc: dict[str, Any]) -> None:
     from agent_hooks import storage
 
-    storage.write_bytes_atomic(path, jsonio.dumps(doc).encode("utf-8"), durable=False)
+    storage.write_bytes_atomic(path, jsonio.encode(doc), durable=False)
 
 
 def touch_card(ledger: str, me: Writer, lease: dict[str, Any], now: float) -> None:

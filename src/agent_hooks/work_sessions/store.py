@@ -98,7 +98,7 @@ def encode(doc: Mapping[str, Any]) -> bytes:
             fields.append(f"  {name}: {{\n    {inner}\n  }}")
         else:
             fields.append(f"  {name}: {jsonio.dumps(value)}")
-    return ("{\n" + ",\n".join(fields) + "\n}\n").encode("utf-8")
+    return jsonio.to_bytes("{\n" + ",\n".join(fields) + "\n}\n")
 
 
 class Store:
@@ -245,7 +245,7 @@ class Store:
                 posix.unlink(path)
             return
         doc = {"session_id": session_id, "since": timestamps.iso(now)}
-        storage.write_bytes_atomic(path, jsonio.dumps(doc).encode(), durable=self.durable)
+        storage.write_bytes_atomic(path, jsonio.encode(doc), durable=self.durable)
 
     # ------------------------------------------------------------- operations
 

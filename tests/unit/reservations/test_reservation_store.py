@@ -502,6 +502,29 @@ def test_entries_that_are_not_objects_are_dropped(state_dir: str, root: str) -> 
     assert all(isinstance(r, dict) for r in truth(state_dir, root)["reservations"])
 
 
+def write_truth(state_dir: str, root: str, doc: Any) -> None:
+    os.makedirs(ledger.directory(state_dir, root), exist_ok=True)
+    storage.write_json_atomic(truth_path(state_dir, root), doc)
+
+
+def live_entry(rid: str, agent: Any, pattern_text: str = "src/**") -> dict[str, Any]:
+    return {"id": rid, "agent": agent, "pattern": pattern_text, "expires_at": NOW + HOUR}
+
+
+def test_a_lone_surrogate_in_an_entry_never_stops_the_ledger_being_written(
+    state_dir: str, root: str
+) -> None:
+    """Found by tests/fuzz: `"reason": "\\ud800"` (valid JSON) made every write of
+    the ledger and of the state mirrors raise UnicodeEncodeError."""
+    os.makedirs(ledger.directory(state_dir, root))
+    entry = '{"id": "r-1", "agent": "alice", "pattern": "src/**", "expires_at": %d, "reason": "\\ud800"}'
+    Path(truth_path(state_dir, root)).write_text('{"reservations": [%s]}' % (entry % (NOW + HOUR)))
+    assert grant(state_dir, root, "bob", "docs/**").changed
+    assert held(state_dir, root) == [("alice", "src/**"), ("bob", "docs/**")]
+    assert truth(state_dir, root)["reservations"][0]["reason"] == "\ud800"
+    assert agent_state(state_dir, "alice")["reservations"][0]["reason"] == "\ud800"
+
+
 def test_project_key_is_stable_and_file_name_safe() -> None:
     key = ledger.legacy_key("/home/dev/my project!/.hidden")
     assert key == ledger.legacy_key("/home/dev/my project!/.hidden")
