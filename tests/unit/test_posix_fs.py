@@ -235,3 +235,20 @@ def test_is_within(path: str, root: str, inside: bool) -> None:
 
 def test_environ_matches_os_environ() -> None:
     assert fs.environ() == dict(os.environ)
+
+
+@pytest.mark.parametrize(
+    ("path", "written"),
+    [
+        ("/p/a.py", "/p/a.py"),
+        ("/p/é 😀.py", "/p/é 😀.py"),
+        ("/p/\ud800.py", "/p/\ufffd.py"),
+        ("/p/\udcff/\udfff", "/p/\ufffd/\ufffd"),
+        ("\ud83d\ude00", "😀"),  # a pair written as two code points is the one character
+    ],
+)
+def test_as_written_is_the_path_the_client_writes(path: str, written: str) -> None:
+    """Node.js writes a JS string's lone surrogates as U+FFFD (found by tests/fuzz:
+    such a path made trail fingerprints and lease files raise UnicodeEncodeError)."""
+    assert fs.as_written(path) == written
+    fs.as_written(path).encode("utf-8")

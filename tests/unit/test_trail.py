@@ -274,3 +274,15 @@ def test_fingerprints_of_files_dropped_from_the_read_list_go_too(tmp_path: Path)
 def test_checksum_tells_lengths_apart(data: bytes) -> None:
     others = {trail.checksum(d) for d in [b"", b"\x00", b"\x00\x00", b"a", b"a\x00"] if d != data}
     assert trail.checksum(data) not in others
+
+
+def test_a_path_with_a_lone_surrogate_is_the_file_the_client_wrote(tmp_path: Path) -> None:
+    """Found by tests/fuzz: fingerprinting such a path raised UnicodeEncodeError and
+    the whole PostToolUse was lost; the client writes it with U+FFFD."""
+    written = tmp_path / "a\ufffd.py"
+    written.write_text("x")
+    found = trail.entries(payload("Write", {"file_path": f"{tmp_path}/a\ud800.py"}, cwd="/"))
+    assert found == [(M, str(written))]
+    doc = _doc()
+    assert trail.record(doc, found, 500)
+    assert doc[M] == [str(written)] and str(written) in doc["fingerprints"]
