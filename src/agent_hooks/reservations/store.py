@@ -14,6 +14,8 @@ Invariants:
   go; those whose holder's process is gone go too, unless made with `--keep`,
   and each is recorded in `dropped` with why (shown by `reservations` and the
   holder's next SessionStart).
+* A release takes exactly the entries it chose, never another owner's entry
+  that repeats one of their ids (a hand-edited ledger may).
 * After a change, each affected agent's state document mirrors its live
   reservations (the seed ADR's `reservations` field, which other tools read),
   and an issue-like reason fills the agent's `issue_id` if it had none.
@@ -297,7 +299,7 @@ def _select(
         chosen += found
         if not found:
             outcome.unmatched.append(rid)
-    unique: dict[str, Reservation] = {r["id"]: r for r in chosen}
+    unique = {id(r): r for r in chosen}  # by identity: a hand-edited ledger may repeat an id
     return list(unique.values())
 
 
@@ -325,8 +327,8 @@ def release(
         chosen = _select(doc, outcome, owner, patterns, ids, everything, force)
         if keep_kept:
             chosen = [r for r in chosen if not r.get("keep")]
-        gone = {r["id"] for r in chosen}
-        doc["reservations"] = [r for r in doc["reservations"] if r["id"] not in gone]
+        gone = {id(r) for r in chosen}  # never another owner's entry that repeats an id
+        doc["reservations"] = [r for r in doc["reservations"] if id(r) not in gone]
         others = [r for r in chosen if reservation.owner(r) != owner]
         if others:
             why = f"released by {forced_by or 'a person'} (release --force)"

@@ -550,6 +550,28 @@ def test_a_rejected_that_is_not_a_list_is_kept_inside_the_new_list(
     assert [item["entry"] for item in rejected] == [value, "junk"]
 
 
+def test_releasing_ones_own_entry_never_takes_another_owners_entry_with_the_same_id(
+    state_dir: str, root: str
+) -> None:
+    """Found by tests/fuzz: a hand-edited ledger repeating an id lost the other
+    owner's reservation when one owner released its own (release by id)."""
+    write_truth(
+        state_dir,
+        root,
+        {
+            "reservations": [
+                live_entry("r-1", "alice", "src/**"),
+                live_entry("r-1", "bob", "docs/**"),
+            ]
+        },
+    )
+    out = reservation_store.release(state_dir, root, "bob", everything=True, now=NOW)
+    assert [r["agent"] for r in out.changed] == ["bob"]
+    assert held(state_dir, root) == [("alice", "src/**")]
+    reservation_store.release(state_dir, root, "alice", ids=["r-1"], now=NOW)
+    assert held(state_dir, root) == []
+
+
 def test_session_end_release_survives_a_mirror_with_an_odd_project_root(
     state_dir: str, root: str
 ) -> None:
