@@ -8,10 +8,10 @@ time (docs/adr/0005-hot-path-budget.md), so hooks parse and emit JSON through
   raises `ValueError` for anything else (empty input, trailing garbage, bad UTF-8).
 * `dumps` emits compact UTF-8 JSON (non-ASCII kept as is) and refuses NaN/Infinity,
   so every document we write is strict JSON that other tools can read.
-* `encode` is `dumps` as UTF-8 bytes that never fails on a lone surrogate (text
-  decoded from bytes that are not UTF-8 — a file name, an argument — or read from
-  a `"\\ud800"` escape): it is written as that `\\udXXX` escape, so the bytes are
-  valid UTF-8 and read back to the same string.
+* `encode` is `dumps` as UTF-8 bytes for any str: a lone surrogate (a JSON
+  `\\ud800` escape read back, a path decoded with surrogateescape) has no UTF-8
+  form and is written as its JSON escape, so it reads back as it was and never
+  makes a write (or a hook's output) fail.
 * Only the error path of `loads` imports the `json` package (the C scanner needs
   `json.decoder` loaded to build its exception, and it gives the precise reason);
   the success path imports nothing.
@@ -99,20 +99,11 @@ def dumps(obj: object) -> str:
 
 
 def encode(obj: object) -> bytes:
-    """`dumps` as UTF-8 bytes; lone surrogates become `\\udXXX` escapes."""
-    return utf8(dumps(obj))
+    """`dumps` as UTF-8 bytes. Characters appear raw only inside JSON strings, so a
+    lone surrogate's backslash escape (`\\udc80`) is exactly its JSON escape."""
+    return to_bytes(dumps(obj))
 
 
-def utf8(json_text: str) -> bytes:
-    """JSON text as UTF-8 bytes; lone surrogates become `\\udXXX` escapes."""
-    try:
-        return json_text.encode("utf-8")
-    except UnicodeEncodeError:  # rare: only text that is not valid Unicode gets here
-        return escape_surrogates(json_text).encode("utf-8")
-
-
-def escape_surrogates(text: str) -> str:
-    """JSON text with every lone surrogate written as a `\\udXXX` escape. Only valid
-    on JSON text: a raw surrogate can stand only inside a string there, where the
-    escape means the same character."""
-    return "".join(f"\\u{ord(c):04x}" if "\ud800" <= c <= "\udfff" else c for c in text)
+def to_bytes(text: str) -> bytes:
+    """JSON text (or text built from `dumps` pieces) as UTF-8, lone surrogates escaped."""
+    return text.encode("utf-8", "backslashreplace")

@@ -26,6 +26,19 @@ def environ() -> dict[str, str]:
     }
 
 
+def as_written(path: str) -> str:
+    """A path from a hook payload as the client writes it: Claude Code (Node.js)
+    turns a path into UTF-8 with each lone surrogate (a JSON `\\ud800` escape,
+    which has no UTF-8 form) replaced by U+FFFD, so the file it touches is that one."""
+    if path.isascii():
+        return path
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return path.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return path
+
+
 def isabs(path: str) -> bool:
     return path.startswith("/")
 

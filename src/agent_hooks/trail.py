@@ -6,7 +6,8 @@ Invariants:
 
 * Only PostToolUse payloads are read (a failed call fires PostToolUseFailure and
   records nothing). Paths come out absolute and normalized, relative ones
-  resolved against the payload's `cwd`.
+  resolved against the payload's `cwd`, and as the client wrote them
+  (`posix_fs.as_written`: a lone surrogate becomes U+FFFD).
 * Write goes to `files_created` when the client says `type: "create"`, else to
   `files_modified`; Edit, MultiEdit (older clients) and NotebookEdit
   (`notebook_path`) modify; Read reads; Bash records the files the client itself
@@ -52,7 +53,7 @@ if TYPE_CHECKING:
 def _absolute(path: object, cwd: str) -> str | None:
     if not isinstance(path, str) or not path or "\x00" in path:
         return None
-    return fs.normpath(fs.join(cwd, path))
+    return fs.normpath(fs.as_written(fs.join(cwd, path)))
 
 
 def entries(payload: Mapping[str, Any]) -> list[tuple[str, str]]:

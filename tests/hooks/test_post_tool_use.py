@@ -221,3 +221,16 @@ def test_bad_agent_name_fails_open_and_logs(run_hook: HookRunner, tmp_path: Path
     lines = run_hook.log_lines()
     assert len(lines) == 1 and "AGENT_NAME" in lines[0] and "fail open" in lines[0]
     assert set(tmp_path.rglob("*")) - before == {run_hook.state_dir, run_hook.log_file}
+
+
+def test_a_path_holding_a_lone_surrogate_is_recorded_as_the_client_wrote_it(
+    run_hook: HookRunner,
+) -> None:
+    """Found by tests/fuzz: fingerprinting `a\\ud800.py` raised UnicodeEncodeError and
+    the whole call went unrecorded. Node.js writes it as `a\\ufffd.py`."""
+    written = run_hook.project / "a\ufffd.py"
+    written.write_text("x\n")
+    post(run_hook, tool(run_hook, "Edit", {"file_path": str(run_hook.project / "a\ud800.py")}))
+    doc = run_hook.state()
+    assert doc["files_modified"] == [str(written)] and str(written) in doc["fingerprints"]
+    assert run_hook.log_lines() == []

@@ -750,3 +750,17 @@ def test_bash_is_parsed_when_another_agent_holds_something(held: HookRunner) -> 
     result, modules = imported_modules(held, "echo x > docs/notes.md")
     assert allowed(result)
     assert "agent_hooks.reservations.bash.writes" in modules  # the control for the test above
+
+
+@pytest.mark.parametrize("strict", [False, True], ids=["reserved", "strict"])
+def test_a_target_holding_a_lone_surrogate_is_refused_like_any_other(
+    held: HookRunner, proj: Path, strict: bool
+) -> None:
+    """Found by tests/fuzz: the refusal quotes the path, and `"\\ud800"` (valid in the
+    payload's JSON) has no UTF-8 form, so printing the deny raised and the edit was
+    let through (fail open). The client writes the file with U+FFFD in its place."""
+    where = "docs" if strict else "src"
+    env = {"AGENT_HOOKS_STRICT": "1"} if strict else None
+    reason = denial(edit(held, "Write", str(proj / where / "new\ud800.py"), env=env))
+    assert f"{where}/new\ufffd.py" in reason
+    assert not [line for line in held.log_lines() if "fail open" in line]

@@ -264,3 +264,20 @@ def test_read_file_sees_what_was_appended_after_it_looked(
 
     monkeypatch.setattr(posix, "fstat", fstat_then_grow)
     assert fs.read_file(str(path)) == b"a" * 10 + b"b" * 100_000
+
+
+@pytest.mark.parametrize(
+    ("path", "written"),
+    [
+        ("/p/a.py", "/p/a.py"),
+        ("/p/é 😀.py", "/p/é 😀.py"),
+        ("/p/\ud800.py", "/p/\ufffd.py"),
+        ("/p/\udcff/\udfff", "/p/\ufffd/\ufffd"),
+        ("\ud83d\ude00", "😀"),  # a pair written as two code points is the one character
+    ],
+)
+def test_as_written_is_the_path_the_client_writes(path: str, written: str) -> None:
+    """Node.js writes a JS string's lone surrogates as U+FFFD (found by tests/fuzz:
+    such a path made trail fingerprints and lease files raise UnicodeEncodeError)."""
+    assert fs.as_written(path) == written
+    fs.as_written(path).encode("utf-8")

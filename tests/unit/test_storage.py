@@ -577,3 +577,17 @@ def test_sweep_temp_files_removes_only_ours(tmp_path: Path) -> None:
     assert set(removed) == expected
     assert {p.name for p in tmp_path.iterdir()} == {n for n, (_, gone) in names.items() if not gone}
     assert storage.sweep_temp_files(str(tmp_path / "missing"), lambda t: True, NOW) == []
+
+
+def test_a_document_holding_a_lone_surrogate_is_rewritten_as_it_was(tmp_path: Path) -> None:
+    """Found by tests/fuzz: a state file with `"\\ud800"` in it (valid JSON) made
+    every later update raise UnicodeEncodeError, so nothing more was recorded."""
+    path = tmp_path / "state.json"
+    path.write_text('{"alerts": ["\\ud800"], "files_read": []}')
+
+    def mutate(loaded: storage.Loaded) -> dict[str, object]:
+        assert loaded.doc is not None
+        return {**loaded.doc, "files_read": ["/p/a"]}
+
+    assert storage.locked_update(str(path), mutate, now=1_800_000_000)
+    assert json.loads(path.read_bytes()) == {"alerts": ["\ud800"], "files_read": ["/p/a"]}

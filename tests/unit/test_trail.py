@@ -289,3 +289,15 @@ def test_a_trail_list_stops_at_its_cap_and_says_so_once(monkeypatch: pytest.Monk
     assert trail.record(doc, [(trail.CREATED, "/p/new")], 500)  # other lists still record
     assert trail.record(doc, [(trail.MODIFIED, "/p/f0")], 500) is False
     assert len(doc["notices"]) == 1
+
+
+def test_a_path_with_a_lone_surrogate_is_the_file_the_client_wrote(tmp_path: Path) -> None:
+    """Found by tests/fuzz: fingerprinting such a path raised UnicodeEncodeError and
+    the whole PostToolUse was lost; the client writes it with U+FFFD."""
+    written = tmp_path / "a\ufffd.py"
+    written.write_text("x")
+    found = trail.entries(payload("Write", {"file_path": f"{tmp_path}/a\ud800.py"}, cwd="/"))
+    assert found == [(M, str(written))]
+    doc = _doc()
+    assert trail.record(doc, found, 500)
+    assert doc[M] == [str(written)] and str(written) in doc["fingerprints"]

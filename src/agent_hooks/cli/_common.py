@@ -238,9 +238,9 @@ def emit_json(data: object) -> None:
         # they become `\\udXXX` escapes (valid JSON, read back to the same text).
         import json
 
-        text = jsonio.escape_surrogates(
+        text = jsonio.to_bytes(
             json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False)
-        )
+        ).decode()
     click.echo(text)
 
 

@@ -49,9 +49,10 @@ def _places(resolved: str, agent_root: str | None) -> list[Place]:
 
 
 def resolve(path: str, cwd: str | None, agent_root: str | None) -> str:
-    """An edit target as an absolute path, symlinks resolved."""
+    """An edit target as an absolute path, as the client will write it
+    (`posix_fs.as_written`), symlinks resolved."""
     base = cwd or agent_root or "/"
-    return fs.realpath(path if fs.isabs(path) else fs.join(base, path))
+    return fs.realpath(fs.as_written(path if fs.isabs(path) else fs.join(base, path)))
 
 
 def resolve_entry(path: str) -> str:

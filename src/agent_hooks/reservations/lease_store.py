@@ -4,7 +4,10 @@ Inside a ledger directory: `leases/<escaped path>` holds a path's leases
 (`{"path": rel, "leases": [lease, …]}`, one per worktree at most);
 `writers/<escaped writer key>` is a writer's card: who it is and what it is
 called (`{"writer", "agent", …, "description", "name"}`), its mtime the last
-time it was heard from; `leases.lock` serializes every change of either.
+time it was heard from, its atime the end of its latest lease (so a lease set
+with longer minutes than a reader's own is seen without reading the card; a
+mount that moves atimes on reads only shortens that to the reader's minutes);
+`leases.lock` serializes every change of either.
 
 Invariants:
 
@@ -236,14 +239,17 @@ def touch_card(ledger: str, me: Writer, lease: dict[str, Any], now: float) -> No
     (the heartbeat others judge it by) at most once per RESOLUTION. Caller holds
     the lock. A card holds no list of paths, so a claim writes one file, not two."""
     path = writer_path(ledger, me.key)
+    expires = lease.get("expires")
+    until = max(expires, now) if isinstance(expires, int | float) else now
     try:
-        mtime = posix.stat(path, follow_symlinks=False).st_mtime
+        st = posix.stat(path, follow_symlinks=False)
     except FileNotFoundError:
         keys = ("pid", "start", "host", "worktree", "branch")
         write_doc(path, {**me.as_dict(), **{k: lease.get(k) for k in keys}, "since": int(now)})
+        posix.utime(path, (until, now), follow_symlinks=False)
         return
-    if now - mtime >= rules.RESOLUTION:
-        posix.utime(path, (now, now), follow_symlinks=False)
+    if now - st.st_mtime >= rules.RESOLUTION:
+        posix.utime(path, (max(until, st.st_atime), now), follow_symlinks=False)
 
 
 def unlink(path: str) -> None:

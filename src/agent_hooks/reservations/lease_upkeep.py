@@ -176,10 +176,12 @@ def heard_from(ledger: str, key: str, now: float, minutes: int) -> bool:
 
 def heartbeat(ledger: str, me: Writer, environ: Any, now: float) -> None:
     """Mark the writer as heard from now (its file's mtime), creating its file if
-    needed: what other hosts judge it by. Best effort, no lock needed for a touch."""
+    needed: what other hosts judge it by. Best effort, no lock needed for a touch.
+    The atime (the end of the writer's latest lease, see `lease_store`) is kept."""
     path = writer_path(ledger, me.key)
     try:
-        posix.utime(path, (now, now), follow_symlinks=False)
+        until = posix.stat(path, follow_symlinks=False).st_atime
+        posix.utime(path, (max(until, now), now), follow_symlinks=False)
     except FileNotFoundError:
         try:
             storage.ensure_dir(fs.join(ledger, WRITERS))

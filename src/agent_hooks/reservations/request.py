@@ -83,7 +83,8 @@ class Request:
     def others_heard_from(self, project: str, minutes: int) -> bool:
         """Could another writer hold a lease in `project`'s ledger? One directory
         listing and a `stat` per other writer's card (the gate before parsing a
-        Bash command): a card heard from within a lease's time says yes."""
+        Bash command): a card heard from within our lease minutes, or whose latest
+        lease (its atime) runs longer, says yes."""
         import posix
 
         from agent_hooks.reservations import lease
@@ -99,10 +100,8 @@ class Request:
             if name == mine or name.startswith("."):
                 continue
             try:
-                if (
-                    posix.stat(fs.join(directory, name), follow_symlinks=False).st_mtime + window
-                    > self.now
-                ):
+                st = posix.stat(fs.join(directory, name), follow_symlinks=False)
+                if st.st_mtime + window > self.now or st.st_atime + lease.RESOLUTION > self.now:
                     return True
             except OSError:
                 continue

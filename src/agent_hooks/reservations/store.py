@@ -9,10 +9,13 @@ Invariants:
 * Lock order is ledger, then agent state — the same everywhere — so
   operations never deadlock.
 * Every write first tidies the ledger: entries that are not reservations are
-  moved to `rejected` (kept, with the reason, never silently lost); expired ones
+  moved to `rejected` (kept, with the reason, never silently lost; so is a
+  `reservations` or `rejected` field that is not a list); expired ones
   go; those whose holder's process is gone go too, unless made with `--keep`,
   and each is recorded in `dropped` with why (shown by `reservations` and the
   holder's next SessionStart).
+* A release takes exactly the entries it chose, never another owner's entry
+  that repeats one of their ids (a hand-edited ledger may).
 * After a change, each affected agent's state document mirrors its live
   reservations (the seed ADR's `reservations` field, which other tools read),
   and an issue-like reason fills the agent's `issue_id` if it had none.
@@ -75,14 +78,21 @@ def _dropped_entry(res: Reservation, why: str, now: float) -> dict[str, Any]:
 def _tidy(doc: dict[str, Any], now: float, outcome: Outcome) -> bool:
     """Check every entry, drop expired ones and those of dead holders; True if changed."""
     raw = doc.get("reservations")
+    changed = not isinstance(raw, list)
+    if changed and raw is not None:
+        _rejected(doc, now).append(
+            {"entry": raw, "why": "'reservations' was not a list", "at": int(now)}
+        )
+        outcome.notes.append(
+            "set aside a 'reservations' that was not a list; see --json 'rejected'"
+        )
     raw = raw if isinstance(raw, list) else []
     kept: list[Reservation] = []
-    changed = not isinstance(doc.get("reservations"), list)
     for entry in raw:
         try:
             res = reservation.checked(entry)
         except ValueError as exc:
-            rejected = doc.setdefault("rejected", [])
+            rejected = _rejected(doc, now)
             rejected.append({"entry": entry, "why": str(exc), "at": int(now)})
             del rejected[:-MAX_REJECTED]
             outcome.notes.append(
@@ -103,6 +113,18 @@ def _tidy(doc: dict[str, Any], now: float, outcome: Outcome) -> bool:
     if outcome.dropped:
         _record_dropped(doc, outcome.dropped)
     return changed
+
+
+def _rejected(doc: dict[str, Any], now: float) -> list[Any]:
+    """The ledger's list of entries set aside; what stood there if it was not a
+    list is kept in it, as one more thing set aside."""
+    rejected = doc.get("rejected")
+    if not isinstance(rejected, list):
+        found = rejected
+        rejected = doc["rejected"] = []
+        if found is not None:
+            rejected.append({"entry": found, "why": "'rejected' was not a list", "at": int(now)})
+    return rejected
 
 
 def _record_dropped(doc: dict[str, Any], entries: list[dict[str, Any]]) -> None:
@@ -138,9 +160,12 @@ def _locked(
                 f"it was moved to {loaded.moved_to} and a new one begun"
             )
         doc = loaded.doc or _empty(project_root)
-        before = {
-            r.get("agent") for r in doc.get("reservations") or [] if isinstance(r, dict)
-        }  # expired ones too: their mirrors must drop them
+        entries = doc.get("reservations")
+        before = {  # expired ones too: their mirrors must drop them
+            r.get("agent")
+            for r in (entries if isinstance(entries, list) else [])
+            if isinstance(r, dict) and (r.get("agent") is None or isinstance(r.get("agent"), str))
+        }
         tidied = _tidy(doc, now, outcome)
         if operate(doc, outcome) or tidied or loaded.problem or outcome.notes:
             from agent_hooks.reservations import registry
@@ -149,8 +174,7 @@ def _locked(
             doc["schema"] = SCHEMA_VERSION
             doc["updated_at"] = int(now)
             index_build.write(directory, doc)
-            agents = {a for a in before if a is None or isinstance(a, str)}
-            agents |= {r["agent"] for r in doc["reservations"]}
+            agents = before | {r["agent"] for r in doc["reservations"]}
             _mirror(state_dir, project_root, doc["reservations"], agents, now)
     finally:
         lock.release()
@@ -275,7 +299,7 @@ def _select(
         chosen += found
         if not found:
             outcome.unmatched.append(rid)
-    unique: dict[str, Reservation] = {r["id"]: r for r in chosen}
+    unique = {id(r): r for r in chosen}  # by identity: a hand-edited ledger may repeat an id
     return list(unique.values())
 
 
@@ -303,8 +327,8 @@ def release(
         chosen = _select(doc, outcome, owner, patterns, ids, everything, force)
         if keep_kept:
             chosen = [r for r in chosen if not r.get("keep")]
-        gone = {r["id"] for r in chosen}
-        doc["reservations"] = [r for r in doc["reservations"] if r["id"] not in gone]
+        gone = {id(r) for r in chosen}  # never another owner's entry that repeats an id
+        doc["reservations"] = [r for r in doc["reservations"] if id(r) not in gone]
         others = [r for r in chosen if reservation.owner(r) != owner]
         if others:
             why = f"released by {forced_by or 'a person'} (release --force)"
@@ -429,7 +453,7 @@ def release_at_session_end(
 ) -> int:
     """Release the agent's reservations not made with --keep, in `projects` and
     every project its state mirrors; return how many were released."""
-    mirrored = {r.get("project_root") for r in doc.get("reservations", []) if not r.get("keep")}
+    mirrored = [r.get("project_root") for r in doc.get("reservations", []) if not r.get("keep")]
     roots = {p for p in (*projects, *mirrored) if isinstance(p, str)}
     released = 0
     for project_root in sorted(roots):

@@ -98,7 +98,7 @@ def encode(doc: Mapping[str, Any]) -> bytes:
             fields.append(f"  {name}: {{\n    {inner}\n  }}")
         else:
             fields.append(f"  {name}: {jsonio.dumps(value)}")
-    return jsonio.utf8("{\n" + ",\n".join(fields) + "\n}\n")
+    return jsonio.to_bytes("{\n" + ",\n".join(fields) + "\n}\n")
 
 
 class Store:

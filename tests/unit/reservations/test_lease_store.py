@@ -207,6 +207,25 @@ def test_the_bash_gate_and_heard_from_go_by_the_cards_mtime(book: str) -> None:
     assert not lease_upkeep.heard_from(book, "nobody", NOW, 10)
 
 
+def test_a_card_carries_the_end_of_its_writers_latest_lease(book: str) -> None:
+    """Bob leases with 60 minutes, Alice reads with 10: 20 minutes after Bob's last
+    write his card's mtime is outside Alice's window but its atime (his lease's end)
+    keeps the gate open; a heartbeat keeps that atime; past it the gate closes."""
+    claim(book, "b.py", BOB, minutes=60)
+    path = lease_store.writer_path(book, "bob")
+    assert os.stat(path).st_atime == lease_store.read(book, "b.py")[0]["expires"]
+    os.utime(path, (os.stat(path).st_atime, NOW - 1200))
+    assert others_heard_from(book, ALICE, 10)
+    lease_upkeep.heartbeat(book, BOB, ALIVE, NOW - 1200)
+    assert os.stat(path).st_atime >= NOW + 2400 and others_heard_from(book, ALICE, 10)
+    os.utime(path, (NOW - lease.RESOLUTION, NOW - 1200))
+    assert not others_heard_from(book, ALICE, 10)
+    claim(book, "b.py", BOB, now=NOW + 120, minutes=60)
+    assert os.stat(path).st_atime == NOW + 120 + 3600
+    claim(book, "c.py", BOB, now=NOW + 240, minutes=5)  # a shorter lease: the end stays
+    assert os.stat(path).st_atime == NOW + 120 + 3600
+
+
 def test_heartbeat_creates_the_card_when_missing(book: str) -> None:
     lease_upkeep.heartbeat(book, SUB, ALIVE, NOW)
     doc = lease_store.card(book, SUB.key)

@@ -502,6 +502,102 @@ def test_entries_that_are_not_objects_are_dropped(state_dir: str, root: str) -> 
     assert all(isinstance(r, dict) for r in truth(state_dir, root)["reservations"])
 
 
+def write_truth(state_dir: str, root: str, doc: Any) -> None:
+    os.makedirs(ledger.directory(state_dir, root), exist_ok=True)
+    storage.write_json_atomic(truth_path(state_dir, root), doc)
+
+
+def live_entry(rid: str, agent: Any, pattern_text: str = "src/**") -> dict[str, Any]:
+    return {"id": rid, "agent": agent, "pattern": pattern_text, "expires_at": NOW + HOUR}
+
+
+@pytest.mark.parametrize("agent", [["bob"], {"name": "bob"}])
+def test_an_entry_whose_agent_is_a_list_or_object_is_set_aside_not_fatal(
+    state_dir: str, root: str, agent: Any
+) -> None:
+    """Found by tests/fuzz: an unhashable `agent` made every write raise TypeError."""
+    write_truth(
+        state_dir, root, {"reservations": [live_entry("r-1", agent), live_entry("r-2", "bob")]}
+    )
+    out = grant(state_dir, root, "carol", "docs/**")
+    assert out.changed and any("set aside" in note for note in out.notes)
+    doc = truth(state_dir, root)
+    assert [r["id"] for r in doc["reservations"]] == ["r-2", *[r["id"] for r in out.changed]]
+    assert doc["rejected"][0]["entry"] == live_entry("r-1", agent)
+
+
+@pytest.mark.parametrize("value", [5, "r-1", {"r-1": {"pattern": "src/**"}}])
+def test_reservations_that_are_not_a_list_are_set_aside_not_fatal(
+    state_dir: str, root: str, value: Any
+) -> None:
+    """Found by tests/fuzz: `"reservations": 5` made every write raise TypeError."""
+    write_truth(state_dir, root, {"reservations": value})
+    out = grant(state_dir, root, "bob", "docs/**")
+    assert out.changed
+    doc = truth(state_dir, root)
+    assert [r["pattern"] for r in doc["reservations"]] == ["docs/**"]
+    assert doc["rejected"][0]["entry"] == value  # kept, not silently lost
+
+
+@pytest.mark.parametrize("value", [{}, "none", 7, {"entry": 1}])
+def test_a_rejected_that_is_not_a_list_is_kept_inside_the_new_list(
+    state_dir: str, root: str, value: Any
+) -> None:
+    """Found by tests/fuzz: `"rejected": {}` made the next set-aside raise AttributeError."""
+    write_truth(state_dir, root, {"reservations": ["junk"], "rejected": value})
+    assert grant(state_dir, root, "bob", "docs/**").changed
+    rejected = truth(state_dir, root)["rejected"]
+    assert [item["entry"] for item in rejected] == [value, "junk"]
+
+
+def test_releasing_ones_own_entry_never_takes_another_owners_entry_with_the_same_id(
+    state_dir: str, root: str
+) -> None:
+    """Found by tests/fuzz: a hand-edited ledger repeating an id lost the other
+    owner's reservation when one owner released its own (release by id)."""
+    write_truth(
+        state_dir,
+        root,
+        {
+            "reservations": [
+                live_entry("r-1", "alice", "src/**"),
+                live_entry("r-1", "bob", "docs/**"),
+            ]
+        },
+    )
+    out = reservation_store.release(state_dir, root, "bob", everything=True, now=NOW)
+    assert [r["agent"] for r in out.changed] == ["bob"]
+    assert held(state_dir, root) == [("alice", "src/**")]
+    reservation_store.release(state_dir, root, "alice", ids=["r-1"], now=NOW)
+    assert held(state_dir, root) == []
+
+
+def test_session_end_release_survives_a_mirror_with_an_odd_project_root(
+    state_dir: str, root: str
+) -> None:
+    """Found by tests/fuzz: a state mirror whose project_root was a list made
+    SessionEnd's release raise TypeError, so nothing was released."""
+    grant(state_dir, root, "bob", "docs/**")
+    doc = agent_state(state_dir, "bob")
+    doc["reservations"].append({"id": "r-x", "project_root": ["unhashable"]})
+    count = reservation_store.release_at_session_end(state_dir, "bob", doc, NOW, projects=[root])
+    assert count == 1 and held(state_dir, root) == []
+
+
+def test_a_lone_surrogate_in_an_entry_never_stops_the_ledger_being_written(
+    state_dir: str, root: str
+) -> None:
+    """Found by tests/fuzz: `"reason": "\\ud800"` (valid JSON) made every write of
+    the ledger and of the state mirrors raise UnicodeEncodeError."""
+    os.makedirs(ledger.directory(state_dir, root))
+    entry = '{"id": "r-1", "agent": "alice", "pattern": "src/**", "expires_at": %d, "reason": "\\ud800"}'
+    Path(truth_path(state_dir, root)).write_text('{"reservations": [%s]}' % (entry % (NOW + HOUR)))
+    assert grant(state_dir, root, "bob", "docs/**").changed
+    assert held(state_dir, root) == [("alice", "src/**"), ("bob", "docs/**")]
+    assert truth(state_dir, root)["reservations"][0]["reason"] == "\ud800"
+    assert agent_state(state_dir, "alice")["reservations"][0]["reason"] == "\ud800"
+
+
 def test_project_key_is_stable_and_file_name_safe() -> None:
     key = ledger.legacy_key("/home/dev/my project!/.hidden")
     assert key == ledger.legacy_key("/home/dev/my project!/.hidden")
