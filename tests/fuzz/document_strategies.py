@@ -35,20 +35,7 @@ import fuzz_world as fw
 from hypothesis import strategies as st
 
 A_ID, B_ID = "a4d71bd7a7301dabc", "ae43627177e918ff7"
-TARGETS = [
-    "a.py",
-    "src/a.py",
-    "src/auth/login.py",
-    "docs/x.md",
-    "held/file.txt",
-    "leased.txt",
-    "deep/1/2/3/4.txt",
-    "b/b",
-    "new.txt",
-    "x y.py",
-    "ünï.py",
-    ".hidden",
-]
+TARGETS = [*fw.PROJECT_FILES, "new.txt", "x y.py", "ünï.py", ".hidden"]
 NAMES = sorted({seg for target in TARGETS for seg in target.split("/")})
 GLOBS = ["*", "*.py", "*.md", "*.txt", "?.py", "s*c", "[ab]*", "l*n.py", "[sd]*"]
 AGENTS: list[str | None] = [fw.OTHER, fw.OTHER, fw.THIRD, fw.ME, fw.ENDER, None]
