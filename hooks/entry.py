@@ -1,15 +1,19 @@
 """Claude Code runs `<python> -IS hooks/entry.py <Event>`: find agent_hooks, run the adapter.
 
 Kept tiny because a script is compiled on every run (modules come from cached .pyc).
+install.sh compiles it (entry.pyc), which is what the installed hook commands run.
 The package is the src/ tree beside this file (a clone, the plugin), else the venv whose
 bin/python runs this (install.sh's copy; under -S sys.prefix is the base interpreter's).
 Whatever happens it exits 0: a hook that cannot start must never block Claude Code.
+Once the adapter has answered (its output written and flushed, its files closed, its
+locks released) the process ends at once, without the interpreter's finalization:
+freeing every object one by one cost more instructions (~7 M) than the hook's own work.
 """
 
 import sys
 
 try:
-    from posix import stat
+    from posix import _exit, stat
 
     _src = (__file__.rpartition("/")[0] or ".") + "/../src"
     _venv = sys.executable.rpartition("/")[0].rpartition("/")[0]
@@ -24,4 +28,10 @@ try:
 except Exception as exc:
     sys.stderr.write(f"agent-hooks: hook could not run ({type(exc).__name__}: {exc}); allowed\n")
     sys.exit(0)
-sys.exit(main(sys.argv[1:]))
+_code = main(sys.argv[1:])
+try:
+    sys.stdout.flush()
+    sys.stderr.flush()
+except Exception:  # the client closed the pipe: nothing more can reach it
+    pass
+_exit(_code if type(_code) is int else 0)

@@ -85,6 +85,9 @@ WRONG_SHAPES: list[tuple[str, dict[str, Any]]] = [
         },
     ),
     ("tool_name a number", {"tool_name": 7, "tool_input": {"file_path": "/x"}}),
+    # found by tests/fuzz: a list or an object is unhashable, and the tool lookup raised
+    ("tool_name a list", {"tool_name": [], "tool_input": {"file_path": "/x"}}),
+    ("tool_name an object", {"tool_name": {"Write": 1}, "tool_input": {"file_path": "/x"}}),
     ("cwd a number", {"tool_name": "Read", "tool_input": {"file_path": "rel"}, "cwd": 5}),
     ("source a list", {"source": ["startup"], "session_id": {"x": 1}}),
     ("session_id a number", {"session_id": 12, "source": "resume"}),

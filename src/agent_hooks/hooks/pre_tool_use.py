@@ -56,7 +56,9 @@ def allow_with(context: str) -> dict[str, Any]:
 def handle(ctx: hook_runtime.HookContext) -> dict[str, Any] | None:
     tool = ctx.payload.get("tool_name")
     tool_input = ctx.payload.get("tool_input")
-    if (tool not in EDIT_TOOLS and tool != "Bash") or not isinstance(tool_input, dict):
+    if type(tool) is not str or not isinstance(tool_input, dict):
+        return None  # a `tool_name` that is a list or an object names no tool
+    if tool not in EDIT_TOOLS and tool != "Bash":
         return None
     try:
         me = writers.from_payload(ctx.agent.name, ctx.payload, ctx.environ)
