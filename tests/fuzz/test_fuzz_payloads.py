@@ -212,7 +212,7 @@ def check_decision(
         assert out is None, out
         return
     tool, tool_input = payload.get("tool_name"), payload.get("tool_input")
-    if not isinstance(tool_input, dict) or (tool not in ps.EDIT_TOOLS and tool != "Bash"):
+    if not isinstance(tool_input, dict) or tool not in [*ps.EDIT_TOOLS, "Bash"]:
         assert out is None, out  # reads and other tools are never blocked
         return
     enforce_off = env.get("AGENT_HOOKS_ENFORCE") == "off"

@@ -260,6 +260,18 @@ def test_bash_writes_into_a_leased_file_are_refused(run_hook: HookRunner, comman
     assert 'agent "proj__cc_2"' in reason and "do not run it now" in reason
 
 
+def test_a_bash_target_holding_a_lone_surrogate_is_the_file_the_shell_writes(
+    run_hook: HookRunner,
+) -> None:
+    """Found by tests/fuzz: `echo x > a.py\\udfff` (a JSON escape the shell receives as
+    U+FFFD) raised while naming the target's lease file, and the hook failed open."""
+    allowed(write(run_hook, "a.py\ufffd", agent=OTHER))
+    payload = run_hook.payload("PreToolUse_Bash", tool_input={"command": "echo x > a.py\udfff"})
+    reason = denied(run_hook("PreToolUse", payload))
+    assert 'agent "proj__cc_2"' in reason
+    assert not [line for line in run_hook.log_lines() if "Error" in line]
+
+
 @pytest.mark.parametrize(
     "command",
     [

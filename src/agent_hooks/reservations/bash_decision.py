@@ -23,6 +23,7 @@ Invariants:
 
 from __future__ import annotations
 
+from agent_hooks import posix_fs as fs
 from agent_hooks.reservations.bash import prefilter
 from agent_hooks.reservations.request import Request, Verdict, refuse
 
@@ -48,11 +49,14 @@ PARSER_MODULES = (
 
 
 def bash(request: Request, command: object) -> Verdict:
-    """A Bash command line: refused when a write the parser can see is refused."""
+    """A Bash command line: refused when a write the parser can see is refused.
+    The command is read as the client hands it to the shell (`posix_fs.as_written`:
+    a lone surrogate is U+FFFD)."""
     verdict = Verdict()
     project = request.project
     if not isinstance(command, str) or project is None:
         return verdict
+    command = fs.as_written(command)
     hot = request.index(project)
     owner, now = request.writer.owner, request.now
     minutes = request.lease_minutes(hot)
@@ -167,7 +171,6 @@ def _check_bash_target(
 
 
 def _resolved(path: str, entry: bool) -> str:
-    from agent_hooks import posix_fs as fs
     from agent_hooks.reservations import enforcement
 
     return enforcement.resolve_entry(path) if entry else fs.realpath(path)
@@ -210,7 +213,6 @@ def _lease_blocker(
     costs one lookup of its own lease file; only a glob or a directory lists the
     ledger's leases (their names, compared escaped)."""
     from agent_hooks import liveness
-    from agent_hooks import posix_fs as fs
     from agent_hooks.reservations import lease, lease_store
 
     deny_elsewhere = hot is not None and hot.settings.get("worktree_leases") == "deny"
@@ -241,7 +243,6 @@ def locate_write(path: str, agent_root: str | None, entry: bool = False) -> list
     or a directory above the agent's project (`rm -rf ..`), is the whole project,
     with the relative path "". An `entry` is located by its parent directory,
     resolved, and its own name (a symlink there is what the command acts on)."""
-    from agent_hooks import posix_fs as fs
     from agent_hooks import repository
     from agent_hooks.reservations import enforcement
 
@@ -256,7 +257,6 @@ def locate_write(path: str, agent_root: str | None, entry: bool = False) -> list
 def locate_glob(path: str, agent_root: str | None) -> list[Place]:
     """Like `locate` for an absolute shell glob: resolve the literal directories
     before the first wildcard segment, keep the rest as written."""
-    from agent_hooks import posix_fs as fs
     from agent_hooks.reservations import enforcement
 
     parts = path.split("/")
