@@ -29,9 +29,9 @@ except Exception as exc:
     sys.stderr.write(f"agent-hooks: hook could not run ({type(exc).__name__}: {exc}); allowed\n")
     sys.exit(0)
 _code = main(sys.argv[1:])
-try:
-    sys.stdout.flush()
-    sys.stderr.flush()
-except Exception:  # the client closed the pipe: nothing more can reach it
-    pass
+for _stream in (sys.stdout, sys.stderr):
+    try:
+        _stream.flush()
+    except Exception:  # the client closed that pipe: nothing more can reach it there
+        pass
 _exit(_code if type(_code) is int else 0)
