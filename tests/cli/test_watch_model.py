@@ -91,6 +91,24 @@ def test_recent_denials_newest_first_at_most_ten_across_the_rotated_log(world: W
     assert first.text.startswith('src/app7.py is reserved by another agent: agent "proj__cc_1"')
 
 
+def test_a_denial_of_an_agent_of_another_project_is_marked_like_the_agent(world: World) -> None:
+    """The log is one per HOME: a denial by an agent whose state names another
+    project is shown marked and dimmed, as the agents panel shows that agent."""
+    populate(world)
+    world.deny(NOW - 3, "other__cc_1", "src/elsewhere.py")
+    world.deny(NOW - 2, "proj__cc_2", "src/here.py")
+    world.deny(NOW - 1, "nobody__cc", "src/unknown.py")  # no state: its project is unknown
+    marks = [(d.agent, d.elsewhere, d.project_root) for d in snap(world).denials]
+    assert marks == [
+        ("nobody__cc", False, None),
+        ("proj__cc_2", False, str(world.project)),
+        ("other__cc_1", True, str(world.home / "other")),
+    ]
+    section = watch_text.denials(snap(world))
+    assert section.rows[2][1] == "other__cc_1 (in other)" and section.rows[1][1] == "proj__cc_2"
+    assert section.tones == (watch_text.WARN, watch_text.WARN, watch_text.DIM)
+
+
 def test_a_partial_first_line_of_the_tail_is_skipped(
     world: World, monkeypatch: pytest.MonkeyPatch
 ) -> None:

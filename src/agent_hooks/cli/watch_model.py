@@ -61,6 +61,8 @@ class Denial:
     agent: str
     tool: str
     text: str  # the first line of the refusal, without the "agent-hooks: " prefix
+    project_root: str | None = None  # the denied agent's project, when its state says
+    elsewhere: bool = False  # that project is not the watched one
 
 
 @dataclasses.dataclass(frozen=True)
@@ -94,14 +96,15 @@ def snapshot(env: Env, project: str, now: float) -> Snapshot:
     """Everything the watch view shows for `project`, read at `now`."""
     problems: list[str] = []
     holdings, dropped = _holdings(env.state_dir, project, now, problems)
+    listed = agents(env.state_dir, project, now)
     return Snapshot(
         project=project,
         state_dir=env.state_dir,
         now=now,
-        agents=agents(env.state_dir, project, now),
+        agents=listed,
         holdings=holdings,
         dropped_lately=dropped,
-        denials=denials(env.state_dir),
+        denials=placed(denials(env.state_dir), listed, project),
         work_session=active_work_session(env.environ, project, problems),
         problems=problems,
     )
@@ -185,6 +188,20 @@ def denials(state_dir: str, limit: int = DENIALS) -> list[Denial]:
                 if len(found) == limit:
                     return found
     return found
+
+
+def placed(found: list[Denial], listed: list[Agent], project: str) -> list[Denial]:
+    """The denials with their agent's project (from its state), marked `elsewhere`
+    when that is not the watched one, as the agents panel marks agents."""
+    roots = {a.name: a.project_root for a in listed}
+    return [
+        dataclasses.replace(
+            d,
+            project_root=roots.get(d.agent),
+            elsewhere=roots.get(d.agent) not in (None, project),
+        )
+        for d in found
+    ]
 
 
 def parse_denial(line: str) -> Denial | None:

@@ -80,7 +80,11 @@ def holdings(snap: Snapshot) -> Section:
 
 def denials(snap: Snapshot) -> Section:
     rows = tuple(
-        _cells(time.strftime("%H:%M:%S", time.localtime(d.at)), d.agent, d.tool)
+        _cells(
+            time.strftime("%H:%M:%S", time.localtime(d.at)),
+            d.agent + (f" (in {os.path.basename(d.project_root or '')})" if d.elsewhere else ""),
+            d.tool,
+        )
         + _cells(d.text, limit=120)
         for d in snap.denials
     )
@@ -89,7 +93,7 @@ def denials(snap: Snapshot) -> Section:
         "Recent denials (newest first)",
         ("TIME", "AGENT", "TOOL", "WHY"),
         rows,
-        tuple(WARN for _ in rows),
+        tuple(DIM if d.elsewhere else WARN for d in snap.denials),
         "no denials in the hook log",
     )
 
