@@ -211,7 +211,7 @@ def seeded(run: Cli) -> None:
     run.ok("summary", "Working on the ACME audit.\nNext: story 1-2-user-login")
     s = store.Store(str(run.sessions))
     s.update_active(
-        lambda d: work_session.record_artifact(d, "docs/prd.md", "cc_1", NOW + HOUR), NOW
+        lambda d: work_session.record_artifacts(d, ["docs/prd.md"], "cc_1", NOW + HOUR), NOW
     )
     s.update_active(lambda d: d["tokens"].update(current=45000, peak=52000) is None, NOW)
 

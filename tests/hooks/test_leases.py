@@ -10,11 +10,13 @@ process dies; a refused writer is told when the file frees.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +45,27 @@ def write(
     if session is not None:
         payload["session_id"] = session
     return run_hook("PreToolUse", payload, agent=agent, env=env)
+
+
+@contextlib.contextmanager
+def stuck_holder_of(lock: Path) -> Iterator[None]:
+    """Another process holds `lock` (an fcntl lock, as ours are) until the block ends."""
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import fcntl, sys, time; f = open(sys.argv[1], 'a'); fcntl.lockf(f, fcntl.LOCK_EX); "
+            "print('held', flush=True); time.sleep(30)",
+            str(lock),
+        ],
+        stdout=subprocess.PIPE,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == b"held\n"
+        yield
+    finally:
+        holder.kill()
+        holder.wait()
 
 
 def denied(result: HookResult) -> str:
@@ -338,24 +361,10 @@ def test_session_end_releases_first_and_finishes_fast_whatever_the_state_lock(
     allowed(write(run_hook, "app.py", agent=OTHER))
     lock = run_hook.state_dir / f"state-{OTHER}.json.lock"
     lock.parent.mkdir(parents=True, exist_ok=True)
-    holder = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            "import fcntl, sys, time; f = open(sys.argv[1], 'a'); fcntl.lockf(f, fcntl.LOCK_EX); "
-            "print('held', flush=True); time.sleep(30)",
-            str(lock),
-        ],
-        stdout=subprocess.PIPE,
-    )
-    try:
-        assert holder.stdout is not None and holder.stdout.readline() == b"held\n"
+    with stuck_holder_of(lock):
         started = time.monotonic()
         assert run_hook("SessionEnd", "SessionEnd", agent=OTHER).code == 0
         assert time.monotonic() - started < 1.5
-    finally:
-        holder.kill()
-        holder.wait()
     allowed(write(run_hook, "app.py"))
 
 
@@ -384,24 +393,10 @@ def test_session_end_finishes_fast_while_a_stuck_process_holds_a_ledger_lock(
     allowed(write(run_hook, "app.py", agent=OTHER))
     lock = run_hook.project / ".git" / "agent-hooks" / held
     lock.touch()
-    holder = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            "import fcntl, sys, time; f = open(sys.argv[1], 'a'); fcntl.lockf(f, fcntl.LOCK_EX); "
-            "print('held', flush=True); time.sleep(30)",
-            str(lock),
-        ],
-        stdout=subprocess.PIPE,
-    )
-    try:
-        assert holder.stdout is not None and holder.stdout.readline() == b"held\n"
+    with stuck_holder_of(lock):
         started = time.monotonic()
         assert run_hook("SessionEnd", "SessionEnd", agent=OTHER).code == 0
         assert time.monotonic() - started < 1.5
-    finally:
-        holder.kill()
-        holder.wait()
     if held == "leases.lock":  # not released: it ends with its process, or expires
         assert any("leases" in line and "lock" in line for line in run_hook.log_lines()), (
             run_hook.log_lines()

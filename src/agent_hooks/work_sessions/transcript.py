@@ -167,24 +167,6 @@ def advance(
         posix.close(fd)
 
 
-def subagent_tokens(path: str) -> int | None:
-    """A subagent's tokens used (see the module docstring); None when unreadable."""
-    data = _read_all(path)
-    if data is None:
-        return None
-    used = 0
-    for line in data.split(b"\n"):
-        if _USAGE not in line:
-            continue
-        try:
-            usage = _usage(jsonio.loads(line), main_only=False)
-        except ValueError:
-            continue
-        if usage is not None:
-            used = max(used, context_size(usage) + _int(usage.get("output_tokens")))
-    return used
-
-
 def subagent_progress(
     cursor: Mapping[str, Any] | None, path: str, chunk: int = CHUNK
 ) -> dict[str, Any] | None:

@@ -306,13 +306,6 @@ def set_summary(doc: dict[str, Any], text: str) -> None:
 MAX_NEW_ARTIFACTS = 100  # artifacts one tool call adds (a Bash command may create 100,000s)
 
 
-def record_artifact(
-    doc: dict[str, Any], path: str, agent: str, now: float, subagent: str | None = None
-) -> bool:
-    """Add a created file (project-relative path) once; True when it was new."""
-    return record_artifacts(doc, [path], agent, now, subagent)[0] > 0
-
-
 def record_artifacts(
     doc: dict[str, Any],
     paths: list[str],

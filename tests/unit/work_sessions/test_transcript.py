@@ -47,6 +47,14 @@ def assistant(inp: int, create: int = 0, read: int = 0, out: int = 5, **extra: o
     return json.dumps(entry, separators=(",", ":")) + "\n"
 
 
+def used(path: Path) -> int:
+    """A subagent's tokens used, read from the start of its transcript."""
+    progress = transcript.subagent_progress(None, str(path))
+    assert progress is not None
+    figure: int = progress["used"]
+    return figure
+
+
 def user_line(text: str = "hello") -> str:
     return json.dumps({"type": "user", "isSidechain": False, "message": {"content": text}}) + "\n"
 
@@ -67,7 +75,7 @@ def test_sample_main_transcript_figures() -> None:
 
 def test_sample_subagent_transcript_tokens_and_type() -> None:
     # One assistant entry (sidechain, agentId a6a4…): context 10 + 0 + 0 plus its output 10 = 20.
-    assert transcript.subagent_tokens(str(SUB)) == 20
+    assert used(SUB) == 20
     assert transcript.subagent_type(str(SUB)) == "Explore"  # from agent-<id>.meta.json
     # Its entries are sidechain entries: none of them counts for a main conversation.
     cursor = transcript.advance(None, str(SUB))
@@ -120,7 +128,7 @@ def test_current_is_the_last_main_entry_and_peak_the_largest(tmp_path: Path) -> 
     assert transcript.tail_context(str(path)) == 437
     # as a subagent transcript: max(context + output) = max(1003+5, 1208+5, 9+5, 90000+5,
     # 0+5 (synthetic: skipped), 0+5, 437+900) = 90005
-    assert transcript.subagent_tokens(str(path)) == 90005
+    assert used(path) == 90005
 
 
 # ------------------------------------------------------------ incremental reads
@@ -213,7 +221,7 @@ def test_garbage_lines_are_skipped_and_counted(tmp_path: Path) -> None:
 
 def test_missing_or_unreadable_transcripts(tmp_path: Path) -> None:
     assert transcript.advance(None, str(tmp_path / "none.jsonl")) is None
-    assert transcript.subagent_tokens(str(tmp_path / "none.jsonl")) is None
+    assert transcript.subagent_progress(None, str(tmp_path / "none.jsonl")) is None
     assert transcript.tail_context(str(tmp_path / "none.jsonl")) is None
     assert transcript.subagent_type(str(tmp_path / "none.jsonl")) is None
     assert transcript.advance(None, str(tmp_path)) is None  # a directory
@@ -249,7 +257,7 @@ def test_subagent_progress_of_the_sample_is_final() -> None:
         "device": SUB.stat().st_dev,
         "inode": SUB.stat().st_ino,
         "offset": SUB.stat().st_size,
-        "used": 20,  # the same figure subagent_tokens gives
+        "used": 20,  # context 10 + output 10
         "final": True,  # its one assistant entry ends the turn (end_turn)
     }
 

@@ -306,7 +306,7 @@ def test_apply_figures_sets_initial_once_current_latest_and_peak_max() -> None:
 
 def test_record_artifacts_is_one_pass_and_capped() -> None:
     doc = doc_with()
-    work_session.record_artifact(doc, "a0", "cc_1", NOW)
+    work_session.record_artifacts(doc, ["a0"], "cc_1", NOW)
     paths = [f"a{i}" for i in range(200_000)] + ["a5"]
     start = time.perf_counter()
     assert work_session.record_artifacts(doc, paths, "cc_1", NOW) == (100, 199_899)
@@ -317,8 +317,8 @@ def test_record_artifacts_is_one_pass_and_capped() -> None:
 
 def test_record_artifact_once() -> None:
     doc = doc_with()
-    assert work_session.record_artifact(doc, "docs/prd.md", "cc_1", NOW, "Explore")
-    assert not work_session.record_artifact(doc, "docs/prd.md", "cc_2", NOW + 5)
+    assert work_session.record_artifacts(doc, ["docs/prd.md"], "cc_1", NOW, "Explore") == (1, 0)
+    assert work_session.record_artifacts(doc, ["docs/prd.md"], "cc_2", NOW + 5) == (0, 0)
     assert doc["artifacts"] == [
         {
             "path": "docs/prd.md",

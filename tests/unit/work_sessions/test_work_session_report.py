@@ -66,8 +66,10 @@ def seed_example() -> dict:
     ):
         record = work_session.spawned_agent(doc, agent_id)
         record.update(type=kind, tokens_used=used, completed="2025-01-15T10:42:00Z")
-    work_session.record_artifact(doc, "docs/prd.md", "pm", ts(2025, 1, 15, 11))
-    work_session.record_artifact(doc, "docs/architecture.md", "architect", ts(2025, 1, 15, 12, 30))
+    work_session.record_artifacts(doc, ["docs/prd.md"], "pm", ts(2025, 1, 15, 11))
+    work_session.record_artifacts(
+        doc, ["docs/architecture.md"], "architect", ts(2025, 1, 15, 12, 30)
+    )
     for name, done in (
         ("Requirements Complete", ts(2025, 1, 15, 11, 30)),
         ("Architecture Approved", ts(2025, 1, 15, 13)),

@@ -198,7 +198,9 @@ def _add_artifacts(directory: str, worker: int, count: int) -> None:
     s = store.Store(directory, durable=False)
     for i in range(count):
         s.update_active(
-            lambda d, i=i: work_session.record_artifact(d, f"w{worker}/f{i}", f"cc_{worker}", NOW),
+            lambda d, i=i: work_session.record_artifacts(
+                d, [f"w{worker}/f{i}"], f"cc_{worker}", NOW
+            ),
             NOW,
         )
 
