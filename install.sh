@@ -80,7 +80,7 @@ run_module() {  # run_module PY MODULE ARGS...: this clone's module, whatever th
 
 merge_settings() {  # merge_settings PY install|uninstall ARGS...
   local py=$1; shift
-  run_module "$py" agent_hooks.claude_settings "$@" --settings "$settings_file" \
+  run_module "$py" agent_hooks.install.claude_settings "$@" --settings "$settings_file" \
     --cli "$link" --record "$record"
 }
 
@@ -125,10 +125,10 @@ if [ "$action" = uninstall ]; then
     [ "$assume_yes" = yes ] && yes_flag=(--yes)
     purge_args=(--state-dir "$state_dir" --settings "$settings_file" --record "$record" --link "$link" --data "$data")
     status=0
-    run_module "$py" agent_hooks.purge plan "${purge_args[@]}" ${yes_flag[@]+"${yes_flag[@]}"} || status=$?
+    run_module "$py" agent_hooks.install.purge plan "${purge_args[@]}" ${yes_flag[@]+"${yes_flag[@]}"} || status=$?
     [ "$status" -eq 0 ] || exit "$status"
     # Settings first (no hook starts any more), guards, ledgers, state; then the copy itself.
-    run_module "$py" agent_hooks.purge run "${purge_args[@]}" || status=$?
+    run_module "$py" agent_hooks.install.purge run "${purge_args[@]}" || status=$?
   else
     merge_settings "$py" uninstall
   fi
@@ -136,7 +136,7 @@ if [ "$action" = uninstall ]; then
     if [ -L "$link" ] && [ "$(readlink "$link")" = "$venv/bin/agent-hooks" ]; then
       rm -f "$link" && echo "removed $link"
     fi
-    [ "$purge" = yes ] || run_module "$py" agent_hooks.purge kept --state-dir "$state_dir" \
+    [ "$purge" = yes ] || run_module "$py" agent_hooks.install.purge kept --state-dir "$state_dir" \
       --settings "$settings_file" --record "$record" || true
     if [ -d "$data" ]; then
       rm -rf "$venv" "$data/hooks" "$data/installed-source" "$data/cache"

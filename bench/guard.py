@@ -23,7 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from agent_hooks.interop import git_guard
+from agent_hooks.git_guard import guard_hooks
 
 
 def git(repo: Path, *args: str) -> None:
@@ -41,8 +41,8 @@ def setup(root: Path, name: str, hooks: tuple[str, ...]) -> Path:
     git(repo, "commit", "-q", "-m", "0")
     git(repo, "branch", "side")
     if hooks:
-        git_guard.install(str(repo), os.path.abspath(sys.executable), "block")
-        for name in git_guard.HOOKS:
+        guard_hooks.install(str(repo), os.path.abspath(sys.executable), "block")
+        for name in guard_hooks.HOOKS:
             if name not in hooks:
                 os.unlink(repo / ".git" / "hooks" / name)
     return repo
@@ -66,7 +66,7 @@ def main() -> int:
     cases = {
         "no hook": (),
         "pre-commit only": ("pre-commit",),
-        "pre-commit + reference-transaction": git_guard.HOOKS,
+        "pre-commit + reference-transaction": guard_hooks.HOOKS,
     }
     root = Path(tempfile.mkdtemp(prefix="guard-bench-"))
     os.environ["HOME"] = str(root)  # an empty state dir: no reservation anywhere

@@ -108,8 +108,7 @@ def seed_reservations(env: dict[str, str], project: Path, agents: range, each: i
     """Agents bench__cc_<a> each reserve `each` directories spread over pkg0..pkg9."""
     sys.path.insert(0, str(ROOT / "src"))
     from agent_hooks import identity
-    from agent_hooks.reservations import pattern
-    from agent_hooks.reservations import store as reservation_store
+    from agent_hooks.reservations import pattern, reservation_store
 
     state_dir = identity.state_dir(env)
     now = time.time()
@@ -133,17 +132,18 @@ def seed_leases(env: dict[str, str], project: Path, agents: range, each: int) ->
     """Agents bench__cc_<a> each lease `each` files spread over pkg0..pkg9 (held by
     this live process, so every lease counts)."""
     sys.path.insert(0, str(ROOT / "src"))
-    from agent_hooks import identity, writer
-    from agent_hooks.reservations import lease_store, ledger
+    from agent_hooks import identity, writers
+    from agent_hooks.leases import lease_store
+    from agent_hooks.ledger import ledger_location
 
-    directory = ledger.directory(identity.state_dir(env), str(project))
+    directory = ledger_location.directory(identity.state_dir(env), str(project))
     holder_env = {"CLAUDE_PID": str(os.getpid())}
     for a in agents:
         rels = [f"pkg{(a + r) % 10}/lease{a}_{r}.py" for r in range(each)]
         lease_store.claim_many(
             directory,
             rels,
-            writer.Writer(f"bench__cc_{a}", f"conv-{a}"),
+            writers.Writer(f"bench__cc_{a}", f"conv-{a}"),
             worktree=str(project),
             branch=None,
             environ=holder_env,

@@ -127,7 +127,7 @@ def main() -> int:
             f"ratio = command / `python -I -S -c pass` ({baseline_ms(python, 20):.1f} ms median here)"
         )
         if args.only in (None, "imports"):
-            big = "agent_hooks.reservations.bash.commands"
+            big = "agent_hooks.shell.commands"
             cases = {
                 "import os": importing(python, "import os"),
                 "import _json": importing(python, "import _json"),
@@ -161,8 +161,8 @@ def main() -> int:
                     f"{m} {pyc_size(m) / 1024:.1f} KB"
                     for m in (
                         "agent_hooks.posix_fs",
-                        "agent_hooks.reservations.bash.lexer",
-                        "agent_hooks.reservations.bash.words",
+                        "agent_hooks.shell.lexer",
+                        "agent_hooks.shell.words",
                         big,
                     )
                 )

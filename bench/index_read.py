@@ -42,7 +42,8 @@ def main() -> int:
     sys.path.insert(0, str(ROOT / "src"))
     from agent_hooks import identity, jsonio
     from agent_hooks import posix_fs as fs
-    from agent_hooks.reservations import enforcement, index, pattern
+    from agent_hooks.gate import places
+    from agent_hooks.reservations import pattern, reservation_index
 
     with tempfile.TemporaryDirectory() as tmpdir:
         tmp = Path(tmpdir)
@@ -54,8 +55,8 @@ def main() -> int:
         root = str(project)
         now = time.time()
         states = sorted(glob.glob(f"{state_dir}/state-*.json"))
-        truth = fs.join(index.index_dir(state_dir, root), index.TRUTH)
-        cache = fs.join(index.index_dir(state_dir, root), index.CACHE)
+        truth = fs.join(reservation_index.index_dir(state_dir, root), reservation_index.TRUTH)
+        cache = fs.join(reservation_index.index_dir(state_dir, root), reservation_index.CACHE)
 
         def every_state_file() -> int:
             hits = 0
@@ -79,9 +80,9 @@ def main() -> int:
             )
 
         def grouped_cache() -> int:
-            hot = index.load_hot(state_dir, root)
+            hot = reservation_index.load_hot(state_dir, root)
             assert hot is not None
-            return len(enforcement.blocking_edit(hot, TARGET, "bench__cc_me", now))
+            return len(places.blocking_edit(hot, TARGET, "bench__cc_me", now))
 
         print(
             f"100 agents x 10 reservations; a check of {TARGET}; {args.rounds} rounds, in process\n"

@@ -12,9 +12,8 @@ import sys
 import time
 from pathlib import Path
 
-from agent_hooks.interop import git_guard
-from agent_hooks.reservations import pattern
-from agent_hooks.reservations import store as reservation_store
+from agent_hooks.git_guard import guard_hooks
+from agent_hooks.reservations import pattern, reservation_store
 
 PYTHON = os.path.abspath(sys.executable)
 BYPASS_WORDS = ("--no-verify", "AGENT_HOOKS_GUARD", "AGENT_HOOKS_ENFORCE", "hooksPath")
@@ -140,7 +139,7 @@ def init_repo(path: Path, home: Path) -> Repo:
 
 def install(repo: Repo, mode: str = "block", where: Path | None = None) -> list[str]:
     """Install the guard; what was done to each hook file."""
-    _, done = git_guard.install(str(where or repo.path), PYTHON, mode)
+    _, done = guard_hooks.install(str(where or repo.path), PYTHON, mode)
     return [result for _, result in done]
 
 

@@ -10,7 +10,8 @@ from typing import Any
 
 from click.testing import CliRunner, Result
 
-from agent_hooks import identity, state, state_file
+from agent_hooks import identity
+from agent_hooks.agents import state, state_file
 from agent_hooks.cli._common import Env, Group
 
 NOW = 1_800_000_000.0

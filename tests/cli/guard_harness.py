@@ -14,8 +14,7 @@ from click.testing import CliRunner, Result
 
 from agent_hooks.cli._common import Env
 from agent_hooks.cli.guard import guard
-from agent_hooks.reservations import pattern
-from agent_hooks.reservations import store as reservation_store
+from agent_hooks.reservations import pattern, reservation_store
 
 NOW = 1_800_000_000.0
 

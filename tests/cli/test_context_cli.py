@@ -11,7 +11,7 @@ from cli_harness import AGENT, NOW, Cli
 from click.testing import Result
 
 from agent_hooks.cli import context, workspace
-from agent_hooks.workspaces import store as workspace_store
+from agent_hooks.workspaces import workspace_store
 
 
 @pytest.fixture

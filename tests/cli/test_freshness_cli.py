@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from cli_harness import NOW, Cli
 
-from agent_hooks import state_file, trail
+from agent_hooks.agents import state_file, trail
 from agent_hooks.cli import freshness
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from guard_harness import NOW, as_json, git, make_repo, reserve, run, stage
 
-from agent_hooks.interop import git_guard
+from agent_hooks.git_guard import guard_hooks
 
 
 @pytest.fixture
@@ -36,7 +36,7 @@ def test_check_reports_each_holder_and_exits_1(home: Path, repo: Path) -> None:
     )
     assert expected in text.output
     hooked = run(home, "check", "--repo", str(repo), "--hook", now=NOW)
-    assert hooked.exit_code == git_guard.BLOCKED_EXIT
+    assert hooked.exit_code == guard_hooks.BLOCKED_EXIT
 
 
 def test_check_allows_when_expired_own_or_warned(home: Path, repo: Path) -> None:
@@ -93,7 +93,7 @@ def test_ref_updates_report_the_paths_a_branch_move_changes(home: Path, repo: Pa
     assert "branch main not moved: the update changes files another agent holds:" in text.output
     assert "(nothing else changed: it keeps the commit it had)" in text.output  # index clean
     hooked = run(home, "check", "--repo", str(repo), "--ref-updates", "--hook", input=lines)
-    assert hooked.exit_code == git_guard.BLOCKED_EXIT
+    assert hooked.exit_code == guard_hooks.BLOCKED_EXIT
     log = (home / ".claude" / "agent-hooks.log").read_text()
     assert log.count("event=guard refused branch main in ") == 1  # hooks only leave a trace
     assert "src/a.py (bob)" in log

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from guard_harness import as_json, make_repo, run
 
-from agent_hooks.interop import git_guard
+from agent_hooks.git_guard import guard_hooks
 
 
 @pytest.fixture
@@ -69,7 +69,7 @@ def test_install_warn_only_and_human_status(home: Path, repo: Path) -> None:
 def test_human_status_of_a_partial_or_broken_guard(home: Path, repo: Path, tmp_path: Path) -> None:
     hooks = repo / ".git" / "hooks"
     (hooks / "pre-commit").write_text(
-        git_guard.render("pre-commit", str(tmp_path / "gone"), "block")
+        guard_hooks.render("pre-commit", str(tmp_path / "gone"), "block")
     )
     (hooks / "reference-transaction").write_text("#!/bin/sh\nexit 0\n")
     text = run(home, "status", "--repo", str(repo)).output
@@ -110,8 +110,8 @@ def test_help_texts(home: Path) -> None:
 
 
 def test_install_and_uninstall_keep_the_record_purge_reads(home: Path, repo: Path) -> None:
-    from agent_hooks import purge
-    from agent_hooks.interop import guard_record
+    from agent_hooks.git_guard import guard_record
+    from agent_hooks.install import purge
 
     state_dir = str(home / ".claude")
     hooks = repo / ".git" / "hooks"
@@ -120,16 +120,16 @@ def test_install_and_uninstall_keep_the_record_purge_reads(home: Path, repo: Pat
     assert run(home, "install", "--repo", str(repo)).exit_code == 0  # once per hook file
     entries = guard_record.load(state_dir)
     assert {e["repo"] for e in entries} == {str(repo)}
-    assert [e["hook"] for e in entries] == [str(hooks / n) for n in git_guard.HOOKS]
+    assert [e["hook"] for e in entries] == [str(hooks / n) for n in guard_hooks.HOOKS]
     items = purge.guard_items(state_dir)
-    assert [i.path for i in items] == [str(hooks / n) for n in git_guard.HOOKS]
+    assert [i.path for i in items] == [str(hooks / n) for n in guard_hooks.HOOKS]
     assert "reference-transaction.agent-hooks-chained is put back" in items[1].what
     assert run(home, "uninstall", "--repo", str(repo)).exit_code == 0
     assert guard_record.load(state_dir) == []
 
 
 def test_purge_removes_every_guard_file_and_puts_chained_hooks_back(home: Path, repo: Path) -> None:
-    from agent_hooks import purge
+    from agent_hooks.install import purge
 
     hooks = repo / ".git" / "hooks"
     (hooks / "reference-transaction").write_text("#!/bin/sh\nexit 0\n")

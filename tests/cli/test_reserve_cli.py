@@ -483,10 +483,11 @@ def _lease(cli: Cli, rel: str, agent: str, agent_id: str | None = None) -> None:
     """`agent` (a subagent of it with `agent_id`) is changing `rel`: a live lease held by
     this test's own process."""
     from agent_hooks import identity
-    from agent_hooks.reservations import lease_store, ledger
-    from agent_hooks.writer import Writer
+    from agent_hooks.leases import lease_store
+    from agent_hooks.ledger import ledger_location
+    from agent_hooks.writers import Writer
 
-    book = ledger.directory(identity.state_dir({"HOME": str(cli.home)}), str(cli.project))
+    book = ledger_location.directory(identity.state_dir({"HOME": str(cli.home)}), str(cli.project))
     out = lease_store.claim(
         book,
         rel,

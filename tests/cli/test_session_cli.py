@@ -12,12 +12,15 @@ import click
 import pytest
 from click.testing import CliRunner, Result
 
-from agent_hooks import hook_runtime
-from agent_hooks.cli import session as session_cli
+from agent_hooks.cli import session
 from agent_hooks.cli._common import Env
-from agent_hooks.work_sessions import events as work_session_events
-from agent_hooks.work_sessions import status_line as statusline_cli
-from agent_hooks.work_sessions import store, work_session
+from agent_hooks.hooks import hook_runtime
+from agent_hooks.work_sessions import (
+    status_text,
+    work_session,
+    work_session_events,
+    work_session_store,
+)
 
 NOW = float(calendar.timegm((2026, 11, 21, 12, 0, 0)))
 HOUR = 3600.0
@@ -31,8 +34,8 @@ def cli() -> None:
     """The session and statusline commands as the CLI registers them."""
 
 
-session_cli.register(cli)
-statusline_cli.register(cli)
+session.register(cli)
+status_text.register(cli)
 
 
 class Cli:
@@ -209,7 +212,7 @@ def seeded(run: Cli) -> None:
     run.ok("milestone", "done", "Requirements Complete", now=NOW + 2 * HOUR)
     run.ok("note", "Client prefers OAuth2 over JWT")
     run.ok("summary", "Working on the ACME audit.\nNext: story 1-2-user-login")
-    s = store.Store(str(run.sessions))
+    s = work_session_store.Store(str(run.sessions))
     s.update_active(
         lambda d: work_session.record_artifacts(d, ["docs/prd.md"], "cc_1", NOW + HOUR), NOW
     )
@@ -358,7 +361,7 @@ def test_switch_keeps_both_files_intact(run: Cli) -> None:
 
 def test_tokens_and_savings_reports(run: Cli) -> None:
     seeded(run)
-    s = store.Store(str(run.sessions))
+    s = work_session_store.Store(str(run.sessions))
 
     def agents(doc: dict) -> bool:
         for agent_id, kind, used in (

@@ -13,7 +13,7 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from agent_hooks.cli import session as session_cli
+from agent_hooks.cli import session
 from agent_hooks.cli._common import Env
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
@@ -25,7 +25,7 @@ def cli() -> None:
     """The session commands as the CLI registers them."""
 
 
-session_cli.register(cli)
+session.register(cli)
 
 
 def git(repo: Path, *args: str) -> str:

@@ -13,8 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from agent_hooks.cli._common import Env
-from agent_hooks.work_sessions import status_line as statusline
-from agent_hooks.work_sessions import store, work_session
+from agent_hooks.work_sessions import status_text, work_session, work_session_store
 
 ROOT = Path(__file__).resolve().parents[2]
 SRC = ROOT / "src"
@@ -33,7 +32,7 @@ class Project:
     def start(self, **tokens: int) -> dict:
         doc = work_session.new_document("SES202611-ACME-AUDIT", "SES", "ACME", "AUDIT", NOW)
         doc["tokens"].update(tokens)
-        store.Store(str(self.sessions)).start(doc, NOW, close_active=False)
+        work_session_store.Store(str(self.sessions)).start(doc, NOW, close_active=False)
         return doc
 
     def payload(self, **extra: object) -> dict:
@@ -63,13 +62,13 @@ def project(tmp_path: Path) -> Project:
     ],
 )
 def test_short(n: int, text: str) -> None:
-    assert statusline.short(n) == text
+    assert status_text.short(n) == text
 
 
 def test_without_a_work_session_the_line_is_the_agent(project: Project) -> None:
-    assert statusline.line(project.payload(), project.environ) == "proj__cc_1"
-    assert statusline.line(project.payload(), {"HOME": "/x"}) == ""
-    assert statusline.line({}, {"AGENT_NAME": "a"}) == "a"
+    assert status_text.line(project.payload(), project.environ) == "proj__cc_1"
+    assert status_text.line(project.payload(), {"HOME": "/x"}) == ""
+    assert status_text.line({}, {"AGENT_NAME": "a"}) == "a"
 
 
 def test_the_clients_own_context_figure_comes_first(project: Project) -> None:
@@ -86,7 +85,7 @@ def test_the_clients_own_context_figure_comes_first(project: Project) -> None:
     )
     # 1,000 + 20,000 + 100,000 = 121,000 of 150,000 = 80.7 % (> 80 %: yellow)
     assert (
-        statusline.line(payload, project.environ)
+        status_text.line(payload, project.environ)
         == f"SES202611-ACME-AUDIT {work_session.YELLOW} 121k/150k (80.7%) · proj__cc_1"
     )
 
@@ -96,11 +95,11 @@ def test_then_the_transcript_tail_then_the_stored_figures(project: Project) -> N
     payload = project.payload(transcript_path=str(SAMPLE))
     # the sample's last main assistant entry: 10 + 0 + 0 = 10
     assert (
-        statusline.line(payload, project.environ)
+        status_text.line(payload, project.environ)
         == f"SES202611-ACME-AUDIT {work_session.GREEN} 10/150k (0%) · proj__cc_1"
     )
-    assert statusline.figures(project.payload(), project.environ)["current"] == 777
-    s = store.Store(str(project.sessions))
+    assert status_text.figures(project.payload(), project.environ)["current"] == 777
+    s = work_session_store.Store(str(project.sessions))
     s.update_active(
         lambda d: (
             work_session.apply_figures(d, "conv-1", {"current": 143000, "peak": 143000}, NOW)
@@ -112,7 +111,7 @@ def test_then_the_transcript_tail_then_the_stored_figures(project: Project) -> N
         lambda d: work_session.apply_figures(d, "conv-2", {"current": 50, "peak": 50}, NOW) is None,
         NOW,
     )
-    found = statusline.figures(project.payload(), project.environ)
+    found = status_text.figures(project.payload(), project.environ)
     assert found is not None and (found["current"], found["indicator"]) == (
         143000,
         work_session.RED,
@@ -122,11 +121,11 @@ def test_then_the_transcript_tail_then_the_stored_figures(project: Project) -> N
 
 def test_a_paused_session_shows_paused(project: Project) -> None:
     project.start(current=30000)
-    store.Store(str(project.sessions)).update_active(
+    work_session_store.Store(str(project.sessions)).update_active(
         lambda d: d.update(status="paused") is None, NOW
     )
     assert (
-        statusline.line(project.payload(), project.environ)
+        status_text.line(project.payload(), project.environ)
         == f"SES202611-ACME-AUDIT {work_session.PAUSED} 30.0k/150k (20%) · proj__cc_1"
     )
 
@@ -134,7 +133,7 @@ def test_a_paused_session_shows_paused(project: Project) -> None:
 def test_the_project_can_come_from_the_environment(project: Project) -> None:
     project.start(current=1500)
     environ = {**project.environ, "CLAUDE_PROJECT_DIR": str(project.root)}
-    assert statusline.line({}, environ).startswith("SES202611-ACME-AUDIT 🟢 1.5k/150k (1%)")
+    assert status_text.line({}, environ).startswith("SES202611-ACME-AUDIT 🟢 1.5k/150k (1%)")
 
 
 def test_click_command_text_and_json(project: Project) -> None:
@@ -144,7 +143,7 @@ def test_click_command_text_and_json(project: Project) -> None:
     def cli() -> None:
         pass
 
-    statusline.register(cli)
+    status_text.register(cli)
     env = Env(environ=project.environ, now=NOW)
     result = CliRunner().invoke(cli, ["statusline"], input=json.dumps(project.payload()), obj=env)
     assert (

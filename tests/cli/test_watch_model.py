@@ -15,7 +15,7 @@ from watch_world import World
 from agent_hooks import identity
 from agent_hooks.cli import watch_model, watch_text
 from agent_hooks.cli._common import Env
-from agent_hooks.writer import Writer
+from agent_hooks.writers import Writer
 
 NOW = float(int(time.time()))  # leases judge their holder's process for real
 

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from cli_harness import NOW, Cli
 
-from agent_hooks import state_file, trail
+from agent_hooks.agents import state_file, trail
 from agent_hooks.cli import context, freshness, workspace
-from agent_hooks.workspaces import store as workspace_store
+from agent_hooks.workspaces import workspace_store
 
 DAY = 86400
 

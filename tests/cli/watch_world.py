@@ -11,12 +11,13 @@ import sys
 import time
 from pathlib import Path
 
-from agent_hooks import identity, state
-from agent_hooks.reservations import lease_store, ledger, pattern
-from agent_hooks.reservations import store as reservation_store
-from agent_hooks.work_sessions import location, work_session
-from agent_hooks.work_sessions import store as work_session_store
-from agent_hooks.writer import Writer
+from agent_hooks import identity
+from agent_hooks.agents import state
+from agent_hooks.leases import lease_store
+from agent_hooks.ledger import ledger_location
+from agent_hooks.reservations import pattern, reservation_store
+from agent_hooks.work_sessions import location, work_session, work_session_store
+from agent_hooks.writers import Writer
 
 ALIVE = {"CLAUDE_PID": str(os.getpid())}  # this test process stands in for claude
 
@@ -78,7 +79,7 @@ class World:
         assert outcome.changed, outcome
 
     def lease(self, writer: Writer, rel: str, now: float, minutes: int = 10) -> None:
-        directory = ledger.directory(self.state_dir, str(self.project))
+        directory = ledger_location.directory(self.state_dir, str(self.project))
         claim = lease_store.claim(
             directory,
             rel,

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from agent_hooks import claude_settings as agent_hooks_settings
+from agent_hooks.install import claude_settings
 
 from .agent_hooks_install import REPO, Installation
 from .claude_cli import ClaudeResult, run_claude, write_user_settings
@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from .conftest import ClaudeRunner, InstallAgentHooks, MockApiFactory
 
 # Which test shows each hook event agent-hooks installs at work, by its effect. A new event in
-# agent_hooks.claude_settings.HOOKS fails test_every_installed_hook_event_has_a_scenario until a scenario
+# agent_hooks.install.claude_settings.HOOKS fails test_every_installed_hook_event_has_a_scenario until a scenario
 # exercises it.
 EVENT_EVIDENCE = {
     "SessionStart": "test_lifecycle_context_sweep_release_and_resume",  # context, sweep, resume
@@ -105,7 +105,7 @@ def _our_handlers(settings_path: Path) -> dict[str, int]:
         return {}
     hooks = json.loads(settings_path.read_text()).get("hooks", {})
     counts = {
-        event: sum(agent_hooks_settings.is_ours(h) for g in groups for h in g["hooks"])
+        event: sum(claude_settings.is_ours(h) for g in groups for h in g["hooks"])
         for event, groups in hooks.items()
     }
     return {event: n for event, n in counts.items() if n}
@@ -126,7 +126,7 @@ def test_every_installed_hook_event_has_a_scenario(install_agent_hooks: InstallA
     installed = _our_handlers(install.settings_path)
     plugin = json.loads((REPO / "hooks" / "hooks.json").read_text())["hooks"]
 
-    assert installed == Counter(event for event, _, _ in agent_hooks_settings.HOOKS)
+    assert installed == Counter(event for event, _, _ in claude_settings.HOOKS)
     assert set(installed) == set(EVENT_EVIDENCE)
     assert set(plugin) == set(EVENT_EVIDENCE)
     assert all(callable(globals().get(name)) for name in EVENT_EVIDENCE.values())

@@ -130,7 +130,7 @@ def test_a_10_mb_valid_write_payload_is_recorded(
 
 
 def test_stdin_above_the_limit_is_refused_without_reading_it_all(run_hook: HookRunner) -> None:
-    from agent_hooks import hook_runtime
+    from agent_hooks.hooks import hook_runtime
 
     data = b"{" + b" " * (hook_runtime.MAX_STDIN + 10) + b"}"
     result = run_hook("PostToolUse", data)

@@ -52,8 +52,8 @@ def test_the_walk_sees_imports_inside_functions() -> None:
 # The Bash walker re-enters itself for `bash -c`, `eval` and `$( … )`; the index loads its
 # builder only when no valid cache exists (the builder makes the index's HotIndex).
 ALLOWED_CYCLES = [
-    {"agent_hooks.reservations.bash.commands", "agent_hooks.reservations.bash.writes"},
-    {"agent_hooks.reservations.index", "agent_hooks.reservations.index_build"},
+    {"agent_hooks.shell.commands", "agent_hooks.shell.writes"},
+    {"agent_hooks.reservations.reservation_index", "agent_hooks.reservations.index_build"},
 ]
 
 
@@ -89,10 +89,10 @@ def _top_level_closure(start: str) -> set[str]:
 
 
 def _preload_lists() -> dict[str, tuple[str, ...]]:
+    from agent_hooks.gate.shell_gate import PARSER_MODULES
     from agent_hooks.hooks import PRELOAD
     from agent_hooks.hooks.post_tool_use import BASH_MODULES
     from agent_hooks.hooks.pre_tool_use import EDIT_MODULES
-    from agent_hooks.reservations.bash_decision import PARSER_MODULES
 
     return {
         **PRELOAD,
@@ -109,13 +109,13 @@ def test_each_preload_list_is_in_dependency_order_and_always_needed(name: str) -
     is one the path loads anyway (so preloading never loads anything extra)."""
     listed = _preload_lists()[name]
     if name == "PreToolUse edit":  # the decision, and the lease store every claim uses
-        roots = ("agent_hooks.reservations.decision", "agent_hooks.reservations.lease_store")
+        roots = ("agent_hooks.gate.edit_gate", "agent_hooks.leases.lease_store")
         needed = set(roots).union(*(_top_level_closure(root) for root in roots))
     elif name == "PreToolUse Bash parser":
-        root = "agent_hooks.reservations.bash.writes"
+        root = "agent_hooks.shell.writes"
         needed = {root} | _top_level_closure(root)
     elif name == "PostToolUse Bash":
-        root = "agent_hooks.reservations.bash_after"
+        root = "agent_hooks.gate.shell_aftermath"
         needed = {root} | _top_level_closure(root)
     else:
         from agent_hooks.hooks import EVENTS

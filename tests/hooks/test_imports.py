@@ -22,11 +22,9 @@ from typing import Any
 import pytest
 
 from agent_hooks import identity
-from agent_hooks.reservations import pattern
-from agent_hooks.reservations import store as reservation_store
-from agent_hooks.work_sessions import store as work_session_store
-from agent_hooks.work_sessions import work_session
-from agent_hooks.workspaces import store as workspace_store
+from agent_hooks.reservations import pattern, reservation_store
+from agent_hooks.work_sessions import work_session, work_session_store
+from agent_hooks.workspaces import workspace_store
 from hook_runner import ENTRY, HookRunner, context_of
 from hot_path_rules import (
     FORBIDDEN_ON_HOT_PATH,
@@ -209,7 +207,7 @@ def test_a_write_into_a_workspace_stays_on_the_hot_path(run_hook: HookRunner) ->
     payload["tool_input"] = {"file_path": str(target), "content": "# Context: auth\n"}
     payload["tool_response"] = {"type": "create", "filePath": str(target)}
     names = imported(run_hook, "PostToolUse", payload)
-    assert "agent_hooks.workspaces.events" in names  # the workspace path really ran
+    assert "agent_hooks.workspaces.workspace_events" in names  # the workspace path really ran
     bad = outside(names, HOT_ALLOWLIST)
     assert not bad, "imports outside the allowlist: " + "; ".join(bad)
 
@@ -219,10 +217,10 @@ def test_the_measurement_sees_lazy_imports(run_hook: HookRunner) -> None:
     and a Bash read without reservations does not."""
     context_of(run_hook("SessionStart", "SessionStart_startup", agent=ME))
     quiet = imported(run_hook, "PreToolUse", run_hook.payload("PreToolUse_Bash"))
-    assert "agent_hooks.reservations.bash.writes" not in quiet
+    assert "agent_hooks.shell.writes" not in quiet
     _reserve(run_hook, OTHER, "src/**")
     busy = imported(run_hook, "PreToolUse", run_hook.payload("PreToolUse_Bash"))
-    assert "agent_hooks.reservations.bash.writes" in busy
+    assert "agent_hooks.shell.writes" in busy
 
 
 def test_post_tool_use_really_ran(run_hook: HookRunner) -> None:

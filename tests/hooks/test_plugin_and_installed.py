@@ -21,9 +21,8 @@ from typing import Any
 
 import pytest
 
-from agent_hooks import claude_settings
-from agent_hooks.reservations import pattern
-from agent_hooks.reservations import store as reservation_store
+from agent_hooks.install import claude_settings
+from agent_hooks.reservations import pattern, reservation_store
 from hook_runner import ENTRY, ROOT, load_payload
 
 ME, OTHER = "proj__cc_1", "proj__cc_2"

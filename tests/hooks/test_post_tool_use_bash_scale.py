@@ -14,10 +14,8 @@ from typing import Any
 
 import pytest
 
-from agent_hooks.reservations import pattern
-from agent_hooks.reservations import store as reservation_store
-from agent_hooks.work_sessions import store as work_session_store
-from agent_hooks.work_sessions import work_session
+from agent_hooks.reservations import pattern, reservation_store
+from agent_hooks.work_sessions import work_session, work_session_store
 from hook_runner import HookResult, HookRunner
 
 ME, ALICE, CAROL = "proj__cc_1", "alice", "carol"

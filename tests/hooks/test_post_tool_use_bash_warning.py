@@ -12,8 +12,7 @@ from typing import Any
 
 import pytest
 
-from agent_hooks.reservations import pattern
-from agent_hooks.reservations import store as reservation_store
+from agent_hooks.reservations import pattern, reservation_store
 from hook_runner import ENTRY, HookResult, HookRunner, context_of
 
 ALICE = "alice"
@@ -190,5 +189,5 @@ def test_a_bash_call_with_no_reservations_loads_no_reservation_code(
         if line.startswith("import time:")
     }
     assert "agent_hooks.hooks.post_tool_use" in modules
-    assert "agent_hooks.reservations.enforcement" not in modules
-    assert "agent_hooks.reservations.store" not in modules
+    assert "agent_hooks.gate.places" not in modules
+    assert "agent_hooks.reservations.reservation_store" not in modules

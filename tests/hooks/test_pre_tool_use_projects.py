@@ -6,8 +6,7 @@ import time
 from pathlib import Path
 
 from agent_hooks import identity
-from agent_hooks.reservations import pattern
-from agent_hooks.reservations import store as reservation_store
+from agent_hooks.reservations import pattern, reservation_store
 from hook_runner import HookRunner
 
 

@@ -23,8 +23,7 @@ from click.testing import CliRunner
 
 from agent_hooks.cli import main as cli_main
 from agent_hooks.cli._common import Env
-from agent_hooks.reservations import pattern
-from agent_hooks.reservations import store as reservation_store
+from agent_hooks.reservations import pattern, reservation_store
 from hook_runner import ENTRY, HookResult, HookRunner, context_of
 
 ALICE = "alice"
@@ -742,14 +741,14 @@ def test_bash_is_not_parsed_when_no_other_agent_holds_anything(
     result, modules = imported_modules(run_hook, "echo x > src/app.py")
     assert allowed(result)
     assert "agent_hooks.hooks.pre_tool_use" in modules  # the measurement works
-    assert "agent_hooks.reservations.bash.writes" not in modules
-    assert "agent_hooks.reservations.bash.lexer" not in modules
+    assert "agent_hooks.shell.writes" not in modules
+    assert "agent_hooks.shell.lexer" not in modules
 
 
 def test_bash_is_parsed_when_another_agent_holds_something(held: HookRunner) -> None:
     result, modules = imported_modules(held, "echo x > docs/notes.md")
     assert allowed(result)
-    assert "agent_hooks.reservations.bash.writes" in modules  # the control for the test above
+    assert "agent_hooks.shell.writes" in modules  # the control for the test above
 
 
 @pytest.mark.parametrize("strict", [False, True], ids=["reserved", "strict"])

@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_hooks.reservations import pattern
-from agent_hooks.reservations import store as reservation_store
+from agent_hooks.reservations import pattern, reservation_store
 from hook_runner import HookRunner
 
 BOB = "bob"

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from agent_hooks import identity, repository, trail_archive
+from agent_hooks import identity, repository
+from agent_hooks.agents import trail_archive
 from hook_runner import AGENT, HookRunner, context_of, write_state
 
 DAY = 86400

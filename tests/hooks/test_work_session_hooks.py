@@ -1,4 +1,4 @@
-"""Tests for agent_hooks.work_sessions.events.
+"""Tests for agent_hooks.work_sessions.work_session_events.
 
 The functions are run the way the hooks run them: in a `python -IS` process, through
 `hook_runtime.run`, with a captured payload on stdin and HOME in a temp dir. (The adapters in
@@ -19,9 +19,9 @@ from typing import Any
 
 import pytest
 
-from agent_hooks import hook_runtime, trail
-from agent_hooks.work_sessions import events as hooks
-from agent_hooks.work_sessions import store, work_session
+from agent_hooks.agents import trail
+from agent_hooks.hooks import hook_runtime
+from agent_hooks.work_sessions import work_session, work_session_events, work_session_store
 
 ROOT = Path(__file__).resolve().parents[2]
 SRC = ROOT / "src"
@@ -34,26 +34,27 @@ NOW = float(calendar.timegm((2026, 11, 21, 12, 0, 0)))
 DRIVER = """
 import sys
 sys.path.insert(0, sys.argv[1])
-from agent_hooks import hook_runtime, trail
-from agent_hooks.work_sessions import events as w
+from agent_hooks.agents import trail
+from agent_hooks.hooks import hook_runtime
+from agent_hooks.work_sessions import work_session_events
 
 event = sys.argv[2]
 
 def handle(ctx):
     project = ctx.project_root()
     if event == "PostToolUse":
-        return w.post_tool_use(ctx, ctx.agent.name, project, trail.entries(ctx.payload))
+        return work_session_events.post_tool_use(ctx, ctx.agent.name, project, trail.entries(ctx.payload))
     if event == "SubagentStart":
-        return w.subagent_start(ctx, project)
+        return work_session_events.subagent_start(ctx, project)
     if event == "SubagentStop":
-        return w.subagent_stop(ctx, project)
+        return work_session_events.subagent_stop(ctx, project)
     if event == "Stop":
-        return w.stop(ctx, project)
+        return work_session_events.stop(ctx, project)
     if event == "SessionStart":
-        return {"lines": w.session_start_lines(project, ctx.now, ctx.environ)}
+        return {"lines": work_session_events.session_start_lines(project, ctx.now, ctx.environ)}
     if event == "Modules":  # which modules the no-session and active paths load
         before = set(sys.modules)
-        w.post_tool_use(ctx, ctx.agent.name, project, trail.entries(ctx.payload))
+        work_session_events.post_tool_use(ctx, ctx.agent.name, project, trail.entries(ctx.payload))
         return {"loaded": sorted(set(sys.modules) - before)}
 
 sys.exit(hook_runtime.run(event, handle))
@@ -83,8 +84,8 @@ class World:
             "CLAUDE_PROJECT_DIR": str(self.project),
         }
 
-    def store(self) -> store.Store:
-        return store.Store(str(self.sessions))
+    def store(self) -> work_session_store.Store:
+        return work_session_store.Store(str(self.sessions))
 
     def start(self, max_tokens: int = work_session.DEFAULT_MAX) -> dict:
         doc = work_session.new_document(
@@ -174,7 +175,7 @@ def test_the_no_session_path_costs_one_stat_and_imports_nothing(
 
     monkeypatch.setattr(posix, "stat", counting_stat)
     before = set(sys.modules)
-    assert hooks.post_tool_use(ctx, "cc_1", str(world.project), found) is None
+    assert work_session_events.post_tool_use(ctx, "cc_1", str(world.project), found) is None
     assert stats == [f"{world.project}/.claude/sessions/active-session.json"]
     assert set(sys.modules) == before
 
@@ -183,8 +184,8 @@ def test_module_loads_under_dash_IS(world: World) -> None:
     """work_session_events itself brings in nothing but built-ins; the active path loads only
     agent_hooks modules and built-ins (no os, typing, re, json, datetime, click, orjson …)."""
     probe = (
-        f"import sys; sys.path.insert(0, {str(SRC)!r}); import agent_hooks.hook_runtime; "
-        "b = set(sys.modules); import agent_hooks.work_sessions.events; "
+        f"import sys; sys.path.insert(0, {str(SRC)!r}); import agent_hooks.hooks.hook_runtime; "
+        "b = set(sys.modules); import agent_hooks.work_sessions.work_session_events; "
         "print(sorted(set(sys.modules) - b))"
     )
     out = subprocess.run(
@@ -196,8 +197,8 @@ def test_module_loads_under_dash_IS(world: World) -> None:
     ).stdout
     assert json.loads(out.replace("'", '"')) == [
         "agent_hooks.work_sessions",
-        "agent_hooks.work_sessions.events",
         "agent_hooks.work_sessions.location",
+        "agent_hooks.work_sessions.work_session_events",
     ]
     assert world.run("Modules", world.payload("PostToolUse_Write")) == {"loaded": []}
     world.start()
@@ -207,7 +208,7 @@ def test_module_loads_under_dash_IS(world: World) -> None:
     assert [
         m for m in loaded["loaded"] if m.split(".")[0] != "agent_hooks" and m not in hot_builtins
     ] == []
-    assert "agent_hooks.work_sessions.store" in loaded["loaded"]
+    assert "agent_hooks.work_sessions.work_session_store" in loaded["loaded"]
 
 
 # ------------------------------------------------------------------ PostToolUse
@@ -590,7 +591,9 @@ def wired(module: str, event: str) -> bool:
 def entry_world(run_hook: Any, tmp_path: Path, max_tokens: int = work_session.DEFAULT_MAX) -> Path:
     """An active work session in run_hook's project and a copy of the sample transcripts."""
     doc = work_session.new_document("SES202611-ACME-AUDIT", "SES", "ACME", "AUDIT", NOW, max_tokens)
-    store.Store(str(run_hook.project / ".claude" / "sessions")).start(doc, NOW, close_active=False)
+    work_session_store.Store(str(run_hook.project / ".claude" / "sessions")).start(
+        doc, NOW, close_active=False
+    )
     main = tmp_path / "transcripts" / "main.jsonl"
     (main.parent / "subagents").mkdir(parents=True)
     shutil.copy(TRANSCRIPTS / "main-with-subagent.jsonl", main)
@@ -600,7 +603,11 @@ def entry_world(run_hook: Any, tmp_path: Path, max_tokens: int = work_session.DE
 
 
 def active_doc(run_hook: Any) -> dict:
-    return store.Store(str(run_hook.project / ".claude" / "sessions")).require_active().doc
+    return (
+        work_session_store.Store(str(run_hook.project / ".claude" / "sessions"))
+        .require_active()
+        .doc
+    )
 
 
 @pytest.mark.skipif(

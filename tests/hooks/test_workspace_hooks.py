@@ -13,13 +13,11 @@ from typing import Any
 
 import pytest
 
-from agent_hooks import identity, state, state_file, trail, trail_archive
-from agent_hooks.briefings import briefing
-from agent_hooks.briefings import events as briefing_events
-from agent_hooks.briefings import store as briefing_store
-from agent_hooks.hook_runtime import HookContext
-from agent_hooks.workspaces import events as workspace_events
-from agent_hooks.workspaces import store as workspace_store
+from agent_hooks import identity
+from agent_hooks.agents import state, state_file, trail, trail_archive
+from agent_hooks.briefings import briefing, briefing_events, briefing_store
+from agent_hooks.hooks.hook_runtime import HookContext
+from agent_hooks.workspaces import workspace_events, workspace_store
 from hook_runner import AGENT, ROOT, HookRunner, context_of
 
 NOW = 1_800_000_000.0
@@ -404,9 +402,10 @@ def test_after_write_imports_only_built_in_modules(harness: Harness, project: Pa
     script = f"""
 import sys
 sys.path.insert(0, {SRC!r})
-from agent_hooks import hook_runtime, identity
-from agent_hooks.briefings import events as briefing_events
-from agent_hooks.workspaces import events as workspace_events
+from agent_hooks.hooks import hook_runtime
+from agent_hooks import identity
+from agent_hooks.briefings import briefing_events
+from agent_hooks.workspaces import workspace_events
 environ = {{"HOME": {str(harness.home)!r}}}
 ctx = hook_runtime.HookContext("PostToolUse", {{"session_id": "c"}}, environ, 1.0)
 workspace_events.after_write(ctx, identity.Agent("a", {str(harness.state_dir)!r}), {str(project)!r},

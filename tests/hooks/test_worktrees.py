@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 
 from agent_hooks import identity
-from agent_hooks.reservations import ledger, pattern
-from agent_hooks.reservations import store as reservation_store
+from agent_hooks.ledger import ledger_location
+from agent_hooks.reservations import pattern, reservation_store
 from hook_runner import HookResult, HookRunner
 
 ME, OTHER = "proj__cc_1", "proj__cc_2"
@@ -98,8 +98,8 @@ def test_the_ledger_lives_in_the_common_git_dir_shared_by_worktrees(
     main, wt = repo
     state_dir = str(tmp_path / "home" / ".claude")
     assert (
-        ledger.directory(state_dir, str(main))
-        == ledger.directory(state_dir, str(wt))
+        ledger_location.directory(state_dir, str(main))
+        == ledger_location.directory(state_dir, str(wt))
         == str(main / ".git" / "agent-hooks")
     )
 
@@ -151,7 +151,7 @@ def test_an_earlier_releases_ledger_is_picked_up_on_first_use(
     main, _ = repo
     home = tmp_path / "home"
     state_dir = str(home / ".claude")
-    old = Path(ledger.legacy_directory(state_dir, str(main)))
+    old = Path(ledger_location.legacy_directory(state_dir, str(main)))
     old.mkdir(parents=True)
     compiled = pattern.compile("src/**")
     (old / "reservations.json").write_text(

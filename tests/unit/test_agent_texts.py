@@ -15,24 +15,27 @@ from pathlib import Path
 
 import pytest
 
-from agent_hooks.interop import git_guard_check, git_guard_refs, git_guard_script
-from agent_hooks.interop.git_guard_check import Finding, Staged
-from agent_hooks.reservations import lease_text, notes, protected, reservation_text
+from agent_hooks.gate import protected
+from agent_hooks.git_guard import commit_check, guard_script, ref_check
+from agent_hooks.git_guard.commit_check import Finding, Staged
+from agent_hooks.leases import lease_messages
+from agent_hooks.ledger import ledger_summary
+from agent_hooks.reservations import reservation_messages
 from guard_repo import BYPASS_WORDS
 
 SRC = Path(__file__).resolve().parents[2] / "src" / "agent_hooks"
 
 # Modules whose strings reach a model (and the git guard's, which an agent's Bash reads).
 AGENT_FACING = [
-    "reservations/reservation_text.py",
-    "reservations/lease_text.py",
-    "reservations/protected.py",
-    "reservations/notes.py",
-    "reservations/bash_after.py",
-    "reservations/bash_decision.py",
-    "reservations/waiting.py",
-    "interop/git_guard_check.py",
-    "interop/git_guard_refs.py",
+    "reservations/reservation_messages.py",
+    "leases/lease_messages.py",
+    "gate/protected.py",
+    "ledger/ledger_summary.py",
+    "gate/shell_aftermath.py",
+    "gate/shell_gate.py",
+    "gate/waiting.py",
+    "git_guard/commit_check.py",
+    "git_guard/ref_check.py",
     "interop/mcp_agent_mail_hook.py",
 ]
 STATE_REPORTS = {
@@ -69,8 +72,8 @@ def test_no_agent_facing_string_names_a_bypass(module: str) -> None:
 
 
 def test_the_guard_scripts_print_no_bypass() -> None:
-    for hook in git_guard_script.HOOKS:
-        script = git_guard_script.render(hook, "/py", "block")
+    for hook in guard_script.HOOKS:
+        script = guard_script.render(hook, "/py", "block")
         printed = [line for line in script.splitlines() if "echo" in line]
         assert printed and not [line for line in printed if any(w in line for w in BYPASS_WORDS)]
 
@@ -89,23 +92,21 @@ def holder(now: float) -> dict[str, object]:
 def rendered(now: float) -> list[str]:
     found = [Finding(Staged("src/a.py", "modified"), "/r", [holder(now)], "main")]
     texts = [
-        reservation_text.strict_message("src/a.py"),
-        lease_text.deny_message(
+        reservation_messages.strict_message("src/a.py"),
+        lease_messages.deny_message(
             "src/a.py",
             {"writer": "bob", "agent": "bob", "written": now, "expires": now + 60},
             now,
             None,
         ),
-        lease_text.elsewhere_note("src/a.py", [{"agent": "bob", "worktree": "/w"}], now),
+        lease_messages.elsewhere_note("src/a.py", [{"agent": "bob", "worktree": "/w"}], now),
         protected.message("agent-hooks' data in /h", "x"),
-        notes.HOW_TO,
-        git_guard_check.message(found, "/r", now, warn_only=False),
-        git_guard_check.message(found, "/r", now, warn_only=True),
-        git_guard_refs.message(found, ["main"], "/r", now, True, None),
-        git_guard_refs.message(found, ["main"], "/r", now, False, None),
-        git_guard_refs.message(
-            found, ["main", "x"], "/r", now, False, "- undo it: `git am --abort`"
-        ),
+        ledger_summary.HOW_TO,
+        commit_check.message(found, "/r", now, warn_only=False),
+        commit_check.message(found, "/r", now, warn_only=True),
+        ref_check.message(found, ["main"], "/r", now, True, None),
+        ref_check.message(found, ["main"], "/r", now, False, None),
+        ref_check.message(found, ["main", "x"], "/r", now, False, "- undo it: `git am --abort`"),
     ]
     return texts
 

@@ -72,28 +72,28 @@ def test_a_stale_pyc_is_never_used(src: Path) -> None:
 PRELOAD = """
 import agent_hooks
 names = ("agent_hooks.posix_fs", "agent_hooks.switches", "agent_hooks.reservations",
-         "agent_hooks.reservations.index")
+         "agent_hooks.reservations.reservation_index")
 agent_hooks.preload(names)
-import agent_hooks.reservations.index as index
+import agent_hooks.reservations.reservation_index as index
 print(json.dumps({
     "loaded": [n for n in names if n in sys.modules],
-    "same": agent_hooks.reservations.index is index is sys.modules["agent_hooks.reservations.index"],
+    "same": agent_hooks.reservations.reservation_index is index is sys.modules["agent_hooks.reservations.reservation_index"],
     "file": index.__file__, "package": index.__package__, "spec": index.__spec__.name,
     "path": list(sys.modules["agent_hooks.reservations"].__path__),
 }))
 """
 
 
-COMPILE = "import agent_hooks.switches, agent_hooks.reservations.index\nprint('{}')"
+COMPILE = "import agent_hooks.switches, agent_hooks.reservations.reservation_index\nprint('{}')"
 
 
 def test_preload_leaves_each_module_as_an_import_would(src: Path) -> None:
     run(src, COMPILE)
     out = run(src, PRELOAD)
     assert len(out["loaded"]) == 4 and out["same"] is True  # type: ignore[arg-type]
-    assert out["file"] == str(src / "agent_hooks" / "reservations" / "index.py")
+    assert out["file"] == str(src / "agent_hooks" / "reservations" / "reservation_index.py")
     assert out["package"] == "agent_hooks.reservations"
-    assert out["spec"] == "agent_hooks.reservations.index"
+    assert out["spec"] == "agent_hooks.reservations.reservation_index"
     assert out["path"] == [str(src / "agent_hooks" / "reservations")]
 
 
@@ -133,11 +133,11 @@ def test_a_module_that_fails_is_not_left_half_loaded(src: Path) -> None:
 
 
 def test_python_dash_m_still_runs_the_cli(src: Path) -> None:
-    """`get_code` serves runpy (install.sh runs `python -m agent_hooks.claude_settings`)."""
+    """`get_code` serves runpy (install.sh runs `python -m agent_hooks.install.claude_settings`)."""
     env = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(src)}
     for _ in range(2):  # the second run is served from cached bytecode
         proc = subprocess.run(
-            [sys.executable, "-m", "agent_hooks.claude_settings", "--help"],
+            [sys.executable, "-m", "agent_hooks.install.claude_settings", "--help"],
             capture_output=True,
             text=True,
             env=env,

@@ -31,7 +31,7 @@ import os
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from agent_hooks import trail
+from agent_hooks.agents import trail
 from agent_hooks.wording import plural
 
 MAX_MINOR = 5

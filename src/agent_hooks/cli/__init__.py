@@ -26,7 +26,7 @@ from agent_hooks.cli import (
     workspace,
 )
 from agent_hooks.cli._common import Env, Group
-from agent_hooks.work_sessions import status_line as statusline
+from agent_hooks.work_sessions import status_text
 
 
 @click.group(cls=Group, context_settings={"help_option_names": ["-h", "--help"]})
@@ -58,7 +58,7 @@ for module in (
     brief,
     freshness,
     session,
-    statusline,
+    status_text,
     watch,
     demo,
 ):

@@ -32,7 +32,7 @@ from agent_hooks import identity, jsonio, repository, storage
 from agent_hooks import posix_fs as fs
 
 if TYPE_CHECKING:
-    from agent_hooks.writer import Writer
+    from agent_hooks.writers import Writer
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -82,9 +82,9 @@ class Env:
     def writer(self) -> Writer:
         """Who this command acts for: the agent, in its conversation when run by an
         agent's Bash tool (Claude Code sets `CLAUDE_CODE_SESSION_ID` there)."""
-        from agent_hooks import writer
+        from agent_hooks import writers
 
-        return writer.from_environ(self.agent().name, self.environ)
+        return writers.from_environ(self.agent().name, self.environ)
 
     def project_root(self, given: str | None = None) -> str | None:
         """`--project DIR`, else `CLAUDE_PROJECT_DIR`, else the git top level of the cwd."""

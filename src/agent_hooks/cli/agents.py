@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import click
 
-from agent_hooks import durations, roster
+from agent_hooks import durations
+from agent_hooks.agents import roster
 from agent_hooks.cli._common import emit_json, get_env, json_option, table
 
 

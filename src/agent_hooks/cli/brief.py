@@ -9,8 +9,7 @@ from typing import Any
 import click
 
 from agent_hooks import identity, timestamps
-from agent_hooks.briefings import briefing
-from agent_hooks.briefings import store as briefing_store
+from agent_hooks.briefings import briefing, briefing_store
 from agent_hooks.cli._common import (
     Env,
     emit_json,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from agent_hooks import sweep
+from agent_hooks.agents import sweep
 from agent_hooks.cli._common import emit_json, get_env, json_option
 from agent_hooks.wording import plural
 

@@ -9,7 +9,8 @@ from typing import Any
 
 import click
 
-from agent_hooks import state_file, timestamps
+from agent_hooks import timestamps
+from agent_hooks.agents import state_file
 from agent_hooks.cli._common import (
     Env,
     emit_json,
@@ -19,9 +20,7 @@ from agent_hooks.cli._common import (
     require_project,
 )
 from agent_hooks.repository import WORKSPACES_DIR
-from agent_hooks.workspaces import manifest as workspace_manifest
-from agent_hooks.workspaces import store as workspace_store
-from agent_hooks.workspaces import workspace
+from agent_hooks.workspaces import workspace, workspace_manifest, workspace_store
 
 MAX_BODY = 1 << 20
 

@@ -6,12 +6,11 @@ from typing import Any
 
 import click
 
-from agent_hooks.briefings import events as briefing_events
-from agent_hooks.briefings import freshness as briefing_freshness
+from agent_hooks.briefings import briefing_events, freshness
 from agent_hooks.cli._common import agent_choice, emit_json, get_env, json_option
 from agent_hooks.wording import plural
 
-Decision = briefing_freshness.Decision
+Decision = freshness.Decision
 
 # What each decision (the token `--json` and the model see) tells a person to do.
 ADVICE = {
@@ -34,14 +33,14 @@ def summary(report: dict[str, Any]) -> str:
     if report["critical"]:
         why += f", {plural(len(report['critical']), 'critical file')} among them"
     elif report["decision"] == Decision.START_FRESH_WITH_BRIEFING:
-        why += f" (more than {briefing_freshness.MAX_MINOR})"
+        why += f" (more than {freshness.MAX_MINOR})"
     return f"{advice}: {why}."
 
 
 @click.command("freshness")
 @agent_choice
 @json_option
-def freshness(agent_name: str | None, as_json: bool) -> None:
+def freshness_command(agent_name: str | None, as_json: bool) -> None:
     """Compare the files your current conversation read or modified with the disk,
     and say whether to resume (nothing changed), resume after re-reading the
     changed files (1 to 5 changed) or start a fresh conversation from the briefing
@@ -66,4 +65,4 @@ def freshness(agent_name: str | None, as_json: bool) -> None:
 
 
 def register(group: click.Group) -> None:
-    group.add_command(freshness)
+    group.add_command(freshness_command)

@@ -17,7 +17,7 @@ from agent_hooks.cli import guard_check
 from agent_hooks.cli._common import Group, emit_json, get_env, json_option, os_error_text
 from agent_hooks.cli.guard_check import repo_option
 from agent_hooks.cli.guard_check import repo_path as _repo
-from agent_hooks.interop import git_guard, git_guard_refs, guard_record
+from agent_hooks.git_guard import guard_hooks, guard_record, ref_check
 
 
 @click.group(cls=Group)
@@ -41,15 +41,15 @@ def install(repo: str | None, warn_only: bool, as_json: bool) -> None:
     """Install the hooks where git looks for them (core.hooksPath honoured). An
     existing hook is kept: renamed to <hook>.agent-hooks-chained and run first; its
     failure still stops git. Running install again is harmless."""
-    python = git_guard.installing_python()
-    if not git_guard.python_can_import(python):
+    python = guard_hooks.installing_python()
+    if not guard_hooks.python_can_import(python):
         raise click.ClickException(
             f"{python} -I cannot import agent_hooks; the hook could not run it"
         )
     where = _repo(repo)
     try:
-        layout, done = git_guard.install(where, python, "warn" if warn_only else "block")
-    except git_guard.GuardError as exc:
+        layout, done = guard_hooks.install(where, python, "warn" if warn_only else "block")
+    except guard_hooks.GuardError as exc:
         raise click.ClickException(str(exc)) from None
     env = get_env()
     try:  # so that ./install.sh --uninstall --purge finds them
@@ -60,8 +60,8 @@ def install(repo: str | None, warn_only: bool, as_json: bool) -> None:
             f"{os_error_text(exc)}",
             err=True,
         )
-    version = git_guard.git_version(where)
-    chained = [git_guard.chained_path(hook) for hook, _ in done]
+    version = guard_hooks.git_version(where)
+    chained = [guard_hooks.chained_path(hook) for hook, _ in done]
     if as_json:
         emit_json(
             {
@@ -79,7 +79,7 @@ def install(repo: str | None, warn_only: bool, as_json: bool) -> None:
         click.echo(f"{hook}: {result}" + (" (warn-only)" if warn_only else ""))
         if os.path.lexists(c):
             click.echo(f"chained: {c} runs first")
-    if not git_guard.runs_reference_transaction(version):
+    if not guard_hooks.runs_reference_transaction(version):
         click.echo(
             f"warning: this git ({'.'.join(map(str, version)) if version else 'version unknown'})"
             " does not run reference-transaction hooks (git 2.28 does): only commits are checked",
@@ -94,10 +94,10 @@ def uninstall(repo: str | None, as_json: bool) -> None:
     """Remove the hooks and put back the ones they chained, exactly as they were."""
     where = _repo(repo)
     try:
-        layout, done = git_guard.uninstall(where)
-    except git_guard.GuardError as exc:
+        layout, done = guard_hooks.uninstall(where)
+    except guard_hooks.GuardError as exc:
         raise click.ClickException(str(exc)) from None
-    git_guard_refs.forget_judged(where)
+    ref_check.forget_judged(where)
     try:
         guard_record.remove(get_env().state_dir, layout.hook_paths)
     except OSError:
@@ -116,8 +116,8 @@ def status(repo: str | None, as_json: bool) -> None:
     """Is each guard hook installed here, in which mode, does git run it, and what
     does it chain?"""
     try:
-        info = git_guard.status(_repo(repo))
-    except git_guard.GuardError as exc:
+        info = guard_hooks.status(_repo(repo))
+    except guard_hooks.GuardError as exc:
         raise click.ClickException(str(exc)) from None
     if as_json:
         emit_json(info)

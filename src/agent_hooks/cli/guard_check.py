@@ -6,7 +6,7 @@ be refused?".
 Invariants: exit 0 allows, `BLOCKED_EXIT` (with `--hook`; 1 without) refuses, any
 other status makes the hook fail open. Every refusal, warning and bypass is one
 line in the agent-hooks log (a trace for people: docs/adr/0017-trust-model.md).
-pre-commit records the commit it let through (`git_guard_refs.remember_judged`),
+pre-commit records the commit it let through (`ref_check.remember_judged`),
 so the branch update of that same commit is not reported a second time.
 """
 
@@ -20,7 +20,7 @@ import click
 
 from agent_hooks import log, switches
 from agent_hooks.cli._common import Env, emit_json, get_env, json_option
-from agent_hooks.interop import git_guard, git_guard_check, git_guard_refs
+from agent_hooks.git_guard import commit_check, guard_hooks, ref_check
 from agent_hooks.reservations import reservation
 from agent_hooks.wording import plural
 
@@ -40,7 +40,7 @@ def repo_path(given: str | None) -> str:
 @repo_option
 @click.option(
     "--mode",
-    type=click.Choice(git_guard.MODES),
+    type=click.Choice(guard_hooks.MODES),
     default="block",
     show_default=True,
     help="warn: report, but exit 0.",
@@ -72,36 +72,34 @@ def check(
     setting = env.environ.get(switches.GUARD, "").strip().lower()
     warn = warn_only or mode == "warn" or setting == "warn"
     try:
-        top = git_guard.top_level(where)
+        top = guard_hooks.top_level(where)
         if ref_updates:
-            updates = git_guard_refs.parse_updates(sys.stdin.read())
-            moved = git_guard_refs.changes(where, updates)
+            updates = ref_check.parse_updates(sys.stdin.read())
+            moved = ref_check.changes(where, updates)
             paths = [p for change in moved for p in change.paths]
             what = ", ".join(f"branch {change.update.branch}" for change in moved)
         else:
-            moved, paths, what = [], git_guard_check.staged(where), "commit"
-    except git_guard.GuardError as exc:
+            moved, paths, what = [], commit_check.staged(where), "commit"
+    except guard_hooks.GuardError as exc:
         raise click.ClickException(str(exc)) from None
     trace = _Trace(env, me, top) if hook else None
     if bypassed:
         if hook and not ref_updates:  # the branch update of this commit stays quiet
-            git_guard_refs.remember_judged(where, env.environ, env.now, "bypassed")
+            ref_check.remember_judged(where, env.environ, env.now, "bypassed")
         _bypassed(as_json, what if paths else "", trace)
         return
     if ref_updates:
         found = [
             finding
             for change in moved
-            for finding in git_guard_check.findings(
+            for finding in commit_check.findings(
                 env.state_dir, top, owner, change.paths, env.now, change.update.branch
             )
         ]
     else:
-        found = git_guard_check.findings(env.state_dir, top, owner, paths, env.now)
+        found = commit_check.findings(env.state_dir, top, owner, paths, env.now)
         if hook and (warn or not found):
-            git_guard_refs.remember_judged(
-                where, env.environ, env.now, "warned" if found else "passed"
-            )
+            ref_check.remember_judged(where, env.environ, env.now, "warned" if found else "passed")
     branches = list(dict.fromkeys(f.branch for f in found if f.branch))
     if found and trace:
         held_in = ", ".join(f"branch {b}" for b in branches) if ref_updates else what
@@ -110,10 +108,10 @@ def check(
         emit_json(_document(top, me, warn, len(paths), found, env.now))
     elif found and ref_updates:
         refs = [f"refs/heads/{b}" for b in branches]
-        back = None if warn else git_guard_refs.way_back(where, refs, env.environ)
-        click.echo(git_guard_refs.message(found, branches, top, env.now, warn, back), err=True)
+        back = None if warn else ref_check.way_back(where, refs, env.environ)
+        click.echo(ref_check.message(found, branches, top, env.now, warn, back), err=True)
     elif found:
-        click.echo(git_guard_check.message(found, top, env.now, warn), err=True)
+        click.echo(commit_check.message(found, top, env.now, warn), err=True)
     elif not hook:
         counted = plural(len(paths), "path") + " changed by the branch updates"
         if not ref_updates:
@@ -121,7 +119,7 @@ def check(
         held = "it is not" if len(paths) == 1 else "none is"
         click.echo(f"ok: {counted}; {held} held exclusively by another agent")
     if found and not warn:
-        raise SystemExit(git_guard.BLOCKED_EXIT if hook else 1)
+        raise SystemExit(guard_hooks.BLOCKED_EXIT if hook else 1)
 
 
 class _Trace:
@@ -133,7 +131,7 @@ class _Trace:
     def write(self, event: str, text: str) -> None:
         log.log(self.env.state_dir, event, self.agent, text, self.env.now)
 
-    def held(self, event: str, what: str, found: list[git_guard_check.Finding]) -> None:
+    def held(self, event: str, what: str, found: list[commit_check.Finding]) -> None:
         held = "; ".join(
             f"{f.staged.path} ({', '.join(sorted({str(h.get('agent') or '-') for h in f.holders}))})"
             for f in found[:20]
@@ -157,7 +155,7 @@ def _document(
     agent: str | None,
     warn: bool,
     checked: int,
-    found: list[git_guard_check.Finding],
+    found: list[commit_check.Finding],
     now: float,
 ) -> dict[str, Any]:
     return {

@@ -14,9 +14,12 @@ from typing import Any
 
 import click
 
-from agent_hooks import log, state_file
+from agent_hooks import log
+from agent_hooks.agents import state_file
 from agent_hooks.cli._common import Env
-from agent_hooks.reservations import enforcement, lease_store, lease_text, lease_upkeep, ledger
+from agent_hooks.gate import places
+from agent_hooks.leases import lease_messages, lease_store, lease_upkeep
+from agent_hooks.ledger import ledger_location
 
 
 def rel_paths(root: str, paths: tuple[str, ...]) -> list[str]:
@@ -25,7 +28,7 @@ def rel_paths(root: str, paths: tuple[str, ...]) -> list[str]:
     base = cwd if cwd == root or cwd.startswith(root.rstrip("/") + "/") else root
     found = []
     for path in paths:
-        rel = next((r for top, r in enforcement.locate(path, base, root) if top == root), None)
+        rel = next((r for top, r in places.locate(path, base, root) if top == root), None)
         if rel is None:
             raise click.ClickException(f"--lease {path}: not a file in {root}")
         found.append(rel)
@@ -37,7 +40,7 @@ def force(
 ) -> list[dict[str, Any]]:
     """Drop every lease on PATHS in this worktree; what was dropped, described."""
     rels = rel_paths(root, paths)
-    directory = ledger.directory(env.state_dir, root)
+    directory = ledger_location.directory(env.state_dir, root)
     free = [rel for rel in rels if not _held_here(directory, rel, root)]
     if free:
         raise click.ClickException(
@@ -49,7 +52,7 @@ def force(
     )
     released = []
     for rel, item in dropped:
-        holder = lease_text.holder_label(item, lease_store.card(directory, item.get("writer")))
+        holder = lease_messages.holder_label(item, lease_store.card(directory, item.get("writer")))
         log.log(
             env.state_dir,
             "release --force",

@@ -6,9 +6,8 @@ from __future__ import annotations
 import click
 
 from agent_hooks.cli._common import emit_json, get_env, json_option, project_option, require_project
-from agent_hooks.reservations import overlaps as overlap_finder
-from agent_hooks.reservations import reservation
-from agent_hooks.reservations import store as reservation_store
+from agent_hooks.leases import overlaps
+from agent_hooks.reservations import reservation, reservation_store
 
 SETTINGS = {
     "lease-minutes": "lease_minutes",
@@ -66,16 +65,16 @@ def settings(name: str | None, value: str | None, project: str | None, as_json: 
 @click.option("--all", "everything", is_flag=True, help="Every file two worktrees are changing.")
 @project_option
 @json_option
-def overlaps(everything: bool, project: str | None, as_json: bool) -> None:
+def overlaps_command(everything: bool, project: str | None, as_json: bool) -> None:
     """Files this worktree's branch changed (uncommitted, or committed since the
     default branch) that agents in other worktrees are changing now: merge
     conflicts ahead. With --all: every file leased in two or more worktrees."""
     env = get_env()
     root = require_project(env, project)
     found = (
-        overlap_finder.everywhere(env.state_dir, root, env.now)
+        overlaps.everywhere(env.state_dir, root, env.now)
         if everything
-        else overlap_finder.for_worktree(env.state_dir, root, env.now)
+        else overlaps.for_worktree(env.state_dir, root, env.now)
     )
     if as_json:
         emit_json([{"path": rel, "also_changed_by": who} for rel, who in found.items()])
@@ -89,4 +88,4 @@ def overlaps(everything: bool, project: str | None, as_json: bool) -> None:
 
 def register(group: click.Group) -> None:
     group.add_command(settings)
-    group.add_command(overlaps)
+    group.add_command(overlaps_command)

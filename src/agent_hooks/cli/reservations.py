@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from agent_hooks import liveness, timestamps, writer
+from agent_hooks import liveness, timestamps, writers
 from agent_hooks.cli._common import (
     emit_json,
     get_env,
@@ -17,17 +17,10 @@ from agent_hooks.cli._common import (
     table,
 )
 from agent_hooks.cli.reserve import public, until
-from agent_hooks.reservations import (
-    enforcement,
-    index,
-    lease,
-    lease_store,
-    lease_text,
-    lease_upkeep,
-    ledger,
-    reservation,
-)
-from agent_hooks.reservations import store as reservation_store
+from agent_hooks.gate import places
+from agent_hooks.leases import lease, lease_messages, lease_store, lease_upkeep
+from agent_hooks.ledger import ledger_location
+from agent_hooks.reservations import reservation, reservation_index, reservation_store
 
 
 def holder_state(
@@ -64,7 +57,7 @@ def _reservation_rows(
     for res in found.live:
         row = public(res, now)
         row["kind"] = "reservation"
-        row["holder_label"] = writer.describe(res)
+        row["holder_label"] = writers.describe(res)
         row["state"] = holder_state(
             res.get("holder"), directory, reservation.owner(res), now, minutes, res["keep"]
         )
@@ -87,12 +80,12 @@ def _lease_rows(root: str, directory: str, now: float) -> list[dict[str, Any]]:
                 "mode": "exclusive",
                 "agent": item.get("agent"),
                 "writer": item.get("writer"),
-                "holder_label": lease_text.holder_label(item, card),
+                "holder_label": lease_messages.holder_label(item, card),
                 "worktree": item.get("worktree"),
                 "branch": item.get("branch"),
                 "written_at": item.get("written"),
                 "expires_at": item.get("expires"),
-                "minutes_left": lease_text.minutes_until(item.get("expires"), now),
+                "minutes_left": lease_messages.minutes_until(item.get("expires"), now),
                 "state": "live" if liveness.alive(item) is not False else "holder gone",
                 "reason": "",
                 "id": None,
@@ -105,7 +98,7 @@ def rows_for(
     state_dir: str, root: str, now: float
 ) -> tuple[list[dict[str, Any]], reservation_store.Listing]:
     """Every live reservation and lease of `root`'s repository, as shown to people."""
-    directory = ledger.directory(state_dir, root)
+    directory = ledger_location.directory(state_dir, root)
     found = reservation_store.listing(state_dir, root, now)
     return _reservation_rows(root, found, directory, now) + _lease_rows(root, directory, now), found
 
@@ -178,7 +171,7 @@ def reservations(all_projects: bool, dropped: bool, project: str | None, as_json
                 click.echo("nothing was dropped lately")
                 break
             click.echo(
-                f"{_local(item.get('at'))}  {item.get('pattern')} of {writer.describe(item)}: "
+                f"{_local(item.get('at'))}  {item.get('pattern')} of {writers.describe(item)}: "
                 f"{item.get('why')} [{item.get('id')}]"
             )
         return
@@ -218,12 +211,12 @@ def check(paths: tuple[str, ...], project: str | None, as_json: bool) -> None:
     cwd = os.getcwd()
     base = cwd if cwd == root or cwd.startswith(root.rstrip("/") + "/") else root  # as `reserve`
     for path in paths:
-        places = enforcement.locate(path, base, root)
-        if not places:
+        found = places.locate(path, base, root)
+        if not found:
             results.append({"path": path, "allowed": True, "why": "in no project"})
             continue
         verdicts = [
-            _verdict(env.state_dir, target_root, rel, me, env.now) for target_root, rel in places
+            _verdict(env.state_dir, target_root, rel, me, env.now) for target_root, rel in found
         ]
         results.append(next((v for v in verdicts if not v["allowed"]), verdicts[0]))
     if as_json:
@@ -247,27 +240,31 @@ def check(paths: tuple[str, ...], project: str | None, as_json: bool) -> None:
         raise SystemExit(1)
 
 
-def _verdict(state_dir: str, root: str, rel: str, me: writer.Writer, now: float) -> dict[str, Any]:
+def _verdict(state_dir: str, root: str, rel: str, me: writers.Writer, now: float) -> dict[str, Any]:
     """Would `me`'s edit of `rel` in project `root` pass, and if not, why."""
-    directory = ledger.directory(state_dir, root)
-    hot = index.load_hot(directory)
-    minutes = hot.settings["lease_minutes"] if hot is not None else index.DEFAULT_LEASE_MINUTES
+    directory = ledger_location.directory(state_dir, root)
+    hot = reservation_index.load_hot(directory)
+    minutes = (
+        hot.settings["lease_minutes"]
+        if hot is not None
+        else reservation_index.DEFAULT_LEASE_MINUTES
+    )
     verdict: dict[str, Any] = {"path": rel, "project_root": root, "allowed": True}
-    counts = enforcement.holder_counts(directory, minutes, now)
-    holders = enforcement.blocking_edit(hot, rel, me.owner, now, counts) if hot is not None else []
+    counts = places.holder_counts(directory, minutes, now)
+    holders = places.blocking_edit(hot, rel, me.owner, now, counts) if hot is not None else []
     if holders:
         verdict["allowed"] = False
         verdict["held_by"] = [
             {
                 "kind": "reservation",
                 "agent": h["agent"],
-                "holder": writer.describe(h),
+                "holder": writers.describe(h),
                 "pattern": h["pattern"],
                 "reason": reservation.one_line(h["reason"], 200),
                 "until": until(h),
                 "minutes_left": reservation.minutes_left(h, now),
             }
-            for h in (index.as_dict(rec) for rec in holders)
+            for h in (reservation_index.as_dict(rec) for rec in holders)
         ]
         return verdict
     seen = lease.judge(lease_store.read(directory, rel), me, root, now, liveness.alive)
@@ -277,22 +274,22 @@ def _verdict(state_dir: str, root: str, rel: str, me: writer.Writer, now: float)
             {
                 "kind": "lease",
                 "agent": item.get("agent"),
-                "holder": lease_text.holder_label(
+                "holder": lease_messages.holder_label(
                     item, lease_store.card(directory, item.get("writer"))
                 ),
                 "pattern": rel,
                 "reason": "",
                 "until": until({"expires_at": item.get("expires") or 0}),
-                "minutes_left": lease_text.minutes_until(item.get("expires"), now),
+                "minutes_left": lease_messages.minutes_until(item.get("expires"), now),
             }
             for item in seen.blockers
         ]
-    elif hot is not None and hot.strict and not enforcement.owns(hot, rel, me.owner, now):
+    elif hot is not None and hot.strict and not places.owns(hot, rel, me.owner, now):
         verdict["allowed"] = False
         verdict["why"] = "strict mode: not reserved by you"
     elif seen.elsewhere:
         verdict["why"] = "also being changed in another worktree: " + "; ".join(
-            f"{lease_text.holder_label(item)} on {item.get('branch') or '?'}"
+            f"{lease_messages.holder_label(item)} on {item.get('branch') or '?'}"
             for item in seen.elsewhere
         )
     return verdict

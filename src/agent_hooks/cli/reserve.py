@@ -7,10 +7,9 @@ from typing import Any
 
 import click
 
-from agent_hooks import liveness, timestamps, writer
+from agent_hooks import liveness, timestamps, writers
 from agent_hooks.cli._common import emit_json, get_env, json_option, project_option, require_project
-from agent_hooks.reservations import pattern, pattern_text, reservation
-from agent_hooks.reservations import store as reservation_store
+from agent_hooks.reservations import pattern, pattern_input, reservation, reservation_store
 
 
 def until(res: dict[str, Any]) -> str:
@@ -123,7 +122,7 @@ def reserve(
         seconds = ttl_seconds(ttl)
         normalized = []
         for text in patterns:
-            norm = pattern_text.normalize(text, root, os.getcwd())
+            norm = pattern_input.normalize(text, root, os.getcwd())
             normalized.append((norm, pattern.compile(norm)))
         outcome = reservation_store.reserve(
             env.state_dir,
@@ -232,7 +231,7 @@ def release(
         return
     me = env.writer()
     try:
-        names = [pattern_text.normalize(text, root, os.getcwd()) for text in patterns]
+        names = [pattern_input.normalize(text, root, os.getcwd()) for text in patterns]
         outcome = reservation_store.release(
             env.state_dir,
             root,
@@ -257,7 +256,7 @@ def release(
                 env.state_dir,
                 "release --force",
                 agent.name or "-",
-                f"released {res['id']} ({res['pattern']}) of {writer.describe(res)} in {root}",
+                f"released {res['id']} ({res['pattern']}) of {writers.describe(res)} in {root}",
                 env.now,
             )
     if as_json:
@@ -289,7 +288,7 @@ def renew(patterns: tuple[str, ...], ttl: str, project: str | None, as_json: boo
     agent = env.agent()
     try:
         seconds = ttl_seconds(ttl)
-        names = [pattern_text.normalize(text, root, os.getcwd()) for text in patterns]
+        names = [pattern_input.normalize(text, root, os.getcwd()) for text in patterns]
         outcome = reservation_store.renew(
             env.state_dir, root, agent.name, patterns=names, ttl=seconds, now=env.now
         )
@@ -349,7 +348,7 @@ def _not_held(state_dir: str, root: str, names: list[str], now: float) -> str:
         other = held.get(name)
         if other is not None:
             parts.append(
-                f"{name} is held by {writer.describe(other)} ({other['pattern']}); "
+                f"{name} is held by {writers.describe(other)} ({other['pattern']}); "
                 "only its holder releases it: ask them, or ask the user"
             )
         else:
@@ -360,7 +359,7 @@ def _not_held(state_dir: str, root: str, names: list[str], now: float) -> str:
 def _tell_holder(state_dir: str, res: dict[str, Any], by: str | None, now: float) -> None:
     """A force-released holder hears of it at its next hook (same state directory);
     the ledger's `dropped` list tells it anywhere at its next SessionStart."""
-    from agent_hooks import state_file
+    from agent_hooks.agents import state_file
 
     text = (
         f"agent-hooks: your reservation {res['pattern']} ({res['id']}) was released by "
@@ -372,11 +371,12 @@ def _tell_holder(state_dir: str, res: dict[str, Any], by: str | None, now: float
 
 def _heartbeat(state_dir: str, root: str, me: Any, environ: Any, now: float) -> None:
     """A reservation's owner is heard from now (how other hosts judge it)."""
-    from agent_hooks import writer as writers
-    from agent_hooks.reservations import lease_upkeep, ledger
+    from agent_hooks import writers
+    from agent_hooks.leases import lease_upkeep
+    from agent_hooks.ledger import ledger_location
 
     owner = writers.Writer(me.agent, me.conversation)
-    lease_upkeep.heartbeat(ledger.directory(state_dir, root), owner, environ, now)
+    lease_upkeep.heartbeat(ledger_location.directory(state_dir, root), owner, environ, now)
 
 
 def register(group: click.Group) -> None:

@@ -19,8 +19,7 @@ from agent_hooks.cli import session_reports
 from agent_hooks.cli._common import emit_json, get_env
 from agent_hooks.cli.session_command import change, command, open_store, view
 from agent_hooks.wording import plural
-from agent_hooks.work_sessions import report as work_session_report
-from agent_hooks.work_sessions import work_session
+from agent_hooks.work_sessions import work_session, work_session_report
 
 
 @click.group()

@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 import click
 
 from agent_hooks.cli._common import get_env, json_option
-from agent_hooks.work_sessions import location, store, work_session
+from agent_hooks.work_sessions import location, work_session, work_session_store
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -66,7 +66,7 @@ def command(group: click.Group, name: str | None = None) -> Callable[[F], F]:
     return decorate
 
 
-def open_store(project_dir: str | None, sessions_dir: str | None) -> store.Store:
+def open_store(project_dir: str | None, sessions_dir: str | None) -> work_session_store.Store:
     env = get_env()
     root = env.project_root(project_dir)
     given = os.path.abspath(sessions_dir) if sessions_dir else None
@@ -76,7 +76,7 @@ def open_store(project_dir: str | None, sessions_dir: str | None) -> store.Store
             "no sessions directory: run inside a project (a git repository, or "
             f"CLAUDE_PROJECT_DIR), or pass --sessions-dir DIR or set {location.ENV_VAR}"
         )
-    return store.Store(directory)
+    return work_session_store.Store(directory)
 
 
 def view(doc: dict[str, Any], now: float) -> dict[str, Any]:
@@ -91,7 +91,7 @@ def view(doc: dict[str, Any], now: float) -> dict[str, Any]:
     }
 
 
-def settled(s: store.Store) -> dict[str, Any]:
+def settled(s: work_session_store.Store) -> dict[str, Any]:
     """The active work session, with the figures of subagents still pending read
     on first (under the lock, and only when some are pending: otherwise nothing
     is written)."""
@@ -105,7 +105,9 @@ def settled(s: store.Store) -> dict[str, Any]:
     return found.doc if found is not None and not found.archived else doc
 
 
-def change(s: store.Store, change: Callable[[dict[str, Any]], Any]) -> tuple[dict[str, Any], Any]:
+def change(
+    s: work_session_store.Store, change: Callable[[dict[str, Any]], Any]
+) -> tuple[dict[str, Any], Any]:
     """Apply `change` to the active work session under the lock; (document, its
     result). Subagents still pending are read on as well."""
     result: list[Any] = []

@@ -11,7 +11,7 @@ import click
 
 from agent_hooks.cli._common import emit_json, get_env
 from agent_hooks.cli.session_command import command, open_store, settled, view
-from agent_hooks.work_sessions import report as work_session_report
+from agent_hooks.work_sessions import work_session_report
 
 
 def status(project_dir: str | None, sessions_dir: str | None, as_json: bool) -> None:

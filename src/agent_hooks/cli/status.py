@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import click
 
-from agent_hooks import durations, roster, state_file
+from agent_hooks import durations
+from agent_hooks.agents import roster, state_file
 from agent_hooks.cli._common import agent_choice, emit_json, get_env, json_option
 
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from agent_hooks import state, state_file, trail_archive
+from agent_hooks.agents import state, state_file, trail_archive
 from agent_hooks.cli._common import agent_choice, emit_json, get_env, json_option, relative
 
 

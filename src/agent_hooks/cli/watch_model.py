@@ -19,11 +19,11 @@ import re
 import time
 from typing import Any
 
-from agent_hooks import durations, identity, roster
+from agent_hooks import durations, identity
+from agent_hooks.agents import roster
 from agent_hooks.cli._common import Env, relative
 from agent_hooks.cli.reservations import rows_for
-from agent_hooks.work_sessions import location, work_session
-from agent_hooks.work_sessions import store as work_session_store
+from agent_hooks.work_sessions import location, work_session, work_session_store
 
 DENIALS = 10  # how many recent denials are shown
 LOG_TAIL = 256 << 10  # bytes read from the end of each log file

@@ -7,7 +7,8 @@ from typing import Any
 
 import click
 
-from agent_hooks import state_file, timestamps
+from agent_hooks import timestamps
+from agent_hooks.agents import state_file
 from agent_hooks.cli._common import (
     emit_json,
     get_env,
@@ -18,9 +19,7 @@ from agent_hooks.cli._common import (
 )
 from agent_hooks.cli.context import current_workspace, require_current
 from agent_hooks.wording import plural
-from agent_hooks.workspaces import cleanup as workspace_cleanup
-from agent_hooks.workspaces import manifest as workspace_manifest
-from agent_hooks.workspaces import store as workspace_store
+from agent_hooks.workspaces import workspace_cleanup, workspace_manifest, workspace_store
 
 
 @click.group("workspace")

@@ -7,7 +7,7 @@ message when there is one.
 
 from __future__ import annotations
 
-from agent_hooks import hook_runtime
+from agent_hooks.hooks import hook_runtime
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -17,7 +17,7 @@ EVENT = "SessionStart"
 
 
 def handle(ctx: hook_runtime.HookContext) -> dict[str, Any] | None:
-    from agent_hooks import install_check
+    from agent_hooks.install import install_check
 
     project = ctx.environ.get("CLAUDE_PROJECT_DIR") or ctx.cwd
     try:

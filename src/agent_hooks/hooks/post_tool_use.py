@@ -8,9 +8,10 @@ the reservations mcp_agent_mail's tools granted."""
 
 from __future__ import annotations
 
-from agent_hooks import hook_runtime, identity, state, state_file, trail
-from agent_hooks import writer as writers
-from agent_hooks.work_sessions import events as work_session_events
+from agent_hooks import identity, writers
+from agent_hooks.agents import state, state_file, trail
+from agent_hooks.hooks import hook_runtime
+from agent_hooks.work_sessions import work_session_events
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -22,11 +23,11 @@ EVENT = "PostToolUse"
 BASH_MODULES = (
     "agent_hooks.liveness",
     "agent_hooks.reservations",
-    "agent_hooks.reservations.index",
-    "agent_hooks.reservations.ledger",
-    "agent_hooks.reservations.lease",
-    "agent_hooks.reservations.lease_store",
-    "agent_hooks.reservations.bash_after",
+    "agent_hooks.reservations.reservation_index",
+    "agent_hooks.ledger.ledger_location",
+    "agent_hooks.leases.lease",
+    "agent_hooks.leases.lease_store",
+    "agent_hooks.gate.shell_aftermath",
 )
 
 
@@ -76,10 +77,10 @@ def _after_bash(
     from agent_hooks import preload
 
     preload(BASH_MODULES)
-    from agent_hooks.reservations import bash_after
+    from agent_hooks.gate import shell_aftermath
 
     changed = [path for _, path in found]
-    result = bash_after.after_bash(
+    result = shell_aftermath.after_bash(
         ctx.state_dir,
         project,
         me,
@@ -113,7 +114,8 @@ def _describe_launched(ctx: hook_runtime.HookContext, project: str, me: writers.
     launched = writers.safe_id(response.get("agentId"))
     if launched is None:
         return
-    from agent_hooks.reservations import lease_upkeep, ledger
+    from agent_hooks.leases import lease_upkeep
+    from agent_hooks.ledger import ledger_location
 
     kind = tool_input.get("subagent_type")
     sub = writers.Writer(
@@ -123,7 +125,7 @@ def _describe_launched(ctx: hook_runtime.HookContext, project: str, me: writers.
     teammate = tool_input.get("name")
     try:
         lease_upkeep.describe_writer(
-            ledger.directory(ctx.state_dir, project),
+            ledger_location.directory(ctx.state_dir, project),
             sub,
             description=writers.short_text(description, 80),
             name=writers.short_text(teammate, 64),
@@ -154,7 +156,7 @@ def _record(
             beat.append(True)
         changed = moved or recorded
         if doc["waiting"]:
-            from agent_hooks.reservations import waiting  # only while a writer waits
+            from agent_hooks.gate import waiting  # only while a writer waits
 
             before = len(doc["waiting"])
             told.extend(waiting.freed(doc, me, ctx.state_dir, ctx.now))
@@ -166,17 +168,18 @@ def _record(
 
     state_file.update(agent, mutate, ctx.now, ctx.log)
     if beat and project is not None:
-        from agent_hooks.reservations import lease_upkeep, ledger
+        from agent_hooks.leases import lease_upkeep
+        from agent_hooks.ledger import ledger_location
 
         owner = writers.Writer(me.agent, me.conversation)
         lease_upkeep.heartbeat(
-            ledger.directory(ctx.state_dir, project), owner, ctx.environ, ctx.now
+            ledger_location.directory(ctx.state_dir, project), owner, ctx.environ, ctx.now
         )
     if workspaces is not None and project is not None and tool == "Write":
         for _, path in found:
             if path.startswith(workspaces):
                 # only for a file written into a workspace
-                from agent_hooks.workspaces import events as workspace_events
+                from agent_hooks.workspaces import workspace_events
 
                 workspace_events.after_write(ctx, agent, project, path)
     return told

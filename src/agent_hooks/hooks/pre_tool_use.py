@@ -11,9 +11,9 @@ A refused writer is noted in its agent's state, to be told when the file frees.
 
 from __future__ import annotations
 
-from agent_hooks import hook_runtime, identity
-from agent_hooks import writer as writers
-from agent_hooks.reservations import request as tool_call
+from agent_hooks import identity, writers
+from agent_hooks.gate import tool_call
+from agent_hooks.hooks import hook_runtime
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -23,11 +23,11 @@ EVENT = "PreToolUse"
 # What a file edit always loads (after the event's preload: agent_hooks.hooks.PRELOAD).
 EDIT_MODULES = (
     "agent_hooks.liveness",
-    "agent_hooks.reservations.enforcement",
-    "agent_hooks.reservations.protected",
-    "agent_hooks.reservations.lease",
-    "agent_hooks.reservations.lease_store",
-    "agent_hooks.reservations.decision",
+    "agent_hooks.gate.places",
+    "agent_hooks.gate.protected",
+    "agent_hooks.leases.lease",
+    "agent_hooks.leases.lease_store",
+    "agent_hooks.gate.edit_gate",
 )
 EDIT_TOOLS = {
     "Write": "file_path",
@@ -77,16 +77,16 @@ def handle(ctx: hook_runtime.HookContext) -> dict[str, Any] | None:
         tool_use_id=writers.safe_id(ctx.payload.get("tool_use_id")),
     )
     if tool == "Bash":
-        from agent_hooks.reservations import bash_decision
+        from agent_hooks.gate import shell_gate
 
-        verdict = bash_decision.bash(request, tool_input.get("command"))
+        verdict = shell_gate.bash(request, tool_input.get("command"))
     else:
         from agent_hooks import preload
 
         preload(EDIT_MODULES)
-        from agent_hooks.reservations import decision
+        from agent_hooks.gate import edit_gate
 
-        verdict = decision.edit(request, tool_input.get(EDIT_TOOLS[tool]))
+        verdict = edit_gate.edit(request, tool_input.get(EDIT_TOOLS[tool]))
     for problem in verdict.problems:
         ctx.log(problem)
     refusal = verdict.refusal
@@ -98,7 +98,7 @@ def handle(ctx: hook_runtime.HookContext) -> dict[str, Any] | None:
         return None
     ctx.log(f"denied {tool}: {first_line}")
     if refusal.waiting is not None:
-        from agent_hooks.reservations import waiting  # only on a deny
+        from agent_hooks.gate import waiting  # only on a deny
 
         if me.conversation != writers.NOBODY:
             waiting.note(ctx.agent, refusal.waiting, ctx.now, ctx.log)

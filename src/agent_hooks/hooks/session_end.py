@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import time
 
-from agent_hooks import hook_runtime, identity, liveness, state, state_file
-from agent_hooks import writer as writers
+from agent_hooks import identity, liveness, writers
+from agent_hooks.agents import state, state_file
+from agent_hooks.hooks import hook_runtime
 from agent_hooks.wording import plural
 
 TYPE_CHECKING = False
@@ -60,11 +61,12 @@ def _release(
 ) -> None:
     owner = writers.owner_of(agent.name, conversation)
     if project is not None:
-        from agent_hooks.reservations import lease_upkeep, ledger
+        from agent_hooks.leases import lease_upkeep
+        from agent_hooks.ledger import ledger_location
 
         try:
             lease_upkeep.release_conversation(
-                ledger.directory(ctx.state_dir, project),
+                ledger_location.directory(ctx.state_dir, project),
                 owner,
                 conversation,
                 liveness.claude_pid(ctx.environ),
@@ -75,8 +77,7 @@ def _release(
             ctx.log(f"leases not released: {exc}")
     if project is None and not any(not r.get("keep") for r in doc["reservations"]):
         return
-    from agent_hooks.reservations import reservation
-    from agent_hooks.reservations import store as reservation_store
+    from agent_hooks.reservations import reservation, reservation_store
 
     try:
         count = reservation_store.release_at_session_end(

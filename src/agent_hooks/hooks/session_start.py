@@ -7,17 +7,9 @@ the seed project misread and so wiped state on every resume.
 
 from __future__ import annotations
 
-from agent_hooks import (
-    durations,
-    hook_runtime,
-    identity,
-    roster,
-    state,
-    state_file,
-    sweep,
-    trail_archive,
-)
-from agent_hooks import writer as writers
+from agent_hooks import durations, identity, writers
+from agent_hooks.agents import roster, state, state_file, sweep, trail_archive
+from agent_hooks.hooks import hook_runtime
 from agent_hooks.wording import plural
 
 TYPE_CHECKING = False
@@ -75,15 +67,15 @@ def handle(ctx: hook_runtime.HookContext) -> dict[str, Any] | None:
     if facts["shared"]:
         lines.append(facts["shared"])
     lines += _others_lines(agent, project, ctx.now)
-    from agent_hooks.briefings import events as briefing_events
-    from agent_hooks.reservations import notes as reservation_notes
-    from agent_hooks.work_sessions import events as work_session_events
-    from agent_hooks.workspaces import events as workspace_events
+    from agent_hooks.briefings import briefing_events
+    from agent_hooks.ledger import ledger_summary
+    from agent_hooks.work_sessions import work_session_events
+    from agent_hooks.workspaces import workspace_events
 
     if project is not None:
         me = writers.from_payload(agent.name, ctx.payload, ctx.environ)
         try:
-            lines += reservation_notes.session_start_lines(
+            lines += ledger_summary.session_start_lines(
                 ctx.state_dir, project, me, ctx.environ, ctx.now, since=facts["since"]
             )
         except Exception as exc:  # one part failing must not silence the others
@@ -107,7 +99,7 @@ def _claude_pid(environ: Any) -> int | None:
 def _cli_line() -> str:
     """Where the `agent-hooks` command is, absolutely: the agent's Bash may not have
     it on PATH (a login shell without ~/.local/bin)."""
-    from agent_hooks import cli_command
+    from agent_hooks.install import cli_command
 
     command = cli_command.cli_path() or "agent-hooks"
     return f"The agent-hooks command is {command} (use this path if `agent-hooks` is not found)."

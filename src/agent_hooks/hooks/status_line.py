@@ -4,8 +4,8 @@ same entry script as the hooks so it starts as fast: `entry.py StatusLine`."""
 
 from __future__ import annotations
 
-from agent_hooks.work_sessions import status_line as statusline
+from agent_hooks.work_sessions import status_text
 
 
 def main() -> int:
-    return statusline.main()
+    return status_text.main()

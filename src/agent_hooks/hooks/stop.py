@@ -3,7 +3,8 @@ work session's token figures; never block."""
 
 from __future__ import annotations
 
-from agent_hooks import hook_runtime, state, state_file
+from agent_hooks.agents import state, state_file
+from agent_hooks.hooks import hook_runtime
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -14,7 +15,7 @@ EVENT = "Stop"
 
 def handle(ctx: hook_runtime.HookContext) -> dict[str, Any] | None:
     state_file.update(ctx.agent, lambda doc: state.touch(doc, ctx.now), ctx.now, ctx.log)
-    from agent_hooks.work_sessions import events as work_session_events
+    from agent_hooks.work_sessions import work_session_events
 
     work_session_events.stop(ctx, ctx.project_root())
     return None

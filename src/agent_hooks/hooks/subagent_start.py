@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from agent_hooks import hook_runtime
-from agent_hooks.work_sessions import events as work_session_events
+from agent_hooks.hooks import hook_runtime
+from agent_hooks.work_sessions import work_session_events
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

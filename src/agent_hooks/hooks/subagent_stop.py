@@ -5,9 +5,9 @@ at a later hook when the client has not written that transcript yet)."""
 
 from __future__ import annotations
 
-from agent_hooks import hook_runtime, identity
-from agent_hooks import writer as writers
-from agent_hooks.work_sessions import events as work_session_events
+from agent_hooks import identity, writers
+from agent_hooks.hooks import hook_runtime
+from agent_hooks.work_sessions import work_session_events
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -24,10 +24,13 @@ def handle(ctx: hook_runtime.HookContext) -> dict[str, Any] | None:
         name = None
     me = writers.from_payload(name, ctx.payload, ctx.environ)
     if me.agent_id is not None and project is not None:
-        from agent_hooks.reservations import lease_upkeep, ledger
+        from agent_hooks.leases import lease_upkeep
+        from agent_hooks.ledger import ledger_location
 
         try:
-            lease_upkeep.release_writer(ledger.directory(ctx.state_dir, project), me.key, ctx.now)
+            lease_upkeep.release_writer(
+                ledger_location.directory(ctx.state_dir, project), me.key, ctx.now
+            )
         except OSError as exc:  # they end with the parent's process, or expire
             ctx.log(f"leases of {me.key} not released: {exc}")
     work_session_events.subagent_stop(ctx, project)

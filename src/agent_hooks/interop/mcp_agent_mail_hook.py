@@ -37,11 +37,11 @@ from agent_hooks.interop.mcp_agent_mail import (
     actions_from_post_tool_use,
     tool_of,
 )
-from agent_hooks.reservations import ledger, pattern, pattern_text, reservation
-from agent_hooks.reservations import store as reservation_store
+from agent_hooks.ledger import ledger_location
+from agent_hooks.reservations import pattern, pattern_input, reservation, reservation_store
 
 if TYPE_CHECKING:
-    from agent_hooks.hook_runtime import HookContext
+    from agent_hooks.hooks.hook_runtime import HookContext
 
 SOURCE = "mcp-agent-mail"
 IDS_FILE = "mcp-agent-mail.json"
@@ -73,10 +73,10 @@ def _normalize(raw: str, project: str, key: str | None) -> tuple[str, str]:
         for root in _roots(project, key_dir):
             try:
                 if text.startswith("/") or key_dir is None:
-                    return root, pattern_text.normalize(text, root)
+                    return root, pattern_input.normalize(text, root)
                 if fs.is_within(key_dir, root):
-                    return root, pattern_text.normalize(text, root, key_dir)
-                return root, pattern_text.normalize(key_dir.rstrip("/") + "/" + text, root)
+                    return root, pattern_input.normalize(text, root, key_dir)
+                return root, pattern_input.normalize(key_dir.rstrip("/") + "/" + text, root)
             except pattern.PatternError as exc:
                 error = error or exc
     raise error or pattern.PatternError(f"{raw!r} cannot be placed")
@@ -212,7 +212,7 @@ def _renew(
 
 
 def _ids_path(state_dir: str, root: str) -> str:
-    return os.path.join(ledger.directory(state_dir, root), IDS_FILE)
+    return os.path.join(ledger_location.directory(state_dir, root), IDS_FILE)
 
 
 def _remember(ctx: HookContext, root: str, agent: str | None, ids: dict[int, str]) -> None:
@@ -236,7 +236,7 @@ def _remember(ctx: HookContext, root: str, agent: str | None, ids: dict[int, str
                     kept[name] = live_ids
         return {"schema": 1, "agents": kept}
 
-    ledger.ensure(ledger.directory(ctx.state_dir, root))
+    ledger_location.ensure(ledger_location.directory(ctx.state_dir, root))
     storage.locked_update(_ids_path(ctx.state_dir, root), mutate, now=ctx.now)
 
 

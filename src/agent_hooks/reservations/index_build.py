@@ -1,7 +1,7 @@
 """Building a ledger's reservation index: from the truth document to the grouped
 records PreToolUse reads, and the marshal cache that lets the next reader skip
 parsing. Loaded only when a ledger is written, or when a reader finds no valid
-cache (`index.load_hot`).
+cache (`reservation_index.load_hot`).
 
 Invariant: each entry is `reservation.checked` on its own; one that fails is
 left out of the index and named in `problems`, and every other entry is indexed.
@@ -13,7 +13,7 @@ import marshal
 import sys
 
 from agent_hooks import posix_fs as fs
-from agent_hooks.reservations import index
+from agent_hooks.reservations import reservation_index
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -24,7 +24,7 @@ def settings_of(doc: dict[str, Any]) -> dict[str, Any]:
     """The repository's settings from a truth document, each valid or its default."""
     raw = doc.get("settings")
     raw = raw if isinstance(raw, dict) else {}
-    minutes = raw.get("lease_minutes", index.DEFAULT_LEASE_MINUTES)
+    minutes = raw.get("lease_minutes", reservation_index.DEFAULT_LEASE_MINUTES)
     valid_minutes = isinstance(minutes, int) and not isinstance(minutes, bool)
     worktree = raw.get("worktree_leases")
     return {
@@ -34,7 +34,7 @@ def settings_of(doc: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def build_hot(doc: dict[str, Any]) -> index.HotIndex:
+def build_hot(doc: dict[str, Any]) -> reservation_index.HotIndex:
     """The index of a truth document; entries that are not reservations are left
     out and named in `problems`."""
     from agent_hooks.reservations import pattern, reservation
@@ -65,12 +65,12 @@ def build_hot(doc: dict[str, Any]) -> index.HotIndex:
             res["keep"],
         )
         key = pattern.first_literal(res["compiled"])
-        group = groups.setdefault(index.GLOB_GROUP if key is None else key, [])
+        group = groups.setdefault(reservation_index.GLOB_GROUP if key is None else key, [])
         assert isinstance(group, list)
         group.append(record)
         if exclusive:
             until[owner] = max(until.get(owner, 0.0), float(res["expires_at"]))
-    return index.HotIndex(groups, until, settings_of(doc), problems)
+    return reservation_index.HotIndex(groups, until, settings_of(doc), problems)
 
 
 def _holder(raw: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -85,11 +85,13 @@ def _holder(raw: dict[str, Any] | None) -> dict[str, Any] | None:
     }
 
 
-def write_cache(directory: str, key: tuple[int, int, int] | None, hot: index.HotIndex) -> None:
+def write_cache(
+    directory: str, key: tuple[int, int, int] | None, hot: reservation_index.HotIndex
+) -> None:
     from agent_hooks import storage
 
     snapshot = (
-        index.CACHE_VERSION,
+        reservation_index.CACHE_VERSION,
         sys.version_info[:2],
         key,
         hot.settings,
@@ -100,16 +102,16 @@ def write_cache(directory: str, key: tuple[int, int, int] | None, hot: index.Hot
         },
     )
     storage.write_bytes_atomic(
-        fs.join(directory, index.CACHE), marshal.dumps(snapshot), durable=False
+        fs.join(directory, reservation_index.CACHE), marshal.dumps(snapshot), durable=False
     )
 
 
-def write(directory: str, doc: dict[str, Any]) -> index.HotIndex:
+def write(directory: str, doc: dict[str, Any]) -> reservation_index.HotIndex:
     """Replace the truth (durably) and then its cache. Caller holds the lock."""
     from agent_hooks import storage
 
-    truth = fs.join(directory, index.TRUTH)
+    truth = fs.join(directory, reservation_index.TRUTH)
     storage.write_json_atomic(truth, doc, durable=True)
     hot = build_hot(doc)
-    write_cache(directory, index.stat_key(truth), hot)
+    write_cache(directory, reservation_index.stat_key(truth), hot)
     return hot

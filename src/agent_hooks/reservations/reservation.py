@@ -125,7 +125,7 @@ def checked(raw: object) -> Reservation:
 
 
 def owner(res: Reservation) -> str:
-    """Whom a reservation belongs to (`writer.owner_of`): its agent, or for an
+    """Whom a reservation belongs to (`writers.owner_of`): its agent, or for an
     agent without a name, its conversation."""
     agent = res.get("agent")
     if isinstance(agent, str):
@@ -206,9 +206,9 @@ def minutes_left(res: Reservation, now: float) -> int:
 
 def holder_label(res: Reservation) -> str:
     """`agent "a"`, or for an agent without a name, which conversation."""
-    from agent_hooks import writer
+    from agent_hooks import writers
 
-    return writer.describe(res)
+    return writers.describe(res)
 
 
 def one_line(text: object, limit: int) -> str:

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from agent_hooks import identity, trail_archive
-from agent_hooks.briefings import briefing
-from agent_hooks.briefings import store as briefing_store
+from agent_hooks import identity
+from agent_hooks.agents import trail_archive
+from agent_hooks.briefings import briefing, briefing_store
 
 NOW = float(calendar.timegm((2026, 11, 21, 12, 0, 0)))
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from agent_hooks import state, trail
+from agent_hooks.agents import state, trail
 from agent_hooks.briefings import freshness
 from agent_hooks.briefings.freshness import Decision
 

@@ -19,11 +19,9 @@ from typing import Any
 
 import pytest
 
-from agent_hooks.hook_runtime import HookContext
-from agent_hooks.interop import mcp_agent_mail as mam
-from agent_hooks.interop import mcp_agent_mail_hook as store
-from agent_hooks.reservations import pattern
-from agent_hooks.reservations import store as reservation_store
+from agent_hooks.hooks.hook_runtime import HookContext
+from agent_hooks.interop import mcp_agent_mail, mcp_agent_mail_hook
+from agent_hooks.reservations import pattern, reservation_store
 from hook_runner import HookRunner, load_payload
 
 NOW = 1_800_000_000.0
@@ -101,7 +99,7 @@ class World:
         return HookContext("PostToolUse", full, environ, now)
 
     def run(self, data: dict[str, Any], agent: str = "alice", now: float = NOW) -> str | None:
-        return store.handle(self.ctx(data, agent, now))
+        return mcp_agent_mail_hook.handle(self.ctx(data, agent, now))
 
     def held(self, root: str | None = None, now: float = NOW) -> list[dict[str, Any]]:
         return reservation_store.live(self.state_dir, root or self.project, now)[0]
@@ -135,10 +133,12 @@ def reserve_cli(world: World, agent: str, *patterns: str, root: str | None = Non
 
 
 def test_tool_names_under_any_server_name() -> None:
-    assert f"{SERVER}file_reservation_paths" in mam.MCP_TOOLS
-    assert mam.tool_of(f"{SERVER}release_file_reservations") == "release_file_reservations"
-    assert mam.tool_of("mcp__agentmail__macro_start_session") == "macro_start_session"
-    assert mam.tool_of("mcp__plugin_am_mcp-agent-mail__renew_file_reservations") == (
+    assert f"{SERVER}file_reservation_paths" in mcp_agent_mail.MCP_TOOLS
+    assert (
+        mcp_agent_mail.tool_of(f"{SERVER}release_file_reservations") == "release_file_reservations"
+    )
+    assert mcp_agent_mail.tool_of("mcp__agentmail__macro_start_session") == "macro_start_session"
+    assert mcp_agent_mail.tool_of("mcp__plugin_am_mcp-agent-mail__renew_file_reservations") == (
         "renew_file_reservations"
     )
     for other in (
@@ -149,18 +149,18 @@ def test_tool_names_under_any_server_name() -> None:
         None,
         3,
     ):
-        assert mam.tool_of(other) is None
+        assert mcp_agent_mail.tool_of(other) is None
 
 
 def test_matcher_is_a_regex_by_the_protocols_rule_and_selects_exactly_these_tools() -> None:
     # PROTOCOL.md: only letters/digits/_/-/|/spaces/commas = exact names; else a regex
-    assert re.fullmatch(r"[A-Za-z0-9_\-| ,]*", mam.MATCHER) is None
+    assert re.fullmatch(r"[A-Za-z0-9_\-| ,]*", mcp_agent_mail.MATCHER) is None
     for name in [
-        *mam.MCP_TOOLS,
+        *mcp_agent_mail.MCP_TOOLS,
         "mcp__am__file_reservation_paths",
         "mcp__plugin_x_y__macro_file_reservation_cycle",
     ]:
-        assert re.search(mam.MATCHER, name), name
+        assert re.search(mcp_agent_mail.MATCHER, name), name
     for name in (
         "Write",
         "Bash",
@@ -168,7 +168,7 @@ def test_matcher_is_a_regex_by_the_protocols_rule_and_selects_exactly_these_tool
         "mcp__am__file_reservation_paths_v2",
         "xmcp__am__release_file_reservations",
     ):
-        assert not re.search(mam.MATCHER, name), name
+        assert not re.search(mcp_agent_mail.MATCHER, name), name
 
 
 # --- reading results -------------------------------------------------------------------
@@ -192,7 +192,7 @@ def test_matcher_is_a_regex_by_the_protocols_rule_and_selects_exactly_these_tool
     ],
 )
 def test_result_shapes_that_are_read(response: Any) -> None:
-    assert mam.tool_result(response) == {"released": 2}
+    assert mcp_agent_mail.tool_result(response) == {"released": 2}
 
 
 @pytest.mark.parametrize(
@@ -209,8 +209,8 @@ def test_result_shapes_that_are_read(response: Any) -> None:
     ],
 )
 def test_unreadable_results_raise(response: Any, why: str) -> None:
-    with pytest.raises(mam.ResultError, match=why):
-        mam.tool_result(response)
+    with pytest.raises(mcp_agent_mail.ResultError, match=why):
+        mcp_agent_mail.tool_result(response)
 
 
 # --- actions ---------------------------------------------------------------------------
@@ -228,37 +228,37 @@ def test_only_granted_entries_become_grants() -> None:
         "agent_name": "BlueLake",
         "paths": ["src/a.py", "docs/*", "src/b.py"],
     }
-    actions = mam.actions_from_post_tool_use(
+    actions = mcp_agent_mail.actions_from_post_tool_use(
         payload("file_reservation_paths", args, blocks(result))
     )
     assert actions == [
-        mam.Grant("src/a.py", True, NOW + 3600, 3600, "farmhand-42", 7, "/x/proj"),
-        mam.Grant("docs/*", False, NOW + 3600, 3600, "farmhand-42", 8, "/x/proj"),
+        mcp_agent_mail.Grant("src/a.py", True, NOW + 3600, 3600, "farmhand-42", 7, "/x/proj"),
+        mcp_agent_mail.Grant("docs/*", False, NOW + 3600, 3600, "farmhand-42", 8, "/x/proj"),
     ]
 
 
 def test_release_renew_and_macro_actions() -> None:
-    rel = mam.actions_from_post_tool_use(
+    rel = mcp_agent_mail.actions_from_post_tool_use(
         payload(
             "release_file_reservations",
             {"project_key": "/p", "agent_name": "A", "paths": ["src/a.py"]},
             blocks({"released": 1, "released_at": iso(NOW)}),
         )
     )
-    assert rel == [mam.Release(("src/a.py",), None, "/p")]
-    by_id = mam.actions_from_post_tool_use(
+    assert rel == [mcp_agent_mail.Release(("src/a.py",), None, "/p")]
+    by_id = mcp_agent_mail.actions_from_post_tool_use(
         payload(
             "release_file_reservations",
             {"project_key": "/p", "file_reservation_ids": [3, 4]},
             {"released": 2},
         )
     )
-    assert by_id == [mam.Release(None, (3, 4), "/p")]
-    assert mam.actions_from_post_tool_use(
+    assert by_id == [mcp_agent_mail.Release(None, (3, 4), "/p")]
+    assert mcp_agent_mail.actions_from_post_tool_use(
         payload("release_file_reservations", {"project_key": "/p"}, {"released": 0})
-    )[0] == mam.Release(None, None, "/p")
+    )[0] == mcp_agent_mail.Release(None, None, "/p")
 
-    renewed = mam.actions_from_post_tool_use(
+    renewed = mcp_agent_mail.actions_from_post_tool_use(
         payload(
             "renew_file_reservations",
             {"project_key": "/p", "extend_seconds": 600},
@@ -275,7 +275,7 @@ def test_release_renew_and_macro_actions() -> None:
             },
         )
     )
-    assert renewed == [mam.Renew("src/**", NOW + 600, "/p")]
+    assert renewed == [mcp_agent_mail.Renew("src/**", NOW + 600, "/p")]
 
     session = {
         "project": {},
@@ -284,7 +284,7 @@ def test_release_renew_and_macro_actions() -> None:
         "inbox": [],
         "file_reservations": reserve_result(granted("src/**", reason="macro-session")),
     }
-    started = mam.actions_from_post_tool_use(
+    started = mcp_agent_mail.actions_from_post_tool_use(
         payload(
             "macro_start_session",
             {"human_key": "/p", "file_reservation_paths": ["src/**"]},
@@ -295,35 +295,48 @@ def test_release_renew_and_macro_actions() -> None:
         ("src/**", "/p", "macro-session")
     ]
     session["file_reservations"] = {"granted": [], "conflicts": []}
-    assert mam.actions_from_post_tool_use(payload("macro_start_session", {}, session)) == []
+    assert (
+        mcp_agent_mail.actions_from_post_tool_use(payload("macro_start_session", {}, session)) == []
+    )
 
 
 def test_cycle_with_auto_release_keeps_only_reused_grants() -> None:
     section = reserve_result(granted("a.py", rid=1, reused=True), granted("b.py", rid=2))
     released = {"file_reservations": section, "released": {"released": 1, "released_at": iso(NOW)}}
     args = {"project_key": "/p", "paths": ["a.py", "b.py"], "auto_release": True}
-    actions = mam.actions_from_post_tool_use(
+    actions = mcp_agent_mail.actions_from_post_tool_use(
         payload("macro_file_reservation_cycle", args, released)
     )
     assert [a.pattern for a in actions] == ["a.py"]
     kept = {"file_reservations": section, "released": None}
     args["auto_release"] = False
     assert (
-        len(mam.actions_from_post_tool_use(payload("macro_file_reservation_cycle", args, kept)))
+        len(
+            mcp_agent_mail.actions_from_post_tool_use(
+                payload("macro_file_reservation_cycle", args, kept)
+            )
+        )
         == 2
     )
 
 
 def test_malformed_results_and_other_tools() -> None:
-    with pytest.raises(mam.ResultError, match="path_pattern"):
-        mam.actions_from_post_tool_use(
+    with pytest.raises(mcp_agent_mail.ResultError, match="path_pattern"):
+        mcp_agent_mail.actions_from_post_tool_use(
             payload("file_reservation_paths", {}, {"granted": [{"id": 1}]})
         )
-    with pytest.raises(mam.ResultError, match="granted"):
-        mam.actions_from_post_tool_use(payload("file_reservation_paths", {}, {"conflicts": []}))
-    with pytest.raises(mam.ResultError, match="released"):
-        mam.actions_from_post_tool_use(payload("release_file_reservations", {}, {"ok": True}))
-    assert mam.actions_from_post_tool_use(payload("fetch_inbox", {}, "not json at all")) == []
+    with pytest.raises(mcp_agent_mail.ResultError, match="granted"):
+        mcp_agent_mail.actions_from_post_tool_use(
+            payload("file_reservation_paths", {}, {"conflicts": []})
+        )
+    with pytest.raises(mcp_agent_mail.ResultError, match="released"):
+        mcp_agent_mail.actions_from_post_tool_use(
+            payload("release_file_reservations", {}, {"ok": True})
+        )
+    assert (
+        mcp_agent_mail.actions_from_post_tool_use(payload("fetch_inbox", {}, "not json at all"))
+        == []
+    )
 
 
 # --- applying to the store -------------------------------------------------------------

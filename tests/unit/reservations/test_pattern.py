@@ -32,7 +32,7 @@ from agent_hooks.reservations.pattern import (
     overlap,
     overlap_witness,
 )
-from agent_hooks.reservations.pattern_text import normalize
+from agent_hooks.reservations.pattern_input import normalize
 from hook_runner import ROOT
 
 SRC = ROOT / "src"

@@ -1,4 +1,4 @@
-"""agent_hooks.reservations.store and reservation_index: reserve / release / renew
+"""agent_hooks.reservations.reservation_store and reservation_index: reserve / release / renew
 under the project lock, the agent-state mirror, the index files and the hot cache.
 
 Every test uses its own state directory under tmp_path; time is passed in.
@@ -19,9 +19,10 @@ from typing import Any
 
 import pytest
 
-from agent_hooks import identity, liveness, state_file, storage
-from agent_hooks.reservations import index, ledger, pattern, reservation
-from agent_hooks.reservations import store as reservation_store
+from agent_hooks import identity, liveness, storage
+from agent_hooks.agents import state_file
+from agent_hooks.ledger import ledger_location
+from agent_hooks.reservations import pattern, reservation, reservation_index, reservation_store
 from hook_runner import ROOT
 
 SRC = str(ROOT / "src")
@@ -73,11 +74,11 @@ def held(state_dir: str, root: str, now: float = NOW) -> list[tuple[str | None, 
 
 
 def truth_path(state_dir: str, root: str) -> str:
-    return os.path.join(ledger.directory(state_dir, root), index.TRUTH)
+    return os.path.join(ledger_location.directory(state_dir, root), reservation_index.TRUTH)
 
 
 def cache_path(state_dir: str, root: str) -> str:
-    return os.path.join(ledger.directory(state_dir, root), index.CACHE)
+    return os.path.join(ledger_location.directory(state_dir, root), reservation_index.CACHE)
 
 
 def truth(state_dir: str, root: str) -> dict[str, Any]:
@@ -92,10 +93,13 @@ def agent_state(state_dir: str, name: str | None) -> dict[str, Any]:
     return doc
 
 
-def hot_patterns(hot: index.HotIndex | None) -> list[tuple[str | None, str]]:
+def hot_patterns(hot: reservation_index.HotIndex | None) -> list[tuple[str | None, str]]:
     assert hot is not None
     return sorted(
-        ((rec[index.AGENT], rec[index.PATTERN]) for rec in hot.candidates(None)),
+        (
+            (rec[reservation_index.AGENT], rec[reservation_index.PATTERN])
+            for rec in hot.candidates(None)
+        ),
         key=lambda item: (item[0] or "", item[1]),
     )
 
@@ -274,12 +278,12 @@ def test_strict_setting_round_trips(state_dir: str, root: str) -> None:
     assert reservation_store.live(state_dir, root, NOW) == ([], False)
     reservation_store.set_strict(state_dir, root, True, NOW)
     assert reservation_store.live(state_dir, root, NOW)[1] is True
-    hot = index.load_hot(ledger.directory(state_dir, root))
+    hot = reservation_index.load_hot(ledger_location.directory(state_dir, root))
     assert hot is not None and hot.strict is True
     grant(state_dir, root, "alice", "src/**")  # other writes keep the setting
     assert reservation_store.live(state_dir, root, NOW)[1] is True
     reservation_store.set_strict(state_dir, root, False, NOW)
-    hot = index.load_hot(ledger.directory(state_dir, root))
+    hot = reservation_index.load_hot(ledger_location.directory(state_dir, root))
     assert hot is not None and hot.strict is False
 
 
@@ -359,7 +363,7 @@ def test_expired_entries_are_ignored_when_read_and_pruned_at_next_write(
     later = NOW + 601
     assert held(state_dir, root, later) == [("carol", "etc/**")]
     assert len(truth(state_dir, root)["reservations"]) == 2  # a read does not write
-    hot = index.load_hot(ledger.directory(state_dir, root))
+    hot = reservation_index.load_hot(ledger_location.directory(state_dir, root))
     assert hot is not None and not hot.others_hold_exclusive("carol", later)
     assert grant(state_dir, root, "bob", "src/app.py", now=later).conflicts == []
     assert sorted(r["agent"] for r in truth(state_dir, root)["reservations"]) == ["bob", "carol"]
@@ -376,7 +380,7 @@ def test_a_write_that_only_prunes_still_rewrites(state_dir: str, root: str) -> N
 
 
 def test_load_hot_without_any_index_is_none(state_dir: str, root: str) -> None:
-    assert index.load_hot(ledger.directory(state_dir, root)) is None
+    assert reservation_index.load_hot(ledger_location.directory(state_dir, root)) is None
 
 
 def test_cache_is_used_while_it_matches_the_truth(state_dir: str, root: str) -> None:
@@ -390,7 +394,9 @@ def test_cache_is_used_while_it_matches_the_truth(state_dir: str, root: str) -> 
     Path(cache_path(state_dir, root)).write_bytes(
         marshal.dumps((version, pyver, key, strict, until, groups))
     )
-    assert hot_patterns(index.load_hot(ledger.directory(state_dir, root))) == [("mallory", "zzz")]
+    assert hot_patterns(reservation_index.load_hot(ledger_location.directory(state_dir, root))) == [
+        ("mallory", "zzz")
+    ]
 
 
 @pytest.mark.parametrize(
@@ -434,7 +440,7 @@ def test_damaged_cache_falls_back_to_the_truth(
         planted.write_bytes(marshal.dumps((version, pyver, key, strict, until, fake)))
         cache.unlink()
         cache.symlink_to(planted)
-    hot = index.load_hot(ledger.directory(state_dir, root))
+    hot = reservation_index.load_hot(ledger_location.directory(state_dir, root))
     assert hot_patterns(hot) == [("alice", "src/**"), ("bob", "docs/**")]
     assert hot is not None and hot.others_hold_exclusive("bob", NOW)
     assert not hot.others_hold_exclusive("alice", NOW)
@@ -447,7 +453,7 @@ def test_truth_newer_than_cache_is_not_shadowed_by_the_cache(state_dir: str, roo
     stale = Path(cache_path(state_dir, root)).read_bytes()
     grant(state_dir, root, "bob", "docs/**")
     Path(cache_path(state_dir, root)).write_bytes(stale)  # as if the cache write never happened
-    hot = index.load_hot(ledger.directory(state_dir, root))
+    hot = reservation_index.load_hot(ledger_location.directory(state_dir, root))
     assert hot_patterns(hot) == [("alice", "src/**"), ("bob", "docs/**")]
 
 
@@ -457,13 +463,15 @@ def test_truth_rewritten_with_same_size_invalidates_cache(state_dir: str, root: 
     path = Path(truth_path(state_dir, root))
     text = path.read_text()
     storage.write_bytes_atomic(str(path), text.replace('"alice"', '"carol"').encode())
-    assert hot_patterns(index.load_hot(ledger.directory(state_dir, root))) == [("carol", "src/**")]
+    assert hot_patterns(reservation_index.load_hot(ledger_location.directory(state_dir, root))) == [
+        ("carol", "src/**")
+    ]
 
 
 def test_truth_missing_means_no_index_even_with_a_cache(state_dir: str, root: str) -> None:
     grant(state_dir, root, "alice", "src/**")
     os.unlink(truth_path(state_dir, root))
-    assert index.load_hot(ledger.directory(state_dir, root)) is None
+    assert reservation_index.load_hot(ledger_location.directory(state_dir, root)) is None
 
 
 def test_corrupt_truth_is_quarantined_and_noted(state_dir: str, root: str) -> None:
@@ -480,16 +488,18 @@ def test_corrupt_truth_is_quarantined_and_noted(state_dir: str, root: str) -> No
     assert "not valid JSON" in note and moved in note
     assert Path(moved).read_bytes() == b'{"reservations": ['
     assert held(state_dir, root) == [("bob", "docs/**")]
-    assert hot_patterns(index.load_hot(ledger.directory(state_dir, root))) == [("bob", "docs/**")]
+    assert hot_patterns(reservation_index.load_hot(ledger_location.directory(state_dir, root))) == [
+        ("bob", "docs/**")
+    ]
 
 
 def test_truth_that_is_not_an_object_is_quarantined(state_dir: str, root: str) -> None:
-    index_dir = ledger.directory(state_dir, root)
+    index_dir = ledger_location.directory(state_dir, root)
     os.makedirs(index_dir)
-    Path(index_dir, index.TRUTH).write_text("[1, 2, 3]")
+    Path(index_dir, reservation_index.TRUTH).write_text("[1, 2, 3]")
     out = grant(state_dir, root, "bob", "docs/**")
     assert len(out.notes) == 1 and "list" in out.notes[0]
-    assert len(glob.glob(os.path.join(index_dir, index.TRUTH + ".corrupt-*"))) == 1
+    assert len(glob.glob(os.path.join(index_dir, reservation_index.TRUTH + ".corrupt-*"))) == 1
 
 
 def test_entries_that_are_not_objects_are_dropped(state_dir: str, root: str) -> None:
@@ -503,7 +513,7 @@ def test_entries_that_are_not_objects_are_dropped(state_dir: str, root: str) -> 
 
 
 def write_truth(state_dir: str, root: str, doc: Any) -> None:
-    os.makedirs(ledger.directory(state_dir, root), exist_ok=True)
+    os.makedirs(ledger_location.directory(state_dir, root), exist_ok=True)
     storage.write_json_atomic(truth_path(state_dir, root), doc)
 
 
@@ -589,7 +599,7 @@ def test_a_lone_surrogate_in_an_entry_never_stops_the_ledger_being_written(
 ) -> None:
     """Found by tests/fuzz: `"reason": "\\ud800"` (valid JSON) made every write of
     the ledger and of the state mirrors raise UnicodeEncodeError."""
-    os.makedirs(ledger.directory(state_dir, root))
+    os.makedirs(ledger_location.directory(state_dir, root))
     entry = '{"id": "r-1", "agent": "alice", "pattern": "src/**", "expires_at": %d, "reason": "\\ud800"}'
     Path(truth_path(state_dir, root)).write_text('{"reservations": [%s]}' % (entry % (NOW + HOUR)))
     assert grant(state_dir, root, "bob", "docs/**").changed
@@ -599,10 +609,10 @@ def test_a_lone_surrogate_in_an_entry_never_stops_the_ledger_being_written(
 
 
 def test_project_key_is_stable_and_file_name_safe() -> None:
-    key = ledger.legacy_key("/home/dev/my project!/.hidden")
-    assert key == ledger.legacy_key("/home/dev/my project!/.hidden")
+    key = ledger_location.legacy_key("/home/dev/my project!/.hidden")
+    assert key == ledger_location.legacy_key("/home/dev/my project!/.hidden")
     assert "/" not in key and " " not in key and not key.startswith(".")
-    assert ledger.legacy_key("/a/x") != ledger.legacy_key("/b/x")
+    assert ledger_location.legacy_key("/a/x") != ledger_location.legacy_key("/b/x")
 
 
 # --- the lock --------------------------------------------------------------------
@@ -612,7 +622,7 @@ def test_busy_lock_refuses_rather_than_writing_unlocked(
     state_dir: str, root: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     grant(state_dir, root, "alice", "src/**")
-    lock_file = index.lock_path(ledger.directory(state_dir, root))
+    lock_file = reservation_index.lock_path(ledger_location.directory(state_dir, root))
     ready = tmp_path / "holding"
     holder = subprocess.Popen(
         [

@@ -10,8 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_hooks.work_sessions import report as work_session_report
-from agent_hooks.work_sessions import subagents, work_session
+from agent_hooks.work_sessions import subagents, work_session, work_session_report
 
 NOW = float(calendar.timegm((2026, 11, 21, 12, 0, 0)))
 

@@ -8,8 +8,7 @@ import time
 import pytest
 
 from agent_hooks import timestamps
-from agent_hooks.work_sessions import report as work_session_report
-from agent_hooks.work_sessions import work_session
+from agent_hooks.work_sessions import work_session, work_session_report
 
 NOW = calendar.timegm((2026, 11, 21, 12, 0, 0))
 

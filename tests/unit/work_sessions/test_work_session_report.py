@@ -1,4 +1,4 @@
-"""Tests for agent_hooks.work_sessions.report: the texts of status, resume, list,
+"""Tests for agent_hooks.work_sessions.work_session_report: the texts of status, resume, list,
 tokens, savings and close, checked against the seed's examples."""
 
 from __future__ import annotations
@@ -9,8 +9,7 @@ import copy
 import pytest
 
 from agent_hooks import durations
-from agent_hooks.work_sessions import report as work_session_report
-from agent_hooks.work_sessions import work_session
+from agent_hooks.work_sessions import work_session, work_session_report
 
 
 def ts(y: int, mo: int, d: int, h: int = 0, mi: int = 0) -> float:

@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_hooks.work_sessions import store, work_session
-from agent_hooks.work_sessions import yaml_subset as work_session_yaml
+from agent_hooks.work_sessions import work_session, work_session_store, yaml_subset
 
 NOW = float(calendar.timegm((2026, 11, 21, 12, 0, 0)))
 
@@ -79,7 +78,7 @@ notes:
 
 
 def test_the_seeds_yaml_format_is_read() -> None:
-    doc = work_session.normalize(work_session_yaml.parse_yaml(SEED_YAML))
+    doc = work_session.normalize(yaml_subset.parse_yaml(SEED_YAML))
     assert doc["tokens"] == {
         "max": 150000,
         "initial": 0,
@@ -121,7 +120,7 @@ def test_the_seeds_yaml_format_is_read() -> None:
 
 
 def test_the_seeds_start_template_with_empty_flow_values() -> None:
-    raw = work_session_yaml.parse_yaml(
+    raw = yaml_subset.parse_yaml(
         'session_id: "X"\ntokens:\n  max: 150000\n  saved: 0\nagents_spawned: []\n'
         "artifacts: []\nmilestones: []\ncontext_summary: \"\"\nnotes:\n- a\n- 'it''s'\nextra: {}\n"
     )
@@ -153,11 +152,11 @@ def test_yaml_beyond_the_subset_is_refused_with_the_line(text: str, line: int) -
     with pytest.raises(
         work_session.WorkSessionError, match=f"f.yaml: line {line}: .*convert the file to JSON"
     ):
-        work_session_yaml.parse_yaml(text, "f.yaml")
+        yaml_subset.parse_yaml(text, "f.yaml")
 
 
 def test_a_yaml_session_is_found_listed_and_imported_on_first_write(tmp_path: Path) -> None:
-    s = store.Store(str(tmp_path))
+    s = work_session_store.Store(str(tmp_path))
     (tmp_path / "SES202501-ACME-AUDIT.yaml").write_text(SEED_YAML)
     found, problems = s.all()
     assert problems == [] and [f.doc["session_id"] for f in found] == ["SES202501-ACME-AUDIT"]

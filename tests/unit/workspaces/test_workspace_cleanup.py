@@ -11,9 +11,8 @@ from typing import Any
 
 import pytest
 
-from agent_hooks.workspaces import cleanup as workspace_cleanup
-from agent_hooks.workspaces import store as workspace_store
-from agent_hooks.workspaces.store import Workspace
+from agent_hooks.workspaces import workspace_cleanup, workspace_store
+from agent_hooks.workspaces.workspace_store import Workspace
 
 NOW = float(calendar.timegm((2026, 11, 21, 12, 0, 0)))
 DAY = 86400

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import calendar
 
-from agent_hooks.workspaces import manifest as workspace_manifest
+from agent_hooks.workspaces import workspace_manifest
 
 NOW = calendar.timegm((2025, 1, 18, 14, 30, 22))
 

@@ -14,11 +14,10 @@ from typing import Any
 
 import pytest
 
-from agent_hooks import identity, state, state_file
-from agent_hooks.workspaces import manifest as workspace_manifest
-from agent_hooks.workspaces import store as workspace_store
-from agent_hooks.workspaces import workspace
-from agent_hooks.workspaces.store import Workspace
+from agent_hooks import identity
+from agent_hooks.agents import state, state_file
+from agent_hooks.workspaces import workspace, workspace_manifest, workspace_store
+from agent_hooks.workspaces.workspace_store import Workspace
 from hook_runner import ROOT
 
 SRC = str(ROOT / "src")
@@ -90,7 +89,7 @@ def test_processes_creating_workspaces_in_the_same_second_never_collide(
     # every process draws the same suffixes in the same order: only mkdir's
     # exclusivity keeps them apart
     script = f"""
-        from agent_hooks.workspaces import store as workspace_store
+        from agent_hooks.workspaces import workspace_store
         names = iter(["aaaa", "aaab", "aaac", "aaad", "aaae", "aaaf", "aaag", "aaah"])
         ws = workspace_store.create({str(project)!r}, {NOW!r}, suffix=lambda: next(names))
         print(ws.id)
@@ -123,7 +122,7 @@ def test_eight_concurrent_writers_leave_a_complete_manifest_and_index(
 ) -> None:
     ws = workspace_store.create(str(project), NOW)
     script = """
-        from agent_hooks.workspaces import store as workspace_store
+        from agent_hooks.workspaces import workspace_store
         ws = workspace_store.Workspace({project!r}, {ws_id!r})
         for j in range(6):
             workspace_store.write_context(ws, f"code/w{i}-{{j}}-context.md", "x", {now!r} + j,

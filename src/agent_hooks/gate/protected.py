@@ -1,0 +1,68 @@
+"""agent-hooks' own files, which agents change only through the CLI.
+
+An agent's Write, Edit, NotebookEdit or visible Bash write into a ledger (any
+repository's `<common git dir>/agent-hooks/`, or the state directory's
+`agent-hooks/`) or into the state directory's own files (`state-*.json`,
+`agent-state.json`, their `.lock` and `.corrupt-*` copies, `agent-hooks.log*`)
+is refused: a hand-edited ledger is how one bad entry once switched enforcement
+off for a whole project.
+
+Invariants: paths are compared resolved; a directory target is refused when
+it holds one of these files (`rm -rf .git` takes the ledger with it). Built-ins
+only (PreToolUse asks on every edit).
+"""
+
+from __future__ import annotations
+
+from agent_hooks import identity, repository
+from agent_hooks import posix_fs as fs
+from agent_hooks.ledger import ledger_location
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from _collections_abc import Iterable
+
+
+def _state_file_name(name: str) -> bool:
+    base = name.split(".corrupt-")[0]
+    if base.endswith(".lock"):
+        base = base[:-5]
+    return identity.agent_from_state_file("", base) is not None or base.startswith(
+        identity.LOG_FILE
+    )
+
+
+def guarded(
+    resolved: str, state_dir: str, directory: bool = False, ledgers: Iterable[str] = ()
+) -> str | None:
+    """What protected thing the resolved target is (or, for a directory target,
+    holds): a one-line description, or None when the write is none of our business.
+    `ledgers` are ledger directories known to matter (the agent's project's): a
+    directory target holding one (`rm -rf` of the repository, or above) is refused."""
+    data = identity.data_dir(state_dir)
+    if fs.is_within(resolved, data) or (directory and fs.is_within(data, resolved)):
+        return f"agent-hooks' data in {data}"
+    if fs.dirname(resolved) == state_dir and _state_file_name(fs.basename(resolved)):
+        return "an agent's state file (or its lock or the hook log)"
+    if directory and fs.is_within(state_dir, resolved):
+        return f"the agents' state directory {state_dir}"
+    books = [] if not directory else [b for b in ledgers if ledger_location.is_repository_ledger(b)]
+    tops = {repository.git_top_level(fs.dirname(resolved), resolved=True)}
+    if directory:
+        tops.add(repository.git_top_level(resolved, resolved=True))
+    for top in tops:
+        common = repository.common_dir(top) if top is not None else None
+        if common is not None:
+            books.append(fs.join(common, ledger_location.SUBDIR))
+    for book in books:
+        if fs.is_within(resolved, book) or (directory and fs.is_within(book, resolved)):
+            return f"the repository's ledger {book}"
+    return None
+
+
+def message(what: str, shown: str) -> str:
+    return (
+        f"agent-hooks: {shown} is {what}: reservations, leases and state change only through "
+        "the `agent-hooks` command (reserve, release, renew, …), never by editing files. "
+        "Do not write there; run `agent-hooks --help` for the command you need."
+    )

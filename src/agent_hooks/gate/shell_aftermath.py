@@ -1,0 +1,279 @@
+"""After a Bash command (PostToolUse): which changed files are this writer's, its
+leases on them, and a warning for held files it changed.
+
+The client reports the files a command changed (`bashEditDiff`), and blames
+any concurrent change on the command too: a long Bash listed another agent's
+Write as its own modification. So:
+
+* A changed file that another writer wrote with a file tool inside the
+  command's time window (its edit lease's last write falls between the
+  command's start — `duration_ms` before now, less a second of slack — and now)
+  is not this writer's: it gets no trail entry, no lease, and no warning.
+* A changed file another writer's *Bash* command leased inside the window is
+  ambiguous (that lease may itself come from the client's blame: two commands
+  running at once each report both's files): it stays in this writer's trail,
+  but gets no lease and no warning.
+* The writer takes a lease on each file that is its own (one lock for all).
+* A changed file another writer leases, or another owner holds exclusively by
+  reservation, is reported to the model: the command changed what someone else
+  is changing, which the parser did not see coming. A reservation holder whose
+  trail shows the file's current content as its own last write made that change,
+  not the command.
+
+Linear in the changed files (a command can report hundreds of thousands): the
+ledger's lease directory is listed once and only the lease files of changed files
+are read; at most MAX_LEASED files are leased, at most MAX_CHECKS held files have
+their content compared with the holder's last write (each holder's state is read
+once), and at most MAX_NOTES files are named in the warning (the rest counted).
+
+Hot path: built-ins and agent_hooks' own modules only. In a ledger without
+other writers' leases or reservations this costs a directory listing and one
+lease write.
+"""
+
+from __future__ import annotations
+
+from agent_hooks import liveness, repository
+from agent_hooks import posix_fs as fs
+from agent_hooks.leases import lease, lease_store
+from agent_hooks.ledger import ledger_location
+from agent_hooks.reservations import reservation_index
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from _collections_abc import Mapping
+    from typing import Any
+
+    from agent_hooks.writers import Writer
+
+MAX_LEASED = 200  # files one Bash command may lease; the rest are only recorded
+MAX_CHECKS = 1000  # held files whose content is compared with their holder's last write
+MAX_NOTES = 20  # held files the warning names; the rest are counted
+SLACK = 1.0  # seconds before the command's reported start still counted as inside it
+LIST_FROM = 32  # changed files past which the lease directory is listed once
+
+
+class Aftermath:
+    __slots__ = ("foreign", "problems", "warning")
+
+    def __init__(self) -> None:
+        self.foreign: set[str] = set()  # changed by another writer during the command
+        self.warning: str | None = None
+        self.problems: list[str] = []
+
+
+def _rels(paths: list[str], project: str) -> list[tuple[str, str]]:
+    """(path, path relative to the project) for the paths inside it (normalised
+    absolute paths, as `trail.entries` gives them)."""
+    root = project.rstrip("/") + "/"
+    cut = len(root)
+    return [(path, path[cut:]) for path in paths if path.startswith(root) and len(path) > cut]
+
+
+def after_bash(
+    state_dir: str,
+    project: str,
+    me: Writer,
+    changed: list[str],
+    now: float,
+    *,
+    duration_ms: object,
+    environ: Mapping[str, str],
+    minutes: int | None = None,
+) -> Aftermath:
+    """Sort the changed files, lease this writer's own, and warn about held ones."""
+    result = Aftermath()
+    directory = ledger_location.directory(state_dir, project)
+    hot = reservation_index.load_hot(directory)
+    if minutes is None:
+        setting = hot.settings.get("lease_minutes") if hot is not None else None
+        minutes = setting if isinstance(setting, int) else reservation_index.DEFAULT_LEASE_MINUTES
+    took = duration_ms / 1000 if isinstance(duration_ms, int | float) and duration_ms > 0 else 0.0
+    start = now - took - SLACK
+    mine: list[str] = []
+    leased_by_others: dict[str, dict[str, Any]] = {}
+    inside = _rels(changed, project)
+    leased = _LeaseNames(directory, minutes, len(inside))
+    for path, rel in inside:
+        if not (leased and rel in leased):
+            mine.append(rel)  # no lease file: nobody else's
+            continue
+        leases = lease_store.read(directory, rel)
+        if _written_by_another(leases, me, start, now, "edit"):
+            result.foreign.add(path)
+            continue
+        seen = lease.judge(leases, me, project, now, liveness.alive)
+        if _written_by_another(seen.blockers, me, start, now, "bash"):
+            continue  # ambiguous: both commands may have reported it
+        if seen.blockers:
+            leased_by_others[rel] = seen.blockers[0]
+        else:
+            mine.append(rel)
+    if minutes > 0 and mine:
+        claims = lease_store.claim_many(
+            directory,
+            mine[:MAX_LEASED],
+            me,
+            worktree=project,
+            branch=repository.branch(project),
+            environ=environ,
+            now=now,
+            minutes=minutes,
+            source="bash",
+        )
+        for rel, outcome in claims.items():
+            if outcome.problem:
+                result.problems.append(outcome.problem)
+            if outcome.blockers:
+                leased_by_others[rel] = outcome.blockers[0]
+    cards: dict[object, dict[str, Any] | None] = {}
+    notes = []
+    if leased_by_others:
+        from agent_hooks.leases import lease_messages  # only to name a holder
+    for rel, held in list(leased_by_others.items())[:MAX_NOTES]:
+        key = held.get("writer")
+        if key not in cards:
+            cards[key] = lease_store.card(directory, key)
+        notes.append(f"{rel} ({lease_messages.holder_label(held, cards[key])} is changing it)")
+    more = len(leased_by_others) - len(notes)
+    if hot is not None and hot.others_hold_exclusive(me.owner, now):
+        found, unchecked = _reserved_notes(
+            state_dir, hot, me, inside, result.foreign, now, MAX_NOTES - len(notes)
+        )
+        notes += found
+        more += unchecked
+    if more:
+        notes.append(f"{'and ' if notes else ''}{more} more changed files in held paths")
+    if notes:
+        result.warning = (
+            "agent-hooks: your last Bash command changed files that another writer holds: "
+            + ", ".join(notes)
+            + ". If your command made these changes, undo them (restore the files' previous "
+            "content, e.g. `git checkout -- <file>` for a committed file) and leave these "
+            "paths to their holder."
+        )
+    return result
+
+
+class _LeaseNames:
+    """Is there a lease file for a path? Linear whatever the sizes: for a few changed
+    files each is looked up on its own (a failed open); past `LIST_FROM` the ledger's
+    lease directory is listed once, its names compared with the files' escaped names
+    (a listing of 5,000 leases costs more than a few lookups)."""
+
+    __slots__ = ("names",)
+
+    def __init__(self, directory: str, minutes: int, changed: int) -> None:
+        import posix
+
+        self.names: set[str] | None = None
+        if minutes > 0 and changed > LIST_FROM:
+            try:
+                self.names = set(posix.listdir(fs.join(directory, lease_store.LEASES)))
+            except OSError:
+                self.names = set()
+        elif minutes <= 0:
+            self.names = set()
+
+    def __bool__(self) -> bool:
+        return self.names is None or bool(self.names)
+
+    def __contains__(self, rel: str) -> bool:
+        return self.names is None or lease.file_name(rel) in self.names
+
+
+def _written_by_another(
+    leases: list[dict[str, Any]], me: Writer, start: float, now: float, source: str
+) -> bool:
+    """Does another writer's lease from `source` (edit, bash) show a write inside
+    the command's window?"""
+    for item in leases:
+        written = item.get("written")
+        if item.get("writer") == me.key or item.get("source") != source:
+            continue
+        if isinstance(written, int | float) and start <= written <= now + SLACK:
+            return True
+    return False
+
+
+def _reserved_notes(
+    state_dir: str,
+    hot: reservation_index.HotIndex,
+    me: Writer,
+    changed: list[tuple[str, str]],
+    foreign: set[str],
+    now: float,
+    room: int,
+) -> tuple[list[str], int]:
+    """Changed files another owner holds exclusively by reservation — unless the
+    file's current content is the holder's own last write: at most `room` notes
+    (and at most MAX_CHECKS files compared), and how many more held files there
+    were (not compared)."""
+    from agent_hooks.agents import trail
+    from agent_hooks.gate import places
+
+    living: dict[int, bool] = {}  # id(record) -> does its holder count
+
+    def counts(rec: tuple[Any, ...]) -> bool:
+        if id(rec) not in living:
+            living[id(rec)] = liveness.alive(rec[reservation_index.HOLDER] or {}) is not False
+        return living[id(rec)]
+
+    marks: dict[str | None, dict[str, Any]] = {}  # holder agent -> its trail's fingerprints
+    described: dict[tuple[int, ...], str] = {}
+    notes: list[str] = []
+    more = checks = 0
+    blockers = places.edit_blockers(hot, me.owner, now, counts)
+    for path, rel in changed:
+        if path in foreign:
+            continue
+        holders = blockers(rel)
+        if not holders:
+            continue
+        if len(notes) >= room or checks >= MAX_CHECKS:
+            more += 1
+            continue
+        checks += 1
+        mark = trail.fingerprint(path)
+        holders = [
+            rec
+            for rec in holders
+            if mark is None
+            or _holder_mark(marks, state_dir, rec[reservation_index.AGENT], path, now) != mark
+        ]
+        if holders:
+            from agent_hooks.reservations import reservation  # only to describe a holder
+
+            key = tuple(id(rec) for rec in holders)
+            if key not in described:
+                described[key] = "; ".join(
+                    reservation.describe(reservation_index.as_dict(r), now) for r in holders
+                )
+            notes.append(f"{rel} ({described[key]})")
+    return notes, more
+
+
+def _holder_mark(
+    marks: dict[str | None, dict[str, Any]],
+    state_dir: str,
+    holder: str | None,
+    path: str,
+    now: float,
+) -> object:
+    """The fingerprint of `path` in the holder's trail (its state read once per call)."""
+    if holder not in marks:
+        marks[holder] = _fingerprints(state_dir, holder, now)
+    return marks[holder].get(path)
+
+
+def _fingerprints(state_dir: str, holder: str | None, now: float) -> dict[str, Any]:
+    from agent_hooks import identity
+    from agent_hooks.agents import state_file
+
+    try:
+        agent = identity.Agent(identity.check_agent_name(holder) if holder else None, state_dir)
+    except identity.IdentityError:
+        return {}
+    doc, _ = state_file.read(agent, now)
+    found: dict[str, Any] = doc["fingerprints"]
+    return found

@@ -1,0 +1,360 @@
+"""`./install.sh --uninstall --purge`: everything agent-hooks left on the machine,
+listed first, then removed (docs/adr/0010-installer-and-plugin.md).
+
+install.sh runs `python -I -m agent_hooks.install.purge plan|run|kept` from the clone:
+
+* `plan` prints every thing `--purge` will remove — settings it installed into,
+  the CLI link, the installed copy, recorded git guards, ledgers, agents' state,
+  the log, agent-hooks' data, settings backups — and what stays, then asks for
+  confirmation (exit 0: go on; 2: not confirmed, nothing was changed). Without a
+  terminal and without `--yes` it refuses in one line.
+* `run` takes agent-hooks out of every recorded settings file and removes the
+  guards, ledgers and state files, printing each as it goes; install.sh then
+  removes the CLI link and the installed copy itself.
+* `kept` (a plain `--uninstall`) lists what stays and how `--purge` removes it.
+
+Invariants:
+
+* Only files of agent-hooks' own naming are removed from the state directory
+  (`CLAUDE_CONFIG_DIR`, else `~/.claude`): `state-<valid name>.json`,
+  `agent-state.json`, their `.lock`, `.corrupt-*` and temp files, `agent-hooks.log*`,
+  the `agent-hooks/` directory and `settings.json.agent-hooks-backup-*`. Nothing
+  else of Claude Code's or the user's is touched.
+* Inside repositories only what a record names is touched: a guard listed in
+  `guards.json` is removed only while its file still is a guard (its chained hook
+  renamed back); a ledger (`<git common dir>/agent-hooks/`) only of a repository
+  agent-hooks knows (recorded guards, reservation indexes, agents' state).
+* Work sessions and workspaces inside projects are the user's work: listed, never
+  removed.
+
+Standard library only: it must run when the installed copy is gone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+
+from agent_hooks import identity, storage
+from agent_hooks.git_guard import guard_hooks, guard_record
+from agent_hooks.install import claude_settings
+from agent_hooks.wording import plural
+from agent_hooks.work_sessions.location import DEFAULT_SUBDIR as SESSIONS_SUBDIR
+
+LEDGER = "agent-hooks"
+WORKSPACES_SUBDIR = ".tmp/sessions"  # repository.WORKSPACES_DIR
+
+
+@dataclass(frozen=True)
+class Item:
+    """One thing to remove: `path`, and what it is, for a person."""
+
+    path: str
+    what: str
+    is_dir: bool = False
+
+
+def _state_file_base(name: str) -> str | None:
+    """The state file `name` belongs to (itself, its lock, corrupt copy or temp file)."""
+    for candidate in (
+        name,
+        name[:-5] if name.endswith(".lock") else "",
+        name.partition(".corrupt-")[0] if ".corrupt-" in name else "",
+        storage.temp_target(name) or "",
+    ):
+        if candidate and identity.agent_from_state_file("", candidate) is not None:
+            return candidate
+    return None
+
+
+def state_items(state_dir: str) -> list[Item]:
+    """agent-hooks' files directly in the state directory, and its data directory."""
+    try:
+        names = sorted(os.listdir(state_dir))
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    items = []
+    for name in names:
+        path = os.path.join(state_dir, name)
+        if os.path.isdir(path) and not os.path.islink(path):
+            if name == identity.DATA_SUBDIR:
+                items.append(
+                    Item(
+                        path,
+                        "agent-hooks' data: archived trails, briefings, reservation indexes, "
+                        "records",
+                        is_dir=True,
+                    )
+                )
+            continue
+        base = _state_file_base(name)
+        if base is not None:
+            items.append(Item(path, "agent state" if base == name else f"belongs to {base}"))
+        elif name == identity.LOG_FILE or name.startswith(identity.LOG_FILE + "."):
+            items.append(Item(path, "the hook log"))
+    return items
+
+
+def backup_items(settings_files: list[str]) -> list[Item]:
+    return [
+        Item(b, "a settings backup agent-hooks made")
+        for path in settings_files
+        for b in claude_settings.backups(path)
+    ]
+
+
+def recorded_settings(record: str | None, user_settings: str) -> list[str]:
+    """Every settings file install put agent-hooks into (the record), and the user's."""
+    files = list(claude_settings.load_record(record)["settings"])
+    real = os.path.realpath(user_settings)
+    return files if real in files else [real, *files]
+
+
+def settings_items(files: list[str], record: str | None) -> list[Item]:
+    items = []
+    for path in files:
+        try:
+            doc = claude_settings.read_settings(path)
+        except (ValueError, OSError):
+            continue
+        entry = claude_settings.load_record(record)["settings"].get(path) or {}
+        rules = claude_settings.rules_in(doc, list(entry.get("allow") or ()))
+        if claude_settings.ours_block(doc) or claude_settings.is_ours(doc.get("statusLine")):
+            extra = f" and the {_rules(rules)}" if rules else ""
+            items.append(Item(path, f"agent-hooks' hooks{extra} taken out"))
+        elif rules:
+            items.append(Item(path, f"the {_rules(rules)} taken out"))
+    return items
+
+
+def _rules(rules: list[str]) -> str:
+    return ("rule " if len(rules) == 1 else "rules ") + ", ".join(rules)
+
+
+def guard_items(state_dir: str) -> list[Item]:
+    items = []
+    for entry in guard_record.load(state_dir):
+        hook = entry["hook"]
+        if guard_hooks.read_meta(hook) is None:
+            continue  # removed (or replaced) since: not ours any more
+        chained = guard_hooks.chained_path(hook)
+        back = f"; {chained} is put back in its place" if os.path.lexists(chained) else ""
+        items.append(Item(hook, f"the git guard of {entry.get('repo', '?')}{back}"))
+    return items
+
+
+def known_repositories(state_dir: str) -> list[str]:
+    """Repositories agent-hooks has a record of: guards, reservation indexes, agents' state."""
+    found = {g.get("repo") for g in guard_record.load(state_dir)}
+    projects = os.path.join(identity.data_dir(state_dir), "projects")
+    for name in _listdir(projects):
+        doc = storage.load_json_object(os.path.join(projects, name, "reservations.json")).doc
+        found.add((doc or {}).get("project_root"))
+    for name in _listdir(state_dir):
+        if identity.agent_from_state_file(state_dir, name) is not None:
+            try:
+                doc = storage.load_json_object(os.path.join(state_dir, name)).doc
+            except OSError:
+                continue
+            found.add((doc or {}).get("project_root"))
+    return sorted(r for r in found if isinstance(r, str) and os.path.isabs(r) and os.path.isdir(r))
+
+
+def _listdir(path: str) -> list[str]:
+    try:
+        return sorted(os.listdir(path))
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+
+
+def git_common_dir(repo: str) -> str | None:
+    try:
+        proc = subprocess.run(
+            ["git", "-C", repo, "rev-parse", "--path-format=absolute", "--git-common-dir"],
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=30,
+        )
+        if proc.returncode == 0 and proc.stdout.strip():
+            return proc.stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        pass
+    dot_git = os.path.join(repo, ".git")
+    return dot_git if os.path.isdir(dot_git) else None
+
+
+def ledger_items(repos: list[str]) -> list[Item]:
+    items = []
+    seen = set()
+    for repo in repos:
+        common = git_common_dir(repo)
+        ledger = os.path.join(common, LEDGER) if common else None
+        if ledger and ledger not in seen and os.path.isdir(ledger):
+            seen.add(ledger)
+            items.append(Item(ledger, f"the reservation ledger of {repo}", is_dir=True))
+    return items
+
+
+def project_work(repos: list[str]) -> list[str]:
+    """Work sessions and workspaces in known projects: the user's, never removed."""
+    return [
+        os.path.join(repo, sub)
+        for repo in repos
+        for sub in (SESSIONS_SUBDIR, WORKSPACES_SUBDIR)
+        if os.path.isdir(os.path.join(repo, sub))
+    ]
+
+
+class Plan:
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.state_dir = args.state_dir
+        self.settings_files = recorded_settings(args.record, args.settings)
+        self.settings = settings_items(self.settings_files, args.record)
+        self.guards = guard_items(self.state_dir)
+        self.repos = known_repositories(self.state_dir)
+        self.ledgers = ledger_items(self.repos)
+        self.state = state_items(self.state_dir)
+        self.backups = backup_items(self.settings_files)
+        self.installed: list[Item] = []
+        link = getattr(args, "link", None)
+        if link and os.path.islink(link):
+            self.installed.append(
+                Item(link, f"the agent-hooks command, a link to {os.readlink(link)}")
+            )
+        data = getattr(args, "data", None)
+        if data and os.path.isdir(data):
+            self.installed.append(
+                Item(data, "the installed copy: venv, hooks/entry.py, records", is_dir=True)
+            )
+
+    def removable(self) -> list[Item]:
+        return [*self.guards, *self.ledgers, *self.state, *self.backups]
+
+    def print(self) -> None:
+        everything = [*self.settings, *self.installed, *self.removable()]
+        if not everything:
+            print("Nothing of agent-hooks is left to remove.")
+        else:
+            print("./install.sh --uninstall --purge removes:")
+            for item in everything:
+                print(f"  {item.path}{'/' if item.is_dir else ''}: {item.what}")
+        kept = project_work(self.repos)
+        if kept:
+            print("Kept (your work; remove it yourself when you no longer need it):")
+            for path in kept:
+                print(f"  {path}/")
+
+
+def plan(args: argparse.Namespace) -> int:
+    Plan(args).print()
+    if args.yes:
+        return 0
+    if not sys.stdin.isatty():
+        print(
+            "install.sh: --purge asks before removing anything; run it in a terminal or add "
+            "--yes (nothing was removed)",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        answer = input("Remove all of the above? [y/N] ")
+    except EOFError:
+        answer = ""
+    if not answer.strip().lower().startswith("y"):
+        print("Nothing was removed.")
+        return 2
+    return 0
+
+
+def remove_guard(hook: str) -> str:
+    """Remove the guard at `hook` (still one?) and rename its chained hook back."""
+    if guard_hooks.read_meta(hook) is None:
+        return "not a guard any more; left alone"
+    return guard_hooks.remove_hook(hook)
+
+
+def _remove(item: Item) -> None:
+    if item.is_dir and not os.path.islink(item.path):
+        shutil.rmtree(item.path)
+    else:
+        os.unlink(item.path)
+
+
+def run(args: argparse.Namespace) -> int:
+    current = Plan(args)
+    failed = 0
+    for item in current.settings:
+        code = claude_settings.main(
+            [
+                "uninstall",
+                "--settings",
+                item.path,
+                *(["--record", args.record] if args.record else []),
+            ]
+        )
+        failed += code != 0
+    for item in current.guards:
+        try:
+            print(f"{item.path}: {remove_guard(item.path)}")
+        except OSError as exc:
+            print(f"{item.path}: could not be removed ({exc})", file=sys.stderr)
+            failed += 1
+    backups = backup_items(current.settings_files)  # uninstall may have made or removed one
+    for item in [*current.ledgers, *current.state, *backups]:
+        try:
+            _remove(item)
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            print(f"{item.path}: could not be removed ({exc})", file=sys.stderr)
+            failed += 1
+            continue
+        print(f"removed {item.path}{'/' if item.is_dir else ''}")
+    return 1 if failed else 0
+
+
+def kept(args: argparse.Namespace) -> int:
+    """After a plain uninstall: what stays, and how to remove it."""
+    current = Plan(args)
+    items = current.removable()
+    if items:
+        print(
+            f"Kept: {plural(len(items), 'file')} of agents' state, logs and data "
+            f"(in {current.state_dir}, and guards or ledgers in repositories); "
+            "`./install.sh --uninstall --purge` lists and removes them."
+        )
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m agent_hooks.install.purge", description=__doc__.splitlines()[0]
+    )
+    parser.add_argument("action", choices=["plan", "run", "kept"])
+    parser.add_argument(
+        "--state-dir", help="Claude Code's directory (default: as the hooks find it)."
+    )
+    parser.add_argument("--settings", help="The user-level settings.json.")
+    parser.add_argument("--record", help="install.sh's record of the settings files it changed.")
+    parser.add_argument("--link", help="The agent-hooks command's link.")
+    parser.add_argument("--data", help="The installed copy (AGENT_HOOKS_HOME).")
+    parser.add_argument("--yes", action="store_true", help="Do not ask.")
+    args = parser.parse_args(argv)
+    if not args.state_dir:
+        args.state_dir = identity.state_dir(os.environ)
+    if not args.settings:
+        args.settings = os.path.join(args.state_dir, "settings.json")
+    try:
+        return {"plan": plan, "run": run, "kept": kept}[args.action](args)
+    except OSError as exc:
+        print(f"install.sh: {exc}; stopped there", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

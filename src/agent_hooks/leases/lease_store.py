@@ -1,0 +1,259 @@
+"""Leases on disk, the hot part: reading a path's leases and claiming them.
+
+Inside a ledger directory: `leases/<escaped path>` holds a path's leases
+(`{"path": rel, "leases": [lease, …]}`, one per worktree at most);
+`writers/<escaped writer key>` is a writer's card: who it is and what it is
+called (`{"writer", "agent", …, "description", "name"}`), its mtime the last
+time it was heard from, its atime the end of its latest lease (so a lease set
+with longer minutes than a reader's own is seen without reading the card; a
+mount that moves atimes on reads only shortens that to the reader's minutes);
+`leases.lock` serializes every change of either.
+
+Invariants:
+
+* A claim is check-then-write under `leases.lock`: of two writers claiming one
+  file at the same instant exactly one gets it; the other is told who holds it.
+  A renewal of one's own fresh lease (written within `lease.RESOLUTION`) is not
+  written at all.
+* Reads take no lock (files are replaced atomically); a lease file that does
+  not parse counts as no lease (it is rewritten by the next claim, and the
+  problem is reported).
+* A claim writes the lease file (a new file and a rename) and, only at a
+  writer's first lease, its card: file creation is what a claim costs, so it
+  does no more of it than the lease itself needs.
+* When the lock cannot be had within `LOCK_TIMEOUT` the claim is not recorded
+  and the edit goes on (fail open, logged by the caller).
+
+Hot-path clean: built-in modules and agent_hooks' own; `storage` is loaded only
+when a claim is written (a renewal of a fresh lease writes nothing).
+"""
+
+from __future__ import annotations
+
+import posix
+
+from agent_hooks import jsonio, liveness
+from agent_hooks import posix_fs as fs
+from agent_hooks.leases import lease
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from _collections_abc import Callable
+    from typing import Any
+
+    from agent_hooks.writers import Writer
+
+LEASES = "leases"
+WRITERS = "writers"
+LOCK = "leases.lock"
+LOCK_TIMEOUT = 2.0
+
+
+def lease_path(ledger: str, rel: str) -> str:
+    return fs.join(ledger, LEASES, lease.file_name(rel))
+
+
+def writer_path(ledger: str, key: str) -> str:
+    return fs.join(ledger, WRITERS, lease.file_name(key))
+
+
+def read_doc(path: str) -> dict[str, Any] | None:
+    try:
+        data = fs.read_file(path)
+        doc = jsonio.loads(data) if data is not None else None
+    except (OSError, ValueError):
+        return None
+    return doc if isinstance(doc, dict) else None
+
+
+def read(ledger: str, rel: str) -> list[dict[str, Any]]:
+    """The leases on `rel` (possibly expired or of dead holders; `lease.judge` sorts)."""
+    return read_checked(ledger, rel)[0]
+
+
+def read_checked(ledger: str, rel: str) -> tuple[list[dict[str, Any]], str | None]:
+    """The leases on `rel`, and why the file holding them could not be used (a
+    file that exists but does not parse counts as no lease, and says so)."""
+    path = lease_path(ledger, rel)
+    doc = read_doc(path)
+    if doc is None:
+        return [], (
+            f"lease file {path} is unreadable; taken as no lease" if fs.lexists(path) else None
+        )
+    if doc.get("path") != rel:
+        return [], f"lease file {path} names {str(doc.get('path'))[:80]!r}, not {rel!r}; ignored"
+    found = doc.get("leases")
+    leases = [item for item in found if isinstance(item, dict)] if isinstance(found, list) else []
+    return leases, None
+
+
+def card(ledger: str, key: object) -> dict[str, Any] | None:
+    """What a writer is called (description, teammate name), when known."""
+    return read_doc(writer_path(ledger, key)) if isinstance(key, str) else None
+
+
+class Claim:
+    """A claim's outcome: `blockers` (then nothing was taken), leases held in
+    other worktrees, and whether anything was written."""
+
+    __slots__ = ("blockers", "elsewhere", "problem", "written")
+
+    def __init__(self) -> None:
+        self.blockers: list[dict[str, Any]] = []
+        self.elsewhere: list[dict[str, Any]] = []
+        self.written = False
+        self.problem: str | None = None
+
+
+def locked(ledger: str, work: Callable[[], None], timeout: float = LOCK_TIMEOUT) -> bool:
+    """Run `work` under the ledger's lease lock; False when the lock was not had."""
+    from agent_hooks import storage
+
+    lock = storage.Lock(fs.join(ledger, LOCK))
+    if not lock.acquire(timeout):
+        return False
+    try:
+        work()
+    finally:
+        lock.release()
+    return True
+
+
+def claim(
+    ledger: str,
+    rel: str,
+    me: Writer,
+    *,
+    worktree: str,
+    branch: str | None,
+    environ: Any,
+    now: float,
+    minutes: int,
+    tool_use_id: str | None = None,
+    source: str = "edit",
+) -> Claim:
+    """Take (or renew) `me`'s lease on `rel` unless another writer's lease blocks it."""
+    return claim_many(
+        ledger,
+        [rel],
+        me,
+        worktree=worktree,
+        branch=branch,
+        environ=environ,
+        now=now,
+        minutes=minutes,
+        tool_use_id=tool_use_id,
+        source=source,
+    )[rel]
+
+
+def claim_many(
+    ledger: str,
+    rels: list[str],
+    me: Writer,
+    *,
+    worktree: str,
+    branch: str | None,
+    environ: Any,
+    now: float,
+    minutes: int,
+    tool_use_id: str | None = None,
+    source: str = "edit",
+) -> dict[str, Claim]:
+    """`claim` for several paths under one lock (the files a Bash command changed)."""
+    outcomes = {rel: Claim() for rel in rels}
+    todo = []
+    for rel in rels:
+        seen = lease.judge(read(ledger, rel), me, worktree, now, liveness.alive)
+        outcome = outcomes[rel]
+        outcome.elsewhere = seen.elsewhere
+        if seen.blockers:
+            outcome.blockers = seen.blockers
+        elif seen.own is None or not lease.fresh(seen.own, me, now, minutes):
+            todo.append(rel)
+    if not todo:
+        return outcomes
+    holder = liveness.process(environ)
+
+    def work() -> None:
+        from agent_hooks import storage
+
+        taken: list[str] = []
+        last: dict[str, Any] = {}
+        for rel in todo:
+            current, problem = read_checked(ledger, rel)
+            if problem is not None:
+                outcomes[rel].problem = problem  # it is rewritten whole just below
+            again = lease.judge(current, me, worktree, now, liveness.alive)
+            if again.blockers:  # lost the race
+                outcomes[rel].blockers = again.blockers
+                continue
+            own = again.own
+            mine = own if own is not None and own.get("writer") == me.key else None
+            last = lease.new(
+                me,
+                holder,
+                worktree,
+                branch,
+                now,
+                minutes,
+                source=source,
+                tool_use_id=tool_use_id,
+                claimed=mine.get("claimed") if mine is not None else None,
+            )
+            kept = [item for item in current if item.get("worktree") != worktree]
+            doc = {"path": rel, "leases": [*kept, last]}
+            path = lease_path(ledger, rel)
+            data = jsonio.encode(doc)
+            if current or problem is not None or not storage.create_new(path, data):
+                write_doc(path, doc)  # replace what is there, atomically
+            outcomes[rel].written = True
+            taken.append(rel)
+        if taken:
+            touch_card(ledger, me, last, now)
+
+    problem = None
+    try:
+        from agent_hooks import storage
+
+        storage.ensure_dir(fs.join(ledger, LEASES))
+        storage.ensure_dir(fs.join(ledger, WRITERS))
+        if not locked(ledger, work):
+            problem = f"lease lock of {ledger} busy for {LOCK_TIMEOUT:g} s; not leased"
+    except OSError as exc:
+        problem = f"lease not recorded: {exc}"
+    if problem is not None:
+        for rel in todo:
+            outcomes[rel].problem = f"{rel}: {problem}"
+    return outcomes
+
+
+def write_doc(path: str, doc: dict[str, Any]) -> None:
+    from agent_hooks import storage
+
+    storage.write_bytes_atomic(path, jsonio.encode(doc), durable=False)
+
+
+def touch_card(ledger: str, me: Writer, latest: dict[str, Any], now: float) -> None:
+    """Keep the writer's card: create it at its first lease, else refresh its mtime
+    (the heartbeat others judge it by) at most once per RESOLUTION. Caller holds
+    the lock. A card holds no list of paths, so a claim writes one file, not two."""
+    path = writer_path(ledger, me.key)
+    expires = latest.get("expires")
+    until = max(expires, now) if isinstance(expires, int | float) else now
+    try:
+        st = posix.stat(path, follow_symlinks=False)
+    except FileNotFoundError:
+        keys = ("pid", "start", "host", "worktree", "branch")
+        write_doc(path, {**me.as_dict(), **{k: latest.get(k) for k in keys}, "since": int(now)})
+        posix.utime(path, (until, now), follow_symlinks=False)
+        return
+    if now - st.st_mtime >= lease.RESOLUTION:
+        posix.utime(path, (max(until, st.st_atime), now), follow_symlinks=False)
+
+
+def unlink(path: str) -> None:
+    try:
+        posix.unlink(path)
+    except FileNotFoundError:
+        pass

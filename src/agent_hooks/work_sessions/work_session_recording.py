@@ -1,0 +1,337 @@
+"""The work of keeping an active work session current, loaded by
+`work_session_events` only once a project has an active work session (its pointer
+file exists): artifacts, token figures from transcripts, subagents, warnings.
+
+Invariants (docs/adr/0009-work-sessions.md):
+
+* Only a work session whose status is active or blocked is updated; a paused
+  one is left alone (no artifacts, no figures) until it is resumed.
+* Figures are kept per conversation (`conversations[<session_id>]`): each
+  agent's own context, read incrementally from its own transcript. Tool calls
+  made inside a subagent (`agent_id` in the payload) never move the main
+  conversation's figures; the subagent's tokens arrive with SubagentStop or,
+  when its transcript is not final yet then (the client writes it late), at a
+  later hook: every hook here reads on the pending ones first
+  (`work_sessions/subagents.py`).
+* The 80 % and 95 % warnings are told once each per conversation (a context
+  that falls back below a threshold, after a compaction, re-arms it); Stop
+  refreshes figures but never warns, so a crossing found at Stop is told at the
+  next tool call.
+* Every failure is logged through `ctx.log` and swallowed: these functions
+  never stop the adapter's own work (fail open).
+* Linear in the files a tool call reports: at most `MAX_NEW_ARTIFACTS` created
+  files become artifacts per call (the number left out is logged).
+"""
+
+from __future__ import annotations
+
+from agent_hooks import posix_fs as fs
+from agent_hooks import timestamps
+from agent_hooks.repository import WORKSPACES_DIR
+from agent_hooks.wording import plural
+from agent_hooks.work_sessions.location import LIVE, active_dir
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from _collections_abc import Callable, Mapping
+    from typing import Any
+
+    from agent_hooks.hooks.hook_runtime import HookContext
+
+
+def post_tool_use(
+    ctx: HookContext, agent_name: str | None, project: str | None, found: list[tuple[str, str]]
+) -> dict[str, Any] | None:
+    """Record created files as artifacts, refresh this conversation's figures,
+    and return `{"additionalContext", "systemMessage"}` when its context first
+    passes 80 % or 95 % of the budget; None otherwise."""
+    directory = active_dir(ctx.environ, project)
+    if directory is None:
+        return None
+    try:
+        return _post_tool_use(ctx, agent_name, project, found, directory)
+    except Exception as exc:
+        ctx.log(f"work session not updated: {type(exc).__name__}: {exc}")
+        return None
+
+
+def _post_tool_use(
+    ctx: HookContext,
+    agent_name: str | None,
+    project: str | None,
+    found: list[tuple[str, str]],
+    directory: str,
+) -> dict[str, Any] | None:
+    from agent_hooks.work_sessions import work_session
+
+    payload = ctx.payload
+    agent = agent_name or "-"
+    subagent = payload.get("agent_type") if payload.get("agent_id") else None
+    created = _artifact_paths(found, project, directory)
+    launched = _launched_agent(payload)
+    told: list[tuple[str, str]] = []
+
+    left_out: list[int] = []
+
+    def mutate(doc: dict[str, Any]) -> bool:
+        changed = _retry_pending(doc, ctx)
+        added, left = work_session.record_artifacts(
+            doc, created, agent, ctx.now, subagent if isinstance(subagent, str) else None
+        )
+        left_out[:] = [left]
+        changed = added > 0 or changed
+        if launched is not None:
+            record = work_session.spawned_agent(doc, launched[0])
+            record["output_file"] = launched[1]
+            record["started"] = record["started"] or timestamps.iso(ctx.now)
+            changed = True
+        if payload.get("agent_id"):  # inside a subagent: not the main conversation's turn
+            return changed
+        entry, moved = _refresh(doc, ctx, agent)
+        if entry is None:
+            return changed
+        budget, current = doc["tokens"]["max"], entry["current"]
+        warned, fire = work_session.due_warning(current, budget, entry["warned"])
+        if fire is not None:
+            told.append(work_session.warning_texts(doc["session_id"], fire, current, budget))
+        if warned != entry["warned"]:
+            entry["warned"] = warned
+            changed = True
+        return changed or moved
+
+    if not _update(ctx, directory, mutate):
+        return None
+    if left_out and left_out[0]:
+        ctx.log(
+            f"work session: {left_out[0]} more created files not recorded as artifacts "
+            f"(at most {work_session.MAX_NEW_ARTIFACTS} per tool call)"
+        )
+    if not told:
+        return None
+    model, user = told[0]
+    ctx.log(f"told the model: {user}")
+    return {"additionalContext": model, "systemMessage": user}
+
+
+def _artifact_paths(found: list[tuple[str, str]], project: str | None, directory: str) -> list[str]:
+    """Created files inside the project, relative to it, outside the sessions
+    directory and the workspaces (one pass of string tests: a Bash command can
+    report hundreds of thousands)."""
+    if not project:
+        return []
+    root = project.rstrip("/") + "/"
+    skip = tuple(p.rstrip("/") + "/" for p in (directory, fs.join(project, WORKSPACES_DIR)))
+    cut = len(root)
+    return [
+        path[cut:]
+        for field, path in found
+        if field == "files_created"
+        and path.startswith(root)
+        and len(path) > cut
+        and not (path + "/").startswith(skip)
+    ]
+
+
+def _launched_agent(payload: Mapping[str, Any]) -> tuple[str, str] | None:
+    """(agent id, output file) from PostToolUse of the Agent tool, when it has both."""
+    response = payload.get("tool_response")
+    if payload.get("tool_name") != "Agent" or not isinstance(response, dict):
+        return None
+    agent_id, output = response.get("agentId"), response.get("outputFile")
+    if isinstance(agent_id, str) and agent_id and isinstance(output, str) and output:
+        return agent_id, output
+    return None
+
+
+def _refresh(
+    doc: dict[str, Any], ctx: HookContext, agent: str
+) -> tuple[dict[str, Any] | None, bool]:
+    """Read this conversation's transcript from its stored offset and store the
+    figures. (The conversation's entry or None when there is no transcript to
+    read, whether anything was new.) An entry always has int `current` and a
+    list `warned`."""
+    from agent_hooks.work_sessions import transcript, work_session
+
+    conversation = ctx.payload.get("session_id")
+    path = ctx.payload.get("transcript_path")
+    if (
+        not isinstance(conversation, str)
+        or not conversation
+        or not isinstance(path, str)
+        or not fs.isabs(path)
+    ):
+        return None, False
+    old = doc["conversations"].get(conversation)
+    cursor = transcript.advance(old, path)
+    if cursor is None:
+        return None, False
+    entry = dict(old or {})
+    moved = entry.get("agent") != agent or any(entry.get(k) != v for k, v in cursor.items())
+    entry.update(cursor)
+    entry["agent"] = agent
+    warned = entry.get("warned")
+    thresholds = (work_session.WARN_PERCENT, work_session.CRITICAL_PERCENT)
+    entry["warned"] = [t for t in warned if t in thresholds] if isinstance(warned, list) else []
+    if moved:
+        work_session.apply_figures(doc, conversation, entry, ctx.now)
+    else:
+        doc["conversations"][conversation] = entry
+    return entry, moved
+
+
+def _retry_pending(doc: dict[str, Any], ctx: HookContext) -> bool:
+    """Read on the transcripts of subagents whose figures are not final yet; an
+    empty pending list costs this test only (no import, no read)."""
+    if not doc["pending_subagents"]:
+        return False
+    from agent_hooks.work_sessions import subagents
+
+    return subagents.retry(doc, ctx.now, ctx.log)
+
+
+def _update(ctx: HookContext, directory: str, mutate: Callable[[dict[str, Any]], bool]) -> bool:
+    """Run `mutate` on the active work session under the lock; False (logged) on failure."""
+    from agent_hooks.work_sessions import work_session, work_session_store
+
+    try:
+        return (
+            work_session_store.Store(directory, durable=False).update_active(
+                mutate, ctx.now, statuses=LIVE
+            )
+            is not None
+        )
+    except (work_session.WorkSessionError, OSError) as exc:
+        ctx.log(f"work session in {directory} not updated: {exc}")
+        return False
+
+
+def _agent_label(ctx: HookContext) -> str:
+    try:
+        return ctx.agent.name or "-"
+    except ValueError:  # IdentityError: a bad AGENT_NAME is only a label here
+        return "-"
+
+
+def subagent_start(ctx: HookContext, project: str | None) -> None:
+    """Record a subagent in `agents_spawned` when it starts."""
+    directory = active_dir(ctx.environ, project)
+    agent_id = ctx.payload.get("agent_id")
+    if directory is None or not isinstance(agent_id, str) or not agent_id:
+        return
+    from agent_hooks.work_sessions import work_session
+
+    kind = ctx.payload.get("agent_type")
+    parent = _agent_label(ctx)
+
+    def mutate(doc: dict[str, Any]) -> bool:
+        record = work_session.spawned_agent(doc, agent_id)
+        record["type"] = kind if isinstance(kind, str) and kind else record["type"]
+        record["started"] = record["started"] or timestamps.iso(ctx.now)
+        record["agent"] = parent
+        record["conversation"] = ctx.payload.get("session_id")
+        _retry_pending(doc, ctx)
+        return True
+
+    try:
+        _update(ctx, directory, mutate)
+    except Exception as exc:
+        ctx.log(f"work session not updated at SubagentStart: {type(exc).__name__}: {exc}")
+
+
+def subagent_stop(ctx: HookContext, project: str | None) -> None:
+    """Record a subagent's end and the tokens its own transcript shows it used;
+    one whose transcript is not final yet goes on the pending list
+    (`work_sessions/subagents.py`), and the others pending are read on."""
+    directory = active_dir(ctx.environ, project)
+    agent_id = ctx.payload.get("agent_id")
+    if directory is None or not isinstance(agent_id, str) or not agent_id:
+        return
+    try:
+        _subagent_stop(ctx, directory, agent_id)
+    except Exception as exc:
+        ctx.log(f"work session not updated at SubagentStop: {type(exc).__name__}: {exc}")
+
+
+def _subagent_stop(ctx: HookContext, directory: str, agent_id: str) -> None:
+    from agent_hooks.work_sessions import subagents, transcript, work_session
+
+    path = ctx.payload.get("agent_transcript_path")
+    main = ctx.payload.get("transcript_path")
+    if not (isinstance(path, str) and fs.isabs(path)):
+        path = None
+        if isinstance(main, str):  # an older client: where it writes, or beside the main one
+            path = transcript.subagent_transcript(
+                main, agent_id
+            ) or transcript.expected_subagent_transcript(main, agent_id)
+    kind = ctx.payload.get("agent_type")
+    if not (isinstance(kind, str) and kind) and path:
+        kind = transcript.subagent_type(path)
+
+    def mutate(doc: dict[str, Any]) -> bool:
+        work_session.drop_pending(doc, agent_id)  # read below, from where it was left
+        subagents.retry(doc, ctx.now, ctx.log)
+        record = work_session.spawned_agent(doc, agent_id)
+        record["type"] = kind if isinstance(kind, str) and kind else record["type"]
+        record["output_file"] = record["output_file"] or path
+        record.setdefault("agent", _agent_label(ctx))
+        subagents.record_stop(doc, agent_id, path, ctx.now, ctx.log)
+        return True
+
+    _update(ctx, directory, mutate)
+
+
+def stop(ctx: HookContext, project: str | None) -> None:
+    """Refresh this conversation's figures at the end of a turn (never warns),
+    and read on the transcripts of subagents still pending."""
+    directory = active_dir(ctx.environ, project)
+    if directory is None or ctx.payload.get("agent_id"):
+        return
+    agent = _agent_label(ctx)
+
+    def mutate(doc: dict[str, Any]) -> bool:
+        settled = _retry_pending(doc, ctx)
+        return _refresh(doc, ctx, agent)[1] or settled
+
+    try:
+        _update(ctx, directory, mutate)
+    except Exception as exc:
+        ctx.log(f"work session not updated at Stop: {type(exc).__name__}: {exc}")
+
+
+def session_start_lines(
+    project: str | None, now: float, environ: Mapping[str, str] | None = None
+) -> list[str]:
+    """One or two lines on the active work session for the SessionStart context."""
+    directory = active_dir(environ or {}, project)
+    if directory is None:
+        return []
+    from agent_hooks.work_sessions import work_session, work_session_store
+
+    try:
+        found = work_session_store.Store(directory).active()
+    except (work_session.WorkSessionError, OSError) as exc:
+        return [f"Work session: the active work session in {directory} cannot be read: {exc}"]
+    if found is None or found.archived:
+        return []
+    doc = found.doc
+    tokens = doc["tokens"]
+    if doc["status"] == "paused":
+        return [
+            f"Work session {doc['session_id']} {work_session.PAUSED} is paused; "
+            "`agent-hooks session resume` continues it."
+        ]
+    done = sum(1 for m in doc["milestones"] if m["completed"])
+    share = work_session.pct_text(work_session.percent(tokens["current"], tokens["max"]))
+    lines = [
+        f"Work session {doc['session_id']} {work_session.indicator(doc)} ({doc['status']}): "
+        f"{done}/{len(doc['milestones'])} milestones done, "
+        f"{plural(len(doc['artifacts']), 'artifact')}, "
+        f"last measured context {tokens['current']:,}/{tokens['max']:,} tokens ({share}). "
+        "`agent-hooks session resume` shows its summary; record progress with "
+        "`agent-hooks session milestone done NAME` and `agent-hooks session summary TEXT`."
+    ]
+    summary = doc["context_summary"].strip()
+    if summary:
+        first = summary.splitlines()[0]
+        lines.append("Last context: " + (first[:200] + "…" if len(first) > 200 else first))
+    return lines

@@ -1,0 +1,244 @@
+"""sweep: old agents' files go; nothing else in the state directory is ever touched."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from agent_hooks import identity, storage
+from agent_hooks.agents import sweep, trail_archive
+
+NOW = 1_800_000_000.0
+DAY = 86400
+OLD = NOW - 8 * DAY
+SRC = str(Path(storage.__file__).resolve().parents[1])
+
+
+def make(directory: Path, name: str, mtime: float, content: str = "{}") -> Path:
+    path = directory / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(content)
+    os.utime(path, (mtime, mtime))
+    return path
+
+
+@pytest.fixture
+def sdir(tmp_path: Path) -> Path:
+    path = tmp_path / ".claude"
+    path.mkdir()
+    return path
+
+
+def names(directory: Path) -> set[str]:
+    return {p.name for p in directory.iterdir()}
+
+
+def test_old_state_files_and_their_lock_and_corrupt_files_go(sdir: Path) -> None:
+    gone = [
+        make(sdir, "state-old__cc_1.json", OLD),
+        make(sdir, "state-old__cc_1.json.lock", OLD),
+        make(sdir, "state-old__cc_1.json.corrupt-20260101T000000Z", OLD),
+        make(sdir, "agent-state.json", OLD),
+        make(sdir, "agent-state.json.lock", NOW),
+        make(sdir, "state-old2.json", NOW - 7 * DAY - 60),
+    ]
+    sweep.sweep(str(sdir), NOW)
+    assert names(sdir) == set()
+    assert not any(p.exists() for p in gone)
+
+
+def test_the_sweep_reports_every_file_it_removed(sdir: Path) -> None:
+    gone = [
+        make(sdir, "state-old.json", OLD),
+        make(sdir, "state-old.json.lock", OLD),
+        make(sdir, "state-old.json.corrupt-20260101T000000Z", OLD),
+    ]
+    listed = sweep.sweep(str(sdir), NOW, dry_run=True)
+    removed = sweep.sweep(str(sdir), NOW)
+    assert names(sdir) == set()
+    assert sorted(removed) == sorted(str(p) for p in gone)
+    assert sorted(listed) == sorted(removed)
+
+
+def test_fresh_own_and_unrelated_files_are_never_touched(sdir: Path) -> None:
+    kept = [
+        make(sdir, "state-fresh.json", NOW - 6 * DAY),
+        make(sdir, "state-fresh.json.lock", OLD),
+        make(sdir, "state-me.json", OLD),
+        make(sdir, "state-me.json.lock", OLD),
+        make(sdir, "settings.json", OLD),
+        make(sdir, "settings.local.json", OLD),
+        make(sdir, "state-x.json.bak", OLD),
+        make(sdir, "state-x.json.lock.bak", OLD),
+        make(sdir, "state-.json", OLD),
+        make(sdir, "state-a..b.json", OLD),
+        make(sdir, "statsig.cache.json", OLD),
+        make(sdir, "other-tool-state.json", OLD),
+        make(sdir, "agent-state.json.orig", OLD),
+        make(sdir, "state-x.jsonx", OLD),
+        make(sdir, ".credentials.json", OLD),
+        make(sdir, "agent-hooks.log", OLD),
+        make(sdir, "projects/-home-dev-p/abc.jsonl", OLD),
+        make(sdir, "projects/state-inner.json", OLD),
+        make(sdir, "todos/state-x.json", OLD),
+        make(sdir, "state-fresh.json.corrupt-20260101T000000Z", NOW - DAY),
+        make(sdir, ".state-fresh.json.1.abcdef01.tmp", NOW - 60),
+    ]
+    os.utime(sdir / "projects", (OLD, OLD))
+    removed = sweep.sweep(str(sdir), NOW, keep="state-me.json")
+    assert removed == []
+    for path in kept:
+        assert path.exists(), path
+
+
+def test_an_orphan_lock_goes_after_an_hour_only(sdir: Path) -> None:
+    make(sdir, "state-gone.json.lock", NOW - 3700)
+    make(sdir, "state-recent.json.lock", NOW - 600)
+    make(sdir, "unrelated.lock", OLD)
+    removed = sweep.sweep(str(sdir), NOW)
+    assert removed == [str(sdir / "state-gone.json.lock")]
+    assert names(sdir) == {"state-recent.json.lock", "unrelated.lock"}
+
+
+def test_stale_temp_files_of_state_files_go(sdir: Path) -> None:
+    make(sdir, ".state-a.json.77.0badcafe.tmp", NOW - 7200)
+    make(sdir, ".settings.json.77.0badcafe.tmp", NOW - 7200)
+    removed = sweep.sweep(str(sdir), NOW)
+    assert removed == [str(sdir / ".state-a.json.77.0badcafe.tmp")]
+
+
+def test_dry_run_removes_nothing_and_lists_the_same(sdir: Path) -> None:
+    make(sdir, "state-old.json", OLD)
+    make(sdir, "state-old.json.corrupt-x", OLD)
+    make(sdir, "state-gone.json.lock", OLD)
+    before = names(sdir)
+    listed = sweep.sweep(str(sdir), NOW, dry_run=True)
+    assert names(sdir) == before
+    assert set(sweep.sweep(str(sdir), NOW)) >= set(listed)
+    assert names(sdir) == set()
+
+
+def test_max_age_is_configurable(sdir: Path) -> None:
+    make(sdir, "state-a.json", NOW - 2 * DAY)
+    make(sdir, "state-b.json", NOW - 10)
+    assert sweep.sweep(str(sdir), NOW, max_age=DAY) == [str(sdir / "state-a.json")]
+    assert sweep.sweep(str(sdir), NOW, max_age=0) == [str(sdir / "state-b.json")]
+
+
+def test_missing_state_dir_is_fine(tmp_path: Path) -> None:
+    assert sweep.sweep(str(tmp_path / "nothing"), NOW) == []
+
+
+def test_a_directory_or_symlink_named_like_a_state_file_breaks_nothing(
+    sdir: Path, tmp_path: Path
+) -> None:
+    (sdir / "state-dir.json").mkdir()
+    os.utime(sdir / "state-dir.json", (OLD, OLD))
+    target = make(tmp_path, "elsewhere.json", OLD)
+    os.symlink(target, sdir / "state-link.json")
+    os.utime(sdir / "state-link.json", (OLD, OLD), follow_symlinks=False)
+    make(sdir, "state-old.json", OLD)
+    removed = sweep.sweep(str(sdir), NOW)
+    assert str(sdir / "state-old.json") in removed
+    assert (sdir / "state-dir.json").is_dir()
+    assert target.read_text() == "{}"
+
+
+def test_a_symlink_planted_at_one_agents_lock_stops_nothing_else(
+    sdir: Path, tmp_path: Path
+) -> None:
+    """It made the whole sweep (cleanup, SessionStart's) fail with StorageError."""
+    victim = make(tmp_path, "victim", OLD, "secret")
+    make(sdir, "state-planted.json", OLD)
+    os.symlink(victim, sdir / "state-planted.json.lock")
+    make(sdir, "state-old.json", OLD)
+    removed = sweep.sweep(str(sdir), NOW)
+    assert removed == [str(sdir / "state-old.json")]
+    assert names(sdir) == {"state-planted.json", "state-planted.json.lock"}
+    assert victim.read_text() == "secret"
+
+
+HOLD = f"""
+import sys
+sys.path.insert(0, {SRC!r})
+from agent_hooks import storage
+lock = storage.Lock(sys.argv[1])
+assert lock.acquire(5)
+print("held", flush=True)
+sys.stdin.read()
+"""
+
+
+@pytest.fixture
+def holder(sdir: Path) -> Iterator[subprocess.Popen[str]]:
+    proc = subprocess.Popen(
+        [sys.executable, "-c", HOLD, str(sdir / "state-busy.json.lock")],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
+    yield proc
+    proc.kill()
+    proc.wait()
+
+
+def test_a_state_file_held_under_lock_is_not_removed(
+    sdir: Path, holder: subprocess.Popen[str]
+) -> None:
+    state = make(sdir, "state-busy.json", OLD)
+    lock = sdir / "state-busy.json.lock"
+    os.utime(lock, (OLD, OLD))
+    assert sweep.sweep(str(sdir), NOW) == []
+    assert state.exists() and lock.exists()
+
+
+def test_a_held_orphan_lock_is_not_removed(sdir: Path, holder: subprocess.Popen[str]) -> None:
+    lock = sdir / "state-busy.json.lock"
+    os.utime(lock, (OLD, OLD))
+    assert sweep.sweep(str(sdir), NOW) == []
+    assert lock.exists()
+
+
+def test_archived_trails_are_swept(sdir: Path) -> None:
+    agent = identity.Agent("proj__cc_1", str(sdir))
+    old = Path(
+        trail_archive.archive(agent, {"conversation_id": "old-conv", "files_read": []}, OLD) or ""
+    )
+    os.utime(old, (OLD, OLD))
+    fresh = Path(trail_archive.archive(agent, {"conversation_id": "new-conv"}, NOW) or "")
+    os.utime(fresh, (NOW - DAY, NOW - DAY))
+    other = identity.Agent("gone", str(sdir))
+    gone = Path(trail_archive.archive(other, {"conversation_id": "c"}, OLD) or "")
+    os.utime(gone, (OLD, OLD))
+    removed = sweep.sweep(str(sdir), NOW)
+    assert set(removed) == {str(old), str(gone)}
+    assert fresh.exists()
+    assert not gone.parent.exists()  # the empty agent folder goes too
+
+
+def test_archives_keep_a_bounded_number_per_agent(sdir: Path) -> None:
+    agent = identity.Agent("a", str(sdir))
+    start = time.time() - 1000
+    for i in range(trail_archive.KEEP_PER_AGENT + 5):
+        path = trail_archive.archive(agent, {"conversation_id": f"c{i:02d}"}, NOW + i)
+        assert path is not None
+        os.utime(path, (start + i, start + i))  # older than the next one written
+    kept = sorted(p.stem for p in Path(trail_archive.agent_dir(agent)).iterdir())
+    assert kept == [f"c{i:02d}" for i in range(5, trail_archive.KEEP_PER_AGENT + 5)]
+
+
+@pytest.mark.parametrize("conversation", ["../../escape", "a/b", "", "x" * 129, None, 5, "ok\x00"])
+def test_archive_names_never_escape(sdir: Path, conversation: object) -> None:
+    agent = identity.Agent("a", str(sdir))
+    path = trail_archive.archive(agent, {"conversation_id": conversation}, NOW)
+    assert path is not None
+    assert os.path.dirname(path) == trail_archive.agent_dir(agent)
+    assert os.path.basename(path).startswith("unknown-")
+    assert trail_archive.load(agent, conversation) is None

@@ -1,0 +1,303 @@
+"""trail: which files a PostToolUse payload reports, and how the trail lists keep them."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_hooks.agents import state, trail
+from hook_runner import load_payload
+
+P = "/work/proj"
+C, M, R, W = trail.CREATED, trail.MODIFIED, trail.READ, trail.WORKSPACE
+
+
+def payload(tool: str, tool_input: Any, response: Any = None, cwd: Any = P) -> dict[str, Any]:
+    doc: dict[str, Any] = {"tool_name": tool, "tool_input": tool_input, "cwd": cwd}
+    if response is not None:
+        doc["tool_response"] = response
+    return doc
+
+
+def bash(files: Any = (), changed: Any = (), cwd: str = P) -> dict[str, Any]:
+    diff = {"files": list(files), "changedFiles": list(changed), "moreFiles": 0}
+    return payload("Bash", {"command": "x"}, {"stdout": "", "bashEditDiff": diff}, cwd)
+
+
+ENTRIES: list[tuple[str, dict[str, Any], list[tuple[str, str]]]] = [
+    (
+        "write create",
+        payload("Write", {"file_path": f"{P}/a.py"}, {"type": "create"}),
+        [(C, f"{P}/a.py")],
+    ),
+    (
+        "write update",
+        payload("Write", {"file_path": f"{P}/a.py"}, {"type": "update"}),
+        [(M, f"{P}/a.py")],
+    ),
+    ("write no response", payload("Write", {"file_path": f"{P}/a.py"}), [(M, f"{P}/a.py")]),
+    (
+        "edit",
+        payload("Edit", {"file_path": f"{P}/a.py", "old_string": "a"}, {}),
+        [(M, f"{P}/a.py")],
+    ),
+    (
+        "multiedit",
+        payload("MultiEdit", {"file_path": f"{P}/m.py", "edits": []}, {}),
+        [(M, f"{P}/m.py")],
+    ),
+    (
+        "notebook",
+        payload("NotebookEdit", {"notebook_path": f"{P}/n.ipynb", "new_source": ""}, {}),
+        [(M, f"{P}/n.ipynb")],
+    ),
+    ("notebook file_path ignored", payload("NotebookEdit", {"file_path": f"{P}/n.ipynb"}, {}), []),
+    ("read", payload("Read", {"file_path": f"{P}/r.md"}, {"type": "text"}), [(R, f"{P}/r.md")]),
+    ("relative", payload("Edit", {"file_path": "src/../lib/x.py"}, {}), [(M, f"{P}/lib/x.py")]),
+    ("relative dot", payload("Read", {"file_path": "./r.md"}, {}), [(R, f"{P}/r.md")]),
+    (
+        "absolute unnormalized",
+        payload("Write", {"file_path": f"{P}//a/./b/../c"}, {"type": "create"}),
+        [(C, f"{P}/a/c")],
+    ),
+    ("relative without cwd", payload("Read", {"file_path": "r.md"}, {}, cwd=None), [(R, "/r.md")]),
+    (
+        "relative with relative cwd",
+        payload("Read", {"file_path": "r.md"}, {}, cwd="x"),
+        [(R, "/r.md")],
+    ),
+    (
+        "bash created and modified",
+        bash(
+            [
+                {"filePath": f"{P}/b.txt", "created": True, "hunks": []},
+                {"filePath": f"{P}/c.txt", "created": False, "hunks": []},
+            ],
+            [f"{P}/b.txt", f"{P}/c.txt", f"{P}/d.txt"],
+        ),
+        [(C, f"{P}/b.txt"), (M, f"{P}/c.txt"), (M, f"{P}/d.txt")],
+    ),
+    (
+        "bash changedFiles only",
+        bash([], [f"{P}/e.txt", "rel.txt"]),
+        [(M, f"{P}/e.txt"), (M, f"{P}/rel.txt")],
+    ),
+    ("bash created missing flag", bash([{"filePath": f"{P}/f.txt"}]), [(M, f"{P}/f.txt")]),
+    ("bash no diff", payload("Bash", {"command": "ls"}, {"stdout": "a\n"}), []),
+    ("bash diff not an object", payload("Bash", {"command": "ls"}, {"bashEditDiff": [1]}), []),
+    ("bash junk items", bash([1, "x", {"filePath": 3}, {"created": True}], [None, 4, ""]), []),
+    ("bash without response", payload("Bash", {"command": "touch x"}), []),
+    ("glob", payload("Glob", {"pattern": "*.py"}, {"filenames": ["a.py"]}), []),
+    ("grep", payload("Grep", {"pattern": "x"}, {}), []),
+    ("unknown tool", payload("Frobnicate", {"file_path": f"{P}/a"}, {}), []),
+    ("no tool name", {"tool_input": {"file_path": f"{P}/a"}, "cwd": P}, []),
+    ("tool_input a string", payload("Write", "oops", {"type": "create"}), []),
+    ("file_path not a string", payload("Write", {"file_path": ["a"]}, {"type": "create"}), []),
+    ("file_path empty", payload("Read", {"file_path": ""}, {}), []),
+    ("file_path with NUL", payload("Read", {"file_path": f"{P}/a\x00b"}, {}), []),
+]
+
+
+@pytest.mark.parametrize(
+    ("doc", "expected"), [(d, e) for _, d, e in ENTRIES], ids=[n for n, _, _ in ENTRIES]
+)
+def test_entries(doc: dict[str, Any], expected: list[tuple[str, str]]) -> None:
+    assert trail.entries(doc) == expected
+
+
+@pytest.mark.parametrize(
+    ("fixture", "expected"),
+    [
+        ("PostToolUse_Write", [(C, "/p/a.txt")]),
+        ("PostToolUse_Edit", [(M, "/p/a.txt")]),
+        ("PostToolUse_Read", [(R, "/p/a.txt")]),
+        ("PostToolUse_Bash", [(C, "/p/b.txt")]),
+        ("PostToolUse_Glob", []),
+        ("PostToolUse_Grep", []),
+        ("PostToolUse_Agent", []),
+    ],
+)
+def test_entries_of_the_real_clients_payloads(
+    fixture: str, expected: list[tuple[str, str]]
+) -> None:
+    assert trail.entries(load_payload(fixture, "/p", "/h")) == expected
+
+
+def _doc() -> dict[str, Any]:
+    return state.fresh("a", 0)
+
+
+def test_record_dedupes_in_first_seen_order() -> None:
+    doc = _doc()
+    trail.record(doc, [(M, "/p/b"), (M, "/p/a"), (C, "/p/c")], 500)
+    trail.record(doc, [(M, "/p/a"), (M, "/p/d"), (M, "/p/b"), (C, "/p/c"), (R, "/p/b")], 500)
+    assert doc[M] == ["/p/b", "/p/a", "/p/d"]
+    assert doc[C] == ["/p/c"]
+    assert doc[R] == ["/p/b"]
+
+
+@pytest.mark.parametrize("limit", [1, 3, 10])
+def test_files_read_keeps_the_most_recent(limit: int) -> None:
+    doc = _doc()
+    for i in range(12):
+        trail.record(doc, [(R, f"/p/r{i}")], limit)
+    assert doc[R] == [f"/p/r{i}" for i in range(12 - min(limit, 12), 12)]
+
+
+def test_the_read_cap_never_touches_created_or_modified() -> None:
+    doc = _doc()
+    trail.record(
+        doc, [(M, f"/p/m{i}") for i in range(20)] + [(C, f"/p/c{i}") for i in range(20)], 2
+    )
+    assert len(doc[M]) == 20 and len(doc[C]) == 20
+
+
+def test_default_read_limit_is_500() -> None:
+    doc = _doc()
+    limit = trail.read_limit({})
+    assert limit == 500
+    trail.record(doc, [(R, f"/p/r{i}") for i in range(620)], limit)
+    assert doc[R] == [f"/p/r{i}" for i in range(120, 620)]
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("7", 7),
+        ("1", 1),
+        ("100000", 100000),
+        ("0", 500),
+        ("-3", 500),
+        ("", 500),
+        ("abc", 500),
+        ("2.5", 500),
+        (" 8", 500),
+        ("²", 500),
+        ("1_000", 500),
+    ],
+)
+def test_read_limit_setting(value: str, expected: int) -> None:
+    assert trail.read_limit({trail.READ_LIMIT_ENV: value}) == expected
+
+
+def test_workspace_files_are_kept_apart(tmp_path: Path) -> None:
+    root = str(tmp_path)
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "x.py").write_text("x")
+    prefix = trail.workspace_prefix(root)
+    assert prefix == f"{root}/.tmp/sessions/"
+    doc = _doc()
+    found = [
+        (C, f"{root}/.tmp/sessions/20260101-000000-abcd/notes.md"),
+        (M, f"{root}/src/x.py"),
+        (R, f"{root}/.tmp/sessions/20260101-000000-abcd/notes.md"),
+        (M, f"{root}/.tmp/sessionsX/y"),
+        (M, f"{root}/.tmp/other"),
+    ]
+    trail.record(doc, found, 500, prefix)
+    assert doc[W] == [f"{root}/.tmp/sessions/20260101-000000-abcd/notes.md"]
+    assert doc[C] == [] and doc[R] == []
+    assert doc[M] == [f"{root}/src/x.py", f"{root}/.tmp/sessionsX/y", f"{root}/.tmp/other"]
+    assert trail.workspace_prefix(None) is None
+
+
+def test_fingerprints_follow_the_content(tmp_path: Path) -> None:
+    path = tmp_path / "f.txt"
+    path.write_bytes(b"alpha\n")
+    doc = _doc()
+    trail.record(doc, [(M, str(path))], 500)
+    first = doc["fingerprints"][str(path)]
+    st = os.stat(path)
+    assert first == [st.st_mtime_ns, 6, trail.checksum(b"alpha\n")]
+    path.write_bytes(b"alphb\n")
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))  # same size and mtime: content tells
+    trail.record(doc, [(R, str(path))], 500)
+    assert doc["fingerprints"][str(path)][2] != first[2]
+
+
+def test_fingerprint_of_what_is_not_a_readable_regular_file(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "fifo")
+    (tmp_path / "dir").mkdir()
+    for path in ("fifo", "dir", "missing"):
+        assert trail.fingerprint(str(tmp_path / path)) is None
+    doc = _doc()
+    trail.record(doc, [(M, str(tmp_path / "missing"))], 500)
+    assert doc[M] == [str(tmp_path / "missing")] and doc["fingerprints"] == {}
+
+
+def test_fingerprint_of_a_file_larger_than_2_mib(tmp_path: Path) -> None:
+    mib = 1 << 20
+    size = 2 * mib + 12345
+    data = bytearray(os.urandom(size))
+    path = tmp_path / "big.bin"
+    path.write_bytes(data)
+    mark = trail.fingerprint(str(path))
+    assert mark is not None
+    assert mark[1] == size
+    assert mark[2] == trail.checksum(bytes(data[:mib]) + bytes(data[-mib:]))
+    for offset, changes in ((0, True), (size - 1, True), (mib + 5000, False)):
+        changed = bytearray(data)
+        changed[offset] ^= 0xFF
+        path.write_bytes(changed)
+        again = trail.fingerprint(str(path))
+        assert again is not None
+        assert (again[2] != mark[2]) is changes, offset
+
+
+def test_fingerprint_of_exactly_2_mib_covers_everything(tmp_path: Path) -> None:
+    data = bytearray(2 << 20)
+    path = tmp_path / "two.bin"
+    path.write_bytes(data)
+    mark = trail.fingerprint(str(path))
+    data[(1 << 20) + 7] = 1
+    path.write_bytes(data)
+    again = trail.fingerprint(str(path))
+    assert mark is not None and again is not None and mark[2] != again[2]
+
+
+def test_fingerprints_of_files_dropped_from_the_read_list_go_too(tmp_path: Path) -> None:
+    paths = []
+    for name in ("a", "b", "c"):
+        (tmp_path / name).write_text(name)
+        paths.append(str(tmp_path / name))
+    doc = _doc()
+    trail.record(doc, [(M, paths[0]), (R, paths[0]), (R, paths[1])], 500)
+    trail.record(doc, [(R, paths[2])], 1)
+    assert doc[R] == [paths[2]]
+    assert set(doc["fingerprints"]) == {paths[0], paths[2]}  # a is still a modified file
+
+
+@pytest.mark.parametrize("data", [b"", b"\x00", b"\x00\x00", b"a", b"a\x00"])
+def test_checksum_tells_lengths_apart(data: bytes) -> None:
+    others = {trail.checksum(d) for d in [b"", b"\x00", b"\x00\x00", b"a", b"a\x00"] if d != data}
+    assert trail.checksum(data) not in others
+
+
+def test_a_trail_list_stops_at_its_cap_and_says_so_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """200,000 files from one Bash command leave a bounded document and one notice."""
+    monkeypatch.setattr(trail, "MAX_TRAIL_FILES", 5)
+    doc = _doc()
+    found = [(trail.MODIFIED, f"/p/f{n}") for n in range(8)] + [(trail.READ, "/p/r")]
+    assert trail.record(doc, found, 500)
+    assert doc[trail.MODIFIED] == [f"/p/f{n}" for n in range(5)]
+    assert doc[trail.READ] == ["/p/r"]  # reads have their own limit
+    assert len(doc["notices"]) == 1 and "files_modified list is full (5 files)" in doc["notices"][0]
+    assert not trail.record(doc, [(trail.MODIFIED, "/p/f9")], 500)  # nothing new to say
+    assert trail.record(doc, [(trail.CREATED, "/p/new")], 500)  # other lists still record
+    assert trail.record(doc, [(trail.MODIFIED, "/p/f0")], 500) is False
+    assert len(doc["notices"]) == 1
+
+
+def test_a_path_with_a_lone_surrogate_is_the_file_the_client_wrote(tmp_path: Path) -> None:
+    """Found by tests/fuzz: fingerprinting such a path raised UnicodeEncodeError and
+    the whole PostToolUse was lost; the client writes it with U+FFFD."""
+    written = tmp_path / "a\ufffd.py"
+    written.write_text("x")
+    found = trail.entries(payload("Write", {"file_path": f"{tmp_path}/a\ud800.py"}, cwd="/"))
+    assert found == [(M, str(written))]
+    doc = _doc()
+    assert trail.record(doc, found, 500)
+    assert doc[M] == [str(written)] and str(written) in doc["fingerprints"]

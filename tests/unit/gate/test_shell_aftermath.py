@@ -1,0 +1,86 @@
+"""reservations.bash_after on its own: which changed files are this writer's, its
+leases on them, and the warning for held ones — found from one listing of the
+ledger's lease files (long paths, whose lease file names end in a hash, too), with
+the warning's list capped."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from agent_hooks.gate import shell_aftermath
+from agent_hooks.leases import lease_store
+from agent_hooks.ledger import ledger_location
+from agent_hooks.writers import Writer
+
+NOW = float(int(time.time()))
+ALIVE = {"CLAUDE_PID": str(os.getpid())}
+ME, CAROL = Writer("bob", "c2"), Writer("carol", "c3")
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> str:
+    path = tmp_path / "proj"
+    (path / ".git").mkdir(parents=True)
+    return str(path)
+
+
+@pytest.fixture
+def state_dir(tmp_path: Path) -> str:
+    return str(tmp_path / "home" / ".claude")
+
+
+def lease_for(state_dir: str, project: str, rels: list[str], who: Writer, now: float) -> None:
+    lease_store.claim_many(
+        ledger_location.directory(state_dir, project), rels, who, worktree=project, branch="main",
+        environ=ALIVE, now=now, minutes=10,
+    )  # fmt: skip
+
+
+def after(state_dir: str, project: str, rels: list[str]) -> shell_aftermath.Aftermath:
+    return shell_aftermath.after_bash(
+        state_dir, project, ME, [f"{project}/{rel}" for rel in rels], NOW,
+        duration_ms=1000, environ=ALIVE,
+    )  # fmt: skip
+
+
+def test_files_another_writer_leases_are_warned_about_long_paths_too(
+    state_dir: str, project: str
+) -> None:
+    long = "deep/" * 60 + "file.txt"  # its lease file's name is cut and ends in a hash
+    lease_for(state_dir, project, ["short.txt", long], CAROL, NOW - 120)
+    result = after(state_dir, project, ["short.txt", long, "mine.txt"])
+    assert result.warning is not None
+    assert "short.txt (" in result.warning and f"{long} (" in result.warning
+    assert "mine.txt" not in result.warning
+    book = ledger_location.directory(state_dir, project)
+    assert [item["writer"] for item in lease_store.read(book, "mine.txt")] == [ME.key]
+
+
+def test_a_write_of_another_writer_during_the_command_is_not_attributed(
+    state_dir: str, project: str
+) -> None:
+    lease_for(state_dir, project, ["theirs.txt"], CAROL, NOW - 0.5)
+    result = after(state_dir, project, ["theirs.txt"])
+    assert result.foreign == {f"{project}/theirs.txt"} and result.warning is None
+
+
+def test_the_warning_names_at_most_twenty_files_and_counts_the_rest(
+    state_dir: str, project: str
+) -> None:
+    rels = [f"f{i}.txt" for i in range(25)]
+    lease_for(state_dir, project, rels, CAROL, NOW - 120)
+    result = after(state_dir, project, rels)
+    assert result.warning is not None
+    assert result.warning.count("is changing it)") == shell_aftermath.MAX_NOTES == 20
+    assert ", and 5 more changed files in held paths." in result.warning
+
+
+def test_without_a_lease_directory_every_file_is_this_writers(state_dir: str, project: str) -> None:
+    result = after(state_dir, project, ["a.txt", "b/c.txt"])
+    assert result.warning is None and result.foreign == set() and result.problems == []
+    book = ledger_location.directory(state_dir, project)
+    assert [item["writer"] for item in lease_store.read(book, "b/c.txt")] == [ME.key]
