@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from agent_hooks.reservations import blocking, index_records
 from hooks import ROOT, seed_reservations  # bench/hooks.py
 
 TARGET = "pkg3/free/x.py"  # in a directory where 100 of the 1000 reservations could apply
@@ -42,7 +43,6 @@ def main() -> int:
     sys.path.insert(0, str(ROOT / "src"))
     from agent_hooks import identity, jsonio
     from agent_hooks import posix_fs as fs
-    from agent_hooks.gate import places
     from agent_hooks.reservations import pattern, reservation_index
 
     with tempfile.TemporaryDirectory() as tmpdir:
@@ -55,8 +55,8 @@ def main() -> int:
         root = str(project)
         now = time.time()
         states = sorted(glob.glob(f"{state_dir}/state-*.json"))
-        truth = fs.join(reservation_index.index_dir(state_dir, root), reservation_index.TRUTH)
-        cache = fs.join(reservation_index.index_dir(state_dir, root), reservation_index.CACHE)
+        truth = fs.join(reservation_index.index_dir(state_dir, root), index_records.TRUTH)
+        cache = fs.join(reservation_index.index_dir(state_dir, root), index_records.CACHE)
 
         def every_state_file() -> int:
             hits = 0
@@ -82,7 +82,7 @@ def main() -> int:
         def grouped_cache() -> int:
             hot = reservation_index.load_hot(state_dir, root)
             assert hot is not None
-            return len(places.blocking_edit(hot, TARGET, "bench__cc_me", now))
+            return len(blocking.blocking_edit(hot, TARGET, "bench__cc_me", now))
 
         print(
             f"100 agents x 10 reservations; a check of {TARGET}; {args.rounds} rounds, in process\n"

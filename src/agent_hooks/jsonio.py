@@ -21,6 +21,10 @@ from __future__ import annotations
 
 import _json
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 _WHITESPACE = " \t\n\r"
 
 
@@ -107,3 +111,17 @@ def encode(obj: object) -> bytes:
 def to_bytes(text: str) -> bytes:
     """JSON text (or text built from `dumps` pieces) as UTF-8, lone surrogates escaped."""
     return text.encode("utf-8", "backslashreplace")
+
+
+def read_object(path: str) -> dict[str, Any] | None:
+    """The JSON object in the file at `path`; None when it is missing, unreadable,
+    not JSON or not an object (a caller that must tell these apart reads the file
+    itself)."""
+    from agent_hooks import posix_fs as fs
+
+    try:
+        data = fs.read_file(path)
+        doc = loads(data) if data is not None else None
+    except (OSError, ValueError):
+        return None
+    return doc if isinstance(doc, dict) else None

@@ -18,9 +18,22 @@ from agent_hooks.cli._common import (
 )
 from agent_hooks.cli.reserve import public, until
 from agent_hooks.gate import places
-from agent_hooks.leases import lease, lease_messages, lease_store, lease_upkeep
+from agent_hooks.leases import (
+    lease,
+    lease_messages,
+    lease_minutes,
+    lease_release,
+    lease_store,
+    writer_cards,
+)
 from agent_hooks.ledger import ledger_location
-from agent_hooks.reservations import reservation, reservation_index, reservation_store
+from agent_hooks.reservations import (
+    blocking,
+    index_records,
+    reservation,
+    reservation_index,
+    reservation_store,
+)
 
 
 def holder_state(
@@ -44,7 +57,7 @@ def holder_state(
         return "kept"
     if alive is False:
         return "holder gone"
-    if lease_upkeep.heard_from(directory, owner, now, minutes):
+    if writer_cards.heard_from(directory, owner, now, minutes):
         return "live (other host)"
     return "silent"
 
@@ -68,10 +81,10 @@ def _reservation_rows(
 
 def _lease_rows(root: str, directory: str, now: float) -> list[dict[str, Any]]:
     rows = []
-    for rel, item in lease_upkeep.everything(directory):
+    for rel, item in lease_release.everything(directory):
         if not lease.counts(item, now, liveness.alive):
             continue
-        card = lease_store.card(directory, item.get("writer"))
+        card = writer_cards.card(directory, item.get("writer"))
         rows.append(
             {
                 "kind": "lease",
@@ -244,14 +257,10 @@ def _verdict(state_dir: str, root: str, rel: str, me: writers.Writer, now: float
     """Would `me`'s edit of `rel` in project `root` pass, and if not, why."""
     directory = ledger_location.directory(state_dir, root)
     hot = reservation_index.load_hot(directory)
-    minutes = (
-        hot.settings["lease_minutes"]
-        if hot is not None
-        else reservation_index.DEFAULT_LEASE_MINUTES
-    )
+    minutes = lease_minutes.effective(os.environ, hot.settings if hot is not None else None)
     verdict: dict[str, Any] = {"path": rel, "project_root": root, "allowed": True}
-    counts = places.holder_counts(directory, minutes, now)
-    holders = places.blocking_edit(hot, rel, me.owner, now, counts) if hot is not None else []
+    counts = blocking.holder_counts(directory, minutes, now)
+    holders = blocking.blocking_edit(hot, rel, me.owner, now, counts) if hot is not None else []
     if holders:
         verdict["allowed"] = False
         verdict["held_by"] = [
@@ -264,7 +273,7 @@ def _verdict(state_dir: str, root: str, rel: str, me: writers.Writer, now: float
                 "until": until(h),
                 "minutes_left": reservation.minutes_left(h, now),
             }
-            for h in (reservation_index.as_dict(rec) for rec in holders)
+            for h in (index_records.as_dict(rec) for rec in holders)
         ]
         return verdict
     seen = lease.judge(lease_store.read(directory, rel), me, root, now, liveness.alive)
@@ -275,7 +284,7 @@ def _verdict(state_dir: str, root: str, rel: str, me: writers.Writer, now: float
                 "kind": "lease",
                 "agent": item.get("agent"),
                 "holder": lease_messages.holder_label(
-                    item, lease_store.card(directory, item.get("writer"))
+                    item, writer_cards.card(directory, item.get("writer"))
                 ),
                 "pattern": rel,
                 "reason": "",
@@ -284,7 +293,7 @@ def _verdict(state_dir: str, root: str, rel: str, me: writers.Writer, now: float
             }
             for item in seen.blockers
         ]
-    elif hot is not None and hot.strict and not places.owns(hot, rel, me.owner, now):
+    elif hot is not None and hot.strict and not blocking.owns(hot, rel, me.owner, now):
         verdict["allowed"] = False
         verdict["why"] = "strict mode: not reserved by you"
     elif seen.elsewhere:

@@ -9,6 +9,7 @@ import click
 
 from agent_hooks import liveness, timestamps, writers
 from agent_hooks.cli._common import emit_json, get_env, json_option, project_option, require_project
+from agent_hooks.leases import writer_cards
 from agent_hooks.reservations import pattern, pattern_input, reservation, reservation_store
 
 
@@ -218,11 +219,11 @@ def release(
     root = require_project(env, project)
     agent = env.agent()
     if leases:
-        from agent_hooks.cli import lease_release
+        from agent_hooks.cli import release_lease
 
         user = env.environ.get("USER") or env.environ.get("LOGNAME")
         by = f'agent "{agent.name}"' if agent.name else (user or "a person")
-        released = lease_release.force(env, root, leases, agent.name, by)
+        released = release_lease.force(env, root, leases, agent.name, by)
         if as_json:
             emit_json({"released_leases": released})
         else:
@@ -372,11 +373,10 @@ def _tell_holder(state_dir: str, res: dict[str, Any], by: str | None, now: float
 def _heartbeat(state_dir: str, root: str, me: Any, environ: Any, now: float) -> None:
     """A reservation's owner is heard from now (how other hosts judge it)."""
     from agent_hooks import writers
-    from agent_hooks.leases import lease_upkeep
     from agent_hooks.ledger import ledger_location
 
     owner = writers.Writer(me.agent, me.conversation)
-    lease_upkeep.heartbeat(ledger_location.directory(state_dir, root), owner, environ, now)
+    writer_cards.heartbeat(ledger_location.directory(state_dir, root), owner, environ, now)
 
 
 def register(group: click.Group) -> None:

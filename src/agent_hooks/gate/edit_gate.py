@@ -1,159 +1,143 @@
-"""Whether one tool call may change what it targets: the PreToolUse decision.
+"""Whether a file edit may change its target: the gate's decision for edit tools
+(Claude Code's Write, Edit, NotebookEdit; Codex's apply_patch; Gemini's
+write_file and replace — the client layer names the files).
 
-Given the writer, the target (a file path; a Bash command line is
-`bash_decision`'s), the project and the clock, `edit` returns a `Verdict`: a `Refusal` (the reason the
-model reads), context for an allowed call (a file other worktrees are changing),
-and what to log. The adapter turns the payload into one of these calls and the
-verdict into protocol output.
+Given the tool call and the target, `decide` returns a `Verdict`: a `Refusal`
+(the reason the model reads), context for an allowed call (a file other
+worktrees are changing), and what to log.
 
 Invariants:
 
-* A target is checked in every project it lies in (`places.places`), each
-  against its repository's ledger: explicit reservations first (another owner's
-  live exclusive reservation refuses, unless its holder is known to be gone or,
-  on another host, silent longer than a lease), then leases (`lease.judge`).
-* An allowed file edit takes (or renews) the writer's lease on the file in each
+* A target is judged in every project it lies in (`places`), each against its
+  repository's ledger: explicit reservations first (another owner's live
+  exclusive reservation refuses, unless its holder no longer counts:
+  `blocking.holder_counts`), then leases (`lease.judge`).
+* An allowed edit takes (or renews) the writer's lease on the file in each
   ledger (`lease_store.claim`), atomically: of two writers editing one file at
-  the same instant exactly one goes ahead.
+  the same instant exactly one goes ahead. `claim=False` (`agent-hooks check`)
+  judges without taking anything, as does a writer that can hold nothing.
 * Writes into agent-hooks' own ledgers and state are refused (`protected`).
-* A Bash command is decided by `bash_decision` (which uses this module's
-  Request and Verdict), so a file edit never loads any of it.
 * `AGENT_HOOKS_ENFORCE=off` never hides a refusal: it comes back marked
   `overridden`, for the adapter to log and let through.
 
-Hot path: built-ins and agent_hooks' own modules only; the Bash parser and the
-pattern compiler load only when a command must be parsed.
+Hot path: built-ins and agent_hooks' own modules only; texts load only to refuse.
 """
 
 from __future__ import annotations
 
 from agent_hooks import liveness, writers
 from agent_hooks.gate import places, protected
-from agent_hooks.gate.tool_call import Request, Verdict, refuse
-from agent_hooks.reservations import reservation_index
+from agent_hooks.gate.tool_call import Place, ToolCall, Verdict, refuse
+from agent_hooks.reservations import blocking, index_records
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from agent_hooks.leases.lease_store import Claim
 
-def edit(request: Request, target: object) -> Verdict:
-    """A file tool (Write, Edit, NotebookEdit, MultiEdit) writing `target`."""
+
+def decide(call: ToolCall, target: object, *, claim: bool = True) -> Verdict:
+    """May `call.writer` change the file `target` (as the client gave it)?"""
     verdict = Verdict()
     if not isinstance(target, str) or not target or "\x00" in target:
         return verdict
-    resolved = places.resolve(target, request.cwd, request.project)
-    what = protected.guarded(resolved, request.state_dir)
+    resolved = places.resolve(target, call.cwd, call.project)
+    where = call.places(places.places(resolved, call.project))
+    what = protected.guarded(resolved, call.state_dir, [p.repo.ledger for p in where])
     if what is not None:
-        return refuse(request, verdict, protected.message(what, target))
-    where = places.places(resolved, request.project)
-    owner, now = request.writer.owner, request.now
+        return refuse(call, verdict, protected.message(what, target))
+    owner, now = call.writer.owner, call.now
     strict_rel = None
     owned = False
-    claims = []
-    for root, rel in where:
-        hot = request.index(root)
-        directory = request.ledger(root)
-        minutes = request.lease_minutes(hot)
-        if hot is not None:
-            holders = places.blocking_edit(
-                hot, rel, owner, now, places.holder_counts(directory, minutes, now)
-            )
+    for place in where:
+        repo, rel = place.repo, place.rel
+        if repo.index is not None:
+            counts = blocking.holder_counts(repo.ledger, repo.minutes, now)
+            holders = blocking.blocking_edit(repo.index, rel, owner, now, counts)
             if holders:
-                waiting = _waiting(
-                    request, root, rel, "reservation", holders[0][reservation_index.RID]
-                )
                 from agent_hooks.reservations import reservation_messages
 
-                return refuse(
-                    request, verdict, reservation_messages.deny_message(rel, holders, now), waiting
-                )
-        owned = owned or places.owns(hot, rel, owner, now)
-        if strict_rel is None and request.strict(hot):
+                waiting = _waiting(call, place, "reservation", holders[0][index_records.RID])
+                reason = reservation_messages.deny_message(rel, holders, now)
+                return refuse(call, verdict, reason, waiting)
+        owned = owned or blocking.owns(repo.index, rel, owner, now)
+        if strict_rel is None and repo.strict:
             strict_rel = rel
-        if minutes > 0:
-            claims.append((root, rel, directory, minutes, hot))
     if strict_rel is not None and not owned:
         from agent_hooks.reservations import reservation_messages
 
-        return refuse(request, verdict, reservation_messages.strict_message(strict_rel))
-    for root, rel, directory, minutes, hot in claims:
-        if request.writer.conversation == writers.NOBODY:
-            refused = _judge_only(request, verdict, root, rel, directory)
-        else:
-            refused = _claim(request, verdict, root, rel, directory, minutes, hot)
-        if refused:
+        return refuse(call, verdict, reservation_messages.strict_message(strict_rel))
+    holds = claim and call.writer.conversation != writers.NOBODY
+    for place in where:
+        if place.repo.minutes > 0 and _leased(call, verdict, place, holds):
             return verdict
     return verdict
 
 
-def _claim(
-    request: Request,
-    verdict: Verdict,
-    root: str,
-    rel: str,
-    directory: str,
-    minutes: int,
-    hot: reservation_index.HotIndex | None,
-) -> bool:
-    from agent_hooks import repository
-    from agent_hooks.leases import lease_store
+def _leased(call: ToolCall, verdict: Verdict, place: Place, holds: bool) -> bool:
+    """Judge (and, when `holds`, take) the writer's lease on the place: True when
+    another writer's lease refuses the edit."""
+    from agent_hooks.leases import lease, lease_store
 
-    outcome = lease_store.claim(
-        directory,
-        rel,
-        request.writer,
-        worktree=root,
-        branch=repository.branch(root),
-        environ=request.environ,
-        now=request.now,
-        minutes=minutes,
-        tool_use_id=request.tool_use_id,
-    )
-    if outcome.problem is not None:
-        verdict.problems.append(outcome.problem)
-    deny_elsewhere = hot is not None and hot.settings.get("worktree_leases") == "deny"
-    blockers = outcome.blockers + (outcome.elsewhere if deny_elsewhere else [])
+    repo = place.repo
+    if holds:
+        outcome = _claim(call, place)
+        if outcome.problem is not None:
+            verdict.problems.append(outcome.problem)
+        blockers, elsewhere = outcome.blockers, outcome.elsewhere
+    else:
+        seen = lease.judge(
+            lease_store.read(repo.ledger, place.rel),
+            call.writer,
+            repo.root,
+            call.now,
+            liveness.alive,
+        )
+        blockers, elsewhere = seen.blockers, seen.elsewhere
+    blockers = blockers + (elsewhere if repo.deny_elsewhere else [])
     if blockers:
-        from agent_hooks.leases import lease_messages
+        from agent_hooks.leases import lease_messages, writer_cards
 
         holder = blockers[0]
-        waiting = _waiting(request, root, rel, "lease", holder.get("writer"))
-        reason = lease_messages.deny_message(
-            rel, holder, request.now, lease_store.card(directory, holder.get("writer"))
-        )
-        refuse(request, verdict, reason, waiting)
+        card = writer_cards.card(repo.ledger, holder.get("writer"))
+        reason = lease_messages.deny_message(place.rel, holder, call.now, card)
+        refuse(call, verdict, reason, _waiting(call, place, "lease", holder.get("writer")))
         return True
-    if outcome.elsewhere:
+    if elsewhere:
         from agent_hooks.leases import lease_messages
 
-        verdict.context.append(lease_messages.elsewhere_note(rel, outcome.elsewhere, request.now))
+        verdict.context.append(lease_messages.elsewhere_note(place.rel, elsewhere, call.now))
     return False
 
 
-def _judge_only(request: Request, verdict: Verdict, root: str, rel: str, directory: str) -> bool:
-    """A writer that can hold nothing: refused by other writers' leases, takes none."""
-    from agent_hooks.leases import lease, lease_messages, lease_store
+def _claim(call: ToolCall, place: Place) -> Claim:
+    from agent_hooks import repository
+    from agent_hooks.leases import lease_store
 
-    seen = lease.judge(
-        lease_store.read(directory, rel), request.writer, root, request.now, liveness.alive
+    return lease_store.claim(
+        place.repo.ledger,
+        place.rel,
+        call.writer,
+        worktree=place.repo.root,
+        branch=repository.branch(place.repo.root),
+        environ=call.environ,
+        now=call.now,
+        minutes=place.repo.minutes,
+        tool_use_id=call.tool_use_id,
     )
-    if not seen.blockers:
-        return False
-    holder = seen.blockers[0]
-    reason = lease_messages.deny_message(
-        rel, holder, request.now, lease_store.card(directory, holder.get("writer"))
-    )
-    refuse(request, verdict, reason)
-    return True
 
 
-def _waiting(request: Request, root: str, rel: str, kind: str, holder: object) -> dict[str, Any]:
+def _waiting(call: ToolCall, place: Place, kind: str, holder: object) -> dict[str, Any] | None:
+    """What to note for the refused writer, to tell it when the file frees (a
+    writer that can hold nothing is never told)."""
+    if call.writer.conversation == writers.NOBODY:
+        return None
     return {
-        "writer": request.writer.key,
-        "project_root": root,
-        "rel": rel,
+        "writer": call.writer.key,
+        "project_root": place.repo.root,
+        "rel": place.rel,
         "kind": kind,
         "holder": holder if isinstance(holder, str) else None,
-        "since": int(request.now),
+        "since": int(call.now),
     }

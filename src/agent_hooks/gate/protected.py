@@ -14,9 +14,8 @@ only (PreToolUse asks on every edit).
 
 from __future__ import annotations
 
-from agent_hooks import identity, repository
+from agent_hooks import identity
 from agent_hooks import posix_fs as fs
-from agent_hooks.ledger import ledger_location
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -33,12 +32,13 @@ def _state_file_name(name: str) -> bool:
 
 
 def guarded(
-    resolved: str, state_dir: str, directory: bool = False, ledgers: Iterable[str] = ()
+    resolved: str, state_dir: str, ledgers: Iterable[str], directory: bool = False
 ) -> str | None:
     """What protected thing the resolved target is (or, for a directory target,
     holds): a one-line description, or None when the write is none of our business.
-    `ledgers` are ledger directories known to matter (the agent's project's): a
-    directory target holding one (`rm -rf` of the repository, or above) is refused."""
+    `ledgers` are the ledger directories of the repositories the target lies in
+    (`tool_call.Place.repo.ledger`): a target inside one, or a directory target
+    holding one (`rm -rf` of the repository, or above), is refused."""
     data = identity.data_dir(state_dir)
     if fs.is_within(resolved, data) or (directory and fs.is_within(data, resolved)):
         return f"agent-hooks' data in {data}"
@@ -46,15 +46,7 @@ def guarded(
         return "an agent's state file (or its lock or the hook log)"
     if directory and fs.is_within(state_dir, resolved):
         return f"the agents' state directory {state_dir}"
-    books = [] if not directory else [b for b in ledgers if ledger_location.is_repository_ledger(b)]
-    tops = {repository.git_top_level(fs.dirname(resolved), resolved=True)}
-    if directory:
-        tops.add(repository.git_top_level(resolved, resolved=True))
-    for top in tops:
-        common = repository.common_dir(top) if top is not None else None
-        if common is not None:
-            books.append(fs.join(common, ledger_location.SUBDIR))
-    for book in books:
+    for book in ledgers:
         if fs.is_within(resolved, book) or (directory and fs.is_within(book, resolved)):
             return f"the repository's ledger {book}"
     return None

@@ -35,9 +35,9 @@ from __future__ import annotations
 
 from agent_hooks import liveness, repository
 from agent_hooks import posix_fs as fs
-from agent_hooks.leases import lease, lease_store
+from agent_hooks.leases import lease, lease_minutes, lease_store, writer_cards
 from agent_hooks.ledger import ledger_location
-from agent_hooks.reservations import reservation_index
+from agent_hooks.reservations import blocking, index_records, reservation_index
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -79,15 +79,12 @@ def after_bash(
     *,
     duration_ms: object,
     environ: Mapping[str, str],
-    minutes: int | None = None,
 ) -> Aftermath:
     """Sort the changed files, lease this writer's own, and warn about held ones."""
     result = Aftermath()
     directory = ledger_location.directory(state_dir, project)
     hot = reservation_index.load_hot(directory)
-    if minutes is None:
-        setting = hot.settings.get("lease_minutes") if hot is not None else None
-        minutes = setting if isinstance(setting, int) else reservation_index.DEFAULT_LEASE_MINUTES
+    minutes = lease_minutes.effective(environ, hot.settings if hot is not None else None)
     took = duration_ms / 1000 if isinstance(duration_ms, int | float) and duration_ms > 0 else 0.0
     start = now - took - SLACK
     mine: list[str] = []
@@ -133,7 +130,7 @@ def after_bash(
     for rel, held in list(leased_by_others.items())[:MAX_NOTES]:
         key = held.get("writer")
         if key not in cards:
-            cards[key] = lease_store.card(directory, key)
+            cards[key] = writer_cards.card(directory, key)
         notes.append(f"{rel} ({lease_messages.holder_label(held, cards[key])} is changing it)")
     more = len(leased_by_others) - len(notes)
     if hot is not None and hot.others_hold_exclusive(me.owner, now):
@@ -198,7 +195,7 @@ def _written_by_another(
 
 def _reserved_notes(
     state_dir: str,
-    hot: reservation_index.HotIndex,
+    hot: index_records.HotIndex,
     me: Writer,
     changed: list[tuple[str, str]],
     foreign: set[str],
@@ -210,20 +207,19 @@ def _reserved_notes(
     (and at most MAX_CHECKS files compared), and how many more held files there
     were (not compared)."""
     from agent_hooks.agents import trail
-    from agent_hooks.gate import places
 
     living: dict[int, bool] = {}  # id(record) -> does its holder count
 
     def counts(rec: tuple[Any, ...]) -> bool:
         if id(rec) not in living:
-            living[id(rec)] = liveness.alive(rec[reservation_index.HOLDER] or {}) is not False
+            living[id(rec)] = liveness.alive(rec[index_records.HOLDER] or {}) is not False
         return living[id(rec)]
 
     marks: dict[str | None, dict[str, Any]] = {}  # holder agent -> its trail's fingerprints
     described: dict[tuple[int, ...], str] = {}
     notes: list[str] = []
     more = checks = 0
-    blockers = places.edit_blockers(hot, me.owner, now, counts)
+    blockers = blocking.edit_blockers(hot, me.owner, now, counts)
     for path, rel in changed:
         if path in foreign:
             continue
@@ -239,7 +235,7 @@ def _reserved_notes(
             rec
             for rec in holders
             if mark is None
-            or _holder_mark(marks, state_dir, rec[reservation_index.AGENT], path, now) != mark
+            or _holder_mark(marks, state_dir, rec[index_records.AGENT], path, now) != mark
         ]
         if holders:
             from agent_hooks.reservations import reservation  # only to describe a holder
@@ -247,7 +243,7 @@ def _reserved_notes(
             key = tuple(id(rec) for rec in holders)
             if key not in described:
                 described[key] = "; ".join(
-                    reservation.describe(reservation_index.as_dict(r), now) for r in holders
+                    reservation.describe(index_records.as_dict(r), now) for r in holders
                 )
             notes.append(f"{rel} ({described[key]})")
     return notes, more

@@ -1,4 +1,5 @@
-"""Whether a Bash command may run: the PreToolUse decision for Bash.
+"""Whether a shell command may run: the gate's decision for Claude Code's Bash
+(and its skill shell lines), Codex's shell calls and Gemini's run_shell_command.
 
 Invariants:
 
@@ -7,14 +8,12 @@ Invariants:
   it names agent-hooks' own files — and only when the prefilter says the parser
   could see a write: an unclaimed project pays nothing.
 * Each visible write target (a path and everything below it, or a glob) is
-  located with symlinks resolved — all of them, or for a directory entry the
-  command acts on itself (`rm src/out`, `mv src/out x`, `ln -sfn /tmp src/out`:
-  `BashTarget.entry`) those of its parent directory, its own name kept — and
-  refused by another owner's live exclusive reservation overlapping it, by
+  located with symlinks resolved (`places.locate_write`, `places.locate_glob`)
+  and refused by another owner's live exclusive reservation overlapping it, by
   another writer's lease on a file under it, by holding agent-hooks' own files,
   or by strict mode without a reservation of one's own.
 * What the parser cannot see (scripts, interpreters) is not refused here; the
-  PostToolUse warning (`bash_after`) tells the model afterwards.
+  aftermath (`shell_aftermath`) tells the model afterwards.
 * A command the parser gave up on (`BashAnalysis.gave_up`: nesting too deep, too
   many wrappers, ...) may write anything anywhere: it counts as writing the whole
   project, refused while another writer holds anything exclusive in it (a live
@@ -24,17 +23,15 @@ Invariants:
 from __future__ import annotations
 
 from agent_hooks import posix_fs as fs
-from agent_hooks.gate.tool_call import Request, Verdict, refuse
+from agent_hooks.gate.tool_call import Place, ToolCall, Verdict, refuse
 from agent_hooks.shell import prefilter
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from _collections_abc import Callable
     from typing import Any
 
-    from agent_hooks.reservations import reservation_index
+    from agent_hooks.reservations.index_records import HotIndex
 
-    Place = tuple[str, str]
     Record = tuple[Any, ...]
 
 # The parser, each module after those it imports: loaded at once (agent_hooks.preload)
@@ -47,24 +44,22 @@ PARSER_MODULES = (
 )
 
 
-def bash(request: Request, command: object) -> Verdict:
-    """A Bash command line: refused when a write the parser can see is refused.
+def decide(call: ToolCall, command: object) -> Verdict:
+    """A shell command line: refused when a write the parser can see is refused.
     The command is read as the client hands it to the shell (`posix_fs.as_written`:
     a lone surrogate is U+FFFD)."""
     verdict = Verdict()
-    project = request.project
+    project = call.project
     if not isinstance(command, str) or project is None:
         return verdict
     command = fs.as_written(command)
-    hot = request.index(project)
-    owner, now = request.writer.owner, request.now
-    minutes = request.lease_minutes(hot)
     if not prefilter.might_write(command):
         return verdict  # nothing the parser could see: do not pay for loading it
+    home = call.repo(project)
     contended = (
-        (hot is not None and hot.others_hold_exclusive(owner, now))
-        or request.strict(hot)
-        or _leases_held(request, project, minutes)
+        (home.index is not None and home.index.others_hold_exclusive(call.writer.owner, call.now))
+        or home.strict
+        or _leases_held(call, home.ledger, home.minutes)
     )
     if not contended and not prefilter.mentions_own_files(command):
         return verdict
@@ -73,43 +68,47 @@ def bash(request: Request, command: object) -> Verdict:
     preload(PARSER_MODULES)  # only when someone else holds something
     from agent_hooks.shell import writes
 
-    analysis = writes.analyze(command, request.cwd or project, request.environ.get("HOME"))
+    analysis = writes.analyze(command, call.cwd or project, call.environ.get("HOME"))
     for target in analysis.targets:
-        reason = _check_bash_target(request, target.path, target.glob, project, target.entry)
+        reason = _check_target(call, target.path, target.glob, target.entry)
         if reason is not None:
-            return refuse(request, verdict, reason)
+            return refuse(call, verdict, reason)
     if analysis.gave_up is not None:
         verdict.problems.append(
             f"Bash command too complex to check ({analysis.gave_up}): "
             f"it counts as writing anywhere in {project}"
         )
-        reason = _too_complex(request, project, analysis.gave_up)
+        reason = _too_complex(call, Place(home, ""), analysis.gave_up)
         if reason is not None:
-            return refuse(request, verdict, reason)
+            return refuse(call, verdict, reason)
     return verdict
 
 
-def _too_complex(request: Request, project: str, why: str) -> str | None:
+def _leases_held(call: ToolCall, ledger: str, minutes: int) -> bool:
+    if minutes <= 0:
+        return False
+    from agent_hooks.leases import writer_cards
+
+    return writer_cards.others_heard_from(ledger, call.writer.key, minutes, call.now)
+
+
+def _too_complex(call: ToolCall, whole: Place, why: str) -> str | None:
     """Why a command the parser gave up on may not run: another writer holds
     something exclusive in the project (a live reservation, or a lease)."""
-    from agent_hooks.gate import places
-    from agent_hooks.leases import lease_messages
-    from agent_hooks.reservations import reservation, reservation_index
+    from agent_hooks.reservations import index_records, reservation
 
-    owner, now = request.writer.owner, request.now
-    hot = request.index(project)
-    directory = request.ledger(project)
-    minutes = request.lease_minutes(hot)
+    repo = whole.repo
     compiled = _compile_target("", False)
     held = []
-    if hot is not None:
-        counts = places.holder_counts(directory, minutes, now)
-        holders = blocking_write(hot, compiled, owner, now, counts)
-        unique = reservation.unique([reservation_index.as_dict(rec) for rec in holders])
-        held = [reservation.describe(res, now) for res in unique[:3]]
-    if not held and minutes > 0:
-        found = _lease_blocker(request, project, "", compiled, False, directory, hot)
+    if repo.index is not None:
+        holders = _reserved(call, repo.index, repo.ledger, repo.minutes, compiled)
+        unique = reservation.unique([index_records.as_dict(rec) for rec in holders])
+        held = [reservation.describe(res, call.now) for res in unique[:3]]
+    if not held and repo.minutes > 0:
+        found = _lease_blocker(call, whole, compiled, False)
         if found is not None:
+            from agent_hooks.leases import lease_messages
+
             leased, holder, card = found
             held = [f"{leased} is being changed by {lease_messages.holder_label(holder, card)}"]
     if not held:
@@ -119,48 +118,43 @@ def _too_complex(request: Request, project: str, why: str) -> str | None:
     return reservation_messages.too_complex_message(why, held)
 
 
-def _leases_held(request: Request, project: str, minutes: int) -> bool:
-    return minutes > 0 and request.others_heard_from(project, minutes)
-
-
-def _check_bash_target(
-    request: Request, path: str, glob: bool, project: str, entry: bool = False
-) -> str | None:
-    """Why a Bash target (a path and everything below it, or a glob; `entry`: the
+def _check_target(call: ToolCall, path: str, glob: bool, entry: bool = False) -> str | None:
+    """Why a shell target (a path and everything below it, or a glob; `entry`: the
     directory entry itself) may not be written: our own files, another owner's
     reservation, another writer's lease, or strict mode without a reservation of
     one's own."""
     from agent_hooks.gate import places, protected
+    from agent_hooks.reservations import blocking
 
-    where = locate_glob(path, project) if glob else locate_write(path, project, entry)
-    owner, now = request.writer.owner, request.now
+    pairs = (
+        places.locate_glob(path, call.project)
+        if glob
+        else places.locate_write(path, call.project, entry)
+    )
+    where = call.places(pairs)
+    owner, now = call.writer.owner, call.now
     strict_rel = None
     owned = False
-    for root, rel in where:
-        hot = request.index(root)
-        directory = request.ledger(root)
-        minutes = request.lease_minutes(hot)
+    for place in where:
+        repo, rel = place.repo, place.rel
         compiled = _compile_target(rel, glob)
-        if hot is not None:
-            holders = blocking_write(
-                hot, compiled, owner, now, places.holder_counts(directory, minutes, now)
-            )
+        if repo.index is not None:
+            holders = _reserved(call, repo.index, repo.ledger, repo.minutes, compiled)
             if holders:
                 return _deny_text(rel, holders, now)
-        if minutes > 0:
-            reason = _leased_under(request, root, rel, compiled, glob, directory, hot)
+        if repo.minutes > 0:
+            reason = _leased_under(call, place, compiled, glob)
             if reason is not None:
                 return reason
         if rel and not glob:
-            owned = owned or places.owns(hot, rel, owner, now)
-            if strict_rel is None and request.strict(hot):
+            owned = owned or blocking.owns(repo.index, rel, owner, now)
+            if strict_rel is None and repo.strict:
                 strict_rel = rel
     if not glob:
+        resolved = places.resolve_entry(path) if entry else fs.realpath(path)
+        ledgers = [call.repo(call.project).ledger] if call.project is not None else []
         what = protected.guarded(
-            _resolved(path, entry),
-            request.state_dir,
-            directory=True,
-            ledgers=[request.ledger(project)],
+            resolved, call.state_dir, ledgers + [p.repo.ledger for p in where], directory=True
         )
         if what is not None:
             return protected.message(what, path)
@@ -171,29 +165,15 @@ def _check_bash_target(
     return None
 
 
-def _resolved(path: str, entry: bool) -> str:
-    from agent_hooks.gate import places
-
-    return places.resolve_entry(path) if entry else fs.realpath(path)
-
-
-def _leased_under(
-    request: Request,
-    root: str,
-    rel: str,
-    compiled: list[Any],
-    glob: bool,
-    directory: str,
-    hot: reservation_index.HotIndex | None,
-) -> str | None:
-    found = _lease_blocker(request, root, rel, compiled, glob, directory, hot)
+def _leased_under(call: ToolCall, place: Place, compiled: list[Any], glob: bool) -> str | None:
+    found = _lease_blocker(call, place, compiled, glob)
     if found is None:
         return None
     from agent_hooks.leases import lease_messages
 
     leased, holder, card = found
-    shown = rel or "the whole project"
-    return lease_messages.deny_message(leased, holder, request.now, card).replace(
+    shown = place.rel or "the whole project"
+    return lease_messages.deny_message(leased, holder, call.now, card).replace(
         "Do not edit it now.",
         f"This Bash command would write {shown}, which includes it; do not run it now.",
         1,
@@ -201,89 +181,45 @@ def _leased_under(
 
 
 def _lease_blocker(
-    request: Request,
-    root: str,
-    rel: str,
-    compiled: list[Any],
-    glob: bool,
-    directory: str,
-    hot: reservation_index.HotIndex | None,
+    call: ToolCall, place: Place, compiled: list[Any], glob: bool
 ) -> tuple[str, dict[str, Any], dict[str, Any] | None] | None:
     """(leased path, the blocking lease, its writer's card) for the first file
     under the target another writer leases, or None. A target that is no directory
     costs one lookup of its own lease file; only a glob or a directory lists the
     ledger's leases (their names, compared escaped)."""
     from agent_hooks import liveness
-    from agent_hooks.leases import lease, lease_store
+    from agent_hooks.leases import lease, lease_store, writer_cards
 
-    deny_elsewhere = hot is not None and hot.settings.get("worktree_leases") == "deny"
+    repo, rel = place.repo, place.rel
     candidates = [rel] if rel and not glob else []
-    if glob or not rel or fs.isdir(fs.join(root, rel)):
-        from agent_hooks.leases import lease_upkeep
+    if glob or not rel or fs.isdir(fs.join(repo.root, rel)):
         from agent_hooks.reservations import pattern
 
         prefix = "" if glob or not rel else rel + "/"
-        candidates += lease_upkeep.paths_under(
-            directory, lambda p: pattern.matches(compiled, p), prefix
+        candidates += lease_store.paths_under(
+            repo.ledger, lambda p: pattern.matches(compiled, p), prefix
         )
     for leased in candidates:
         seen = lease.judge(
-            lease_store.read(directory, leased), request.writer, root, request.now, liveness.alive
+            lease_store.read(repo.ledger, leased), call.writer, repo.root, call.now, liveness.alive
         )
-        blockers = seen.blockers + (seen.elsewhere if deny_elsewhere else [])
+        blockers = seen.blockers + (seen.elsewhere if repo.deny_elsewhere else [])
         if blockers:
             holder = blockers[0]
-            return leased, holder, lease_store.card(directory, holder.get("writer"))
+            return leased, holder, writer_cards.card(repo.ledger, holder.get("writer"))
     return None
 
 
-_GLOB_CHARS = "*?["
-
-
-def locate_write(path: str, agent_root: str | None, entry: bool = False) -> list[Place]:
-    """Like `locate` for a Bash target, which may be a directory: a project root,
-    or a directory above the agent's project (`rm -rf ..`), is the whole project,
-    with the relative path "". An `entry` is located by its parent directory,
-    resolved, and its own name (a symlink there is what the command acts on)."""
-    from agent_hooks import repository
-    from agent_hooks.gate import places
-
-    resolved = places.resolve_entry(path) if entry else fs.realpath(path)
-    if agent_root is not None and fs.is_within(agent_root, resolved):
-        return [(agent_root, "")]
-    if repository.git_top_level(resolved, resolved=True) == resolved:
-        return [(resolved, "")]
-    return places.places(resolved, agent_root)
-
-
-def locate_glob(path: str, agent_root: str | None) -> list[Place]:
-    """Like `locate` for an absolute shell glob: resolve the literal directories
-    before the first wildcard segment, keep the rest as written."""
-    from agent_hooks.gate import places
-
-    parts = path.split("/")
-    first_glob = next(i for i, part in enumerate(parts) if any(c in part for c in _GLOB_CHARS))
-    base = fs.realpath("/".join(parts[:first_glob]) or "/")
-    rest = "/".join(parts[first_glob:])
-    return [
-        (root, fs.join(fs.dirname(rel_base), rest).lstrip("/"))
-        for root, rel_base in places.places(fs.join(base, "_"), agent_root)
-    ]
-
-
-def blocking_write(
-    hot: reservation_index.HotIndex,
-    compiled: list[Any],
-    owner: str,
-    now: float,
-    counts: Callable[[Record], bool] | None = None,
+def _reserved(
+    call: ToolCall, index: HotIndex, ledger: str, minutes: int, compiled: list[Any]
 ) -> list[Record]:
     """Other owners' live exclusive reservations overlapping a write target
-    (a path and everything below it, or a shell glob)."""
-    from agent_hooks.gate import places
-    from agent_hooks.reservations import pattern
+    (a path and everything below it, or a shell glob), whose holders count."""
+    from agent_hooks.reservations import blocking, pattern
 
-    return places.blocking(hot, compiled, pattern.first_literal(compiled), owner, now, None, counts)
+    counts = blocking.holder_counts(ledger, minutes, call.now)
+    first = pattern.first_literal(compiled)
+    return blocking.blocking(index, compiled, first, call.writer.owner, call.now, None, counts)
 
 
 def _deny_text(rel: str, holders: list[Any], now: float) -> str:
@@ -296,7 +232,7 @@ def _deny_text(rel: str, holders: list[Any], now: float) -> str:
 
 
 def _compile_target(rel: str, glob: bool) -> list[Any]:
-    """A Bash target as a pattern: the path and everything below it ("" is the
+    """A shell target as a pattern: the path and everything below it ("" is the
     whole project); a shell glob keeps its wildcards (one the pattern syntax
     refuses is taken literally)."""
     from agent_hooks.reservations import pattern

@@ -1,17 +1,22 @@
-"""One tool call to decide, and the verdict: what the PreToolUse decisions
-(`decision` for file edits, `bash_decision` for Bash) share.
+"""One tool call to decide, and the verdict: what the gate's decisions share
+(`edit_gate` for file edits, `shell_gate` for shell commands).
 
-A `Request` carries who writes, from where and when, and reads each ledger's
-index at most once (adopting an earlier release's per-HOME ledger on first
-use). A `Verdict` carries a `Refusal` (the reason the model reads), context
-for an allowed call, and problems to log. `AGENT_HOOKS_ENFORCE=off` never
-hides a refusal: it comes back marked `overridden`. Built-ins only.
+A `ToolCall` carries who writes, from where and when. Every repository a target
+lies in is worked out once per call (`repo`): its ledger directory, its
+reservation index (read at most once, adopting an earlier release's per-HOME
+ledger on first use), its lease minutes (`lease_minutes.effective`), strict mode
+and whether a lease in another worktree refuses. A `Place` is one target inside
+one such repository; the decisions pass places down, never asking twice.
+
+A `Verdict` carries a `Refusal` (the reason the model reads), context for an
+allowed call, and problems to log. `AGENT_HOOKS_ENFORCE=off` never hides a
+refusal: it comes back marked `overridden`. Built-ins only.
 """
 
 from __future__ import annotations
 
-from agent_hooks import posix_fs as fs
 from agent_hooks import switches
+from agent_hooks.leases import lease_minutes
 from agent_hooks.ledger import ledger_location
 from agent_hooks.reservations import reservation_index
 
@@ -20,19 +25,46 @@ if TYPE_CHECKING:
     from _collections_abc import Mapping
     from typing import Any
 
+    from agent_hooks.gate.places import Pair
+    from agent_hooks.reservations.index_records import HotIndex
     from agent_hooks.writers import Writer
 
-LEASE_MINUTES_ENV = "AGENT_HOOKS_LEASE_MINUTES"
+
+class Repo:
+    """One repository (work tree) as a tool call sees it."""
+
+    __slots__ = ("deny_elsewhere", "index", "ledger", "minutes", "root", "strict")
+
+    def __init__(
+        self, root: str, ledger: str, index: HotIndex | None, environ: Mapping[str, str]
+    ) -> None:
+        self.root = root  # the work tree
+        self.ledger = ledger  # its repository's ledger directory
+        self.index = index  # its reservations (None: no reservations file)
+        settings = index.settings if index is not None else None
+        self.minutes = lease_minutes.effective(environ, settings)  # 0: leases off
+        self.strict = switches.strict(environ, index is not None and index.strict)
+        self.deny_elsewhere = settings is not None and settings.get("worktree_leases") == "deny"
 
 
-class Request:
+class Place:
+    """A target inside one repository: `rel` is relative to `repo.root` ("" is the
+    whole work tree)."""
+
+    __slots__ = ("rel", "repo")
+
+    def __init__(self, repo: Repo, rel: str) -> None:
+        self.repo = repo
+        self.rel = rel
+
+
+class ToolCall:
     """One tool call to decide: who writes, from where, and when."""
 
     __slots__ = (
-        "_dirs",
+        "_repos",
         "cwd",
         "environ",
-        "indexes",
         "now",
         "project",
         "state_dir",
@@ -58,67 +90,24 @@ class Request:
         self.environ = environ
         self.now = now
         self.tool_use_id = tool_use_id
-        self.indexes: dict[str, reservation_index.HotIndex | None] = {}
-        self._dirs: dict[str, str] = {}
+        self._repos: dict[str, Repo] = {}
 
-    def ledger(self, project: str) -> str:
-        if project not in self._dirs:
-            self._dirs[project] = ledger_location.directory(self.state_dir, project)
-        return self._dirs[project]
+    def repo(self, root: str) -> Repo:
+        """The repository of the work tree `root`, worked out once per call."""
+        found = self._repos.get(root)
+        if found is None:
+            directory = ledger_location.directory(self.state_dir, root)
+            index = reservation_index.load_hot(directory)
+            if ledger_location.has_legacy(self.state_dir, root):  # one stat: gone once adopted
+                index = _adopt(self.state_dir, root, self.now, directory) or index
+            found = self._repos[root] = Repo(root, directory, index, self.environ)
+        return found
 
-    def index(self, project: str) -> reservation_index.HotIndex | None:
-        """The project's reservation index, read at most once per request; an
-        earlier release's ledger is adopted on first use."""
-        directory = self.ledger(project)
-        if directory not in self.indexes:
-            hot = reservation_index.load_hot(directory)
-            if ledger_location.has_legacy(self.state_dir, project):  # one stat: gone once adopted
-                hot = _adopt(self.state_dir, project, self.now, directory) or hot
-            self.indexes[directory] = hot
-        return self.indexes[directory]
-
-    def strict(self, hot: reservation_index.HotIndex | None) -> bool:
-        return switches.strict(self.environ, hot is not None and hot.strict)
-
-    def others_heard_from(self, project: str, minutes: int) -> bool:
-        """Could another writer hold a lease in `project`'s ledger? One directory
-        listing and a `stat` per other writer's card (the gate before parsing a
-        Bash command): a card heard from within our lease minutes, or whose latest
-        lease (its atime) runs longer, says yes."""
-        import posix
-
-        from agent_hooks.leases import lease
-
-        directory = fs.join(self.ledger(project), "writers")
-        try:
-            names = posix.listdir(directory)
-        except (FileNotFoundError, NotADirectoryError):
-            return False
-        mine = lease.file_name(self.writer.key)
-        window = minutes * 60 + lease.RESOLUTION
-        for name in names:
-            if name == mine or name.startswith("."):
-                continue
-            try:
-                st = posix.stat(fs.join(directory, name), follow_symlinks=False)
-                if st.st_mtime + window > self.now or st.st_atime + lease.RESOLUTION > self.now:
-                    return True
-            except OSError:
-                continue
-        return False
-
-    def lease_minutes(self, hot: reservation_index.HotIndex | None) -> int:
-        raw = self.environ.get(LEASE_MINUTES_ENV, "")
-        if raw.isascii() and raw.isdigit() and len(raw) < 5:
-            return int(raw)
-        settings = hot.settings if hot is not None else reservation_index.SETTINGS_DEFAULTS
-        minutes = settings.get("lease_minutes")
-        return minutes if isinstance(minutes, int) else reservation_index.DEFAULT_LEASE_MINUTES
+    def places(self, pairs: list[Pair]) -> list[Place]:
+        return [Place(self.repo(root), rel) for root, rel in pairs]
 
 
-def _adopt(
-    state_dir: str, project: str, now: float, directory: str
-) -> reservation_index.HotIndex | None:
+def _adopt(state_dir: str, project: str, now: float, directory: str) -> HotIndex | None:
     from agent_hooks.reservations import reservation_store
 
     try:
@@ -151,7 +140,7 @@ class Verdict:
 
 
 def refuse(
-    request: Request, verdict: Verdict, reason: str, waiting: dict[str, Any] | None = None
+    call: ToolCall, verdict: Verdict, reason: str, waiting: dict[str, Any] | None = None
 ) -> Verdict:
-    verdict.refusal = Refusal(reason, switches.is_off(request.environ, switches.ENFORCE), waiting)
+    verdict.refusal = Refusal(reason, switches.is_off(call.environ, switches.ENFORCE), waiting)
     return verdict

@@ -11,10 +11,9 @@ from __future__ import annotations
 
 from agent_hooks import liveness
 from agent_hooks.agents import state_file
-from agent_hooks.gate import places
 from agent_hooks.leases import lease, lease_store
 from agent_hooks.ledger import ledger_location
-from agent_hooks.reservations import reservation_index
+from agent_hooks.reservations import blocking, index_records, reservation_index
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -72,12 +71,12 @@ def _free(state_dir: str, me: Writer, entry: dict[str, Any], now: float) -> str 
         return "it is no longer tracked"
     directory = ledger_location.directory(state_dir, root)
     hot = reservation_index.load_hot(directory)
-    if hot is not None and places.blocking_edit(
+    if hot is not None and blocking.blocking_edit(
         hot,
         rel,
         me.owner,
         now,
-        lambda rec: liveness.alive(rec[reservation_index.HOLDER] or {}) is not False,
+        lambda rec: liveness.alive(rec[index_records.HOLDER] or {}) is not False,
     ):
         return None
     seen = lease.judge(lease_store.read(directory, rel), me, root, now, liveness.alive)

@@ -21,10 +21,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent_hooks import posix_fs as fs
-from agent_hooks.gate import places
 from agent_hooks.git_guard.guard_hooks import git
+from agent_hooks.leases import lease_minutes
 from agent_hooks.ledger import ledger_location
-from agent_hooks.reservations import reservation, reservation_index, reservation_store
+from agent_hooks.reservations import (
+    blocking,
+    index_records,
+    reservation,
+    reservation_index,
+    reservation_store,
+)
 
 _STATUS_WORDS = {
     "A": "added",
@@ -101,17 +107,17 @@ def findings(
         hot = reservation_index.load_hot(directory)
         if hot is None or not hot.others_hold_exclusive(owner, now):
             continue
-        minutes = hot.settings.get("lease_minutes") or reservation_index.DEFAULT_LEASE_MINUTES
-        counts = places.holder_counts(directory, minutes, now)
+        minutes = lease_minutes.effective(os.environ, hot.settings)
+        counts = blocking.holder_counts(directory, minutes, now)
         for item in paths:
             absolute = os.path.join(top, item.path)
             if not fs.is_within(absolute, root) or absolute == root:
                 continue
             rel = absolute[len(root.rstrip("/")) + 1 :]
-            holders = places.blocking_edit(hot, rel, owner, now, counts)
+            holders = blocking.blocking_edit(hot, rel, owner, now, counts)
             if holders:
                 found.append(
-                    Finding(item, root, [reservation_index.as_dict(rec) for rec in holders], branch)
+                    Finding(item, root, [index_records.as_dict(rec) for rec in holders], branch)
                 )
     return found
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from agent_hooks import identity, writers
 from agent_hooks.agents import state, state_file, trail
 from agent_hooks.hooks import hook_runtime
+from agent_hooks.leases import lease_release, writer_cards
 from agent_hooks.work_sessions import work_session_events
 
 TYPE_CHECKING = False
@@ -114,7 +115,6 @@ def _describe_launched(ctx: hook_runtime.HookContext, project: str, me: writers.
     launched = writers.safe_id(response.get("agentId"))
     if launched is None:
         return
-    from agent_hooks.leases import lease_upkeep
     from agent_hooks.ledger import ledger_location
 
     kind = tool_input.get("subagent_type")
@@ -124,7 +124,7 @@ def _describe_launched(ctx: hook_runtime.HookContext, project: str, me: writers.
     description = tool_input.get("description")
     teammate = tool_input.get("name")
     try:
-        lease_upkeep.describe_writer(
+        lease_release.describe_writer(
             ledger_location.directory(ctx.state_dir, project),
             sub,
             description=writers.short_text(description, 80),
@@ -168,11 +168,10 @@ def _record(
 
     state_file.update(agent, mutate, ctx.now, ctx.log)
     if beat and project is not None:
-        from agent_hooks.leases import lease_upkeep
         from agent_hooks.ledger import ledger_location
 
         owner = writers.Writer(me.agent, me.conversation)
-        lease_upkeep.heartbeat(
+        writer_cards.heartbeat(
             ledger_location.directory(ctx.state_dir, project), owner, ctx.environ, ctx.now
         )
     if workspaces is not None and project is not None and tool == "Write":

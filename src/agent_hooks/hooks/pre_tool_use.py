@@ -67,7 +67,7 @@ def handle(ctx: hook_runtime.HookContext) -> dict[str, Any] | None:
         # else's claims is safe: it cannot walk around them by a bad name.
         ctx.log(f"{exc}; checked as a writer that holds nothing")
         me = writers.nobody()
-    request = tool_call.Request(
+    request = tool_call.ToolCall(
         writer=me,
         cwd=ctx.cwd,
         project=ctx.project_root(),
@@ -79,14 +79,14 @@ def handle(ctx: hook_runtime.HookContext) -> dict[str, Any] | None:
     if tool == "Bash":
         from agent_hooks.gate import shell_gate
 
-        verdict = shell_gate.bash(request, tool_input.get("command"))
+        verdict = shell_gate.decide(request, tool_input.get("command"))
     else:
         from agent_hooks import preload
 
         preload(EDIT_MODULES)
         from agent_hooks.gate import edit_gate
 
-        verdict = edit_gate.edit(request, tool_input.get(EDIT_TOOLS[tool]))
+        verdict = edit_gate.decide(request, tool_input.get(EDIT_TOOLS[tool]))
     for problem in verdict.problems:
         ctx.log(problem)
     refusal = verdict.refusal

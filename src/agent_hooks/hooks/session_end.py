@@ -15,6 +15,7 @@ import time
 from agent_hooks import identity, liveness, writers
 from agent_hooks.agents import state, state_file
 from agent_hooks.hooks import hook_runtime
+from agent_hooks.leases import lease_release
 from agent_hooks.wording import plural
 
 TYPE_CHECKING = False
@@ -61,11 +62,10 @@ def _release(
 ) -> None:
     owner = writers.owner_of(agent.name, conversation)
     if project is not None:
-        from agent_hooks.leases import lease_upkeep
         from agent_hooks.ledger import ledger_location
 
         try:
-            lease_upkeep.release_conversation(
+            lease_release.release_conversation(
                 ledger_location.directory(ctx.state_dir, project),
                 owner,
                 conversation,

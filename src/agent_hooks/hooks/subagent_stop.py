@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from agent_hooks import identity, writers
 from agent_hooks.hooks import hook_runtime
+from agent_hooks.leases import lease_release
 from agent_hooks.work_sessions import work_session_events
 
 TYPE_CHECKING = False
@@ -24,11 +25,10 @@ def handle(ctx: hook_runtime.HookContext) -> dict[str, Any] | None:
         name = None
     me = writers.from_payload(name, ctx.payload, ctx.environ)
     if me.agent_id is not None and project is not None:
-        from agent_hooks.leases import lease_upkeep
         from agent_hooks.ledger import ledger_location
 
         try:
-            lease_upkeep.release_writer(
+            lease_release.release_writer(
                 ledger_location.directory(ctx.state_dir, project), me.key, ctx.now
             )
         except OSError as exc:  # they end with the parent's process, or expire

@@ -1,13 +1,10 @@
-"""Leases on disk, the hot part: reading a path's leases and claiming them.
+"""Leases on disk, the hot part: reading a path's leases, listing the leased
+paths, and claiming them.
 
 Inside a ledger directory: `leases/<escaped path>` holds a path's leases
-(`{"path": rel, "leases": [lease, …]}`, one per worktree at most);
-`writers/<escaped writer key>` is a writer's card: who it is and what it is
-called (`{"writer", "agent", …, "description", "name"}`), its mtime the last
-time it was heard from, its atime the end of its latest lease (so a lease set
-with longer minutes than a reader's own is seen without reading the card; a
-mount that moves atimes on reads only shortens that to the reader's minutes);
-`leases.lock` serializes every change of either.
+(`{"path": rel, "leases": [lease, …]}`, one per worktree at most); the
+writers' cards beside them are `writer_cards`'; `leases.lock` serializes every
+change of either.
 
 Invariants:
 
@@ -44,26 +41,12 @@ if TYPE_CHECKING:
     from agent_hooks.writers import Writer
 
 LEASES = "leases"
-WRITERS = "writers"
 LOCK = "leases.lock"
 LOCK_TIMEOUT = 2.0
 
 
 def lease_path(ledger: str, rel: str) -> str:
     return fs.join(ledger, LEASES, lease.file_name(rel))
-
-
-def writer_path(ledger: str, key: str) -> str:
-    return fs.join(ledger, WRITERS, lease.file_name(key))
-
-
-def read_doc(path: str) -> dict[str, Any] | None:
-    try:
-        data = fs.read_file(path)
-        doc = jsonio.loads(data) if data is not None else None
-    except (OSError, ValueError):
-        return None
-    return doc if isinstance(doc, dict) else None
 
 
 def read(ledger: str, rel: str) -> list[dict[str, Any]]:
@@ -75,7 +58,7 @@ def read_checked(ledger: str, rel: str) -> tuple[list[dict[str, Any]], str | Non
     """The leases on `rel`, and why the file holding them could not be used (a
     file that exists but does not parse counts as no lease, and says so)."""
     path = lease_path(ledger, rel)
-    doc = read_doc(path)
+    doc = jsonio.read_object(path)
     if doc is None:
         return [], (
             f"lease file {path} is unreadable; taken as no lease" if fs.lexists(path) else None
@@ -85,11 +68,6 @@ def read_checked(ledger: str, rel: str) -> tuple[list[dict[str, Any]], str | Non
     found = doc.get("leases")
     leases = [item for item in found if isinstance(item, dict)] if isinstance(found, list) else []
     return leases, None
-
-
-def card(ledger: str, key: object) -> dict[str, Any] | None:
-    """What a writer is called (description, teammate name), when known."""
-    return read_doc(writer_path(ledger, key)) if isinstance(key, str) else None
 
 
 class Claim:
@@ -210,14 +188,15 @@ def claim_many(
             outcomes[rel].written = True
             taken.append(rel)
         if taken:
-            touch_card(ledger, me, last, now)
+            writer_cards.touch_card(ledger, me, last, now)
 
     problem = None
     try:
         from agent_hooks import storage
+        from agent_hooks.leases import writer_cards
 
         storage.ensure_dir(fs.join(ledger, LEASES))
-        storage.ensure_dir(fs.join(ledger, WRITERS))
+        storage.ensure_dir(fs.join(ledger, writer_cards.WRITERS))
         if not locked(ledger, work):
             problem = f"lease lock of {ledger} busy for {LOCK_TIMEOUT:g} s; not leased"
     except OSError as exc:
@@ -234,26 +213,42 @@ def write_doc(path: str, doc: dict[str, Any]) -> None:
     storage.write_bytes_atomic(path, jsonio.encode(doc), durable=False)
 
 
-def touch_card(ledger: str, me: Writer, latest: dict[str, Any], now: float) -> None:
-    """Keep the writer's card: create it at its first lease, else refresh its mtime
-    (the heartbeat others judge it by) at most once per RESOLUTION. Caller holds
-    the lock. A card holds no list of paths, so a claim writes one file, not two."""
-    path = writer_path(ledger, me.key)
-    expires = latest.get("expires")
-    until = max(expires, now) if isinstance(expires, int | float) else now
-    try:
-        st = posix.stat(path, follow_symlinks=False)
-    except FileNotFoundError:
-        keys = ("pid", "start", "host", "worktree", "branch")
-        write_doc(path, {**me.as_dict(), **{k: latest.get(k) for k in keys}, "since": int(now)})
-        posix.utime(path, (until, now), follow_symlinks=False)
-        return
-    if now - st.st_mtime >= lease.RESOLUTION:
-        posix.utime(path, (max(until, st.st_atime), now), follow_symlinks=False)
-
-
 def unlink(path: str) -> None:
     try:
         posix.unlink(path)
     except FileNotFoundError:
         pass
+
+
+def all_paths(ledger: str, prefix: str = "") -> list[str]:
+    """Every leased path starting with `prefix` (read from the file names; a name
+    cut short is resolved from its file). Names are compared escaped, so only the
+    matching ones are decoded: a Bash target among thousands of leases costs one
+    directory listing, not one decoding per lease."""
+    directory = fs.join(ledger, LEASES)
+    try:
+        names = posix.listdir(directory)
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    wanted = lease.escape(prefix)
+    found = []
+    for name in names:
+        if name.startswith("."):
+            continue
+        if not name.startswith(wanted):
+            head = name.partition("~")[0]
+            if head == name or not wanted.startswith(head):
+                continue  # neither matching nor a cut name that could
+        decoded, whole = lease.name_prefix(name)
+        if whole:
+            found.append(decoded)
+            continue
+        doc = jsonio.read_object(fs.join(directory, name))
+        if doc is not None and isinstance(doc.get("path"), str) and doc["path"].startswith(prefix):
+            found.append(doc["path"])
+    return sorted(found)
+
+
+def paths_under(ledger: str, test: Callable[[str], bool], prefix: str = "") -> list[str]:
+    """Leased paths starting with `prefix` for which `test` holds (Bash targets)."""
+    return [rel for rel in all_paths(ledger, prefix) if test(rel)]

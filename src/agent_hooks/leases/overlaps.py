@@ -13,7 +13,7 @@ import os
 import subprocess
 
 from agent_hooks import liveness, repository
-from agent_hooks.leases import lease, lease_messages, lease_upkeep
+from agent_hooks.leases import lease, lease_messages, lease_release
 from agent_hooks.ledger import ledger_location
 
 GIT_TIMEOUT = 5.0
@@ -70,7 +70,7 @@ def changed_files(top: str) -> set[str]:
 def leased_elsewhere(directory: str, top: str, now: float) -> dict[str, list[dict[str, object]]]:
     """Live leases held in worktrees other than `top`, by path."""
     found: dict[str, list[dict[str, object]]] = {}
-    for rel, item in lease_upkeep.everything(directory):
+    for rel, item in lease_release.everything(directory):
         if item.get("worktree") != top and lease.counts(item, now, liveness.alive):
             found.setdefault(rel, []).append(item)
     return found
@@ -99,7 +99,7 @@ def everywhere(state_dir: str, top: str, now: float) -> dict[str, list[str]]:
     """Files leased in two or more worktrees of the repository: path -> who."""
     directory = ledger_location.directory(state_dir, top)
     by_path: dict[str, list[dict[str, object]]] = {}
-    for rel, item in lease_upkeep.everything(directory):
+    for rel, item in lease_release.everything(directory):
         if lease.counts(item, now, liveness.alive):
             by_path.setdefault(rel, []).append(item)
     return {

@@ -13,7 +13,7 @@ SessionStart also tidies the ledger here: leases of dead or silent holders go.
 from __future__ import annotations
 
 from agent_hooks import switches, writers
-from agent_hooks.leases import lease, lease_messages, lease_store, lease_upkeep
+from agent_hooks.leases import lease, lease_messages, lease_release, writer_cards
 from agent_hooks.ledger import ledger_location
 from agent_hooks.reservations import reservation, reservation_store
 from agent_hooks.wording import plural
@@ -48,7 +48,7 @@ def session_start_lines(
     """The ledger's lines for this writer; `since` is when the agent was last heard
     of (what was dropped after it is news)."""
     directory = ledger_location.directory(state_dir, project)
-    swept = lease_upkeep.sweep(directory, now)
+    swept = lease_release.sweep(directory, now)
     try:
         reservation_store.adopt(state_dir, project, now)  # earlier release's ledger; dead holders
     except reservation.ReservationError:
@@ -106,12 +106,12 @@ def _leases_of_others(directory: str, me: writers.Writer, project: str, now: flo
     from agent_hooks import liveness
 
     items = []
-    for rel, item in lease_upkeep.everything(directory):
+    for rel, item in lease_release.everything(directory):
         if item.get("worktree") != project or not lease.counts(item, now, liveness.alive):
             continue
         if me.relation(str(item.get("writer"))) in (writers.SELF, writers.PARENT):
             continue
-        card = lease_store.card(directory, item.get("writer"))
+        card = writer_cards.card(directory, item.get("writer"))
         items.append(
             f"{rel} ({lease_messages.holder_label(item, card)}, {lease_messages.minutes_until(item.get('expires'), now)} min left)"
         )

@@ -13,7 +13,8 @@ import marshal
 import sys
 
 from agent_hooks import posix_fs as fs
-from agent_hooks.reservations import reservation_index
+from agent_hooks.leases import lease_minutes
+from agent_hooks.reservations import index_records
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -24,17 +25,15 @@ def settings_of(doc: dict[str, Any]) -> dict[str, Any]:
     """The repository's settings from a truth document, each valid or its default."""
     raw = doc.get("settings")
     raw = raw if isinstance(raw, dict) else {}
-    minutes = raw.get("lease_minutes", reservation_index.DEFAULT_LEASE_MINUTES)
-    valid_minutes = isinstance(minutes, int) and not isinstance(minutes, bool)
     worktree = raw.get("worktree_leases")
     return {
         "strict": doc.get("strict") is True,
-        "lease_minutes": minutes if valid_minutes and 0 <= minutes <= 1440 else 10,
+        "lease_minutes": lease_minutes.from_setting(raw.get("lease_minutes")),
         "worktree_leases": worktree if worktree in ("warn", "deny") else "warn",
     }
 
 
-def build_hot(doc: dict[str, Any]) -> reservation_index.HotIndex:
+def build_hot(doc: dict[str, Any]) -> index_records.HotIndex:
     """The index of a truth document; entries that are not reservations are left
     out and named in `problems`."""
     from agent_hooks.reservations import pattern, reservation
@@ -65,12 +64,12 @@ def build_hot(doc: dict[str, Any]) -> reservation_index.HotIndex:
             res["keep"],
         )
         key = pattern.first_literal(res["compiled"])
-        group = groups.setdefault(reservation_index.GLOB_GROUP if key is None else key, [])
+        group = groups.setdefault(index_records.GLOB_GROUP if key is None else key, [])
         assert isinstance(group, list)
         group.append(record)
         if exclusive:
             until[owner] = max(until.get(owner, 0.0), float(res["expires_at"]))
-    return reservation_index.HotIndex(groups, until, settings_of(doc), problems)
+    return index_records.HotIndex(groups, until, settings_of(doc), problems)
 
 
 def _holder(raw: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -86,12 +85,12 @@ def _holder(raw: dict[str, Any] | None) -> dict[str, Any] | None:
 
 
 def write_cache(
-    directory: str, key: tuple[int, int, int] | None, hot: reservation_index.HotIndex
+    directory: str, key: tuple[int, int, int] | None, hot: index_records.HotIndex
 ) -> None:
     from agent_hooks import storage
 
     snapshot = (
-        reservation_index.CACHE_VERSION,
+        index_records.CACHE_VERSION,
         sys.version_info[:2],
         key,
         hot.settings,
@@ -102,16 +101,16 @@ def write_cache(
         },
     )
     storage.write_bytes_atomic(
-        fs.join(directory, reservation_index.CACHE), marshal.dumps(snapshot), durable=False
+        fs.join(directory, index_records.CACHE), marshal.dumps(snapshot), durable=False
     )
 
 
-def write(directory: str, doc: dict[str, Any]) -> reservation_index.HotIndex:
+def write(directory: str, doc: dict[str, Any]) -> index_records.HotIndex:
     """Replace the truth (durably) and then its cache. Caller holds the lock."""
     from agent_hooks import storage
 
-    truth = fs.join(directory, reservation_index.TRUTH)
+    truth = fs.join(directory, index_records.TRUTH)
     storage.write_json_atomic(truth, doc, durable=True)
     hot = build_hot(doc)
-    write_cache(directory, reservation_index.stat_key(truth), hot)
+    write_cache(directory, index_records.stat_key(truth), hot)
     return hot

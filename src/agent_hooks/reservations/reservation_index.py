@@ -28,83 +28,14 @@ written, so a check in a repository without reservations costs one `stat`.
 from __future__ import annotations
 
 import marshal
-import posix
 import sys
 
 from agent_hooks import posix_fs as fs
+from agent_hooks.reservations.index_records import CACHE, CACHE_VERSION, TRUTH, HotIndex, stat_key
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
-
     from agent_hooks import storage
-
-TRUTH = "reservations.json"
-CACHE = "reservations.cache"
-CACHE_VERSION = 3  # 3: owners, holders and settings; entries checked one by one
-GLOB_GROUP = ""
-
-# A cached record: (owner, exclusive, expires_at, compiled, id, pattern, reason,
-#                   agent, conversation_id, holder, keep)
-OWNER, EXCLUSIVE, EXPIRES, COMPILED, RID, PATTERN, REASON, AGENT, CONVERSATION, HOLDER, KEEP = (
-    range(11)
-)
-
-DEFAULT_LEASE_MINUTES = 10
-SETTINGS_DEFAULTS: dict[str, Any] = {
-    "strict": False,
-    "lease_minutes": DEFAULT_LEASE_MINUTES,
-    "worktree_leases": "warn",
-}
-
-
-def stat_key(path: str) -> tuple[int, int, int] | None:
-    try:
-        st = posix.stat(path, follow_symlinks=False)
-    except FileNotFoundError:
-        return None
-    return (st.st_ino, st.st_size, st.st_mtime_ns)
-
-
-class HotIndex:
-    """What a check needs: records grouped by leading directory, each owner's
-    latest exclusive expiry, and the repository's settings. A group read from the
-    cache stays marshalled bytes until a check asks for it, so a check decodes
-    the one or two groups that can apply, not the whole ledger."""
-
-    __slots__ = ("exclusive_until", "groups", "problems", "settings")
-
-    def __init__(
-        self,
-        groups: dict[str, list[tuple[Any, ...]] | bytes],
-        exclusive_until: dict[str, float],
-        settings: dict[str, Any],
-        problems: list[str] | None = None,
-    ) -> None:
-        self.groups = groups
-        self.exclusive_until = exclusive_until
-        self.settings = settings
-        self.problems = problems or []
-
-    @property
-    def strict(self) -> bool:
-        return self.settings.get("strict") is True
-
-    def others_hold_exclusive(self, owner: str, now: float) -> bool:
-        return any(key != owner and until > now for key, until in self.exclusive_until.items())
-
-    def group(self, key: str) -> list[tuple[Any, ...]]:
-        records = self.groups.get(key, [])
-        if isinstance(records, bytes):
-            records = self.groups[key] = marshal.loads(records)
-        return records
-
-    def candidates(self, first_segment: str | None) -> list[tuple[Any, ...]]:
-        """Records whose pattern could match a path starting with `first_segment`
-        (None: any path, e.g. a target that is itself a glob)."""
-        if first_segment is None:
-            return [rec for key in list(self.groups) for rec in self.group(key)]
-        return self.group(first_segment) + self.group(GLOB_GROUP)
 
 
 def load_hot(directory: str) -> HotIndex | None:
@@ -143,19 +74,3 @@ def load_truth(directory: str, *, recover_at: float | None = None) -> storage.Lo
 
 def lock_path(directory: str) -> str:
     return fs.join(directory, TRUTH + ".lock")
-
-
-def as_dict(record: tuple[Any, ...]) -> dict[str, Any]:
-    """A cached record in the shape `reservation.describe` reads."""
-    return {
-        "agent": record[AGENT],
-        "conversation_id": record[CONVERSATION],
-        "mode": "exclusive" if record[EXCLUSIVE] else "shared",
-        "expires_at": record[EXPIRES],
-        "compiled": record[COMPILED],
-        "id": record[RID],
-        "pattern": record[PATTERN],
-        "reason": record[REASON],
-        "holder": record[HOLDER],
-        "keep": record[KEEP],
-    }

@@ -5,7 +5,7 @@ on such a refusal."""
 
 from __future__ import annotations
 
-from agent_hooks.reservations import reservation_index
+from agent_hooks.reservations import index_records
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -18,9 +18,9 @@ def deny_message(rel: str, holders: list[Record], now: float) -> str:
     """Why the edit of `rel` is refused and what the model can do instead."""
     from agent_hooks.reservations import reservation
 
-    held = reservation.unique([reservation_index.as_dict(rec) for rec in holders])
+    held = reservation.unique([index_records.as_dict(rec) for rec in holders])
     described = [reservation.describe(res, now) for res in held]
-    soonest = min(reservation.minutes_left(reservation_index.as_dict(rec), now) for rec in holders)
+    soonest = min(reservation.minutes_left(index_records.as_dict(rec), now) for rec in holders)
     return (
         f"agent-hooks: {rel} is reserved by another agent: " + "; ".join(described) + ".\n"
         "Do not edit it now. Choose one:\n"

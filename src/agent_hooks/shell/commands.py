@@ -434,7 +434,7 @@ def _shell(name: str, args: list[Word], ctx: ShellState) -> None:
             ctx.note(f"{name} -c {pos[0].dyn}")
         sub = deeper(ctx)
         if sub is not None:
-            _run_text(pos[0].lit, sub)
+            sub.run_text(pos[0].lit, sub)
 
 
 def _eval(name: str, args: list[Word], ctx: ShellState) -> None:
@@ -446,16 +446,9 @@ def _eval(name: str, args: list[Word], ctx: ShellState) -> None:
         return ctx.give_up("nesting too deep")
     ctx.depth += 1
     try:
-        _run_text(" ".join(w.lit for w in args), ctx)
+        ctx.run_text(" ".join(w.lit for w in args), ctx)
     finally:
         ctx.depth -= 1
-
-
-def _run_text(text: str, ctx: ShellState) -> None:
-    """`bash_writes.run_text`, imported when first needed: bash_writes imports this module."""
-    from agent_hooks.shell.writes import run_text
-
-    run_text(text, ctx)
 
 
 # The names `file_commands.FILE_HANDLERS` handles (a test keeps the two equal): that

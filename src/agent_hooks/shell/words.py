@@ -43,6 +43,10 @@ from __future__ import annotations
 
 from agent_hooks.shell.lexer import Word, add_reason, escape
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from _collections_abc import Callable
+
 _IDENT = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789")
 
 
@@ -375,9 +379,24 @@ class ShellState:
     how it got lost), OLDPWD, the pushd stack, and the recursion depth; and,
     shared by the whole command (the file system outlives a subshell), the
     symlinks it made (`links`: link path -> the path it points to, None when
-    unknown; at most MAX_LINKS), through which later paths are followed."""
+    unknown; at most MAX_LINKS), through which later paths are followed.
+    `run_text` reads a nested command string (`bash -c`, `eval`) from a state:
+    the walker's own entry point, handed in so the command handlers can re-enter
+    it without importing it."""
 
-    __slots__ = ("cwd", "depth", "dirs", "home", "links", "old", "out", "seen", "why", "work")
+    __slots__ = (
+        "cwd",
+        "depth",
+        "dirs",
+        "home",
+        "links",
+        "old",
+        "out",
+        "run_text",
+        "seen",
+        "why",
+        "work",
+    )
 
     def __init__(
         self,
@@ -387,9 +406,10 @@ class ShellState:
         depth: int,
         cwd: str | None,
         why: str,
+        run_text: Callable[[str, ShellState], None],
     ) -> None:
         self.out, self.seen, self.home, self.depth = out, seen, home, depth
-        self.cwd, self.why = cwd, why
+        self.cwd, self.why, self.run_text = cwd, why, run_text
         self.old: tuple[str | None, str] = (None, "cd -")
         self.dirs: tuple[tuple[str | None, str], ...] = ()  # pushd stack, at most 64
         self.links: dict[str, str | None] = {}
@@ -397,7 +417,9 @@ class ShellState:
 
     def child(self, depth: int = 1) -> ShellState:
         """A copy `depth` levels deeper (0: a saved state, see `load`)."""
-        c = ShellState(self.out, self.seen, self.home, self.depth + depth, self.cwd, self.why)
+        c = ShellState(
+            self.out, self.seen, self.home, self.depth + depth, self.cwd, self.why, self.run_text
+        )
         c.old, c.dirs, c.links, c.work = self.old, self.dirs, self.links, self.work
         return c
 

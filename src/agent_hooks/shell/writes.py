@@ -81,7 +81,7 @@ def analyze(command: str, cwd: str, home: str | None = None) -> BashAnalysis:
         if not cwd.startswith("/"):
             cwd = posix.getcwd() + "/" + cwd
         home = norm(home) if home and home.startswith("/") else None
-        ctx = ShellState(res, set(), home, 0, norm(cwd), "")
+        ctx = ShellState(res, set(), home, 0, norm(cwd), "", run_text)
         run_text(command, ctx)
     except Exception as exc:  # the contract is to never raise: say so instead
         reason = "analysis error: " + type(exc).__name__

@@ -1,4 +1,4 @@
-"""reservations.protected: agent-hooks' own files (ledgers, agents' state files, the
+"""gate.protected: agent-hooks' own files (ledgers, agents' state files, the
 log, `~/.claude/agent-hooks/`) are guarded against agents' writes; a directory
 target is guarded when it holds one of them; everything else is none of our
 business. Repositories are real (`git init`, `git worktree add`)."""
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_hooks.gate import protected
+from agent_hooks.gate import places, protected
 from agent_hooks.ledger import ledger_location
 from git_repo import init, worktree
 
@@ -28,7 +28,10 @@ def sd(state_dir: Path) -> str:
 
 
 def guarded(path: str, sd: str, directory: bool = False) -> str | None:
-    return protected.guarded(path, sd, directory)
+    """As the gate asks: with the ledgers of the repositories the target lies in."""
+    pairs = places.locate_write(path, None) if directory else places.places(path, None)
+    ledgers = [ledger_location.directory(sd, root) for root, _ in pairs]
+    return protected.guarded(path, sd, ledgers, directory)
 
 
 @pytest.mark.parametrize("rel", ["reservations.json", "reservations.cache",

@@ -17,7 +17,7 @@ import pytest
 from agent_hooks import identity, liveness
 from agent_hooks.agents import state_file
 from agent_hooks.gate import waiting
-from agent_hooks.leases import lease_store, lease_upkeep
+from agent_hooks.leases import lease_release, lease_store
 from agent_hooks.ledger import ledger_location
 from agent_hooks.reservations import pattern, reservation_store
 from agent_hooks.writers import Writer
@@ -83,7 +83,7 @@ def test_a_lease_still_held_keeps_the_note_then_release_frees_it(sd: str, root: 
     lease(sd, root, BOB, "a.py")
     waits = note(root, "a.py", "lease", "bob")
     assert freed(sd, waits) == ([], [waits])
-    lease_upkeep.release_writer(ledger_location.directory(sd, root), "bob", NOW)
+    lease_release.release_writer(ledger_location.directory(sd, root), "bob", NOW)
     assert freed(sd, waits) == (said("a.py", "the holder finished with it"), [])
 
 
@@ -103,7 +103,7 @@ def test_a_subagents_lease_frees_its_parent(sd: str, root: str) -> None:
     lease(sd, root, SUB, "a.py")
     waits = note(root, "a.py", "lease", SUB.key)
     assert freed(sd, waits) == ([], [waits])
-    lease_upkeep.release_writer(ledger_location.directory(sd, root), SUB.key, NOW)
+    lease_release.release_writer(ledger_location.directory(sd, root), SUB.key, NOW)
     assert freed(sd, waits)[0] == said("a.py", "the holder finished with it")
 
 

@@ -19,8 +19,7 @@ from pathlib import Path
 import pytest
 
 from agent_hooks import liveness
-from agent_hooks.gate.tool_call import Request
-from agent_hooks.leases import lease, lease_store, lease_upkeep
+from agent_hooks.leases import lease, lease_release, lease_store, writer_cards
 from agent_hooks.writers import Writer
 from hook_runner import ROOT
 
@@ -54,14 +53,12 @@ def dead_pid() -> dict[str, str]:
 
 def held_by(book: str, key: str) -> list[str]:
     """The paths `key` holds, read from the lease files (cards hold no path lists)."""
-    return sorted(rel for rel, item in lease_upkeep.everything(book) if item["writer"] == key)
+    return sorted(rel for rel, item in lease_release.everything(book) if item["writer"] == key)
 
 
 def others_heard_from(book: str, me: Writer, minutes: int) -> bool:
-    """The Bash gate (`Request.others_heard_from`) on a ledger at `book`."""
-    request = Request(writer=me, cwd=None, project="/p", state_dir="/s", environ={}, now=NOW)
-    request._dirs["/p"] = book  # the ledger under test
-    return request.others_heard_from("/p", minutes)
+    """The shell gate's question before parsing a command, on a ledger at `book`."""
+    return writer_cards.others_heard_from(book, me.key, minutes, NOW)
 
 
 def test_a_claim_writes_the_lease_and_the_writers_card(book: str) -> None:
@@ -71,7 +68,7 @@ def test_a_claim_writes_the_lease_and_the_writers_card(book: str) -> None:
     assert held["writer"] == "alice" and held["worktree"] == WT and held["expires"] == NOW + 600
     assert (held["pid"], held["host"]) == (os.getpid(), liveness.host())
     assert os.path.isfile(os.path.join(book, "leases", "src%2Fapp.py"))
-    card = lease_store.card(book, "alice")
+    card = writer_cards.card(book, "alice")
     assert card is not None and card["writer"] == "alice" and "paths" not in card
     assert held_by(book, "alice") == ["src/app.py"]
 
@@ -79,7 +76,7 @@ def test_a_claim_writes_the_lease_and_the_writers_card(book: str) -> None:
 def test_a_second_claim_rewrites_only_the_lease(book: str) -> None:
     """A claim creates one file (the lease); the card is written once, then touched."""
     claim(book, "a.py", ALICE)
-    card = Path(lease_store.writer_path(book, "alice"))
+    card = Path(writer_cards.writer_path(book, "alice"))
     before = (card.stat().st_ino, card.read_bytes())
     claim(book, "b.py", ALICE, now=NOW + 1)
     assert (card.stat().st_ino, card.read_bytes()) == before
@@ -102,7 +99,7 @@ def test_another_writer_is_told_the_holder_and_nothing_is_written(book: str) -> 
     out = claim(book, "a.py", BOB)
     assert not out.written and [b["writer"] for b in out.blockers] == ["alice"]
     assert Path(lease_store.lease_path(book, "a.py")).read_bytes() == before
-    assert lease_store.card(book, "bob") is None
+    assert writer_cards.card(book, "bob") is None
 
 
 def test_the_parents_lease_moves_to_its_subagent(book: str) -> None:
@@ -131,20 +128,20 @@ def test_claim_many_takes_what_is_free_under_one_lock(book: str) -> None:
     }
     assert [b["writer"] for b in out["b.py"].blockers] == ["bob"]
     assert held_by(book, "alice") == ["a.py", "c/d.py"]
-    assert lease_upkeep.all_paths(book) == ["a.py", "b.py", "c/d.py"]
+    assert lease_store.all_paths(book) == ["a.py", "b.py", "c/d.py"]
 
 
 def test_release_writer_drops_its_leases_and_its_card(book: str) -> None:
     claim(book, "a.py", SUB)
     claim(book, "b.py", SUB)
     claim(book, "b.py", BOB, worktree="/other")
-    assert sorted(lease_upkeep.release_writer(book, SUB.key, NOW)) == ["a.py", "b.py"]
-    assert lease_upkeep.all_paths(book) == ["b.py"] and holders(book, "b.py") == ["bob"]
-    assert lease_store.card(book, SUB.key) is None and lease_store.card(book, "bob") is not None
-    lease_upkeep.describe_writer(book, SUB, description="fix login", name=None, now=NOW)
-    assert lease_store.card(book, SUB.key)["description"] == "fix login"  # type: ignore[index]
-    assert lease_upkeep.release_writer(book, SUB.key, NOW) == []
-    assert lease_store.card(book, SUB.key) is None  # its card goes with it
+    assert sorted(lease_release.release_writer(book, SUB.key, NOW)) == ["a.py", "b.py"]
+    assert lease_store.all_paths(book) == ["b.py"] and holders(book, "b.py") == ["bob"]
+    assert writer_cards.card(book, SUB.key) is None and writer_cards.card(book, "bob") is not None
+    lease_release.describe_writer(book, SUB, description="fix login", name=None, now=NOW)
+    assert writer_cards.card(book, SUB.key)["description"] == "fix login"  # type: ignore[index]
+    assert lease_release.release_writer(book, SUB.key, NOW) == []
+    assert writer_cards.card(book, SUB.key) is None  # its card goes with it
 
 
 def test_release_conversation_drops_its_main_writer_and_subagents_only(book: str) -> None:
@@ -154,39 +151,39 @@ def test_release_conversation_drops_its_main_writer_and_subagents_only(book: str
     claim(book, "sub.py", SUB)
     claim(book, "c2.py", Writer("alice", "c2"), environ=other)
     claim(book, "bob.py", BOB, environ=other)
-    gone = lease_upkeep.release_conversation(book, "alice", "c1", os.getpid(), NOW, timeout=2)
+    gone = lease_release.release_conversation(book, "alice", "c1", os.getpid(), NOW, timeout=2)
     assert sorted(gone) == ["main.py", "sub.py"]
-    assert lease_upkeep.all_paths(book) == ["bob.py", "c2.py"]
+    assert lease_store.all_paths(book) == ["bob.py", "c2.py"]
     assert held_by(book, "alice") == ["c2.py"]
-    assert lease_store.card(book, SUB.key) is None
+    assert writer_cards.card(book, SUB.key) is None
 
 
 def test_sweep_drops_expired_and_dead_holders_and_says_why(book: str) -> None:
     claim(book, "old.py", ALICE, now=NOW - 700)
     claim(book, "dead.py", BOB, environ=dead_pid())
     claim(book, "live.py", SUB)
-    swept = {rel: why for rel, _, why in lease_upkeep.sweep(book, NOW)}
+    swept = {rel: why for rel, _, why in lease_release.sweep(book, NOW)}
     assert swept == {"old.py": "it expired", "dead.py": "its holder's process is gone"}
-    assert lease_upkeep.all_paths(book) == ["live.py"]
+    assert lease_store.all_paths(book) == ["live.py"]
 
 
 def test_sweep_drops_cards_idle_a_day_without_leases(book: str) -> None:
-    lease_upkeep.heartbeat(book, ALICE, ALIVE, NOW)
-    os.utime(lease_store.writer_path(book, "alice"), (NOW - 2 * 86400, NOW - 2 * 86400))
-    lease_upkeep.heartbeat(book, BOB, ALIVE, NOW)  # fresh
-    carol = Path(lease_store.writer_path(book, "carol"))
+    writer_cards.heartbeat(book, ALICE, ALIVE, NOW)
+    os.utime(writer_cards.writer_path(book, "alice"), (NOW - 2 * 86400, NOW - 2 * 86400))
+    writer_cards.heartbeat(book, BOB, ALIVE, NOW)  # fresh
+    carol = Path(writer_cards.writer_path(book, "carol"))
     carol.write_text("{torn")
     os.utime(carol, (NOW - 2 * 86400, NOW - 2 * 86400))
-    lease_upkeep.sweep(book, NOW)
+    lease_release.sweep(book, NOW)
     assert sorted(os.listdir(os.path.join(book, "writers"))) == ["bob"]
 
 
 def test_sweep_leaves_an_in_flight_write_alone(book: str) -> None:
-    lease_upkeep.heartbeat(book, BOB, ALIVE, NOW)
+    writer_cards.heartbeat(book, BOB, ALIVE, NOW)
     temp = Path(book, "writers", f".alice.{os.getpid()}.0a1b2c3d.tmp")
     temp.write_text('{"writer": "ali')  # another process is writing it right now
     os.utime(temp, (NOW - 2 * 86400, NOW - 2 * 86400))
-    lease_upkeep.sweep(book, NOW)
+    lease_release.sweep(book, NOW)
     assert temp.exists()
 
 
@@ -197,14 +194,14 @@ def test_the_bash_gate_and_heard_from_go_by_the_cards_mtime(book: str) -> None:
     claim(book, "b.py", BOB)
     assert others_heard_from(book, ALICE, 10)
     window = 10 * 60 + lease.RESOLUTION
-    os.utime(lease_store.writer_path(book, "bob"), (NOW - window, NOW - window))
+    os.utime(writer_cards.writer_path(book, "bob"), (NOW - window, NOW - window))
     assert not others_heard_from(book, ALICE, 10)
-    assert not lease_upkeep.heard_from(book, "bob", NOW, 10)
-    assert lease_upkeep.heard_from(book, "bob", NOW, 11)
-    lease_upkeep.heartbeat(book, BOB, ALIVE, NOW)
-    assert lease_upkeep.heard_from(book, "bob", NOW, 10) and others_heard_from(book, ALICE, 10)
+    assert not writer_cards.heard_from(book, "bob", NOW, 10)
+    assert writer_cards.heard_from(book, "bob", NOW, 11)
+    writer_cards.heartbeat(book, BOB, ALIVE, NOW)
+    assert writer_cards.heard_from(book, "bob", NOW, 10) and others_heard_from(book, ALICE, 10)
     assert held_by(book, "bob") == ["b.py"]  # a heartbeat only touches
-    assert not lease_upkeep.heard_from(book, "nobody", NOW, 10)
+    assert not writer_cards.heard_from(book, "nobody", NOW, 10)
 
 
 def test_a_card_carries_the_end_of_its_writers_latest_lease(book: str) -> None:
@@ -212,11 +209,11 @@ def test_a_card_carries_the_end_of_its_writers_latest_lease(book: str) -> None:
     write his card's mtime is outside Alice's window but its atime (his lease's end)
     keeps the gate open; a heartbeat keeps that atime; past it the gate closes."""
     claim(book, "b.py", BOB, minutes=60)
-    path = lease_store.writer_path(book, "bob")
+    path = writer_cards.writer_path(book, "bob")
     assert os.stat(path).st_atime == lease_store.read(book, "b.py")[0]["expires"]
     os.utime(path, (os.stat(path).st_atime, NOW - 1200))
     assert others_heard_from(book, ALICE, 10)
-    lease_upkeep.heartbeat(book, BOB, ALIVE, NOW - 1200)
+    writer_cards.heartbeat(book, BOB, ALIVE, NOW - 1200)
     assert os.stat(path).st_atime >= NOW + 2400 and others_heard_from(book, ALICE, 10)
     os.utime(path, (NOW - lease.RESOLUTION, NOW - 1200))
     assert not others_heard_from(book, ALICE, 10)
@@ -227,12 +224,12 @@ def test_a_card_carries_the_end_of_its_writers_latest_lease(book: str) -> None:
 
 
 def test_heartbeat_creates_the_card_when_missing(book: str) -> None:
-    lease_upkeep.heartbeat(book, SUB, ALIVE, NOW)
-    doc = lease_store.card(book, SUB.key)
+    writer_cards.heartbeat(book, SUB, ALIVE, NOW)
+    doc = writer_cards.card(book, SUB.key)
     assert doc is not None and doc["writer"] == SUB.key and doc["pid"] == os.getpid()
-    lease_upkeep.heartbeat(book, SUB, ALIVE, NOW - 5)  # present: only its mtime changes
-    assert os.stat(lease_store.writer_path(book, SUB.key)).st_mtime == NOW - 5
-    assert lease_store.card(book, SUB.key) == doc
+    writer_cards.heartbeat(book, SUB, ALIVE, NOW - 5)  # present: only its mtime changes
+    assert os.stat(writer_cards.writer_path(book, SUB.key)).st_mtime == NOW - 5
+    assert writer_cards.card(book, SUB.key) == doc
 
 
 @pytest.mark.parametrize("content", [b"{torn", b"[]", b'"x"', b'{"path": "other.py", "leases": []}',
@@ -328,11 +325,11 @@ def test_paths_under_finds_by_prefix_cut_names_included(book: str) -> None:
     deep = "src/" + "d" * 150 + "/x.py"  # too long for a file name: cut, with a hash
     for rel in ("src/a.py", "src/sub/b.py", "srcfoo/c.py", "lib/d.py", ".hidden/e", deep):
         claim(book, rel, ALICE)
-    assert lease_upkeep.paths_under(book, lambda p: True, "src/") == sorted(
+    assert lease_store.paths_under(book, lambda p: True, "src/") == sorted(
         ["src/a.py", "src/sub/b.py", deep]
     )
-    assert lease_upkeep.paths_under(book, lambda p: True, "src/" + "d" * 150) == [deep]
-    assert lease_upkeep.paths_under(book, lambda p: True, ".hidden") == [".hidden/e"]
-    assert lease_upkeep.paths_under(book, lambda p: p.endswith(".py"), "") == sorted(
+    assert lease_store.paths_under(book, lambda p: True, "src/" + "d" * 150) == [deep]
+    assert lease_store.paths_under(book, lambda p: True, ".hidden") == [".hidden/e"]
+    assert lease_store.paths_under(book, lambda p: p.endswith(".py"), "") == sorted(
         ["src/a.py", "src/sub/b.py", "srcfoo/c.py", "lib/d.py", deep]
     )

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from agent_hooks import identity, storage
 from agent_hooks.ledger import ledger_location
-from agent_hooks.reservations import reservation_index, reservation_store
+from agent_hooks.reservations import index_records, reservation_index, reservation_store
 from git_repo import init, worktree
 from hook_runner import HookRunner
 
@@ -203,7 +203,7 @@ def test_adoption_through_the_store_makes_old_reservations_bind(
     assert [held["id"] for _, held in out.conflicts] == ["r-1"]
     assert any("adopted 1" in note for note in out.notes)
     hot = reservation_index.load_hot(ledger_location.directory(str(state_dir), main))
-    assert hot is not None and [r[reservation_index.RID] for r in hot.candidates("src")] == ["r-1"]
+    assert hot is not None and [r[index_records.RID] for r in hot.candidates("src")] == ["r-1"]
 
 
 def test_nothing_to_adopt(repos: tuple[str, str], state_dir: Path, tmp_path: Path) -> None:

@@ -20,8 +20,13 @@ from typing import Any
 import pytest
 
 from agent_hooks import storage
-from agent_hooks.gate import places
-from agent_hooks.reservations import index_build, pattern, reservation_index
+from agent_hooks.reservations import (
+    blocking,
+    index_build,
+    index_records,
+    pattern,
+    reservation_index,
+)
 
 NOW = 1_800_000_000.0
 HOUR = 3600
@@ -29,7 +34,7 @@ HOUR = 3600
 
 def rec(agent: str | None, pat: str, mode: str = "exclusive", expires: float = NOW + HOUR,
         conversation: str | None = None) -> dict[str, Any]:  # fmt: skip
-    """An entry in exactly the shape `reservation_index.as_dict` gives back."""
+    """An entry in exactly the shape `index_records.as_dict` gives back."""
     return {"id": f"r-{agent}-{pat}"[:64], "agent": agent, "conversation_id": conversation,
             "pattern": pat, "compiled": pattern.compile(pat), "mode": mode,
             "expires_at": float(expires), "reason": f"why {pat}", "holder": None,
@@ -68,19 +73,17 @@ def write(book: Path, records: list[Any], **extra: Any) -> Path:
 
 def write_truth(book: Path, records: list[Any], **extra: Any) -> None:
     """The truth alone, no cache: as a hand edit or an older release leaves it."""
-    storage.write_json_atomic(
-        str(book / reservation_index.TRUTH), {"reservations": records, **extra}
-    )
+    storage.write_json_atomic(str(book / index_records.TRUTH), {"reservations": records, **extra})
 
 
-def load(book: Path) -> reservation_index.HotIndex:
+def load(book: Path) -> index_records.HotIndex:
     hot = reservation_index.load_hot(str(book))
     assert hot is not None
     return hot
 
 
-def owners(hot: reservation_index.HotIndex, first: str | None = None) -> list[str]:
-    return [r[reservation_index.OWNER] for r in hot.candidates(first)]
+def owners(hot: index_records.HotIndex, first: str | None = None) -> list[str]:
+    return [r[index_records.OWNER] for r in hot.candidates(first)]
 
 
 # --- write, then load_hot ------------------------------------------------------------
@@ -94,10 +97,10 @@ def test_load_hot_returns_the_records_grouped_by_leading_literal(book: Path) -> 
     assert set(hot.groups) == set(GROUPS)
     for key, members in GROUPS.items():
         assert hot.group(key) == [as_record(RECORDS[i]) for i in members], key
-    from_truth = index_build.build_hot(json.loads((book / reservation_index.TRUTH).read_text()))
+    from_truth = index_build.build_hot(json.loads((book / index_records.TRUTH).read_text()))
     assert {k: from_truth.group(k) for k in GROUPS} == {k: hot.group(k) for k in GROUPS}
-    assert [reservation_index.as_dict(r) for r in hot.candidates(None)] == RECORDS
-    for name in (reservation_index.TRUTH, reservation_index.CACHE):
+    assert [index_records.as_dict(r) for r in hot.candidates(None)] == RECORDS
+    for name in (index_records.TRUTH, index_records.CACHE):
         assert stat.S_IMODE((book / name).stat().st_mode) == 0o600
 
 
@@ -105,10 +108,10 @@ def test_the_stored_compiled_form_is_never_trusted(book: Path) -> None:
     """`compiled` is rebuilt from `pattern`: a doctored one cannot widen or hide a reservation."""
     write_truth(book, [{**rec("alice", "src/a.py"), "compiled": pattern.compile("**")}])
     hot = load(book)
-    assert [r[reservation_index.COMPILED] for r in hot.candidates(None)] == [
+    assert [r[index_records.COMPILED] for r in hot.candidates(None)] == [
         pattern.compile("src/a.py")
     ]
-    assert not places.blocking_edit(hot, "docs/x.md", "bob", NOW)
+    assert not blocking.blocking_edit(hot, "docs/x.md", "bob", NOW)
 
 
 @pytest.mark.parametrize(
@@ -119,10 +122,10 @@ def test_edit_blockers_are_blocking_edit_for_many_files(book: Path, rel: str, me
     """The Bash aftermath's one-pass form gives what `blocking_edit` gives, file by file."""
     write(book, [*RECORDS, rec("erin", "docs/**", expires=NOW - 1)])
     hot = load(book)
-    ask = places.edit_blockers(hot, me, NOW, lambda r: r[reservation_index.OWNER] != "dave")
+    ask = blocking.edit_blockers(hot, me, NOW, lambda r: r[index_records.OWNER] != "dave")
     for _ in range(2):  # the second time from what it sorted out the first time
-        assert ask(rel) == places.blocking_edit(
-            hot, rel, me, NOW, lambda r: r[reservation_index.OWNER] != "dave"
+        assert ask(rel) == blocking.blocking_edit(
+            hot, rel, me, NOW, lambda r: r[index_records.OWNER] != "dave"
         )
 
 
@@ -171,7 +174,7 @@ def test_exclusive_until_is_per_owner_and_counts_only_exclusive(book: Path) -> N
 def test_strict_is_only_a_json_true(book: Path, value: Any, strict: bool) -> None:
     write(book, [], strict=value)
     assert load(book).strict is strict  # from the cache
-    (book / reservation_index.CACHE).unlink()
+    (book / index_records.CACHE).unlink()
     assert load(book).strict is strict  # from the truth
 
 
@@ -180,7 +183,7 @@ def test_strict_is_only_a_json_true(book: Path, value: Any, strict: bool) -> Non
 
 def test_settings_default_when_absent(book: Path) -> None:
     write(book, [])
-    assert load(book).settings == reservation_index.SETTINGS_DEFAULTS == {
+    assert load(book).settings == {
         "strict": False, "lease_minutes": 10, "worktree_leases": "warn"}  # fmt: skip
 
 
@@ -237,7 +240,7 @@ def test_one_bad_entry_is_skipped_and_named_the_others_still_enforced(
         assert entry["id"] in problem
     assert owners(hot) == ["alice", "bob"] and hot.strict
     assert [
-        r[reservation_index.OWNER] for r in places.blocking_edit(hot, "src/a.py", "carol", NOW)
+        r[index_records.OWNER] for r in blocking.blocking_edit(hot, "src/a.py", "carol", NOW)
     ] == ["alice"]
 
 
@@ -251,7 +254,7 @@ HUGE_INT_BUG = (
 def test_a_huge_integer_time_is_one_bad_entry_too(book: Path, field: str) -> None:
     """JSON ints are unbounded: `1` followed by 400 zeros is a bad time, not a crash."""
     doc = {"reservations": [rec("alice", "src/**"), {**rec("mallory", "x"), field: "HUGE"}]}
-    (book / reservation_index.TRUTH).write_text(json.dumps(doc).replace('"HUGE"', "1" + "0" * 400))
+    (book / index_records.TRUTH).write_text(json.dumps(doc).replace('"HUGE"', "1" + "0" * 400))
     hot = load(book)
     assert len(hot.problems) == 1 and owners(hot) == ["alice"]
 
@@ -260,10 +263,10 @@ def test_the_reader_writes_a_fresh_cache_so_the_next_reader_has_nothing_to_repor
     book: Path,
 ) -> None:
     write_truth(book, [rec("alice", "src/**"), {**rec("x", "y"), "mode": 5}])
-    assert not (book / reservation_index.CACHE).exists()
+    assert not (book / index_records.CACHE).exists()
     assert len(load(book).problems) == 1
-    truth = (book / reservation_index.TRUTH).stat()
-    built_from = marshal.loads((book / reservation_index.CACHE).read_bytes())[2]
+    truth = (book / index_records.TRUTH).stat()
+    built_from = marshal.loads((book / index_records.CACHE).read_bytes())[2]
     assert built_from == (truth.st_ino, truth.st_size, truth.st_mtime_ns)
     again = load(book)
     assert again.problems == [] and all(type(v) is bytes for v in again.groups.values())
@@ -280,11 +283,11 @@ def test_a_stale_cache_is_replaced_by_the_reader(book: Path) -> None:
 
 def test_a_truth_that_is_not_json_is_reported_to_every_reader(book: Path) -> None:
     """Nothing to cache: no reservation is read and each reader says why."""
-    (book / reservation_index.TRUTH).write_bytes(b'{"reservations": [')
+    (book / index_records.TRUTH).write_bytes(b'{"reservations": [')
     for _ in range(2):
         hot = load(book)
         assert owners(hot) == [] and "not valid JSON" in hot.problems[0]
-    assert not (book / reservation_index.CACHE).exists()
+    assert not (book / index_records.CACHE).exists()
 
 
 # --- when the cache is used -------------------------------------------------------------
@@ -304,7 +307,7 @@ def rewrite_in_place(path: Path, old: str, new: str, keep_mtime: bool) -> None:
 def test_cache_is_used_while_inode_size_and_mtime_match(book: Path) -> None:
     """Positive control: a truth changed without changing its key still reads as the cache."""
     write(book, [rec("alice", "src/**")])
-    rewrite_in_place(book / reservation_index.TRUTH, '"alice"', '"carol"', keep_mtime=True)
+    rewrite_in_place(book / index_records.TRUTH, '"alice"', '"carol"', keep_mtime=True)
     assert owners(load(book)) == ["alice"]
 
 
@@ -312,7 +315,7 @@ def test_cache_is_used_while_inode_size_and_mtime_match(book: Path) -> None:
 def test_truth_rewritten_behind_the_cache_is_read_from_the_truth(book: Path, how: str) -> None:
     """New inode, new size, or new mtime: the cache no longer describes the truth."""
     write(book, [rec("alice", "src/**")])
-    truth = book / reservation_index.TRUTH
+    truth = book / index_records.TRUTH
     if how == "replaced":  # another inode, same size
         storage.write_bytes_atomic(str(truth), truth.read_bytes().replace(b'"alice"', b'"carol"'))
     elif how == "grown":
@@ -336,7 +339,7 @@ def doctored(good: bytes, **change: Any) -> bytes:
                                     "other-python", "other-key", "directory", "symlink"])  # fmt: skip
 def test_unusable_cache_falls_back_to_the_truth(book: Path, tmp_path: Path, damage: str) -> None:
     write(book, RECORDS[:2])
-    cache = book / reservation_index.CACHE
+    cache = book / index_records.CACHE
     good = cache.read_bytes()
     cache.unlink()
     if damage == "garbage":
@@ -349,9 +352,9 @@ def test_unusable_cache_falls_back_to_the_truth(book: Path, tmp_path: Path, dama
             assert owners(load(book)) == ["alice", "bob"], cut
         cache.write_bytes(good[:-1])
     elif damage == "wrong-shape":
-        cache.write_bytes(marshal.dumps((reservation_index.CACHE_VERSION, 1, 2)))
+        cache.write_bytes(marshal.dumps((index_records.CACHE_VERSION, 1, 2)))
     elif damage == "other-version":
-        cache.write_bytes(doctored(good, version=reservation_index.CACHE_VERSION + 1))
+        cache.write_bytes(doctored(good, version=index_records.CACHE_VERSION + 1))
     elif damage == "other-python":
         cache.write_bytes(doctored(good, pyver=(2, 7)))
     elif damage == "other-key":
@@ -373,7 +376,7 @@ def test_missing_truth_means_no_index_even_with_a_cache(book: Path) -> None:
     assert reservation_index.load_hot(str(book)) is None  # nothing at all
     assert reservation_index.load_hot(str(book / "absent")) is None
     write(book, RECORDS)
-    (book / reservation_index.TRUTH).unlink()
-    assert (book / reservation_index.CACHE).exists()
+    (book / index_records.TRUTH).unlink()
+    assert (book / index_records.CACHE).exists()
     assert reservation_index.load_hot(str(book)) is None
     assert reservation_index.lock_path(str(book)) == str(book / "reservations.json.lock")

@@ -22,7 +22,13 @@ import pytest
 from agent_hooks import identity, liveness, storage
 from agent_hooks.agents import state_file
 from agent_hooks.ledger import ledger_location
-from agent_hooks.reservations import pattern, reservation, reservation_index, reservation_store
+from agent_hooks.reservations import (
+    index_records,
+    pattern,
+    reservation,
+    reservation_index,
+    reservation_store,
+)
 from hook_runner import ROOT
 
 SRC = str(ROOT / "src")
@@ -74,11 +80,11 @@ def held(state_dir: str, root: str, now: float = NOW) -> list[tuple[str | None, 
 
 
 def truth_path(state_dir: str, root: str) -> str:
-    return os.path.join(ledger_location.directory(state_dir, root), reservation_index.TRUTH)
+    return os.path.join(ledger_location.directory(state_dir, root), index_records.TRUTH)
 
 
 def cache_path(state_dir: str, root: str) -> str:
-    return os.path.join(ledger_location.directory(state_dir, root), reservation_index.CACHE)
+    return os.path.join(ledger_location.directory(state_dir, root), index_records.CACHE)
 
 
 def truth(state_dir: str, root: str) -> dict[str, Any]:
@@ -93,13 +99,10 @@ def agent_state(state_dir: str, name: str | None) -> dict[str, Any]:
     return doc
 
 
-def hot_patterns(hot: reservation_index.HotIndex | None) -> list[tuple[str | None, str]]:
+def hot_patterns(hot: index_records.HotIndex | None) -> list[tuple[str | None, str]]:
     assert hot is not None
     return sorted(
-        (
-            (rec[reservation_index.AGENT], rec[reservation_index.PATTERN])
-            for rec in hot.candidates(None)
-        ),
+        ((rec[index_records.AGENT], rec[index_records.PATTERN]) for rec in hot.candidates(None)),
         key=lambda item: (item[0] or "", item[1]),
     )
 
@@ -496,10 +499,10 @@ def test_corrupt_truth_is_quarantined_and_noted(state_dir: str, root: str) -> No
 def test_truth_that_is_not_an_object_is_quarantined(state_dir: str, root: str) -> None:
     index_dir = ledger_location.directory(state_dir, root)
     os.makedirs(index_dir)
-    Path(index_dir, reservation_index.TRUTH).write_text("[1, 2, 3]")
+    Path(index_dir, index_records.TRUTH).write_text("[1, 2, 3]")
     out = grant(state_dir, root, "bob", "docs/**")
     assert len(out.notes) == 1 and "list" in out.notes[0]
-    assert len(glob.glob(os.path.join(index_dir, reservation_index.TRUTH + ".corrupt-*"))) == 1
+    assert len(glob.glob(os.path.join(index_dir, index_records.TRUTH + ".corrupt-*"))) == 1
 
 
 def test_entries_that_are_not_objects_are_dropped(state_dir: str, root: str) -> None:

@@ -18,7 +18,7 @@ from agent_hooks import log
 from agent_hooks.agents import state_file
 from agent_hooks.cli._common import Env
 from agent_hooks.gate import places
-from agent_hooks.leases import lease_messages, lease_store, lease_upkeep
+from agent_hooks.leases import lease_messages, lease_release, lease_store, writer_cards
 from agent_hooks.ledger import ledger_location
 
 
@@ -47,12 +47,12 @@ def force(
             "no writer is changing " + ", ".join(free) + " in this worktree "
             "(see `agent-hooks reservations`); nothing was released"
         )
-    dropped = lease_upkeep.release(
+    dropped = lease_release.release(
         directory, lambda item: item.get("worktree") == root, env.now, rels
     )
     released = []
     for rel, item in dropped:
-        holder = lease_messages.holder_label(item, lease_store.card(directory, item.get("writer")))
+        holder = lease_messages.holder_label(item, writer_cards.card(directory, item.get("writer")))
         log.log(
             env.state_dir,
             "release --force",

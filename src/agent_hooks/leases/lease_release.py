@@ -1,32 +1,32 @@
-"""Leases off the hot path: releasing them (SubagentStop, SessionEnd), dropping
-what dead or silent holders left (`sweep`), listing them, describing a writer,
-and the heartbeat other hosts judge a holder by.
+"""Leases ending: released by their writer (SubagentStop, SessionEnd, `release
+--all`) or by a person (`release --force --lease`), and dropped by `sweep` when
+they no longer count (expired, or their holder's process is gone); also the
+listing of every lease, and recording what a launched subagent is called.
 
-Invariants: every change runs under the ledger's lease lock (`lease_store`'s),
-given up after `timeout` — a release that cannot get the lock changes nothing;
-a writer's file lists what it holds, so releasing one writer never scans
-every lease; `sweep` does, to drop leases that no longer count and say why.
+Invariants: every change runs under the ledger's lease lock (`lease_store.locked`),
+given up after `timeout` — a release that cannot get the lock changes nothing
+and says so (TimeoutError); each dropped lease is returned with its path, so the
+caller can say whose it was. Reads every lease file: never on the hot path
+(PreToolUse, PostToolUse) — SubagentStop, SessionEnd, SessionStart and the CLI.
 """
 
 from __future__ import annotations
 
 import posix
 
-from agent_hooks import liveness, storage
+from agent_hooks import jsonio, liveness, storage
 from agent_hooks import posix_fs as fs
-from agent_hooks.leases import lease
+from agent_hooks.leases import lease, writer_cards
 from agent_hooks.leases.lease_store import (
     LEASES,
     LOCK,
     LOCK_TIMEOUT,
-    WRITERS,
+    all_paths,
     lease_path,
     locked,
     read,
-    read_doc,
     unlink,
     write_doc,
-    writer_path,
 )
 
 TYPE_CHECKING = False
@@ -35,26 +35,6 @@ if TYPE_CHECKING:
     from typing import Any
 
     from agent_hooks.writers import Writer
-
-
-def describe_writer(
-    ledger: str, me: Writer, *, description: str | None, name: str | None, now: float
-) -> None:
-    """Record what a subagent or teammate is called (PostToolUse of the Agent tool)."""
-
-    def work() -> None:
-        path = writer_path(ledger, me.key)
-        doc = read_doc(path) or {}
-        doc.update(me.as_dict())
-        if description:
-            doc["description"] = description
-        if name:
-            doc["name"] = name
-        doc["updated"] = int(now)
-        write_doc(path, doc)
-
-    storage.ensure_dir(fs.join(ledger, WRITERS))
-    locked(ledger, work)
 
 
 def release(
@@ -96,7 +76,7 @@ def release_writer(
     """Drop every lease writer `key` holds here, and its card (SubagentStop); return
     the paths. Off the hot path: it reads every lease file."""
     dropped = release(ledger, lambda item: item.get("writer") == key, now, timeout=timeout)
-    unlink(writer_path(ledger, key))
+    unlink(writer_cards.writer_path(ledger, key))
     return [rel for rel, _ in dropped]
 
 
@@ -125,72 +105,8 @@ def release_conversation(
 
     dropped = release(ledger, ours, now, timeout=timeout)
     for key in {str(item.get("writer")) for _, item in dropped}:
-        unlink(writer_path(ledger, key))
+        unlink(writer_cards.writer_path(ledger, key))
     return [rel for rel, _ in dropped]
-
-
-def all_paths(ledger: str, prefix: str = "") -> list[str]:
-    """Every leased path starting with `prefix` (read from the file names; a name
-    cut short is resolved from its file). Names are compared escaped, so only the
-    matching ones are decoded: a Bash target among thousands of leases costs one
-    directory listing, not one decoding per lease."""
-    directory = fs.join(ledger, LEASES)
-    try:
-        names = posix.listdir(directory)
-    except (FileNotFoundError, NotADirectoryError):
-        return []
-    wanted = lease.escape(prefix)
-    found = []
-    for name in names:
-        if name.startswith("."):
-            continue
-        if not name.startswith(wanted):
-            head = name.partition("~")[0]
-            if head == name or not wanted.startswith(head):
-                continue  # neither matching nor a cut name that could
-        decoded, whole = lease.name_prefix(name)
-        if whole:
-            found.append(decoded)
-            continue
-        doc = read_doc(fs.join(directory, name))
-        if doc is not None and isinstance(doc.get("path"), str) and doc["path"].startswith(prefix):
-            found.append(doc["path"])
-    return sorted(found)
-
-
-def paths_under(ledger: str, test: Callable[[str], bool], prefix: str = "") -> list[str]:
-    """Leased paths starting with `prefix` for which `test` holds (Bash targets)."""
-    return [rel for rel in all_paths(ledger, prefix) if test(rel)]
-
-
-def heard_from(ledger: str, key: str, now: float, minutes: int) -> bool:
-    """Has writer `key` been heard from (a claim, or its heartbeat) within a lease's
-    time? How a holder on another host is judged."""
-    window = (minutes or lease.DEFAULT_MINUTES) * 60 + lease.RESOLUTION
-    try:
-        mtime = posix.stat(writer_path(ledger, key), follow_symlinks=False).st_mtime
-    except (OSError, ValueError):
-        return False
-    return mtime + window > now
-
-
-def heartbeat(ledger: str, me: Writer, environ: Any, now: float) -> None:
-    """Mark the writer as heard from now (its file's mtime), creating its file if
-    needed: what other hosts judge it by. Best effort, no lock needed for a touch.
-    The atime (the end of the writer's latest lease, see `lease_store`) is kept."""
-    path = writer_path(ledger, me.key)
-    try:
-        until = posix.stat(path, follow_symlinks=False).st_atime
-        posix.utime(path, (max(until, now), now), follow_symlinks=False)
-    except FileNotFoundError:
-        try:
-            storage.ensure_dir(fs.join(ledger, WRITERS))
-            doc = {**me.as_dict(), **liveness.process(environ), "since": int(now)}
-            write_doc(path, doc)
-        except OSError:
-            pass
-    except OSError:
-        pass
 
 
 def everything(ledger: str) -> list[tuple[str, dict[str, Any]]]:
@@ -213,7 +129,7 @@ def sweep(ledger: str, now: float) -> list[tuple[str, dict[str, Any], str]]:
         return False
 
     dropped = release(ledger, dead, now)
-    directory = fs.join(ledger, WRITERS)
+    directory = fs.join(ledger, writer_cards.WRITERS)
 
     def tidy_cards() -> None:
         try:
@@ -229,7 +145,7 @@ def sweep(ledger: str, now: float) -> list[tuple[str, dict[str, Any], str]]:
                 mtime = posix.stat(path, follow_symlinks=False).st_mtime
             except OSError:
                 continue
-            doc = read_doc(path)
+            doc = jsonio.read_object(path)
             stale = now - mtime > 86400
             if stale and (doc is None or doc.get("writer") not in holding):
                 unlink(path)
@@ -237,3 +153,23 @@ def sweep(ledger: str, now: float) -> list[tuple[str, dict[str, Any], str]]:
     if fs.isdir(directory):
         locked(ledger, tidy_cards)
     return [(rel, item, why.get(id(item), "it no longer counts")) for rel, item in dropped]
+
+
+def describe_writer(
+    ledger: str, me: Writer, *, description: str | None, name: str | None, now: float
+) -> None:
+    """Record what a subagent or teammate is called (PostToolUse of the Agent tool)."""
+
+    def work() -> None:
+        path = writer_cards.writer_path(ledger, me.key)
+        doc = jsonio.read_object(path) or {}
+        doc.update(me.as_dict())
+        if description:
+            doc["description"] = description
+        if name:
+            doc["name"] = name
+        doc["updated"] = int(now)
+        write_doc(path, doc)
+
+    storage.ensure_dir(fs.join(ledger, writer_cards.WRITERS))
+    locked(ledger, work)

@@ -1,0 +1,134 @@
+"""Which reservations stand in a writer's way: pure judgements over a ledger's
+index (`index_records.HotIndex`).
+
+Invariants:
+
+* Only another owner's live *exclusive* reservation blocks; shared ones never
+  do, an owner never blocks itself (nor its subagents), and a holder `counts`
+  rules out blocks nobody.
+* A holder counts while its process is alive (`liveness.alive`); on another
+  host, while its owner was heard from within a lease's time
+  (`writer_cards.heard_from`); a reservation made with `--keep`, or outside any
+  client (no holder process), counts until it expires.
+* Strict mode asks `owns`: a live reservation of the writer's own, any mode.
+
+`pattern` is imported inside the functions that need it: a project without
+reservations never loads it (docs/adr/0005).
+"""
+
+from __future__ import annotations
+
+from agent_hooks.reservations import index_records
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from _collections_abc import Callable
+    from typing import Any
+
+    Record = tuple[Any, ...]
+
+
+def blocking(
+    hot: index_records.HotIndex,
+    compiled: list[Any],
+    first: str | None,
+    owner: str,
+    now: float,
+    exact_path: str | None,
+    counts: Callable[[Record], bool] | None,
+) -> list[Record]:
+    from agent_hooks.reservations import pattern
+
+    found = []
+    for rec in hot.candidates(first):
+        if (
+            rec[index_records.OWNER] == owner
+            or not rec[index_records.EXCLUSIVE]
+            or rec[index_records.EXPIRES] <= now
+        ):
+            continue
+        if counts is not None and not counts(rec):
+            continue
+        hit = (
+            pattern.matches(rec[index_records.COMPILED], exact_path)
+            if exact_path is not None
+            else pattern.overlap(rec[index_records.COMPILED], compiled)
+        )
+        if hit:
+            found.append(rec)
+    return found
+
+
+def holder_counts(directory: str, minutes: int, now: float) -> Callable[[Record], bool]:
+    """Does a reservation's holder still count? Its process gone here: no; on
+    another host: only while its owner was heard from within a lease's time. A
+    reservation made with `--keep`, or outside any client (no holder process),
+    counts until it expires."""
+    from agent_hooks import liveness
+
+    def counts(rec: Record) -> bool:
+        holder = rec[index_records.HOLDER]
+        if holder is None or holder.get("pid") is None or rec[index_records.KEEP]:
+            return True  # --keep: it outlives its conversation (until the TTL), by design
+        alive = liveness.alive(holder)
+        if alive is not None:
+            return alive
+        from agent_hooks.leases import writer_cards  # a holder on another host: rare
+
+        return writer_cards.heard_from(directory, rec[index_records.OWNER], now, minutes)
+
+    return counts
+
+
+def blocking_edit(
+    hot: index_records.HotIndex,
+    rel: str,
+    owner: str,
+    now: float,
+    counts: Callable[[Record], bool] | None = None,
+) -> list[Record]:
+    """Other owners' live exclusive reservations covering the file `rel`."""
+    return blocking(hot, [], rel.partition("/")[0], owner, now, rel, counts)
+
+
+def edit_blockers(
+    hot: index_records.HotIndex,
+    owner: str,
+    now: float,
+    counts: Callable[[Record], bool] | None = None,
+) -> Callable[[str], list[Record]]:
+    """`blocking_edit` for many files (the files a Bash command changed): the
+    reservations that may block are sorted out once per leading directory, then
+    each file is only matched."""
+    from agent_hooks.reservations import pattern
+
+    live: dict[str, list[Record]] = {}
+
+    def blockers(rel: str) -> list[Record]:
+        first = rel.partition("/")[0]
+        if first not in live:
+            live[first] = [
+                rec
+                for rec in hot.candidates(first)
+                if rec[index_records.OWNER] != owner
+                and rec[index_records.EXCLUSIVE]
+                and rec[index_records.EXPIRES] > now
+                and (counts is None or counts(rec))
+            ]
+        return [rec for rec in live[first] if pattern.matches(rec[index_records.COMPILED], rel)]
+
+    return blockers
+
+
+def owns(hot: index_records.HotIndex | None, rel: str, owner: str, now: float) -> bool:
+    """Strict mode: does `owner` hold a live reservation (any mode) covering `rel`?"""
+    if hot is None:
+        return False
+    from agent_hooks.reservations import pattern
+
+    return any(
+        rec[index_records.OWNER] == owner
+        and rec[index_records.EXPIRES] > now
+        and pattern.matches(rec[index_records.COMPILED], rel)
+        for rec in hot.candidates(rel.partition("/")[0])
+    )
