@@ -87,9 +87,46 @@ def claude_pid(environ: Mapping[str, str]) -> int | None:
     return int(raw) if raw.isascii() and raw.isdigit() and 0 < len(raw) < 10 else None
 
 
-def process(environ: Mapping[str, str]) -> dict[str, Any]:
-    """The holder fields of a claim made now by the Claude Code process in `environ`."""
+# How a client's own process shows in /proc: its `comm`, or (Node.js programs) a
+# word of its command line.
+_CLIENT_COMMS = ("claude", "codex")
+_CLIENT_WORDS = ("claude", "codex", "gemini")
+MAX_ANCESTORS = 16
+
+
+def agent_process(environ: Mapping[str, str]) -> int | None:
+    """The client process (Claude Code, Codex, Gemini CLI) a command runs under —
+    what a reservation made by `agent-hooks reserve` from an agent's shell lives
+    with: `CLAUDE_PID` when set, else the nearest ancestor process that is one of
+    the clients. None from a plain shell, or where /proc cannot be read. Not for
+    hooks: a hook's client passes its own (`clients.<name>.holder_pid`)."""
     pid = claude_pid(environ)
+    if pid is not None:
+        return pid
+    here = posix.getppid()
+    for _ in range(MAX_ANCESTORS):
+        if here <= 1:
+            return None
+        stat = _read(f"/proc/{here}/stat")
+        if stat is None:
+            return None
+        comm = stat[stat.find("(") + 1 : stat.rfind(")")]
+        if comm in _CLIENT_COMMS:
+            return here
+        if comm in ("node", "MainThread") or comm.startswith("node"):
+            words = (_read(f"/proc/{here}/cmdline") or "").replace("\x00", " ")
+            if any(word in words for word in _CLIENT_WORDS):
+                return here
+        try:
+            here = int(stat.rpartition(")")[2].split()[1])
+        except (IndexError, ValueError):
+            return None
+    return None
+
+
+def process(pid: int | None) -> dict[str, Any]:
+    """The holder fields of a claim made now on behalf of the client process `pid`
+    (None: no process, as from a plain shell: the claim then lives by time alone)."""
     return {"pid": pid, "start": start_time(pid) if pid else None, "host": host()}
 
 

@@ -30,6 +30,9 @@ _ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ01234
 MAX_ID = 128
 MAX_TYPE = 64
 
+# Every client the hooks serve (agent_hooks.clients), as people read its name.
+CLIENT_LABELS = {"claude": "Claude Code", "codex": "Codex", "gemini": "Gemini CLI"}
+
 SELF = "self"  # the same writer
 PARENT = "parent"  # the other is this writer's parent (same agent, main conversation)
 CHILD = "child"  # the other is one of this writer's subagents
@@ -62,7 +65,7 @@ def owner_of(agent: str | None, conversation: str | None) -> str:
 class Writer:
     """One writer, as a hook payload (or the CLI's environment) describes it."""
 
-    __slots__ = ("agent", "agent_id", "agent_type", "conversation")
+    __slots__ = ("agent", "agent_id", "agent_type", "client", "conversation")
 
     def __init__(
         self,
@@ -70,11 +73,13 @@ class Writer:
         conversation: str | None,
         agent_id: str | None = None,
         agent_type: str | None = None,
+        client: str | None = None,
     ) -> None:
         self.agent = agent
         self.conversation = conversation
         self.agent_id = agent_id
         self.agent_type = agent_type
+        self.client = client  # the client it works in (`clients.<name>.NAME`), when known
 
     @property
     def owner(self) -> str:
@@ -106,6 +111,7 @@ class Writer:
             "conversation": self.conversation,
             "agent_id": self.agent_id,
             "agent_type": self.agent_type,
+            "client": self.client,
         }
 
 
@@ -120,17 +126,21 @@ def nobody() -> Writer:
 
 
 def from_payload(
-    agent: str | None, payload: Mapping[str, Any], environ: Mapping[str, str]
+    agent: str | None,
+    payload: Mapping[str, Any],
+    environ: Mapping[str, str],
+    client: str | None = None,
 ) -> Writer:
-    """The writer of a hook event: `agent` (a checked AGENT_NAME or None), the
-    payload's `session_id` (else `CLAUDE_CODE_SESSION_ID`), its `agent_id` and
-    `agent_type` (present only inside a subagent or teammate)."""
+    """The writer of a hook event of `client`: `agent` (a checked AGENT_NAME or
+    None), the payload's `session_id` (else `CLAUDE_CODE_SESSION_ID`), its
+    `agent_id` and `agent_type` (present only inside a subagent or teammate; every
+    client that has subagents names them so, where it tells them apart at all)."""
     conversation = safe_id(payload.get("session_id")) or safe_id(
         environ.get("CLAUDE_CODE_SESSION_ID")
     )
     agent_id = safe_id(payload.get("agent_id"))
     agent_type = short_text(payload.get("agent_type"), MAX_TYPE) if agent_id else None
-    return Writer(agent, conversation, agent_id, agent_type)
+    return Writer(agent, conversation, agent_id, agent_type, client)
 
 
 def from_environ(agent: str | None, environ: Mapping[str, str]) -> Writer:
@@ -143,15 +153,18 @@ def describe(
     record: Mapping[str, Any], description: str | None = None, name: str | None = None
 ) -> str:
     """`agent "a"`, `the general-purpose subagent "fix login" (a4d71bd7) of agent "a"`,
-    `teammate "alice" (a4d71bd7) of agent "a"`, `the unnamed agent of conversation 54c88e3a`."""
+    `teammate "alice" (a4d71bd7) of agent "a"`, `the unnamed agent of conversation 54c88e3a`;
+    an agent of another client than Claude Code is named with it: `Codex agent "b"`."""
     agent = record.get("agent")
     conversation = record.get("conversation") or record.get("conversation_id")
+    client = record.get("client")
+    label = f"{CLIENT_LABELS[client]} " if client in CLIENT_LABELS and client != "claude" else ""
     if isinstance(agent, str):
-        owner = f'agent "{agent}"'
+        owner = f'{label}agent "{agent}"'
     elif isinstance(conversation, str) and conversation:
-        owner = f"the unnamed agent of conversation {conversation[:8]}"
+        owner = f"the unnamed {label}agent of conversation {conversation[:8]}"
     else:
-        owner = "an agent without AGENT_NAME"
+        owner = f"{'a ' + label if label else 'an '}agent without AGENT_NAME"
     agent_id = record.get("agent_id")
     if not isinstance(agent_id, str) or not agent_id:
         return owner

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from cli_harness import NOW, Cli
 
+from agent_hooks import tool_use
 from agent_hooks.agents import state_file, trail
 from agent_hooks.cli import freshness
 
@@ -29,7 +30,7 @@ def _read(cli: Cli, count: int) -> list[Path]:
         f.write_text("v1\n")
 
     def read_all(doc: dict[str, Any]) -> None:
-        trail.record(doc, [(trail.READ, str(f)) for f in files], 500)
+        trail.record(doc, [(tool_use.READ, str(f)) for f in files], 500)
 
     state_file.update(cli.agent(), read_all, NOW, print)
     return files

@@ -494,7 +494,7 @@ def _lease(cli: Cli, rel: str, agent: str, agent_id: str | None = None) -> None:
         Writer(agent, f"c-{agent}", agent_id, "general-purpose" if agent_id else None),
         worktree=str(cli.project),
         branch="main",
-        environ={"CLAUDE_PID": str(os.getpid())},
+        holder_pid=os.getpid(),
         now=NOW,
         minutes=10,
     )

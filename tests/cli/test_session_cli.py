@@ -14,6 +14,7 @@ from click.testing import CliRunner, Result
 
 from agent_hooks.cli import session
 from agent_hooks.cli._common import Env
+from agent_hooks.clients import claude_code
 from agent_hooks.hooks import hook_runtime
 from agent_hooks.work_sessions import (
     status_text,
@@ -410,7 +411,7 @@ def test_token_figures_from_the_sample_transcripts(run: Cli, tmp_path: Path) -> 
         payload = json.loads((PAYLOADS / f"{event}.json").read_text())["stdin"]
         payload["transcript_path"] = str(main)
         payload.pop("agent_transcript_path", None)  # found beside the main transcript
-        ctx = hook_runtime.HookContext(event, payload, environ, NOW)
+        ctx = hook_runtime.HookContext(claude_code, event, payload, environ, NOW)
         getattr(
             work_session_events,
             {"SubagentStart": "subagent_start", "SubagentStop": "subagent_stop", "Stop": "stop"}[
@@ -446,7 +447,7 @@ def _stop_before_the_transcript_is_written(run: Cli, tmp_path: Path) -> Path:
         transcript_path=str(tmp_path / "t" / "main.jsonl"), agent_transcript_path=str(late)
     )
     environ = {**run.environ, "CLAUDE_PROJECT_DIR": str(run.project)}
-    ctx = hook_runtime.HookContext("SubagentStop", payload, environ, NOW)
+    ctx = hook_runtime.HookContext(claude_code, "SubagentStop", payload, environ, NOW)
     work_session_events.subagent_stop(ctx, str(run.project))
     return late
 

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from cli_harness import NOW, Cli
 
+from agent_hooks import tool_use
 from agent_hooks.agents import state_file, trail
 from agent_hooks.cli import context, freshness, workspace
 from agent_hooks.workspaces import workspace_store
@@ -94,7 +95,7 @@ def test_freshness_reports_the_decision(cli: Cli) -> None:
         f.write_text("v1\n")
 
     def read_all(doc: dict[str, Any]) -> None:
-        trail.record(doc, [(trail.READ, str(f)) for f in files], 500)
+        trail.record(doc, [(tool_use.READ, str(f)) for f in files], 500)
 
     state_file.update(cli.agent(), read_all, NOW, print)
     data = json.loads(cli.ok("freshness", "--json").output)

@@ -86,7 +86,7 @@ class World:
             writer,
             worktree=str(self.project),
             branch="main",
-            environ=ALIVE,
+            holder_pid=int(ALIVE["CLAUDE_PID"]),
             now=now,
             minutes=minutes,
         )

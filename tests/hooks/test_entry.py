@@ -39,4 +39,4 @@ def test_a_reader_that_went_away_leaves_exit_status_0(run_hook: HookRunner, tmp_
 def test_the_exit_status_is_0_for_an_unknown_event(run_hook: HookRunner) -> None:
     result = run_hook("NoSuchEvent", "PreToolUse_Write")
     assert (result.code, result.out) == (0, None)
-    assert result.err == "agent-hooks: unknown hook event 'NoSuchEvent'; allowed\n"
+    assert result.err == "agent-hooks: unknown Claude Code hook event 'NoSuchEvent'; allowed\n"

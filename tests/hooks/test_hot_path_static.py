@@ -112,9 +112,7 @@ def test_each_preload_list_is_in_dependency_order_and_always_needed(name: str) -
         root = "agent_hooks.gate.shell_aftermath"
         needed = {root} | _top_level_closure(root)
     else:
-        from agent_hooks.hooks import EVENTS
-
-        adapter = f"agent_hooks.hooks.{EVENTS[name]}"
+        adapter = f"agent_hooks.hooks.{name}"
         needed = _top_level_closure(adapter) | {adapter}
     assert set(listed) <= needed, sorted(set(listed) - needed)
     for i, module in enumerate(listed):

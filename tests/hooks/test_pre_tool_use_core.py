@@ -103,4 +103,4 @@ def test_unknown_event_is_allowed_and_says_why(run_hook: HookRunner) -> None:
     for event in ("NoSuchEvent", ""):
         result = run_hook(event, "PreToolUse_Write")
         assert result.code == 0 and result.out is None
-        assert "unknown hook event" in result.err
+        assert "unknown Claude Code hook event" in result.err

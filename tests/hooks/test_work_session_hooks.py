@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from agent_hooks.agents import trail
+from agent_hooks.clients import claude_code
 from agent_hooks.hooks import hook_runtime
 from agent_hooks.work_sessions import work_session, work_session_events, work_session_store
 
@@ -32,18 +33,36 @@ SUB_ID = "a6a499d345698d83d"
 NOW = float(calendar.timegm((2026, 11, 21, 12, 0, 0)))
 
 DRIVER = """
+import json
 import sys
 sys.path.insert(0, sys.argv[1])
 from agent_hooks.agents import trail
+from agent_hooks.clients import claude_code
 from agent_hooks.hooks import hook_runtime
 from agent_hooks.work_sessions import work_session_events
 
 event = sys.argv[2]
 
-def handle(ctx):
+
+class Driver:  # a client that prints what the handler returned, as JSON
+    NAME = "claude"
+    CONTEXT_LIMIT = 1 << 30
+    holder_pid = staticmethod(claude_code.holder_pid)
+
+    @staticmethod
+    def render(event, answer):
+        return json.loads(answer.context)
+
+
+def found(ctx):
+    use = claude_code.tool_use(ctx.event, ctx.payload)
+    return trail.absolute(use.files if use else [], ctx.payload.get("cwd"))
+
+
+def work(ctx):
     project = ctx.project_root()
     if event == "PostToolUse":
-        return work_session_events.post_tool_use(ctx, ctx.agent.name, project, trail.entries(ctx.payload))
+        return work_session_events.post_tool_use(ctx, ctx.agent.name, project, found(ctx))
     if event == "SubagentStart":
         return work_session_events.subagent_start(ctx, project)
     if event == "SubagentStop":
@@ -54,10 +73,16 @@ def handle(ctx):
         return {"lines": work_session_events.session_start_lines(project, ctx.now, ctx.environ)}
     if event == "Modules":  # which modules the no-session and active paths load
         before = set(sys.modules)
-        work_session_events.post_tool_use(ctx, ctx.agent.name, project, trail.entries(ctx.payload))
+        work_session_events.post_tool_use(ctx, ctx.agent.name, project, found(ctx))
         return {"loaded": sorted(set(sys.modules) - before)}
 
-sys.exit(hook_runtime.run(event, handle))
+
+def handle(ctx):
+    result = work(ctx)
+    return None if result is None else hook_runtime.Answer(context=json.dumps(result))
+
+
+sys.exit(hook_runtime.run(Driver, event, handle))
 """
 
 
@@ -164,8 +189,8 @@ def test_the_no_session_path_costs_one_stat_and_imports_nothing(
     world: World, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     payload = world.payload("PostToolUse_Write")
-    ctx = hook_runtime.HookContext("PostToolUse", payload, world.env, NOW)
-    found = trail.entries(payload)
+    ctx = hook_runtime.HookContext(claude_code, "PostToolUse", payload, world.env, NOW)
+    found = trail.absolute(claude_code.tool_use("PostToolUse", payload).files, payload.get("cwd"))
     stats: list[object] = []
     real_stat = posix.stat
 
@@ -582,10 +607,10 @@ def test_session_start_lines(world: World) -> None:
 
 def wired(module: str, event: str) -> bool:
     """Whether hooks/<module>.py calls work_session_events and entry.py knows `event`."""
-    from agent_hooks.hooks import EVENTS
-
     path = SRC / "agent_hooks" / "hooks" / f"{module}.py"
-    return event in EVENTS and path.exists() and "work_session_events" in path.read_text()
+    return (
+        event in claude_code.EVENTS and path.exists() and "work_session_events" in path.read_text()
+    )
 
 
 def entry_world(run_hook: Any, tmp_path: Path, max_tokens: int = work_session.DEFAULT_MAX) -> Path:

@@ -13,9 +13,10 @@ from typing import Any
 
 import pytest
 
-from agent_hooks import identity
+from agent_hooks import identity, tool_use
 from agent_hooks.agents import state, state_file, trail, trail_archive
 from agent_hooks.briefings import briefing, briefing_events, briefing_store
+from agent_hooks.clients import claude_code
 from agent_hooks.hooks.hook_runtime import HookContext
 from agent_hooks.workspaces import workspace_events, workspace_store
 from hook_runner import AGENT, ROOT, HookRunner, context_of
@@ -43,7 +44,7 @@ class Harness:
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
             **env,
         }
-        return HookContext(event, {"cwd": str(self.project), **payload}, environ, now)
+        return HookContext(claude_code, event, {"cwd": str(self.project), **payload}, environ, now)
 
     def start(self, source: str, conversation: str, now: float = NOW, **env: str) -> list[str]:
         archived = trail_archive.load(self.agent, conversation) if source == "resume" else None
@@ -71,7 +72,7 @@ class Harness:
             ctx, self.agent, doc, source, project, budget=budget
         )
 
-    def touch(self, *rels: str, field: str = trail.READ, now: float = NOW) -> None:
+    def touch(self, *rels: str, field: str = tool_use.READ, now: float = NOW) -> None:
         """What PostToolUse records when the agent reads (or edits) files."""
         found = [(field, str(self.project / rel)) for rel in rels]
         state_file.update(
@@ -247,7 +248,7 @@ def test_the_agents_own_edit_keeps_resume(harness: Harness, project: Path) -> No
     harness.start("startup", "conv-1")
     harness.touch("src/a.py")
     write(project, "src/a.py", "my edit", NOW + 60)
-    harness.touch("src/a.py", field=trail.MODIFIED, now=NOW + 61)
+    harness.touch("src/a.py", field=tool_use.MODIFIED, now=NOW + 61)
     assert "Context freshness: resume —" in "\n".join(harness.start("resume", "conv-1", NOW + 120))
 
 
@@ -405,9 +406,10 @@ sys.path.insert(0, {SRC!r})
 from agent_hooks.hooks import hook_runtime
 from agent_hooks import identity
 from agent_hooks.briefings import briefing_events
+from agent_hooks.clients import claude_code
 from agent_hooks.workspaces import workspace_events
 environ = {{"HOME": {str(harness.home)!r}}}
-ctx = hook_runtime.HookContext("PostToolUse", {{"session_id": "c"}}, environ, 1.0)
+ctx = hook_runtime.HookContext(claude_code, "PostToolUse", {{"session_id": "c"}}, environ, 1.0)
 workspace_events.after_write(ctx, identity.Agent("a", {str(harness.state_dir)!r}), {str(project)!r},
                             {str(target)!r})
 print(" ".join(sorted(sys.modules)))

@@ -82,10 +82,30 @@ def test_claude_pid_refuses_what_is_not_a_pid(raw: str) -> None:
     assert liveness.process({"CLAUDE_PID": raw})["start"] is None
 
 
-def test_process_records_the_claude_pid_its_start_and_the_host() -> None:
+def test_process_records_the_pid_its_start_and_the_host() -> None:
     pid = os.getpid()
-    assert liveness.process({"CLAUDE_PID": str(pid)}) == holder(pid)
-    assert liveness.process({}) == {"pid": None, "start": None, "host": liveness.host()}
+    assert liveness.process(pid) == holder(pid)
+    assert liveness.process(None) == {"pid": None, "start": None, "host": liveness.host()}
+
+
+def test_the_cli_finds_its_client_by_claude_pid_first() -> None:
+    assert liveness.agent_process({"CLAUDE_PID": "4242"}) == 4242
+
+
+def test_the_cli_finds_a_client_among_its_ancestors(tmp_path: Path) -> None:
+    """A command run from a Codex agent's shell: no CLAUDE_PID; the nearest ancestor
+    named `codex` is the holder (here a link named codex to this Python, running a
+    shell that runs the probe)."""
+    codex = tmp_path / "codex"
+    codex.symlink_to(sys.executable)
+    probe = (
+        f"import sys; sys.path.insert(0, {str(Path(liveness.__file__).resolve().parents[1])!r}); from agent_hooks import liveness; "
+        "print(liveness.agent_process({}))"
+    )
+    outer = f"import subprocess, sys, os; print(os.getpid()); sys.stdout.flush(); subprocess.run(['/bin/sh', '-c', {sys.executable!r} + ' -c ' + {probe!r}.__repr__()])"
+    proc = subprocess.run([str(codex), "-c", outer], capture_output=True, text=True, check=True)
+    parent, found = proc.stdout.split()
+    assert found == parent
 
 
 NAMES = ["a) b c) 1 2", ") ) ) ) ) ) )", "x (y) z", "sleep 9 9 9 9"]

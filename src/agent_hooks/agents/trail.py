@@ -4,14 +4,11 @@ Pure except for `fingerprint`, which stats and reads the one file it is given.
 
 Invariants:
 
-* Only PostToolUse payloads are read (a failed call fires PostToolUseFailure and
+* Only what a finished tool call did is recorded (the client layer says which
+  files, `ToolUse.files`; a failed call fires no PostToolUse in Claude Code and
   records nothing). Paths come out absolute and normalized, relative ones
   resolved against the payload's `cwd`, and as the client wrote them
   (`posix_fs.as_written`: a lone surrogate becomes U+FFFD).
-* Write goes to `files_created` when the client says `type: "create"`, else to
-  `files_modified`; Edit, MultiEdit (older clients) and NotebookEdit
-  (`notebook_path`) modify; Read reads; Bash records the files the client itself
-  reports in `tool_response.bashEditDiff` (created or modified).
 * Files inside the project's workspaces (`<project>/.tmp/sessions/`) go to
   `workspace_files` instead, kept apart from the project's own files.
 * `files_read` keeps at most `read_limit` paths, dropping the oldest first.
@@ -32,10 +29,8 @@ import posix
 
 from agent_hooks import posix_fs as fs
 from agent_hooks.repository import WORKSPACES_DIR
+from agent_hooks.tool_use import CREATED, MODIFIED, READ
 
-CREATED = "files_created"
-MODIFIED = "files_modified"
-READ = "files_read"
 WORKSPACE = "workspace_files"
 DEFAULT_READ_LIMIT = 500
 MAX_FINGERPRINTS = 1000
@@ -56,54 +51,17 @@ def _absolute(path: object, cwd: str) -> str | None:
     return fs.normpath(fs.as_written(fs.join(cwd, path)))
 
 
-def entries(payload: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """(trail field, absolute path) pairs that one PostToolUse payload reports."""
-    tool = payload.get("tool_name")
-    tool_input = payload.get("tool_input")
-    response = payload.get("tool_response")
-    cwd = payload.get("cwd")
-    if not isinstance(tool_input, dict):
-        return []
-    if not isinstance(cwd, str) or not fs.isabs(cwd):
-        cwd = "/"
-    found: list[tuple[str, object]] = []
-    if tool == "Write":
-        created = isinstance(response, dict) and response.get("type") == "create"
-        found.append((CREATED if created else MODIFIED, tool_input.get("file_path")))
-    elif tool in ("Edit", "MultiEdit"):
-        found.append((MODIFIED, tool_input.get("file_path")))
-    elif tool == "NotebookEdit":
-        found.append((MODIFIED, tool_input.get("notebook_path")))
-    elif tool == "Read":
-        found.append((READ, tool_input.get("file_path")))
-    elif tool == "Bash" and isinstance(response, dict):
-        found.extend(_bash_entries(response.get("bashEditDiff")))
+def absolute(files: list[tuple[str, object]], cwd: object) -> list[tuple[str, str]]:
+    """(trail field, absolute path) for a tool call's files (`ToolUse.files`): relative
+    paths resolved against the payload's `cwd`, every path normalized and as the
+    client wrote it; what is not a usable path is left out."""
+    base = cwd if isinstance(cwd, str) and fs.isabs(cwd) else "/"
     out = []
-    for field, raw in found:
-        path = _absolute(raw, cwd)
+    for field, raw in files:
+        path = _absolute(raw, base)
         if path is not None:
             out.append((field, path))
     return out
-
-
-def _bash_entries(diff: object) -> list[tuple[str, object]]:
-    if not isinstance(diff, dict):
-        return []
-    found: list[tuple[str, object]] = []
-    seen = set()
-    files = diff.get("files")
-    for item in files if isinstance(files, list) else ():
-        if isinstance(item, dict):
-            path = item.get("filePath")
-            if isinstance(path, str) and path not in seen:
-                found.append((CREATED if item.get("created") is True else MODIFIED, path))
-                seen.add(path)
-    changed = diff.get("changedFiles")
-    for path in changed if isinstance(changed, list) else ():
-        if isinstance(path, str) and path not in seen:
-            found.append((MODIFIED, path))
-            seen.add(path)
-    return found
 
 
 def read_limit(environ: Mapping[str, str]) -> int:

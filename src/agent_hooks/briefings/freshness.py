@@ -31,6 +31,7 @@ import os
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from agent_hooks import tool_use
 from agent_hooks.agents import trail
 from agent_hooks.wording import plural
 
@@ -150,7 +151,7 @@ def _unclosed_bracket(glob: str) -> bool:
 def examined(doc: Mapping[str, Any]) -> list[str]:
     """The conversation's project files (created, modified, read), each once."""
     seen: dict[str, None] = {}
-    for field in (trail.CREATED, trail.MODIFIED, trail.READ):
+    for field in (tool_use.CREATED, tool_use.MODIFIED, tool_use.READ):
         for path in doc.get(field) or ():
             if isinstance(path, str):
                 seen.setdefault(path)
@@ -165,7 +166,7 @@ def own_marks(trails: Iterable[Mapping[str, Any]]) -> dict[str, set[tuple[int, i
         prints = item.get("fingerprints")
         if not isinstance(prints, dict):
             continue
-        for field in (trail.CREATED, trail.MODIFIED):
+        for field in (tool_use.CREATED, tool_use.MODIFIED):
             for path in item.get(field) or ():
                 mark = prints.get(path)
                 if isinstance(mark, list) and len(mark) == 3:

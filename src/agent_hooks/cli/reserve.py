@@ -136,7 +136,7 @@ def reserve(
             keep=keep,
             now=env.now,
             conversation_id=me.conversation,
-            holder=liveness.process(env.environ) if liveness.claude_pid(env.environ) else None,
+            holder=_holder(env.environ),
         )
     except (pattern.PatternError, reservation.ReservationError) as exc:
         raise click.ClickException(str(exc)) from None
@@ -376,7 +376,15 @@ def _heartbeat(state_dir: str, root: str, me: Any, environ: Any, now: float) -> 
     from agent_hooks.ledger import ledger_location
 
     owner = writers.Writer(me.agent, me.conversation)
-    writer_cards.heartbeat(ledger_location.directory(state_dir, root), owner, environ, now)
+    pid = liveness.agent_process(environ)
+    writer_cards.heartbeat(ledger_location.directory(state_dir, root), owner, pid, now)
+
+
+def _holder(environ: Any) -> dict[str, Any] | None:
+    """The client process a reservation made now lives with (`--keep` aside), or
+    None from a plain shell: the reservation then lives by its expiry alone."""
+    pid = liveness.agent_process(environ)
+    return liveness.process(pid) if pid is not None else None
 
 
 def register(group: click.Group) -> None:

@@ -37,9 +37,12 @@ if TYPE_CHECKING:
     from agent_hooks.leases.lease_store import Claim
 
 
-def decide(call: ToolCall, target: object, *, claim: bool = True) -> Verdict:
-    """May `call.writer` change the file `target` (as the client gave it)?"""
-    verdict = Verdict()
+def decide(
+    call: ToolCall, target: object, *, claim: bool = True, verdict: Verdict | None = None
+) -> Verdict:
+    """May `call.writer` change the file `target` (as the client gave it)? The
+    answer is added to `verdict` when given (one edit writing several files)."""
+    verdict = Verdict() if verdict is None else verdict
     if not isinstance(target, str) or not target or "\x00" in target:
         return verdict
     resolved = places.resolve(target, call.cwd, call.project)
@@ -121,7 +124,7 @@ def _claim(call: ToolCall, place: Place) -> Claim:
         call.writer,
         worktree=place.repo.root,
         branch=repository.branch(place.repo.root),
-        environ=call.environ,
+        holder_pid=call.holder_pid,
         now=call.now,
         minutes=place.repo.minutes,
         tool_use_id=call.tool_use_id,

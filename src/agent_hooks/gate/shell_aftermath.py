@@ -79,6 +79,7 @@ def after_bash(
     *,
     duration_ms: object,
     environ: Mapping[str, str],
+    holder_pid: int | None,
 ) -> Aftermath:
     """Sort the changed files, lease this writer's own, and warn about held ones."""
     result = Aftermath()
@@ -113,7 +114,7 @@ def after_bash(
             me,
             worktree=project,
             branch=repository.branch(project),
-            environ=environ,
+            holder_pid=holder_pid,
             now=now,
             minutes=minutes,
             source="bash",

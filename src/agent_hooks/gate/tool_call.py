@@ -65,6 +65,7 @@ class ToolCall:
         "_repos",
         "cwd",
         "environ",
+        "holder_pid",
         "now",
         "project",
         "state_dir",
@@ -82,6 +83,7 @@ class ToolCall:
         environ: Mapping[str, str],
         now: float,
         tool_use_id: str | None = None,
+        holder_pid: int | None = None,
     ) -> None:
         self.writer = writer
         self.cwd = cwd
@@ -90,6 +92,7 @@ class ToolCall:
         self.environ = environ
         self.now = now
         self.tool_use_id = tool_use_id
+        self.holder_pid = holder_pid  # the client process the writer's claims live with
         self._repos: dict[str, Repo] = {}
 
     def repo(self, root: str) -> Repo:

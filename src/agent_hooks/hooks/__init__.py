@@ -1,24 +1,18 @@
-"""One adapter per Claude Code hook event; `main(argv)` runs the one `argv[0]` names.
+"""One client-neutral adapter per hook event; `main(argv)` runs the one asked for.
 
-Adapters turn a payload into calls on the core and a decision into protocol
-output. Each imports only what its event needs (tests/hooks/test_imports.py); this
-package's `main` imports just the one adapter asked for.
+`argv` is `[EVENT]` (Claude Code, as every install of earlier releases runs it) or
+`[CLIENT, EVENT]`: `CLIENTS` names each client's module in `agent_hooks.clients`,
+whose `EVENTS` table maps the client's own event names to the adapters here.
+Adding a client adds a module and a row of `CLIENTS`. Each adapter imports only
+what its event needs (tests/hooks/test_imports.py); this package's `main`
+imports just the client and the one adapter asked for.
 """
 
-EVENTS = {
-    "SessionStart": "session_start",
-    "PreToolUse": "pre_tool_use",
-    "PostToolUse": "post_tool_use",
-    "Stop": "stop",
-    "SessionEnd": "session_end",
-    "SubagentStart": "subagent_start",
-    "SubagentStop": "subagent_stop",
-    "StatusLine": "status_line",  # not a hook: Claude Code's statusLine command
-    # the plugin form's SessionStart (hooks/run): stands aside when agent-hooks is also
-    # installed into settings (install_check)
-    "PluginSessionStart": "plugin_session_start",
+# The entry script's client argument -> its module in agent_hooks.clients.
+CLIENTS = {
+    "claude": "claude_code",
 }
-
+DEFAULT_CLIENT = "claude"
 
 # The agent_hooks modules each hot event always loads, each after those it imports:
 # preloaded from cached bytecode without the import system's per-module work
@@ -32,7 +26,7 @@ CORE = (
     "agent_hooks.writers",
 )
 PRELOAD = {
-    "PreToolUse": (
+    "pre_tool_use": (
         *CORE,
         "agent_hooks.switches",
         "agent_hooks.reservations",
@@ -41,7 +35,7 @@ PRELOAD = {
         "agent_hooks.gate.tool_call",
         "agent_hooks.hooks.pre_tool_use",
     ),
-    "PostToolUse": (
+    "post_tool_use": (
         *CORE,
         "agent_hooks.agents.state",
         "agent_hooks.storage",
@@ -56,22 +50,33 @@ PRELOAD = {
 
 
 def main(argv: list[str]) -> int:
-    """Run the adapter for the event `argv[0]`; exit status 0 whatever happens."""
+    """Run the adapter for `argv` (`[EVENT]` or `[CLIENT, EVENT]`); exit status 0
+    whatever happens."""
     import sys
 
-    event = argv[0] if argv else ""
-    if event not in EVENTS:
-        sys.stderr.write(f"agent-hooks: unknown hook event {event!r}; allowed\n")
-        return 0
+    client_name, event = (
+        (argv[0], argv[1:2]) if argv[:1] and argv[0] in CLIENTS else (DEFAULT_CLIENT, argv[:1])
+    )
+    event_name = event[0] if event else ""
     try:
         from agent_hooks import preload
 
-        preload(PRELOAD.get(event, ()))
-        adapter = __import__(f"agent_hooks.hooks.{EVENTS[event]}", fromlist=["main"])
-        code: int = adapter.main()
+        module = CLIENTS[client_name]
+        preload(("agent_hooks.tool_use", f"agent_hooks.clients.{module}"))
+        client = __import__(f"agent_hooks.clients.{module}", fromlist=["EVENTS"])
+        adapter_name = client.EVENTS.get(event_name)
+        if adapter_name is None:
+            from agent_hooks.writers import CLIENT_LABELS
+
+            label = CLIENT_LABELS[client_name]
+            sys.stderr.write(f"agent-hooks: unknown {label} hook event {event_name!r}; allowed\n")
+            return 0
+        preload(PRELOAD.get(adapter_name, ()))
+        adapter = __import__(f"agent_hooks.hooks.{adapter_name}", fromlist=["main"])
+        code: int = adapter.main(client, event_name)
     except Exception as exc:  # an adapter that cannot even be imported: allow, say why
         sys.stderr.write(
-            f"agent-hooks: {event} hook could not run ({type(exc).__name__}: {exc}); allowed\n"
+            f"agent-hooks: {event_name} hook could not run ({type(exc).__name__}: {exc}); allowed\n"
         )
         return 0
     return code

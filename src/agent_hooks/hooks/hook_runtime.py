@@ -1,5 +1,10 @@
-"""What every hook adapter shares: read the payload, call the adapter, print its
-answer, and never let a failure reach Claude Code.
+"""What every hook adapter shares: read the payload, call the adapter, write its
+answer in the client's own form, and never let a failure reach the client.
+
+Adapters are client-neutral: each gets a `HookContext` (the payload, the
+environment, the clock, and `client`, the module of `agent_hooks.clients` that
+speaks this client's protocol) and returns an `Answer` or None; `run` has the
+client render it.
 
 Invariants (docs/adr/0004-fail-open.md):
 
@@ -7,8 +12,9 @@ Invariants (docs/adr/0004-fail-open.md):
   `MAX_STDIN`), a bad `AGENT_NAME`, a lock timeout or any exception is logged to
   `<state dir>/agent-hooks.log` and the tool call proceeds. Only an adapter's
   deliberate deny blocks anything.
-* Nothing is printed unless the adapter returns output, and then exactly one JSON
-  object, the shape the protocol expects.
+* Nothing is printed unless the adapter answers, and then exactly one JSON
+  object, the shape the client expects; context is cut to the client's limit at
+  a line boundary.
 """
 
 from __future__ import annotations
@@ -22,10 +28,26 @@ from agent_hooks import posix_fs as fs
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from _collections_abc import Callable, Mapping
+    from types import ModuleType
     from typing import Any
 
 MAX_STDIN = 64 << 20
-CONTEXT_LIMIT = 10_000  # Claude Code caps additionalContext at 10,000 characters
+CONTEXT_LIMIT = 10_000  # the least any client allows (Claude Code caps additionalContext there)
+
+
+class Answer:
+    """What an adapter answers, whatever the client: a refusal the model reads
+    (`deny`), text added to the model's context (`context`), a line shown to the
+    person (`message`)."""
+
+    __slots__ = ("context", "deny", "message")
+
+    def __init__(
+        self, *, deny: str | None = None, context: str | None = None, message: str | None = None
+    ) -> None:
+        self.deny = deny
+        self.context = context
+        self.message = message
 
 
 class HookInputError(ValueError):
@@ -35,12 +57,18 @@ class HookInputError(ValueError):
 class HookContext:
     """One hook invocation: its payload, environment and clock."""
 
-    __slots__ = ("_agent", "environ", "event", "now", "payload", "state_dir")
+    __slots__ = ("_agent", "client", "environ", "event", "now", "payload", "state_dir")
 
     def __init__(
-        self, event: str, payload: dict[str, Any], environ: Mapping[str, str], now: float
+        self,
+        client: ModuleType,
+        event: str,
+        payload: dict[str, Any],
+        environ: Mapping[str, str],
+        now: float,
     ) -> None:
-        self.event = event
+        self.client = client  # agent_hooks.clients.<name>: this client's protocol
+        self.event = event  # as the client names it
         self.payload = payload
         self.environ = environ
         self.now = now
@@ -103,29 +131,33 @@ def _where(exc: BaseException) -> str:
     return f" at {fs.basename(tb.tb_frame.f_code.co_filename)}:{tb.tb_lineno}"
 
 
-def run(event: str, handle: Callable[[HookContext], dict[str, Any] | None]) -> int:
-    """Run one hook adapter on stdin; print its output; return the exit code (always 0)."""
+def run(client: ModuleType, event: str, handle: Callable[[HookContext], Answer | None]) -> int:
+    """Run one hook adapter on stdin; write its answer as `client` reads it; return
+    the exit code (always 0)."""
     environ = fs.environ()
     now = time.time()
     ctx: HookContext | None = None
     try:
         payload = read_payload(sys.stdin.buffer)
-        ctx = HookContext(event, payload, environ, now)
-        output = handle(ctx)
+        ctx = HookContext(client, event, payload, environ, now)
+        answer = handle(ctx)
+        output = None if answer is None else client.render(event, trimmed(answer, client))
         if output is not None:  # UTF-8 whatever the locale: the client reads UTF-8 JSON
             sys.stdout.buffer.write(jsonio.encode(output))
             sys.stdout.buffer.flush()
     except Exception as exc:
         message = f"{type(exc).__name__}: {exc}{_where(exc)}; allowed (fail open)"
         if ctx is None:
-            ctx = HookContext(event, {}, environ, now)
+            ctx = HookContext(client, event, {}, environ, now)
         ctx.log(message)
     return 0
 
 
-def context_output(event: str, text: str, limit: int = CONTEXT_LIMIT) -> dict[str, Any]:
-    """`additionalContext` for `event`, cut to the client's limit at a line boundary."""
-    if len(text) > limit:
+def trimmed(answer: Answer, client: ModuleType) -> Answer:
+    """The answer with its context cut to the client's limit at a line boundary."""
+    text = answer.context
+    limit: int = getattr(client, "CONTEXT_LIMIT", CONTEXT_LIMIT)
+    if text is not None and len(text) > limit:
         cut = text.rfind("\n", 0, limit - 40)
-        text = text[: cut if cut > 0 else limit - 40] + "\n[agent-hooks: context trimmed]"
-    return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
+        answer.context = text[: cut if cut > 0 else limit - 40] + "\n[agent-hooks: context trimmed]"
+    return answer

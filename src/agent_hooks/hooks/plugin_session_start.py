@@ -1,8 +1,8 @@
-"""SessionStart as the plugin form runs it (`hooks/run SessionStart`): first decide
-whether agent-hooks is also installed into settings (`install_check`); if its
-installed SessionStart will run, stand aside and only tell the person which copy
-runs; otherwise do what SessionStart does (`session_start.handle`), adding that
-message when there is one.
+"""SessionStart as the plugin form runs it (`hooks/run SessionStart`, Claude Code
+only): first decide whether agent-hooks is also installed into settings
+(`install_check`); if its installed SessionStart will run, stand aside and only
+tell the person which copy runs; otherwise do what SessionStart does
+(`session_start.handle`), adding that message when there is one.
 """
 
 from __future__ import annotations
@@ -11,12 +11,10 @@ from agent_hooks.hooks import hook_runtime
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
-
-EVENT = "SessionStart"
+    from types import ModuleType
 
 
-def handle(ctx: hook_runtime.HookContext) -> dict[str, Any] | None:
+def handle(ctx: hook_runtime.HookContext) -> hook_runtime.Answer | None:
     from agent_hooks.install import install_check
 
     project = ctx.environ.get("CLAUDE_PROJECT_DIR") or ctx.cwd
@@ -27,17 +25,17 @@ def handle(ctx: hook_runtime.HookContext) -> dict[str, Any] | None:
         aside, message = [], None
     if message is not None:
         ctx.log(message)
-    output: dict[str, Any] | None
-    if EVENT in aside:
-        output = None
-    else:
+    answer: hook_runtime.Answer | None = None
+    if "SessionStart" not in aside:
         from agent_hooks.hooks import session_start
 
-        output = session_start.handle(ctx)
+        answer = session_start.handle(ctx)
     if message is None:
-        return output
-    return {**(output or {}), "systemMessage": message}
+        return answer
+    answer = answer or hook_runtime.Answer()
+    answer.message = message
+    return answer
 
 
-def main() -> int:
-    return hook_runtime.run(EVENT, handle)
+def main(client: ModuleType, event: str) -> int:
+    return hook_runtime.run(client, "SessionStart", handle)

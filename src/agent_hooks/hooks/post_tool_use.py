@@ -1,45 +1,56 @@
-"""PostToolUse: add what the tool touched to the agent's trail (marked with the
-writer inside a subagent); after a Bash command, keep only the changed files
-that are this writer's, lease them, and warn if it changed a file another writer
-holds; register files written into a workspace; tell the writer about files it
-waited for that are free now, and other alerts; keep the active work session's
-figures current; remember what a launched subagent or teammate is called; record
-the reservations mcp_agent_mail's tools granted."""
+"""PostToolUse (Gemini's AfterTool): add what the tool touched to the agent's
+trail (marked with the writer inside a subagent); after a shell command, keep
+only the changed files that are this writer's, lease them, and warn if it
+changed a file another writer holds; register files written into a workspace;
+tell the writer about files it waited for that are free now, and other alerts;
+keep the active work session's figures current; remember what a launched
+subagent or teammate is called; record the reservations mcp_agent_mail's tools
+granted.
+
+What the tool did comes from the client layer (`ToolUse`); the adapter is the
+same for every client.
+"""
 
 from __future__ import annotations
 
 from agent_hooks import identity, writers
 from agent_hooks.agents import state, state_file, trail
 from agent_hooks.hooks import hook_runtime
-from agent_hooks.leases import lease_release, writer_cards
+from agent_hooks.tool_use import EDIT, LAUNCH, SHELL
 from agent_hooks.work_sessions import work_session_events
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from types import ModuleType
     from typing import Any
 
-EVENT = "PostToolUse"
-# What the aftermath of a Bash command that changed files always loads (after the
+    from agent_hooks.tool_use import ToolUse
+
+# What the aftermath of a shell command that changed files always loads (after the
 # event's preload: agent_hooks.hooks.PRELOAD).
 BASH_MODULES = (
     "agent_hooks.liveness",
     "agent_hooks.reservations",
+    "agent_hooks.reservations.index_records",
     "agent_hooks.reservations.reservation_index",
     "agent_hooks.ledger.ledger_location",
     "agent_hooks.leases.lease",
+    "agent_hooks.leases.lease_minutes",
     "agent_hooks.leases.lease_store",
     "agent_hooks.gate.shell_aftermath",
 )
 
 
-def handle(ctx: hook_runtime.HookContext) -> dict[str, Any] | None:
-    tool = ctx.payload.get("tool_name")
-    if type(tool) is str and tool.startswith("mcp__"):
+def handle(ctx: hook_runtime.HookContext) -> hook_runtime.Answer | None:
+    use = ctx.client.tool_use(ctx.event, ctx.payload)
+    if use is None:
+        return None
+    if use.name.startswith("mcp__"):
         from agent_hooks.interop import mcp_agent_mail_hook  # only for MCP tools
 
         warning = mcp_agent_mail_hook.handle(ctx)
-        return None if warning is None else hook_runtime.context_output(EVENT, warning)
-    found = trail.entries(ctx.payload)
+        return None if warning is None else hook_runtime.Answer(context=warning)
+    found = trail.absolute(use.files, ctx.payload.get("cwd"))
     project = ctx.project_root()
     try:
         name = ctx.agent.name
@@ -47,26 +58,24 @@ def handle(ctx: hook_runtime.HookContext) -> dict[str, Any] | None:
     except identity.IdentityError as exc:
         ctx.log(f"{exc}; nothing recorded for this agent (fail open)")
         name, agent = None, None
-    me = writers.from_payload(name, ctx.payload, ctx.environ)
+    me = writers.from_payload(name, ctx.payload, ctx.environ, ctx.client.NAME)
     told: list[str] = []
-    if tool == "Bash" and found and project is not None:
-        found = _after_bash(ctx, project, me, found, told)
-    if tool == "Agent" and project is not None:
-        _describe_launched(ctx, project, me)
+    if use.kind == SHELL and found and project is not None:
+        found = _after_shell(ctx, project, me, found, told)
+    if use.kind == LAUNCH and project is not None:
+        _describe_launched(ctx, project, me, use)
     if found and agent is not None:
-        told += _record(ctx, agent, me, tool, found, project)
+        told += _record(ctx, agent, me, use, found, project)
     session = work_session_events.post_tool_use(ctx, name, project, found)
     if session is not None:
         told.append(session["additionalContext"])
     if not told:
         return None
-    output = hook_runtime.context_output(EVENT, "\n\n".join(told))
-    if session is not None:
-        output["systemMessage"] = session["systemMessage"]
-    return output
+    message = session["systemMessage"] if session is not None else None
+    return hook_runtime.Answer(context="\n\n".join(told), message=message)
 
 
-def _after_bash(
+def _after_shell(
     ctx: hook_runtime.HookContext,
     project: str,
     me: writers.Writer,
@@ -89,6 +98,7 @@ def _after_bash(
         ctx.now,
         duration_ms=ctx.payload.get("duration_ms"),
         environ=ctx.environ,
+        holder_pid=ctx.client.holder_pid(ctx.environ),
     )
     for problem in result.problems:
         ctx.log(problem)
@@ -105,30 +115,28 @@ def _after_bash(
     return [(field, path) for field, path in found if path not in result.foreign]
 
 
-def _describe_launched(ctx: hook_runtime.HookContext, project: str, me: writers.Writer) -> None:
+def _describe_launched(
+    ctx: hook_runtime.HookContext, project: str, me: writers.Writer, use: ToolUse
+) -> None:
     """Remember the description (and a teammate's name) of the agent just launched,
     so that its leases name it: the hook events inside it carry only its id."""
-    response = ctx.payload.get("tool_response")
-    tool_input = ctx.payload.get("tool_input")
-    if not isinstance(response, dict) or not isinstance(tool_input, dict):
-        return
-    launched = writers.safe_id(response.get("agentId"))
+    launched_by = use.launched or {}
+    launched = writers.safe_id(launched_by.get("agent_id"))
     if launched is None:
         return
+    from agent_hooks.leases import lease_release
     from agent_hooks.ledger import ledger_location
 
-    kind = tool_input.get("subagent_type")
+    kind = launched_by.get("agent_type")
     sub = writers.Writer(
-        me.agent, me.conversation, launched, kind if isinstance(kind, str) else None
+        me.agent, me.conversation, launched, kind if isinstance(kind, str) else None, me.client
     )
-    description = tool_input.get("description")
-    teammate = tool_input.get("name")
     try:
         lease_release.describe_writer(
             ledger_location.directory(ctx.state_dir, project),
             sub,
-            description=writers.short_text(description, 80),
-            name=writers.short_text(teammate, 64),
+            description=writers.short_text(launched_by.get("description"), 80),
+            name=writers.short_text(launched_by.get("name"), 64),
             now=ctx.now,
         )
     except OSError as exc:
@@ -139,7 +147,7 @@ def _record(
     ctx: hook_runtime.HookContext,
     agent: identity.Agent,
     me: writers.Writer,
-    tool: object,
+    use: ToolUse,
     found: list[tuple[str, str]],
     project: str | None,
 ) -> list[str]:
@@ -168,13 +176,17 @@ def _record(
 
     state_file.update(agent, mutate, ctx.now, ctx.log)
     if beat and project is not None:
+        from agent_hooks.leases import writer_cards
         from agent_hooks.ledger import ledger_location
 
-        owner = writers.Writer(me.agent, me.conversation)
+        owner = writers.Writer(me.agent, me.conversation, client=me.client)
         writer_cards.heartbeat(
-            ledger_location.directory(ctx.state_dir, project), owner, ctx.environ, ctx.now
+            ledger_location.directory(ctx.state_dir, project),
+            owner,
+            ctx.client.holder_pid(ctx.environ),
+            ctx.now,
         )
-    if workspaces is not None and project is not None and tool == "Write":
+    if workspaces is not None and project is not None and use.kind == EDIT:
         for _, path in found:
             if path.startswith(workspaces):
                 # only for a file written into a workspace
@@ -184,5 +196,5 @@ def _record(
     return told
 
 
-def main() -> int:
-    return hook_runtime.run(EVENT, handle)
+def main(client: ModuleType, event: str) -> int:
+    return hook_runtime.run(client, event, handle)

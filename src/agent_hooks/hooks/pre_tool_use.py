@@ -1,12 +1,18 @@
-"""PreToolUse: refuse an edit of a file another writer holds, and lease what it may edit.
+"""PreToolUse (and Claude Code's skill shell lines, Gemini's BeforeTool): refuse a
+change to a file another writer holds, and lease what the writer may change.
 
-The adapter reads the writer (the agent, plus `agent_id` inside a subagent or
-teammate) and the tool's target from the payload (Write, Edit, MultiEdit of
-older clients, NotebookEdit's `notebook_path`, or a Bash command line), asks
-`reservations.decision`, and turns the verdict into protocol output: a deny, or
-an allow carrying context (a file another worktree is changing). Reads are
-never blocked. `AGENT_HOOKS_ENFORCE=off` lets a refused call through (logged).
-A refused writer is noted in its agent's state, to be told when the file frees.
+The client layer says what the tool does (`ToolUse`): an edit of named files, or
+a shell command line; anything else (reads included) is never blocked. The
+writer is the agent plus the payload's `agent_id` inside a subagent or teammate.
+The gate decides (`edit_gate` for each file an edit writes, `shell_gate` for a
+command); the adapter turns its verdict into an `Answer`: a refusal, or an allowed
+call with context (a file another worktree is changing) — where the client cannot
+carry context before a tool runs, it is kept for the writer's next hook.
+
+Invariants: a refusal, once decided, is answered whatever else fails (noting the
+refused writer, to tell it when the file frees, is a side note: its failure is
+logged, never an allow). `AGENT_HOOKS_ENFORCE=off` lets a refused call through
+(logged).
 """
 
 from __future__ import annotations
@@ -14,96 +20,102 @@ from __future__ import annotations
 from agent_hooks import identity, writers
 from agent_hooks.gate import tool_call
 from agent_hooks.hooks import hook_runtime
+from agent_hooks.tool_use import EDIT, SHELL
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from types import ModuleType
 
-EVENT = "PreToolUse"
+    from agent_hooks.gate.tool_call import Verdict
+
 # What a file edit always loads (after the event's preload: agent_hooks.hooks.PRELOAD).
 EDIT_MODULES = (
     "agent_hooks.liveness",
     "agent_hooks.gate.places",
     "agent_hooks.gate.protected",
+    "agent_hooks.reservations.blocking",
     "agent_hooks.leases.lease",
     "agent_hooks.leases.lease_store",
     "agent_hooks.gate.edit_gate",
 )
-EDIT_TOOLS = {
-    "Write": "file_path",
-    "Edit": "file_path",
-    "MultiEdit": "file_path",
-    "NotebookEdit": "notebook_path",
-}
 
 
-def deny(reason: str) -> dict[str, Any]:
-    return {
-        "hookSpecificOutput": {
-            "hookEventName": EVENT,
-            "permissionDecision": "deny",
-            "permissionDecisionReason": reason,
-        }
-    }
-
-
-def allow_with(context: str) -> dict[str, Any]:
-    out = hook_runtime.context_output(EVENT, context)
-    out["hookSpecificOutput"]["permissionDecision"] = "allow"
-    return out
-
-
-def handle(ctx: hook_runtime.HookContext) -> dict[str, Any] | None:
-    tool = ctx.payload.get("tool_name")
-    tool_input = ctx.payload.get("tool_input")
-    if type(tool) is not str or not isinstance(tool_input, dict):
-        return None  # a `tool_name` that is a list or an object names no tool
-    if tool not in EDIT_TOOLS and tool != "Bash":
+def handle(ctx: hook_runtime.HookContext) -> hook_runtime.Answer | None:
+    use = ctx.client.tool_use(ctx.event, ctx.payload)
+    if use is None or use.kind not in (EDIT, SHELL):
         return None
     try:
-        me = writers.from_payload(ctx.agent.name, ctx.payload, ctx.environ)
+        me = writers.from_payload(ctx.agent.name, ctx.payload, ctx.environ, ctx.client.NAME)
     except identity.IdentityError as exc:
         # Such a writer can never hold anything, so checking it against everyone
         # else's claims is safe: it cannot walk around them by a bad name.
         ctx.log(f"{exc}; checked as a writer that holds nothing")
         me = writers.nobody()
-    request = tool_call.ToolCall(
+    call = tool_call.ToolCall(
         writer=me,
-        cwd=ctx.cwd,
+        cwd=use.workdir or ctx.cwd,
         project=ctx.project_root(),
         state_dir=ctx.state_dir,
         environ=ctx.environ,
         now=ctx.now,
         tool_use_id=writers.safe_id(ctx.payload.get("tool_use_id")),
+        holder_pid=ctx.client.holder_pid(ctx.environ),
     )
-    if tool == "Bash":
-        from agent_hooks.gate import shell_gate
-
-        verdict = shell_gate.decide(request, tool_input.get("command"))
-    else:
-        from agent_hooks import preload
-
-        preload(EDIT_MODULES)
-        from agent_hooks.gate import edit_gate
-
-        verdict = edit_gate.decide(request, tool_input.get(EDIT_TOOLS[tool]))
+    verdict = _decide(call, use)
     for problem in verdict.problems:
         ctx.log(problem)
     refusal = verdict.refusal
     if refusal is None:
-        return allow_with("\n".join(verdict.context)) if verdict.context else None
+        return _allowed(ctx, "\n".join(verdict.context)) if verdict.context else None
     first_line = refusal.reason.splitlines()[0]
     if refusal.overridden:
-        ctx.log(f"AGENT_HOOKS_ENFORCE=off: allowed {tool} that would be denied: {first_line}")
+        ctx.log(f"AGENT_HOOKS_ENFORCE=off: allowed {use.name} that would be denied: {first_line}")
         return None
-    ctx.log(f"denied {tool}: {first_line}")
+    ctx.log(f"denied {use.name}: {first_line}")
     if refusal.waiting is not None:
-        from agent_hooks.gate import waiting  # only on a deny
+        try:
+            from agent_hooks.gate import waiting  # only on a deny
 
-        if me.conversation != writers.NOBODY:
             waiting.note(ctx.agent, refusal.waiting, ctx.now, ctx.log)
-    return deny(refusal.reason)
+        except Exception as exc:  # a side note: the refusal stands whatever happens to it
+            ctx.log(f"not noted to tell when {refusal.waiting.get('rel')!r} frees: {exc}")
+    return hook_runtime.Answer(deny=refusal.reason)
 
 
-def main() -> int:
-    return hook_runtime.run(EVENT, handle)
+def _decide(call: tool_call.ToolCall, use: object) -> Verdict:
+    from agent_hooks.tool_use import ToolUse
+
+    assert isinstance(use, ToolUse)
+    if use.kind == SHELL:
+        from agent_hooks.gate import shell_gate
+
+        return shell_gate.decide(call, use.command)
+    from agent_hooks import preload
+
+    preload(EDIT_MODULES)
+    from agent_hooks.gate import edit_gate
+
+    verdict = tool_call.Verdict()
+    for target in use.targets():
+        verdict = edit_gate.decide(call, target, verdict=verdict)
+        if verdict.refusal is not None:
+            break
+    return verdict
+
+
+def _allowed(ctx: hook_runtime.HookContext, context: str) -> hook_runtime.Answer | None:
+    """An allowed call with context; kept for the writer's next hook when the
+    client drops context given before a tool runs."""
+    if ctx.event in ctx.client.CONTEXT_EVENTS:
+        return hook_runtime.Answer(context=context)
+    try:
+        from agent_hooks.agents import state, state_file
+
+        state_file.update(ctx.agent, lambda doc: state.add_alert(doc, context), ctx.now, ctx.log)
+    except Exception as exc:
+        ctx.log(f"context not kept for later: {exc}")
+    return None
+
+
+def main(client: ModuleType, event: str) -> int:
+    return hook_runtime.run(client, event, handle)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 
-from agent_hooks import identity, liveness, writers
+from agent_hooks import identity, writers
 from agent_hooks.agents import state, state_file
 from agent_hooks.hooks import hook_runtime
 from agent_hooks.leases import lease_release
@@ -20,13 +20,13 @@ from agent_hooks.wording import plural
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from types import ModuleType
     from typing import Any
 
-EVENT = "SessionEnd"
 BUDGET = 0.9  # seconds for the whole hook
 
 
-def handle(ctx: hook_runtime.HookContext) -> dict[str, Any] | None:
+def handle(ctx: hook_runtime.HookContext) -> hook_runtime.Answer | None:
     started = time.monotonic()
 
     def left(share: float = 1.0) -> float:
@@ -69,7 +69,7 @@ def _release(
                 ledger_location.directory(ctx.state_dir, project),
                 owner,
                 conversation,
-                liveness.claude_pid(ctx.environ),
+                ctx.client.holder_pid(ctx.environ),
                 ctx.now,
                 timeout=left(0.4),
             )
@@ -98,5 +98,5 @@ def _release(
         )
 
 
-def main() -> int:
-    return hook_runtime.run(EVENT, handle)
+def main(client: ModuleType, event: str) -> int:
+    return hook_runtime.run(client, event, handle)

@@ -14,25 +14,24 @@ from agent_hooks.wording import plural
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from types import ModuleType
     from typing import Any
 
-EVENT = "SessionStart"
 
-
-def handle(ctx: hook_runtime.HookContext) -> dict[str, Any] | None:
+def handle(ctx: hook_runtime.HookContext) -> hook_runtime.Answer | None:
     try:
         agent = ctx.agent
     except identity.IdentityError as exc:
         ctx.log(f"{exc}; agent-hooks is inactive for this agent (fail open)")
-        return hook_runtime.context_output(
-            EVENT,
-            f"agent-hooks: {exc}. This agent keeps no state, trail or reservations until "
-            "AGENT_NAME is fixed (no '/', '..' or control characters; at most 128 characters).",
+        return hook_runtime.Answer(
+            context=f"agent-hooks: {exc}. This agent keeps no state, trail or reservations "
+            "until AGENT_NAME is fixed (no '/', '..' or control characters; at most 128 "
+            "characters)."
         )
     source = ctx.text("source") or "unknown"
     conversation = ctx.text("session_id")
     project = ctx.project_root()
-    pid = _claude_pid(ctx.environ)
+    pid = ctx.client.holder_pid(ctx.environ)
     archived = trail_archive.load(agent, conversation) if source == "resume" else None
     facts: dict[str, Any] = {}
 
@@ -73,7 +72,7 @@ def handle(ctx: hook_runtime.HookContext) -> dict[str, Any] | None:
     from agent_hooks.workspaces import workspace_events
 
     if project is not None:
-        me = writers.from_payload(agent.name, ctx.payload, ctx.environ)
+        me = writers.from_payload(agent.name, ctx.payload, ctx.environ, ctx.client.NAME)
         try:
             lines += ledger_summary.session_start_lines(
                 ctx.state_dir, project, me, ctx.environ, ctx.now, since=facts["since"]
@@ -85,15 +84,8 @@ def handle(ctx: hook_runtime.HookContext) -> dict[str, Any] | None:
     # The briefing or freshness verdict comes last and gets the room left.
     budget = hook_runtime.CONTEXT_LIMIT - len("\n".join(lines)) - 1
     lines += briefing_events.session_start_lines(ctx, agent, doc, source, project, budget=budget)
-    output = hook_runtime.context_output(EVENT, "\n".join(lines))
-    if warning is not None:
-        output["systemMessage"] = f"agent-hooks: {warning}"
-    return output
-
-
-def _claude_pid(environ: Any) -> int | None:
-    raw = environ.get("CLAUDE_PID", "")
-    return int(raw) if raw.isascii() and raw.isdigit() and len(raw) < 10 else None
+    message = f"agent-hooks: {warning}" if warning is not None else None
+    return hook_runtime.Answer(context="\n".join(lines), message=message)
 
 
 def _cli_line() -> str:
@@ -194,5 +186,5 @@ def _shared_with(
     )
 
 
-def main() -> int:
-    return hook_runtime.run(EVENT, handle)
+def main(client: ModuleType, event: str) -> int:
+    return hook_runtime.run(client, event, handle)

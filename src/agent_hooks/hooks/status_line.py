@@ -6,6 +6,10 @@ from __future__ import annotations
 
 from agent_hooks.work_sessions import status_text
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from types import ModuleType
 
-def main() -> int:
+
+def main(client: ModuleType, event: str) -> int:
     return status_text.main()

@@ -8,12 +8,10 @@ from agent_hooks.hooks import hook_runtime
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
-
-EVENT = "Stop"
+    from types import ModuleType
 
 
-def handle(ctx: hook_runtime.HookContext) -> dict[str, Any] | None:
+def handle(ctx: hook_runtime.HookContext) -> hook_runtime.Answer | None:
     state_file.update(ctx.agent, lambda doc: state.touch(doc, ctx.now), ctx.now, ctx.log)
     from agent_hooks.work_sessions import work_session_events
 
@@ -21,5 +19,5 @@ def handle(ctx: hook_runtime.HookContext) -> dict[str, Any] | None:
     return None
 
 
-def main() -> int:
-    return hook_runtime.run(EVENT, handle)
+def main(client: ModuleType, event: str) -> int:
+    return hook_runtime.run(client, event, handle)

@@ -7,15 +7,13 @@ from agent_hooks.work_sessions import work_session_events
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
-
-EVENT = "SubagentStart"
+    from types import ModuleType
 
 
-def handle(ctx: hook_runtime.HookContext) -> dict[str, Any] | None:
+def handle(ctx: hook_runtime.HookContext) -> hook_runtime.Answer | None:
     work_session_events.subagent_start(ctx, ctx.project_root())
     return None
 
 
-def main() -> int:
-    return hook_runtime.run(EVENT, handle)
+def main(client: ModuleType, event: str) -> int:
+    return hook_runtime.run(client, event, handle)

@@ -12,18 +12,16 @@ from agent_hooks.work_sessions import work_session_events
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
-
-EVENT = "SubagentStop"
+    from types import ModuleType
 
 
-def handle(ctx: hook_runtime.HookContext) -> dict[str, Any] | None:
+def handle(ctx: hook_runtime.HookContext) -> hook_runtime.Answer | None:
     project = ctx.project_root()
     try:
         name = ctx.agent.name
     except identity.IdentityError:
         name = None
-    me = writers.from_payload(name, ctx.payload, ctx.environ)
+    me = writers.from_payload(name, ctx.payload, ctx.environ, ctx.client.NAME)
     if me.agent_id is not None and project is not None:
         from agent_hooks.ledger import ledger_location
 
@@ -37,5 +35,5 @@ def handle(ctx: hook_runtime.HookContext) -> dict[str, Any] | None:
     return None
 
 
-def main() -> int:
-    return hook_runtime.run(EVENT, handle)
+def main(client: ModuleType, event: str) -> int:
+    return hook_runtime.run(client, event, handle)

@@ -143,7 +143,7 @@ def _grant(
         keep=True,
         now=ctx.now,
         conversation_id=ctx.environ.get("CLAUDE_CODE_SESSION_ID"),
-        holder=liveness.process(ctx.environ),
+        holder=liveness.process(ctx.client.holder_pid(ctx.environ)),
         source=SOURCE,
     )
     if outcome.conflicts:

@@ -104,7 +104,7 @@ def claim(
     *,
     worktree: str,
     branch: str | None,
-    environ: Any,
+    holder_pid: int | None,
     now: float,
     minutes: int,
     tool_use_id: str | None = None,
@@ -117,7 +117,7 @@ def claim(
         me,
         worktree=worktree,
         branch=branch,
-        environ=environ,
+        holder_pid=holder_pid,
         now=now,
         minutes=minutes,
         tool_use_id=tool_use_id,
@@ -132,7 +132,7 @@ def claim_many(
     *,
     worktree: str,
     branch: str | None,
-    environ: Any,
+    holder_pid: int | None,
     now: float,
     minutes: int,
     tool_use_id: str | None = None,
@@ -151,7 +151,7 @@ def claim_many(
             todo.append(rel)
     if not todo:
         return outcomes
-    holder = liveness.process(environ)
+    holder = liveness.process(holder_pid)
 
     def work() -> None:
         from agent_hooks import storage

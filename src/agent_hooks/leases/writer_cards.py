@@ -69,7 +69,7 @@ def heard_from(ledger: str, key: str, now: float, minutes: int) -> bool:
     return mtime + window > now
 
 
-def heartbeat(ledger: str, me: Writer, environ: Any, now: float) -> None:
+def heartbeat(ledger: str, me: Writer, holder_pid: int | None, now: float) -> None:
     """Mark the writer as heard from now (its file's mtime), creating its file if
     needed: what other hosts judge it by. Best effort, no lock needed for a touch.
     The atime (the end of the writer's latest lease, see `lease_store`) is kept."""
@@ -82,7 +82,7 @@ def heartbeat(ledger: str, me: Writer, environ: Any, now: float) -> None:
             from agent_hooks import storage
 
             storage.ensure_dir(fs.join(ledger, WRITERS))
-            doc = {**me.as_dict(), **liveness.process(environ), "since": int(now)}
+            doc = {**me.as_dict(), **liveness.process(holder_pid), "since": int(now)}
             _write(path, doc)
         except OSError:
             pass

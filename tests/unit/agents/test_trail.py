@@ -8,11 +8,20 @@ from typing import Any
 
 import pytest
 
+from agent_hooks import tool_use
 from agent_hooks.agents import state, trail
+from agent_hooks.clients import claude_code
 from hook_runner import load_payload
 
 P = "/work/proj"
-C, M, R, W = trail.CREATED, trail.MODIFIED, trail.READ, trail.WORKSPACE
+C, M, R, W = tool_use.CREATED, tool_use.MODIFIED, tool_use.READ, trail.WORKSPACE
+
+
+def entries(payload: dict[str, Any]) -> list[tuple[str, str]]:
+    """What PostToolUse records for a Claude Code payload: the client layer's files,
+    made absolute by the trail."""
+    use = claude_code.tool_use("PostToolUse", payload)
+    return trail.absolute(use.files if use is not None else [], payload.get("cwd"))
 
 
 def payload(tool: str, tool_input: Any, response: Any = None, cwd: Any = P) -> dict[str, Any]:
@@ -105,7 +114,7 @@ ENTRIES: list[tuple[str, dict[str, Any], list[tuple[str, str]]]] = [
     ("doc", "expected"), [(d, e) for _, d, e in ENTRIES], ids=[n for n, _, _ in ENTRIES]
 )
 def test_entries(doc: dict[str, Any], expected: list[tuple[str, str]]) -> None:
-    assert trail.entries(doc) == expected
+    assert entries(doc) == expected
 
 
 @pytest.mark.parametrize(
@@ -123,7 +132,7 @@ def test_entries(doc: dict[str, Any], expected: list[tuple[str, str]]) -> None:
 def test_entries_of_the_real_clients_payloads(
     fixture: str, expected: list[tuple[str, str]]
 ) -> None:
-    assert trail.entries(load_payload(fixture, "/p", "/h")) == expected
+    assert entries(load_payload(fixture, "/p", "/h")) == expected
 
 
 def _doc() -> dict[str, Any]:
@@ -280,14 +289,14 @@ def test_a_trail_list_stops_at_its_cap_and_says_so_once(monkeypatch: pytest.Monk
     """200,000 files from one Bash command leave a bounded document and one notice."""
     monkeypatch.setattr(trail, "MAX_TRAIL_FILES", 5)
     doc = _doc()
-    found = [(trail.MODIFIED, f"/p/f{n}") for n in range(8)] + [(trail.READ, "/p/r")]
+    found = [(tool_use.MODIFIED, f"/p/f{n}") for n in range(8)] + [(tool_use.READ, "/p/r")]
     assert trail.record(doc, found, 500)
-    assert doc[trail.MODIFIED] == [f"/p/f{n}" for n in range(5)]
-    assert doc[trail.READ] == ["/p/r"]  # reads have their own limit
+    assert doc[tool_use.MODIFIED] == [f"/p/f{n}" for n in range(5)]
+    assert doc[tool_use.READ] == ["/p/r"]  # reads have their own limit
     assert len(doc["notices"]) == 1 and "files_modified list is full (5 files)" in doc["notices"][0]
-    assert not trail.record(doc, [(trail.MODIFIED, "/p/f9")], 500)  # nothing new to say
-    assert trail.record(doc, [(trail.CREATED, "/p/new")], 500)  # other lists still record
-    assert trail.record(doc, [(trail.MODIFIED, "/p/f0")], 500) is False
+    assert not trail.record(doc, [(tool_use.MODIFIED, "/p/f9")], 500)  # nothing new to say
+    assert trail.record(doc, [(tool_use.CREATED, "/p/new")], 500)  # other lists still record
+    assert trail.record(doc, [(tool_use.MODIFIED, "/p/f0")], 500) is False
     assert len(doc["notices"]) == 1
 
 
@@ -296,7 +305,7 @@ def test_a_path_with_a_lone_surrogate_is_the_file_the_client_wrote(tmp_path: Pat
     the whole PostToolUse was lost; the client writes it with U+FFFD."""
     written = tmp_path / "a\ufffd.py"
     written.write_text("x")
-    found = trail.entries(payload("Write", {"file_path": f"{tmp_path}/a\ud800.py"}, cwd="/"))
+    found = entries(payload("Write", {"file_path": f"{tmp_path}/a\ud800.py"}, cwd="/"))
     assert found == [(M, str(written))]
     doc = _doc()
     assert trail.record(doc, found, 500)

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from agent_hooks import tool_use
 from agent_hooks.agents import state, trail
 from agent_hooks.briefings import freshness
 from agent_hooks.briefings.freshness import Decision
@@ -15,7 +16,7 @@ from agent_hooks.briefings.freshness import Decision
 NOW = 1_795_000_000.0
 
 
-def touched(project: Path, names: list[str], field: str = trail.READ) -> dict[str, Any]:
+def touched(project: Path, names: list[str], field: str = tool_use.READ) -> dict[str, Any]:
     """A state document whose trail read (or modified) `names`, as PostToolUse records them."""
     doc = state.fresh("proj__cc_1", NOW)
     found = []
@@ -77,7 +78,7 @@ def test_the_agents_own_edit_does_not_count(project: Path) -> None:
     own = project / "src" / "a.py"
     change(own, "my own edit\n")
     # PostToolUse records the agent's Edit and refreshes the fingerprint
-    trail.record(doc, [(trail.MODIFIED, str(own))], 500)
+    trail.record(doc, [(tool_use.MODIFIED, str(own))], 500)
     assert verdict(doc, project).decision is Decision.RESUME
     change(project / "src" / "b.py")
     report = verdict(doc, project)
@@ -91,14 +92,14 @@ def test_the_agents_edit_in_another_conversation_does_not_count(project: Path) -
     resumed = touched(project, ["src/a.py"])
     later = touched(project, [])
     change(project / "src" / "a.py", "edited in a later conversation\n")
-    trail.record(later, [(trail.MODIFIED, str(project / "src/a.py"))], 500)
+    trail.record(later, [(tool_use.MODIFIED, str(project / "src/a.py"))], 500)
     assert verdict(resumed, project).decision is Decision.RESUME_WITH_UPDATE
     marks = freshness.own_marks([state.trail(later)])
     assert verdict(resumed, project, own=marks).decision is Decision.RESUME
     # what it merely read in the later conversation is not its own change
     reader = touched(project, [])
     change(project / "src" / "a.py", "someone else again\n")
-    trail.record(reader, [(trail.READ, str(project / "src/a.py"))], 500)
+    trail.record(reader, [(tool_use.READ, str(project / "src/a.py"))], 500)
     marks = freshness.own_marks([state.trail(reader)])
     assert verdict(resumed, project, own=marks).decision is Decision.RESUME_WITH_UPDATE
 

@@ -17,7 +17,7 @@ from agent_hooks.ledger import ledger_location
 from agent_hooks.writers import Writer
 
 NOW = float(int(time.time()))
-ALIVE = {"CLAUDE_PID": str(os.getpid())}
+ALIVE = os.getpid()  # this test process stands in for the client
 ME, CAROL = Writer("bob", "c2"), Writer("carol", "c3")
 
 
@@ -36,14 +36,14 @@ def state_dir(tmp_path: Path) -> str:
 def lease_for(state_dir: str, project: str, rels: list[str], who: Writer, now: float) -> None:
     lease_store.claim_many(
         ledger_location.directory(state_dir, project), rels, who, worktree=project, branch="main",
-        environ=ALIVE, now=now, minutes=10,
+        holder_pid=ALIVE, now=now, minutes=10,
     )  # fmt: skip
 
 
 def after(state_dir: str, project: str, rels: list[str]) -> shell_aftermath.Aftermath:
     return shell_aftermath.after_bash(
         state_dir, project, ME, [f"{project}/{rel}" for rel in rels], NOW,
-        duration_ms=1000, environ=ALIVE,
+        duration_ms=1000, environ={}, holder_pid=ALIVE,
     )  # fmt: skip
 
 

@@ -47,7 +47,7 @@ def lease(
     sd: str, root: str, me: Writer, rel: str, now: float = NOW, pid: int = os.getpid()
 ) -> None:
     out = lease_store.claim(ledger_location.directory(sd, root), rel, me, worktree=root, branch="main",
-                            environ={"CLAUDE_PID": str(pid)}, now=now, minutes=10)  # fmt: skip
+                            holder_pid=pid, now=now, minutes=10)  # fmt: skip
     assert out.written
 
 

@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from agent_hooks.clients import claude_code
 from agent_hooks.hooks.hook_runtime import HookContext
 from agent_hooks.interop import mcp_agent_mail, mcp_agent_mail_hook
 from agent_hooks.reservations import pattern, reservation_store
@@ -96,7 +97,7 @@ class World:
             "CLAUDE_PROJECT_DIR": self.project,
             "CLAUDE_CODE_SESSION_ID": "sess-1",
         }
-        return HookContext("PostToolUse", full, environ, now)
+        return HookContext(claude_code, "PostToolUse", full, environ, now)
 
     def run(self, data: dict[str, Any], agent: str = "alice", now: float = NOW) -> str | None:
         return mcp_agent_mail_hook.handle(self.ctx(data, agent, now))

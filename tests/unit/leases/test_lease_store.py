@@ -26,7 +26,7 @@ from hook_runner import ROOT
 SRC = str(ROOT / "src")
 NOW = float(int(time.time()))
 WT = "/repo"
-ALIVE = {"CLAUDE_PID": str(os.getpid())}
+ALIVE = os.getpid()  # this test process stands in for the client
 ALICE, SUB, BOB = Writer("alice", "c1"), Writer("alice", "c1", "s1"), Writer("bob", "c2")
 
 
@@ -36,8 +36,8 @@ def book(tmp_path: Path) -> str:
 
 
 def claim(book: str, rel: str, me: Writer, now: float = NOW, worktree: str = WT,
-          environ: dict[str, str] = ALIVE, minutes: int = 10) -> lease_store.Claim:  # fmt: skip
-    return lease_store.claim(book, rel, me, worktree=worktree, branch="main", environ=environ,
+          holder: int | None = ALIVE, minutes: int = 10) -> lease_store.Claim:  # fmt: skip
+    return lease_store.claim(book, rel, me, worktree=worktree, branch="main", holder_pid=holder,
                              now=now, minutes=minutes)  # fmt: skip
 
 
@@ -45,10 +45,10 @@ def holders(book: str, rel: str) -> list[str]:
     return [item["writer"] for item in lease_store.read(book, rel)]
 
 
-def dead_pid() -> dict[str, str]:
+def dead_pid() -> int:
     child = subprocess.Popen([sys.executable, "-c", "pass"])
     child.wait()
-    return {"CLAUDE_PID": str(child.pid)}
+    return child.pid
 
 
 def held_by(book: str, key: str) -> list[str]:
@@ -120,7 +120,7 @@ def test_one_lease_per_worktree(book: str) -> None:
 def test_claim_many_takes_what_is_free_under_one_lock(book: str) -> None:
     claim(book, "b.py", BOB)
     out = lease_store.claim_many(book, ["a.py", "b.py", "c/d.py"], ALICE, worktree=WT,
-                                 branch=None, environ=ALIVE, now=NOW, minutes=10)  # fmt: skip
+                                 branch=None, holder_pid=ALIVE, now=NOW, minutes=10)  # fmt: skip
     assert {rel: o.written for rel, o in out.items()} == {
         "a.py": True,
         "b.py": False,
@@ -146,11 +146,11 @@ def test_release_writer_drops_its_leases_and_its_card(book: str) -> None:
 
 def test_release_conversation_drops_its_main_writer_and_subagents_only(book: str) -> None:
     """SessionEnd of alice's conversation c1: not c2 of the same agent, not bob."""
-    other = {"CLAUDE_PID": str(os.getppid())}
+    other = os.getppid()
     claim(book, "main.py", ALICE)
     claim(book, "sub.py", SUB)
-    claim(book, "c2.py", Writer("alice", "c2"), environ=other)
-    claim(book, "bob.py", BOB, environ=other)
+    claim(book, "c2.py", Writer("alice", "c2"), holder=other)
+    claim(book, "bob.py", BOB, holder=other)
     gone = lease_release.release_conversation(book, "alice", "c1", os.getpid(), NOW, timeout=2)
     assert sorted(gone) == ["main.py", "sub.py"]
     assert lease_store.all_paths(book) == ["bob.py", "c2.py"]
@@ -160,7 +160,7 @@ def test_release_conversation_drops_its_main_writer_and_subagents_only(book: str
 
 def test_sweep_drops_expired_and_dead_holders_and_says_why(book: str) -> None:
     claim(book, "old.py", ALICE, now=NOW - 700)
-    claim(book, "dead.py", BOB, environ=dead_pid())
+    claim(book, "dead.py", BOB, holder=dead_pid())
     claim(book, "live.py", SUB)
     swept = {rel: why for rel, _, why in lease_release.sweep(book, NOW)}
     assert swept == {"old.py": "it expired", "dead.py": "its holder's process is gone"}
@@ -259,7 +259,7 @@ open(ready, "w").close()
 while not os.path.exists(barrier):
     time.sleep(0.0005)
 out = lease_store.claim(book, "src/app.py", Writer(name, "c-" + name), worktree="/repo",
-                        branch="main", environ={"CLAUDE_PID": pid}, now=float(now), minutes=10)
+                        branch="main", holder_pid=int(pid), now=float(now), minutes=10)
 print(json.dumps([out.written, [b["writer"] for b in out.blockers], out.problem]))
 """
 
@@ -298,7 +298,7 @@ import os
 from agent_hooks.writers import Writer
 from agent_hooks.leases import lease_store
 out = lease_store.claim(sys.argv[2], "a.py", Writer("alice", "c1"), worktree="/repo",
-                        branch=None, environ={"CLAUDE_PID": str(os.getpid())},
+                        branch=None, holder_pid=os.getpid(),
                         now=time.time(), minutes=10)
 print(out.written, flush=True)
 time.sleep(60)

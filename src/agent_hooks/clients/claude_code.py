@@ -1,0 +1,147 @@
+"""Claude Code (2.1.328, 2.1.332): which of its hook events run which adapter,
+what its payloads say a tool call does, and how an answer is written for it
+(shared/reference/claude-code-2.1.328/PROTOCOL.md, claude-code-2.1.332/NOTES.md).
+
+Invariants:
+
+* Tools: Write, Edit, MultiEdit (older clients) and NotebookEdit (`notebook_path`)
+  edit; Write creates when the response says `type: "create"`. Bash is a shell
+  command; after it ran, `tool_response.bashEditDiff` (sent in the auto and
+  bypassPermissions modes only, never for `run_in_background`) lists the files it
+  changed. Read reads; Agent (Task in older clients) launches a subagent or
+  teammate. A skill's or slash command's inline shell line
+  (`PreSkillShellCommand`, 2.1.332) is a Bash command of the writer loading it.
+* A refusal is `hookSpecificOutput.permissionDecision: "deny"` with the reason;
+  an allowed call may carry `additionalContext` (with `permissionDecision:
+  "allow"` on PreToolUse); `systemMessage` is shown to the person. Context is cut
+  at the client's 10,000 characters.
+* The holder process is `CLAUDE_PID` (set in every hook's and the Bash tool's
+  environment).
+
+Built-ins only: every hook of this client loads it.
+"""
+
+from __future__ import annotations
+
+from agent_hooks.tool_use import CREATED, EDIT, LAUNCH, MODIFIED, READ, READING, SHELL, ToolUse
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from _collections_abc import Mapping
+    from typing import Any
+
+    from agent_hooks.hooks.hook_runtime import Answer
+
+NAME = "claude"  # as the entry script's first argument says, and as leases record it
+# The client's event -> the adapter (agent_hooks.hooks.<module>) that handles it.
+EVENTS = {
+    "SessionStart": "session_start",
+    "PreToolUse": "pre_tool_use",
+    "PreSkillShellCommand": "pre_tool_use",
+    "PostToolUse": "post_tool_use",
+    "Stop": "stop",
+    "SessionEnd": "session_end",
+    "SubagentStart": "subagent_start",
+    "SubagentStop": "subagent_stop",
+    "StatusLine": "status_line",  # not a hook: Claude Code's statusLine command
+    # the plugin form's SessionStart (hooks/run): stands aside when agent-hooks is also
+    # installed into settings (install_check)
+    "PluginSessionStart": "plugin_session_start",
+}
+CONTEXT_LIMIT = 10_000
+# Events whose answer can carry context to the model.
+CONTEXT_EVENTS = frozenset({"SessionStart", "PreToolUse", "PostToolUse"})
+TRANSCRIPTS = True  # its transcripts carry the token figures work sessions read
+EDIT_TOOLS = {
+    "Write": "file_path",
+    "Edit": "file_path",
+    "MultiEdit": "file_path",
+    "NotebookEdit": "notebook_path",
+}
+
+
+def tool_use(event: str, payload: Mapping[str, Any]) -> ToolUse | None:
+    """What the tool call in `payload` does; None when it names no tool."""
+    name = payload.get("tool_name")
+    tool_input = payload.get("tool_input")
+    if type(name) is not str or not isinstance(tool_input, dict):
+        return None  # a `tool_name` that is a list or an object names no tool
+    response = payload.get("tool_response")
+    if name in EDIT_TOOLS:
+        created = (
+            name == "Write" and isinstance(response, dict) and response.get("type") == "create"
+        )
+        return ToolUse(
+            name, EDIT, files=[(CREATED if created else MODIFIED, tool_input.get(EDIT_TOOLS[name]))]
+        )
+    if name == "Bash":
+        command = tool_input.get("command")
+        diff = response.get("bashEditDiff") if isinstance(response, dict) else None
+        return ToolUse(
+            name,
+            SHELL,
+            command=command if isinstance(command, str) else None,
+            files=_changed(diff),
+            reported=isinstance(diff, dict),
+        )
+    if name == "Read":
+        return ToolUse(name, READING, files=[(READ, tool_input.get("file_path"))])
+    if name in ("Agent", "Task"):
+        launched = response.get("agentId") if isinstance(response, dict) else None
+        return ToolUse(
+            name,
+            LAUNCH,
+            launched={
+                "agent_id": launched,
+                "agent_type": tool_input.get("subagent_type"),
+                "description": tool_input.get("description"),
+                "name": tool_input.get("name"),
+            },
+        )
+    return ToolUse(name, None)
+
+
+def _changed(diff: object) -> list[tuple[str, object]]:
+    """The files `bashEditDiff` says a Bash command created or modified, each once."""
+    if not isinstance(diff, dict):
+        return []
+    found: list[tuple[str, object]] = []
+    seen = set()
+    files = diff.get("files")
+    for item in files if isinstance(files, list) else ():
+        if isinstance(item, dict):
+            path = item.get("filePath")
+            if isinstance(path, str) and path not in seen:
+                found.append((CREATED if item.get("created") is True else MODIFIED, path))
+                seen.add(path)
+    changed = diff.get("changedFiles")
+    for path in changed if isinstance(changed, list) else ():
+        if isinstance(path, str) and path not in seen:
+            found.append((MODIFIED, path))
+            seen.add(path)
+    return found
+
+
+def holder_pid(environ: Mapping[str, str]) -> int | None:
+    """The Claude Code process behind this hook (`CLAUDE_PID`)."""
+    raw = environ.get("CLAUDE_PID", "")
+    return int(raw) if raw.isascii() and raw.isdigit() and 0 < len(raw) < 10 else None
+
+
+def render(event: str, answer: Answer) -> dict[str, Any] | None:
+    """The answer as Claude Code reads it on stdout (exit status 0)."""
+    hook_event = "PreToolUse" if event == "PreSkillShellCommand" else event
+    out: dict[str, Any] = {}
+    specific: dict[str, Any] = {"hookEventName": hook_event}
+    if answer.deny is not None:
+        specific["permissionDecision"] = "deny"
+        specific["permissionDecisionReason"] = answer.deny
+    elif answer.context is not None:
+        specific["additionalContext"] = answer.context
+        if hook_event == "PreToolUse":
+            specific["permissionDecision"] = "allow"
+    if len(specific) > 1:
+        out["hookSpecificOutput"] = specific
+    if answer.message is not None:
+        out["systemMessage"] = answer.message
+    return out or None
