@@ -256,7 +256,9 @@ def sse_stream(response_id: str, items: list[dict[str, Any]], model: str) -> byt
         "total_tokens": 1_240,
     }
     base = {"id": response_id, "object": "response", "model": model}
-    events = [{"type": "response.created", "response": {**base, "status": "in_progress"}}]
+    events: list[dict[str, Any]] = [
+        {"type": "response.created", "response": {**base, "status": "in_progress"}}
+    ]
     for index, item in enumerate(items):
         events.append({"type": "response.output_item.added", "output_index": index, "item": item})
         events.append({"type": "response.output_item.done", "output_index": index, "item": item})
