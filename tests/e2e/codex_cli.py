@@ -23,8 +23,10 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import functools
+import json
 import os
 import re
+import selectors
 import shutil
 import signal
 import subprocess
@@ -33,6 +35,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 CODEX_VERSION = "0.169.0"
 CODEX_PACKAGE = "@openai/codex"
@@ -368,8 +371,96 @@ def run_codex(
     return CodexResult(command, proc.returncode, stdout, stderr, time.monotonic() - started)
 
 
-def _kill_group(proc: subprocess.Popen[str]) -> None:
+def _kill_group(proc: subprocess.Popen[str] | subprocess.Popen[bytes]) -> None:
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except ProcessLookupError:
         pass
+
+
+# --------------------------------------------------------------------------- app-server
+
+
+def list_hooks(
+    *,
+    home: Path | str,
+    cwd: Path | str,
+    binary: str | None = None,
+    timeout: float = 60,
+) -> list[dict[str, Any]]:
+    """What Codex itself says about the hooks it would load in ``cwd``: ``codex app-server`` →
+    JSON-RPC ``initialize`` then ``hooks/list {cwds: [cwd]}``; one dict per handler with ``key``,
+    ``eventName``, ``command``, ``timeoutSec``, ``currentHash`` and ``trustStatus``
+    (``trusted`` | ``untrusted`` | ``modified``). No model is contacted; the environment is the
+    one ``run_codex`` uses (the proxy points at a closed port: nothing leaves the machine)."""
+    home = Path(home)
+    env = codex_env(home=home, proxy_url="http://127.0.0.1:9")
+    command = [binary or ensure_codex(), "app-server"]
+    with subprocess.Popen(
+        command,
+        cwd=str(cwd),
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        bufsize=0,
+        start_new_session=True,
+    ) as proc:
+        try:
+            rpc = _JsonRpc(proc, time.monotonic() + timeout)
+            rpc.call("initialize", {"clientInfo": {"name": "agent-hooks-e2e", "version": "0"}})
+            rpc.notify("initialized")
+            result = rpc.call("hooks/list", {"cwds": [str(cwd)]})
+        finally:
+            _kill_group(proc)
+            proc.wait()
+    entries = result.get("data") or []
+    return [h for entry in entries for h in entry.get("hooks") or []]
+
+
+class _JsonRpc:
+    """Line-delimited JSON-RPC over a child's unbuffered stdin/stdout; every read is bounded by
+    one deadline (``select`` on the raw descriptor, lines split here: no hidden buffer)."""
+
+    def __init__(self, proc: subprocess.Popen[bytes], deadline: float) -> None:
+        assert proc.stdin is not None and proc.stdout is not None
+        self._stdin = proc.stdin
+        self._fd = proc.stdout.fileno()
+        self._proc = proc
+        self._deadline = deadline
+        self._next_id = 0
+        self._buffer = b""
+        self._selector = selectors.DefaultSelector()
+        self._selector.register(self._fd, selectors.EVENT_READ)
+
+    def notify(self, method: str) -> None:
+        self._send({"method": method})
+
+    def call(self, method: str, params: Mapping[str, Any]) -> dict[str, Any]:
+        self._next_id += 1
+        wanted = self._next_id
+        self._send({"id": wanted, "method": method, "params": dict(params)})
+        while True:
+            message = self._read()
+            if message.get("id") != wanted:
+                continue  # a notification, or a request of the server's
+            if "error" in message:
+                raise RuntimeError(f"{method} failed: {message['error']}")
+            result = message.get("result")
+            return result if isinstance(result, dict) else {}
+
+    def _send(self, message: Mapping[str, Any]) -> None:
+        self._stdin.write((json.dumps(message) + "\n").encode())
+
+    def _read(self) -> dict[str, Any]:
+        while b"\n" not in self._buffer:
+            remaining = self._deadline - time.monotonic()
+            if remaining <= 0 or not self._selector.select(remaining):
+                raise TimeoutError("codex app-server did not answer in time")
+            chunk = os.read(self._fd, 65536)
+            if not chunk:
+                raise RuntimeError(f"codex app-server exited (rc={self._proc.poll()})")
+            self._buffer += chunk
+        line, _, self._buffer = self._buffer.partition(b"\n")
+        message = json.loads(line)
+        return message if isinstance(message, dict) else {}
