@@ -89,9 +89,10 @@ def _install(home: Path, entry: Path, *extra: str, action: str = "install") -> s
     return done.stdout
 
 
-def _ok(result: CodexResult, api: MockResponsesAPI) -> None:
-    """The run exited 0, the mock had no internal error, nothing tried to leave the machine, and
-    Codex could create its PATH helpers (TMPDIR is not above CODEX_HOME)."""
+def _ok(result: CodexResult, api: MockResponsesAPI, *, warning: str | None = None) -> None:
+    """The run exited 0, the mock had no internal error, nothing tried to leave the machine,
+    Codex could create its PATH helpers (TMPDIR is not above CODEX_HOME), it warned about nothing
+    in our configuration and no PreToolUse hook failed (Codex fails open on a failed hook)."""
     print(f"codex exec took {result.duration:.2f}s")
     assert result.returncode == 0, (
         f"stdout={result.stdout!r}\nstderr={result.stderr!r}\nrequests:\n{api.summary()}"
@@ -100,6 +101,9 @@ def _ok(result: CodexResult, api: MockResponsesAPI) -> None:
     assert api.errors == []
     assert api.outbound_attempts == []
     assert "Refusing to create helper binaries" not in result.stderr
+    warnings = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
+    assert warnings == ([] if warning is None else [f"warning: {warning}"]), result.stderr
+    assert "hook: PreToolUse Failed" not in result.stderr, result.stderr
 
 
 def _git_init(path: Path) -> None:
@@ -112,6 +116,12 @@ def _git_init(path: Path) -> None:
 
 
 SCRIPT_CALLS = ("call_sh", "call_ap")
+UNTRUSTED_PROJECT = (
+    "Untrusted project-local configuration is disabled. Run `codex exec --trust` to allow project "
+    "configuration and MCP servers for this and future chats in the project, including MCP "
+    "commands outside the sandbox. Explicitly untrusted projects must have their trust setting "
+    "updated first."
+)
 
 
 def _two_writes(api_factory: MockResponsesFactory) -> MockResponsesAPI:
@@ -290,7 +300,7 @@ def test_project_hooks_wait_for_the_project_to_be_trusted(
     assert report.project_trusted is False and not report.ok
 
     api = mock_responses(["Nothing to do."])
-    _ok(codex("Hello.", api, cwd=project_dir / "sub"), api)
+    _ok(codex("Hello.", api, cwd=project_dir / "sub"), api, warning=UNTRUSTED_PROJECT)
     assert _events(entry) == []  # hooks trusted, project not: Codex runs none of them
 
     # Following the advice (`codex exec --trust`) makes them run, from a subdirectory too.
