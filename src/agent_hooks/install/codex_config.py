@@ -923,8 +923,23 @@ def _commit(
         os.unlink(real)
         outcome.hooks_removed = True
         return
-    backup = write_file(outcome.hooks_path, _hooks_text(after), stamp)
+    backup = write_file(outcome.hooks_path, _hooks_text_like_before(real, after), stamp)
     outcome.backups.extend([backup] if backup else [])
+
+
+def _hooks_text_like_before(path: str, doc: Mapping[str, Any]) -> str:
+    """`doc` as JSON text; the newest backup's own text when that holds exactly `doc` (an
+    uninstall right after an install gives the user's file back with its formatting)."""
+    for backup in reversed(backups(path)):
+        try:
+            with open(backup, encoding="utf-8") as handle:
+                text = handle.read()
+            if json.loads(text) == doc:
+                return text
+        except (OSError, ValueError):
+            pass
+        break
+    return _hooks_text(doc)
 
 
 @dataclass(frozen=True)
@@ -999,6 +1014,9 @@ class _Parser(argparse.ArgumentParser):
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The command line. Exit codes: 0 done (status: every handler of ours trusted, and the
+    project too), 1 a file or path was refused (one line on stderr, nothing changed), 2 a bad
+    command line (one line), 3 status found a handler Codex will skip or an untrusted project."""
     parser = _Parser(
         prog="python -m agent_hooks.install.codex_config",
         description="Install, remove or check agent-hooks' Codex hooks and their trust entries.",
@@ -1085,7 +1103,7 @@ def status_lines(report: StatusReport) -> Iterable[str]:
     }
     for h in report.handlers:
         where = f" {h.key}" if h.key else ""
-        yield f"  {h.status:<13} {h.event}{where}{notes[h.status]}"
+        yield f"  {h.status:<13} {h.event:<13}{where}{notes[h.status]}"
     if report.project_root is not None:
         state = "trusted" if report.project_trusted else "NOT trusted (no project hook runs)"
         yield f"  project {report.project_root}: {state}"

@@ -301,7 +301,8 @@ def test_foreign_hooks_and_toml_survive_install_and_uninstall_byte_for_byte(
             "Notification": [{"hooks": [OTHER_HOOK]}],
         },
     }
-    hooks_file(codex_home).write_text(json.dumps(foreign, indent=2) + "\n", encoding="utf-8")
+    original = json.dumps(foreign, indent=4, sort_keys=True)  # not how we would write it
+    hooks_file(codex_home).write_text(original, encoding="utf-8")
     config_file(codex_home).write_text(USER_CONFIG, encoding="utf-8")
 
     cc.install(str(codex_home), PY, entry, now=NOW)
@@ -316,7 +317,7 @@ def test_foreign_hooks_and_toml_survive_install_and_uninstall_byte_for_byte(
     outcome = cc.uninstall(str(codex_home), now=NOW + 1)
     assert outcome.changed and not outcome.renamed
     assert config_file(codex_home).read_text(encoding="utf-8") == USER_CONFIG
-    assert read_json(hooks_file(codex_home)) == foreign
+    assert hooks_file(codex_home).read_text(encoding="utf-8") == original
 
 
 def test_other_tools_groups_before_ours_shift_our_index(codex_home: Path, entry: str) -> None:
