@@ -162,3 +162,96 @@ def install_agent_hooks(claude_home: Path, agent_hooks_data: Path) -> InstallAge
         return install(claude_home, agent_hooks_data, settings=settings)
 
     return run
+
+
+# --------------------------------------------------------------------------- Codex CLI
+# Used by test_codex_harness.py: the pinned `codex` CLI against a mock of the Responses API.
+
+from .codex_cli import CodexResult, CodexUnavailable, ensure_codex, run_codex  # noqa: E402
+from .mock_responses_api import MockResponsesAPI  # noqa: E402
+from .mock_responses_api import ScriptItem as CodexScriptItem  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def codex_bin() -> str:
+    """Path of the pinned ``codex`` binary; skips the test when it is unavailable."""
+    try:
+        return ensure_codex()
+    except CodexUnavailable as exc:
+        pytest.skip(f"codex CLI unavailable: {exc.reason}")
+
+
+MockResponsesFactory = Callable[..., MockResponsesAPI]
+
+
+@pytest.fixture
+def mock_responses() -> Iterator[MockResponsesFactory]:
+    """Factory: ``mock_responses(script, **options)`` returns a started
+    :class:`MockResponsesAPI`; every one is stopped at teardown."""
+    started: list[MockResponsesAPI] = []
+
+    def factory(script: Iterable[CodexScriptItem] = (), **options: Any) -> MockResponsesAPI:
+        api = MockResponsesAPI(script, **options).start()
+        started.append(api)
+        return api
+
+    yield factory
+    for api in started:
+        api.stop()
+
+
+@pytest.fixture
+def codex_user_home(tmp_path: Path) -> Path:
+    """The HOME of a Codex run (``$CODEX_HOME`` is ``<it>/.codex``); the same directory as
+    ``claude_home`` when a test uses both (one person's HOME)."""
+    home = tmp_path / "home"
+    home.mkdir(exist_ok=True)
+    return home
+
+
+class CodexRunner(Protocol):
+    def __call__(
+        self,
+        prompt: str,
+        api: MockResponsesAPI,
+        *,
+        args: Sequence[str] = ...,
+        cwd: Path | None = ...,
+        model: str | None = ...,
+        agent_name: str | None = ...,
+        extra_env: Mapping[str, str] | None = ...,
+        timeout: float = ...,
+    ) -> CodexResult: ...
+
+
+@pytest.fixture
+def codex(codex_bin: str, codex_user_home: Path, project_dir: Path) -> CodexRunner:
+    """``codex(prompt, api, ...)``: ``run_codex`` bound to this test's binary, HOME and project
+    (``cwd`` overrides the project as the directory codex starts in)."""
+
+    def run(
+        prompt: str,
+        api: MockResponsesAPI,
+        *,
+        args: Sequence[str] = (),
+        cwd: Path | None = None,
+        model: str | None = "gpt-5.5",
+        agent_name: str | None = None,
+        extra_env: Mapping[str, str] | None = None,
+        timeout: float = 60,
+    ) -> CodexResult:
+        return run_codex(
+            prompt,
+            cwd=cwd or project_dir,
+            home=codex_user_home,
+            server_url=api.url,
+            proxy_url=api.proxy_url,
+            model=model,
+            agent_name=agent_name,
+            extra_env=extra_env,
+            args=args,
+            timeout=timeout,
+            binary=codex_bin,
+        )
+
+    return run

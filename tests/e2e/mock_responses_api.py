@@ -1,0 +1,517 @@
+"""Loopback mock of the OpenAI Responses API, as the real Codex CLI (0.169.0) uses it.
+
+The server replays a scripted list of model turns for the main agent's ``turn`` requests, and
+answers everything else harmlessly. It also stands in as the HTTPS proxy of the run (Codex gets
+``HTTPS_PROXY`` pointing here): every ``CONNECT`` is logged in ``outbound_attempts`` and refused,
+so no run ever reaches the internet. Stdlib only: a ``ThreadingHTTPServer`` on ``127.0.0.1:0``
+served from a daemon thread, one thread per connection. Typical use::
+
+    with MockResponsesAPI([exec_command("echo hi > a.txt", call_id="call_1"), "Done."]) as api:
+        run_codex("prompt", ..., server_url=api.url)
+    assert api.tool_output("call_1") == ""
+
+Wire protocol (``reference/codex-0.169.0/PROTOCOL.md`` §1, and re-observed here)
+------------------------------------------------------------------------------
+* ``POST /v1/responses`` (``"stream": true``) → Server-Sent Events: ``response.created``, per
+  output item ``response.output_item.added`` / ``response.output_item.done``, then
+  ``response.completed`` with ``{response: {id, usage}}``. The whole stream is sent at once with a
+  ``content-length`` (Codex reads SSE from any body).
+* Output items: ``message`` (assistant text), ``function_call`` (``exec_command`` with JSON
+  ``arguments``) and ``custom_tool_call`` (``apply_patch``; the raw patch is ``input``).
+* A tool's result comes back in a later request's ``input`` as ``function_call_output`` /
+  ``custom_tool_call_output`` with the same ``call_id``; every later request repeats the history,
+  so results are read first-seen, by ``call_id``.
+* The ``x-codex-turn-metadata`` header (JSON) says what a request is: ``request_kind`` ``turn`` or
+  ``compaction``, ``thread_source`` ``user`` or ``guardian_review``, ``agent_name`` ``/root`` for
+  the main agent, ``/root/<task>`` for a subagent.
+
+Which requests consume the script
+---------------------------------
+Only ``turn`` requests of the main agent (``agent_name`` ``/root`` or absent, ``thread_source``
+not ``guardian_review``) take the next scripted turn; once the script is used up they get
+``final_text``. Compaction requests get a summary; every other model request (subagents, the
+guardian reviewer) gets ``final_text``. Other paths get ``404`` and are logged in ``requests``.
+
+Invariants:
+
+* Turns are served strictly in order, each at most once, under one lock.
+* Call ids are unique within the server unless the script names them (``call_id=...``).
+* Every request (proxy attempts included) is recorded in arrival order; readers get snapshots;
+  ``wait_for`` blocks on a condition variable notified at each request, never on a fixed sleep.
+* ``stop()`` shuts the server down and closes every connection still open (keep-alive ones too),
+  so a test's server never outlives its test.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import socket
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Literal
+
+RequestKind = Literal["turn", "compaction", "side", "proxy", "other"]
+
+FINAL_TEXT = "Done."
+COMPACTION_TEXT = "Mock summary: the user asked for scripted work and it was done."
+TURN_METADATA_HEADER = "x-codex-turn-metadata"
+MAIN_AGENT = "/root"
+
+
+# --------------------------------------------------------------------------- script
+
+
+@dataclass(frozen=True)
+class FunctionCall:
+    """A ``function_call`` item (``exec_command`` and other JSON-argument tools)."""
+
+    name: str
+    arguments: Mapping[str, Any]
+    call_id: str | None = None
+
+
+@dataclass(frozen=True)
+class CustomToolCall:
+    """A ``custom_tool_call`` item (the freeform ``apply_patch`` tool): ``input`` is raw text."""
+
+    name: str
+    input: str
+    call_id: str | None = None
+
+
+ToolCall = FunctionCall | CustomToolCall
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One scripted model response: optional assistant text, then zero or more tool calls."""
+
+    text: str = ""
+    tool_calls: tuple[ToolCall, ...] = ()
+
+
+ScriptItem = Turn | FunctionCall | CustomToolCall | str
+
+
+def exec_command(cmd: str, *, call_id: str | None = None, **extra: Any) -> FunctionCall:
+    """An ``exec_command`` call (Codex's shell tool; hooks see it as ``Bash``)."""
+    return FunctionCall("exec_command", {"cmd": cmd, **extra}, call_id)
+
+
+def apply_patch(patch: str, *, call_id: str | None = None) -> CustomToolCall:
+    """An ``apply_patch`` custom tool call with the raw patch text (grammar: PROTOCOL §7)."""
+    return CustomToolCall("apply_patch", patch, call_id)
+
+
+def add_file_patch(path: str, *lines: str) -> str:
+    """A patch that creates ``path`` holding ``lines``."""
+    body = "".join(f"+{line}\n" for line in lines or ("",))
+    return f"*** Begin Patch\n*** Add File: {path}\n{body}*** End Patch\n"
+
+
+def message(text: str) -> Turn:
+    """A text-only turn (ends the agent loop)."""
+    return Turn(text=text)
+
+
+def parallel(*tool_calls: ToolCall, text: str = "") -> Turn:
+    """One response holding several tool calls (Codex may run them concurrently)."""
+    return Turn(text=text, tool_calls=tuple(tool_calls))
+
+
+def _as_turn(item: ScriptItem) -> Turn:
+    if isinstance(item, Turn):
+        return item
+    if isinstance(item, str):
+        return message(item)
+    return Turn(tool_calls=(item,))
+
+
+# --------------------------------------------------------------------------- recordings
+
+
+@dataclass
+class RecordedRequest:
+    """One HTTP request as received; ``body`` is parsed JSON when possible."""
+
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: Any
+    kind: RequestKind = "other"
+    metadata: dict[str, Any] = field(default_factory=dict)  # x-codex-turn-metadata
+    served: Turn | None = None  # the scripted turn this request consumed
+
+    @property
+    def json(self) -> dict[str, Any]:
+        """The body as a dict (empty when it was not a JSON object)."""
+        return self.body if isinstance(self.body, dict) else {}
+
+    @property
+    def input_items(self) -> list[dict[str, Any]]:
+        items = self.json.get("input")
+        return [i for i in items if isinstance(i, dict)] if isinstance(items, list) else []
+
+
+def _header(headers: Mapping[str, str], name: str) -> str | None:
+    return next((v for k, v in headers.items() if k.lower() == name), None)
+
+
+def turn_metadata(headers: Mapping[str, str]) -> dict[str, Any]:
+    """The parsed ``x-codex-turn-metadata`` header (empty when absent or not a JSON object)."""
+    raw = _header(headers, TURN_METADATA_HEADER)
+    try:
+        doc = json.loads(raw) if raw else {}
+    except ValueError:
+        return {}
+    return doc if isinstance(doc, dict) else {}
+
+
+def classify(method: str, path: str, headers: Mapping[str, str]) -> RequestKind:
+    """``turn`` (consumes the script), ``compaction``, ``side`` (another model request: subagent,
+    guardian), ``proxy`` (a CONNECT or absolute-URI request meant for the internet) or ``other``."""
+    if method == "CONNECT" or path.startswith(("http://", "https://")):
+        return "proxy"
+    if method != "POST" or path.split("?", 1)[0].rstrip("/") != "/v1/responses":
+        return "other"
+    meta = turn_metadata(headers)
+    if meta.get("request_kind") == "compaction":
+        return "compaction"
+    main = str(meta.get("agent_name") or MAIN_AGENT) == MAIN_AGENT
+    if main and meta.get("thread_source") != "guardian_review":
+        return "turn"
+    return "side"
+
+
+def output_text(output: Any) -> str:
+    """A tool output as text: a string as is, a list of content items joined by newlines."""
+    if isinstance(output, str):
+        return output
+    if isinstance(output, list):
+        parts = [str(p.get("text", "")) for p in output if isinstance(p, dict)]
+        return "\n".join(parts)
+    if isinstance(output, dict) and "content" in output:  # {"content": ..., "success": ...}
+        return output_text(output["content"])
+    return json.dumps(output)
+
+
+# --------------------------------------------------------------------------- responses
+
+
+def _sse(data: Mapping[str, Any]) -> bytes:
+    return f"event: {data['type']}\ndata: {json.dumps(data)}\n\n".encode()
+
+
+def _items(turn: Turn, new_id: Callable[[str], str]) -> list[dict[str, Any]]:
+    items: list[dict[str, Any]] = []
+    if turn.text:
+        items.append(
+            {
+                "type": "message",
+                "id": new_id("msg"),
+                "role": "assistant",
+                "status": "completed",
+                "content": [{"type": "output_text", "text": turn.text, "annotations": []}],
+            }
+        )
+    for tc in turn.tool_calls:
+        call_id = tc.call_id or new_id("call")
+        if isinstance(tc, FunctionCall):
+            items.append(
+                {
+                    "type": "function_call",
+                    "id": new_id("fc"),
+                    "status": "completed",
+                    "call_id": call_id,
+                    "name": tc.name,
+                    "arguments": json.dumps(dict(tc.arguments)),
+                }
+            )
+        else:
+            items.append(
+                {
+                    "type": "custom_tool_call",
+                    "id": new_id("ctc"),
+                    "status": "completed",
+                    "call_id": call_id,
+                    "name": tc.name,
+                    "input": tc.input,
+                }
+            )
+    return items
+
+
+def sse_stream(response_id: str, items: list[dict[str, Any]], model: str) -> bytes:
+    """The whole SSE body of one response holding ``items``."""
+    usage = {
+        "input_tokens": 1_200,
+        "input_tokens_details": {"cached_tokens": 0},
+        "output_tokens": 40,
+        "output_tokens_details": {"reasoning_tokens": 0},
+        "total_tokens": 1_240,
+    }
+    base = {"id": response_id, "object": "response", "model": model}
+    events: list[dict[str, Any]] = [
+        {"type": "response.created", "response": {**base, "status": "in_progress"}}
+    ]
+    for index, item in enumerate(items):
+        events.append({"type": "response.output_item.added", "output_index": index, "item": item})
+        events.append({"type": "response.output_item.done", "output_index": index, "item": item})
+    events.append(
+        {
+            "type": "response.completed",
+            "response": {**base, "status": "completed", "output": items, "usage": usage},
+        }
+    )
+    return b"".join(_sse({**e, "sequence_number": n}) for n, e in enumerate(events))
+
+
+# --------------------------------------------------------------------------- server
+
+
+class MockResponsesAPI:
+    """A scripted Responses API (and refusing HTTPS proxy) on ``127.0.0.1``.
+
+    Use as a context manager or ``start``/``stop``. ``url`` is the provider's ``base_url``
+    (``.../v1``), ``proxy_url`` the value for ``HTTPS_PROXY``.
+    """
+
+    def __init__(self, script: Iterable[ScriptItem] = (), *, final_text: str = FINAL_TEXT) -> None:
+        self._lock = threading.Lock()
+        self._changed = threading.Condition(self._lock)  # notified on each request received
+        self._script: list[Turn] = [_as_turn(i) for i in script]
+        self._served = 0
+        self._requests: list[RecordedRequest] = []
+        self._outbound: list[str] = []
+        self._errors: list[str] = []
+        self._connections: set[socket.socket] = set()
+        self._ids = itertools.count(1)
+        self._prefix = uuid.uuid4().hex[:8]
+        self.final_text = final_text
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(self))
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, args=(0.05,), name="mock-responses-api", daemon=True
+        )
+
+    # lifecycle -------------------------------------------------------------------------
+    @property
+    def port(self) -> int:
+        return int(self._server.server_address[1])
+
+    @property
+    def url(self) -> str:
+        """The provider ``base_url`` (``http://127.0.0.1:PORT/v1``)."""
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    @property
+    def proxy_url(self) -> str:
+        """The value for ``HTTPS_PROXY``: this server, which refuses every CONNECT."""
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> MockResponsesAPI:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving and close every open connection (idempotent)."""
+        if self._thread.is_alive():
+            self._server.shutdown()
+            self._thread.join(timeout=10)
+        self._server.server_close()
+        with self._lock:
+            open_connections = list(self._connections)
+            self._connections.clear()
+        for conn in open_connections:
+            try:
+                conn.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def __enter__(self) -> MockResponsesAPI:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # script ----------------------------------------------------------------------------
+    def add(self, *items: ScriptItem) -> None:
+        """Append turns to the script (a ``str`` is a text-only turn, a call a one-call turn)."""
+        with self._lock:
+            self._script.extend(_as_turn(i) for i in items)
+
+    @property
+    def unused_turns(self) -> int:
+        """How many scripted turns have not been served yet."""
+        with self._lock:
+            return len(self._script) - self._served
+
+    # recordings ------------------------------------------------------------------------
+    @property
+    def requests(self) -> list[RecordedRequest]:
+        """Snapshot of every request received, in arrival order."""
+        with self._lock:
+            return list(self._requests)
+
+    def requests_of(self, kind: RequestKind) -> list[RecordedRequest]:
+        return [r for r in self.requests if r.kind == kind]
+
+    @property
+    def turn_requests(self) -> list[RecordedRequest]:
+        """The main agent's ``turn`` requests (the ones that consume the script)."""
+        return self.requests_of("turn")
+
+    @property
+    def outbound_attempts(self) -> list[str]:
+        """``CONNECT host:port`` (or ``METHOD url``) for every attempt to reach the internet."""
+        with self._lock:
+            return list(self._outbound)
+
+    @property
+    def errors(self) -> list[str]:
+        """Exceptions raised while answering (each answered with HTTP 500)."""
+        with self._lock:
+            return list(self._errors)
+
+    def tool_outputs(self) -> dict[str, str]:
+        """``call_id`` → the text the model received for it (``function_call_output`` or
+        ``custom_tool_call_output``), first-seen; every later request repeats the history."""
+        seen: dict[str, str] = {}
+        for req in self.requests:
+            for item in req.input_items:
+                if item.get("type") in ("function_call_output", "custom_tool_call_output"):
+                    seen.setdefault(str(item.get("call_id")), output_text(item.get("output")))
+        return seen
+
+    def tool_output(self, call_id: str) -> str:
+        """What the model received for ``call_id``; AssertionError (with a summary) if nothing."""
+        outputs = self.tool_outputs()
+        if call_id not in outputs:
+            raise AssertionError(f"no output for {call_id!r}; requests:\n{self.summary()}")
+        return outputs[call_id]
+
+    def wait_for(
+        self, predicate: Callable[[MockResponsesAPI], bool], timeout: float = 30.0
+    ) -> bool:
+        """Block until ``predicate(self)`` holds (re-checked at every request); False on timeout."""
+        deadline = time.monotonic() + timeout
+        while not predicate(self):
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return False
+            with self._changed:
+                self._changed.wait(min(remaining, 0.5))
+        return True
+
+    def summary(self) -> str:
+        """One line per request (kind, method, path, input size, last input item), for failures."""
+        lines = []
+        for req in self.requests:
+            items = req.input_items
+            tail = json.dumps(items[-1])[-160:] if items else ""
+            lines.append(f"{req.kind:<10} {req.method} {req.path} input={len(items)} last={tail}")
+        return "\n".join(lines)
+
+    # request handling ------------------------------------------------------------------
+    def _new_id(self, kind: str) -> str:
+        return f"{kind}_{self._prefix}_{next(self._ids):03d}"
+
+    def _handle(
+        self, method: str, path: str, headers: dict[str, str], body: Any
+    ) -> tuple[int, str, bytes]:
+        """(status, content type, payload) for one request, recorded first."""
+        kind = classify(method, path, headers)
+        record = RecordedRequest(method, path, headers, body, kind, turn_metadata(headers))
+        with self._changed:
+            if kind == "turn":
+                record.served = self._take()
+            if kind == "proxy":
+                self._outbound.append(f"{method} {path}")
+            self._requests.append(record)
+            self._changed.notify_all()
+        if kind == "proxy":
+            return 403, "text/plain", b"agent-hooks e2e: no outbound connections\n"
+        if kind == "other":
+            return 404, "application/json", b'{"error": {"message": "not mocked"}}'
+        doc = body if isinstance(body, dict) else {}
+        if kind == "turn":
+            turn = record.served or message(self.final_text)
+        elif kind == "compaction":
+            turn = message(COMPACTION_TEXT)
+        else:
+            turn = message(self.final_text)
+        model = str(doc.get("model") or "mock-model")
+        payload = sse_stream(self._new_id("resp"), _items(turn, self._new_id), model)
+        return 200, "text/event-stream", payload
+
+    def _take(self) -> Turn | None:
+        """The next scripted turn (lock held by the caller), or None when the script is done."""
+        if self._served >= len(self._script):
+            return None
+        self._served += 1
+        return self._script[self._served - 1]
+
+    def _record_error(self, text: str) -> None:
+        with self._lock:
+            self._errors.append(text)
+
+    def _track(self, conn: socket.socket, alive: bool) -> None:
+        with self._lock:
+            if alive:
+                self._connections.add(conn)
+            else:
+                self._connections.discard(conn)
+
+
+def _make_handler(api: MockResponsesAPI) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: Any) -> None:
+            """Silence the default stderr access log."""
+
+        def setup(self) -> None:
+            super().setup()
+            api._track(self.connection, True)
+
+        def finish(self) -> None:
+            try:
+                super().finish()
+            finally:
+                api._track(self.connection, False)
+
+        def _serve(self) -> None:
+            length = int(self.headers.get("content-length") or 0)
+            raw = self.rfile.read(length) if length else b""
+            try:
+                body: Any = json.loads(raw) if raw else None
+            except ValueError:
+                body = raw.decode("utf-8", "replace")
+            try:
+                status, ctype, payload = api._handle(
+                    self.command, self.path, dict(self.headers.items()), body
+                )
+            except Exception as exc:  # pragma: no cover - surfaced through api.errors
+                api._record_error(f"{self.command} {self.path}: {exc!r}")
+                status, ctype = 500, "application/json"
+                payload = json.dumps({"error": {"message": repr(exc)}}).encode()
+            self.send_response(status)
+            self.send_header("content-type", ctype)
+            self.send_header("content-length", str(len(payload)))
+            if status == 403 or self.command == "CONNECT":
+                self.send_header("connection", "close")
+                self.close_connection = True
+            self.end_headers()
+            if self.command != "HEAD":
+                self.wfile.write(payload)
+            self.wfile.flush()
+
+        do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = do_HEAD = do_OPTIONS = _serve
+        do_CONNECT = _serve
+
+    return Handler
