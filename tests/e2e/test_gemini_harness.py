@@ -39,7 +39,10 @@ from .gemini_cli import FAST_MODEL, RUN_SETTINGS, GeminiResult, user_settings_pa
 from .mock_gemini_api import FunctionCall as GeminiCall
 from .mock_gemini_api import (
     MockGeminiAPI,
+    agent_marker,
     calls,
+    complete_task,
+    invoke_agent,
     read_file,
     replace,
     run_shell_command,
@@ -386,6 +389,67 @@ def test_the_hooks_parent_is_the_gemini_worker_alive_during_the_session_and_gone
     assert seen == {"pid": worker, "alive": True}
     assert _wait_for(lambda: not _alive(worker)), f"worker {worker} outlived gemini"
     print(f"launcher {result.pid}, worker {worker}: {' '.join(cmdline[:3])} ...")
+
+
+# --------------------------------------------------------------------------- subagents
+
+
+def test_a_subagents_writes_pass_the_same_hooks_and_cannot_be_told_from_its_parents(
+    gemini: GeminiRunner,
+    mock_gemini_api: MockGeminiFactory,
+    hook_copy: Copy,
+    project_dir: Path,
+) -> None:
+    """Gemini's subagents (``invoke_agent``) run their tools in the same worker, through the same
+    BeforeTool/AfterTool handlers, with the parent's session id and no agent id: a deny reaches
+    the subagent's model, and nothing in the payload tells the subagent's writes from the
+    parent's (PROTOCOL.md §3)."""
+    marker = agent_marker("A")
+    blocked, ok = project_dir / "blocked_sub.txt", project_dir / "ok_sub.txt"
+    hook_copy.behave("BeforeTool", when="blocked", output=DENY_SHAPES["gemini"])
+    api = mock_gemini_api(
+        [invoke_agent(f"{marker} write two files"), say("Main done.")],
+        agents={
+            marker: [
+                write_file(str(blocked), "sub\n"),
+                write_file(str(ok), "sub\n"),
+                complete_task("Sub done."),
+            ]
+        },
+    )
+
+    result = gemini("Delegate.", api, model=FAST_MODEL)
+
+    _ok(result, api)
+    assert not blocked.exists() and ok.read_text() == "sub\n"
+    assert [r.error for r in api.tool_results(marker)] == [
+        f"Tool execution blocked: {REASON}",
+        None,
+    ]
+    assert [r.name for r in api.tool_results()] == ["invoke_agent"]
+    assert hook_copy.events() == [
+        "SessionStart",
+        "BeforeTool(write_file)",
+        "BeforeTool(write_file)",
+        "AfterTool(write_file)",
+        "AfterAgent",
+        "SessionEnd",
+    ]
+    records = hook_copy.records()
+    assert len({r["stdin"]["session_id"] for r in records}) == 1
+    assert len({r["ppid"] for r in records}) == 1
+    (before,) = {
+        frozenset(r["stdin"]) for r in records if r["stdin"]["hook_event_name"] == "BeforeTool"
+    }
+    assert before == {
+        "session_id",
+        "transcript_path",
+        "cwd",
+        "hook_event_name",
+        "timestamp",
+        "tool_name",
+        "tool_input",
+    }
 
 
 # --------------------------------------------------------------------------- installer facts
