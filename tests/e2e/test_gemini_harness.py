@@ -146,13 +146,17 @@ class Copy:
 
 
 def _installer(*args: str) -> subprocess.CompletedProcess[str]:
-    """``python -m agent_hooks.install.gemini_settings ARGS``, as an install script runs it."""
+    """``python -m agent_hooks.install.gemini_settings ARGS``, as an install script runs it
+    (Gemini's system settings of this machine out of the picture, as for the CLI's runs)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GEMINI_", "GOOGLE_"))}
+    env["GEMINI_CLI_SYSTEM_SETTINGS_PATH"] = os.devnull + "-no-system-settings.json"
     return subprocess.run(
         [sys.executable, "-m", "agent_hooks.install.gemini_settings", *args],
         capture_output=True,
         text=True,
         timeout=60,
         check=False,
+        env=env,
     )
 
 
@@ -491,16 +495,25 @@ def test_a_project_install_runs_only_once_the_folder_is_trusted(
     ]
 
 
+@pytest.mark.parametrize(
+    "config",
+    [
+        {"enabled": False},
+        {"disabled": [f"agent-hooks-{event}" for event in gemini_settings.EVENTS]},
+    ],
+    ids=["all hooks", "ours by name"],
+)
 def test_hooks_disabled_in_settings_run_nowhere_as_status_says(
     gemini: GeminiRunner,
     mock_gemini_api: MockGeminiFactory,
     hook_copy: Copy,
     gemini_home: Path,
     project_dir: Path,
+    config: dict[str, Any],
 ) -> None:
     path = user_settings_path(gemini_home)
     settings = json.loads(path.read_text())
-    path.write_text(json.dumps({**settings, "hooksConfig": {"enabled": False}}))
+    path.write_text(json.dumps({**settings, "hooksConfig": config}))
     done = _installer("status", "--gemini-home", str(gemini_home / ".gemini"))
     assert done.returncode == 3 and gemini_settings.HOOKS_DISABLED in done.stdout
     api = mock_gemini_api([write_file(str(project_dir / "x.txt"), "x\n"), "Done."])

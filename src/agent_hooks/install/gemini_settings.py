@@ -391,6 +391,16 @@ class Status:
         return [head, *self.problems]
 
 
+def _read_other(path: str, problems: list[str]) -> dict[str, Any]:
+    """Another file Gemini reads (a settings scope, `trustedFolders.json`): its object, or `{}`
+    and a problem line when it cannot be read here (Gemini also accepts comments in them)."""
+    try:
+        return claude_settings.read_settings(path)
+    except (ValueError, OSError) as exc:
+        problems.append(f"cannot check {path} ({str(exc).splitlines()[0]})")
+        return {}
+
+
 def status(
     settings_path: str,
     *,
@@ -405,7 +415,8 @@ def status(
     increasing precedence (default: `settings_path` alone); with `python` and `entry` the
     block is compared with that copy's; with `project` (and `trusted_folders`, the user's
     `trustedFolders.json`; `user_settings` for `security.folderTrust`) the folder's trust is
-    checked. ValueError for a file that is not a JSON object."""
+    checked. ValueError when `settings_path` is not a JSON object; another file that cannot be
+    read is a problem line, not an error."""
     current = claude_settings.read_settings(settings_path)
     block = ours_block(current)
     events = tuple(e for e in EVENTS if e in block)
@@ -413,19 +424,18 @@ def status(
     same = None if not (python and entry) else block == hooks_block(python, entry)
     problems: list[str] = []
     if events:
+        here = os.path.realpath(settings_path)
         docs = [
-            (
-                p,
-                current
-                if os.path.realpath(p) == os.path.realpath(settings_path)
-                else claude_settings.read_settings(p),
-            )
+            (p, current if os.path.realpath(p) == here else _read_other(p, problems))
             for p in (scopes or [settings_path])
         ]
         problems += hooks_disabled(docs, block)
     if project is not None and trusted_folders is not None:
-        user = claude_settings.read_settings(user_settings) if user_settings else {}
-        problem = trust_problem(project, trusted_folders, user)
+        user = _read_other(user_settings, problems) if user_settings else {}
+        try:
+            problem = trust_problem(project, trusted_folders, user)
+        except ValueError as exc:
+            problem = f"cannot check whether {project} is trusted: {exc}"
         if problem:
             problems.append(problem)
     return Status(settings_path, events, missing, same, tuple(problems))
@@ -538,6 +548,8 @@ def _install(args: argparse.Namespace, paths: _Paths) -> int:
     block = hooks_block(args.python, args.entry)
     before = claude_settings.read_settings(path)
     after = install(before, block)
+    if args.trust:
+        claude_settings.read_settings(paths.trusted_folders)  # refused before anything changes
     # A backup our earlier install came from, that our new install into it still
     # reproduces, stays the one to restore: no second copy of the same file.
     kept = None

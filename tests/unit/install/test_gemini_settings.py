@@ -21,6 +21,16 @@ ENTRY = "/opt/agent hooks/share/agent-hooks/hooks/entry.pyc"
 TOOL_MATCHER = "^(write_file|replace|run_shell_command|read_file)$"
 
 
+@pytest.fixture(autouse=True)
+def _no_gemini_files_of_this_machine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The command line also reads Gemini's system settings and honours GEMINI_CLI_* paths:
+    point them at nothing, so the machine's own files cannot change a result."""
+    monkeypatch.setenv("GEMINI_CLI_SYSTEM_SETTINGS_PATH", str(tmp_path / "no-system" / "s.json"))
+    monkeypatch.delenv("GEMINI_CLI_SYSTEM_DEFAULTS_PATH", raising=False)
+    monkeypatch.delenv("GEMINI_CLI_TRUSTED_FOLDERS_PATH", raising=False)
+    monkeypatch.delenv("GEMINI_CLI_HOME", raising=False)
+
+
 def block(python: str = PY, entry: str = ENTRY) -> gs.Block:
     return gs.hooks_block(python, entry)
 
@@ -557,3 +567,26 @@ def test_trust_follows_gemini_rule_the_longest_covering_path_decides(
         )
         is None
     )
+
+
+def test_another_file_that_cannot_be_read_is_a_problem_line_not_an_error(tmp_path: Path) -> None:
+    """Gemini accepts comments in its files; the one we change is refused, the ones we only
+    read for status are named as unchecked."""
+    home = tmp_path / ".gemini"
+    system = tmp_path / "system.json"
+    system.write_text('{\n  // set by the admin\n  "ui": {}\n}\n')
+    path = home / "settings.json"
+    assert install_cmd(home)[0] == 0
+    found = gs.status(str(path), scopes=[str(path), str(system)])
+    assert found.installed and [p for p in found.problems if p.startswith(f"cannot check {system}")]
+
+
+def test_trust_into_a_bad_trusted_folders_file_changes_nothing(tmp_path: Path) -> None:
+    home, project = tmp_path / "home" / ".gemini", tmp_path / "project"
+    project.mkdir()
+    home.mkdir(parents=True)
+    (home / "trustedFolders.json").write_text("[]")
+    code, _, err = install_cmd(home, "--project", str(project), "--trust")
+    assert code == 1 and "trustedFolders.json" in err
+    assert not (project / ".gemini").exists()
+    assert (home / "trustedFolders.json").read_text() == "[]"
