@@ -486,6 +486,11 @@ def test_a_project_install_runs_only_once_the_folder_is_trusted(
     trusted = gemini("Write p.", api, model=FAST_MODEL, trust=False)
 
     _ok(trusted, api)
+    # Gemini itself tells the user, by our handlers' names, that project hooks will run, and
+    # records them in ~/.gemini/trusted_hooks.json (its file: uninstall leaves it alone).
+    assert "project-level hooks have been detected" in trusted.stderr
+    assert "agent-hooks-BeforeTool" in trusted.stderr
+    assert (gemini_home / ".gemini" / "trusted_hooks.json").exists()
     assert copy.events() == [
         "SessionStart",
         "BeforeTool(write_file)",
