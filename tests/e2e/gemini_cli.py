@@ -109,7 +109,10 @@ def _ensure_gemini(prefix: Path) -> str:
         raise GeminiUnavailable(
             f"npm is not on PATH; cannot install {GEMINI_PACKAGE}@{GEMINI_VERSION} into {prefix}"
         )
-    prefix.mkdir(parents=True, exist_ok=True)
+    try:
+        prefix.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise GeminiUnavailable(f"cannot create the npm prefix {prefix}: {exc}") from exc
     with _install_lock(prefix):
         found = _working_binary(prefix)  # another worker may have installed it meanwhile
         if found:
