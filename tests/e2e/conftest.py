@@ -255,3 +255,98 @@ def codex(codex_bin: str, codex_user_home: Path, project_dir: Path) -> CodexRunn
         )
 
     return run
+
+
+# --------------------------------------------------------------------------- Gemini CLI
+# Used by test_gemini_harness.py: the real, pinned `gemini` against a mock of the Gemini API.
+
+from .gemini_cli import GeminiResult, GeminiUnavailable, ensure_gemini, run_gemini  # noqa: E402
+from .mock_gemini_api import MockGeminiAPI  # noqa: E402
+from .mock_gemini_api import ScriptItem as GeminiScriptItem  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def gemini_bin() -> str:
+    """Path of the pinned ``gemini`` CLI; skips the test when it is unavailable."""
+    try:
+        return ensure_gemini()
+    except GeminiUnavailable as exc:
+        pytest.skip(f"gemini CLI unavailable: {exc.reason}")
+
+
+MockGeminiFactory = Callable[..., MockGeminiAPI]
+
+
+@pytest.fixture
+def mock_gemini_api() -> Iterator[MockGeminiFactory]:
+    """Factory: ``mock_gemini_api(script, **options)`` returns a started :class:`MockGeminiAPI`."""
+    started: list[MockGeminiAPI] = []
+
+    def factory(script: Iterable[GeminiScriptItem] = (), **options: Any) -> MockGeminiAPI:
+        api = MockGeminiAPI(script, **options).start()
+        started.append(api)
+        return api
+
+    yield factory
+    for api in started:
+        api.stop()
+
+
+@pytest.fixture
+def gemini_home(claude_home: Path) -> Path:
+    """The HOME of a ``gemini`` run (``~/.gemini`` lives here): the same HOME as ``claude``'s,
+    as one person's swarm shares it."""
+    return claude_home
+
+
+class GeminiRunner(Protocol):
+    def __call__(
+        self,
+        prompt: str,
+        api: MockGeminiAPI,
+        *,
+        model: str | None = ...,
+        session_id: str | None = ...,
+        agent_name: str | None = ...,
+        extra_env: Mapping[str, str] | None = ...,
+        args: Sequence[str] = ...,
+        trust: bool = ...,
+        timeout: float = ...,
+        on_start: Callable[[subprocess.Popen[str]], object] | None = ...,
+    ) -> GeminiResult: ...
+
+
+@pytest.fixture
+def gemini(gemini_bin: str, gemini_home: Path, project_dir: Path) -> GeminiRunner:
+    """``gemini(prompt, api, ...)``: ``run_gemini`` bound to this test's binary, HOME, project."""
+
+    def run(
+        prompt: str,
+        api: MockGeminiAPI,
+        *,
+        model: str | None = None,
+        session_id: str | None = None,
+        agent_name: str | None = None,
+        extra_env: Mapping[str, str] | None = None,
+        args: Sequence[str] = (),
+        trust: bool = True,
+        timeout: float = 120,
+        on_start: Callable[[subprocess.Popen[str]], object] | None = None,
+    ) -> GeminiResult:
+        return run_gemini(
+            prompt,
+            cwd=project_dir,
+            home=gemini_home,
+            server_url=api.url,
+            model=model,
+            session_id=session_id,
+            agent_name=agent_name,
+            extra_env=extra_env,
+            args=args,
+            trust=trust,
+            timeout=timeout,
+            binary=gemini_bin,
+            on_start=on_start,
+        )
+
+    return run
