@@ -257,3 +257,18 @@ def remote_files(repo: Path) -> dict[str, str]:
         return {}
     names = run_git(repo, "ls-tree", "-r", "--name-only", commit).splitlines()
     return {name: run_git(repo, "cat-file", "blob", f"{commit}:{name}") for name in names}
+
+
+class World:
+    """One shared remote and the machines that clone it."""
+
+    def __init__(self, tmp: Path, daemon: Daemon | None) -> None:
+        self.tmp = tmp
+        self.daemon = daemon
+        base = daemon.base if daemon is not None else tmp
+        self.remote = bare(base / f"remote-{os.urandom(4).hex()}.git")
+        self.url = daemon.url(self.remote) if daemon is not None else f"file://{self.remote}"
+        self.transport = "daemon" if daemon is not None else "file"
+
+    def machine(self, name: str) -> Machine:
+        return Machine(self.tmp, name, self.url)
