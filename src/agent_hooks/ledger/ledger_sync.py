@@ -13,7 +13,9 @@ Invariants:
   (`skipped`). A killed sync leaves its lock to the kernel, which drops it.
 * Each machine writes only its own `hosts/<host>.json`, pushed with a lease on
   the fetched commit: a lost race is a fetch and a retry (at most
-  `remote_ledger.ATTEMPTS`), never a merge of another host's file. A host file
+  `remote_ledger.ATTEMPTS`), never a merge of another host's file. The one
+  exception: the file of a host silent for `FORGET_AFTER` (7 days) is removed
+  by the next push of any host. A host file
   claimed by another ledger (another `instance`) that is still heard from is
   never overwritten: the sync fails and says to set `AGENT_HOOKS_HOST`.
 * This host's file is pushed when its leases or double claims changed, or its
@@ -52,6 +54,7 @@ from agent_hooks.reservations import lease as lease_rules
 LOCK = "remote.sync.lock"
 INSTANCE = "remote.instance"
 HEARTBEAT_EVERY = 60  # seconds: a host file is refreshed at least this often while syncing
+FORGET_AFTER = 7 * 86400  # seconds: the file of a host silent this long is removed
 LOCAL_LOCK_TIMEOUT = 5.0
 MAX_DOUBLE_CLAIMS = 50
 LEASE_FIELDS = (
@@ -198,7 +201,7 @@ def others_leases(
                 continue
             told = {k: item.get(k) for k in LEASE_FIELDS}
             told["machine"] = name
-            told["worktree"] = f"{name}:{item.get('worktree')}"
+            told["worktree"] = f"{name}:{item.get('worktree') or '?'}"
             found.setdefault(rel, []).append(told)
     return found
 
@@ -452,7 +455,7 @@ def _sync_locked(
         others = others_leases(state, host, mine, now, seen)
         found = find_double_claims(host, mine, others, now)
         own_claims = _kept_double_claims(earlier, found, now, minutes)
-        changes: dict[str, bytes] = {}
+        changes: dict[str, bytes | None] = {}
         if _host_file_stale(current, mine, own_claims, minutes, now):
             changes[remote_ledger.host_file(host)] = jsonio.encode(
                 {
@@ -469,7 +472,10 @@ def _sync_locked(
         repaired = _repaired_reservations(state, host, local, now, result)
         if repaired is not None:
             changes[remote_ledger.RESERVATIONS] = repaired
-        if not changes:
+        if changes:  # a push anyway: take the files of hosts long gone with it
+            for name in _forgotten(state, host, seen, now):
+                changes[remote_ledger.host_file(name)] = None
+        else:
             break
         try:
             state = remote_ledger.publish(git, remote, state, changes, host, now)
@@ -514,6 +520,19 @@ def _sync_locked(
         git.prune(now)
     except (remote_git.GitFailure, OSError) as exc:
         result.notes.append(f"pruning the private repository failed: {exc}")
+
+
+def _forgotten(
+    state: remote_ledger.RemoteState, host: str, seen: Mapping[str, float], now: float
+) -> list[str]:
+    """Hosts silent for `FORGET_AFTER` (containers come and go under new names):
+    their files go with this host's next push. One that comes back writes its
+    file again."""
+    return sorted(
+        name
+        for name, doc in state.hosts.items()
+        if name != host and heartbeat_of(doc, seen.get(name), now) + FORGET_AFTER < now
+    )
 
 
 def _host_file_stale(

@@ -259,13 +259,14 @@ def publish(
     git: remote_git.Git,
     remote: str,
     state: RemoteState,
-    changes: Mapping[str, bytes],
+    changes: Mapping[str, bytes | None],
     host: str,
     now: float,
 ) -> RemoteState:
-    """Push a new ledger commit: `state`'s files with `changes` applied and the
-    next generation, leased on `state.commit`. Returns the state pushed; raises
-    `remote_git.LostRace` / `remote_git.Unreachable` (then nothing changed)."""
+    """Push a new ledger commit: `state`'s files with `changes` applied (None
+    removes a file) and the next generation, leased on `state.commit`. Returns
+    the state pushed; raises `remote_git.LostRace` / `remote_git.Unreachable`
+    (then nothing changed)."""
     meta = {
         "schema": SCHEMA,
         "lineage": state.lineage if state.meta_ok else posix.urandom(8).hex(),
@@ -273,8 +274,9 @@ def publish(
         "updated_at": int(now),
         "updated_by": host,
     }
-    files = {**state.files, **changes, META: jsonio.encode(meta)}
-    blobs = {path: state.blobs[path] for path in state.files if path in state.blobs}
+    merged: dict[str, bytes | None] = {**state.files, **changes, META: jsonio.encode(meta)}
+    files = {path: data for path, data in merged.items() if data is not None}
+    blobs = {path: state.blobs[path] for path in files if path in state.blobs}
     for path, data in files.items():
         if path not in blobs or state.files.get(path) != data:
             blobs[path] = git.blob(data)

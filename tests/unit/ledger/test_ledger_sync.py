@@ -170,3 +170,17 @@ def test_the_private_repository_is_pruned_by_a_sync(world: Any) -> None:
     assert alpha.sync().ok
     stamp = alpha.ledger / remote_git.PRIVATE_REPO / remote_git.PRUNE_STAMP
     assert stamp.exists()
+
+
+def test_hosts_silent_for_a_week_are_forgotten_with_the_next_push(world: Any) -> None:
+    alpha, beta = world.machine("alpha"), world.machine("beta")
+    for machine in (alpha, beta):
+        machine.switch_on()
+    assert beta.sync(NOW).ok
+    assert alpha.sync(NOW + 1).ok
+    week = NOW + ledger_sync.FORGET_AFTER + 1
+    alpha.claim("src/a.py", "a", week)  # something to push
+    assert alpha.sync(week).pushed
+    assert sorted(remote_files(world.remote)) == ["hosts/alpha.json", "ledger.json"]
+    assert beta.sync(week + 1).ok  # it comes back: its file is written again
+    assert "hosts/beta.json" in remote_files(world.remote)
