@@ -50,6 +50,7 @@ from agent_hooks import __version__, identity, jsonio, liveness, log, storage
 from agent_hooks.ledger import remote_git, remote_ledger, remote_view
 from agent_hooks.reservations import index, index_build, lease_upkeep
 from agent_hooks.reservations import lease as lease_rules
+from agent_hooks.reservations import ledger as location
 
 LOCK = "remote.sync.lock"
 INSTANCE = "remote.instance"
@@ -385,7 +386,7 @@ def sync(
     cannot be reached: the result and `remote.json` say why."""
     result = SyncResult()
     began = time.monotonic()
-    storage.ensure_dir(ledger_dir)
+    location.ensure(ledger_dir)  # 0700, and never through a symlink planted there
     lock = storage.Lock(os.path.join(ledger_dir, LOCK))
     if not lock.acquire(0):
         result.skipped = "another sync of this ledger is running"
@@ -617,7 +618,10 @@ def sync_repository(
     """Sync the repository ledger `ledger_dir` with the remote its settings name;
     log a failure to the state directory's hook log."""
     result = SyncResult()
-    if os.path.basename(ledger_dir.rstrip("/")) != "agent-hooks":
+    common = os.path.dirname(ledger_dir.rstrip("/"))
+    if not location.is_repository_ledger(ledger_dir.rstrip("/")) or not os.path.isfile(
+        os.path.join(common, "HEAD")
+    ):
         result.skipped = f"{ledger_dir} is not a repository's ledger"
         return result
     remote = remote_ledger.remote_of(index.load_truth(ledger_dir).doc)
@@ -629,9 +633,7 @@ def sync_repository(
     except remote_ledger.HostNameError as exc:
         result.error = str(exc)
         return result
-    git = remote_git.Git(
-        os.path.dirname(ledger_dir.rstrip("/")), ledger_dir, environ, timeout=timeout
-    )
+    git = remote_git.Git(common, ledger_dir, environ, timeout=timeout)
     result = sync(ledger_dir, git, remote, host, now, interval=interval)
     if result.error:
         log.log(
