@@ -92,6 +92,19 @@ class View:
             return []
         return [item for item in found if isinstance(item, dict)] if isinstance(found, list) else []
 
+    def counting(self, rel: str, now: float) -> list[dict[str, Any]]:
+        """Other machines' leases on `rel` that count now: not expired, and their
+        host heard from within its lease minutes. What PreToolUse adds to the
+        leases held in other worktrees (`lease.Judgement.elsewhere`)."""
+        found = []
+        for item in self.leases_on(rel):
+            expires, machine = item.get("expires"), item.get("machine")
+            if isinstance(expires, bool) or not isinstance(expires, int | float) or expires <= now:
+                continue
+            if isinstance(machine, str) and self.heard_from(machine, now):
+                found.append(item)
+        return found
+
     def stale(self, now: float) -> bool:
         """Is what this machine knows of the others older than two intervals?"""
         synced = self.synced_at

@@ -3,6 +3,7 @@ starting a sync detached. Built-ins only (checked statically and at run time).""
 
 from __future__ import annotations
 
+import marshal
 import os
 import subprocess
 import sys
@@ -48,8 +49,6 @@ def test_a_view_that_cannot_be_used_is_no_view(tmp_path: Path, data: bytes | Non
 
 
 def test_a_view_of_another_layout_or_python_is_no_view(tmp_path: Path) -> None:
-    import marshal
-
     (tmp_path / remote_view.VIEW).write_bytes(
         marshal.dumps((99, tuple(sys.version_info[:2]), {}, {}))
     )
@@ -60,6 +59,19 @@ def test_a_view_of_another_layout_or_python_is_no_view(tmp_path: Path) -> None:
         marshal.dumps((1, tuple(sys.version_info[:2]), [], {}))
     )
     assert remote_view.load(str(tmp_path)) is None
+
+
+def test_only_leases_that_count_now_are_told() -> None:
+    live = {"writer": "a", "machine": "alpha", "expires": NOW + 60}
+    ended = {"writer": "b", "machine": "alpha", "expires": NOW - 1}
+    silent = {"writer": "c", "machine": "gone", "expires": NOW + 60}
+    odd = {"writer": "d", "machine": "alpha", "expires": "soon"}
+    view = remote_view.View(
+        {"hosts": {"alpha": (NOW, 10), "gone": (NOW - 601, 10)}},
+        {"f": marshal.dumps([live, ended, silent, odd])},
+    )
+    assert view.counting("f", NOW) == [live]
+    assert view.counting("other", NOW) == []
 
 
 def test_a_view_is_stale_after_two_intervals() -> None:
