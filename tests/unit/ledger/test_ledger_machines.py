@@ -266,6 +266,25 @@ def test_two_syncs_at_once_on_one_host_the_second_returns_at_once(world: Any) ->
     assert alpha.sync().ok
 
 
+def test_two_real_syncs_started_together_both_end_well(world: Any) -> None:
+    alpha = world.machine("alpha")
+    alpha.switch_on()
+    alpha.claim("src/app.py", "a")
+    code = (
+        "import sys;sys.path.insert(0,sys.argv[1]);from agent_hooks.ledger import ledger_sync;"
+        "sys.exit(ledger_sync.main(sys.argv[2:]))"
+    )
+    argv = [sys.executable, "-c", code, str(ROOT / "src"), str(alpha.ledger)]
+    procs = [subprocess.Popen(argv, env=alpha.environ) for _ in range(2)]
+    assert [proc.wait(60) for proc in procs] == [
+        0,
+        0,
+    ]  # one synced, the other synced or stood aside
+    _valid_local(alpha)
+    doc = json.loads(remote_files(world.remote)["hosts/alpha.json"])
+    assert [x["path"] for x in doc["leases"]] == ["src/app.py"]
+
+
 def _valid_local(machine: Machine) -> None:
     loaded = index.load_truth(str(machine.ledger))
     assert loaded.problem is None
