@@ -340,7 +340,10 @@ def test_switching_off_keeps_this_machines_reservations_only(world: Any) -> None
     assert not (alpha.ledger / remote_view.VIEW).exists()
 
 
-def test_a_busy_ledger_lock_refuses_the_switch(world: Any) -> None:
+def test_a_busy_ledger_lock_refuses_the_switch(world: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from agent_hooks import storage
+
+    monkeypatch.setattr(storage, "LOCK_TIMEOUT", 0.2)
     alpha = world.machine("alpha")
     with (
         lock_held_elsewhere(index.lock_path(str(alpha.ledger))),
