@@ -33,6 +33,8 @@ Invariants:
   from its own time if that is earlier, so a host whose clock runs ahead still
   falls silent on time (and status says its clock is ahead). `expires` is the
   holder's clock: clocks are assumed to agree well within a lease (NTP).
+* What another machine wrote reaches hooks only as numbers and single printable
+  lines (`_safe`): its texts may end up in a model's context.
 * A double claim is one path leased, counting, by writers on two machines; the
   earlier `claimed` wins (ties: the host name). Both sides learn it: each sync
   that sees one records it in its own host file for that host's lease minutes,
@@ -48,7 +50,7 @@ from typing import Any
 
 from agent_hooks import __version__, identity, jsonio, liveness, log, storage
 from agent_hooks.ledger import remote_git, remote_ledger, remote_view
-from agent_hooks.reservations import index, index_build, lease_upkeep
+from agent_hooks.reservations import index, index_build, lease_upkeep, reservation
 from agent_hooks.reservations import lease as lease_rules
 from agent_hooks.reservations import ledger as location
 
@@ -58,6 +60,17 @@ HEARTBEAT_EVERY = 60  # seconds: a host file is refreshed at least this often wh
 FORGET_AFTER = 7 * 86400  # seconds: the file of a host silent this long is removed
 LOCAL_LOCK_TIMEOUT = 5.0
 MAX_DOUBLE_CLAIMS = 50
+MAX_TEXT = 200  # characters of a text field from another machine that reach hooks
+HOLDER_FIELDS = (
+    "machine",
+    "writer",
+    "agent",
+    "claimed",
+    "written",
+    "expires",
+    "worktree",
+    "branch",
+)
 LEASE_FIELDS = (
     "writer",
     "agent",
@@ -141,6 +154,19 @@ def local_leases(ledger_dir: str, now: float) -> list[dict[str, Any]]:
     return found
 
 
+def _safe(value: object) -> object:
+    """A field another machine wrote, as this machine's hooks may show it to a
+    model or a person: a number, a boolean, None, or one printable line of at most
+    `MAX_TEXT` characters (anything else is None)."""
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, int | float):
+        return value if abs(value) < 1e15 else None
+    if isinstance(value, str):
+        return reservation.one_line(value, MAX_TEXT)
+    return None
+
+
 def _key(lease: Mapping[str, Any]) -> tuple[str, str, str]:
     """What makes two records one lease: its writer, the holder's process host,
     and when it was claimed (a ledger on a mount shared by two containers may be
@@ -200,7 +226,7 @@ def others_leases(
             rel = item["path"]
             if _num(item.get("expires")) <= now or (rel, *_key(item)) in own:
                 continue
-            told = {k: item.get(k) for k in LEASE_FIELDS}
+            told = {k: _safe(item.get(k)) for k in LEASE_FIELDS}
             told["machine"] = name
             told["worktree"] = f"{name}:{item.get('worktree') or '?'}"
             found.setdefault(rel, []).append(told)
@@ -208,8 +234,7 @@ def others_leases(
 
 
 def _holder(machine: str, lease: Mapping[str, Any]) -> dict[str, Any]:
-    keys = ("writer", "agent", "claimed", "written", "expires", "worktree", "branch")
-    return {"machine": machine, **{k: lease.get(k) for k in keys}}
+    return {"machine": machine, **{k: lease.get(k) for k in HOLDER_FIELDS if k != "machine"}}
 
 
 def find_double_claims(
@@ -282,14 +307,20 @@ def involving(
         for item in reported if isinstance(reported, list) else []:
             if not isinstance(item, dict) or not isinstance(item.get("id"), str):
                 continue
-            holders = item.get("holders")
-            machines = (
-                {h.get("machine") for h in holders if isinstance(h, dict)}
-                if isinstance(holders, list)
-                else set()
-            )
+            found = item.get("holders")
+            holders = [h for h in found if isinstance(h, dict)] if isinstance(found, list) else []
+            machines = {h.get("machine") for h in holders}
             if host in machines and item["id"] not in merged:
-                merged[item["id"]] = item
+                merged[item["id"]] = {
+                    "id": reservation.one_line(item["id"], 32),
+                    "path": _safe(item.get("path")),
+                    "holders": [
+                        {k: _safe(v) for k, v in h.items() if k in HOLDER_FIELDS} for h in holders
+                    ],
+                    "winner": _safe(item.get("winner")),
+                    "found_at": _safe(item.get("found_at")),
+                    "found_by": name,
+                }
     return sorted(merged.values(), key=lambda d: (_num(d.get("found_at")), str(d.get("id"))))
 
 
