@@ -1,0 +1,354 @@
+"""`agent-hooks ledger remote | sync | status`: share a repository's reservations and
+leases with agents on other machines through a git remote (docs/adr/0016)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from agent_hooks import durations, repository
+from agent_hooks.cli._common import (
+    Env,
+    emit_json,
+    get_env,
+    json_option,
+    project_option,
+    require_project,
+)
+from agent_hooks.ledger import ledger_sync, remote_git, remote_ledger, remote_view
+from agent_hooks.reservations import index, ledger, reservation
+
+
+class Place:
+    """The repository a command works on: its ledger and common git directory."""
+
+    def __init__(self, env: Env, project: str | None) -> None:
+        self.root = require_project(env, project)
+        common = repository.common_dir(self.root)
+        if common is None:
+            raise click.ClickException(
+                f"{self.root} is not a git work tree: a shared ledger lives on a git remote"
+            )
+        self.common = common
+        self.ledger = ledger.directory(env.state_dir, self.root)
+        self.env = env
+
+    def host(self) -> str:
+        try:
+            return remote_ledger.host_name(self.env.environ)
+        except remote_ledger.HostNameError as exc:
+            raise click.ClickException(str(exc)) from None
+
+    def git(self) -> remote_git.Git:
+        return remote_git.Git(self.common, self.ledger, self.env.environ)
+
+    def remote(self) -> str | None:
+        return remote_ledger.remote_of(index.load_truth(self.ledger).doc)
+
+
+def _ago(moment: object, now: float) -> str:
+    if isinstance(moment, bool) or not isinstance(moment, int | float):
+        return "never"
+    if moment > now + 60:
+        return f"in {durations.duration(moment - now)} (its clock is ahead)"
+    return (
+        durations.ago(now - moment) if now - moment >= 60 else f"{max(0, int(now - moment))}s ago"
+    )
+
+
+@click.group("ledger")
+def ledger_group() -> None:
+    """Share this repository's ledger with agents on other machines through a git
+    remote: reservations exact across machines, leases synced every 15 s."""
+
+
+@ledger_group.command("remote")
+@click.argument("name", required=False)
+@click.option("--off", is_flag=True, help="Stop sharing: this machine works alone again.")
+@project_option
+@json_option
+def remote_command(name: str | None, off: bool, project: str | None, as_json: bool) -> None:
+    """Share the ledger through the git remote NAME (`git remote -v` lists them), or
+    stop with --off; without either, say which remote it is shared through.
+
+    The ledger lives at refs/agent-hooks/ledger on the remote, a ref that clones
+    do not fetch. Switching on pushes this machine's reservations (all or none: a
+    conflict with one already there refuses it) and runs a first sync. Git runs
+    without prompts: credentials must work non-interactively (an ssh agent or a
+    credential helper). AGENT_HOOKS_HOST names this machine (default: its host name).
+    """
+    env = get_env()
+    place = Place(env, project)
+    if name is not None and off:
+        raise click.UsageError("give a remote NAME or --off, not both")
+    if off:
+        _switch_off(place, as_json)
+    elif name is not None:
+        _switch_on(place, name, as_json)
+    else:
+        current = place.remote()
+        if as_json:
+            emit_json({"project_root": place.root, "remote": current, "ref": remote_git.REF})
+        elif current is None:
+            click.echo("the shared ledger is off: this machine works alone")
+        else:
+            click.echo(f"the ledger is shared through remote {current} ({remote_git.REF})")
+
+
+def _switch_on(place: Place, name: str, as_json: bool) -> None:
+    env = place.env
+    if not name or name.startswith("-") or any(c.isspace() or not c.isprintable() for c in name):
+        raise click.BadParameter(f"{name!r} is not a remote name", param_hint="NAME")
+    host = place.host()
+    git = place.git()
+    url = git.remote_url(name)
+    if url is None:
+        raise click.ClickException(
+            f"this repository has no remote named {name!r} (`git remote -v` lists them)"
+        )
+    try:
+        switched = remote_ledger.switch_on(place.ledger, git, name, host, env.now)
+    except (remote_ledger.RemoteUnavailable, reservation.ReservationError) as exc:
+        raise click.ClickException(str(exc)) from None
+    except remote_git.GitFailure as exc:
+        raise click.ClickException(f"cannot use remote {name!r}: {exc}") from None
+    if switched.conflicts:
+        mine, theirs = switched.conflicts[0]
+        more = len(switched.conflicts) - 1
+        raise click.ClickException(
+            f"not switched on: {reservation.describe(mine, env.now)} here conflicts with "
+            f"{reservation.describe(theirs, env.now)} on {name}"
+            + (f" (and {more} more)" if more else "")
+            + "; release one of them and try again"
+        )
+    result = ledger_sync.sync(place.ledger, git, name, host, env.now)
+    for note in switched.notes:
+        click.echo(f"warning: {note}", err=True)
+    if as_json:
+        emit_json(
+            {
+                "project_root": place.root,
+                "remote": name,
+                "url": url,
+                "ref": remote_git.REF,
+                "host": host,
+                "pushed": [r["id"] for r in switched.pushed],
+                "sync": _sync_json(result),
+            }
+        )
+        return
+    click.echo(
+        f"the ledger is shared through remote {name} ({url}, {remote_git.REF}); "
+        f"this machine is host {host}"
+    )
+    click.echo(f"pushed {len(switched.pushed)} reservation(s) made on this machine")
+    click.echo(_sync_line(name, result))
+
+
+def _switch_off(place: Place, as_json: bool) -> None:
+    current = place.remote()
+    if current is None:
+        if as_json:
+            emit_json({"project_root": place.root, "remote": None, "kept": 0, "dropped": 0})
+        else:
+            click.echo("the shared ledger is already off")
+        return
+    try:
+        kept, dropped = remote_ledger.switch_off(place.ledger, place.host(), place.env.now)
+    except reservation.ReservationError as exc:
+        raise click.ClickException(str(exc)) from None
+    if as_json:
+        emit_json(
+            {
+                "project_root": place.root,
+                "remote": None,
+                "was": current,
+                "kept": kept,
+                "dropped": dropped,
+            }
+        )
+        return
+    click.echo(
+        f"the ledger is no longer shared through {current}; {kept} reservation(s) of this "
+        f"machine stay here (and on the remote until they end); {dropped} of other machines "
+        "are no longer enforced here"
+    )
+
+
+def _sync_json(result: ledger_sync.SyncResult) -> dict[str, Any]:
+    return {
+        "ok": result.ok,
+        "skipped": result.skipped,
+        "error": result.error,
+        "pushed": result.pushed,
+        "attempts": result.attempts,
+        "elapsed_ms": round(result.elapsed * 1000, 1),
+        "double_claims": result.double_claims,
+        "notes": result.notes,
+    }
+
+
+def _sync_line(remote: str, result: ledger_sync.SyncResult) -> str:
+    if result.skipped:
+        return f"no sync: {result.skipped}"
+    report = result.report
+    hosts = report.get("hosts") or {}
+    others = [h for h, info in hosts.items() if isinstance(info, dict) and not info.get("this")]
+    leases = sum(len(v) for v in (report.get("leases") or {}).values())
+    claims = len(result.double_claims)
+    pushed = "pushed this host's leases; " if result.pushed else ""
+    return (
+        f"synced with {remote} in {result.elapsed * 1000:.0f} ms: {pushed}"
+        f"{len(others)} other host(s), {leases} lease(s) of theirs, "
+        + (f"{claims} double claim(s)" if claims else "no double claim")
+    )
+
+
+@ledger_group.command("sync")
+@project_option
+@json_option
+def sync_command(project: str | None, as_json: bool) -> None:
+    """Sync once with the remote now: push this machine's leases and heartbeat,
+    pull the other machines' leases and the remote reservations. (Hooks also start
+    a sync in the background every 15 s while agents work.)"""
+    env = get_env()
+    place = Place(env, project)
+    remote = place.remote()
+    if remote is None:
+        raise click.ClickException(
+            "the shared ledger is off for this repository; switch it on with "
+            "`agent-hooks ledger remote NAME`"
+        )
+    result = ledger_sync.sync(place.ledger, place.git(), remote, place.host(), env.now)
+    if as_json:
+        emit_json({"project_root": place.root, "remote": remote, **_sync_json(result)})
+        if result.error:
+            raise SystemExit(1)
+        return
+    if result.error:
+        raise click.ClickException(f"sync with {remote} failed: {result.error}")
+    for note in result.notes:
+        click.echo(f"warning: {note}", err=True)
+    click.echo(_sync_line(remote, result))
+    _print_double_claims(result.double_claims, env.now)
+
+
+def _print_double_claims(claims: list[dict[str, Any]], now: float) -> None:
+    for claim in claims:
+        found = claim.get("holders")
+        holders: list[Any] = found if isinstance(found, list) else []
+        names = "; ".join(
+            f"{reservation.one_line(h.get('writer'), 80)} on {h.get('machine')} "
+            f"(claimed {_ago(h.get('claimed'), now)})"
+            for h in holders
+            if isinstance(h, dict)
+        )
+        click.echo(
+            f"double claim: {reservation.one_line(claim.get('path'), 200)} is leased by {names}; "
+            f"{claim.get('winner')} claimed it first"
+        )
+
+
+def _silent(info: dict[str, Any], now: float) -> bool:
+    """Has this host been silent for longer than its lease minutes, as of `now`?"""
+    heartbeat, minutes = info.get("heartbeat"), info.get("lease_minutes")
+    if info.get("this") or not isinstance(heartbeat, int | float):
+        return False
+    window = (minutes if isinstance(minutes, int) and minutes > 0 else 10) * 60
+    return heartbeat + window <= now
+
+
+@ledger_group.command("status")
+@project_option
+@json_option
+def status_command(project: str | None, as_json: bool) -> None:
+    """Say which remote the ledger is shared through, how long ago the last sync
+    ran and how it went, the hosts seen with their last heartbeat, and any double
+    claim (one file leased on two machines). Reads only local files."""
+    env = get_env()
+    place = Place(env, project)
+    remote = place.remote()
+    report = ledger_sync.read_report(place.ledger) if remote is not None else {}
+    if report.get("remote") not in (None, remote):
+        report = {}  # a report of the remote used before
+    now = env.now
+    view_stale = remote is not None and (
+        not isinstance(report.get("synced_at"), int | float)
+        or now - report["synced_at"] > remote_view.STALE_INTERVALS * remote_view.INTERVAL
+    )
+    if as_json:
+        emit_json(
+            {
+                "project_root": place.root,
+                "remote": remote,
+                "ref": remote_git.REF,
+                "host": report.get("host"),
+                "attempted_at": report.get("attempted_at"),
+                "synced_at": report.get("synced_at"),
+                "ok": report.get("ok"),
+                "error": report.get("error"),
+                "stale": view_stale,
+                "generation": report.get("generation"),
+                "hosts": {
+                    name: {**info, "silent": _silent(info, now)}
+                    for name, info in (report.get("hosts") or {}).items()
+                    if isinstance(info, dict)
+                },
+                "double_claims": report.get("double_claims") or [],
+            }
+        )
+        return
+    if remote is None:
+        click.echo(
+            "the shared ledger is off: this machine works alone "
+            "(`agent-hooks ledger remote NAME` shares it through a git remote)"
+        )
+        return
+    click.echo(
+        f"shared through remote {remote} ({remote_git.REF}); this machine is host {report.get('host') or place.host()}"
+    )
+    if not report:
+        click.echo("last sync: never (`agent-hooks ledger sync` runs one)")
+        return
+    if report.get("ok"):
+        click.echo(
+            f"last sync: {_ago(report.get('attempted_at'), now)}, ok (generation {report.get('generation')})"
+        )
+    else:
+        click.echo(
+            f"last sync: {_ago(report.get('attempted_at'), now)}, failed: {report.get('error')}; "
+            f"last good sync {_ago(report.get('synced_at'), now)}"
+        )
+    if view_stale:
+        click.echo(
+            "what this machine knows of the others is older than "
+            f"{remote_view.STALE_INTERVALS * remote_view.INTERVAL} s"
+        )
+    hosts = report.get("hosts") or {}
+    if hosts:
+        click.echo("hosts:")
+        for host, info in sorted(hosts.items()):
+            if not isinstance(info, dict):
+                continue
+            if info.get("problem"):
+                click.echo(f"  {host}: unreadable host file ({info['problem']})")
+                continue
+            mark = " (this machine)" if info.get("this") else ""
+            silent = "; silent: holds nothing" if _silent(info, now) else ""
+            ahead = info.get("ahead")
+            if isinstance(ahead, int) and ahead > 0:
+                silent += f"; its clock is {durations.duration(ahead)} ahead of this one"
+            click.echo(
+                f"  {host}{mark}: heartbeat {_ago(info.get('heartbeat'), now)}, "
+                f"{info.get('leases', 0)} lease(s), lease minutes {info.get('lease_minutes')}{silent}"
+            )
+    claims = report.get("double_claims") or []
+    if claims:
+        _print_double_claims(claims, now)
+    else:
+        click.echo("double claims: none")
+
+
+def register(group: click.Group) -> None:
+    group.add_command(ledger_group)

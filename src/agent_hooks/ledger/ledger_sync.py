@@ -1,0 +1,694 @@
+"""One sync of this machine's ledger with the shared remote (docs/adr/0016):
+push this host's leases and heartbeat, pull the other machines' leases and the
+remote reservations, find double claims.
+
+Run by `agent-hooks ledger sync`, and detached by hooks (`remote_view.start_sync`
+runs `main`) when the last sync is older than the interval. Never on the hot
+path: it spawns git and waits for the network.
+
+Invariants:
+
+* At most one sync per ledger at a time: a non-blocking lock on
+  `remote.sync.lock`; a second sync started meanwhile returns at once
+  (`skipped`). A killed sync leaves its lock to the kernel, which drops it.
+* Each machine writes only its own `hosts/<host>.json`, pushed with a lease on
+  the fetched commit: a lost race is a fetch and a retry (at most
+  `remote_ledger.ATTEMPTS`), never a merge of another host's file. The one
+  exception: the file of a host silent for `FORGET_AFTER` (7 days) is removed
+  by the next push of any host. A host file
+  claimed by another ledger (another `instance`) that is still heard from is
+  never overwritten: the sync fails and says to set `AGENT_HOOKS_HOST`.
+* This host's file is pushed when its leases or double claims changed, or its
+  heartbeat is older than `HEARTBEAT_EVERY`; otherwise a sync is one fetch.
+* Every local write is atomic (`storage`): `remote.view` (hooks), `remote.json`
+  (people) and, under the ledger's reservation lock, the local truth
+  (`remote_ledger.write_local`). A failed sync keeps the last view of the other
+  machines, marks it failed with the one-line reason, and changes nothing else.
+* A corrupt or hand-rewritten remote never breaks the local ledger: unreadable
+  files are reported and left out; an unreadable `reservations.json` is
+  repaired from this machine's last copy; an absent ref starts a new ledger.
+* Another machine's lease counts while its `expires` has not passed and its host
+  was heard from within that host's lease minutes. Silence is judged on this
+  machine's clock: a heartbeat counts from when this machine first saw it, or
+  from its own time if that is earlier, so a host whose clock runs ahead still
+  falls silent on time (and status says its clock is ahead). `expires` is the
+  holder's clock: clocks are assumed to agree well within a lease (NTP).
+* What another machine wrote reaches hooks only as numbers and single printable
+  lines (`_safe`): its texts may end up in a model's context.
+* A double claim is one path leased, counting, by writers on two machines; the
+  earlier `claimed` wins (ties: the host name). Both sides learn it: each sync
+  that sees one records it in its own host file for that host's lease minutes,
+  and each view lists those found by anyone that involve this host.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from agent_hooks import __version__, identity, jsonio, liveness, log, storage
+from agent_hooks.ledger import remote_git, remote_ledger, remote_view
+from agent_hooks.reservations import index, index_build, lease_upkeep, reservation
+from agent_hooks.reservations import lease as lease_rules
+from agent_hooks.reservations import ledger as location
+
+LOCK = "remote.sync.lock"
+INSTANCE = "remote.instance"
+HEARTBEAT_EVERY = 60  # seconds: a host file is refreshed at least this often while syncing
+FORGET_AFTER = 7 * 86400  # seconds: the file of a host silent this long is removed
+LOCAL_LOCK_TIMEOUT = 5.0
+MAX_DOUBLE_CLAIMS = 50
+MAX_TEXT = 200  # characters of a text field from another machine that reach hooks
+HOLDER_FIELDS = (
+    "machine",
+    "writer",
+    "agent",
+    "claimed",
+    "written",
+    "expires",
+    "worktree",
+    "branch",
+)
+LEASE_FIELDS = (
+    "writer",
+    "agent",
+    "conversation",
+    "agent_id",
+    "agent_type",
+    "pid",
+    "start",
+    "host",
+    "worktree",
+    "branch",
+    "claimed",
+    "written",
+    "expires",
+    "source",
+)
+
+
+class SyncResult:
+    """What one sync did. `skipped` says why nothing ran (another sync holds the
+    lock, the remote is off); `ok` False with `error` (one line) when it failed."""
+
+    __slots__ = (
+        "attempts",
+        "double_claims",
+        "elapsed",
+        "error",
+        "notes",
+        "ok",
+        "pushed",
+        "report",
+        "skipped",
+    )
+
+    def __init__(self) -> None:
+        self.ok = False
+        self.skipped: str | None = None
+        self.error: str | None = None
+        self.pushed = False
+        self.attempts = 0
+        self.elapsed = 0.0
+        self.notes: list[str] = []
+        self.double_claims: list[dict[str, Any]] = []
+        self.report: dict[str, Any] = {}
+
+
+def _fnv(text: str) -> str:
+    h = 0xCBF29CE484222325
+    for byte in text.encode("utf-8", "surrogateescape"):
+        h = ((h ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return f"{h:016x}"
+
+
+def _num(value: object, default: float = 0.0) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return default
+    return float(value)
+
+
+def instance_id(ledger_dir: str) -> str:
+    """This ledger's random id, made once: tells two ledgers apart that were
+    given one host name (two clones on one machine)."""
+    path = os.path.join(ledger_dir, INSTANCE)
+    data = storage.read_bytes(path)
+    text = data.decode("ascii", "replace").strip() if data else ""
+    if len(text) == 16 and all(c in "0123456789abcdef" for c in text):
+        return text
+    text = os.urandom(8).hex()
+    storage.write_bytes_atomic(path, text.encode() + b"\n", durable=False)
+    return text
+
+
+def local_leases(ledger_dir: str, now: float) -> list[dict[str, Any]]:
+    """This ledger's leases that count now, each with its `path`: what this host
+    pushes."""
+    found = []
+    for rel, item in lease_upkeep.everything(ledger_dir):
+        if lease_rules.counts(item, now, liveness.alive):
+            found.append({"path": rel, **{k: item.get(k) for k in LEASE_FIELDS}})
+    found.sort(key=lambda x: (x["path"], str(x.get("writer")), str(x.get("worktree"))))
+    return found
+
+
+def _safe(value: object) -> object:
+    """A field another machine wrote, as this machine's hooks may show it to a
+    model or a person: a number, a boolean, None, or one printable line of at most
+    `MAX_TEXT` characters (anything else is None)."""
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, int | float):
+        return value if abs(value) < 1e15 else None
+    if isinstance(value, str):
+        return reservation.one_line(value, MAX_TEXT)
+    return None
+
+
+def _key(lease: Mapping[str, Any]) -> tuple[str, str, str]:
+    """What makes two records one lease: its writer, the holder's process host,
+    and when it was claimed (a ledger on a mount shared by two containers may be
+    pushed under two host names)."""
+    return (str(lease.get("writer")), str(lease.get("host")), str(lease.get("claimed")))
+
+
+def heartbeat_of(doc: Mapping[str, Any], seen_at: float | None, now: float) -> float:
+    """A host's last heartbeat on this machine's clock: its own time, but never
+    later than when this machine first saw that heartbeat (`seen_at`; now when
+    unknown). A host whose clock runs ahead therefore falls silent on time."""
+    return min(_num(doc.get("heartbeat")), now if seen_at is None else seen_at)
+
+
+def heard_from(doc: Mapping[str, Any], now: float, seen_at: float | None = None) -> bool:
+    """Was the host of `doc` heard from within its lease minutes?"""
+    heartbeat = heartbeat_of(doc, seen_at, now)
+    minutes = doc.get("lease_minutes")
+    minutes = minutes if isinstance(minutes, int) and minutes > 0 else lease_rules.DEFAULT_MINUTES
+    return heartbeat + minutes * 60 > now
+
+
+def first_seen(
+    state: remote_ledger.RemoteState, previous: Mapping[str, Any], now: float
+) -> dict[str, float]:
+    """For each host, when this machine first saw its current heartbeat (the last
+    report's time while the heartbeat is unchanged, else now)."""
+    before = previous.get("hosts")
+    before = before if isinstance(before, dict) else {}
+    seen: dict[str, float] = {}
+    for name, doc in state.hosts.items():
+        prev = before.get(name)
+        prev = prev if isinstance(prev, dict) else {}
+        same = prev.get("sent") == doc.get("heartbeat") and _num(prev.get("seen_at"), -1) >= 0
+        seen[name] = _num(prev.get("seen_at")) if same else now
+    return seen
+
+
+def others_leases(
+    state: remote_ledger.RemoteState,
+    host: str,
+    mine: list[dict[str, Any]],
+    now: float,
+    seen: Mapping[str, float] | None = None,
+) -> dict[str, list[dict[str, Any]]]:
+    """Other machines' leases that count now, by path, as this machine's hooks see
+    them: with `machine`, and their worktree named `<machine>:<worktree>`."""
+    own = {(x["path"], *_key(x)) for x in mine}
+    found: dict[str, list[dict[str, Any]]] = {}
+    for name, doc in sorted(state.hosts.items()):
+        if name == host or not heard_from(doc, now, (seen or {}).get(name)):
+            continue
+        leases = doc.get("leases")
+        for item in leases if isinstance(leases, list) else []:
+            if not isinstance(item, dict) or not isinstance(item.get("path"), str):
+                continue
+            rel = item["path"]
+            if _num(item.get("expires")) <= now or (rel, *_key(item)) in own:
+                continue
+            told = {k: _safe(item.get(k)) for k in LEASE_FIELDS}
+            told["machine"] = name
+            told["worktree"] = f"{name}:{item.get('worktree') or '?'}"
+            found.setdefault(rel, []).append(told)
+    return found
+
+
+def _holder(machine: str, lease: Mapping[str, Any]) -> dict[str, Any]:
+    return {"machine": machine, **{k: lease.get(k) for k in HOLDER_FIELDS if k != "machine"}}
+
+
+def find_double_claims(
+    host: str,
+    mine: list[dict[str, Any]],
+    others: dict[str, list[dict[str, Any]]],
+    now: float,
+) -> list[dict[str, Any]]:
+    """Paths this host leases that another machine leases too, counting now."""
+    found = []
+    by_path: dict[str, list[dict[str, Any]]] = {}
+    for item in mine:
+        by_path.setdefault(item["path"], []).append(_holder(host, item))
+    for rel, items in others.items():
+        if rel in by_path:
+            for item in items:
+                holder = _holder(item["machine"], item)
+                holder["worktree"] = str(item.get("worktree", "")).partition(":")[2]
+                by_path[rel].append(holder)
+    for rel, holders in sorted(by_path.items()):
+        if len({h["machine"] for h in holders}) < 2:
+            continue
+        holders.sort(key=lambda h: (_num(h.get("claimed"), float("inf")), h["machine"]))
+        ident = _fnv(
+            rel + "\0" + "\0".join(f"{h['machine']}|{h['writer']}|{h['claimed']}" for h in holders)
+        )
+        found.append(
+            {
+                "id": ident,
+                "path": rel,
+                "holders": holders,
+                "winner": holders[0]["machine"],
+                "found_at": int(now),
+                "found_by": host,
+            }
+        )
+    return found
+
+
+def _kept_double_claims(
+    previous: list[Any], new: list[dict[str, Any]], now: float, minutes: int
+) -> list[dict[str, Any]]:
+    """Double claims this host reports: those found now, and those found within
+    its lease minutes (so the other side hears of one that ended quickly)."""
+    merged: dict[str, dict[str, Any]] = {}
+    for item in previous:
+        if (
+            isinstance(item, dict)
+            and isinstance(item.get("id"), str)
+            and _num(item.get("found_at")) + max(minutes, 1) * 60 > now
+        ):
+            merged[item["id"]] = item
+    for item in new:
+        if item["id"] in merged:
+            item = {**item, "found_at": merged[item["id"]].get("found_at", item["found_at"])}
+        merged[item["id"]] = item
+    kept = sorted(merged.values(), key=lambda d: (_num(d.get("found_at")), str(d.get("id"))))
+    return kept[-MAX_DOUBLE_CLAIMS:]
+
+
+def involving(
+    state: remote_ledger.RemoteState, host: str, own: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """Double claims involving `host`: its own findings and every other host's."""
+    merged = {d["id"]: d for d in own}
+    for name, doc in state.hosts.items():
+        if name == host:
+            continue
+        reported = doc.get("double_claims")
+        for item in reported if isinstance(reported, list) else []:
+            if not isinstance(item, dict) or not isinstance(item.get("id"), str):
+                continue
+            found = item.get("holders")
+            holders = [h for h in found if isinstance(h, dict)] if isinstance(found, list) else []
+            machines = {h.get("machine") for h in holders}
+            if host in machines and item["id"] not in merged:
+                merged[item["id"]] = {
+                    "id": reservation.one_line(item["id"], 32),
+                    "path": _safe(item.get("path")),
+                    "holders": [
+                        {k: _safe(v) for k, v in h.items() if k in HOLDER_FIELDS} for h in holders
+                    ],
+                    "winner": _safe(item.get("winner")),
+                    "found_at": _safe(item.get("found_at")),
+                    "found_by": name,
+                }
+    return sorted(merged.values(), key=lambda d: (_num(d.get("found_at")), str(d.get("id"))))
+
+
+def _own_dead_holders(
+    state: remote_ledger.RemoteState, host: str, now: float
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The remote reservations made on this host whose holder process is gone
+    (not `--keep`): only this host can judge them. (kept, dropped entries)."""
+    kept, dropped = [], []
+    for entry in state.reservations or []:
+        holder = entry.get("holder")
+        ours = entry.get("machine") == host
+        if (
+            ours
+            and isinstance(holder, dict)
+            and entry.get("keep") is not True
+            and liveness.alive(holder) is False
+        ):
+            dropped.append(
+                {
+                    "id": entry.get("id"),
+                    "pattern": entry.get("pattern"),
+                    "agent": entry.get("agent"),
+                    "conversation_id": entry.get("conversation_id"),
+                    "why": "its holder's process is gone",
+                    "at": int(now),
+                }
+            )
+        else:
+            kept.append(entry)
+    return kept, dropped
+
+
+def read_report(ledger_dir: str) -> dict[str, Any]:
+    """The last sync's report (`remote.json`), or {}."""
+    try:
+        loaded = storage.load_json_object(os.path.join(ledger_dir, remote_view.REPORT))
+    except OSError:
+        return {}
+    return loaded.doc or {}
+
+
+def write_report(ledger_dir: str, report: dict[str, Any]) -> None:
+    """`remote.json` for people and `remote.view` for hooks, each atomically."""
+    storage.write_json_atomic(os.path.join(ledger_dir, remote_view.REPORT), report, durable=False)
+    hosts = {
+        name: (info.get("heartbeat"), info.get("lease_minutes"))
+        for name, info in (report.get("hosts") or {}).items()
+        if isinstance(info, dict)
+    }
+    header = {
+        key: report.get(key)
+        for key in ("remote", "host", "interval", "attempted_at", "synced_at", "ok", "error")
+    }
+    header["hosts"] = hosts
+    header["double_claims"] = report.get("double_claims") or []
+    data = remote_view.encode(header, report.get("leases") or {})
+    storage.write_bytes_atomic(os.path.join(ledger_dir, remote_view.VIEW), data, durable=False)
+
+
+def _hosts_report(
+    state: remote_ledger.RemoteState, host: str, now: float, seen: Mapping[str, float]
+) -> dict[str, dict[str, Any]]:
+    hosts: dict[str, dict[str, Any]] = {}
+    for name, doc in sorted(state.hosts.items()):
+        leases = doc.get("leases")
+        minutes = doc.get("lease_minutes")
+        sent = _num(doc.get("heartbeat"))
+        hosts[name] = {
+            "heartbeat": heartbeat_of(doc, seen.get(name), now),
+            "sent": doc.get("heartbeat"),
+            "seen_at": seen.get(name, now),
+            "ahead": round(sent - seen.get(name, now)) if sent > seen.get(name, now) + 60 else 0,
+            "lease_minutes": minutes if isinstance(minutes, int) else lease_rules.DEFAULT_MINUTES,
+            "leases": len(leases) if isinstance(leases, list) else 0,
+            "silent": not heard_from(doc, now, seen.get(name)),
+            "this": name == host,
+        }
+    for name, problem in sorted(state.host_problems.items()):
+        hosts[name] = {"heartbeat": None, "lease_minutes": None, "leases": 0, "problem": problem}
+    return hosts
+
+
+def sync(
+    ledger_dir: str,
+    git: remote_git.Git,
+    remote: str,
+    host: str,
+    now: float,
+    *,
+    interval: int = remote_view.INTERVAL,
+) -> SyncResult:
+    """Sync once (see the module's invariants). Never raises for a remote that
+    cannot be reached: the result and `remote.json` say why."""
+    result = SyncResult()
+    began = time.monotonic()
+    location.ensure(ledger_dir)  # 0700, and never through a symlink planted there
+    lock = storage.Lock(os.path.join(ledger_dir, LOCK))
+    if not lock.acquire(0):
+        result.skipped = "another sync of this ledger is running"
+        return result
+    try:
+        remote_view.touch_stamp(ledger_dir, now)
+        previous = read_report(ledger_dir)
+        try:
+            _sync_locked(ledger_dir, git, remote, host, now, interval, previous, result)
+        except (remote_git.GitFailure, remote_ledger.RemoteUnavailable, OSError) as exc:
+            result.ok = False
+            result.error = remote_git.one_line(str(exc))
+            report = {
+                **previous,
+                "schema": 1,
+                "remote": remote,
+                "host": host,
+                "interval": interval,
+                "attempted_at": now,
+                "ok": False,
+                "error": result.error,
+            }
+            report.setdefault("synced_at", None)
+            result.report = report
+            write_report(ledger_dir, report)
+    finally:
+        result.elapsed = time.monotonic() - began
+        lock.release()
+    return result
+
+
+def _sync_locked(
+    ledger_dir: str,
+    git: remote_git.Git,
+    remote: str,
+    host: str,
+    now: float,
+    interval: int,
+    previous: dict[str, Any],
+    result: SyncResult,
+) -> None:
+    local = index.load_truth(ledger_dir).doc or {}
+    minutes = index_build.settings_of(local)["lease_minutes"]
+    instance = instance_id(ledger_dir)
+    mine = local_leases(ledger_dir, now)
+    earlier = previous.get("own_double_claims")
+    earlier = earlier if isinstance(earlier, list) else []
+    state = None
+    own_claims: list[dict[str, Any]] = []
+    fetched_problems: list[str] = []
+    for attempt in range(1, remote_ledger.ATTEMPTS + 1):
+        result.attempts = attempt
+        state = remote_ledger.parse(git.fetch(remote))
+        fetched_problems = list(state.problems)
+        current = state.hosts.get(host)
+        if (
+            current is not None
+            and current.get("instance") not in (None, instance)
+            and heard_from(current, now)
+        ):
+            raise remote_git.GitFailure(
+                f"host name {host!r} is in use by another ledger (another clone or machine, "
+                f"heard from {max(0, int(now - _num(current.get('heartbeat'))))} s ago); "
+                "give each one its own AGENT_HOOKS_HOST"
+            )
+        seen = first_seen(state, previous, now)
+        others = others_leases(state, host, mine, now, seen)
+        found = find_double_claims(host, mine, others, now)
+        own_claims = _kept_double_claims(earlier, found, now, minutes)
+        changes: dict[str, bytes | None] = {}
+        if _host_file_stale(current, mine, own_claims, minutes, now):
+            changes[remote_ledger.host_file(host)] = jsonio.encode(
+                {
+                    "schema": remote_ledger.SCHEMA,
+                    "host": host,
+                    "instance": instance,
+                    "heartbeat": int(now),
+                    "lease_minutes": minutes,
+                    "leases": mine,
+                    "double_claims": own_claims,
+                    "agent_hooks": __version__,
+                }
+            )
+        repaired = _repaired_reservations(state, host, local, now, result)
+        if repaired is not None:
+            changes[remote_ledger.RESERVATIONS] = repaired
+        if changes:  # a push anyway: take the files of hosts long gone with it
+            for name in _forgotten(state, host, seen, now):
+                changes[remote_ledger.host_file(name)] = None
+        else:
+            break
+        try:
+            state = remote_ledger.publish(git, remote, state, changes, host, now)
+        except remote_git.LostRace:
+            state = None
+            if attempt < remote_ledger.ATTEMPTS:
+                remote_ledger.backoff(attempt)
+            continue
+        result.pushed = True
+        break
+    if state is None:
+        raise remote_git.GitFailure(
+            f"the ledger on {remote} changed under {remote_ledger.ATTEMPTS} attempts in a row; "
+            "the next sync tries again"
+        )
+    result.notes = list(dict.fromkeys([*fetched_problems, *result.notes]))
+    _follow_locally(ledger_dir, state, remote, now, result)
+    seen = first_seen(state, previous, now)
+    others = others_leases(state, host, mine, now, seen)
+    result.double_claims = involving(state, host, own_claims)
+    result.ok = True
+    report = {
+        "schema": 1,
+        "remote": remote,
+        "host": host,
+        "interval": interval,
+        "attempted_at": now,
+        "synced_at": now,
+        "ok": True,
+        "error": None,
+        "pushed_at": now if result.pushed else previous.get("pushed_at"),
+        **state.identity(),
+        "hosts": _hosts_report(state, host, now, seen),
+        "leases": others,
+        "double_claims": result.double_claims,
+        "own_double_claims": own_claims,
+        "problems": result.notes[-20:],
+    }
+    result.report = report
+    write_report(ledger_dir, report)
+    try:
+        git.prune(now)
+    except (remote_git.GitFailure, OSError) as exc:
+        result.notes.append(f"pruning the private repository failed: {exc}")
+
+
+def _forgotten(
+    state: remote_ledger.RemoteState, host: str, seen: Mapping[str, float], now: float
+) -> list[str]:
+    """Hosts silent for `FORGET_AFTER` (containers come and go under new names):
+    their files go with this host's next push. One that comes back writes its
+    file again."""
+    return sorted(
+        name
+        for name, doc in state.hosts.items()
+        if name != host and heartbeat_of(doc, seen.get(name), now) + FORGET_AFTER < now
+    )
+
+
+def _host_file_stale(
+    current: Mapping[str, Any] | None,
+    mine: list[dict[str, Any]],
+    own_claims: list[dict[str, Any]],
+    minutes: int,
+    now: float,
+) -> bool:
+    if current is None:
+        return True
+    if now - _num(current.get("heartbeat")) >= HEARTBEAT_EVERY:
+        return True
+    if current.get("lease_minutes") != minutes:
+        return True
+    if jsonio.dumps(current.get("leases")) != jsonio.dumps(mine):
+        return True
+    ids = current.get("double_claims")
+    had = {d.get("id") for d in ids if isinstance(d, dict)} if isinstance(ids, list) else set()
+    return had != {d["id"] for d in own_claims}
+
+
+def _repaired_reservations(
+    state: remote_ledger.RemoteState,
+    host: str,
+    local: Mapping[str, Any],
+    now: float,
+    result: SyncResult,
+) -> bytes | None:
+    """A new remote `reservations.json` when the remote one needs it: unreadable
+    (rebuilt from this machine's last copy), or holding reservations of this
+    host's holders whose processes are gone."""
+    if state.reservations is None:
+        entries = local.get("reservations")
+        copy = [
+            e
+            for e in (entries if isinstance(entries, list) else [])
+            if isinstance(e, dict)
+            and not remote_ledger.is_local(e)
+            and _num(e.get("expires_at")) > now
+        ]
+        result.notes.append(
+            f"the remote {remote_ledger.RESERVATIONS} was unreadable; rewritten from this "
+            f"machine's last copy ({len(copy)} reservations)"
+        )
+        return jsonio.encode(remote_ledger.remote_document({"reservations": copy}))
+    kept, dropped = _own_dead_holders(state, host, now)
+    if not dropped:
+        return None
+    result.notes.append(f"dropped {len(dropped)} reservation(s) whose holder process here is gone")
+    old = state.doc.get("dropped")
+    doc = {
+        **state.doc,
+        "reservations": [e for e in kept if _num(e.get("expires_at")) > now],
+        "dropped": [*(old if isinstance(old, list) else []), *dropped],
+    }
+    return jsonio.encode(remote_ledger.remote_document(doc))
+
+
+def _follow_locally(
+    ledger_dir: str, state: remote_ledger.RemoteState, remote: str, now: float, result: SyncResult
+) -> None:
+    """Write the remote reservations into the local truth, under its lock."""
+    lock = storage.Lock(index.lock_path(ledger_dir))
+    if not lock.acquire(LOCAL_LOCK_TIMEOUT):
+        result.notes.append("the local ledger stayed locked; reservations follow at the next sync")
+        return
+    try:
+        result.notes += remote_ledger.write_local(ledger_dir, state, remote, now)
+    finally:
+        lock.release()
+
+
+def sync_repository(
+    ledger_dir: str,
+    environ: Mapping[str, str],
+    now: float,
+    *,
+    interval: int = remote_view.INTERVAL,
+    timeout: float = remote_git.TIMEOUT,
+) -> SyncResult:
+    """Sync the repository ledger `ledger_dir` with the remote its settings name;
+    log a failure to the state directory's hook log."""
+    result = SyncResult()
+    common = os.path.dirname(ledger_dir.rstrip("/"))
+    if not location.is_repository_ledger(ledger_dir.rstrip("/")) or not os.path.isfile(
+        os.path.join(common, "HEAD")
+    ):
+        result.skipped = f"{ledger_dir} is not a repository's ledger"
+        return result
+    remote = remote_ledger.remote_of(index.load_truth(ledger_dir).doc)
+    if remote is None:
+        result.skipped = "the remote ledger is off for this repository"
+        return result
+    try:
+        host = remote_ledger.host_name(environ)
+    except remote_ledger.HostNameError as exc:
+        result.error = str(exc)
+        return result
+    git = remote_git.Git(common, ledger_dir, environ, timeout=timeout)
+    result = sync(ledger_dir, git, remote, host, now, interval=interval)
+    if result.error:
+        log.log(
+            identity.state_dir(environ),
+            "LedgerSync",
+            host,
+            f"sync with {remote} failed: {result.error}",
+            now,
+        )
+    return result
+
+
+def main(argv: list[str]) -> int:
+    """The detached sync a hook starts: `ledger_sync.main([<ledger dir>])`."""
+    if len(argv) != 1:
+        return 2
+    try:
+        result = sync_repository(argv[0], os.environ, time.time())
+    except Exception as exc:  # a detached process: its log is the only place to tell
+        log.log(
+            identity.state_dir(os.environ),
+            "LedgerSync",
+            "-",
+            f"sync crashed: {type(exc).__name__}: {exc}",
+        )
+        return 1
+    return 0 if result.ok or result.skipped else 1

@@ -1,0 +1,274 @@
+"""Several "machines" sharing one git remote, for the remote-ledger tests: each is a
+clone of a bare repository with a HOME of its own and its own `AGENT_HOOKS_HOST`.
+The remote is reached through `file://` or through a `git daemon` on 127.0.0.1
+(started and stopped by the tests). Real git only; git never sees the user's
+configuration.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from agent_hooks import writer
+from agent_hooks.ledger import ledger_sync, remote_git, remote_ledger
+from agent_hooks.reservations import index, lease_store, pattern, reservation, store
+
+NOW = 1_800_000_000.0
+REMOTE = "origin"
+SRC = Path(__file__).resolve().parents[1] / "src"
+
+
+@contextmanager
+def lock_held_elsewhere(path: str) -> Iterator[None]:
+    """`storage.Lock(path)` held by another process (fcntl locks never block their
+    own process) until the block ends."""
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys;sys.path.insert(0,sys.argv[2]);from agent_hooks import storage;"
+            "l=storage.Lock(sys.argv[1]);assert l.acquire(5);print('held',flush=True);"
+            "sys.stdin.read()",
+            path,
+            str(SRC),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        yield
+    finally:
+        assert holder.stdin is not None
+        holder.stdin.close()
+        holder.wait(30)
+
+
+def base_env(home: Path) -> dict[str, str]:
+    return {
+        "PATH": os.environ["PATH"],
+        "HOME": str(home),
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_CONFIG_GLOBAL": os.devnull,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@t",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@t",
+    }
+
+
+def run_git(cwd: Path, *args: str, env: dict[str, str] | None = None) -> str:
+    proc = subprocess.run(
+        ["git", *args],
+        cwd=cwd,
+        env=env or base_env(cwd),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if proc.returncode:
+        raise RuntimeError(f"git {' '.join(args)}: {proc.stderr.strip()}")
+    return proc.stdout.strip()
+
+
+def bare(path: Path) -> Path:
+    """An empty bare repository at `path` (receive-pack allowed for git daemon)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    run_git(path.parent, "init", "-q", "--bare", str(path))
+    run_git(path, "config", "daemon.receivepack", "true")
+    return path
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 nothing listens on now (bound to port 0, then freed)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+class Daemon:
+    """`git daemon` serving every repository under `base` on a free loopback port."""
+
+    def __init__(self, base: Path) -> None:
+        self.base = base
+        self.port = free_port()
+        self.proc = subprocess.Popen(
+            [
+                "git",
+                "daemon",
+                "--reuseaddr",
+                f"--base-path={base}",
+                "--export-all",
+                "--enable=receive-pack",
+                "--listen=127.0.0.1",
+                f"--port={self.port}",
+                str(base),
+            ],
+            env=base_env(base),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        deadline = time.monotonic() + 20
+        while True:  # readiness, not an outcome: the tests start once it answers
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"git daemon exited with {self.proc.returncode}")
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    self.stop()
+                    raise RuntimeError("git daemon did not listen within 20 s") from None
+                time.sleep(0.02)
+
+    def url(self, repo: Path) -> str:
+        return f"git://127.0.0.1:{self.port}/{repo.relative_to(self.base)}"
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGTERM)
+            except OSError:
+                pass
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait()
+
+
+class Machine:
+    """One machine: a clone of the shared remote with its own HOME and host name."""
+
+    def __init__(self, root: Path, name: str, url: str) -> None:
+        self.name = name
+        self.home = root / f"home-{name}"
+        self.home.mkdir(parents=True)
+        self.repo = root / name
+        self.environ = {**base_env(self.home), "AGENT_HOOKS_HOST": name}
+        run_git(root, "clone", "-q", url, str(self.repo), env=self.environ)
+        self.common = self.repo / ".git"
+        self.ledger = self.common / "agent-hooks"
+        self.ledger.mkdir(mode=0o700)
+
+    def git(self, **kw: Any) -> remote_git.Git:
+        return remote_git.Git(str(self.common), str(self.ledger), self.environ, **kw)
+
+    def switch_on(self, now: float = NOW) -> remote_ledger.Switched:
+        return remote_ledger.switch_on(str(self.ledger), self.git(), REMOTE, self.name, now)
+
+    def sync(self, now: float = NOW) -> ledger_sync.SyncResult:
+        return ledger_sync.sync(str(self.ledger), self.git(), REMOTE, self.name, now)
+
+    def claim(self, rel: str, agent: str, now: float = NOW) -> lease_store.Claim:
+        return lease_store.claim(
+            str(self.ledger),
+            rel,
+            writer.Writer(agent, "conv-" + agent),
+            worktree=str(self.repo),
+            branch="main",
+            environ={},
+            now=now,
+            minutes=10,
+        )
+
+    def truth(self) -> dict[str, Any]:
+        return index.load_truth(str(self.ledger)).doc or {}
+
+    def live(self, now: float = NOW) -> list[dict[str, Any]]:
+        found = self.truth().get("reservations") or []
+        return [r for r in found if reservation.is_live(reservation.checked(r), now)]
+
+    def reserve(
+        self, agent: str, text: str, now: float = NOW, *, ttl: int = 3600
+    ) -> tuple[bool, remote_ledger.WriteThrough]:
+        """What phase 2's `store.reserve` will do when the ledger is shared: under
+        the ledger's lock, the store's own tidy and `reservation.plan_reserve`,
+        written through to the remote."""
+        return reserve_through(str(self.ledger), self.git(), self.name, agent, text, now, ttl=ttl)
+
+
+def reserve_through(
+    ledger: str,
+    git: remote_git.Git,
+    host: str,
+    agent: str,
+    text: str,
+    now: float,
+    *,
+    ttl: int = 3600,
+) -> tuple[bool, remote_ledger.WriteThrough]:
+    from agent_hooks import storage
+
+    requested = [
+        {
+            "id": "r-" + os.urandom(4).hex(),
+            "agent": agent,
+            "pattern": text,
+            "compiled": pattern.compile(text),
+            "mode": reservation.EXCLUSIVE,
+            "reason": "",
+            "created_at": int(now),
+            "expires_at": int(now) + ttl,
+            "keep": False,
+            "conversation_id": None,
+            "holder": None,
+            "source": "cli",
+        }
+    ]
+    granted: dict[str, bool] = {}
+
+    def change(doc: dict[str, Any]) -> bool:
+        outcome = store.Outcome()
+        store._tidy(doc, now, outcome)
+        result, conflicts = reservation.plan_reserve(doc["reservations"], requested, now)
+        granted["ok"] = not conflicts
+        if conflicts:
+            return False
+        doc["reservations"] = result
+        return True
+
+    lock = storage.Lock(index.lock_path(ledger))
+    assert lock.acquire(60)
+    try:
+        done = remote_ledger.write_through(ledger, git, REMOTE, host, now, change, what="reserved")
+    finally:
+        lock.release()
+    return granted["ok"], done
+
+
+def remote_files(repo: Path) -> dict[str, str]:
+    """The ledger commit's files in the bare repository `repo` ({} when absent)."""
+    try:
+        commit = run_git(repo, "rev-parse", "--verify", "-q", remote_git.REF)
+    except RuntimeError:
+        return {}
+    names = run_git(repo, "ls-tree", "-r", "--name-only", commit).splitlines()
+    return {name: run_git(repo, "cat-file", "blob", f"{commit}:{name}") for name in names}
+
+
+class World:
+    """One shared remote and the machines that clone it."""
+
+    def __init__(self, tmp: Path, daemon: Daemon | None) -> None:
+        self.tmp = tmp
+        self.daemon = daemon
+        base = daemon.base if daemon is not None else tmp
+        self.remote = bare(base / f"remote-{os.urandom(4).hex()}.git")
+        self.url = daemon.url(self.remote) if daemon is not None else f"file://{self.remote}"
+        self.transport = "daemon" if daemon is not None else "file"
+
+    def machine(self, name: str) -> Machine:
+        return Machine(self.tmp, name, self.url)

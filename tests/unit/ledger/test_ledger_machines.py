@@ -1,0 +1,505 @@
+"""Several machines sharing one ledger through a real git remote (file:// and git
+daemon on 127.0.0.1): reservations exact across machines, leases told after a
+sync, double claims, silent hosts, and what faults leave behind (ADR-0016)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_hooks import jsonio, storage, writer
+from agent_hooks.ledger import ledger_sync, remote_git, remote_ledger, remote_view
+from agent_hooks.reservations import index, lease, lease_text, lease_upkeep
+from ledger_machines import NOW, REMOTE, Machine, lock_held_elsewhere, remote_files, run_git
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def remote_reservations(world: Any) -> list[dict[str, Any]]:
+    files = remote_files(world.remote)
+    doc = json.loads(files.get("reservations.json", '{"reservations": []}'))
+    return list(doc["reservations"])
+
+
+def three(world: Any) -> list[Machine]:
+    machines = [world.machine(name) for name in ("alpha", "beta", "gamma")]
+    for machine in machines:
+        assert not machine.switch_on().conflicts
+    return machines
+
+
+# --- reservations: exact across machines -----------------------------------------------
+
+
+def reservers(machines: list[Machine], count: int) -> list[subprocess.Popen[str]]:
+    """`count` reserver processes (`tests/ledger_reserver.py`) spread over `machines`,
+    each ready for its first round."""
+    path = f"{ROOT / 'src'}:{ROOT / 'tests'}"
+    procs = []
+    for n in range(count):
+        machine = machines[n % len(machines)]
+        argv = [str(machine.ledger), str(machine.common), machine.name, f"agent-{n}"]
+        procs.append(
+            subprocess.Popen(
+                [sys.executable, str(ROOT / "tests" / "ledger_reserver.py"), *argv],
+                env={**machine.environ, "PYTHONPATH": path},
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                text=True,
+            )
+        )
+    for proc in procs:
+        assert proc.stdout is not None and proc.stdout.readline() == "ready\n"
+    return procs
+
+
+def race(procs: list[subprocess.Popen[str]], lines: list[str]) -> list[list[str]]:
+    """Give each reserver its line at once; their answers, in order."""
+    for proc, line in zip(procs, lines, strict=True):
+        assert proc.stdin is not None
+        proc.stdin.write(line + "\n")
+        proc.stdin.flush()
+    return [proc.stdout.readline().split() for proc in procs if proc.stdout]
+
+
+def finish(procs: list[subprocess.Popen[str]]) -> None:
+    for proc in procs:
+        if proc.stdin:
+            proc.stdin.close()
+        proc.wait(60)
+
+
+def test_eight_reservers_on_three_machines_have_one_winner_in_each_of_ten_rounds(
+    any_world: Any,
+) -> None:
+    machines = three(any_world)
+    procs = reservers(machines, 8)
+    try:
+        for rnd in range(10):
+            answers = [line[0] for line in race(procs, [f"{rnd} round-{rnd}/**"] * 8)]
+            assert sorted(answers) == ["granted"] + ["refused"] * 7, (rnd, answers)
+            held = [r for r in remote_reservations(any_world) if r["pattern"] == f"round-{rnd}/**"]
+            assert len(held) == 1
+            for machine in machines:
+                machine.sync(NOW + rnd)
+                mine = [r for r in machine.live(NOW + rnd) if r["pattern"] == f"round-{rnd}/**"]
+                assert [r["id"] for r in mine] == [held[0]["id"]]
+    finally:
+        finish(procs)
+
+
+def test_eight_reservers_of_separate_files_at_once_lose_no_update(any_world: Any) -> None:
+    """Each is granted, or refused as busy after five lost races (CAS is lock-free,
+    not wait-free): never granted without being on the remote, never on the
+    remote without being granted."""
+    machines = three(any_world)
+    procs = reservers(machines, 8)
+    granted: set[str] = set()
+    try:
+        for rnd in range(3):
+            wanted = [f"r{rnd}/agent-{n}.py" for n in range(8)]
+            answers = race(procs, [f"{rnd} {text}" for text in wanted])
+            for text, answer in zip(wanted, answers, strict=True):
+                assert answer[0] == "granted" or " ".join(answer).endswith(
+                    "lost to other machines' writes; nothing was reserved: run the command again"
+                ), answer
+                if answer[0] == "granted":
+                    assert int(answer[1]) <= remote_ledger.ATTEMPTS
+                    granted.add(text)
+        assert len(granted) >= 20  # busy is the exception, not the rule
+        assert {r["pattern"] for r in remote_reservations(any_world)} == granted
+    finally:
+        finish(procs)
+
+
+def test_a_reservation_made_on_one_machine_refuses_another_and_is_enforced_after_a_sync(
+    any_world: Any,
+) -> None:
+    alpha, beta = any_world.machine("alpha"), any_world.machine("beta")
+    alpha.switch_on()
+    beta.switch_on()
+    granted, done = alpha.reserve("a", "src/**")
+    assert granted and done.transacted.pushed
+    assert [r["pattern"] for r in alpha.live()] == ["src/**"]
+    assert beta.live() == []  # not yet synced
+    refused, _ = beta.reserve("b", "src/app/main.py")
+    assert not refused  # planned against the remote, not beta's stale copy
+    assert beta.sync(NOW + 1).ok
+    hot = index.load_hot(str(beta.ledger))
+    assert hot is not None and [rec[index.PATTERN] for rec in hot.candidates("src")] == ["src/**"]
+    [entry] = beta.live()
+    assert entry["machine"] == "alpha" and entry["agent"] == "a"
+
+
+def test_an_unreachable_remote_refuses_in_one_line_and_nothing_is_half_written(
+    any_world: Any,
+) -> None:
+    alpha = any_world.machine("alpha")
+    alpha.switch_on()
+    assert alpha.reserve("a", "docs/**")[0]
+    assert alpha.sync().ok
+    before_local = (alpha.ledger / "reservations.json").read_bytes()
+    before_remote = remote_files(any_world.remote)
+    dead = (
+        f"git://127.0.0.1:{any_world.daemon.port + 0}/nowhere.git"
+        if any_world.daemon
+        else f"file://{any_world.tmp}/nowhere.git"
+    )
+    run_git(alpha.repo, "remote", "set-url", REMOTE, dead, env=alpha.environ)
+    with pytest.raises(remote_ledger.RemoteUnavailable) as caught:
+        alpha.reserve("a", "src/**")
+    message = str(caught.value)
+    assert "\n" not in message
+    assert (
+        "nothing was reserved" in message
+        and "--local" in message
+        and "run the command again" in message
+    )
+    assert (alpha.ledger / "reservations.json").read_bytes() == before_local
+    assert remote_files(any_world.remote) == before_remote
+    result = alpha.sync(NOW + 30)
+    assert not result.ok and result.error and "\n" not in result.error
+    view = remote_view.load(str(alpha.ledger))
+    assert view is not None and view.header["ok"] is False and view.synced_at == NOW
+    assert (alpha.ledger / "reservations.json").read_bytes() == before_local
+
+
+def test_a_closed_port_is_unreachable_at_once(world: Any) -> None:
+    from ledger_machines import free_port
+
+    alpha = world.machine("alpha")
+    run_git(
+        alpha.repo,
+        "remote",
+        "set-url",
+        REMOTE,
+        f"git://127.0.0.1:{free_port()}/x.git",
+        env=alpha.environ,
+    )
+    with pytest.raises(remote_ledger.RemoteUnavailable, match="did not answer"):
+        alpha.switch_on()
+    assert remote_ledger.remote_of(alpha.truth()) is None
+
+
+# --- leases: local first, told after a sync ----------------------------------------------
+
+
+def test_a_lease_on_one_machine_is_told_to_another_after_one_sync(any_world: Any) -> None:
+    alpha, beta = any_world.machine("alpha"), any_world.machine("beta")
+    for machine in (alpha, beta):
+        machine.switch_on()
+    alpha.claim("src/app.py", "a")
+    assert alpha.sync(NOW + 1).ok
+    assert beta.sync(NOW + 2).ok
+    view = remote_view.load(str(beta.ledger))
+    assert view is not None
+    [seen] = view.leases_on("src/app.py")
+    assert seen["machine"] == "alpha" and seen["writer"] == "a"
+    judged = lease.judge(
+        view.leases_on("src/app.py"),
+        writer.Writer("b", "c"),
+        str(beta.repo),
+        NOW + 3,
+        lambda _: None,
+    )
+    assert judged.blockers == [] and judged.elsewhere == [seen]  # like another worktree's
+    note = lease_text.elsewhere_note("src/app.py", judged.elsewhere, NOW + 63)
+    assert "alpha:" in note and "1 min ago" in note
+    assert remote_view.load(str(alpha.ledger)).leases_on("src/app.py") == []  # its own
+
+
+def test_a_double_claim_is_found_and_both_sides_are_told(any_world: Any) -> None:
+    alpha, beta = any_world.machine("alpha"), any_world.machine("beta")
+    for machine in (alpha, beta):
+        machine.switch_on()
+    alpha.claim("src/app.py", "a", NOW)
+    beta.claim("src/app.py", "b", NOW + 5)  # inside the window: beta has not synced
+    assert alpha.sync(NOW + 6).ok
+    found = beta.sync(NOW + 7)
+    [claim] = found.double_claims
+    assert claim["path"] == "src/app.py" and claim["winner"] == "alpha"
+    assert {h["machine"] for h in claim["holders"]} == {"alpha", "beta"}
+    # alpha's lease ends before alpha syncs again: it still hears of it from beta
+    lease_upkeep.release(str(alpha.ledger), lambda item: True, NOW + 8)
+    told = alpha.sync(NOW + 9)
+    assert [c["id"] for c in told.double_claims] == [claim["id"]]
+    for machine in (alpha, beta):
+        view = remote_view.load(str(machine.ledger))
+        assert view is not None and [c["id"] for c in view.double_claims()] == [claim["id"]]
+
+
+def test_a_silent_host_holds_nothing_after_its_lease_minutes(any_world: Any) -> None:
+    alpha, beta = any_world.machine("alpha"), any_world.machine("beta")
+    for machine in (alpha, beta):
+        machine.switch_on()
+    alpha.claim("src/app.py", "a", NOW)
+    assert alpha.sync(NOW).ok
+    assert beta.sync(NOW + 60).ok
+    view = remote_view.load(str(beta.ledger))
+    assert view is not None and view.heard_from("alpha", NOW + 60)
+    assert len(view.leases_on("src/app.py")) == 1
+    later = NOW + 10 * 60 + 1
+    assert beta.sync(later).ok
+    view = remote_view.load(str(beta.ledger))
+    assert view is not None and not view.heard_from("alpha", later)
+    assert view.leases_on("src/app.py") == []
+    report = ledger_sync.read_report(str(beta.ledger))
+    assert report["hosts"]["alpha"]["silent"] is True
+
+
+# --- faults ----------------------------------------------------------------------------
+
+
+def test_two_syncs_at_once_on_one_host_the_second_returns_at_once(world: Any) -> None:
+    alpha = world.machine("alpha")
+    alpha.switch_on()
+    with lock_held_elsewhere(str(alpha.ledger / ledger_sync.LOCK)):
+        result = alpha.sync()
+        assert result.skipped == "another sync of this ledger is running" and not result.error
+    assert alpha.sync().ok
+
+
+def test_two_real_syncs_started_together_both_end_well(world: Any) -> None:
+    alpha = world.machine("alpha")
+    alpha.switch_on()
+    alpha.claim("src/app.py", "a")
+    code = (
+        "import sys;sys.path.insert(0,sys.argv[1]);from agent_hooks.ledger import ledger_sync;"
+        "sys.exit(ledger_sync.main(sys.argv[2:]))"
+    )
+    argv = [sys.executable, "-c", code, str(ROOT / "src"), str(alpha.ledger)]
+    procs = [subprocess.Popen(argv, env=alpha.environ) for _ in range(2)]
+    assert [proc.wait(60) for proc in procs] == [
+        0,
+        0,
+    ]  # one synced, the other synced or stood aside
+    _valid_local(alpha)
+    doc = json.loads(remote_files(world.remote)["hosts/alpha.json"])
+    assert [x["path"] for x in doc["leases"]] == ["src/app.py"]
+
+
+def _valid_local(machine: Machine) -> None:
+    loaded = index.load_truth(str(machine.ledger))
+    assert loaded.problem is None
+    index.load_hot(str(machine.ledger))
+    view_file = machine.ledger / remote_view.VIEW
+    if view_file.exists():
+        assert remote_view.load(str(machine.ledger)) is not None
+    report = machine.ledger / remote_view.REPORT
+    if report.exists():
+        jsonio.loads(report.read_bytes())
+
+
+def test_a_sync_killed_half_way_leaves_the_local_ledger_valid_and_the_next_one_recovers(
+    world: Any,
+) -> None:
+    alpha, beta = world.machine("alpha"), world.machine("beta")
+    for machine in (alpha, beta):
+        machine.switch_on()
+    assert beta.reserve("b", "lib/**")[0]
+    alpha.claim("src/app.py", "a")
+    code = (
+        "import sys;sys.path.insert(0,sys.argv[1]);from agent_hooks.ledger import ledger_sync;"
+        "sys.exit(ledger_sync.main(sys.argv[2:]))"
+    )
+    for step in range(12):  # killed at twelve different moments of its work
+        proc = subprocess.Popen(
+            [sys.executable, "-c", code, str(ROOT / "src"), str(alpha.ledger)],
+            env=alpha.environ,
+            start_new_session=True,
+        )
+        try:
+            proc.wait(timeout=0.02 + step * 0.03)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+        _valid_local(alpha)
+        result = alpha.sync()
+        assert result.ok, result.error
+        _valid_local(alpha)
+    assert [r["pattern"] for r in alpha.live()] == ["lib/**"]
+    files = remote_files(world.remote)
+    assert json.loads(files["hosts/alpha.json"])["leases"][0]["path"] == "src/app.py"
+
+
+def _push_by_hand(world: Any, files: dict[str, bytes], kind: str = "commit") -> str:
+    """Replace the remote ledger ref by hand, as a person with git could."""
+    repo = world.remote
+    env = {"GIT_DIR": str(repo), **{k: v for k, v in os.environ.items() if k == "PATH"}}
+    env.update(GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull, HOME=str(repo))
+    env.update(
+        GIT_AUTHOR_NAME="p",
+        GIT_AUTHOR_EMAIL="p@p",
+        GIT_COMMITTER_NAME="p",
+        GIT_COMMITTER_EMAIL="p@p",
+    )
+
+    def git(*args: str, data: bytes | None = None) -> str:
+        out = subprocess.run(["git", *args], env=env, input=data, capture_output=True, check=True)
+        return out.stdout.decode().strip()
+
+    blobs = {name: git("hash-object", "-w", "--stdin", data=data) for name, data in files.items()}
+
+    def tree(found: dict[str, str]) -> str:
+        top = {n: b for n, b in found.items() if "/" not in n}
+        folders = {n.partition("/")[0] for n in found if "/" in n}
+        lines = [f"100644 blob {b}\t{n}\n" for n, b in top.items()]
+        for folder in sorted(folders):
+            inner = {n.partition("/")[2]: b for n, b in found.items() if n.startswith(folder + "/")}
+            lines.append(f"040000 tree {tree(inner)}\t{folder}\n")
+        return git("mktree", data="".join(lines).encode())
+
+    if kind == "blob":
+        target = next(iter(blobs.values()))
+    else:
+        target = git("commit-tree", tree(blobs), "-m", "by hand")
+    git("update-ref", remote_git.REF, target)
+    return target
+
+
+def test_a_remote_rewritten_by_hand_is_taken_and_the_local_ledger_stays_valid(world: Any) -> None:
+    alpha, beta = world.machine("alpha"), world.machine("beta")
+    for machine in (alpha, beta):
+        machine.switch_on()
+    assert alpha.reserve("a", "src/**")[0]
+    handmade = {
+        "reservations": [
+            {"id": "r-hand", "agent": "p", "pattern": "docs/**", "expires_at": NOW + 600},
+            {"id": "r-bad", "pattern": "[unclosed", "expires_at": NOW + 600},
+            "not an object",
+        ]
+    }
+    _push_by_hand(world, {"reservations.json": json.dumps(handmade).encode()})
+    result = alpha.sync(NOW + 1)
+    assert result.ok
+    assert [r["id"] for r in alpha.live(NOW + 1)] == ["r-hand"]  # a new lineage, taken as is
+    assert any("not objects" in note for note in result.notes)
+    _valid_local(alpha)
+    assert beta.sync(NOW + 2).ok and [r["id"] for r in beta.live(NOW + 2)] == ["r-hand"]
+    meta = json.loads(remote_files(world.remote)["ledger.json"])
+    assert meta["generation"] >= 1 and meta["updated_by"] in ("alpha", "beta")
+
+
+def test_an_unreadable_remote_reservations_file_is_repaired_from_the_last_copy(world: Any) -> None:
+    alpha = world.machine("alpha")
+    alpha.switch_on()
+    assert alpha.reserve("a", "src/**")[0]
+    assert alpha.sync().ok
+    files = {k: v.encode() for k, v in remote_files(world.remote).items()}
+    files["reservations.json"] = b'{"reservations": [ truncated'
+    _push_by_hand(world, files)
+    result = alpha.sync(NOW + 1)
+    assert result.ok and result.pushed
+    assert any(
+        "rewritten from this machine's last copy (1 reservations)" in n for n in result.notes
+    )
+    assert [r["pattern"] for r in remote_reservations(world)] == ["src/**"]
+    assert [r["pattern"] for r in alpha.live(NOW + 1)] == ["src/**"]
+
+
+def test_a_ledger_ref_that_names_no_commit_is_replaced(world: Any) -> None:
+    alpha = world.machine("alpha")
+    alpha.switch_on()
+    assert alpha.reserve("a", "src/**")[0]
+    _push_by_hand(world, {"x": b"garbage"}, kind="blob")
+    result = alpha.sync(NOW + 1)
+    assert result.ok and result.pushed
+    assert any("not a commit" in note for note in result.notes)
+    assert [r["pattern"] for r in remote_reservations(world)] == ["src/**"]  # from its copy
+    _valid_local(alpha)
+
+
+def test_a_deleted_ledger_ref_starts_a_new_ledger_keeping_local_reservations(world: Any) -> None:
+    alpha = world.machine("alpha")
+    alpha.switch_on()
+    assert alpha.reserve("a", "src/**")[0]
+    truth = alpha.truth()
+    truth["reservations"].append(
+        {**truth["reservations"][0], "id": "r-local", "pattern": "tmp/**", "local": True}
+    )
+    storage.write_json_atomic(str(alpha.ledger / "reservations.json"), truth)
+    run_git(world.remote, "update-ref", "-d", remote_git.REF)
+    result = alpha.sync(NOW + 1)
+    assert result.ok
+    assert [r["id"] for r in alpha.live(NOW + 1)] == ["r-local"]  # the reset is taken
+    assert remote_reservations(world) == []  # a --local entry is never pushed
+
+
+def test_a_slow_sync_never_undoes_a_reservation_written_meanwhile(world: Any) -> None:
+    alpha = world.machine("alpha")
+    alpha.switch_on()
+    assert alpha.sync().ok
+    old = remote_ledger.parse(alpha.git().fetch(REMOTE))  # what a slow sync fetched
+    assert alpha.reserve("a", "src/**")[0]
+    lock = storage.Lock(index.lock_path(str(alpha.ledger)))
+    assert lock.acquire(5)
+    try:
+        remote_ledger.write_local(str(alpha.ledger), old, REMOTE, NOW + 1)
+    finally:
+        lock.release()
+    assert [r["pattern"] for r in alpha.live()] == ["src/**"]
+
+
+def test_one_host_name_used_by_two_ledgers_is_refused_with_what_to_do(world: Any) -> None:
+    alpha = world.machine("alpha")
+    twin = world.machine("twin")
+    twin.environ["AGENT_HOOKS_HOST"] = "alpha"
+    twin.name = "alpha"
+    alpha.switch_on()
+    twin.switch_on()
+    assert alpha.sync().ok
+    result = twin.sync(NOW + 1)
+    assert not result.ok and "AGENT_HOOKS_HOST" in (result.error or "")
+    later = NOW + 11 * 60  # once the first falls silent, the name can be taken over
+    assert twin.sync(later).ok
+
+
+def test_reservations_of_this_hosts_dead_holders_are_dropped_from_the_remote(world: Any) -> None:
+    from agent_hooks import liveness
+
+    alpha, beta = world.machine("alpha"), world.machine("beta")
+    for machine in (alpha, beta):
+        machine.switch_on()
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    holder = {"pid": gone.pid, "start": liveness.start_time(gone.pid), "host": liveness.host()}
+    gone.wait()
+    assert alpha.reserve("a", "src/**")[0]
+    truth = json.loads(remote_files(world.remote)["reservations.json"])
+    truth["reservations"][0]["holder"] = holder
+    files = {k: v.encode() for k, v in remote_files(world.remote).items()}
+    files["reservations.json"] = json.dumps(truth).encode()
+    _push_by_hand(world, files)
+    assert beta.sync(NOW + 1).ok
+    assert len(remote_reservations(world)) == 1  # beta cannot judge alpha's process
+    result = alpha.sync(NOW + 2)
+    assert result.ok and remote_reservations(world) == []
+    dropped = json.loads(remote_files(world.remote)["reservations.json"])["dropped"]
+    assert dropped[-1]["why"] == "its holder's process is gone"
+
+
+def test_the_users_repository_gets_no_ledger_objects_refs_or_fetch_head(world: Any) -> None:
+    alpha = world.machine("alpha")
+    before = run_git(alpha.repo, "count-objects", "-v", env=alpha.environ)
+    refs_before = run_git(alpha.repo, "for-each-ref", env=alpha.environ)
+    alpha.switch_on()
+    assert alpha.reserve("a", "src/**")[0]
+    alpha.claim("src/app.py", "a")
+    assert alpha.sync().ok
+    assert run_git(alpha.repo, "count-objects", "-v", env=alpha.environ) == before
+    assert run_git(alpha.repo, "for-each-ref", env=alpha.environ) == refs_before
+    assert not (alpha.common / "FETCH_HEAD").exists()
+    private = alpha.ledger / remote_git.PRIVATE_REPO
+    refs = subprocess.run(
+        ["git", f"--git-dir={private}", "for-each-ref"],
+        capture_output=True,
+        text=True,
+        env=alpha.environ,
+    ).stdout
+    assert refs == ""  # fetch refs are deleted before a fetch returns
