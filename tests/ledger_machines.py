@@ -18,9 +18,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from agent_hooks import writer
+from agent_hooks import writers
+from agent_hooks.leases import lease_store
 from agent_hooks.ledger import ledger_sync, remote_git, remote_ledger
-from agent_hooks.reservations import index, lease_store, pattern, reservation, store
+from agent_hooks.reservations import pattern, reservation, reservation_index, reservation_store
 
 NOW = 1_800_000_000.0
 REMOTE = "origin"
@@ -176,7 +177,7 @@ class Machine:
         return lease_store.claim(
             str(self.ledger),
             rel,
-            writer.Writer(agent, "conv-" + agent),
+            writers.Writer(agent, "conv-" + agent),
             worktree=str(self.repo),
             branch="main",
             environ={},
@@ -185,7 +186,7 @@ class Machine:
         )
 
     def truth(self) -> dict[str, Any]:
-        return index.load_truth(str(self.ledger)).doc or {}
+        return reservation_index.load_truth(str(self.ledger)).doc or {}
 
     def live(self, now: float = NOW) -> list[dict[str, Any]]:
         found = self.truth().get("reservations") or []
@@ -231,8 +232,8 @@ def reserve_through(
     granted: dict[str, bool] = {}
 
     def change(doc: dict[str, Any]) -> bool:
-        outcome = store.Outcome()
-        store._tidy(doc, now, outcome)
+        outcome = reservation_store.Outcome()
+        reservation_store._tidy(doc, now, outcome)
         result, conflicts = reservation.plan_reserve(doc["reservations"], requested, now)
         granted["ok"] = not conflicts
         if conflicts:
@@ -240,7 +241,7 @@ def reserve_through(
         doc["reservations"] = result
         return True
 
-    lock = storage.Lock(index.lock_path(ledger))
+    lock = storage.Lock(reservation_index.lock_path(ledger))
     assert lock.acquire(60)
     try:
         done = remote_ledger.write_through(ledger, git, REMOTE, host, now, change, what="reserved")

@@ -16,8 +16,8 @@ from agent_hooks.cli._common import (
     project_option,
     require_project,
 )
-from agent_hooks.ledger import ledger_sync, remote_git, remote_ledger, remote_view
-from agent_hooks.reservations import index, ledger, reservation
+from agent_hooks.ledger import ledger_location, ledger_sync, remote_git, remote_ledger, remote_view
+from agent_hooks.reservations import reservation, reservation_index
 
 
 class Place:
@@ -31,7 +31,7 @@ class Place:
                 f"{self.root} is not a git work tree: a shared ledger lives on a git remote"
             )
         self.common = common
-        self.ledger = ledger.directory(env.state_dir, self.root)
+        self.ledger = ledger_location.directory(env.state_dir, self.root)
         self.env = env
 
     def host(self) -> str:
@@ -44,7 +44,7 @@ class Place:
         return remote_git.Git(self.common, self.ledger, self.env.environ)
 
     def remote(self) -> str | None:
-        return remote_ledger.remote_of(index.load_truth(self.ledger).doc)
+        return remote_ledger.remote_of(reservation_index.load_truth(self.ledger).doc)
 
 
 def _ago(moment: object, now: float) -> str:

@@ -49,10 +49,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from agent_hooks import __version__, identity, jsonio, liveness, log, storage
-from agent_hooks.ledger import remote_git, remote_ledger, remote_view
-from agent_hooks.reservations import index, index_build, lease_upkeep, reservation
-from agent_hooks.reservations import lease as lease_rules
-from agent_hooks.reservations import ledger as location
+from agent_hooks.leases import lease, lease_minutes, lease_release
+from agent_hooks.ledger import ledger_location, remote_git, remote_ledger, remote_view
+from agent_hooks.reservations import index_build, reservation, reservation_index
 
 LOCK = "remote.sync.lock"
 INSTANCE = "remote.instance"
@@ -147,8 +146,8 @@ def local_leases(ledger_dir: str, now: float) -> list[dict[str, Any]]:
     """This ledger's leases that count now, each with its `path`: what this host
     pushes."""
     found = []
-    for rel, item in lease_upkeep.everything(ledger_dir):
-        if lease_rules.counts(item, now, liveness.alive):
+    for rel, item in lease_release.everything(ledger_dir):
+        if lease.counts(item, now, liveness.alive):
             found.append({"path": rel, **{k: item.get(k) for k in LEASE_FIELDS}})
     found.sort(key=lambda x: (x["path"], str(x.get("writer")), str(x.get("worktree"))))
     return found
@@ -185,7 +184,7 @@ def heard_from(doc: Mapping[str, Any], now: float, seen_at: float | None = None)
     """Was the host of `doc` heard from within its lease minutes?"""
     heartbeat = heartbeat_of(doc, seen_at, now)
     minutes = doc.get("lease_minutes")
-    minutes = minutes if isinstance(minutes, int) and minutes > 0 else lease_rules.DEFAULT_MINUTES
+    minutes = minutes if isinstance(minutes, int) and minutes > 0 else lease_minutes.DEFAULT
     return heartbeat + minutes * 60 > now
 
 
@@ -394,7 +393,7 @@ def _hosts_report(
             "sent": doc.get("heartbeat"),
             "seen_at": seen.get(name, now),
             "ahead": round(sent - seen.get(name, now)) if sent > seen.get(name, now) + 60 else 0,
-            "lease_minutes": minutes if isinstance(minutes, int) else lease_rules.DEFAULT_MINUTES,
+            "lease_minutes": minutes if isinstance(minutes, int) else lease_minutes.DEFAULT,
             "leases": len(leases) if isinstance(leases, list) else 0,
             "silent": not heard_from(doc, now, seen.get(name)),
             "this": name == host,
@@ -417,7 +416,7 @@ def sync(
     cannot be reached: the result and `remote.json` say why."""
     result = SyncResult()
     began = time.monotonic()
-    location.ensure(ledger_dir)  # 0700, and never through a symlink planted there
+    ledger_location.ensure(ledger_dir)  # 0700, and never through a symlink planted there
     lock = storage.Lock(os.path.join(ledger_dir, LOCK))
     if not lock.acquire(0):
         result.skipped = "another sync of this ledger is running"
@@ -459,7 +458,7 @@ def _sync_locked(
     previous: dict[str, Any],
     result: SyncResult,
 ) -> None:
-    local = index.load_truth(ledger_dir).doc or {}
+    local = reservation_index.load_truth(ledger_dir).doc or {}
     minutes = index_build.settings_of(local)["lease_minutes"]
     instance = instance_id(ledger_dir)
     mine = local_leases(ledger_dir, now)
@@ -628,7 +627,7 @@ def _follow_locally(
     ledger_dir: str, state: remote_ledger.RemoteState, remote: str, now: float, result: SyncResult
 ) -> None:
     """Write the remote reservations into the local truth, under its lock."""
-    lock = storage.Lock(index.lock_path(ledger_dir))
+    lock = storage.Lock(reservation_index.lock_path(ledger_dir))
     if not lock.acquire(LOCAL_LOCK_TIMEOUT):
         result.notes.append("the local ledger stayed locked; reservations follow at the next sync")
         return
@@ -650,12 +649,12 @@ def sync_repository(
     log a failure to the state directory's hook log."""
     result = SyncResult()
     common = os.path.dirname(ledger_dir.rstrip("/"))
-    if not location.is_repository_ledger(ledger_dir.rstrip("/")) or not os.path.isfile(
+    if not ledger_location.is_repository_ledger(ledger_dir.rstrip("/")) or not os.path.isfile(
         os.path.join(common, "HEAD")
     ):
         result.skipped = f"{ledger_dir} is not a repository's ledger"
         return result
-    remote = remote_ledger.remote_of(index.load_truth(ledger_dir).doc)
+    remote = remote_ledger.remote_of(reservation_index.load_truth(ledger_dir).doc)
     if remote is None:
         result.skipped = "the remote ledger is off for this repository"
         return result

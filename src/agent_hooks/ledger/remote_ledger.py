@@ -44,7 +44,7 @@ from typing import Any
 
 from agent_hooks import jsonio
 from agent_hooks.ledger import remote_git
-from agent_hooks.reservations import index, index_build, reservation
+from agent_hooks.reservations import index_build, reservation, reservation_index
 
 META = "ledger.json"
 RESERVATIONS = "reservations.json"
@@ -431,7 +431,7 @@ def write_local(
     the ledger's reservation lock. Returns notes (entries ignored, a corrupt
     local file set aside)."""
     notes: list[str] = []
-    loaded = index.load_truth(ledger_dir, recover_at=now)
+    loaded = reservation_index.load_truth(ledger_dir, recover_at=now)
     if loaded.problem:
         notes.append(
             f"the local ledger was not valid JSON ({loaded.problem}); it was moved to {loaded.moved_to}"
@@ -492,7 +492,7 @@ def write_through(
     ones; it runs once per attempt, each time on a fresh copy. Its result goes to
     the remote first (`transact`), then to the local truth. The caller holds the
     ledger's reservation lock. Raises RemoteUnavailable (nothing changed)."""
-    loaded = index.load_truth(ledger_dir)
+    loaded = reservation_index.load_truth(ledger_dir)
     local_doc = loaded.doc or {}
     entries = local_doc.get("reservations")
     entries = [e for e in entries if isinstance(e, dict)] if isinstance(entries, list) else []
@@ -554,7 +554,7 @@ class Switched:
 def _locked_ledger(ledger_dir: str) -> Any:
     from agent_hooks import storage
 
-    lock = storage.Lock(index.lock_path(ledger_dir))
+    lock = storage.Lock(reservation_index.lock_path(ledger_dir))
     if not lock.acquire(storage.LOCK_TIMEOUT):
         raise reservation.ReservationError(
             f"the reservation lock of {ledger_dir} stayed busy for {storage.LOCK_TIMEOUT:g} s; "
@@ -568,13 +568,13 @@ def switch_on(ledger_dir: str, git: remote_git.Git, remote: str, host: str, now:
     on this machine (all or none: one that conflicts with a reservation already
     on the remote refuses the switch), then set the repository's `remote`
     setting. Raises RemoteUnavailable when the remote does not answer."""
-    from agent_hooks.reservations import ledger
+    from agent_hooks.ledger import ledger_location
 
-    ledger.ensure(ledger_dir)
+    ledger_location.ensure(ledger_dir)
     switched = Switched()
     lock = _locked_ledger(ledger_dir)
     try:
-        doc = index.load_truth(ledger_dir).doc or {}
+        doc = reservation_index.load_truth(ledger_dir).doc or {}
         entries = doc.get("reservations")
         entries = [e for e in entries if isinstance(e, dict)] if isinstance(entries, list) else []
         mine = [
@@ -633,7 +633,7 @@ def switch_off(ledger_dir: str, host: str, now: float) -> tuple[int, int]:
 
     lock = _locked_ledger(ledger_dir)
     try:
-        doc = index.load_truth(ledger_dir, recover_at=now).doc or {}
+        doc = reservation_index.load_truth(ledger_dir, recover_at=now).doc or {}
         entries = doc.get("reservations")
         entries = [e for e in entries if isinstance(e, dict)] if isinstance(entries, list) else []
         kept = [e for e in entries if is_local(e) or e.get("machine") in (None, host)]

@@ -14,9 +14,10 @@ from typing import Any
 
 import pytest
 
-from agent_hooks import jsonio, storage, writer
+from agent_hooks import jsonio, storage, writers
+from agent_hooks.leases import lease, lease_messages, lease_release
 from agent_hooks.ledger import ledger_sync, remote_git, remote_ledger, remote_view
-from agent_hooks.reservations import index, lease, lease_text, lease_upkeep
+from agent_hooks.reservations import index_records, reservation_index
 from ledger_machines import NOW, REMOTE, Machine, lock_held_elsewhere, remote_files, run_git
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -132,8 +133,10 @@ def test_a_reservation_made_on_one_machine_refuses_another_and_is_enforced_after
     refused, _ = beta.reserve("b", "src/app/main.py")
     assert not refused  # planned against the remote, not beta's stale copy
     assert beta.sync(NOW + 1).ok
-    hot = index.load_hot(str(beta.ledger))
-    assert hot is not None and [rec[index.PATTERN] for rec in hot.candidates("src")] == ["src/**"]
+    hot = reservation_index.load_hot(str(beta.ledger))
+    assert hot is not None and [rec[index_records.PATTERN] for rec in hot.candidates("src")] == [
+        "src/**"
+    ]
     [entry] = beta.live()
     assert entry["machine"] == "alpha" and entry["agent"] == "a"
 
@@ -204,13 +207,13 @@ def test_a_lease_on_one_machine_is_told_to_another_after_one_sync(any_world: Any
     assert seen["machine"] == "alpha" and seen["writer"] == "a"
     judged = lease.judge(
         view.leases_on("src/app.py"),
-        writer.Writer("b", "c"),
+        writers.Writer("b", "c"),
         str(beta.repo),
         NOW + 3,
         lambda _: None,
     )
     assert judged.blockers == [] and judged.elsewhere == [seen]  # like another worktree's
-    note = lease_text.elsewhere_note("src/app.py", judged.elsewhere, NOW + 63)
+    note = lease_messages.elsewhere_note("src/app.py", judged.elsewhere, NOW + 63)
     assert "alpha:" in note and "1 min ago" in note
     assert remote_view.load(str(alpha.ledger)).leases_on("src/app.py") == []  # its own
 
@@ -227,7 +230,7 @@ def test_a_double_claim_is_found_and_both_sides_are_told(any_world: Any) -> None
     assert claim["path"] == "src/app.py" and claim["winner"] == "alpha"
     assert {h["machine"] for h in claim["holders"]} == {"alpha", "beta"}
     # alpha's lease ends before alpha syncs again: it still hears of it from beta
-    lease_upkeep.release(str(alpha.ledger), lambda item: True, NOW + 8)
+    lease_release.release(str(alpha.ledger), lambda item: True, NOW + 8)
     told = alpha.sync(NOW + 9)
     assert [c["id"] for c in told.double_claims] == [claim["id"]]
     for machine in (alpha, beta):
@@ -286,9 +289,9 @@ def test_two_real_syncs_started_together_both_end_well(world: Any) -> None:
 
 
 def _valid_local(machine: Machine) -> None:
-    loaded = index.load_truth(str(machine.ledger))
+    loaded = reservation_index.load_truth(str(machine.ledger))
     assert loaded.problem is None
-    index.load_hot(str(machine.ledger))
+    reservation_index.load_hot(str(machine.ledger))
     view_file = machine.ledger / remote_view.VIEW
     if view_file.exists():
         assert remote_view.load(str(machine.ledger)) is not None
@@ -438,7 +441,7 @@ def test_a_slow_sync_never_undoes_a_reservation_written_meanwhile(world: Any) ->
     assert alpha.sync().ok
     old = remote_ledger.parse(alpha.git().fetch(REMOTE))  # what a slow sync fetched
     assert alpha.reserve("a", "src/**")[0]
-    lock = storage.Lock(index.lock_path(str(alpha.ledger)))
+    lock = storage.Lock(reservation_index.lock_path(str(alpha.ledger)))
     assert lock.acquire(5)
     try:
         remote_ledger.write_local(str(alpha.ledger), old, REMOTE, NOW + 1)

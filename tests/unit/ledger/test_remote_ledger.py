@@ -10,7 +10,13 @@ from typing import Any
 import pytest
 
 from agent_hooks.ledger import remote_git, remote_ledger, remote_view
-from agent_hooks.reservations import index, index_build, pattern, reservation
+from agent_hooks.reservations import (
+    index_build,
+    index_records,
+    pattern,
+    reservation,
+    reservation_index,
+)
 from ledger_machines import NOW, REMOTE, lock_held_elsewhere, remote_files, run_git
 
 
@@ -146,15 +152,17 @@ def test_the_local_truth_follows_a_newer_remote_and_keeps_local_entries(tmp_path
         )
     )
     notes = remote_ledger.write_local(ledger, state, REMOTE, NOW)
-    doc = index.load_truth(ledger).doc
+    doc = reservation_index.load_truth(ledger).doc
     assert doc is not None
     assert [r["id"] for r in doc["reservations"]] == ["r-new", "r-mine"]
     assert doc["settings"] == {"lease_minutes": 5} and doc["strict"] is True
     assert [d["id"] for d in doc["dropped"]] == ["r-x", "r-y"]
     assert doc["remote_ledger"]["lineage"] == "L" and doc["remote_ledger"]["generation"] == 2
     assert any("r-bad" in n for n in notes)
-    hot = index.load_hot(ledger)
-    assert hot is not None and sorted(r[index.RID] for g in hot.groups for r in hot.group(g)) == [
+    hot = reservation_index.load_hot(ledger)
+    assert hot is not None and sorted(
+        r[index_records.RID] for g in hot.groups for r in hot.group(g)
+    ) == [
         "r-mine",
         "r-new",
     ]
@@ -176,7 +184,9 @@ def test_a_corrupt_local_truth_is_set_aside_and_rebuilt(tmp_path: Path) -> None:
     )
     notes = remote_ledger.write_local(str(tmp_path), state, REMOTE, NOW)
     assert any("moved to" in n for n in notes)
-    assert [r["id"] for r in index.load_truth(str(tmp_path)).doc["reservations"]] == ["r-1"]  # type: ignore[index]
+    assert [r["id"] for r in reservation_index.load_truth(str(tmp_path)).doc["reservations"]] == [
+        "r-1"
+    ]  # type: ignore[index]
     assert list(tmp_path.glob("reservations.json.corrupt-*"))
 
 
@@ -346,7 +356,7 @@ def test_a_busy_ledger_lock_refuses_the_switch(world: Any, monkeypatch: pytest.M
     monkeypatch.setattr(storage, "LOCK_TIMEOUT", 0.2)
     alpha = world.machine("alpha")
     with (
-        lock_held_elsewhere(index.lock_path(str(alpha.ledger))),
+        lock_held_elsewhere(reservation_index.lock_path(str(alpha.ledger))),
         pytest.raises(reservation.ReservationError, match="stayed busy"),
     ):
         remote_ledger.switch_off(str(alpha.ledger), "alpha", NOW)
