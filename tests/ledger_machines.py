@@ -180,7 +180,7 @@ class Machine:
             writers.Writer(agent, "conv-" + agent),
             worktree=str(self.repo),
             branch="main",
-            environ={},
+            holder_pid=None,
             now=now,
             minutes=10,
         )
