@@ -81,6 +81,10 @@ EXEMPTIONS: dict[tuple[str, str], str] = {
         "once per repository after an upgrade: adopting the ledger an earlier release "
         "left in ~/.claude (one locked write); never again once adopted"
     ),
+    ("agent_hooks.ledger.known_ledgers", "agent_hooks.git_guard.guard_record"): (
+        "ledgers() only, which purge, the CLI and the git guard read; a hook only "
+        "remembers a new ledger (remember), once per repository"
+    ),
     ("agent_hooks.workspaces.workspace", "unicodedata"): (
         "slug() only, for the names the CLI gives new context files; PostToolUse's "
         "after_write never calls it"

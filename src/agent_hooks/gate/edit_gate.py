@@ -88,6 +88,10 @@ def _leased(call: ToolCall, verdict: Verdict, place: Place, holds: bool) -> bool
         outcome = _claim(call, place)
         if outcome.problem is not None:
             verdict.problems.append(outcome.problem)
+        if outcome.new_ledger:  # the first lease in this repository: a ledger to know of
+            from agent_hooks.ledger import known_ledgers
+
+            known_ledgers.remember(call.state_dir, repo.root, repo.ledger, call.now)
         blockers, elsewhere = outcome.blockers, outcome.elsewhere
     else:
         seen = lease.judge(

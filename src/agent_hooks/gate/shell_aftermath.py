@@ -124,6 +124,10 @@ def after_bash(
                 result.problems.append(outcome.problem)
             if outcome.blockers:
                 leased_by_others[rel] = outcome.blockers[0]
+        if any(outcome.new_ledger for outcome in claims.values()):
+            from agent_hooks.ledger import known_ledgers  # the first lease in this repository
+
+            known_ledgers.remember(state_dir, project, directory, now)
     cards: dict[object, dict[str, Any] | None] = {}
     notes = []
     if leased_by_others:

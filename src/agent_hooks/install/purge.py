@@ -22,8 +22,9 @@ Invariants:
   else of Claude Code's or the user's is touched.
 * Inside repositories only what a record names is touched: a guard listed in
   `guards.json` is removed only while its file still is a guard (its chained hook
-  renamed back); a ledger (`<git common dir>/agent-hooks/`) only of a repository
-  agent-hooks knows (recorded guards, reservation indexes, agents' state).
+  renamed back); a ledger (`<git common dir>/agent-hooks/`) only when agent-hooks
+  knows it (`known_ledgers`: every ledger ever written from this HOME, and those
+  of the repositories agents' state and the guards name).
 * Work sessions and workspaces inside projects are the user's work: listed, never
   removed.
 
@@ -35,18 +36,15 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import subprocess
 import sys
 from dataclasses import dataclass
 
-from agent_hooks import identity, storage
+from agent_hooks import identity, repository, storage
 from agent_hooks.git_guard import guard_hooks, guard_record
 from agent_hooks.install import claude_settings
+from agent_hooks.ledger import known_ledgers
 from agent_hooks.wording import plural
-from agent_hooks.work_sessions.location import DEFAULT_SUBDIR as SESSIONS_SUBDIR
-
-LEDGER = "agent-hooks"
-WORKSPACES_SUBDIR = ".tmp/sessions"  # repository.WORKSPACES_DIR
+from agent_hooks.work_sessions import location
 
 
 @dataclass(frozen=True)
@@ -147,57 +145,12 @@ def guard_items(state_dir: str) -> list[Item]:
     return items
 
 
-def known_repositories(state_dir: str) -> list[str]:
-    """Repositories agent-hooks has a record of: guards, reservation indexes, agents' state."""
-    found = {g.get("repo") for g in guard_record.load(state_dir)}
-    projects = os.path.join(identity.data_dir(state_dir), "projects")
-    for name in _listdir(projects):
-        doc = storage.load_json_object(os.path.join(projects, name, "reservations.json")).doc
-        found.add((doc or {}).get("project_root"))
-    for name in _listdir(state_dir):
-        if identity.agent_from_state_file(state_dir, name) is not None:
-            try:
-                doc = storage.load_json_object(os.path.join(state_dir, name)).doc
-            except OSError:
-                continue
-            found.add((doc or {}).get("project_root"))
-    return sorted(r for r in found if isinstance(r, str) and os.path.isabs(r) and os.path.isdir(r))
-
-
-def _listdir(path: str) -> list[str]:
-    try:
-        return sorted(os.listdir(path))
-    except (FileNotFoundError, NotADirectoryError):
-        return []
-
-
-def git_common_dir(repo: str) -> str | None:
-    try:
-        proc = subprocess.run(
-            ["git", "-C", repo, "rev-parse", "--path-format=absolute", "--git-common-dir"],
-            capture_output=True,
-            text=True,
-            check=False,
-            timeout=30,
-        )
-        if proc.returncode == 0 and proc.stdout.strip():
-            return proc.stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        pass
-    dot_git = os.path.join(repo, ".git")
-    return dot_git if os.path.isdir(dot_git) else None
-
-
-def ledger_items(repos: list[str]) -> list[Item]:
-    items = []
-    seen = set()
-    for repo in repos:
-        common = git_common_dir(repo)
-        ledger = os.path.join(common, LEDGER) if common else None
-        if ledger and ledger not in seen and os.path.isdir(ledger):
-            seen.add(ledger)
-            items.append(Item(ledger, f"the reservation ledger of {repo}", is_dir=True))
-    return items
+def ledger_items(found: dict[str, str]) -> list[Item]:
+    """Every ledger agent-hooks knows of (`known_ledgers.ledgers`: directory -> work tree)."""
+    return [
+        Item(directory, f"the reservation ledger of {root}", is_dir=True)
+        for directory, root in sorted(found.items())
+    ]
 
 
 def project_work(repos: list[str]) -> list[str]:
@@ -205,7 +158,7 @@ def project_work(repos: list[str]) -> list[str]:
     return [
         os.path.join(repo, sub)
         for repo in repos
-        for sub in (SESSIONS_SUBDIR, WORKSPACES_SUBDIR)
+        for sub in (location.DEFAULT_SUBDIR, repository.WORKSPACES_DIR)
         if os.path.isdir(os.path.join(repo, sub))
     ]
 
@@ -216,8 +169,9 @@ class Plan:
         self.settings_files = recorded_settings(args.record, args.settings)
         self.settings = settings_items(self.settings_files, args.record)
         self.guards = guard_items(self.state_dir)
-        self.repos = known_repositories(self.state_dir)
-        self.ledgers = ledger_items(self.repos)
+        known = known_ledgers.ledgers(self.state_dir)
+        self.ledgers = ledger_items(known)
+        self.repos = sorted(set(known.values()))
         self.state = state_items(self.state_dir)
         self.backups = backup_items(self.settings_files)
         self.installed: list[Item] = []

@@ -74,12 +74,13 @@ class Claim:
     """A claim's outcome: `blockers` (then nothing was taken), leases held in
     other worktrees, and whether anything was written."""
 
-    __slots__ = ("blockers", "elsewhere", "problem", "written")
+    __slots__ = ("blockers", "elsewhere", "new_ledger", "problem", "written")
 
     def __init__(self) -> None:
         self.blockers: list[dict[str, Any]] = []
         self.elsewhere: list[dict[str, Any]] = []
         self.written = False
+        self.new_ledger = False  # this claim made the ledger's lease directory
         self.problem: str | None = None
 
 
@@ -195,8 +196,11 @@ def claim_many(
         from agent_hooks import storage
         from agent_hooks.leases import writer_cards
 
+        new_ledger = not fs.isdir(fs.join(ledger, LEASES))
         storage.ensure_dir(fs.join(ledger, LEASES))
         storage.ensure_dir(fs.join(ledger, writer_cards.WRITERS))
+        for rel in todo:
+            outcomes[rel].new_ledger = new_ledger
         if not locked(ledger, work):
             problem = f"lease lock of {ledger} busy for {LOCK_TIMEOUT:g} s; not leased"
     except OSError as exc:
