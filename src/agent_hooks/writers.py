@@ -14,7 +14,7 @@ Invariants:
   (`IdentityError`) or, for ids from a payload, ignored.
 * A subagent's writes never count as its parent's and the other way round;
   `relation` says how two writers are related, and the rules that use it live in
-  `reservations.lease`.
+  `leases.lease`.
 
 Built-ins only: PreToolUse builds one on every edit.
 """

@@ -9,7 +9,7 @@ the agent wrote or read inside its workspaces, kept apart from project files),
 `workspace` (the workspace bound to the current conversation: `{"id", "path",
 "conversation_id"}` or None), `trail_writers` (for a trail path a subagent or
 teammate touched: the writers that did), `waiting` (files a writer was refused,
-to be told when they free: `reservations.waiting`) and `alerts` (messages for
+to be told when they free: `gate.waiting`) and `alerts` (messages for
 the agent's next hook that can carry context).
 
 Invariants:

@@ -1,12 +1,12 @@
 """The git guard's check: which changed paths another agent holds, and what to say
-about a commit (the changes it stages; branch updates are `git_guard_refs`).
+about a commit (the changes it stages; branch updates are `ref_check`).
 
 A finding is a staged path (both names of a rename, deletions too) covered by a
 live exclusive reservation of an agent other than the committer (`AGENT_NAME`;
 none is the shared identity), in the repository's resolved top level or in a
 reservation project nested in it or containing it. A path may be found once per such
 project; within one finding `message` names each reservation once. Reading the staged paths runs
-git (`git_guard.git`, which keeps GIT_INDEX_FILE: inside the hook, the index being
+git (`guard_hooks.git`, which keeps GIT_INDEX_FILE: inside the hook, the index being
 committed); everything else only reads the reservation store.
 
 What an agent is told names the ways forward that respect the holder (unstage,

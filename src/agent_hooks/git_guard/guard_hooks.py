@@ -1,8 +1,8 @@
 """The git guard: hooks that refuse to let a change to a path another agent holds
 exclusively land on a local branch (docs/adr/0011-git-guard-and-mcp-interop.md).
 This module installs, removes and describes them; the scripts are
-`git_guard_script`, what they check `git_guard_check` (commits) and
-`git_guard_refs` (branch updates).
+`guard_script`, what they check `commit_check` (commits) and
+`ref_check` (branch updates).
 
 Invariants:
 

@@ -10,7 +10,7 @@ whose `core.hooksPath` changed may have them in two places).
 Invariants: every change is a read-modify-write under the file's lock
 (`storage.locked_update`), so concurrent installs lose no entry; the record only
 says where to look: whoever removes a guard checks first that the file still is
-one (`git_guard.read_meta`). Standard library only (install.sh's Python runs it).
+one (`guard_hooks.read_meta`). Standard library only (install.sh's Python runs it).
 """
 
 from __future__ import annotations

@@ -47,7 +47,7 @@ _WHAT = {
 }
 
 
-# The commit pre-commit has just judged (git_guard_refs.remember_judged wrote what it
+# The commit pre-commit has just judged (ref_check.remember_judged wrote what it
 # judged): its branch update is not checked, nor reported, a second time. A branch
 # moving from that HEAD to a commit with that tree, in the same AGENT_NAME and
 # conversation, within JUDGED_FOR seconds, is that commit.

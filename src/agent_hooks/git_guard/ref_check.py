@@ -13,7 +13,7 @@ The judged commit: `pre-commit` writes `<git dir>/agent-hooks-guard-commit` (the
 worktree's own git dir: worktrees commit independently): HEAD, the tree of the
 index it judged, the time, what it concluded, then AGENT_NAME|CLAUDE_CODE_SESSION_ID
 as git's environment has them. The reference-transaction script (not this module)
-skips the branch update of that very commit (git_guard_script). A stale file
+skips the branch update of that very commit (guard_script). A stale file
 matches nothing else than an update identical to one judged; a forged one is a
 deliberate bypass like `AGENT_HOOKS_GUARD=off` (docs/adr/0017-trust-model.md).
 """

@@ -495,7 +495,7 @@ _TRUSTED_HASH_LINE = re.compile(r"[ \t]*trusted_hash[ \t]*=")
 
 def parse_config(path: str, text: str) -> dict[str, Any]:
     """`text` (the content of `path`) parsed; ValueError (one line) when it is not valid TOML or
-    its `hooks.state` / `projects` are not tables."""
+    its `[hooks.state]` / `[projects]` are not tables."""
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -511,7 +511,7 @@ def parse_config(path: str, text: str) -> dict[str, Any]:
 
 
 def trust_state(doc: Mapping[str, Any]) -> dict[str, Any]:
-    """The `hooks.state` table of a parsed config (empty when absent)."""
+    """The `[hooks.state]` table of a parsed config (empty when absent)."""
     hooks = doc.get("hooks")
     state = hooks.get("state") if isinstance(hooks, dict) else None
     return state if isinstance(state, dict) else {}
@@ -636,7 +636,7 @@ def _trust_table_key(header: tuple[bool, tuple[str, ...]] | None) -> str | None:
 
 
 def _pruned(doc: dict[str, Any]) -> dict[str, Any]:
-    """`doc` without an empty `hooks.state`, `hooks` or `projects` (whether a table left empty
+    """`doc` without an empty `[hooks.state]`, `[hooks]` or `[projects]` (whether a table left empty
     is still written with its header is not a difference that matters)."""
     result = copy.deepcopy(doc)
     hooks = result.get("hooks")

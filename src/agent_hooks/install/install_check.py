@@ -5,7 +5,7 @@ Also: where the installed `agent-hooks` command is (for SessionStart's text).
 Claude Code merges the hooks of every settings file and every plugin, so with both
 copies active each event would be handled twice (two denies, two trail entries).
 The installed copy wins: it is what the person set up on purpose. The plugin's
-SessionStart (`hooks/plugin_session_start.py`) decides once per conversation:
+SessionStart (`hooks.plugin_session_start`) decides once per conversation:
 
 * it reads the files Claude Code merges — the user's (`$CLAUDE_CONFIG_DIR` or
   `~/.claude`)`/settings.json`, `<project>/.claude/settings.json` and

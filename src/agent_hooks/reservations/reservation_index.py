@@ -1,6 +1,6 @@
 """A ledger's reservations on disk, and the fast read PreToolUse does.
 
-Layout, inside the ledger directory (`reservations.ledger.directory`):
+Layout, inside the ledger directory (`ledger.ledger_location.directory`):
 `reservations.json` (the truth: every reservation and the repository's settings,
 JSON, written atomically and durably under `reservations.json.lock`) and
 `reservations.cache` (a `marshal` snapshot of the same, grouped by each

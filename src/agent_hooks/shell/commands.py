@@ -1,4 +1,4 @@
-"""The commands `bash_writes` knows: which files each one writes, and how a command line is dispatched.
+"""The commands `writes` knows: which files each one writes, and how a command line is dispatched.
 
 Three parts, one module (each module on the hook path costs ~0.2 ms to import; ADR-0005);
 what commands that name their files write is in `file_commands` (`FILE_HANDLERS`, loaded
@@ -38,8 +38,8 @@ so are find's starting points (their entries; followed too with -L/-H). Reported
 opaque: a command name that is a variable, a path to a command not known here (a
 script), `bash FILE` and shells reading stdin, eval of partly unknown text, env -S.
 Commands not named anywhere are assumed not to write. Hot path: imports nothing but
-agent_hooks' bash modules (`bash_writes`, for nested command strings, lazily: the two
-call each other).
+agent_hooks' shell modules (nested command strings go back to `writes` through
+`ShellState.run_text`, a callable, not an import).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A small hand-made tokenizer for bash command strings, for `bash_writes`.
+"""A small hand-made tokenizer for bash command strings, for `writes`.
 
 Hot path: this runs in a hook process started on every Bash tool call, so it
 imports nothing at run time (not `shlex`, not `re`).

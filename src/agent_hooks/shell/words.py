@@ -1,4 +1,4 @@
-"""What the words of a command mean to `bash_writes`: options, paths, and where the shell is.
+"""What the words of a command mean to `writes`: options, paths, and where the shell is.
 
 Three parts, one module (each module on the hook path costs ~0.2 ms to import; ADR-0005):
 
@@ -7,7 +7,7 @@ Options. GNU-style command-line options and shell assignments, read from lexed w
 `parse_options` splits a command's words into operands and (option, value) pairs the way
 GNU getopt_long does for the options it is told about; options it is not told about are
 taken as flags, abbreviated long options are not recognised. A word holding a variable or
-substitution is always an operand. Hot path: imports nothing but `bash_lexer`.
+substitution is always an operand. Hot path: imports nothing but `lexer`.
 
 Paths. From a shell word to the path it names: resolution, normalisation, globs and braces.
 
@@ -23,15 +23,15 @@ at most 4096 characters. A glob target's `path` is a shell glob with quoted
 metacharacters written `[*]`, `[?]`, `[[]`. Words holding variables, command
 substitutions or `~user` are never targets (a reason says why), nor are relative
 words when the current directory is unknown. Hot path: nothing is imported at run
-time but `bash_lexer` (not even `os`: normalisation is done here).
+time but `lexer` (not even `os`: normalisation is done here).
 
-Shell state. Where the shell is while `bash_writes` reads a command, and what it has found so far.
+Shell state. Where the shell is while `writes` reads a command, and what it has found so far.
 
 `ShellState` holds the current directory (None when unknown, with the reason it got lost),
 OLDPWD, the pushd stack (at most 64 entries) and the recursion depth (never past
 MAX_DEPTH: `deeper` says "nesting too deep" instead); targets and reasons go into the
 shared `BashAnalysis` (targets deduplicated in first-seen order, reasons as
-`bash_lexer.add_reason` keeps them). Where a cap makes it skip part of the command
+`lexer.add_reason` keeps them). Where a cap makes it skip part of the command
 (depth, a 65th pushd, a path past PATH_MAX, too many symlinks) it gives up (`give_up`,
 `BashAnalysis.gave_up`). Symlinks `ln -s` makes are kept for the whole command
 (`links`), and later targets through them are recorded where they lead too. `change_dir` is `cd`/`pushd`/`popd`; scoping the

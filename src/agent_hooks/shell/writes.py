@@ -5,7 +5,7 @@ creates, truncates, moves or removes (`targets`), and short reasons for what it
 runs but cannot be seen into (`opaque`). It never raises and never touches the
 file system; time is linear in the command (nesting is bounded by MAX_DEPTH).
 
-This module walks the token stream (`bash_lexer`): control operators, reserved
+This module walks the token stream (`lexer`): control operators, reserved
 words and compound heads, simple commands, redirections (`>`, `>>`, `>|`, `&>`,
 `&>>`, `N>`, `<>`, `>&FILE`, with or without a space; not /dev/null, /dev/std*,
 /dev/tty, /dev/fd/*, nor fd duplications), assignments, brace expansion, and the
@@ -13,9 +13,9 @@ substitutions in every word (`$(...)`, backticks, `<(...)` and here-doc bodies'
 substitutions, analysed recursively). `cd`/`pushd`/`popd` are scoped to
 subshells, pipeline elements and `&`; a symlink `ln -s` makes is followed by the
 paths after it (`ln -s ../x l && echo > l/f` writes ../x/f). Each simple command goes
-to `bash_commands` (wrappers, commands running commands, and what each known
-command writes or runs; `bash_file_commands` for commands naming their files);
-words become options and paths in `bash_words` (`~`, `$HOME`; unquoted globs as
+to `commands` (wrappers, commands running commands, and what each known
+command writes or runs; `file_commands` for commands naming their files);
+words become options and paths in `words` (`~`, `$HOME`; unquoted globs as
 patterns, `glob=True`; directory entries a command acts on itself, `entry=True`;
 the target invariants).
 
@@ -46,7 +46,7 @@ the session; `${x:-$(cmd)}`; a glob reaching through a symlink made earlier in
 the command. Conversely a function body's writes count even if it is never
 called, and xargs/cp/mv destinations are taken from their static words.
 
-Hot path: nothing is imported at run time but `bash_lexer` and the bash_* modules
+Hot path: nothing is imported at run time but `lexer` and the shell package's modules
 named above (not even `os`).
 """
 
