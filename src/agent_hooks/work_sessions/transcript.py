@@ -127,44 +127,68 @@ def _continues(cursor: Mapping[str, Any] | None, path: str, st: Any, offset: int
     )
 
 
+class _Reading:
+    """The complete lines appended to a transcript since `cursor`: `same` says
+    whether the cursor continues this file (else reading starts at 0); `entries`
+    yields the parsed entries of the lines mentioning usage, counting the lines
+    that do not parse in `skipped`; `offset` ends after the last complete line read."""
+
+    __slots__ = ("chunk", "fd", "offset", "same", "skipped", "st")
+
+    def __init__(self, cursor: Mapping[str, Any] | None, path: str, chunk: int) -> None:
+        self.fd = posix.open(path, posix.O_RDONLY | posix.O_CLOEXEC)
+        self.chunk = chunk
+        self.st = posix.fstat(self.fd)
+        offset = _int(cursor.get("offset")) if cursor is not None else 0
+        self.same = _continues(cursor, path, self.st, offset)
+        self.offset = offset if self.same else 0
+        self.skipped = 0
+
+    def entries(self) -> Iterator[object]:
+        for lines, read_to in _complete_lines(self.fd, self.offset, self.chunk):
+            self.offset = read_to
+            for line in lines:
+                if _USAGE not in line:
+                    continue
+                try:
+                    yield jsonio.loads(line)
+                except ValueError:
+                    self.skipped += 1
+
+    def close(self) -> None:
+        posix.close(self.fd)
+
+
+def _reading(cursor: Mapping[str, Any] | None, path: str, chunk: int) -> _Reading | None:
+    try:
+        return _Reading(cursor, path, chunk)
+    except (OSError, ValueError):
+        return None
+
+
 def advance(
     cursor: Mapping[str, Any] | None, path: str, chunk: int = CHUNK
 ) -> dict[str, Any] | None:
     """The cursor moved to the end of `path`'s last complete line, with its
     figures updated; None when the transcript cannot be read."""
-    try:
-        fd = posix.open(path, posix.O_RDONLY | posix.O_CLOEXEC)
-    except (OSError, ValueError):
+    reading = _reading(cursor, path, chunk)
+    if reading is None:
         return None
     try:
-        st = posix.fstat(fd)
-        offset = _int(cursor.get("offset")) if cursor is not None else 0
-        same = _continues(cursor, path, st, offset)
-        if same:
-            assert cursor is not None
+        current = peak = skipped = 0
+        if reading.same and cursor is not None:
             current, peak = _int(cursor.get("current")), _int(cursor.get("peak"))
             skipped = _int(cursor.get("skipped"))
-        else:
-            offset = current = peak = skipped = 0
-        for lines, read_to in _complete_lines(fd, offset, chunk):
-            offset = read_to
-            for line in lines:
-                if _USAGE not in line:
-                    continue
-                try:
-                    entry = jsonio.loads(line)
-                except ValueError:
-                    skipped += 1
-                    continue
-                size = main_context(entry)
-                if size is not None:
-                    current = size
-                    peak = max(peak, size)
-        return _cursor(path, st, offset, current, peak, skipped)
+        for entry in reading.entries():
+            size = main_context(entry)
+            if size is not None:
+                current = size
+                peak = max(peak, size)
+        return _cursor(path, reading.st, reading.offset, current, peak, skipped + reading.skipped)
     except OSError:
         return None
     finally:
-        posix.close(fd)
+        reading.close()
 
 
 def subagent_progress(
@@ -176,46 +200,33 @@ def subagent_progress(
     whether the last assistant entry read now ends its turn. None when the file
     cannot be read (not written yet). A cursor of another file (path, device,
     inode) or beyond its end starts again at 0."""
-    try:
-        fd = posix.open(path, posix.O_RDONLY | posix.O_CLOEXEC)
-    except (OSError, ValueError):
+    reading = _reading(cursor, path, chunk)
+    if reading is None:
         return None
     try:
-        st = posix.fstat(fd)
-        offset = _int(cursor.get("offset")) if cursor is not None else 0
-        same = _continues(cursor, path, st, offset)
-        used = _int(cursor.get("used")) if same and cursor is not None else 0
-        offset = offset if same else 0
+        used = _int(cursor.get("used")) if reading.same and cursor is not None else 0
         final = False
-        for lines, read_to in _complete_lines(fd, offset, chunk):
-            offset = read_to
-            for line in lines:
-                if _USAGE not in line:
-                    continue
-                try:
-                    entry = jsonio.loads(line)
-                except ValueError:
-                    continue
-                if not isinstance(entry, dict) or entry.get("type") != "assistant":
-                    continue
-                message = entry.get("message")
-                reason = message.get("stop_reason") if isinstance(message, dict) else None
-                final = reason in FINAL_STOP_REASONS
-                usage = _usage(entry, main_only=False)
-                if usage is not None:
-                    used = max(used, context_size(usage) + _int(usage.get("output_tokens")))
+        for entry in reading.entries():
+            if not isinstance(entry, dict) or entry.get("type") != "assistant":
+                continue
+            message = entry.get("message")
+            reason = message.get("stop_reason") if isinstance(message, dict) else None
+            final = reason in FINAL_STOP_REASONS
+            usage = _usage(entry, main_only=False)
+            if usage is not None:
+                used = max(used, context_size(usage) + _int(usage.get("output_tokens")))
         return {
             "transcript": path,
-            "device": st.st_dev,
-            "inode": st.st_ino,
-            "offset": offset,
+            "device": reading.st.st_dev,
+            "inode": reading.st.st_ino,
+            "offset": reading.offset,
             "used": used,
             "final": final,
         }
     except OSError:
         return None
     finally:
-        posix.close(fd)
+        reading.close()
 
 
 def _read_all(path: str) -> bytes | None:

@@ -25,44 +25,49 @@ def post_tool_use(
     """Record created files as artifacts, refresh this conversation's figures,
     and return `{"additionalContext", "systemMessage"}` when its context first
     passes 80 % or 95 % of the budget; None otherwise (and always without a
-    work session)."""
-    if active_dir(ctx.environ, project) is None:
+    work session). Failures are logged, never raised."""
+    directory = active_dir(ctx.environ, project)
+    if directory is None:
         return None
     from agent_hooks.work_sessions import work_session_recording
 
-    return work_session_recording.post_tool_use(ctx, agent_name, project, found)
+    return work_session_recording.post_tool_use(ctx, agent_name, project, found, directory)
 
 
 def subagent_start(ctx: HookContext, project: str | None) -> None:
     """Record a subagent in `agents_spawned` when it starts."""
-    if active_dir(ctx.environ, project) is not None:
+    directory = active_dir(ctx.environ, project)
+    if directory is not None:
         from agent_hooks.work_sessions import work_session_recording
 
-        work_session_recording.subagent_start(ctx, project)
+        work_session_recording.subagent_start(ctx, directory)
 
 
 def subagent_stop(ctx: HookContext, project: str | None) -> None:
     """Record a subagent's end and the tokens its own transcript shows it used."""
-    if active_dir(ctx.environ, project) is not None:
+    directory = active_dir(ctx.environ, project)
+    if directory is not None:
         from agent_hooks.work_sessions import work_session_recording
 
-        work_session_recording.subagent_stop(ctx, project)
+        work_session_recording.subagent_stop(ctx, directory)
 
 
 def stop(ctx: HookContext, project: str | None) -> None:
     """Refresh this conversation's figures at the end of a turn (never warns)."""
-    if active_dir(ctx.environ, project) is not None:
+    directory = active_dir(ctx.environ, project)
+    if directory is not None:
         from agent_hooks.work_sessions import work_session_recording
 
-        work_session_recording.stop(ctx, project)
+        work_session_recording.stop(ctx, directory)
 
 
 def session_start_lines(
     project: str | None, now: float, environ: Mapping[str, str] | None = None
 ) -> list[str]:
     """One or two lines on the active work session for the SessionStart context."""
-    if active_dir(environ or {}, project) is None:
+    directory = active_dir(environ or {}, project)
+    if directory is None:
         return []
     from agent_hooks.work_sessions import work_session_recording
 
-    return work_session_recording.session_start_lines(project, now, environ)
+    return work_session_recording.session_start_lines(directory, now)

@@ -29,7 +29,7 @@ from agent_hooks import posix_fs as fs
 from agent_hooks import timestamps
 from agent_hooks.repository import WORKSPACES_DIR
 from agent_hooks.wording import plural
-from agent_hooks.work_sessions.location import LIVE, active_dir
+from agent_hooks.work_sessions.location import LIVE
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -40,14 +40,13 @@ if TYPE_CHECKING:
 
 
 def post_tool_use(
-    ctx: HookContext, agent_name: str | None, project: str | None, found: list[tuple[str, str]]
+    ctx: HookContext,
+    agent_name: str | None,
+    project: str | None,
+    found: list[tuple[str, str]],
+    directory: str,
 ) -> dict[str, Any] | None:
-    """Record created files as artifacts, refresh this conversation's figures,
-    and return `{"additionalContext", "systemMessage"}` when its context first
-    passes 80 % or 95 % of the budget; None otherwise."""
-    directory = active_dir(ctx.environ, project)
-    if directory is None:
-        return None
+    """`work_session_events.post_tool_use` for the active work session in `directory`."""
     try:
         return _post_tool_use(ctx, agent_name, project, found, directory)
     except Exception as exc:
@@ -212,11 +211,10 @@ def _agent_label(ctx: HookContext) -> str:
         return "-"
 
 
-def subagent_start(ctx: HookContext, project: str | None) -> None:
+def subagent_start(ctx: HookContext, directory: str) -> None:
     """Record a subagent in `agents_spawned` when it starts."""
-    directory = active_dir(ctx.environ, project)
     agent_id = ctx.payload.get("agent_id")
-    if directory is None or not isinstance(agent_id, str) or not agent_id:
+    if not isinstance(agent_id, str) or not agent_id:
         return
     from agent_hooks.work_sessions import work_session
 
@@ -238,13 +236,12 @@ def subagent_start(ctx: HookContext, project: str | None) -> None:
         ctx.log(f"work session not updated at SubagentStart: {type(exc).__name__}: {exc}")
 
 
-def subagent_stop(ctx: HookContext, project: str | None) -> None:
+def subagent_stop(ctx: HookContext, directory: str) -> None:
     """Record a subagent's end and the tokens its own transcript shows it used;
     one whose transcript is not final yet goes on the pending list
     (`work_sessions/subagents.py`), and the others pending are read on."""
-    directory = active_dir(ctx.environ, project)
     agent_id = ctx.payload.get("agent_id")
-    if directory is None or not isinstance(agent_id, str) or not agent_id:
+    if not isinstance(agent_id, str) or not agent_id:
         return
     try:
         _subagent_stop(ctx, directory, agent_id)
@@ -280,11 +277,10 @@ def _subagent_stop(ctx: HookContext, directory: str, agent_id: str) -> None:
     _update(ctx, directory, mutate)
 
 
-def stop(ctx: HookContext, project: str | None) -> None:
+def stop(ctx: HookContext, directory: str) -> None:
     """Refresh this conversation's figures at the end of a turn (never warns),
     and read on the transcripts of subagents still pending."""
-    directory = active_dir(ctx.environ, project)
-    if directory is None or ctx.payload.get("agent_id"):
+    if ctx.payload.get("agent_id"):
         return
     agent = _agent_label(ctx)
 
@@ -298,13 +294,8 @@ def stop(ctx: HookContext, project: str | None) -> None:
         ctx.log(f"work session not updated at Stop: {type(exc).__name__}: {exc}")
 
 
-def session_start_lines(
-    project: str | None, now: float, environ: Mapping[str, str] | None = None
-) -> list[str]:
-    """One or two lines on the active work session for the SessionStart context."""
-    directory = active_dir(environ or {}, project)
-    if directory is None:
-        return []
+def session_start_lines(directory: str, now: float) -> list[str]:
+    """One or two lines on the active work session in `directory` for SessionStart."""
     from agent_hooks.work_sessions import work_session, work_session_store
 
     try:
