@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from agent_hooks import writers
+from agent_hooks import repository, writers
 from agent_hooks.leases import lease_store
 from agent_hooks.ledger import ledger_sync, remote_git, remote_ledger
 from agent_hooks.reservations import pattern, reservation, reservation_index, reservation_store
@@ -178,7 +178,7 @@ class Machine:
             str(self.ledger),
             rel,
             writers.Writer(agent, "conv-" + agent),
-            worktree=str(self.repo),
+            worktree=repository.worktree_id(str(self.repo)),
             branch="main",
             holder_pid=None,
             now=now,

@@ -8,7 +8,8 @@ Invariants:
   outside any repository is the project itself. Agents started in different
   subdirectories of one repository therefore share a project.
 * A repository's worktrees share one common git directory (`common_dir`), read
-  from the `.git` file and `commondir` exactly as git does, without running git.
+  from the `.git` file and `commondir` exactly as git does, without running git;
+  each is told apart by `worktree_id`, which no path to the checkout changes.
 * Resolution is built-ins only (no subprocess, no `os`): it runs on every hook.
 """
 
@@ -95,6 +96,22 @@ def common_dir(top: str) -> str | None:
     pointer = _read_small(fs.join(own, "commondir"))
     common = fs.join(own, pointer) if pointer else own
     return fs.realpath(fs.normpath(common))
+
+
+def worktree_id(top: str) -> str:
+    """Which work tree of its repository `top` is, the same whatever path reaches it
+    (a container's mount, a bind mount, a renamed directory): "." for the main work
+    tree, the git dir relative to the common git dir for a linked worktree
+    (`worktrees/<name>`); a directory outside git is its own path."""
+    own = git_dir(top)
+    if own is None:
+        return top
+    own = fs.realpath(fs.normpath(own))
+    pointer = _read_small(fs.join(own, "commondir"))
+    if not pointer:
+        return "."
+    common = fs.realpath(fs.normpath(fs.join(own, pointer)))
+    return own[len(common) + 1 :] if own.startswith(common + "/") else own
 
 
 def branch(top: str) -> str | None:

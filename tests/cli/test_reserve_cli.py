@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
+from agent_hooks import repository
 from agent_hooks.cli import main as cli_main
 from agent_hooks.cli._common import Env
 
@@ -492,7 +493,7 @@ def _lease(cli: Cli, rel: str, agent: str, agent_id: str | None = None) -> None:
         book,
         rel,
         Writer(agent, f"c-{agent}", agent_id, "general-purpose" if agent_id else None),
-        worktree=str(cli.project),
+        worktree=repository.worktree_id(str(cli.project)),
         branch="main",
         holder_pid=os.getpid(),
         now=NOW,

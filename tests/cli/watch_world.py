@@ -11,7 +11,7 @@ import sys
 import time
 from pathlib import Path
 
-from agent_hooks import identity
+from agent_hooks import identity, repository
 from agent_hooks.agents import state
 from agent_hooks.leases import lease_store
 from agent_hooks.ledger import ledger_location
@@ -84,7 +84,7 @@ class World:
             directory,
             rel,
             writer,
-            worktree=str(self.project),
+            worktree=repository.worktree_id(str(self.project)),
             branch="main",
             holder_pid=int(ALIVE["CLAUDE_PID"]),
             now=now,

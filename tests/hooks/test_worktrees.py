@@ -237,3 +237,56 @@ def test_the_git_guard_in_a_worktree_checks_the_repositorys_ledger(
     )
     assert commit.returncode != 0
     assert "src/auth/login.py (modified)" in commit.stderr and 'agent "proj__cc_2"' in commit.stderr
+
+
+def _mounted_run(
+    mount: Path, source: Path, home: Path, event: str, payload: dict[str, Any]
+) -> HookResult:
+    """Run a hook inside a private mount namespace where `source` is bind-mounted at
+    `mount`: a container that mounts the repository at another path."""
+    run = runner(home, mount)
+    script = (
+        f"mount --bind {source} {mount} && "
+        f"exec {sys.executable} -IS {Path(__file__).resolve().parents[2] / 'hooks' / 'entry.py'} {event}"
+    )
+    proc = subprocess.run(
+        ["unshare", "-m", "--propagation", "private", "sh", "-c", script],
+        input=json.dumps(payload).encode(),
+        capture_output=True,
+        env=run.env(OTHER),
+        timeout=60,
+    )
+    if b"mount" in proc.stderr or b"unshare" in proc.stderr:
+        pytest.skip(f"cannot bind-mount here: {proc.stderr.decode().strip()}")
+    out = json.loads(proc.stdout) if proc.stdout.strip() else None
+    return HookResult(proc.returncode, out, proc.stderr.decode())
+
+
+def test_one_checkout_reached_through_another_path_is_one_work_tree(
+    repo: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """Issue 18, defect 8: a container mounting the repository at /workspace is the
+    same work tree: a lease held through one path refuses an edit through the other,
+    and no "another worktree" note is made up."""
+    main, _ = repo
+    mount = tmp_path / "workspace"
+    mount.mkdir()
+    home = tmp_path / "home"
+    alice = runner(home, main)
+    write = alice.payload(
+        "PreToolUse_Write",
+        tool_input={"file_path": str(main / "src/auth/login.py"), "content": "x"},
+        cwd=str(main),
+    )
+    assert alice("PreToolUse", write, agent=ME).out is None  # leased by alice
+    through = alice.payload(
+        "PreToolUse_Write",
+        tool_input={"file_path": str(mount / "src/auth/login.py"), "content": "y"},
+        cwd=str(mount),
+    )
+    through["session_id"] = "other-conversation"
+    result = _mounted_run(mount, main, home, "PreToolUse", through)
+    decision = result.out["hookSpecificOutput"]
+    assert decision["permissionDecision"] == "deny", decision
+    assert "another worktree" not in json.dumps(result.out)
+    assert 'agent "proj__cc_1"' in decision["permissionDecisionReason"]

@@ -104,7 +104,7 @@ def test_every_client_in_the_table_has_its_module_and_protocol() -> None:
     assert DEFAULT_CLIENT in CLIENTS
     for name, module_name in CLIENTS.items():
         module = __import__(f"agent_hooks.clients.{module_name}", fromlist=["NAME"])
-        assert module.NAME == name and name in CLIENT_LABELS
+        assert name == module.NAME and name in CLIENT_LABELS
         for attribute in ("EVENTS", "CONTEXT_LIMIT", "CONTEXT_EVENTS", "TRANSCRIPTS"):
             assert hasattr(module, attribute), (name, attribute)
         for function in ("tool_use", "holder_pid", "render"):
@@ -236,7 +236,7 @@ def test_the_readme_and_the_adrs_name_only_what_exists(path: Path) -> None:
 
 def test_docstrings_and_comments_name_only_what_exists() -> None:
     bad = []
-    for name, path in sorted(MODULES.items()):
+    for path in sorted(MODULES.values()):
         for line, text in _docstrings(path) + _comments(path):
             for token in BACKTICKED.findall(text):
                 why = problem(token)

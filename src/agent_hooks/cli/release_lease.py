@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-from agent_hooks import log
+from agent_hooks import log, repository
 from agent_hooks.agents import state_file
 from agent_hooks.cli._common import Env
 from agent_hooks.gate import places
@@ -47,8 +47,9 @@ def force(
             "no writer is changing " + ", ".join(free) + " in this worktree "
             "(see `agent-hooks reservations`); nothing was released"
         )
+    worktree = repository.worktree_id(root)
     dropped = lease_release.release(
-        directory, lambda item: item.get("worktree") == root, env.now, rels
+        directory, lambda item: item.get("worktree") == worktree, env.now, rels
     )
     released = []
     for rel, item in dropped:
@@ -66,7 +67,8 @@ def force(
 
 
 def _held_here(directory: str, rel: str, root: str) -> bool:
-    return any(item.get("worktree") == root for item in lease_store.read(directory, rel))
+    worktree = repository.worktree_id(root)
+    return any(item.get("worktree") == worktree for item in lease_store.read(directory, rel))
 
 
 def _tell(env: Env, item: dict[str, Any], rel: str, by: str) -> None:

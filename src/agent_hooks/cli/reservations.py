@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from agent_hooks import liveness, timestamps, writers
+from agent_hooks import liveness, repository, timestamps, writers
 from agent_hooks.cli._common import (
     emit_json,
     get_env,
@@ -94,7 +94,7 @@ def _lease_rows(root: str, directory: str, now: float) -> list[dict[str, Any]]:
                 "agent": item.get("agent"),
                 "writer": item.get("writer"),
                 "holder_label": lease_messages.holder_label(item, card),
-                "worktree": item.get("worktree"),
+                "worktree": item.get("worktree_path") or item.get("worktree"),
                 "branch": item.get("branch"),
                 "written_at": item.get("written"),
                 "expires_at": item.get("expires"),
@@ -276,7 +276,9 @@ def _verdict(state_dir: str, root: str, rel: str, me: writers.Writer, now: float
             for h in (index_records.as_dict(rec) for rec in holders)
         ]
         return verdict
-    seen = lease.judge(lease_store.read(directory, rel), me, root, now, liveness.alive)
+    seen = lease.judge(
+        lease_store.read(directory, rel), me, repository.worktree_id(root), now, liveness.alive
+    )
     if seen.blockers:
         verdict["allowed"] = False
         verdict["held_by"] = [

@@ -97,7 +97,7 @@ def _leased(call: ToolCall, verdict: Verdict, place: Place, holds: bool) -> bool
         seen = lease.judge(
             lease_store.read(repo.ledger, place.rel),
             call.writer,
-            repo.root,
+            repo.worktree,
             call.now,
             liveness.alive,
         )
@@ -126,8 +126,9 @@ def _claim(call: ToolCall, place: Place) -> Claim:
         place.repo.ledger,
         place.rel,
         call.writer,
-        worktree=place.repo.root,
+        worktree=place.repo.worktree,
         branch=repository.branch(place.repo.root),
+        worktree_path=place.repo.root,
         holder_pid=call.holder_pid,
         now=call.now,
         minutes=place.repo.minutes,

@@ -90,6 +90,7 @@ def after_bash(
     start = now - took - SLACK
     mine: list[str] = []
     leased_by_others: dict[str, dict[str, Any]] = {}
+    worktree = repository.worktree_id(project)
     inside = _rels(changed, project)
     leased = _LeaseNames(directory, minutes, len(inside))
     for path, rel in inside:
@@ -100,7 +101,7 @@ def after_bash(
         if _written_by_another(leases, me, start, now, "edit"):
             result.foreign.add(path)
             continue
-        seen = lease.judge(leases, me, project, now, liveness.alive)
+        seen = lease.judge(leases, me, worktree, now, liveness.alive)
         if _written_by_another(seen.blockers, me, start, now, "bash"):
             continue  # ambiguous: both commands may have reported it
         if seen.blockers:
@@ -112,8 +113,9 @@ def after_bash(
             directory,
             mine[:MAX_LEASED],
             me,
-            worktree=project,
+            worktree=worktree,
             branch=repository.branch(project),
+            worktree_path=project,
             holder_pid=holder_pid,
             now=now,
             minutes=minutes,

@@ -201,7 +201,11 @@ def _lease_blocker(
         )
     for leased in candidates:
         seen = lease.judge(
-            lease_store.read(repo.ledger, leased), call.writer, repo.root, call.now, liveness.alive
+            lease_store.read(repo.ledger, leased),
+            call.writer,
+            repo.worktree,
+            call.now,
+            liveness.alive,
         )
         blockers = seen.blockers + (seen.elsewhere if repo.deny_elsewhere else [])
         if blockers:

@@ -15,7 +15,7 @@ refusal: it comes back marked `overridden`. Built-ins only.
 
 from __future__ import annotations
 
-from agent_hooks import switches
+from agent_hooks import repository, switches
 from agent_hooks.leases import lease_minutes
 from agent_hooks.ledger import ledger_location
 from agent_hooks.reservations import reservation_index
@@ -33,12 +33,13 @@ if TYPE_CHECKING:
 class Repo:
     """One repository (work tree) as a tool call sees it."""
 
-    __slots__ = ("deny_elsewhere", "index", "ledger", "minutes", "root", "strict")
+    __slots__ = ("deny_elsewhere", "index", "ledger", "minutes", "root", "strict", "worktree")
 
     def __init__(
         self, root: str, ledger: str, index: HotIndex | None, environ: Mapping[str, str]
     ) -> None:
-        self.root = root  # the work tree
+        self.root = root  # the work tree, as this process reaches it
+        self.worktree = repository.worktree_id(root)  # which work tree, whatever the path
         self.ledger = ledger  # its repository's ledger directory
         self.index = index  # its reservations (None: no reservations file)
         settings = index.settings if index is not None else None

@@ -9,7 +9,7 @@ which files are free. Nothing here runs unless a note exists.
 
 from __future__ import annotations
 
-from agent_hooks import liveness
+from agent_hooks import liveness, repository
 from agent_hooks.agents import state_file
 from agent_hooks.leases import lease, lease_store
 from agent_hooks.ledger import ledger_location
@@ -79,7 +79,9 @@ def _free(state_dir: str, me: Writer, entry: dict[str, Any], now: float) -> str 
         lambda rec: liveness.alive(rec[index_records.HOLDER] or {}) is not False,
     ):
         return None
-    seen = lease.judge(lease_store.read(directory, rel), me, root, now, liveness.alive)
+    seen = lease.judge(
+        lease_store.read(directory, rel), me, repository.worktree_id(root), now, liveness.alive
+    )
     if seen.blockers:
         return None
     return _why_free(state_dir, entry, directory, now)

@@ -3,8 +3,9 @@
 
 A lease is the implicit claim a writer holds on one file it is changing. It is
 a dict: `writer` (its key), `agent`, `conversation`, `agent_id`, `agent_type`,
-the holder process (`pid`, `start`, `host`), `worktree` (the work tree it was
-taken in) and `branch`, `claimed`, `written` and `expires` (epoch seconds),
+the holder process (`pid`, `start`, `host`), `worktree` (which work tree it was
+taken in: `repository.worktree_id`, the same through any path to the checkout),
+`worktree_path` (that work tree as the holder reached it, for people) and `branch`, `claimed`, `written` and `expires` (epoch seconds),
 `tool_use_id`, and `source` (`edit` or `bash`). A file's leases are a list,
 one per worktree at most: worktrees hold separate copies of a file.
 
@@ -129,6 +130,7 @@ def new(
     source: str,
     tool_use_id: str | None = None,
     claimed: float | None = None,
+    worktree_path: str | None = None,
 ) -> Lease:
     return {
         **me.as_dict(),
@@ -136,6 +138,7 @@ def new(
         "start": holder.get("start"),
         "host": holder.get("host"),
         "worktree": worktree,
+        "worktree_path": worktree_path or worktree,
         "branch": branch,
         "claimed": int(now if claimed is None else claimed),
         "written": int(now),

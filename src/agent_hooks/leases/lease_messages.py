@@ -69,7 +69,7 @@ def elsewhere_note(rel: str, leases: list[Lease], now: float) -> str:
         branch = lease.get("branch")
         where = f"on branch {branch}" if isinstance(branch, str) and branch else "elsewhere"
         parts.append(
-            f"{holder_label(lease)} in worktree {lease.get('worktree')} ({where}), "
+            f"{holder_label(lease)} in worktree {lease.get('worktree_path') or lease.get('worktree')} ({where}), "
             f"last write {ago(lease.get('written'), now)}"
         )
     return (

@@ -105,6 +105,7 @@ def claim(
     *,
     worktree: str,
     branch: str | None,
+    worktree_path: str | None = None,
     holder_pid: int | None,
     now: float,
     minutes: int,
@@ -118,6 +119,7 @@ def claim(
         me,
         worktree=worktree,
         branch=branch,
+        worktree_path=worktree_path,
         holder_pid=holder_pid,
         now=now,
         minutes=minutes,
@@ -133,6 +135,7 @@ def claim_many(
     *,
     worktree: str,
     branch: str | None,
+    worktree_path: str | None = None,
     holder_pid: int | None,
     now: float,
     minutes: int,
@@ -179,6 +182,7 @@ def claim_many(
                 source=source,
                 tool_use_id=tool_use_id,
                 claimed=mine.get("claimed") if mine is not None else None,
+                worktree_path=worktree_path,
             )
             kept = [item for item in current if item.get("worktree") != worktree]
             doc = {"path": rel, "leases": [*kept, last]}

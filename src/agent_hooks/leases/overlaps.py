@@ -69,9 +69,10 @@ def changed_files(top: str) -> set[str]:
 
 def leased_elsewhere(directory: str, top: str, now: float) -> dict[str, list[dict[str, object]]]:
     """Live leases held in worktrees other than `top`, by path."""
+    worktree = repository.worktree_id(top)
     found: dict[str, list[dict[str, object]]] = {}
     for rel, item in lease_release.everything(directory):
-        if item.get("worktree") != top and lease.counts(item, now, liveness.alive):
+        if item.get("worktree") != worktree and lease.counts(item, now, liveness.alive):
             found.setdefault(rel, []).append(item)
     return found
 
@@ -103,7 +104,9 @@ def everywhere(state_dir: str, top: str, now: float) -> dict[str, list[str]]:
         if lease.counts(item, now, liveness.alive):
             by_path.setdefault(rel, []).append(item)
     return {
-        rel: [f"{_who(item)} in {item.get('worktree')}" for item in items]
+        rel: [
+            f"{_who(item)} in {item.get('worktree_path') or item.get('worktree')}" for item in items
+        ]
         for rel, items in sorted(by_path.items())
         if len({item.get("worktree") for item in items}) > 1
     }

@@ -103,11 +103,12 @@ def session_start_lines(
 
 
 def _leases_of_others(directory: str, me: writers.Writer, project: str, now: float) -> list[str]:
-    from agent_hooks import liveness
+    from agent_hooks import liveness, repository
 
+    worktree = repository.worktree_id(project)
     items = []
     for rel, item in lease_release.everything(directory):
-        if item.get("worktree") != project or not lease.counts(item, now, liveness.alive):
+        if item.get("worktree") != worktree or not lease.counts(item, now, liveness.alive):
             continue
         if me.relation(str(item.get("writer"))) in (writers.SELF, writers.PARENT):
             continue

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from agent_hooks import repository
 from agent_hooks.gate import shell_aftermath
 from agent_hooks.leases import lease_store
 from agent_hooks.ledger import ledger_location
@@ -35,7 +36,7 @@ def state_dir(tmp_path: Path) -> str:
 
 def lease_for(state_dir: str, project: str, rels: list[str], who: Writer, now: float) -> None:
     lease_store.claim_many(
-        ledger_location.directory(state_dir, project), rels, who, worktree=project, branch="main",
+        ledger_location.directory(state_dir, project), rels, who, worktree=repository.worktree_id(project), branch="main",
         holder_pid=ALIVE, now=now, minutes=10,
     )  # fmt: skip
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from agent_hooks import identity, liveness
+from agent_hooks import identity, liveness, repository
 from agent_hooks.agents import state_file
 from agent_hooks.gate import waiting
 from agent_hooks.leases import lease_release, lease_store
@@ -46,7 +46,7 @@ def dead_pid() -> int:
 def lease(
     sd: str, root: str, me: Writer, rel: str, now: float = NOW, pid: int = os.getpid()
 ) -> None:
-    out = lease_store.claim(ledger_location.directory(sd, root), rel, me, worktree=root, branch="main",
+    out = lease_store.claim(ledger_location.directory(sd, root), rel, me, worktree=repository.worktree_id(root), branch="main",
                             holder_pid=pid, now=now, minutes=10)  # fmt: skip
     assert out.written
 
