@@ -83,10 +83,10 @@ def _top_level_closure(start: str) -> set[str]:
 
 
 def _preload_lists() -> dict[str, tuple[str, ...]]:
-    from agent_hooks.gate.shell_gate import PARSER_MODULES
     from agent_hooks.hooks import PRELOAD
     from agent_hooks.hooks.post_tool_use import BASH_MODULES
     from agent_hooks.hooks.pre_tool_use import EDIT_MODULES
+    from agent_hooks.shell.prefilter import PARSER_MODULES
 
     return {
         **PRELOAD,

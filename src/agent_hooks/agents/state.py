@@ -9,8 +9,9 @@ the agent wrote or read inside its workspaces, kept apart from project files),
 `workspace` (the workspace bound to the current conversation: `{"id", "path",
 "conversation_id"}` or None), `trail_writers` (for a trail path a subagent or
 teammate touched: the writers that did), `waiting` (files a writer was refused,
-to be told when they free: `gate.waiting`) and `alerts` (messages for
-the agent's next hook that can carry context).
+to be told when they free: `gate.waiting`), `alerts` (messages for
+the agent's next hook that can carry context) and `held` (files its writers
+wrote and hold, with their fingerprints after the last write: `leases.held_files`).
 
 Invariants:
 
@@ -35,6 +36,7 @@ MAX_CONVERSATIONS = 20
 MAX_NOTICES = 20
 MAX_WAITING = 20
 MAX_WRITERS_PER_PATH = 8
+MAX_HELD = 200
 
 
 def fresh(agent_name: str | None, now: float) -> Doc:
@@ -63,6 +65,7 @@ def fresh(agent_name: str | None, now: float) -> Doc:
         "trail_writers": {},
         "waiting": [],
         "alerts": [],
+        "held": {},
     }
 
 
@@ -134,6 +137,10 @@ def normalize(raw: Doc | None, agent_name: str | None, now: float) -> Doc:
         }
     workspace = raw.get("workspace")
     doc["workspace"] = workspace if isinstance(workspace, dict) else None
+    held = raw.get("held")
+    if isinstance(held, dict):
+        entries = [(k, v) for k, v in held.items() if isinstance(k, str) and isinstance(v, dict)]
+        doc["held"] = dict(entries[-MAX_HELD:])
     return doc
 
 
@@ -214,6 +221,8 @@ def begin_conversation(
         restored = normalize(archived, doc["agent_name"], now)
         for field in (*TRAIL_FIELDS, "fingerprints", "session_start", "workspace", "trail_writers"):
             doc[field] = restored[field]
+    if conversation_id != doc["conversation_id"] or source in ("startup", "clear"):
+        doc["held"] = {}  # the leases of the last conversation ended with it
     doc.update(
         registered=True,
         conversation_id=conversation_id,

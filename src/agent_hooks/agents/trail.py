@@ -1,6 +1,6 @@
 """Trail rules: which files a finished tool call created, modified or read.
 
-Pure except for `fingerprint`, which stats and reads the one file it is given.
+Pure except for the fingerprints it takes (`fingerprints.of`) of the files it records.
 
 Invariants:
 
@@ -16,17 +16,13 @@ Invariants:
   `MAX_TRAIL_FILES` paths each, the first ones seen: the document is parsed by every
   hook, so one Bash command reporting 200,000 files must not make it megabytes. The
   first time a list is full a notice tells the agent at its next SessionStart.
-* A fingerprint `[mtime_ns, size, checksum]` is kept for every path in the trail;
-  the checksum covers the whole file up to 2 MiB and the first and last MiB
-  beyond that. It is the content read as one integer modulo the Mersenne prime
-  2**61-1 (a polynomial hash computed in C by `int.from_bytes`): good enough to
-  tell changed content from unchanged, and free of the `zlib` extension's load time.
+* A fingerprint (`fingerprints.of`: `[mtime_ns, size, checksum]`) is kept for
+  every path in the trail.
 """
 
 from __future__ import annotations
 
-import posix
-
+from agent_hooks import fingerprints
 from agent_hooks import posix_fs as fs
 from agent_hooks.repository import WORKSPACES_DIR
 from agent_hooks.tool_use import CREATED, MODIFIED, READ
@@ -36,8 +32,6 @@ DEFAULT_READ_LIMIT = 500
 MAX_FINGERPRINTS = 1000
 MAX_TRAIL_FILES = 10_000
 READ_LIMIT_ENV = "AGENT_HOOKS_READ_LIMIT"
-_FULL_HASH_LIMIT = 2 << 20
-_PART = 1 << 20
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -82,12 +76,13 @@ def record(
     read_limit: int,
     workspaces: str | None = None,
     writer: str | None = None,
+    taken: dict[str, list[int] | None] | None = None,
 ) -> bool:
     """Add `found` to the document's trail lists and refresh their fingerprints;
     paths under `workspaces` (a prefix ending in "/") go to `workspace_files`;
     `writer` (a subagent's or teammate's key) is noted in `trail_writers` for each
-    path. True when the document changed (a new path, or a file whose content
-    moved). Linear in the number of paths: at most `MAX_FINGERPRINTS` files are
+    path; `taken` holds fingerprints the caller took already. True when the
+    document changed (a new path, or a file whose content moved). Linear in the number of paths: at most `MAX_FINGERPRINTS` files are
     read per call (a Bash command can report hundreds of thousands)."""
     marks = doc["fingerprints"]
     changed = False
@@ -113,7 +108,7 @@ def record(
                 changed = True
         if budget > 0:
             budget -= 1
-            mark = fingerprint(path)
+            mark = taken[path] if taken is not None and path in taken else fingerprints.of(path)
             if mark is not None and marks.get(path) != mark:
                 marks[path] = mark
                 changed = True
@@ -136,34 +131,3 @@ def record(
                 marks.pop(path, None)
                 doc["trail_writers"].pop(path, None)
     return changed
-
-
-_MERSENNE_61 = (1 << 61) - 1
-
-
-def checksum(data: bytes) -> int:
-    """A 61-bit content checksum (see the module docstring)."""
-    return int.from_bytes(data, "little") % _MERSENNE_61 ^ len(data)
-
-
-def fingerprint(path: str) -> list[int] | None:
-    """`[mtime_ns, size, crc32]` of a regular file, or None if it cannot be read."""
-    try:
-        fd = posix.open(path, posix.O_RDONLY | posix.O_CLOEXEC | posix.O_NONBLOCK)
-    except OSError:
-        return None
-    try:
-        st = posix.fstat(fd)
-        if (st.st_mode & 0o170000) != 0o100000:  # not a regular file
-            return None
-        if st.st_size <= _FULL_HASH_LIMIT:
-            data = posix.read(fd, st.st_size + 1)  # not the limit: that maps 2 MiB
-        else:
-            data = posix.read(fd, _PART)
-            posix.lseek(fd, -_PART, 2)  # from the end
-            data += posix.read(fd, _PART)
-        return [st.st_mtime_ns, st.st_size, checksum(data)]
-    except OSError:
-        return None
-    finally:
-        posix.close(fd)

@@ -31,8 +31,7 @@ import os
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from agent_hooks import tool_use
-from agent_hooks.agents import trail
+from agent_hooks import fingerprints, tool_use
 from agent_hooks.wording import plural
 
 MAX_MINOR = 5
@@ -183,20 +182,13 @@ def _is_file(path: str) -> bool:
 
 def has_changed(path: str, recorded: object, own: set[tuple[int, int]] | None = None) -> bool:
     """Whether `path` differs from its fingerprint `recorded` (see the module docstring)."""
-    if not (isinstance(recorded, list) and len(recorded) == 3):
+    if not fingerprints.valid(recorded):
         return _is_file(path)  # none was recorded: it did not exist (or was unreadable)
-    try:
-        st = os.stat(path)
-    except (OSError, ValueError):
-        return True
-    if st.st_mtime_ns == recorded[0] and st.st_size == recorded[1]:
-        return False
-    now = trail.fingerprint(path)
+    assert isinstance(recorded, list)
+    now = fingerprints.changed(path, recorded)
     if now is None:
-        return True
-    if now[1:] == recorded[1:]:
         return False
-    return not (own and (now[1], now[2]) in own)
+    return not (own and now != [0, 0, 0] and (now[1], now[2]) in own)
 
 
 class Report:

@@ -85,6 +85,11 @@ def _lease_rows(root: str, directory: str, now: float) -> list[dict[str, Any]]:
         if not lease.counts(item, now, liveness.alive):
             continue
         card = writer_cards.card(directory, item.get("writer"))
+        changed = item.get("changed")
+        state = "live" if liveness.alive(item) is not False else "holder gone"
+        if isinstance(changed, dict):  # someone else changed the file after its holder
+            by = changed.get("by")
+            state += f"; changed by {by if isinstance(by, str) else 'someone else'}"
         rows.append(
             {
                 "kind": "lease",
@@ -99,7 +104,8 @@ def _lease_rows(root: str, directory: str, now: float) -> list[dict[str, Any]]:
                 "written_at": item.get("written"),
                 "expires_at": item.get("expires"),
                 "minutes_left": lease_messages.minutes_until(item.get("expires"), now),
-                "state": "live" if liveness.alive(item) is not False else "holder gone",
+                "state": state,
+                "changed": changed if isinstance(changed, dict) else None,
                 "reason": "",
                 "id": None,
             }

@@ -8,7 +8,10 @@ Write as its own modification. So:
 * A changed file that another writer wrote with a file tool inside the
   command's time window (its edit lease's last write falls between the
   command's start — `duration_ms` before now, less a second of slack — and now)
-  is not this writer's: it gets no trail entry, no lease, and no warning.
+  is not this writer's: it gets no trail entry, no lease, and no warning —
+  unless it changed after that edit (the edit's fingerprint on its lease no
+  longer matches): then this command overwrote the edit, and it is warned about
+  like any held file it changed.
 * A changed file another writer's *Bash* command leased inside the window is
   ambiguous (that lease may itself come from the client's blame: two commands
   running at once each report both's files): it stays in this writer's trail,
@@ -16,7 +19,8 @@ Write as its own modification. So:
 * The writer takes a lease on each file that is its own (one lock for all).
 * A changed file another writer leases, or another owner holds exclusively by
   reservation, is reported to the model: the command changed what someone else
-  is changing, which the parser did not see coming. A reservation holder whose
+  is changing, which the parser did not see coming. The holder's lease records
+  who (`lease_store.mark_changed`): its next hook names this command's writer. A reservation holder whose
   trail shows the file's current content as its own last write made that change,
   not the command.
 
@@ -33,7 +37,7 @@ lease write.
 
 from __future__ import annotations
 
-from agent_hooks import liveness, repository
+from agent_hooks import fingerprints, liveness, repository
 from agent_hooks import posix_fs as fs
 from agent_hooks.leases import lease, lease_minutes, lease_store, writer_cards
 from agent_hooks.ledger import ledger_location
@@ -98,11 +102,15 @@ def after_bash(
             mine.append(rel)  # no lease file: nobody else's
             continue
         leases = lease_store.read(directory, rel)
-        if _written_by_another(leases, me, start, now, "edit"):
-            result.foreign.add(path)
+        edited = _written_by_another(leases, me, start, now, "edit")
+        if edited is not None:
+            if _left_as_written(path, edited):
+                result.foreign.add(path)  # the other writer's edit is the file: not ours
+            else:  # changed after that edit: this command overwrote it
+                leased_by_others[rel] = edited
             continue
         seen = lease.judge(leases, me, worktree, now, liveness.alive)
-        if _written_by_another(seen.blockers, me, start, now, "bash"):
+        if _written_by_another(seen.blockers, me, start, now, "bash") is not None:
             continue  # ambiguous: both commands may have reported it
         if seen.blockers:
             leased_by_others[rel] = seen.blockers[0]
@@ -134,6 +142,10 @@ def after_bash(
     notes = []
     if leased_by_others:
         from agent_hooks.leases import lease_messages  # only to name a holder
+
+        by = f"{me.label()}'s shell command"
+        for rel in list(leased_by_others)[:MAX_NOTES]:  # their holders hear it, and who
+            lease_store.mark_changed(directory, rel, worktree, by, now)
     for rel, held in list(leased_by_others.items())[:MAX_NOTES]:
         key = held.get("writer")
         if key not in cards:
@@ -188,16 +200,30 @@ class _LeaseNames:
 
 def _written_by_another(
     leases: list[dict[str, Any]], me: Writer, start: float, now: float, source: str
-) -> bool:
-    """Does another writer's lease from `source` (edit, bash) show a write inside
-    the command's window?"""
+) -> dict[str, Any] | None:
+    """Another writer's lease from `source` (edit, bash) whose write falls inside the
+    command's window, or None."""
     for item in leases:
         written = item.get("written")
         if item.get("writer") == me.key or item.get("source") != source:
             continue
         if isinstance(written, int | float) and start <= written <= now + SLACK:
-            return True
-    return False
+            return item
+    return None
+
+
+def _left_as_written(path: str, edited: dict[str, Any]) -> bool:
+    """Is the file as the other writer's edit left it? Yes while that edit's
+    fingerprint is not recorded yet (its PostToolUse is still to come), or the file
+    still matches it; no when the file changed after it (a long command overwrote
+    an edit made while it ran: issue 18, defect 4)."""
+    from agent_hooks import fingerprints
+
+    mark = edited.get("fp")
+    if not fingerprints.valid(mark):
+        return True
+    assert isinstance(mark, list)
+    return fingerprints.changed(path, mark) is None
 
 
 def _reserved_notes(
@@ -213,7 +239,6 @@ def _reserved_notes(
     file's current content is the holder's own last write: at most `room` notes
     (and at most MAX_CHECKS files compared), and how many more held files there
     were (not compared)."""
-    from agent_hooks.agents import trail
 
     living: dict[int, bool] = {}  # id(record) -> does its holder count
 
@@ -237,7 +262,7 @@ def _reserved_notes(
             more += 1
             continue
         checks += 1
-        mark = trail.fingerprint(path)
+        mark = fingerprints.of(path)
         holders = [
             rec
             for rec in holders

@@ -34,15 +34,6 @@ if TYPE_CHECKING:
 
     Record = tuple[Any, ...]
 
-# The parser, each module after those it imports: loaded at once (agent_hooks.preload)
-# when a command is parsed.
-PARSER_MODULES = (
-    "agent_hooks.shell.lexer",
-    "agent_hooks.shell.words",
-    "agent_hooks.shell.commands",
-    "agent_hooks.shell.writes",
-)
-
 
 def decide(call: ToolCall, command: object) -> Verdict:
     """A shell command line: refused when a write the parser can see is refused.
@@ -65,7 +56,7 @@ def decide(call: ToolCall, command: object) -> Verdict:
         return verdict
     from agent_hooks import preload
 
-    preload(PARSER_MODULES)  # only when someone else holds something
+    preload(prefilter.PARSER_MODULES)  # only when someone else holds something
     from agent_hooks.shell import writes
 
     analysis = writes.analyze(command, call.cwd or project, call.environ.get("HOME"))

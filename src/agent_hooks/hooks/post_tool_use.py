@@ -14,9 +14,10 @@ same for every client.
 from __future__ import annotations
 
 from agent_hooks import identity, writers
+from agent_hooks import posix_fs as fs
 from agent_hooks.agents import state, state_file, trail
 from agent_hooks.hooks import hook_runtime
-from agent_hooks.tool_use import EDIT, LAUNCH, SHELL
+from agent_hooks.tool_use import EDIT, LAUNCH, MODIFIED, READ, SHELL
 from agent_hooks.work_sessions import work_session_events
 
 TYPE_CHECKING = False
@@ -26,6 +27,8 @@ if TYPE_CHECKING:
 
     from agent_hooks.tool_use import ToolUse
 
+MAX_VISIBLE = 200  # files read from one command line (the rest are left to the net)
+MAX_NOTED = 32  # files of one tool call whose fingerprints the writer's held files keep
 # What the aftermath of a shell command that changed files always loads (after the
 # event's preload: agent_hooks.hooks.PRELOAD).
 BASH_MODULES = (
@@ -60,11 +63,14 @@ def handle(ctx: hook_runtime.HookContext) -> hook_runtime.Answer | None:
         name, agent = None, None
     me = writers.from_payload(name, ctx.payload, ctx.environ, ctx.client.NAME)
     told: list[str] = []
-    if use.kind == SHELL and found and project is not None:
-        found = _after_shell(ctx, project, me, found, told)
+    if use.kind == SHELL and project is not None:
+        if not use.reported and use.command:  # the client did not say: read the command
+            found += _visible_writes(ctx, use, project)
+        if found:
+            found = _after_shell(ctx, project, me, found, told)
     if use.kind == LAUNCH and project is not None:
         _describe_launched(ctx, project, me, use)
-    if found and agent is not None:
+    if agent is not None and project is not None:
         told += _record(ctx, agent, me, use, found, project)
     session = work_session_events.post_tool_use(ctx, name, project, found)
     if session is not None:
@@ -115,6 +121,32 @@ def _after_shell(
     return [(field, path) for field, path in found if path not in result.foreign]
 
 
+def _visible_writes(
+    ctx: hook_runtime.HookContext, use: ToolUse, project: str
+) -> list[tuple[str, str]]:
+    """The files a shell command visibly wrote, read from the command itself when
+    the client reports none (Claude Code outside its auto and bypassPermissions
+    modes, and for background commands; Codex; Gemini CLI): existing regular files
+    only (a deleted file is held by nobody)."""
+    from agent_hooks.shell import prefilter
+
+    command = use.command
+    if command is None or not prefilter.might_write(command):
+        return []
+    from agent_hooks import preload
+
+    preload(prefilter.PARSER_MODULES)
+    from agent_hooks.shell import writes
+
+    cwd = use.workdir or ctx.cwd or project
+    analysis = writes.analyze(command, cwd, ctx.environ.get("HOME"))
+    found = []
+    for target in analysis.targets[:MAX_VISIBLE]:
+        if not target.glob and fs.isfile(target.path):
+            found.append((MODIFIED, fs.normpath(target.path)))
+    return found
+
+
 def _describe_launched(
     ctx: hook_runtime.HookContext, project: str, me: writers.Writer, use: ToolUse
 ) -> None:
@@ -149,20 +181,50 @@ def _record(
     me: writers.Writer,
     use: ToolUse,
     found: list[tuple[str, str]],
-    project: str | None,
+    project: str,
 ) -> list[str]:
+    """The trail, the writer's held files (its own writes noted, others' changes
+    found: `leases.held_files`), waiting notes and alerts, in one state update."""
+    from agent_hooks import fingerprints, repository
+    from agent_hooks.leases import held_files, lease_store
+    from agent_hooks.ledger import ledger_location
+
     limit = trail.read_limit(ctx.environ)
     workspaces = trail.workspace_prefix(project)
     marked = me.key if me.agent_id else None
+    ledger = ledger_location.directory(ctx.state_dir, project)
+    worktree = repository.worktree_id(project)
+    root = project.rstrip("/") + "/"
+    written: dict[str, str] = {}
+    for field, path in found if use.kind in (EDIT, SHELL) else ():
+        if field != READ and path.startswith(root) and len(written) < MAX_NOTED:
+            written[path] = path[len(root) :]
+    taken = {path: fingerprints.of(path) for path in written}
+    ends = lease_store.note_written(
+        ledger, {written[p]: mark for p, mark in taken.items()}, me.key, worktree, ctx.now
+    )
+    window = _window(ctx, use)
     told: list[str] = []
     beat: list[bool] = []
+    changes: list[held_files.Change] = []
+    maybe_own: list[held_files.Change] = []
 
     def mutate(doc: dict[str, Any]) -> bool:
-        recorded = trail.record(doc, found, limit, workspaces, marked)
+        recorded = trail.record(doc, found, limit, workspaces, marked, taken) if found else False
+        for path, rel in written.items():
+            if rel in ends:
+                place = (ledger, rel, worktree)
+                held_files.note(doc, me.key, path, taken.get(path), place, ends[rel], ctx.now)
+        start = window[0] if window is not None else doc["last_activity"]
+        foreign, own = held_files.check(
+            doc, me.key, ctx.now, (start, ctx.now) if use.kind == SHELL else None
+        )
+        changes.extend(foreign)
+        maybe_own.extend(own)
         moved = state.touch(doc, ctx.now, state.ACTIVITY_RESOLUTION)
         if moved and doc["reservations"]:
             beat.append(True)
-        changed = moved or recorded
+        changed = moved or recorded or bool(ends) or bool(foreign) or bool(own)
         if doc["waiting"]:
             from agent_hooks.gate import waiting  # only while a writer waits
 
@@ -174,19 +236,15 @@ def _record(
             changed = True
         return changed
 
-    state_file.update(agent, mutate, ctx.now, ctx.log)
-    if beat and project is not None:
+    if found or fs.lexists(agent.state_path):  # a new agent holds nothing yet
+        state_file.update(agent, mutate, ctx.now, ctx.log)
+    told += _changed_held_files(ctx, me, changes, maybe_own)
+    if beat:
         from agent_hooks.leases import writer_cards
-        from agent_hooks.ledger import ledger_location
 
         owner = writers.Writer(me.agent, me.conversation, client=me.client)
-        writer_cards.heartbeat(
-            ledger_location.directory(ctx.state_dir, project),
-            owner,
-            ctx.client.holder_pid(ctx.environ),
-            ctx.now,
-        )
-    if workspaces is not None and project is not None and use.kind == EDIT:
+        writer_cards.heartbeat(ledger, owner, ctx.client.holder_pid(ctx.environ), ctx.now)
+    if workspaces is not None and use.kind == EDIT:
         for _, path in found:
             if path.startswith(workspaces):
                 # only for a file written into a workspace
@@ -194,6 +252,62 @@ def _record(
 
                 workspace_events.after_write(ctx, agent, project, path)
     return told
+
+
+def _window(ctx: hook_runtime.HookContext, use: ToolUse) -> tuple[float, float] | None:
+    """When a shell command ran, as far as the client says (`duration_ms`)."""
+    took = ctx.payload.get("duration_ms")
+    if use.kind != SHELL or isinstance(took, bool) or not isinstance(took, int | float):
+        return None
+    return (ctx.now - max(0.0, took / 1000), ctx.now)
+
+
+def _changed_held_files(
+    ctx: hook_runtime.HookContext, me: writers.Writer, changes: list[Any], maybe_own: list[Any]
+) -> list[str]:
+    """What to tell the holder of files someone else changed (and note on their
+    leases, for `reservations` and `watch`); a change during its own shell
+    command is told as possibly its own."""
+    if not changes and not maybe_own:
+        return []
+    from agent_hooks import durations, timestamps
+    from agent_hooks.leases import lease_store
+
+    told = []
+    for change in changes:
+        held = [
+            item
+            for item in lease_store.read(change.ledger, change.rel)
+            if item.get("writer") == me.key and item.get("worktree") == change.worktree
+        ]
+        if not held:
+            continue  # released meanwhile: not this writer's any more
+        noted = held[0].get("changed")
+        by = noted.get("by") if isinstance(noted, dict) else None
+        who = by if isinstance(by, str) else _UNSEEN
+        if noted is None:
+            lease_store.mark_changed(change.ledger, change.rel, change.worktree, None, change.at)
+        ctx.log(f"held file {change.rel} of {me.key} changed by {who}")
+        told.append(
+            f"agent-hooks: {change.rel}, which you are changing, was changed by {who} at "
+            f"{timestamps.local(change.at)} ({durations.ago(ctx.now - change.at)}), "
+            f"after your last write to it. Re-read it before you edit it, and check that "
+            "your changes are still there; if they are not, tell the user."
+        )
+    for change in maybe_own:
+        ctx.log(f"held file {change.rel} of {me.key} changed while its shell command ran")
+        told.append(
+            f"agent-hooks: {change.rel}, which you are changing, changed while your last "
+            "shell command ran. If your command did not write it, someone else did: "
+            "re-read it before you edit it."
+        )
+    return told
+
+
+_UNSEEN = (
+    "someone else (a process agent-hooks does not see: a script, git, an editor, "
+    "an agent without hooks)"
+)
 
 
 def main(client: ModuleType, event: str) -> int:

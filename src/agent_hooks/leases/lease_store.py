@@ -260,3 +260,92 @@ def all_paths(ledger: str, prefix: str = "") -> list[str]:
 def paths_under(ledger: str, test: Callable[[str], bool], prefix: str = "") -> list[str]:
     """Leased paths starting with `prefix` for which `test` holds (Bash targets)."""
     return [rel for rel in all_paths(ledger, prefix) if test(rel)]
+
+
+def note_written(
+    ledger: str,
+    marks: dict[str, list[int] | None],
+    writer: str,
+    worktree: str,
+    now: float,
+    *,
+    timeout: float = LOCK_TIMEOUT,
+) -> dict[str, float]:
+    """Record on `writer`'s leases in `worktree` what each file (rel -> its
+    fingerprint, `fingerprints.of`) looks like after the writer's own write,
+    clearing any change noted before: what other writers' hooks compare the file
+    with. Returns rel -> the lease's end for each lease noted (none for a file
+    without such a lease: leases off, refused, released), all under one lock."""
+    ends: dict[str, float] = {}
+
+    def work() -> None:
+        for rel, mark in marks.items():
+            current, problem = read_checked(ledger, rel)
+            if problem is not None:
+                continue
+            for item in current:
+                expires = item.get("expires")
+                if (
+                    item.get("writer") == writer
+                    and item.get("worktree") == worktree
+                    and isinstance(expires, int | float)
+                ):
+                    item["fp"] = mark
+                    item["fp_at"] = int(now)
+                    item.pop("changed", None)
+                    ends[rel] = expires
+                    write_doc(lease_path(ledger, rel), {"path": rel, "leases": current})
+                    break
+
+    if marks and fs.isdir(fs.join(ledger, LEASES)):
+        try:
+            locked(ledger, work, timeout)
+        except OSError:
+            pass
+    return ends
+
+
+def mark_changed(
+    ledger: str,
+    rel: str,
+    worktree: str,
+    by: str | None,
+    at: float,
+    *,
+    timeout: float = LOCK_TIMEOUT,
+) -> bool:
+    """Note on the leases of `rel` in `worktree` that the file was changed by
+    someone other than its holder (`by`: who, when a hook saw it; None: unknown),
+    at `at`: shown by `agent-hooks reservations` and `watch`, told to the holder."""
+
+    def update(item: dict[str, Any]) -> bool:
+        if item.get("worktree") != worktree:
+            return False
+        item["changed"] = {"by": by, "at": int(at)}
+        return True
+
+    return _update_lease(ledger, rel, update, timeout)
+
+
+def _update_lease(
+    ledger: str, rel: str, update: Callable[[dict[str, Any]], bool], timeout: float
+) -> bool:
+    path = lease_path(ledger, rel)
+    done: list[bool] = []
+
+    def work() -> None:
+        current, problem = read_checked(ledger, rel)
+        if problem is not None:
+            return
+        touched = [update(item) for item in current]
+        if any(touched):
+            write_doc(path, {"path": rel, "leases": current})
+            done.append(True)
+
+    if not fs.lexists(path):
+        return False
+    try:
+        locked(ledger, work, timeout)
+    except OSError:
+        return False
+    return bool(done)

@@ -32,6 +32,16 @@ BASH_WRITE_NAMES = ("ed", "red", "ex", "vi", "view")  # whole words only
 _WORD_END = frozenset(" \t\n;&|()<>`")  # a character that ends a shell word
 
 
+# The parser, each module after those it imports: loaded at once (agent_hooks.preload)
+# when a command is parsed.
+PARSER_MODULES = (
+    "agent_hooks.shell.lexer",
+    "agent_hooks.shell.words",
+    "agent_hooks.shell.commands",
+    "agent_hooks.shell.writes",
+)
+
+
 def might_write(command: str) -> bool:
     if "$'" in command or ("{" in command and ("," in command or ".." in command)):
         return True

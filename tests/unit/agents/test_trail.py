@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from agent_hooks import tool_use
+from agent_hooks import fingerprints, tool_use
 from agent_hooks.agents import state, trail
 from agent_hooks.clients import claude_code
 from hook_runner import load_payload
@@ -220,7 +220,7 @@ def test_fingerprints_follow_the_content(tmp_path: Path) -> None:
     trail.record(doc, [(M, str(path))], 500)
     first = doc["fingerprints"][str(path)]
     st = os.stat(path)
-    assert first == [st.st_mtime_ns, 6, trail.checksum(b"alpha\n")]
+    assert first == [st.st_mtime_ns, 6, fingerprints.checksum(b"alpha\n")]
     path.write_bytes(b"alphb\n")
     os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))  # same size and mtime: content tells
     trail.record(doc, [(R, str(path))], 500)
@@ -231,7 +231,7 @@ def test_fingerprint_of_what_is_not_a_readable_regular_file(tmp_path: Path) -> N
     os.mkfifo(tmp_path / "fifo")
     (tmp_path / "dir").mkdir()
     for path in ("fifo", "dir", "missing"):
-        assert trail.fingerprint(str(tmp_path / path)) is None
+        assert fingerprints.of(str(tmp_path / path)) is None
     doc = _doc()
     trail.record(doc, [(M, str(tmp_path / "missing"))], 500)
     assert doc[M] == [str(tmp_path / "missing")] and doc["fingerprints"] == {}
@@ -243,15 +243,15 @@ def test_fingerprint_of_a_file_larger_than_2_mib(tmp_path: Path) -> None:
     data = bytearray(os.urandom(size))
     path = tmp_path / "big.bin"
     path.write_bytes(data)
-    mark = trail.fingerprint(str(path))
+    mark = fingerprints.of(str(path))
     assert mark is not None
     assert mark[1] == size
-    assert mark[2] == trail.checksum(bytes(data[:mib]) + bytes(data[-mib:]))
+    assert mark[2] == fingerprints.checksum(bytes(data[:mib]) + bytes(data[-mib:]))
     for offset, changes in ((0, True), (size - 1, True), (mib + 5000, False)):
         changed = bytearray(data)
         changed[offset] ^= 0xFF
         path.write_bytes(changed)
-        again = trail.fingerprint(str(path))
+        again = fingerprints.of(str(path))
         assert again is not None
         assert (again[2] != mark[2]) is changes, offset
 
@@ -260,10 +260,10 @@ def test_fingerprint_of_exactly_2_mib_covers_everything(tmp_path: Path) -> None:
     data = bytearray(2 << 20)
     path = tmp_path / "two.bin"
     path.write_bytes(data)
-    mark = trail.fingerprint(str(path))
+    mark = fingerprints.of(str(path))
     data[(1 << 20) + 7] = 1
     path.write_bytes(data)
-    again = trail.fingerprint(str(path))
+    again = fingerprints.of(str(path))
     assert mark is not None and again is not None and mark[2] != again[2]
 
 
@@ -281,8 +281,8 @@ def test_fingerprints_of_files_dropped_from_the_read_list_go_too(tmp_path: Path)
 
 @pytest.mark.parametrize("data", [b"", b"\x00", b"\x00\x00", b"a", b"a\x00"])
 def test_checksum_tells_lengths_apart(data: bytes) -> None:
-    others = {trail.checksum(d) for d in [b"", b"\x00", b"\x00\x00", b"a", b"a\x00"] if d != data}
-    assert trail.checksum(data) not in others
+    others = {fingerprints.checksum(d) for d in [b"", b"\x00", b"\x00\x00", b"a", b"a\x00"] if d != data}
+    assert fingerprints.checksum(data) not in others
 
 
 def test_a_trail_list_stops_at_its_cap_and_says_so_once(monkeypatch: pytest.MonkeyPatch) -> None:

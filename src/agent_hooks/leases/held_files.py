@@ -1,0 +1,118 @@
+"""The files a writer holds, as its agent's state remembers them (`held`): each
+with its fingerprint after the writer's own last write, so that a change by
+anyone else — a shell command the gate could not read, a script, git, a client
+without hooks, a checkpoint rewind — is told to the holder at its next hook.
+The net under the gate (issue 18): what cannot be refused before it runs is
+detected after.
+
+Invariants:
+
+* `note` records a writer's own write (PostToolUse of its edit, or of its shell
+  command with the files it changed): the file's fingerprint becomes the last
+  write, in the state and on the writer's lease (`lease_store.note_written`),
+  where other writers' hooks compare too.
+* `check` compares each of this writer's held files with its last write: one
+  whose content differs (`fingerprints.changed`) is reported once — the
+  fingerprint then moves to the file as it is — naming who changed it when
+  another writer's hook saw it (`changed` on the lease), and when. A change during
+  the writer's own shell command may be its own: it is told as such. Entries end
+  with the lease: past its end as of the writer's last write.
+* Linear in the writer's held files (at most `state.MAX_HELD`); one `stat` each
+  while nothing changed, a read only when the mtime or size moved.
+
+Built-ins only: every PostToolUse runs `check`.
+"""
+
+from __future__ import annotations
+
+from agent_hooks import fingerprints
+from agent_hooks.agents.state import MAX_HELD
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    Doc = dict[str, Any]
+
+SLACK = 1.0  # seconds: an mtime this much before a command's start is still inside it
+
+
+class Change:
+    """A held file found changed: what to tell the holder and mark on its lease."""
+
+    __slots__ = ("at", "ledger", "path", "rel", "since", "worktree")
+
+    def __init__(self, path: str, entry: dict[str, Any], at: float, since: object) -> None:
+        self.path = path
+        self.ledger = str(entry.get("ledger"))
+        self.rel = str(entry.get("rel"))
+        self.worktree = str(entry.get("worktree"))
+        self.at = at  # when the file was changed (its mtime), as far as can be told
+        self.since = since  # the writer's last write, epoch seconds
+
+
+def note(
+    doc: Doc,
+    writer: str,
+    path: str,
+    mark: list[int] | None,
+    place: tuple[str, str, str],
+    until: float,
+    now: float,
+) -> None:
+    """`writer` wrote `path` (absolute), which it holds in `place` = (ledger, rel,
+    worktree) until `until` (its lease's end): its fingerprint `mark` is the
+    writer's last write."""
+    held = doc["held"]
+    held.pop(path, None)  # the newest last
+    if mark is None:  # gone (deleted by the writer): nothing to hold any more
+        return
+    ledger, rel, worktree = place
+    held[path] = {
+        "writer": writer,
+        "ledger": ledger,
+        "rel": rel,
+        "worktree": worktree,
+        "fp": mark,
+        "at": int(now),
+        "until": int(until),
+    }
+    while len(held) > MAX_HELD:
+        del held[next(iter(held))]
+
+
+def check(
+    doc: Doc, writer: str, now: float, window: tuple[float, float] | None = None
+) -> tuple[list[Change], list[Change]]:
+    """This writer's held files changed by someone else since its last write:
+    (changes, changes inside `window`, the writer's own shell command's time, which
+    may be its own). Both are reported once; entries past their lease are dropped."""
+    held = doc["held"]
+    foreign: list[Change] = []
+    own: list[Change] = []
+    for path in list(held):
+        entry = held[path]
+        if entry.get("writer") != writer:
+            continue
+        at, until = entry.get("at"), entry.get("until")
+        if not isinstance(at, int | float) or not isinstance(until, int | float) or until <= now:
+            del held[path]  # its lease is over: nothing held to watch
+            continue
+        mark = entry.get("fp")
+        if not fingerprints.valid(mark):
+            del held[path]
+            continue
+        now_mark = fingerprints.changed(path, mark)
+        if now_mark is None:
+            continue
+        changed_at = now_mark[0] / 1e9 if now_mark[0] else now
+        found = Change(path, entry, changed_at, at)
+        if window is not None and window[0] - SLACK <= changed_at <= window[1] + SLACK:
+            own.append(found)
+        else:
+            foreign.append(found)
+        if now_mark == [0, 0, 0]:
+            del held[path]  # gone: told once
+        else:
+            entry["fp"] = now_mark  # told once
+    return foreign, own
