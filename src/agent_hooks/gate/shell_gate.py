@@ -64,6 +64,10 @@ def decide(call: ToolCall, command: object) -> Verdict:
         reason = _check_target(call, target.path, target.glob, target.entry)
         if reason is not None:
             return refuse(call, verdict, reason)
+    for directory, what in analysis.trees:
+        reason = _check_tree(call, directory or call.cwd or project, what)
+        if reason is not None:
+            return refuse(call, verdict, reason)
     if analysis.gave_up is not None:
         verdict.problems.append(
             f"Bash command too complex to check ({analysis.gave_up}): "
@@ -154,6 +158,32 @@ def _check_target(call: ToolCall, path: str, glob: bool, entry: bool = False) ->
 
         return reservation_messages.strict_message(strict_rel)
     return None
+
+
+def _check_tree(call: ToolCall, directory: str, what: str) -> str | None:
+    """Why a git command that rewrites the whole work tree `directory` lies in
+    (`git stash`, `git checkout <branch>`, `git reset --hard`, …) may not run:
+    other writers are changing files in that work tree, whose uncommitted work it
+    would change or sweep away (issue 18)."""
+    from agent_hooks import liveness, repository
+    from agent_hooks.leases import lease, lease_messages, lease_store, writer_cards
+
+    top = repository.git_top_level(directory)
+    if top is None:
+        return None
+    repo = call.repo(top)
+    if repo.minutes <= 0:
+        return None
+    held: list[str] = []
+    for rel in lease_store.all_paths(repo.ledger):
+        seen = lease.judge(
+            lease_store.read(repo.ledger, rel), call.writer, repo.worktree, call.now, liveness.alive
+        )
+        if seen.blockers:
+            holder = seen.blockers[0]
+            card = writer_cards.card(repo.ledger, holder.get("writer"))
+            held.append(f"{rel} ({lease_messages.holder_label(holder, card)})")
+    return lease_messages.tree_rewrite_message(what, held) if held else None
 
 
 def _leased_under(call: ToolCall, place: Place, compiled: list[Any], glob: bool) -> str | None:

@@ -77,3 +77,26 @@ def elsewhere_note(rel: str, leases: list[Lease], now: float) -> str:
         f"repository by {'; '.join(parts)}. Expect a merge conflict on this file; "
         "keep your change small or coordinate with that agent."
     )
+
+
+MAX_TREE_FILES = 5  # held files a refused git command names; the rest are counted
+
+
+def tree_rewrite_message(what: str, held: list[str]) -> str:
+    """Why a git command that rewrites the whole work tree is refused while other
+    writers hold files in it (each item: `path (holder)`), and the safe forms."""
+    from agent_hooks.reservations.reservation import one_line
+
+    named = ", ".join(one_line(item, 200) for item in held[:MAX_TREE_FILES])
+    more = len(held) - MAX_TREE_FILES
+    if more > 0:
+        named += f" and {more} more"
+    return (
+        f"agent-hooks: `{one_line(what, 80)}` would change or sweep away files other writers "
+        f"are changing in this work tree, whose work is not committed yet: {named}.\n"
+        "Do not run it now. Choose one:\n"
+        "- touch only your own files: `git stash push -- <your paths>`, "
+        "`git checkout -- <your files>`, `git restore <your files>`;\n"
+        "- wait until they are done (`agent-hooks reservations` shows who holds what);\n"
+        "- if the whole work tree must change now, stop and ask the user how to proceed."
+    )

@@ -44,6 +44,8 @@ agent_hooks' shell modules (nested command strings go back to `writes` through
 
 from __future__ import annotations
 
+import posix
+
 from agent_hooks.shell.lexer import Word, escape
 from agent_hooks.shell.words import (
     BOTH,
@@ -196,8 +198,13 @@ _PROGRAM_HANDLERS: dict[str, Callable[[str, list[Word], ShellState], None]] = di
 
 
 def git(name: str, args: list[Word], ctx: ShellState) -> None:
-    """Work-tree writes of git: paths of checkout/restore/rm/mv, worktree add;
-    commands that may rewrite many files are opaque."""
+    """Work-tree writes of git: paths of checkout/restore/rm/mv, stash push with
+    pathspecs, worktree add; commands that rewrite the work tree as a whole
+    (checkout of a branch, switch, reset --hard/--merge/--keep, clean, stash,
+    merge, rebase, pull, cherry-pick, revert, am, apply) are `ShellState.tree`s of
+    the directory git runs in. `git checkout X` without `--` takes X for a path
+    when one by that name exists (git's own rule picks a branch first; a branch
+    named like an existing path is the rare case), else for a branch."""
     where = (ctx.cwd, ctx.why)
     k, n = 0, len(args)
     while k < n and args[k].lit.startswith("-"):
@@ -226,10 +233,10 @@ def git(name: str, args: list[Word], ctx: ShellState) -> None:
     elif sub == "checkout":
         if has_option(opts, "-b", "-B", "--orphan") and not pos:
             pass  # a new branch at HEAD: the work tree stays
-        elif pos and pos[0].lit == ".":
+        elif pos and (pos[0].lit == "." or _names_a_path(pos[0], where)):
             paths = pos
         elif pos or has_option(opts, "-f", "--force"):
-            ctx.note("git checkout " + (pos[0].lit if pos else "-f"))
+            ctx.tree(where, "git checkout " + (pos[0].lit if pos else "-f"))
             paths = pos[1:]
     elif sub == "restore":
         if not has_option(opts, "-S", "--staged") or has_option(opts, "-W", "--worktree"):
@@ -240,27 +247,43 @@ def git(name: str, args: list[Word], ctx: ShellState) -> None:
     elif sub == "reset":
         for t in lits:
             if t in ("--hard", "--merge", "--keep"):
-                ctx.note("git reset " + t)
+                ctx.tree(where, "git reset " + t)
     elif sub == "clean":
         if not has_option(opts, "-n", "--dry-run"):
-            ctx.note("git clean")
+            ctx.tree(where, "git clean")
     elif sub == "stash":
-        if not pos or pos[0].lit not in ("list", "show", "drop", "clear", "create", "store"):
-            ctx.note(" ".join(["git stash", *(w.lit for w in pos[:1])]))
+        action = pos[0].lit if pos else "push"
+        if action in ("push", "save") and "--" in lits:
+            paths = rest[lits.index("--") + 1 :]  # only these paths are swept
+        elif action not in ("list", "show", "drop", "clear", "create", "store"):
+            ctx.tree(where, " ".join(["git stash", *(w.lit for w in pos[:1])]))
     elif sub == "switch":
         if pos or not has_option(opts, "-c", "-C", "--create", "--force-create"):
-            ctx.note(" ".join(["git switch", *(w.lit for w in pos[:1])]))
+            ctx.tree(where, " ".join(["git switch", *(w.lit for w in pos[:1])]))
     elif sub in ("merge", "rebase", "pull", "cherry-pick", "revert", "am"):
-        ctx.note("git " + sub)
+        if not any(t in ("--abort", "--quit", "--skip") for t in lits) or sub == "pull":
+            ctx.tree(where, "git " + sub)
     elif sub == "apply":
         if not any(t in ("--check", "--stat", "--numstat", "--summary", "--cached") for t in lits):
-            ctx.note("git apply")
+            ctx.tree(where, "git apply")
     elif sub == "worktree" and lits[:1] == ["add"] and len(pos) > 1:
         ctx.add(pos[1], where)
     if has_option(opts, "--pathspec-from-file"):
         ctx.note(f"git {sub} --pathspec-from-file")
     for w in paths:  # git replaces a symlink in the work tree, never follows it
         ctx.add(w, where, spec=sub != "mv", how=ENTRY)
+
+
+def _names_a_path(w: Word, where: tuple[str | None, str]) -> bool:
+    """Does the literal word name an existing file or directory where git runs?"""
+    if w.dyn is not None or not w.lit or where[0] is None:
+        return False
+    path = w.lit if w.lit.startswith("/") else where[0].rstrip("/") + "/" + w.lit
+    try:
+        posix.stat(path)
+    except (OSError, ValueError):
+        return False
+    return True
 
 
 _WRAPPERS = {  # command -> its (short options with an argument, long ones)

@@ -161,6 +161,7 @@ class BashTarget:
 # a symlink to a directory is entered, another name is replaced).
 FOLLOW, ENTRY, BOTH = 1, 2, 3
 MAX_LINKS = 64  # symlinks made earlier in one command that later paths go through
+MAX_TREES = 16  # git commands rewriting a work tree, per command line
 
 
 def norm(p: str) -> str:
@@ -359,13 +360,16 @@ class BashAnalysis:
     so the command may write anywhere. Its reason is in `opaque` too (when there
     is room)."""
 
-    __slots__ = ("fed", "gave_up", "opaque", "targets")
+    __slots__ = ("fed", "gave_up", "opaque", "targets", "trees")
 
     def __init__(self, targets: list[BashTarget], opaque: list[str]) -> None:
         self.targets = targets
         self.opaque = opaque
         self.gave_up: str | None = None
         self.fed = False  # a target came from input words (xargs, find -exec): `INPUT`
+        # git commands that rewrite a whole work tree: (the directory git runs in, or
+        # None when unknown; the command, e.g. "git stash")
+        self.trees: list[tuple[str | None, str]] = []
 
     def __repr__(self) -> str:
         return (
@@ -428,6 +432,13 @@ class ShellState:
 
     def note(self, reason: str) -> None:
         add_reason(self.out.opaque, reason)
+
+    def tree(self, where: tuple[str | None, str], what: str) -> None:
+        """A git command that may rewrite the whole work tree `where` runs in
+        (`BashAnalysis.trees`); also an opaque reason."""
+        add_reason(self.out.opaque, what)
+        if len(self.out.trees) < MAX_TREES and (where[0], what) not in self.out.trees:
+            self.out.trees.append((where[0], what))
 
     def give_up(self, reason: str) -> None:
         """Part of the command is left unread: see `BashAnalysis.gave_up`."""

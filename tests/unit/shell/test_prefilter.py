@@ -17,7 +17,8 @@ from agent_hooks.shell.writes import analyze
 NO_TARGETS = (
     {"cd", "pushd", "popd", "eval", "git"} | set(commands._PROGRAM_HANDLERS) | set(commands.SHELLS)
 )
-GIT_WRITING = ("checkout", "restore", "rm", "mv", "worktree", "clone")
+GIT_WRITING = ("checkout", "restore", "rm", "mv", "worktree", "clone", "stash", "reset", "clean",
+               "switch", "merge", "rebase", "pull", "cherry-pick", "revert", "am", "apply")  # fmt: skip
 
 
 def covered(text: str) -> bool:
