@@ -548,3 +548,34 @@ def test_release_lease_usage_errors(cli: Cli, args: list[str], message: str) -> 
 def test_release_force_lease_outside_the_project_is_refused(cli: Cli, tmp_path: Path) -> None:
     err = one_line_error(cli("alice", "release", "--force", "--lease", "/etc/passwd"))
     assert err == f"Error: --lease /etc/passwd: not a file in {cli.project}"
+
+
+def test_an_area_holding_a_file_another_writer_is_changing_is_not_reserved(cli: Cli) -> None:
+    """Issue 18, defect 14: `reserve 'src/**'` was granted over a file another writer
+    holds by lease; then each was refused by the other and the work was stranded.
+    The reservation is refused, all or nothing, naming the lease holder; the
+    reserver's own leases (and its subagents') never refuse it."""
+    _lease(cli, "src/x.py", "bob")
+    result = cli("alice", "reserve", "src/**", "docs/**")
+    assert result.exit_code == 1
+    assert 'conflict: src/** covers src/x.py, which agent "bob" is changing' in result.output
+    assert "nothing was reserved" in result.output
+    listed = json.loads(cli.ok("alice", "reservations", "--json").output)
+    assert [row["kind"] for row in listed] == ["lease"]  # docs/** was not granted either
+    _lease(cli, "lib/y.py", "alice", agent_id="a1b2c3d4")  # alice's own subagent
+    cli.ok("alice", "reserve", "lib/**")
+    cli.ok("alice", "reserve", "src/**", "--shared")  # a shared one refuses no edit
+
+
+def test_release_all_frees_the_callers_leases_too(cli: Cli) -> None:
+    """Issue 18, defect 16: the README's "Done." step left a file alice edited a moment
+    ago held for up to 10 more minutes. Her leases go with `release --all`; bob's
+    stay."""
+    _lease(cli, "src/app.py", "alice")
+    _lease(cli, "lib/x.py", "alice", agent_id="a1b2c3d4")
+    _lease(cli, "docs/notes.md", "bob")
+    done = json.loads(cli.ok("alice", "release", "--all", "--json").output)
+    assert done["released_leases"] == ["lib/x.py", "src/app.py"]
+    left = json.loads(cli.ok("alice", "reservations", "--json").output)
+    assert [row["pattern"] for row in left if row["kind"] == "lease"] == ["docs/notes.md"]
+    assert cli.ok("alice", "release", "--all").output == "nothing to release\n"

@@ -404,3 +404,15 @@ def test_session_end_finishes_fast_while_a_stuck_process_holds_a_ledger_lock(
         denied(write(run_hook, "app.py"))
     else:
         allowed(write(run_hook, "app.py"))
+
+
+def test_a_refusal_stands_when_noting_the_waiting_writer_fails(run_hook: HookRunner) -> None:
+    """Issue 18, defect 5: with the refused agent's state unwritable (here its state
+    file is a directory: `~/.claude` read-only or full fails the same way), the hook
+    used to compute the deny, fail writing the "tell me when it frees" note, and fail
+    open. A refusal never depends on a side note: it stands, and the failure is logged."""
+    allowed(write(run_hook, "app.py", agent=OTHER))
+    run_hook.state_path(ME).mkdir(parents=True)  # the state cannot be written
+    reason = denied(write(run_hook, "app.py"))
+    assert 'agent "proj__cc_2"' in reason
+    assert any("not noted to tell when" in line for line in run_hook.log_lines())

@@ -25,7 +25,6 @@ def files_under(path: Path) -> set[Path]:
     return set(path.rglob("*"))
 
 
-
 def only_the_ledger(written: set[Path], run_hook: HookRunner) -> bool:
     """Nothing but the repository's ledger (a lease) and, at the first lease in a
     repository, the record of known ledgers (`ledger.known_ledgers`)."""
@@ -35,6 +34,7 @@ def only_the_ledger(written: set[Path], run_hook: HookRunner) -> bool:
         p.is_relative_to(ledger) or p.is_relative_to(known) or p == run_hook.state_dir
         for p in written
     )
+
 
 @pytest.mark.parametrize("fixture", FIXTURES)
 @pytest.mark.parametrize("agent", ["proj__cc_1", None])

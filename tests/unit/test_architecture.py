@@ -156,7 +156,21 @@ def _resolves(dotted: str) -> bool:
     return False
 
 
-FILE_SUFFIXES = ("json", "sh", "cache", "lock", "md", "toml", "yaml", "log", "jsonl", "txt", "tmp", "pyc", "cfg")
+FILE_SUFFIXES = (
+    "json",
+    "sh",
+    "cache",
+    "lock",
+    "md",
+    "toml",
+    "yaml",
+    "log",
+    "jsonl",
+    "txt",
+    "tmp",
+    "pyc",
+    "cfg",
+)
 
 
 def problem(token: str) -> str | None:
@@ -173,11 +187,16 @@ def problem(token: str) -> str | None:
         return None if _resolves(word) else f"no module or name {word}"
     if re.fullmatch(r"[a-z_]+(\.[a-zA-Z_]+)+", word) and word.split(".")[0] in PACKAGES:
         return None if _resolves("agent_hooks." + word) else f"no module or name agent_hooks.{word}"
-    if re.fullmatch(r"(src/agent_hooks|tests|docs|bench|hooks)/[\w./-]*\.\w+", word) and "*" not in word:
+    if (
+        re.fullmatch(r"(src/agent_hooks|tests|docs|bench|hooks)/[\w./-]*\.\w+", word)
+        and "*" not in word
+    ):
         source = word[:-1] if word.endswith(".pyc") else word  # compiled by install.sh
         exists = (ROOT / source).exists() or (PACKAGE / source).exists()
         return None if exists else f"no file {word}"
-    if re.fullmatch(r"[a-z_]+/[a-z_]+\.py", word) and word.partition("/")[0] in PACKAGES | {"hooks"}:
+    if re.fullmatch(r"[a-z_]+/[a-z_]+\.py", word) and word.partition("/")[0] in PACKAGES | {
+        "hooks"
+    }:
         return None if (PACKAGE / word).exists() or (ROOT / word).exists() else f"no file {word}"
     if re.fullmatch(r"[a-z_]+/", word) and word[:-1] in {"reservations", "leases", "gate", "shell"}:
         return None

@@ -9,7 +9,7 @@ import click
 
 from agent_hooks import liveness, timestamps, writers
 from agent_hooks.cli._common import emit_json, get_env, json_option, project_option, require_project
-from agent_hooks.leases import writer_cards
+from agent_hooks.leases import lease_messages, writer_cards
 from agent_hooks.reservations import pattern, pattern_input, reservation, reservation_store
 
 
@@ -150,17 +150,27 @@ def reserve(
                 "conflicts": [
                     {"requested": req["pattern"], "held": public(held, env.now)}
                     for req, held in outcome.conflicts
+                ]
+                + [
+                    {"requested": req["pattern"], "leased": rel, "writer": item.get("writer")}
+                    for req, rel, item in outcome.leased
                 ],
             }
         )
-        if outcome.conflicts:
+        if outcome.conflicts or outcome.leased:
             raise SystemExit(1)
         return
-    if outcome.conflicts:
+    if outcome.conflicts or outcome.leased:
         for req, held in outcome.conflicts:
             click.echo(
                 f"conflict: {req['pattern']} overlaps: {reservation.describe(held, env.now)}, "
                 f"until {until(held)}",
+                err=True,
+            )
+        for req, rel, item in outcome.leased:
+            click.echo(
+                f"conflict: {req['pattern']} covers {rel}, which "
+                f"{lease_messages.holder_label(item)} is changing (a lease)",
                 err=True,
             )
         raise click.ClickException(
@@ -248,6 +258,7 @@ def release(
     except (pattern.PatternError, reservation.ReservationError) as exc:
         raise click.ClickException(str(exc)) from None
     _fail_on(outcome)
+    freed = _release_own_leases(env.state_dir, root, me, env.now) if everything else []
     for res in outcome.changed:
         if reservation.owner(res) != me.owner:
             _tell_holder(env.state_dir, res, agent.name, env.now)
@@ -264,13 +275,16 @@ def release(
         emit_json(
             {
                 "released": [public(r, env.now) for r in outcome.changed],
+                "released_leases": freed,
                 "not_held": outcome.unmatched,
             }
         )
     else:
         for res in outcome.changed:
             click.echo(f"released {res['pattern']} (id {res['id']})")
-        if not outcome.changed and everything:
+        for rel in freed:
+            click.echo(f"released the lease on {rel}")
+        if not outcome.changed and not freed and everything:
             click.echo("nothing to release")
     if outcome.unmatched:
         raise click.ClickException(_not_held(env.state_dir, root, outcome.unmatched, env.now))
@@ -378,6 +392,31 @@ def _heartbeat(state_dir: str, root: str, me: Any, environ: Any, now: float) -> 
     owner = writers.Writer(me.agent, me.conversation)
     pid = liveness.agent_process(environ)
     writer_cards.heartbeat(ledger_location.directory(state_dir, root), owner, pid, now)
+
+
+def _release_own_leases(state_dir: str, root: str, me: Any, now: float) -> list[str]:
+    """`release --all` frees the caller's leases too (issue 18): the files its
+    writers (its conversation, and its subagents in it) are changing in this
+    work tree, so others need not wait for them to lapse."""
+    from agent_hooks import repository
+    from agent_hooks.leases import lease_release
+    from agent_hooks.ledger import ledger_location
+
+    worktree = repository.worktree_id(root)
+
+    def mine(item: dict[str, Any]) -> bool:
+        return (
+            str(item.get("writer")).partition("#")[0] == me.owner
+            and item.get("worktree") == worktree
+            and (me.conversation is None or item.get("conversation") == me.conversation)
+        )
+
+    try:
+        dropped = lease_release.release(ledger_location.directory(state_dir, root), mine, now)
+    except OSError as exc:
+        click.echo(f"warning: leases not released: {exc}", err=True)
+        return []
+    return sorted({rel for rel, _ in dropped})
 
 
 def _holder(environ: Any) -> dict[str, Any] | None:

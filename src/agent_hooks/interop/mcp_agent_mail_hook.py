@@ -146,8 +146,16 @@ def _grant(
         holder=liveness.process(ctx.client.holder_pid(ctx.environ)),
         source=SOURCE,
     )
-    if outcome.conflicts:
-        holders = "; ".join(reservation.describe(held, ctx.now) for _, held in outcome.conflicts)
+    if outcome.conflicts or outcome.leased:
+        from agent_hooks.leases import lease_messages
+
+        holders = "; ".join(
+            [reservation.describe(held, ctx.now) for _, held in outcome.conflicts]
+            + [
+                f"{rel} is being changed by {lease_messages.holder_label(item)}"
+                for _, rel, item in outcome.leased
+            ]
+        )
         ctx.log(f"mcp_agent_mail granted {grant.pattern!r} but agent-hooks refused it: {holders}")
         notes.append(
             f"mcp_agent_mail granted you {grant.pattern}, but agent-hooks did NOT record it: "

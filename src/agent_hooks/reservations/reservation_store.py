@@ -8,6 +8,8 @@ Invariants:
   done unlocked: a grant must not be a guess).
 * Lock order is ledger, then agent state — the same everywhere — so
   operations never deadlock.
+* An exclusive reservation is refused, all or nothing, while it covers a file
+  another owner's writer is changing (a live lease): the holders are named.
 * Every write first tidies the ledger: entries that are not reservations are
   moved to `rejected` (kept, with the reason, never silently lost; so is a
   `reservations` or `rejected` field that is not a list); expired ones
@@ -47,6 +49,8 @@ class Outcome:
     def __init__(self) -> None:
         self.changed: list[Reservation] = []
         self.conflicts: list[tuple[Reservation, Reservation]] = []
+        # an exclusive request over files other writers are changing: (request, path, lease)
+        self.leased: list[tuple[Reservation, str, dict[str, Any]]] = []
         self.unmatched: list[str] = []
         self.notes: list[str] = []
         self.dropped: list[dict[str, Any]] = []
@@ -269,11 +273,41 @@ def reserve(
         if conflicts:
             outcome.conflicts = conflicts
             return False
+        outcome.leased = _leased_by_others(
+            directory_of(state_dir, project_root), requested, reservation.owner(requested[0]), now
+        )
+        if outcome.leased:
+            return False
         doc["reservations"] = result
         outcome.changed = requested
         return True
 
     return _locked(state_dir, project_root, now, operate)
+
+
+def _leased_by_others(
+    directory: str, requested: list[Reservation], owner: str, now: float
+) -> list[tuple[Reservation, str, dict[str, Any]]]:
+    """The files another owner's writers are changing (live leases) that an
+    exclusive request covers: such a reservation would refuse the lease holder its
+    own file in the reserver's name, and the reserver by the lease (issue 18)."""
+    from agent_hooks.leases import lease, lease_store
+    from agent_hooks.reservations import pattern
+
+    exclusive = [r for r in requested if r["mode"] == reservation.EXCLUSIVE]
+    found: list[tuple[Reservation, str, dict[str, Any]]] = []
+    if not exclusive:
+        return found
+    for rel in lease_store.all_paths(directory):
+        wanting = [r for r in exclusive if pattern.matches(r["compiled"], rel)]
+        if not wanting:
+            continue
+        for item in lease_store.read(directory, rel):
+            writer = str(item.get("writer"))
+            if writer.partition("#")[0] != owner and lease.counts(item, now, liveness.alive):
+                found.append((wanting[0], rel, item))
+                break
+    return found
 
 
 def _select(

@@ -281,7 +281,9 @@ def test_fingerprints_of_files_dropped_from_the_read_list_go_too(tmp_path: Path)
 
 @pytest.mark.parametrize("data", [b"", b"\x00", b"\x00\x00", b"a", b"a\x00"])
 def test_checksum_tells_lengths_apart(data: bytes) -> None:
-    others = {fingerprints.checksum(d) for d in [b"", b"\x00", b"\x00\x00", b"a", b"a\x00"] if d != data}
+    others = {
+        fingerprints.checksum(d) for d in [b"", b"\x00", b"\x00\x00", b"a", b"a\x00"] if d != data
+    }
     assert fingerprints.checksum(data) not in others
 
 
