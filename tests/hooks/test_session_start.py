@@ -191,10 +191,38 @@ def test_unset_agent_name_uses_the_shared_file_and_warns_when_shared(run_hook: H
     assert run_hook.state_path(None).is_file()
     assert "without AGENT_NAME" in first
     assert "Warning" not in first
-    second = start(run_hook, session="conv-2", agent=None)
+    pane_2 = {"CLAUDE_PID": str(os.getppid())}  # another live client process
+    second = start(run_hook, session="conv-2", agent=None, env=pane_2)
     assert "Warning" in second and "conv-1" in second and "agent-state.json" in second
-    again = start(run_hook, source="resume", session="conv-2", agent=None)
+    again = start(run_hook, source="resume", session="conv-2", agent=None, env=pane_2)
     assert "Warning" not in again
+
+
+def test_one_agent_name_in_two_running_panes_is_warned_in_both_and_told_apart(
+    run_hook: HookRunner,
+) -> None:
+    """Issue 18, defect 13: a copied launch line starts two panes with one AGENT_NAME.
+    Pane 2's start used to say "no other agent is active", archive pane 1's live
+    trail, and the two overwrote each other's files unrefused."""
+    start(run_hook, session="pane-1")
+    edit(run_hook, "a.py", session="pane-1")
+    pane_2 = {"CLAUDE_PID": str(os.getppid())}
+    second = start(run_hook, session="pane-2", env=pane_2)
+    assert "is also used by another conversation that is still running (pane-1)" in second
+    assert str(run_hook.project / "a.py") in run_hook.state()["files_modified"]  # not archived
+    read = run_hook.payload("PostToolUse_Read", session_id="pane-1")
+    read["tool_input"]["file_path"] = str(run_hook.project / "a.py")
+    told = context_of(run_hook("PostToolUse", read), "PostToolUse")  # pane 1's next hook
+    assert "is also used by another conversation that is still running (pane-2)" in told
+    mine = run_hook.payload(
+        "PreToolUse_Write",
+        session_id="pane-1",
+        tool_input={"file_path": str(run_hook.project / "b.py"), "content": "1"},
+    )
+    assert run_hook("PreToolUse", mine).out is None
+    theirs = dict(mine, session_id="pane-2")
+    refused = run_hook("PreToolUse", theirs, env=pane_2).out["hookSpecificOutput"]
+    assert refused["permissionDecision"] == "deny"
 
 
 @pytest.mark.parametrize("name", ["../evil", "a/b", "x" * 200, "a\x1bb", ".."])

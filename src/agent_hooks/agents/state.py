@@ -10,8 +10,9 @@ the agent wrote or read inside its workspaces, kept apart from project files),
 "conversation_id"}` or None), `trail_writers` (for a trail path a subagent or
 teammate touched: the writers that did), `waiting` (files a writer was refused,
 to be told when they free: `gate.waiting`), `alerts` (messages for
-the agent's next hook that can carry context) and `held` (files its writers
-wrote and hold, with their fingerprints after the last write: `leases.held_files`).
+the agent's next hook that can carry context; `alerts_for`: the same for one
+conversation, when two share the state file) and `held` (files its writers wrote
+and hold, with their fingerprints after the last write: `leases.held_files`).
 
 Invariants:
 
@@ -65,6 +66,7 @@ def fresh(agent_name: str | None, now: float) -> Doc:
         "trail_writers": {},
         "waiting": [],
         "alerts": [],
+        "alerts_for": {},
         "held": {},
     }
 
@@ -124,6 +126,13 @@ def normalize(raw: Doc | None, agent_name: str | None, now: float) -> Doc:
         }
     doc["notices"] = _str_list(raw.get("notices"))[-MAX_NOTICES:]
     doc["alerts"] = _str_list(raw.get("alerts"))[-MAX_NOTICES:]
+    targeted = raw.get("alerts_for")
+    if isinstance(targeted, dict):
+        doc["alerts_for"] = {
+            k: _str_list(v)[-MAX_NOTICES:]
+            for k, v in list(targeted.items())[-MAX_CONVERSATIONS:]
+            if isinstance(k, str)
+        }
     waiting = raw.get("waiting")
     doc["waiting"] = (
         [w for w in waiting if isinstance(w, dict)][-MAX_WAITING:]
@@ -157,17 +166,23 @@ def take_notices(doc: Doc) -> list[str]:
     return notices
 
 
-def add_alert(doc: Doc, text: str) -> None:
-    """Queue a message for the agent's next hook that can carry context."""
-    alerts = doc["alerts"]
+def add_alert(doc: Doc, text: str, conversation: str | None = None) -> None:
+    """Queue a message for the agent's next hook that can carry context — only for
+    `conversation`'s hooks when given (two conversations sharing one state file)."""
+    alerts = (
+        doc["alerts"] if conversation is None else doc["alerts_for"].setdefault(conversation, [])
+    )
     if text not in alerts:
         alerts.append(text)
     del alerts[:-MAX_NOTICES]
 
 
-def take_alerts(doc: Doc) -> list[str]:
+def take_alerts(doc: Doc, conversation: str | None = None) -> list[str]:
+    """The alerts for any conversation of the agent, and those for `conversation`."""
     alerts: list[str] = doc["alerts"]
     doc["alerts"] = []
+    if conversation is not None:
+        alerts += doc["alerts_for"].pop(conversation, [])
     return alerts
 
 
@@ -202,6 +217,7 @@ def begin_conversation(
     pid: int | None,
     now: float,
     archived: Doc | None = None,
+    shared: bool = False,
 ) -> Doc | None:
     """Record a SessionStart; return the trail that must be archived, if any.
 
@@ -209,9 +225,13 @@ def begin_conversation(
     trail, except that resuming a conversation other than the current one brings
     back that conversation's archived trail (`archived`) and archives the current.
     An unknown `source` (a newer client) is treated like resume: nothing is reset.
+    `shared`: another conversation still running uses this state file (one
+    AGENT_NAME in two panes): its trail and held files are left as they are.
     """
     to_archive = None
-    if source in ("startup", "clear"):
+    if shared:
+        pass
+    elif source in ("startup", "clear"):
         if has_trail(doc):
             to_archive = trail(doc)
         _reset_trail(doc, now)
@@ -221,7 +241,7 @@ def begin_conversation(
         restored = normalize(archived, doc["agent_name"], now)
         for field in (*TRAIL_FIELDS, "fingerprints", "session_start", "workspace", "trail_writers"):
             doc[field] = restored[field]
-    if conversation_id != doc["conversation_id"] or source in ("startup", "clear"):
+    if not shared and (conversation_id != doc["conversation_id"] or source in ("startup", "clear")):
         doc["held"] = {}  # the leases of the last conversation ended with it
     doc.update(
         registered=True,

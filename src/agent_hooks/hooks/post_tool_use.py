@@ -231,8 +231,8 @@ def _record(
             before = len(doc["waiting"])
             told.extend(waiting.freed(doc, me, ctx.state_dir, ctx.now))
             changed = changed or len(doc["waiting"]) != before
-        if doc["alerts"]:
-            told.extend(state.take_alerts(doc))
+        if doc["alerts"] or (me.conversation and me.conversation in doc["alerts_for"]):
+            told.extend(state.take_alerts(doc, me.conversation))
             changed = True
         return changed
 

@@ -37,8 +37,12 @@ def handle(ctx: hook_runtime.HookContext) -> hook_runtime.Answer | None:
 
     def mutate(doc: dict[str, Any]) -> None:
         facts["since"] = doc["last_activity"]
-        facts["alerts"] = state.take_alerts(doc)
-        facts["shared"] = _shared_with(agent, doc, conversation, ctx.now)
+        facts["alerts"] = state.take_alerts(doc, conversation)
+        other = _other_live_conversation(doc, conversation, pid, ctx.now)
+        facts["shared"] = None
+        if other is not None:  # one state file, two conversations running: warn both
+            facts["shared"] = _shared_warning(agent, other)
+            state.add_alert(doc, _shared_warning(agent, conversation or "?"), other)
         facts["archive"] = state.begin_conversation(
             doc,
             conversation_id=conversation,
@@ -47,6 +51,7 @@ def handle(ctx: hook_runtime.HookContext) -> hook_runtime.Answer | None:
             pid=pid,
             now=ctx.now,
             archived=archived,
+            shared=other is not None,
         )
         facts["notices"] = state.take_notices(doc)
 
@@ -84,7 +89,8 @@ def handle(ctx: hook_runtime.HookContext) -> hook_runtime.Answer | None:
     # The briefing or freshness verdict comes last and gets the room left.
     budget = hook_runtime.CONTEXT_LIMIT - len("\n".join(lines)) - 1
     lines += briefing_events.session_start_lines(ctx, agent, doc, source, project, budget=budget)
-    message = f"agent-hooks: {warning}" if warning is not None else None
+    shown = warning or (facts["shared"] and facts["shared"].removeprefix("Warning: "))
+    message = f"agent-hooks: {shown}" if shown else None
     return hook_runtime.Answer(context="\n".join(lines), message=message)
 
 
@@ -169,20 +175,31 @@ def _others_lines(agent: identity.Agent, project: str | None, now: float) -> lis
     return [f"Other agents active in this project: {listed}."]
 
 
-def _shared_with(
-    agent: identity.Agent, doc: dict[str, Any], conversation: str | None, now: float
+def _other_live_conversation(
+    doc: dict[str, Any], conversation: str | None, pid: int | None, now: float
 ) -> str | None:
-    """A warning when AGENT_NAME is unset and another live conversation already
-    uses the shared agent-state.json."""
-    if agent.name is not None or doc["conversation_id"] in (None, conversation):
+    """Another conversation still running on this state file (its process alive,
+    not this one's): one AGENT_NAME in two panes, or two agents without a name."""
+    other = doc["conversation_id"]
+    if other in (None, conversation) or (pid is not None and doc["pid"] == pid):
         return None
-    if not roster.is_active(doc, now):
-        return None
+    return other if roster.is_active(doc, now) else None
+
+
+def _shared_warning(agent: identity.Agent, other: str) -> str:
+    """Told to each of two running conversations that share one state file."""
+    if agent.name is None:
+        return (
+            "Warning: AGENT_NAME is unset and another conversation "
+            f"({other}) is still using the shared agent-state.json, so the two "
+            "share one state file and one trail. Give each agent its own AGENT_NAME "
+            "(ntm sets it per pane)."
+        )
     return (
-        "Warning: AGENT_NAME is unset and another conversation "
-        f"({doc['conversation_id']}) is still using the shared agent-state.json, so the two "
-        "share one state file and one trail. Give each agent its own AGENT_NAME "
-        "(ntm sets it per pane)."
+        f"Warning: AGENT_NAME {agent.name!r} is also used by another conversation that is "
+        f"still running ({other}): the two share one state file and one trail, and their "
+        "edits are told apart only by conversation. Relaunch one of them with its own "
+        "AGENT_NAME (a copied launch line?)."
     )
 
 

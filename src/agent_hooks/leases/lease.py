@@ -18,7 +18,8 @@ Invariants:
 * In the writer's own worktree: its own lease and its parent's never block
   (the parent delegated the work; the lease moves to the subagent when it
   writes); a subagent's lease blocks its parent and its siblings; another
-  agent's lease blocks. A lease in another worktree never blocks: it is a merge
+  agent's lease blocks — and so does one of the same agent in another
+  conversation (one AGENT_NAME in two panes: told apart by conversation). A lease in another worktree never blocks: it is a merge
   conflict ahead, told, not refused (unless the repository says `deny`).
 * Names of lease files are the worktree-relative path, escaped so that it is
   one file name (`/` → `%2F`); a path too long for a name is cut and ends in
@@ -110,6 +111,8 @@ def judge(
             found.elsewhere.append(lease)
             continue
         relation = me.relation(str(lease.get("writer")))
+        if relation != writers.OTHER and _another_conversation(lease, me):
+            relation = writers.OTHER  # one AGENT_NAME in two running conversations
         if relation == writers.SELF:
             found.own = lease
         elif relation == writers.PARENT:
@@ -117,6 +120,15 @@ def judge(
         else:
             found.blockers.append(lease)
     return found
+
+
+def _another_conversation(lease: Mapping[str, Any], me: writers.Writer) -> bool:
+    """Is the lease held by another conversation of the same owner (two panes
+    launched with one AGENT_NAME)? Only when both conversations are known."""
+    theirs = lease.get("conversation")
+    return bool(
+        me.conversation and isinstance(theirs, str) and theirs and theirs != me.conversation
+    )
 
 
 def new(
