@@ -98,6 +98,19 @@ def common_dir(top: str) -> str | None:
     return fs.realpath(fs.normpath(common))
 
 
+def superproject(top: str) -> str | None:
+    """The work tree of the repository `top` is a submodule of (its git dir is
+    `<superproject>/.git/modules/…`), or None."""
+    if fs.isdir(fs.join(top, ".git")):
+        return None  # a submodule's `.git` is a file
+    own = git_dir(top)
+    if own is None:
+        return None
+    marker = "/.git/modules/"
+    cut = fs.realpath(own).find(marker)
+    return fs.realpath(own)[:cut] if cut > 0 else None
+
+
 def worktree_id(top: str) -> str:
     """Which work tree of its repository `top` is, the same whatever path reaches it
     (a container's mount, a bind mount, a renamed directory): "." for the main work

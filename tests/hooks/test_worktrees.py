@@ -290,3 +290,34 @@ def test_one_checkout_reached_through_another_path_is_one_work_tree(
     assert decision["permissionDecision"] == "deny", decision
     assert "another worktree" not in json.dumps(result.out)
     assert 'agent "proj__cc_1"' in decision["permissionDecisionReason"]
+
+
+def test_a_submodule_path_is_held_by_the_superprojects_reservation(tmp_path: Path) -> None:
+    """Issue 18, defect 11: a reservation in the superproject over `lib/sub/**` did
+    not hold for an agent launched inside the submodule."""
+    library = tmp_path / "library"
+    library.mkdir()
+    git(library, "init", "-q", "-b", "main")
+    (library / "code.py").write_text("v1\n")
+    git(library, "add", ".")
+    git(library, "commit", "-q", "-m", "lib")
+    top = tmp_path / "super"
+    top.mkdir()
+    git(top, "init", "-q", "-b", "main")
+    git(top, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(library), "lib/sub")
+    top = Path(os.path.realpath(top))
+    home = tmp_path / "home"
+    home.mkdir()
+    state_dir = identity.state_dir({"HOME": str(home)})
+    reservation_store.reserve(
+        state_dir, str(top), OTHER, [("lib/sub/**", pattern.compile("lib/sub/**"))],
+        reason="", ttl=3600, shared=False, keep=True, now=time.time(),
+    )  # fmt: skip
+    inside = top / "lib" / "sub"
+    run = runner(home, inside)  # the agent was launched in the submodule
+    payload = run.payload(
+        "PreToolUse_Write", tool_input={"file_path": str(inside / "code.py"), "content": "x"}
+    )
+    decision = run("PreToolUse", payload, agent=ME).out["hookSpecificOutput"]
+    assert decision["permissionDecision"] == "deny"
+    assert "lib/sub/**" in decision["permissionDecisionReason"]

@@ -10,8 +10,10 @@ Invariants:
 * The projects that judge a target are every project it lies in: the git top
   level above it (so an agent started elsewhere cannot walk around a project's
   reservations) and the agent's own project when the target lies inside it (so a
-  nested repository, e.g. a submodule, does not hide its parent's reservations);
-  a target in no project is judged by none.
+  nested repository does not hide its parent's reservations), and for a
+  submodule its superprojects (an agent launched inside the submodule is held by
+  the superproject's reservation of `lib/sub/**`); a target in no project is
+  judged by none.
 * A shell target may be a directory: a project root, or a directory above the
   agent's project (`rm -rf ..`), is that whole project (relative path ""); a
   shell glob keeps its wildcards below its literal directories.
@@ -29,6 +31,7 @@ from agent_hooks import repository
 Pair = tuple[str, str]  # (project root, path relative to it; "" = the whole project)
 
 _GLOB_CHARS = "*?["
+MAX_NESTING = 4  # submodules in submodules: the repositories that judge a target
 
 
 def resolve(path: str, cwd: str | None, agent_root: str | None) -> str:
@@ -51,11 +54,12 @@ def resolve_entry(path: str) -> str:
 def places(resolved: str, agent_root: str | None) -> list[Pair]:
     """Every (project root, relative path) that judges the resolved target;
     empty when it lies in no project."""
-    roots = []
-    top = repository.git_top_level(fs.dirname(resolved), resolved=True)
-    if top is not None:
-        roots.append(top)
-    if agent_root is not None and agent_root != top and fs.is_within(resolved, agent_root):
+    roots: list[str] = []
+    outer = repository.git_top_level(fs.dirname(resolved), resolved=True)
+    while outer is not None and len(roots) < MAX_NESTING:
+        roots.append(outer)
+        outer = repository.superproject(outer)  # a submodule's superproject judges too
+    if agent_root is not None and agent_root not in roots and fs.is_within(resolved, agent_root):
         roots.append(agent_root)
     return [(root, resolved[len(root.rstrip("/")) + 1 :]) for root in roots if resolved != root]
 
