@@ -321,3 +321,37 @@ def test_a_submodule_path_is_held_by_the_superprojects_reservation(tmp_path: Pat
     decision = run("PreToolUse", payload, agent=ME).out["hookSpecificOutput"]
     assert decision["permissionDecision"] == "deny"
     assert "lib/sub/**" in decision["permissionDecisionReason"]
+
+
+def test_an_agent_launched_above_the_repositories_is_judged_in_each_ones_ledger(
+    tmp_path: Path,
+) -> None:
+    """Issue 18, defect 9: an agent launched one directory up (a folder of several
+    repositories) was refused a Write into a repository but not its Bash writes
+    there, which were checked against the launch folder's empty ledger and
+    reported to it."""
+    folder = Path(os.path.realpath(tmp_path / "work"))
+    repo = folder / "r"
+    repo.mkdir(parents=True)
+    git(repo, "init", "-q", "-b", "main")
+    (repo / "app.py").write_text("v1\n")
+    home = tmp_path / "home"
+    bob = runner(home, repo)
+    hold = bob.payload(
+        "PreToolUse_Write", tool_input={"file_path": str(repo / "app.py"), "content": "x"}
+    )
+    assert bob("PreToolUse", hold, agent=OTHER).out is None  # bob leases r/app.py
+    above = runner(home, folder)  # CLAUDE_PROJECT_DIR is the folder, no repository
+    for command in ("echo x > r/app.py", "sed -i s/v1/v2/ r/app.py", "rm -rf r"):
+        payload = above.payload("PreToolUse_Bash", tool_input={"command": command}, cwd=str(folder))
+        decision = above("PreToolUse", payload, agent=ME).out["hookSpecificOutput"]
+        assert decision["permissionDecision"] == "deny", (command, decision)
+        assert 'agent "proj__cc_2"' in decision["permissionDecisionReason"]
+    (repo / "new.py").write_text("made by the command\n")
+    post = above.payload(
+        "PostToolUse_Bash", tool_input={"command": "echo y > r/new.py"}, cwd=str(folder)
+    )
+    post["tool_response"] = {"stdout": "", "stderr": "", "interrupted": False}
+    assert above("PostToolUse", post, agent=ME).code == 0
+    lease = json.loads((repo / ".git" / "agent-hooks" / "leases" / "new.py").read_text())
+    assert lease["leases"][0]["writer"] == ME  # in r's own ledger

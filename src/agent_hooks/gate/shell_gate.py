@@ -5,8 +5,11 @@ Invariants:
 
 * A command is parsed only when, in the agent's project, another owner holds
   something exclusive, another writer holds a lease, or strict mode is on — or
-  it names agent-hooks' own files — and only when the prefilter says the parser
-  could see a write: an unclaimed project pays nothing.
+  it names agent-hooks' own files, or may write outside the project (an absolute
+  path, `..`, `~`, `git -C`; or the agent runs in no repository: a folder holding
+  several, or none at all) — and only
+  when the prefilter says the parser could see a write. Each target is judged in
+  the ledger of the repository it lies in, wherever the agent was launched.
 * Each visible write target (a path and everything below it, or a glob) is
   located with symlinks resolved (`places.locate_write`, `places.locate_glob`)
   and refused by another owner's live exclusive reservation overlapping it, by
@@ -41,34 +44,41 @@ def decide(call: ToolCall, command: object) -> Verdict:
     a lone surrogate is U+FFFD)."""
     verdict = Verdict()
     project = call.project
-    if not isinstance(command, str) or project is None:
+    if not isinstance(command, str):
         return verdict
     command = fs.as_written(command)
     if not prefilter.might_write(command):
         return verdict  # nothing the parser could see: do not pay for loading it
-    home = call.repo(project)
-    contended = (
+    home = call.repo(project) if project is not None else None
+    contended = home is not None and (
         (home.index is not None and home.index.others_hold_exclusive(call.writer.owner, call.now))
         or home.strict
         or _leases_held(call, home.ledger, home.minutes)
     )
-    if not contended and not prefilter.mentions_own_files(command):
+    if not (
+        contended
+        or prefilter.mentions_own_files(command)
+        or home is None
+        or not fs.lexists(fs.join(home.root, ".git"))  # a folder holding repositories
+        or prefilter.reaches_out(command)
+    ):
         return verdict
     from agent_hooks import preload
 
     preload(prefilter.PARSER_MODULES)  # only when someone else holds something
     from agent_hooks.shell import writes
 
-    analysis = writes.analyze(command, call.cwd or project, call.environ.get("HOME"))
+    analysis = writes.analyze(command, call.cwd or project or "/", call.environ.get("HOME"))
     for target in analysis.targets:
         reason = _check_target(call, target.path, target.glob, target.entry)
         if reason is not None:
             return refuse(call, verdict, reason)
     for directory, what in analysis.trees:
-        reason = _check_tree(call, directory or call.cwd or project, what)
+        where = directory or call.cwd or project
+        reason = _check_tree(call, where, what) if where is not None else None
         if reason is not None:
             return refuse(call, verdict, reason)
-    if analysis.gave_up is not None:
+    if analysis.gave_up is not None and home is not None:
         verdict.problems.append(
             f"Bash command too complex to check ({analysis.gave_up}): "
             f"it counts as writing anywhere in {project}"

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
 MAX_VISIBLE = 200  # files read from one command line (the rest are left to the net)
 MAX_NOTED = 32  # files of one tool call whose fingerprints the writer's held files keep
+MAX_REPOSITORIES = 8  # repositories one shell command's files are sorted into
 # What the aftermath of a shell command that changed files always loads (after the
 # event's preload: agent_hooks.hooks.PRELOAD).
 BASH_MODULES = (
@@ -63,15 +64,16 @@ def handle(ctx: hook_runtime.HookContext) -> hook_runtime.Answer | None:
         name, agent = None, None
     me = writers.from_payload(name, ctx.payload, ctx.environ, ctx.client.NAME)
     told: list[str] = []
-    if use.kind == SHELL and project is not None:
+    repos = _Repositories(project)
+    if use.kind == SHELL:
         if not use.reported and use.command:  # the client did not say: read the command
             found += _visible_writes(ctx, use, project)
-        if found:
-            found = _after_shell(ctx, project, me, found, told)
+        for top in repos.of_files(found):  # each file in the ledger of its repository
+            found = _after_shell(ctx, top, me, found, told)
     if use.kind == LAUNCH and project is not None:
         _describe_launched(ctx, project, me, use)
-    if agent is not None and project is not None:
-        told += _record(ctx, agent, me, use, found, project)
+    if agent is not None:
+        told += _record(ctx, agent, me, use, found, project, repos)
     session = work_session_events.post_tool_use(ctx, name, project, found)
     if session is not None:
         told.append(session["additionalContext"])
@@ -121,8 +123,39 @@ def _after_shell(
     return [(field, path) for field, path in found if path not in result.foreign]
 
 
+class _Repositories:
+    """The work tree each changed file lies in, worked out once per directory:
+    a file is judged, leased and noted in the ledger of its own repository, wherever
+    the agent was launched (issue 18, defect 9)."""
+
+    __slots__ = ("_tops", "project")
+
+    def __init__(self, project: str | None) -> None:
+        self.project = project
+        self._tops: dict[str, str | None] = {}
+
+    def top(self, path: str) -> str | None:
+        directory = fs.dirname(path)
+        if directory not in self._tops:
+            from agent_hooks import repository
+
+            self._tops[directory] = repository.git_top_level(directory, resolved=True)
+        return self._tops[directory]
+
+    def of_files(self, found: list[tuple[str, str]]) -> list[str]:
+        """The work trees the files lie in (at most MAX_REPOSITORIES), the project first."""
+        tops: list[str] = []
+        for _, path in found:
+            top = self.top(path)
+            if top is not None and top not in tops:
+                tops.append(top)
+                if len(tops) >= MAX_REPOSITORIES:
+                    break
+        return sorted(tops, key=lambda top: top != self.project)
+
+
 def _visible_writes(
-    ctx: hook_runtime.HookContext, use: ToolUse, project: str
+    ctx: hook_runtime.HookContext, use: ToolUse, project: str | None
 ) -> list[tuple[str, str]]:
     """The files a shell command visibly wrote, read from the command itself when
     the client reports none (Claude Code outside its auto and bypassPermissions
@@ -138,7 +171,7 @@ def _visible_writes(
     preload(prefilter.PARSER_MODULES)
     from agent_hooks.shell import writes
 
-    cwd = use.workdir or ctx.cwd or project
+    cwd = use.workdir or ctx.cwd or project or "/"
     analysis = writes.analyze(command, cwd, ctx.environ.get("HOME"))
     found = []
     for target in analysis.targets[:MAX_VISIBLE]:
@@ -181,10 +214,12 @@ def _record(
     me: writers.Writer,
     use: ToolUse,
     found: list[tuple[str, str]],
-    project: str,
+    project: str | None,
+    repos: _Repositories,
 ) -> list[str]:
-    """The trail, the writer's held files (its own writes noted, others' changes
-    found: `leases.held_files`), waiting notes and alerts, in one state update."""
+    """The trail, the writer's held files (its own writes noted on their leases,
+    in the ledgers of their repositories, and others' changes found:
+    `leases.held_files`), waiting notes and alerts, in one state update."""
     from agent_hooks import fingerprints, repository
     from agent_hooks.leases import held_files, lease_store
     from agent_hooks.ledger import ledger_location
@@ -192,17 +227,22 @@ def _record(
     limit = trail.read_limit(ctx.environ)
     workspaces = trail.workspace_prefix(project)
     marked = me.key if me.agent_id else None
-    ledger = ledger_location.directory(ctx.state_dir, project)
-    worktree = repository.worktree_id(project)
-    root = project.rstrip("/") + "/"
-    written: dict[str, str] = {}
+    places: dict[str, tuple[str, str, str]] = {}  # written path -> (ledger, rel, worktree)
     for field, path in found if use.kind in (EDIT, SHELL) else ():
-        if field != READ and path.startswith(root) and len(written) < MAX_NOTED:
-            written[path] = path[len(root) :]
-    taken = {path: fingerprints.of(path) for path in written}
-    ends = lease_store.note_written(
-        ledger, {written[p]: mark for p, mark in taken.items()}, me.key, worktree, ctx.now
-    )
+        if len(places) >= MAX_NOTED:
+            break
+        top = repos.top(path) if field != READ else None
+        if top is not None:
+            ledger = ledger_location.directory(ctx.state_dir, top)
+            places[path] = (ledger, path[len(top.rstrip("/")) + 1 :], repository.worktree_id(top))
+    taken = {path: fingerprints.of(path) for path in places}
+    ends: dict[str, float] = {}
+    for ledger, worktree in {(place[0], place[2]) for place in places.values()}:
+        marks = {rel: taken[p] for p, (b, rel, w) in places.items() if (b, w) == (ledger, worktree)}
+        noted = lease_store.note_written(ledger, marks, me.key, worktree, ctx.now)
+        ends.update(
+            {p: noted[rel] for p, (b, rel, w) in places.items() if b == ledger and rel in noted}
+        )
     window = _window(ctx, use)
     told: list[str] = []
     beat: list[bool] = []
@@ -211,10 +251,8 @@ def _record(
 
     def mutate(doc: dict[str, Any]) -> bool:
         recorded = trail.record(doc, found, limit, workspaces, marked, taken) if found else False
-        for path, rel in written.items():
-            if rel in ends:
-                place = (ledger, rel, worktree)
-                held_files.note(doc, me.key, path, taken.get(path), place, ends[rel], ctx.now)
+        for path, until in ends.items():
+            held_files.note(doc, me.key, path, taken.get(path), places[path], until, ctx.now)
         start = window[0] if window is not None else doc["last_activity"]
         foreign, own = held_files.check(
             doc, me.key, ctx.now, (start, ctx.now) if use.kind == SHELL else None
@@ -239,12 +277,17 @@ def _record(
     if found or fs.lexists(agent.state_path):  # a new agent holds nothing yet
         state_file.update(agent, mutate, ctx.now, ctx.log)
     told += _changed_held_files(ctx, me, changes, maybe_own)
-    if beat:
+    if beat and project is not None:
         from agent_hooks.leases import writer_cards
 
         owner = writers.Writer(me.agent, me.conversation, client=me.client)
-        writer_cards.heartbeat(ledger, owner, ctx.client.holder_pid(ctx.environ), ctx.now)
-    if workspaces is not None and use.kind == EDIT:
+        writer_cards.heartbeat(
+            ledger_location.directory(ctx.state_dir, project),
+            owner,
+            ctx.client.holder_pid(ctx.environ),
+            ctx.now,
+        )
+    if workspaces is not None and project is not None and use.kind == EDIT:
         for _, path in found:
             if path.startswith(workspaces):
                 # only for a file written into a workspace

@@ -74,3 +74,23 @@ OWN_FILE_WORDS = (".git", ".claude", "agent-hooks", "agent-state", "state-")
 
 def mentions_own_files(command: str) -> bool:
     return any(word in command for word in OWN_FILE_WORDS)
+
+
+# What a command needs to name a path outside the directory it starts in.
+_OUTWARD = ("..", "~", "$HOME", "${HOME", "-C", "--git-dir", "--work-tree")
+_PATH_START = frozenset(" \t\n;&|()<>`=\"'")  # before an absolute path
+
+
+def reaches_out(command: str) -> bool:
+    """Could `command` write outside the directory it starts in (an absolute path,
+    `..`, `~`, `git -C DIR`)? Asked before parsing when the agent's own project is
+    not contended: a target in another repository is judged by that repository's
+    ledger (issue 18, defect 9). `/dev/...` does not count."""
+    if any(word in command for word in _OUTWARD):
+        return True
+    at = command.find("/")
+    while at >= 0:
+        if (at == 0 or command[at - 1] in _PATH_START) and not command.startswith("/dev/", at):
+            return True
+        at = command.find("/", at + 1)
+    return False

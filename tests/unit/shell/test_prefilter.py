@@ -91,3 +91,23 @@ def test_every_write_the_parser_sees_passes(
 )  # fmt: skip
 def test_commands_that_write_nothing_visible_skip_the_parser(command: str) -> None:
     assert not prefilter.might_write(command)
+
+
+@pytest.mark.parametrize(
+    ("command", "reaches"),
+    [
+        ("echo x > /abs/f", True),
+        ('echo x > "/tmp/x"', True),
+        ("echo > ../x", True),
+        ("git -C ../other stash", True),
+        ("cp a ~/b", True),
+        ("cp a $HOME/b", True),
+        ("cat a 2>/dev/null", False),
+        ("echo x > src/a", False),
+        ("sed -i s/a/b/ lib/x.py", False),
+    ],
+)
+def test_reaches_out_says_whether_a_command_can_name_a_path_outside_its_directory(
+    command: str, reaches: bool
+) -> None:
+    assert prefilter.reaches_out(command) is reaches
