@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from hook_runner import AGENT, HookRunner, write_state
+from hook_runner import AGENT, ROOT, HookRunner, write_state
 
 
 def post(run_hook: HookRunner, payload: dict[str, Any], **kw: Any) -> None:
@@ -234,3 +235,36 @@ def test_a_path_holding_a_lone_surrogate_is_recorded_as_the_client_wrote_it(
     doc = run_hook.state()
     assert doc["files_modified"] == [str(written)] and str(written) in doc["fingerprints"]
     assert run_hook.log_lines() == []
+
+
+def test_a_huge_trail_is_kept_beside_the_state_which_stays_small(run_hook: HookRunner) -> None:
+    """Issue 18, defect 17: a 50,000-entry trail (~2.4 MB) made every PostToolUse parse
+    and rewrite megabytes (3x a bare interpreter). The state keeps the first 1,000 of
+    each list; the rest move beside it, once, and nothing is lost."""
+    import subprocess
+    import sys
+
+    from agent_hooks.agents import trail
+
+    paths = [f"{run_hook.project}/gen/f{n}.py" for n in range(50_000)]
+    write_state(
+        run_hook.state_dir,
+        AGENT,
+        {"agent_name": AGENT, "conversation_id": "conv-1", "files_modified": paths},
+    )
+    assert run_hook.state_path().stat().st_size > 2_000_000
+    edit = run_hook.payload("PostToolUse_Edit", session_id="conv-1")
+    edit["tool_input"]["file_path"] = str(run_hook.project / "new.py")
+    assert run_hook("PostToolUse", edit).code == 0
+    doc = run_hook.state()
+    assert len(doc["files_modified"]) == trail.MAX_TRAIL_FILES
+    assert run_hook.state_path().stat().st_size < 200_000
+    out = subprocess.run(
+        [sys.executable, "-m", "agent_hooks.cli", "trail", "--json"],
+        capture_output=True,
+        text=True,
+        env={**run_hook.env(), "PYTHONPATH": str(ROOT / "src")},
+        check=True,
+    ).stdout
+    listed = json.loads(out)["trails"][0]["files_modified"]
+    assert set(listed) == {*paths, str(run_hook.project / "new.py")}

@@ -14,8 +14,9 @@ Invariants:
 * `files_read` keeps at most `read_limit` paths, dropping the oldest first.
 * `files_created`, `files_modified` and `workspace_files` keep at most
   `MAX_TRAIL_FILES` paths each, the first ones seen: the document is parsed by every
-  hook, so one Bash command reporting 200,000 files must not make it megabytes. The
-  first time a list is full a notice tells the agent at its next SessionStart.
+  hook, so its size must not grow with the trail (one Bash command can report
+  200,000 files). The rest are kept beside it (`trail_archive.spill`); the first time
+  a list is full a notice tells the agent at its next SessionStart.
 * A fingerprint (`fingerprints.of`: `[mtime_ns, size, checksum]`) is kept for
   every path in the trail.
 """
@@ -30,7 +31,7 @@ from agent_hooks.tool_use import CREATED, MODIFIED, READ
 WORKSPACE = "workspace_files"
 DEFAULT_READ_LIMIT = 500
 MAX_FINGERPRINTS = 1000
-MAX_TRAIL_FILES = 10_000
+MAX_TRAIL_FILES = 1_000
 READ_LIMIT_ENV = "AGENT_HOOKS_READ_LIMIT"
 
 TYPE_CHECKING = False
@@ -77,15 +78,29 @@ def record(
     workspaces: str | None = None,
     writer: str | None = None,
     taken: dict[str, list[int] | None] | None = None,
+    overflow: list[tuple[str, str]] | None = None,
 ) -> bool:
     """Add `found` to the document's trail lists and refresh their fingerprints;
     paths under `workspaces` (a prefix ending in "/") go to `workspace_files`;
     `writer` (a subagent's or teammate's key) is noted in `trail_writers` for each
-    path; `taken` holds fingerprints the caller took already. True when the
-    document changed (a new path, or a file whose content moved). Linear in the number of paths: at most `MAX_FINGERPRINTS` files are
+    path; `taken` holds fingerprints the caller took already. A list past
+    `MAX_TRAIL_FILES` (one written by an earlier release, or a command reporting
+    thousands of files) keeps its first ones; the rest go to `overflow`, which the
+    caller keeps beside the state (`trail_archive.spill`), so the document every
+    hook reads stays small. True when the document changed (a new path, or a file
+    whose content moved). Linear in the number of paths: at most `MAX_FINGERPRINTS` files are
     read per call (a Bash command can report hundreds of thousands)."""
     marks = doc["fingerprints"]
     changed = False
+    for field in (CREATED, MODIFIED, WORKSPACE):
+        if len(doc[field]) > MAX_TRAIL_FILES:  # an earlier release kept them all
+            spilled = doc[field][MAX_TRAIL_FILES:]
+            del doc[field][MAX_TRAIL_FILES:]
+            for path in spilled:
+                marks.pop(path, None)
+            if overflow is not None:
+                overflow.extend((field, path) for path in spilled)
+            changed = True
     present = {field: set(doc[field]) for field in (CREATED, MODIFIED, READ, WORKSPACE)}
     budget = MAX_FINGERPRINTS
     full: set[str] = set()
@@ -95,6 +110,8 @@ def record(
         if path not in present[field]:
             if field != READ and len(doc[field]) >= MAX_TRAIL_FILES:
                 full.add(field)
+                if overflow is not None:
+                    overflow.append((field, path))
                 continue
             present[field].add(path)
             doc[field].append(path)
@@ -115,7 +132,7 @@ def record(
     for field in sorted(full):
         text = (
             f"Your file trail's {field} list is full ({MAX_TRAIL_FILES} files): later files "
-            "are not recorded in it (`git status` shows what changed)."
+            "are kept beside it (`agent-hooks trail` shows them all)."
         )
         if text not in doc["notices"]:
             doc["notices"].append(text)

@@ -104,3 +104,39 @@ def sweep(state_dir: str, cutoff: float, *, dry_run: bool = False) -> list[str]:
             except OSError:
                 pass  # not empty
     return removed
+
+
+def spill_path(agent: identity.Agent, conversation_id: object) -> str | None:
+    """Where the paths past a full trail list are kept for one conversation."""
+    conversation = safe_id(conversation_id)
+    return os.path.join(agent_dir(agent), conversation + ".more") if conversation else None
+
+
+def spill(agent: identity.Agent, conversation_id: object, items: list[tuple[str, str]]) -> None:
+    """Append (trail field, path) pairs past a full list, one `field<TAB>path` line
+    each, to the conversation's overflow file (created 0600)."""
+    path = spill_path(agent, conversation_id)
+    if path is None or not items:
+        return
+    storage.ensure_dir(agent_dir(agent))
+    data = "".join(f"{field}\t{item}\n" for field, item in items).encode("utf-8", "surrogateescape")
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    try:
+        os.write(fd, data)
+    finally:
+        os.close(fd)
+
+
+def spilled(agent: identity.Agent, conversation_id: object) -> dict[str, list[str]]:
+    """The paths kept beside a conversation's full trail lists, by field."""
+    path = spill_path(agent, conversation_id)
+    found: dict[str, list[str]] = {}
+    try:
+        with open(path or "", encoding="utf-8", errors="surrogateescape") as handle:
+            for line in handle:
+                field, sep, item = line.rstrip("\n").partition("\t")
+                if sep and item:
+                    found.setdefault(field, []).append(item)
+    except OSError:
+        pass
+    return found

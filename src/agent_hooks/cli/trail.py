@@ -36,6 +36,10 @@ def trail_command(
         trails = [found]
     else:
         trails = [state.trail(doc)] + (trail_archive.list_archived(agent) if previous else [])
+    for item in trails:  # the paths past a full list, kept beside the state
+        for field, paths in trail_archive.spilled(agent, item.get("conversation_id")).items():
+            if isinstance(item.get(field), list):
+                item[field] = item[field] + paths
     if as_json:
         emit_json({"agent": agent.name, "trails": trails})
         return

@@ -248,9 +248,14 @@ def _record(
     beat: list[bool] = []
     changes: list[held_files.Change] = []
     maybe_own: list[held_files.Change] = []
+    overflow: list[tuple[str, str]] = []
+    conversation: list[object] = []
 
     def mutate(doc: dict[str, Any]) -> bool:
-        recorded = trail.record(doc, found, limit, workspaces, marked, taken) if found else False
+        recorded = (
+            trail.record(doc, found, limit, workspaces, marked, taken, overflow) if found else False
+        )
+        conversation[:] = [doc["conversation_id"]]
         for path, until in ends.items():
             held_files.note(doc, me.key, path, taken.get(path), places[path], until, ctx.now)
         start = window[0] if window is not None else doc["last_activity"]
@@ -276,6 +281,13 @@ def _record(
 
     if found or fs.lexists(agent.state_path):  # a new agent holds nothing yet
         state_file.update(agent, mutate, ctx.now, ctx.log)
+    if overflow:  # past a full trail list: kept beside the state, which stays small
+        from agent_hooks.agents import trail_archive
+
+        try:
+            trail_archive.spill(agent, conversation[0] if conversation else None, overflow)
+        except OSError as exc:
+            ctx.log(f"{len(overflow)} trail entries past a full list not kept: {exc}")
     told += _changed_held_files(ctx, me, changes, maybe_own)
     if beat and project is not None:
         from agent_hooks.leases import writer_cards
