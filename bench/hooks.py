@@ -164,6 +164,44 @@ def fresh_lease(ledger_dir: Path, rel: str) -> Callable[[int], object]:
     return prepare
 
 
+def hold_files(hook: list[str], env: dict[str, str], tmp: Path, project: Path, count: int) -> Path:
+    """The benchmark's agent writes `count` files as the client does (PreToolUse,
+    the write, PostToolUse): it leases them, and its state keeps their
+    fingerprints; returns the PostToolUse payload of the first, for reuse."""
+    post = payload_file(tmp, "PostToolUse_Write", project)
+    for n in range(count):
+        target = project / f"held{n}.py"
+        for event, name in (
+            ("PreToolUse", "PreToolUse_Write"),
+            ("PostToolUse", "PostToolUse_Write"),
+        ):
+            if event == "PostToolUse":
+                target.write_text(f"v{n}\n")
+            doc = json.loads(payload_file(tmp, name, project).read_text())
+            doc["tool_input"]["file_path"] = str(target)
+            path = tmp / f"{name}-held{n}.json"
+            path.write_text(json.dumps(doc))
+            subprocess.run(
+                [*hook, event],
+                stdin=path.open("rb"),
+                stdout=subprocess.DEVNULL,
+                env=env,
+                check=True,
+            )
+            if n == 0 and event == "PostToolUse":
+                post = path
+    return post
+
+
+def fill_trail(env: dict[str, str], project: Path, each: int) -> None:
+    """The agent's trail lists full (`each` files created and modified, and read)."""
+    state = Path(env["HOME"]) / ".claude" / f"state-{env['AGENT_NAME']}.json"
+    doc = json.loads(state.read_text())
+    for field in ("files_created", "files_modified", "files_read"):
+        doc[field] = doc[field] + [f"{project}/gen/{field}/{n}.py" for n in range(each)]
+    state.write_text(json.dumps(doc))
+
+
 def report(title: str, few: dict[str, float], many: dict[str, float], small: str, big: str) -> None:
     print(title)
     for name, ratio in many.items():
@@ -250,6 +288,24 @@ def main() -> int:
         for name, ratio in one.items():
             budget = " (budget 1.5x)" if name.startswith(("PreToolUse", "PostToolUse")) else ""
             print(f"  {name:<26} {ratio:5.2f}x{budget}")
+        # The net under the gate: the writer holds files (their fingerprints in its state
+        # and on its leases), and its trail lists are full (1,000 files each, the rest
+        # kept beside the state, as a 50,000-entry trail leaves them).
+        held = hold_files(hook, env, tmp, project, 10)
+        fill_trail(env, project, 1000)
+        net_cases = {
+            "PostToolUse Edit (held)": ([*hook, "PostToolUse"], held),
+            "PostToolUse Read (10 held)": cases["PostToolUse Read"],
+            "PostToolUse Bash (10 held)": cases["PostToolUse Bash (lease)"],
+        }
+        net_prepare: dict[str, Callable[[int], object]] = {
+            "PostToolUse Edit (held)": lambda n: (project / "held0.py").write_text(f"v{n}\n"),
+            "PostToolUse Bash (10 held)": fresh_lease(ledger_dir, "b.txt"),
+        }
+        net = compare(python, net_cases, env, args.runs, net_prepare)
+        print("  with 10 held files and a full trail (1,000 files a list; budget 1.5x):")
+        for name, ratio in net.items():
+            print(f"  {name:<26} {ratio:5.2f}x")
         if args.scale:
             scale_cases = {
                 "PreToolUse Write (lease)": ([*hook, "PreToolUse"], write_into),

@@ -58,12 +58,13 @@ LIST_FROM = 32  # changed files past which the lease directory is listed once
 
 
 class Aftermath:
-    __slots__ = ("foreign", "problems", "warning")
+    __slots__ = ("foreign", "held", "problems", "warning")
 
     def __init__(self) -> None:
         self.foreign: set[str] = set()  # changed by another writer during the command
         self.warning: str | None = None
         self.problems: list[str] = []
+        self.held: dict[str, float] = {}  # rel -> the end of this writer's lease on it
 
 
 def _rels(paths: list[str], project: str) -> list[tuple[str, str]]:
@@ -84,6 +85,7 @@ def after_bash(
     duration_ms: object,
     environ: Mapping[str, str],
     holder_pid: int | None,
+    marks: dict[str, list[int] | None] | None = None,
 ) -> Aftermath:
     """Sort the changed files, lease this writer's own, and warn about held ones."""
     result = Aftermath()
@@ -128,10 +130,13 @@ def after_bash(
             now=now,
             minutes=minutes,
             source="bash",
+            marks=marks,
         )
         for rel, outcome in claims.items():
             if outcome.problem:
                 result.problems.append(outcome.problem)
+            if outcome.expires is not None:
+                result.held[rel] = outcome.expires
             if outcome.blockers:
                 leased_by_others[rel] = outcome.blockers[0]
         if any(outcome.new_ledger for outcome in claims.values()):

@@ -65,15 +65,16 @@ def handle(ctx: hook_runtime.HookContext) -> hook_runtime.Answer | None:
     me = writers.from_payload(name, ctx.payload, ctx.environ, ctx.client.NAME)
     told: list[str] = []
     repos = _Repositories(project)
+    if use.kind == SHELL and not use.reported and use.command:  # the client did not say
+        found += _visible_writes(ctx, use, project)
+    written = _Written(ctx, use, found, repos)
     if use.kind == SHELL:
-        if not use.reported and use.command:  # the client did not say: read the command
-            found += _visible_writes(ctx, use, project)
         for top in repos.of_files(found):  # each file in the ledger of its repository
-            found = _after_shell(ctx, top, me, found, told)
+            found = _after_shell(ctx, top, me, found, told, written)
     if use.kind == LAUNCH and project is not None:
         _describe_launched(ctx, project, me, use)
     if agent is not None:
-        told += _record(ctx, agent, me, use, found, project, repos)
+        told += _record(ctx, agent, me, use, found, project, written)
     session = work_session_events.post_tool_use(ctx, name, project, found)
     if session is not None:
         told.append(session["additionalContext"])
@@ -89,9 +90,10 @@ def _after_shell(
     me: writers.Writer,
     found: list[tuple[str, str]],
     told: list[str],
+    written: _Written,
 ) -> list[tuple[str, str]]:
-    """The files the command changed that are this writer's (leased); a warning
-    for held ones it changed."""
+    """The files the command changed that are this writer's (leased, with their
+    fingerprints: `written`); a warning for held ones it changed."""
     from agent_hooks import preload
 
     preload(BASH_MODULES)
@@ -107,7 +109,9 @@ def _after_shell(
         duration_ms=ctx.payload.get("duration_ms"),
         environ=ctx.environ,
         holder_pid=ctx.client.holder_pid(ctx.environ),
+        marks=written.marks_in(project),
     )
+    written.leased(project, result.held)
     for problem in result.problems:
         ctx.log(problem)
     if result.foreign:
@@ -121,6 +125,60 @@ def _after_shell(
         ctx.log(result.warning)
         told.append(result.warning)
     return [(field, path) for field, path in found if path not in result.foreign]
+
+
+class _Written:
+    """The files this tool call wrote (at most MAX_NOTED): where each is held
+    (ledger, path relative to its work tree, worktree id), its fingerprint now, and
+    the end of the writer's lease on it once that lease records the fingerprint —
+    by the shell aftermath's own claim, or `note` for an edit's lease taken before."""
+
+    __slots__ = ("ends", "places", "taken")
+
+    def __init__(
+        self,
+        ctx: hook_runtime.HookContext,
+        use: ToolUse,
+        found: list[tuple[str, str]],
+        repos: _Repositories,
+    ) -> None:
+        from agent_hooks import fingerprints, repository
+        from agent_hooks.ledger import ledger_location
+
+        self.places: dict[str, tuple[str, str, str]] = {}
+        self.ends: dict[str, float] = {}
+        for field, path in found if use.kind in (EDIT, SHELL) else ():
+            if len(self.places) >= MAX_NOTED:
+                break
+            top = repos.top(path) if field != READ else None
+            if top is not None:
+                ledger = ledger_location.directory(ctx.state_dir, top)
+                rel = path[len(top.rstrip("/")) + 1 :]
+                self.places[path] = (ledger, rel, repository.worktree_id(top))
+        self.taken = {path: fingerprints.of(path) for path in self.places}
+
+    def marks_in(self, top: str) -> dict[str, list[int] | None]:
+        root = top.rstrip("/") + "/"
+        return {p[len(root) :]: self.taken[p] for p in self.places if p.startswith(root)}
+
+    def leased(self, top: str, held: dict[str, float]) -> None:
+        """The aftermath's claims in `top` recorded these files' fingerprints."""
+        root = top.rstrip("/") + "/"
+        for path in self.places:
+            if path.startswith(root) and path[len(root) :] in held:
+                self.ends[path] = held[path[len(root) :]]
+
+    def note(self, writer: str, now: float) -> None:
+        """Record the fingerprints on the writer's leases not noted yet (an edit's,
+        taken at its PreToolUse), one lock per ledger."""
+        from agent_hooks.leases import lease_store
+
+        todo = {p: place for p, place in self.places.items() if p not in self.ends}
+        for ledger, worktree in {(place[0], place[2]) for place in todo.values()}:
+            mine = {p: rel for p, (b, rel, w) in todo.items() if (b, w) == (ledger, worktree)}
+            marks = {rel: self.taken[p] for p, rel in mine.items()}
+            noted = lease_store.note_written(ledger, marks, writer, worktree, now)
+            self.ends.update({p: noted[rel] for p, rel in mine.items() if rel in noted})
 
 
 class _Repositories:
@@ -215,34 +273,19 @@ def _record(
     use: ToolUse,
     found: list[tuple[str, str]],
     project: str | None,
-    repos: _Repositories,
+    written: _Written,
 ) -> list[str]:
     """The trail, the writer's held files (its own writes noted on their leases,
     in the ledgers of their repositories, and others' changes found:
     `leases.held_files`), waiting notes and alerts, in one state update."""
-    from agent_hooks import fingerprints, repository
-    from agent_hooks.leases import held_files, lease_store
+    from agent_hooks.leases import held_files
     from agent_hooks.ledger import ledger_location
 
     limit = trail.read_limit(ctx.environ)
     workspaces = trail.workspace_prefix(project)
     marked = me.key if me.agent_id else None
-    places: dict[str, tuple[str, str, str]] = {}  # written path -> (ledger, rel, worktree)
-    for field, path in found if use.kind in (EDIT, SHELL) else ():
-        if len(places) >= MAX_NOTED:
-            break
-        top = repos.top(path) if field != READ else None
-        if top is not None:
-            ledger = ledger_location.directory(ctx.state_dir, top)
-            places[path] = (ledger, path[len(top.rstrip("/")) + 1 :], repository.worktree_id(top))
-    taken = {path: fingerprints.of(path) for path in places}
-    ends: dict[str, float] = {}
-    for ledger, worktree in {(place[0], place[2]) for place in places.values()}:
-        marks = {rel: taken[p] for p, (b, rel, w) in places.items() if (b, w) == (ledger, worktree)}
-        noted = lease_store.note_written(ledger, marks, me.key, worktree, ctx.now)
-        ends.update(
-            {p: noted[rel] for p, (b, rel, w) in places.items() if b == ledger and rel in noted}
-        )
+    written.note(me.key, ctx.now)
+    places, taken, ends = written.places, written.taken, written.ends
     window = _window(ctx, use)
     told: list[str] = []
     beat: list[bool] = []

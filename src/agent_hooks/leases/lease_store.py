@@ -74,12 +74,13 @@ class Claim:
     """A claim's outcome: `blockers` (then nothing was taken), leases held in
     other worktrees, and whether anything was written."""
 
-    __slots__ = ("blockers", "elsewhere", "new_ledger", "problem", "written")
+    __slots__ = ("blockers", "elsewhere", "expires", "new_ledger", "problem", "written")
 
     def __init__(self) -> None:
         self.blockers: list[dict[str, Any]] = []
         self.elsewhere: list[dict[str, Any]] = []
         self.written = False
+        self.expires: float | None = None  # the writer's lease's end, when it holds one
         self.new_ledger = False  # this claim made the ledger's lease directory
         self.problem: str | None = None
 
@@ -141,8 +142,12 @@ def claim_many(
     minutes: int,
     tool_use_id: str | None = None,
     source: str = "edit",
+    marks: dict[str, list[int] | None] | None = None,
 ) -> dict[str, Claim]:
-    """`claim` for several paths under one lock (the files a Bash command changed)."""
+    """`claim` for several paths under one lock (the files a Bash command changed).
+    With `marks` (rel -> fingerprint, taken after the writer's own write), each lease
+    records what its file looks like now (`fingerprints`): a lease whose mark moved
+    is rewritten even when fresh."""
     outcomes = {rel: Claim() for rel in rels}
     todo = []
     for rel in rels:
@@ -151,8 +156,15 @@ def claim_many(
         outcome.elsewhere = seen.elsewhere
         if seen.blockers:
             outcome.blockers = seen.blockers
-        elif seen.own is None or not lease.fresh(seen.own, me, now, minutes):
+        elif (
+            seen.own is None
+            or not lease.fresh(seen.own, me, now, minutes)
+            or (marks is not None and rel in marks and seen.own.get("fp") != marks[rel])
+        ):
             todo.append(rel)
+        else:
+            expires = seen.own.get("expires")
+            outcome.expires = expires if isinstance(expires, int | float) else None
     if not todo:
         return outcomes
     holder = liveness.process(holder_pid)
@@ -183,6 +195,7 @@ def claim_many(
                 tool_use_id=tool_use_id,
                 claimed=mine.get("claimed") if mine is not None else None,
                 worktree_path=worktree_path,
+                mark=marks.get(rel) if marks is not None else None,
             )
             kept = [item for item in current if item.get("worktree") != worktree]
             doc = {"path": rel, "leases": [*kept, last]}
@@ -191,6 +204,7 @@ def claim_many(
             if current or problem is not None or not storage.create_new(path, data):
                 write_doc(path, doc)  # replace what is there, atomically
             outcomes[rel].written = True
+            outcomes[rel].expires = last["expires"]
             taken.append(rel)
         if taken:
             writer_cards.touch_card(ledger, me, last, now)
