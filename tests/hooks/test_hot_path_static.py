@@ -84,14 +84,16 @@ def _top_level_closure(start: str) -> set[str]:
 
 def _preload_lists() -> dict[str, tuple[str, ...]]:
     from agent_hooks.hooks import PRELOAD
-    from agent_hooks.hooks.post_tool_use import BASH_MODULES
-    from agent_hooks.hooks.pre_tool_use import EDIT_MODULES
+    from agent_hooks.hooks.post_tool_use import BASH_MODULES, WRITE_MODULES
+    from agent_hooks.hooks.pre_tool_use import EDIT_MODULES, SHELL_MODULES
     from agent_hooks.shell.prefilter import PARSER_MODULES
 
     return {
         **PRELOAD,
         "PreToolUse edit": EDIT_MODULES,
+        "PreToolUse shell": SHELL_MODULES,
         "PostToolUse Bash": BASH_MODULES,
+        "PostToolUse writes": WRITE_MODULES,
         "PreToolUse Bash parser": PARSER_MODULES,
     }
 
@@ -108,6 +110,12 @@ def test_each_preload_list_is_in_dependency_order_and_always_needed(name: str) -
     elif name == "PreToolUse Bash parser":
         root = "agent_hooks.shell.writes"
         needed = {root} | _top_level_closure(root)
+    elif name == "PreToolUse shell":
+        root = "agent_hooks.gate.shell_gate"
+        needed = {root} | _top_level_closure(root)
+    elif name == "PostToolUse writes":
+        roots = ("agent_hooks.ledger.ledger_location", "agent_hooks.leases.lease_store")
+        needed = set(roots).union(*(_top_level_closure(root) for root in roots))
     elif name == "PostToolUse Bash":
         root = "agent_hooks.gate.shell_aftermath"
         needed = {root} | _top_level_closure(root)

@@ -92,6 +92,9 @@ def decide(call: ToolCall, command: object) -> Verdict:
 def _leases_held(call: ToolCall, ledger: str, minutes: int) -> bool:
     if minutes <= 0:
         return False
+    from agent_hooks import preload
+
+    preload(("agent_hooks.leases.lease", "agent_hooks.leases.writer_cards"))
     from agent_hooks.leases import writer_cards
 
     return writer_cards.others_heard_from(ledger, call.writer.key, minutes, call.now)

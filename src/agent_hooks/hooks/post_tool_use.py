@@ -30,6 +30,12 @@ if TYPE_CHECKING:
 MAX_VISIBLE = 200  # files read from one command line (the rest are left to the net)
 MAX_NOTED = 32  # files of one tool call whose fingerprints the writer's held files keep
 MAX_REPOSITORIES = 8  # repositories one shell command's files are sorted into
+# What noting a tool call's own writes always loads (after the event's preload).
+WRITE_MODULES = (
+    "agent_hooks.ledger.ledger_location",
+    "agent_hooks.leases.lease",
+    "agent_hooks.leases.lease_store",
+)
 # What the aftermath of a shell command that changed files always loads (after the
 # event's preload: agent_hooks.hooks.PRELOAD).
 BASH_MODULES = (
@@ -142,12 +148,17 @@ class _Written:
         found: list[tuple[str, str]],
         repos: _Repositories,
     ) -> None:
-        from agent_hooks import fingerprints, repository
-        from agent_hooks.ledger import ledger_location
-
         self.places: dict[str, tuple[str, str, str]] = {}
         self.ends: dict[str, float] = {}
-        for field, path in found if use.kind in (EDIT, SHELL) else ():
+        self.taken: dict[str, list[int] | None] = {}
+        if use.kind not in (EDIT, SHELL) or not found:
+            return
+        from agent_hooks import fingerprints, preload, repository
+
+        preload(WRITE_MODULES)
+        from agent_hooks.ledger import ledger_location
+
+        for field, path in found:
             if len(self.places) >= MAX_NOTED:
                 break
             top = repos.top(path) if field != READ else None
@@ -171,9 +182,11 @@ class _Written:
     def note(self, writer: str, now: float) -> None:
         """Record the fingerprints on the writer's leases not noted yet (an edit's,
         taken at its PreToolUse), one lock per ledger."""
+        todo = {p: place for p, place in self.places.items() if p not in self.ends}
+        if not todo:
+            return
         from agent_hooks.leases import lease_store
 
-        todo = {p: place for p, place in self.places.items() if p not in self.ends}
         for ledger, worktree in {(place[0], place[2]) for place in todo.values()}:
             mine = {p: rel for p, (b, rel, w) in todo.items() if (b, w) == (ledger, worktree)}
             marks = {rel: self.taken[p] for p, rel in mine.items()}
@@ -278,9 +291,6 @@ def _record(
     """The trail, the writer's held files (its own writes noted on their leases,
     in the ledgers of their repositories, and others' changes found:
     `leases.held_files`), waiting notes and alerts, in one state update."""
-    from agent_hooks.leases import held_files
-    from agent_hooks.ledger import ledger_location
-
     limit = trail.read_limit(ctx.environ)
     workspaces = trail.workspace_prefix(project)
     marked = me.key if me.agent_id else None
@@ -289,8 +299,8 @@ def _record(
     window = _window(ctx, use)
     told: list[str] = []
     beat: list[bool] = []
-    changes: list[held_files.Change] = []
-    maybe_own: list[held_files.Change] = []
+    changes: list[Any] = []  # held_files.Change: held files someone else changed
+    maybe_own: list[Any] = []
     overflow: list[tuple[str, str]] = []
     conversation: list[object] = []
 
@@ -299,14 +309,19 @@ def _record(
             trail.record(doc, found, limit, workspaces, marked, taken, overflow) if found else False
         )
         conversation[:] = [doc["conversation_id"]]
-        for path, until in ends.items():
-            held_files.note(doc, me.key, path, taken.get(path), places[path], until, ctx.now)
-        start = window[0] if window is not None else doc["last_activity"]
-        foreign, own = held_files.check(
-            doc, me.key, ctx.now, (start, ctx.now) if use.kind == SHELL else None
-        )
-        changes.extend(foreign)
-        maybe_own.extend(own)
+        foreign: list[Any] = []
+        own: list[Any] = []
+        if ends or doc["held"]:  # only a writer that holds files has any to watch
+            from agent_hooks.leases import held_files
+
+            for path, until in ends.items():
+                held_files.note(doc, me.key, path, taken.get(path), places[path], until, ctx.now)
+            start = window[0] if window is not None else doc["last_activity"]
+            foreign, own = held_files.check(
+                doc, me.key, ctx.now, (start, ctx.now) if use.kind == SHELL else None
+            )
+            changes.extend(foreign)
+            maybe_own.extend(own)
         moved = state.touch(doc, ctx.now, state.ACTIVITY_RESOLUTION)
         if moved and doc["reservations"]:
             beat.append(True)
@@ -334,6 +349,7 @@ def _record(
     told += _changed_held_files(ctx, me, changes, maybe_own)
     if beat and project is not None:
         from agent_hooks.leases import writer_cards
+        from agent_hooks.ledger import ledger_location
 
         owner = writers.Writer(me.agent, me.conversation, client=me.client)
         writer_cards.heartbeat(

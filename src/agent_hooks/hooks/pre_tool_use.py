@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from agent_hooks.gate.tool_call import Verdict
 
 # What a file edit always loads (after the event's preload: agent_hooks.hooks.PRELOAD).
+SHELL_MODULES = ("agent_hooks.shell.prefilter", "agent_hooks.gate.shell_gate")
 EDIT_MODULES = (
     "agent_hooks.liveness",
     "agent_hooks.gate.places",
@@ -87,6 +88,9 @@ def _decide(call: tool_call.ToolCall, use: object) -> Verdict:
 
     assert isinstance(use, ToolUse)
     if use.kind == SHELL:
+        from agent_hooks import preload
+
+        preload(SHELL_MODULES)
         from agent_hooks.gate import shell_gate
 
         return shell_gate.decide(call, use.command)

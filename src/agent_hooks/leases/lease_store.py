@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import posix
 
-from agent_hooks import jsonio, liveness
+from agent_hooks import jsonio
 from agent_hooks import posix_fs as fs
 from agent_hooks.leases import lease
 
@@ -148,6 +148,8 @@ def claim_many(
     With `marks` (rel -> fingerprint, taken after the writer's own write), each lease
     records what its file looks like now (`fingerprints`): a lease whose mark moved
     is rewritten even when fresh."""
+    from agent_hooks import liveness
+
     outcomes = {rel: Claim() for rel in rels}
     todo = []
     for rel in rels:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import posix
 
-from agent_hooks import jsonio, liveness
+from agent_hooks import jsonio
 from agent_hooks import posix_fs as fs
 from agent_hooks.leases import lease, lease_minutes
 
@@ -82,6 +82,8 @@ def heartbeat(ledger: str, me: Writer, holder_pid: int | None, now: float) -> No
             from agent_hooks import storage
 
             storage.ensure_dir(fs.join(ledger, WRITERS))
+            from agent_hooks import liveness
+
             doc = {**me.as_dict(), **liveness.process(holder_pid), "since": int(now)}
             _write(path, doc)
         except OSError:

@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""Hook cost in instructions: each hook case of `bench/hooks.py` run once under
+`valgrind --tool=callgrind`, against `python -I -S -c pass`. Instruction counts do
+not move with the machine's load (wall ratios do), so this is how a change is
+compared with the one before it on a busy machine.
+
+    python bench/instructions.py [--checkout DIR] [--python /abs/python]
+
+`--checkout DIR` measures another checkout's hooks (its `hooks/entry.py` and `src/`,
+e.g. a `git worktree` of an earlier commit) with this script's cases. Needs valgrind.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import hooks as bench  # noqa: E402  (bench/hooks.py: the same cases and payloads)
+
+
+def count(cmd: list[str], stdin: Path | None, env: dict[str, str]) -> int:
+    """Instructions `cmd` executes (callgrind's total)."""
+    with open(stdin or os.devnull, "rb") as handle:
+        proc = subprocess.run(
+            ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *cmd],
+            stdin=handle,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            env=env,
+            text=True,
+            check=False,
+        )
+    found = re.search(r"Collected : (\d+)", proc.stderr)
+    if found is None:
+        raise SystemExit(f"valgrind gave no count: {proc.stderr[-300:]}")
+    return int(found.group(1))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--checkout", type=Path, default=HERE.parent)
+    parser.add_argument("--python", default=os.path.realpath(sys.executable))
+    args = parser.parse_args()
+    python = args.python
+    entry = (args.checkout / "hooks" / "entry.py").resolve()
+    with tempfile.TemporaryDirectory() as tmpdir:
+        tmp = Path(tmpdir)
+        (tmp / "hooks").mkdir()
+        (tmp / "src").symlink_to(args.checkout.resolve() / "src")
+        compiled = tmp / "hooks" / "entry.pyc"
+        subprocess.run(
+            [python, "-I", "-c", "import py_compile, sys; py_compile.compile(*sys.argv[1:3], doraise=True)",
+             str(entry), str(compiled)],
+            check=True,
+        )  # fmt: skip
+        project = tmp / "project"
+        (project / ".git").mkdir(parents=True)
+        (project / "a.txt").write_text("alpha\nline two\n")
+        env = {
+            "HOME": str(tmp / "home"),
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "AGENT_NAME": "bench__cc_me",
+            "CLAUDE_PROJECT_DIR": str(project),
+            "CLAUDE_PID": str(os.getpid()),
+        }
+        hook = [python, "-IS", str(compiled)]
+        start = bench.payload_file(tmp, "SessionStart_startup", project)
+        subprocess.run([*hook, "SessionStart"], stdin=start.open("rb"), stdout=subprocess.DEVNULL,
+                       env=env, check=True)  # fmt: skip
+        ledger = project / ".git" / "agent-hooks"
+        bare = count([python, "-I", "-S", "-c", "pass"], None, env)
+        print(f"python -I -S -c pass: {bare / 1e6:.2f} M instructions; checkout {args.checkout}")
+
+        def show(name: str, event: str, payload: Path, before: object = None) -> None:
+            for _ in range(2):  # the same case twice first: bytecode cached, files made
+                if callable(before):
+                    before()
+                with payload.open("rb") as handle:
+                    subprocess.run([*hook, event], stdin=handle, stdout=subprocess.DEVNULL, env=env)
+            if callable(before):
+                before()
+            n = count([*hook, event], payload, env)
+            print(f"  {name:<34} {n / 1e6:6.2f} M  {n / bare:5.2f}x")
+
+        def no_lease(rel: str) -> object:
+            return lambda: (ledger / "leases" / rel).unlink(missing_ok=True)
+
+        show("PreToolUse Write (lease)", "PreToolUse",
+             bench.payload_file(tmp, "PreToolUse_Write", project), no_lease("a.txt"))  # fmt: skip
+        show("PreToolUse Write (renew)", "PreToolUse",
+             bench.payload_file(tmp, "PreToolUse_Write", project))  # fmt: skip
+        show("PreToolUse Bash", "PreToolUse", bench.payload_file(tmp, "PreToolUse_Bash", project))
+        show("PostToolUse Edit", "PostToolUse", bench.payload_file(tmp, "PostToolUse_Edit", project),
+             lambda: (project / "a.txt").write_text("alpha 2\n"))  # fmt: skip
+        show(
+            "PostToolUse Read", "PostToolUse", bench.payload_file(tmp, "PostToolUse_Read", project)
+        )
+        show("PostToolUse Bash (lease)", "PostToolUse",
+             bench.payload_file(tmp, "PostToolUse_Bash", project), no_lease("b.txt"))  # fmt: skip
+        state = Path(env["HOME"]) / ".claude" / "state-bench__cc_me.json"
+        doc = json.loads(state.read_text())
+        for field in ("files_created", "files_modified"):
+            doc[field] = [f"{project}/gen/{field}/{n}.py" for n in range(50_000)]
+        state.write_text(json.dumps(doc))
+        read = bench.payload_file(tmp, "PostToolUse_Read", project)
+        count([*hook, "PostToolUse"], read, env)  # the first moves the 50,000 beside the state
+        show("PostToolUse Read (50,000-entry trail)", "PostToolUse", read)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
