@@ -373,17 +373,7 @@ def test_a_long_command_that_overwrites_an_edit_made_while_it_ran_is_told_to_bot
 
 # --------------------------------------------------------------------------- 6. the holder's command
 
-BLAMED_ON_THE_HOLDER = (
-    "Gap (issue 18): a write by someone else that lands while the holder's own Bash command runs "
-    "is reported by the client in that command's bashEditDiff (src/app.py, hunks "
-    "'-edited_by_a = 1' '+by B'); PostToolUse takes it for the holder's own write "
-    "(shell_aftermath: its own lease, no other writer's lease write in the window; _record: "
-    "held_files.note moves the fingerprint before held_files.check), so the holder's hook says "
-    "nothing, though the command line (`touch … && while …`) visibly writes no file of the project"
-)
 
-
-@pytest.mark.xfail(strict=True, reason=BLAMED_ON_THE_HOLDER)
 @pytest.mark.parametrize("b_mode", ["default", "bypassPermissions"])
 def test_a_write_landing_while_the_holders_own_command_runs_is_told_to_the_holder(
     claude_bin: str,

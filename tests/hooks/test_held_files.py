@@ -105,6 +105,29 @@ def test_a_change_during_the_holders_own_shell_command_is_told_as_maybe_its_own(
     assert "someone else" in message
 
 
+def test_a_change_the_client_blames_on_the_holders_own_command_is_still_told(
+    run_hook: HookRunner,
+) -> None:
+    """bypassPermissions: the client reports every file changed while a command ran
+    as the command's; the holder's `sleep` writes nothing, so the change to its held
+    file is told, not taken for its own write."""
+    edit(run_hook, "app.py", "mine\n")
+    (run_hook.project / "app.py").write_text("by someone else meanwhile\n")
+    message = told(bash(run_hook, "sleep 5", ["app.py"], 5000, ME))
+    assert "app.py, which you are changing, changed while your last shell command ran" in message
+    assert told(read(run_hook, "notes.md")) == ""  # told once
+
+
+def test_a_held_file_the_holders_command_visibly_writes_is_its_own(
+    run_hook: HookRunner,
+) -> None:
+    edit(run_hook, "app.py", "mine\n")
+    (run_hook.project / "app.py").write_text("by my own redirect\n")
+    message = told(bash(run_hook, "echo x > app.py", ["app.py"], 5000, ME))
+    assert message == ""
+    assert told(read(run_hook, "notes.md")) == ""
+
+
 def test_a_long_command_that_overwrote_an_edit_made_while_it_ran_is_warned(
     run_hook: HookRunner,
 ) -> None:

@@ -311,15 +311,25 @@ def _record(
         conversation[:] = [doc["conversation_id"]]
         foreign: list[Any] = []
         own: list[Any] = []
+        maybe_own.clear()
         if ends or doc["held"]:  # only a writer that holds files has any to watch
             from agent_hooks.leases import held_files
 
+            if use.kind == SHELL and use.reported:
+                # A held file the client says the command changed, which the command line
+                # does not visibly write, may have been changed by someone else while the
+                # command ran (the client blames every change on it): said, not assumed.
+                blamed = held_files.moved(doc, me.key, {p: taken.get(p) for p in ends})
+                if blamed:
+                    seen = {path for _, path in _visible_writes(ctx, use, project)}
+                    own.extend(c for c in blamed if c.path not in seen)
             for path, until in ends.items():
                 held_files.note(doc, me.key, path, taken.get(path), places[path], until, ctx.now)
             start = window[0] if window is not None else doc["last_activity"]
-            foreign, own = held_files.check(
+            foreign, inside = held_files.check(
                 doc, me.key, ctx.now, (start, ctx.now) if use.kind == SHELL else None
             )
+            own.extend(inside)
             changes.extend(foreign)
             maybe_own.extend(own)
         moved = state.touch(doc, ctx.now, state.ACTIVITY_RESOLUTION)

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
     Doc = dict[str, Any]
 
-SLACK = 1.0  # seconds: an mtime this much before a command's start is still inside it
+SLACK = 0.25  # seconds: an mtime this much before a command's start is still inside it
 
 
 class Change:
@@ -79,6 +79,20 @@ def note(
     }
     while len(held) > MAX_HELD:
         del held[next(iter(held))]
+
+
+def moved(doc: Doc, writer: str, marks: dict[str, list[int] | None]) -> list[Change]:
+    """Of the files a writer's own tool call just changed (path -> fingerprint now),
+    those it held with another content before: their change may be its own or
+    someone else's (a shell command the client blames for every change)."""
+    found = []
+    for path, mark in marks.items():
+        entry = doc["held"].get(path)
+        if entry is None or entry.get("writer") != writer or entry.get("fp") == mark:
+            continue
+        at = mark[0] / 1e9 if mark else 0.0
+        found.append(Change(path, entry, at, entry.get("at")))
+    return found
 
 
 def check(
