@@ -32,6 +32,7 @@ class HookResult(NamedTuple):
     code: int
     out: Any  # stdout parsed as JSON, or None when the hook printed nothing
     err: str
+    logged: tuple[str, ...] = ()  # the lines this run added to the hook log
 
 
 def rewrite(value: Any, project: str, home: str) -> Any:
@@ -112,6 +113,7 @@ class HookRunner:
             data = payload.encode()
         else:
             data = json.dumps(payload).encode()
+        before = self.log_file.stat().st_size if self.log_file.is_file() else 0
         proc = subprocess.run(
             [sys.executable, "-IS", ENTRY, event],
             input=data,
@@ -127,7 +129,18 @@ class HookRunner:
             raise AssertionError(
                 f"{event} printed something that is not JSON: {text[:300]!r}"
             ) from None
-        return HookResult(proc.returncode, out, proc.stderr.decode())
+        return HookResult(proc.returncode, out, proc.stderr.decode(), self._logged_since(before))
+
+    def _logged_since(self, offset: int) -> tuple[str, ...]:
+        """The log lines written past `offset` (all of them if the log was rotated)."""
+        try:
+            with self.log_file.open("rb") as log:
+                if log.seek(0, 2) < offset:
+                    offset = 0
+                log.seek(offset)
+                return tuple(log.read().decode(errors="replace").splitlines())
+        except FileNotFoundError:
+            return ()
 
     def state_path(self, agent: str | None = AGENT) -> Path:
         return self.state_dir / (f"state-{agent}.json" if agent is not None else "agent-state.json")
