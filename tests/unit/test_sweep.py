@@ -241,3 +241,69 @@ def test_archive_names_never_escape(sdir: Path, conversation: object) -> None:
     assert os.path.dirname(path) == trail_archive.agent_dir(agent)
     assert os.path.basename(path).startswith("unknown-")
     assert trail_archive.load(agent, conversation) is None
+
+
+# -- the 7-day limit, to the second (README: "state untouched for 7 days is swept") ------
+
+WEEK = 7 * DAY
+
+
+def old_thing(sdir: Path, kind: str, mtime: float) -> Path:
+    """One file the sweep judges by age: a state file, a corrupt copy, an archived trail."""
+    if kind == "state file":
+        return make(sdir, "state-a.json", mtime)
+    if kind == "corrupt copy":
+        return make(sdir, "state-a.json.corrupt-20260101T000000Z", mtime)
+    path = trail_archive.archive(identity.Agent("a", str(sdir)), {"conversation_id": "c1"}, mtime)
+    assert path is not None
+    os.utime(path, (mtime, mtime))
+    return Path(path)
+
+
+KINDS = ["state file", "corrupt copy", "archived trail"]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("dry_run", [True, False])
+def test_a_file_untouched_for_a_second_more_than_7_days_goes(
+    sdir: Path, kind: str, dry_run: bool
+) -> None:
+    path = old_thing(sdir, kind, NOW - WEEK - 1)
+    assert sweep.sweep(str(sdir), NOW, dry_run=dry_run) == [str(path)]
+    assert path.exists() is dry_run
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("age", [WEEK, WEEK - 1], ids=["exactly 7 days", "7 days less 1 s"])
+@pytest.mark.parametrize("dry_run", [True, False])
+def test_a_file_untouched_for_7_days_or_less_stays(
+    sdir: Path, kind: str, age: int, dry_run: bool
+) -> None:
+    path = old_thing(sdir, kind, NOW - age)
+    assert sweep.sweep(str(sdir), NOW, dry_run=dry_run) == []
+    assert path.exists()
+
+
+@pytest.mark.parametrize(
+    "touched", [NOW, NOW - WEEK], ids=["just now", "exactly 7 days before the sweep"]
+)
+def test_a_state_file_written_after_the_sweep_looked_is_kept(
+    sdir: Path, monkeypatch: pytest.MonkeyPatch, touched: float
+) -> None:
+    """The sweep saw the file 8 days old; its agent wrote it before the sweep took its
+    lock. The age is checked again under the lock, so the file stays (and so does its
+    lock file). The write happens exactly between the two, on the lock's acquire."""
+    state = make(sdir, "state-busy.json", OLD)
+    lock_file = make(sdir, "state-busy.json.lock", OLD)
+    acquired: list[str] = []
+
+    class WrittenJustBefore(storage.Lock):
+        def acquire(self, timeout: float = storage.LOCK_TIMEOUT) -> bool:
+            os.utime(state, (touched, touched))  # the agent's write, under its own lock
+            acquired.append(self.path)
+            return super().acquire(timeout)
+
+    monkeypatch.setattr(storage, "Lock", WrittenJustBefore)
+    assert sweep.sweep(str(sdir), NOW) == []
+    assert acquired == [str(lock_file)]  # the sweep did go for it
+    assert state.exists() and lock_file.exists()
