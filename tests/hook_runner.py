@@ -153,6 +153,20 @@ class HookRunner:
         return self.log_file.read_text().splitlines() if self.log_file.exists() else []
 
 
+# What a hook logs when it failed and let the call through anyway (docs/adr/0004): an
+# exception (`...; allowed (fail open)`), a lock given up on, a lease it could not write.
+FAILURE_MARKS = ("fail open", "not leased", "lease not recorded")
+
+
+def failures(result: HookResult) -> list[str]:
+    """The failures a hook run reported: log lines it added that say it failed
+    open, and the entry script's own complaint on stderr when it could not start."""
+    found = [line for line in result.logged if any(mark in line for mark in FAILURE_MARKS)]
+    if "could not run" in result.err:
+        found.append(result.err.strip())
+    return found
+
+
 def context_of(result: HookResult, event: str = "SessionStart") -> str:
     """The additionalContext a hook returned (asserting the protocol's shape)."""
     assert result.code == 0, result.err

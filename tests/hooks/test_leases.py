@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from hook_runner import HookResult, HookRunner
+from hook_runner import HookResult, HookRunner, failures
 
 A_ID, B_ID = "a4d71bd7a7301dabc", "ae43627177e918ff7"
 ME, OTHER = "proj__cc_1", "proj__cc_2"
@@ -77,10 +77,12 @@ def denied(result: HookResult) -> str:
 
 
 def allowed(result: HookResult) -> None:
+    """A clean allow: not a deny, and not a crash or a failure that failed open."""
     assert result.code == 0, result.err
     assert (
         result.out is None or result.out["hookSpecificOutput"]["permissionDecision"] == "allow"
     ), result.out
+    assert failures(result) == [], failures(result)
 
 
 def subagent_stop(run_hook: HookRunner, agent_id: str, agent: Any = ME) -> None:

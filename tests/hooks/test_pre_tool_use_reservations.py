@@ -25,7 +25,7 @@ from agent_hooks.cli import main as cli_main
 from agent_hooks.cli._common import Env
 from agent_hooks.reservations import pattern
 from agent_hooks.reservations import store as reservation_store
-from hook_runner import ENTRY, HookResult, HookRunner, context_of
+from hook_runner import ENTRY, HookResult, HookRunner, context_of, failures
 
 ALICE = "alice"
 BOB = "bob"
@@ -139,7 +139,9 @@ def denial(result: HookResult) -> str:
 
 
 def allowed(result: HookResult) -> bool:
+    """A clean allow (no output), not a crash or a failure that failed open."""
     assert result.code == 0, result.err
+    assert failures(result) == [], failures(result)
     return result.out is None
 
 
