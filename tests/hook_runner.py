@@ -139,7 +139,7 @@ class HookRunner:
                     offset = 0
                 log.seek(offset)
                 return tuple(log.read().decode(errors="replace").splitlines())
-        except FileNotFoundError:
+        except OSError:  # no log (or no state directory: a file stands there)
             return ()
 
     def state_path(self, agent: str | None = AGENT) -> Path:
