@@ -3,7 +3,9 @@
 Invariants:
 
 * No test touches the real ``~/.claude``: every hook run gets a HOME under the
-  test's temp dir and an environment built from scratch (only PATH is kept).
+  test's temp dir and an environment built from scratch (only PATH is kept, and
+  mutmut's ``MUTANT_UNDER_TEST``, so that a mutant is active in the hook too:
+  docs/mutation-testing.md).
 * Hooks run exactly as Claude Code runs them: ``[sys.executable, "-IS", ENTRY, event]``
   as a new process, the payload on stdin, exit code and stdout checked by the caller.
 * Payloads come from ``tests/fixtures/payloads/<name>.json`` (captured from the real
@@ -87,6 +89,9 @@ class HookRunner:
         }
         if agent is not None:
             env["AGENT_NAME"] = agent
+        mutant = os.environ.get("MUTANT_UNDER_TEST", "")  # set only by `mutmut run`
+        if "__mutmut_" in mutant:  # a mutant's name (not its stats or self-check phase)
+            env["MUTANT_UNDER_TEST"] = mutant
         env.update(extra or {})
         return {k: v for k, v in env.items() if v is not None}
 
