@@ -365,9 +365,12 @@ def test_waiter_gets_the_lock_the_moment_it_is_released(
     lock_path = tmp_path / "x.lock"
     holder = hold(holders, lock_path)
     inode = lock_path.stat().st_ino
-    releaser = threading.Thread(
-        target=lambda: (wait_until_blocked(inode), holder.send("release")), daemon=True
-    )
+
+    def release_once_waited_for() -> None:
+        wait_until_blocked(inode)
+        holder.send("release")
+
+    releaser = threading.Thread(target=release_once_waited_for, daemon=True)
     releaser.start()
     lock = storage.Lock(str(lock_path))
     start = time.monotonic()

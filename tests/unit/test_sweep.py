@@ -376,6 +376,6 @@ def test_a_corrupt_copy_removed_by_someone_else_meanwhile_is_not_reported(
             unlink(path)  # the other sweep's
         unlink(path, *args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(sweep.os, "unlink", removed_first)
+    monkeypatch.setattr(os, "unlink", removed_first)  # the module sweep calls it through
     assert sweep.sweep(str(sdir), NOW) == []
     assert not copy.exists()
