@@ -359,7 +359,7 @@ def test_a_bad_agent_name_is_still_refused_what_others_hold(run_hook: HookRunner
 # where waiting the lock out would cost its timeout: 2 s for the ledger's lease lock, 5 s
 # for a state lock. So a SessionEnd with a stuck lock must end within OVERRUN of a plain
 # one run at the same moment: each the fastest of three runs, so that what else loads
-# the machine cancels out. (The client's ~1.5 s is about the plain run; bench/hooks.py.)
+# the machine cancels out. (The client's ~1.5 s, in wall time: bench/budgets.py.)
 OVERRUN = 1.5
 
 
