@@ -3,7 +3,9 @@
 Invariants:
 
 * No test touches the real ``~/.claude``: every hook run gets a HOME under the
-  test's temp dir and an environment built from scratch (only PATH is kept).
+  test's temp dir and an environment built from scratch (only PATH is kept, and
+  mutmut's ``MUTANT_UNDER_TEST``, so that a mutant is active in the hook too:
+  docs/mutation-testing.md).
 * Hooks run exactly as Claude Code runs them: ``[sys.executable, "-IS", ENTRY, event]``
   as a new process, the payload on stdin, exit code and stdout checked by the caller.
 * Payloads come from ``tests/fixtures/payloads/<name>.json`` (captured from the real
@@ -32,6 +34,7 @@ class HookResult(NamedTuple):
     code: int
     out: Any  # stdout parsed as JSON, or None when the hook printed nothing
     err: str
+    logged: tuple[str, ...] = ()  # the lines this run added to the hook log
 
 
 def rewrite(value: Any, project: str, home: str) -> Any:
@@ -86,6 +89,9 @@ class HookRunner:
         }
         if agent is not None:
             env["AGENT_NAME"] = agent
+        mutant = os.environ.get("MUTANT_UNDER_TEST", "")  # set only by `mutmut run`
+        if "__mutmut_" in mutant:  # a mutant's name (not its stats or self-check phase)
+            env["MUTANT_UNDER_TEST"] = mutant
         env.update(extra or {})
         return {k: v for k, v in env.items() if v is not None}
 
@@ -112,6 +118,7 @@ class HookRunner:
             data = payload.encode()
         else:
             data = json.dumps(payload).encode()
+        before = self.log_file.stat().st_size if self.log_file.is_file() else 0
         proc = subprocess.run(
             [sys.executable, "-IS", ENTRY, event],
             input=data,
@@ -127,7 +134,18 @@ class HookRunner:
             raise AssertionError(
                 f"{event} printed something that is not JSON: {text[:300]!r}"
             ) from None
-        return HookResult(proc.returncode, out, proc.stderr.decode())
+        return HookResult(proc.returncode, out, proc.stderr.decode(), self._logged_since(before))
+
+    def _logged_since(self, offset: int) -> tuple[str, ...]:
+        """The log lines written past `offset` (all of them if the log was rotated)."""
+        try:
+            with self.log_file.open("rb") as log:
+                if log.seek(0, 2) < offset:
+                    offset = 0
+                log.seek(offset)
+                return tuple(log.read().decode(errors="replace").splitlines())
+        except OSError:  # no log (or no state directory: a file stands there)
+            return ()
 
     def state_path(self, agent: str | None = AGENT) -> Path:
         return self.state_dir / (f"state-{agent}.json" if agent is not None else "agent-state.json")
@@ -138,6 +156,20 @@ class HookRunner:
 
     def log_lines(self) -> list[str]:
         return self.log_file.read_text().splitlines() if self.log_file.exists() else []
+
+
+# What a hook logs when it failed and let the call through anyway (docs/adr/0004): an
+# exception (`...; allowed (fail open)`), a lock given up on, a lease it could not write.
+FAILURE_MARKS = ("fail open", "not leased", "lease not recorded")
+
+
+def failures(result: HookResult) -> list[str]:
+    """The failures a hook run reported: log lines it added that say it failed
+    open, and the entry script's own complaint on stderr when it could not start."""
+    found = [line for line in result.logged if any(mark in line for mark in FAILURE_MARKS)]
+    if "could not run" in result.err:
+        found.append(result.err.strip())
+    return found
 
 
 def context_of(result: HookResult, event: str = "SessionStart") -> str:

@@ -45,7 +45,17 @@ def stage(repo: Path, home: Path, *rels: str) -> None:
     )
 
 
-def reserve(home: Path, repo: Path, agent: str, *patterns: str, ttl: int = 3600) -> None:
+def reserve(
+    home: Path,
+    repo: Path,
+    agent: str,
+    *patterns: str,
+    ttl: int = 3600,
+    holder: dict[str, Any] | None = None,
+    keep: bool = False,
+) -> None:
+    """`agent` reserves `patterns` at NOW; `holder`: the Claude Code process that made
+    it (ADR-0014; None: made outside Claude Code, counts until it expires)."""
     outcome = reservation_store.reserve(
         str(home / ".claude"),
         str(repo),
@@ -54,8 +64,9 @@ def reserve(home: Path, repo: Path, agent: str, *patterns: str, ttl: int = 3600)
         reason="farmhand-7",
         ttl=ttl,
         shared=False,
-        keep=False,
+        keep=keep,
         now=NOW,
+        holder=holder,
     )
     assert not outcome.conflicts
 

@@ -206,6 +206,8 @@ NOT_UTF8 = b"\xff".decode("utf-8", "surrogateescape")  # what os.environ makes o
 
 
 AGENT_COMMANDS = [c for c in COMMANDS if c[0] != "session"]  # work sessions have no agent
+# Commands about every agent or about the project: they never ask who is running them.
+ABOUT_EVERYONE = {"agents", "reservations", "strict", "settings", "overlaps", "cleanup"}
 
 
 @pytest.mark.parametrize("args", AGENT_COMMANDS, ids=ids(AGENT_COMMANDS))
@@ -215,10 +217,13 @@ def test_an_agent_name_that_is_not_utf8_is_refused_on_every_path(run: Run, args:
     run.populate()
     before = snapshot(run.home, run.project)
     result = run(*args, agent=f"me{NOT_UTF8}")
-    ok_or_one_line_error(result)
-    if result.exit_code:
-        assert "AGENT_NAME" in result.stderr
-        assert changes(before, snapshot(run.home, run.project)) == []
+    if args[0] in ABOUT_EVERYONE:
+        no_traceback(result)
+        assert result.exit_code == 0 and result.stderr == "", (result.exit_code, result.stderr)
+        return
+    line = one_line_error(result, "AGENT_NAME", "invisible or format character")
+    assert "me\\udcff" in line  # the name as escapes, never the raw byte
+    assert changes(before, snapshot(run.home, run.project)) == []
 
 
 @pytest.mark.parametrize(
@@ -238,24 +243,30 @@ def test_an_agent_argument_that_is_not_utf8_is_one_line(run: Run, args: list[str
 
 
 @pytest.mark.parametrize(
-    "args",
+    ("args", "stored"),
     [
-        ["reserve", f"caf{NOT_UTF8}.py"],
-        ["brief", "set-goal", f"goal {NOT_UTF8}"],
-        ["brief", "add", "--decision", f"d {NOT_UTF8}"],
-        ["context", "add", "u", "-c", "features", "--summary", f"s {NOT_UTF8}"],
-        ["session", "note", f"n {NOT_UTF8}"],
+        (["reserve", f"caf{NOT_UTF8}.py"], "caf\\udcff.py"),
+        (["brief", "set-goal", f"goal {NOT_UTF8}"], "goal \\udcff"),
+        (["brief", "add", "--decision", f"d {NOT_UTF8}"], "d \\udcff"),
+        (["context", "add", "u", "-c", "features", "--summary", f"s {NOT_UTF8}"], "s \\udcff"),
+        (["session", "note", f"n {NOT_UTF8}"], "n \\udcff"),
     ],
     ids=["reserve", "set-goal", "brief add", "context add --summary", "session note"],
 )
-def test_arguments_that_are_not_utf8_are_stored_as_escapes(run: Run, args: list[str]) -> None:
+def test_arguments_that_are_not_utf8_are_stored_as_escapes(
+    run: Run, args: list[str], stored: str
+) -> None:
     """Bytes that are not UTF-8 in an argument (a file name) used to end in a
     UnicodeEncodeError traceback; they are kept, as `\\udcff` escapes, and every
     file stays valid UTF-8."""
     run.populate()
+    before = snapshot(run.home, run.project)
     result = run(*args)
     assert result.exit_code == 0, (result.output, result.exception)
-    for path, content in snapshot(run.home, run.project).items():
+    after = snapshot(run.home, run.project)
+    written = [after.get(path) for path in changes(before, after)]
+    assert any(isinstance(c, bytes) and stored.encode() in c for c in written), stored
+    for path, content in after.items():
         if isinstance(content, bytes) and not path.endswith((".cache", ".lock")):
             content.decode("utf-8")  # raises if a file is not UTF-8
 
@@ -546,14 +557,50 @@ SURROGATE_COMMANDS = [
 ]
 
 
+# What each command shows of the surrogates the fixture planted: `\\ud800` escapes in text
+# (the reservations table, whose columns are cut to width, shows `?`), JSON's own escapes.
+SHOWN: dict[str, list[str]] = {
+    "agents": ["/p/caf\\udcff"],
+    "status other --json": ["/p/caf\\udcff"],
+    "status": ["conv-\\ud800"],
+    "status --json": ["conv-\\ud800"],
+    "trail": ["conv-\\ud800", "caf\\udcff.py", "x\\ud800.py"],
+    "trail --json": ["conv-\\ud800", "caf\\udcff.py", "x\\ud800.py"],
+    "agents --json": ["/p/caf\\udcff"],
+    "freshness": [],  # it names no file when none changed
+    "freshness --json": ["conv-\\ud800"],
+    "reservations": ["z?.py", "why ?"],
+    "reservations --json": ["z\\udcff.py", "why \\ud800"],
+    "reserve a.py": [],  # it names only what it reserved
+    "release --all": ["z\\udcff.py"],
+    "renew": ["z\\udcff.py", "why \\ud800"],
+}
+
+
 @pytest.mark.parametrize("args", SURROGATE_COMMANDS, ids=ids(SURROGATE_COMMANDS))
 def test_lone_surrogates_in_a_state_file_or_ledger_are_shown_escaped(
     surrogates: Run, args: list[str]
 ) -> None:
     result = surrogates(*args)
     assert result.exit_code == 0, (result.output, repr(result.exception))
-    if "--json" in args:
-        json.loads(result.stdout)  # valid JSON (the escapes read back as the surrogates)
+    result.stdout_bytes.decode("utf-8")  # strict: no surrogate reached the output raw
+    for shown in SHOWN[" ".join(args)]:
+        assert shown in result.stdout, (shown, result.stdout)
+    if "--json" in args:  # the escapes read back as the surrogates
+        values = "\n".join(strings(json.loads(result.stdout)))
+        for shown in SHOWN[" ".join(args)]:
+            assert shown.encode().decode("unicode_escape") in values, shown
+
+
+def strings(doc: Any) -> list[str]:
+    """Every string in a JSON document, keys and values."""
+    if isinstance(doc, str):
+        return [doc]
+    if isinstance(doc, list):
+        return [s for item in doc for s in strings(item)]
+    if isinstance(doc, dict):
+        return [s for k, v in doc.items() for s in [k, *strings(v)]]
+    return []
     for path, content in snapshot(surrogates.ledger, surrogates.state_dir).items():
         if isinstance(content, bytes) and path.endswith(".json"):
             content.decode("utf-8")

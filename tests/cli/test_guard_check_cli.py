@@ -4,11 +4,18 @@ real temporary git repositories: the staged changes of a commit, and with
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
+from subprocess import PIPE
+from typing import Any
 
 import pytest
 from guard_harness import NOW, as_json, git, make_repo, reserve, run, stage
 
+from agent_hooks import liveness
 from agent_hooks.git_guard import guard_hooks
 
 
@@ -179,3 +186,81 @@ def test_check_errors_are_one_line(home: Path, repo: Path, tmp_path: Path) -> No
         result = run(home, *args, input=input)
         assert result.exit_code == 1, (args, result.output)
         assert result.output.startswith("Error: ") and result.output.count("\n") == 1
+
+
+# -- whose reservations, and which holders, the guard counts (ADR-0006, ADR-0014) -------
+
+
+def blocked_paths(home: Path, repo: Path, agent: str = "alice") -> list[str]:
+    """The staged paths `guard check` refuses for `agent` (exit 1 exactly when some are)."""
+    result = run(home, "check", "--repo", str(repo), "--json", agent=agent)
+    assert result.exit_code == (1 if as_json(result)["blocked"] else 0), result.output
+    return sorted(item["path"] for item in as_json(result)["blocked"])
+
+
+def test_the_committers_own_reservation_never_blocks_its_commit_beside_anothers(
+    home: Path, repo: Path
+) -> None:
+    """Alice commits what she holds and what Bob holds: only Bob's path is refused,
+    and for Bob the other way round."""
+    reserve(home, repo, "alice", "src/**")
+    reserve(home, repo, "bob", "docs/**")
+    stage(repo, home, "src/a.py", "docs/b.md", "README.md")
+    assert blocked_paths(home, repo, "alice") == ["docs/b.md"]
+    assert blocked_paths(home, repo, "bob") == ["src/a.py"]
+    assert blocked_paths(home, repo, "carol") == ["docs/b.md", "src/a.py"]
+
+
+@pytest.fixture
+def dead_holder() -> dict[str, Any]:
+    """The holder record of a Claude Code process that has exited (and been reaped)."""
+    proc = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=PIPE)
+    record = liveness.process(proc.pid)
+    assert record["start"] is not None and liveness.alive(record) is True
+    assert proc.stdin is not None
+    proc.stdin.close()
+    proc.wait()
+    assert liveness.alive(record) is False
+    return record
+
+
+def test_a_reservation_whose_holder_died_does_not_block_a_commit(
+    home: Path, repo: Path, dead_holder: dict[str, Any]
+) -> None:
+    live = liveness.process(os.getpid())
+    reserve(home, repo, "bob", "src/**", holder=live)
+    reserve(home, repo, "carol", "docs/**", holder=dead_holder)
+    stage(repo, home, "src/a.py", "docs/b.md")
+    assert blocked_paths(home, repo) == ["src/a.py"]
+
+
+def test_a_kept_reservation_blocks_a_commit_after_its_holder_died(
+    home: Path, repo: Path, dead_holder: dict[str, Any]
+) -> None:
+    reserve(home, repo, "carol", "docs/**", holder=dead_holder, keep=True)
+    stage(repo, home, "src/a.py", "docs/b.md")
+    assert blocked_paths(home, repo) == ["docs/b.md"]
+
+
+def card(repo: Path, owner: str, heard_from: float) -> None:
+    """`owner`'s writer card in the ledger, last touched at `heard_from` (ADR-0015)."""
+    path = repo / ".git" / "agent-hooks" / "writers" / owner
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"writer": owner, "agent": owner}))
+    os.utime(path, (heard_from, heard_from))
+
+
+def test_a_holder_on_another_host_blocks_a_commit_only_while_heard_from(
+    home: Path, repo: Path
+) -> None:
+    """Its pid means nothing here: bob was heard from 30 s ago (counts), carol 15 min
+    ago (longer than a lease's 10 min and its slack: silent), dave never."""
+    elsewhere = {"pid": 4242, "start": 99, "host": "elsewhere/boot/pid:[4026531836]"}
+    for owner, pattern_text in (("bob", "src/**"), ("carol", "docs/**"), ("dave", "lib/**")):
+        reserve(home, repo, owner, pattern_text, holder=elsewhere)
+    card(repo, "bob", NOW - 30)
+    card(repo, "carol", NOW - 15 * 60)
+    stage(repo, home, "src/a.py", "docs/b.md", "lib/c.py")
+    assert blocked_paths(home, repo) == ["src/a.py"]
+    card(repo, "carol", NOW - 30)
+    assert blocked_paths(home, repo) == ["docs/b.md", "src/a.py"]

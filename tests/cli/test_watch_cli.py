@@ -178,12 +178,11 @@ def test_a_failed_refresh_is_shown_and_the_next_one_recovers(world: World) -> No
     from agent_hooks.cli.watch_app import WatchApp
 
     env = Env(environ=world.environ, now=NOW)
-    calls = iter([OSError("disk\ngone")])
+    seen = [False]  # the test has seen the failure shown: only then may a refresh succeed
 
     def read() -> watch_model.Snapshot:
-        failure = next(calls, None)
-        if failure is not None:
-            raise failure
+        if not seen[0]:
+            raise OSError("disk\ngone")
         return watch_model.snapshot(env, str(world.project), NOW)
 
     async def drive() -> None:
@@ -191,6 +190,7 @@ def test_a_failed_refresh_is_shown_and_the_next_one_recovers(world: World) -> No
         async with app.run_test(size=(100, 30)) as pilot:
             problems = app.query_one("#problems", Static)
             assert str(problems.content) == "refresh failed: OSError: disk?gone"
+            seen[0] = True
             await _until(pilot, lambda: str(problems.content) == "")
             assert str(problems.content) == ""
             assert app.query_one("#agents", Static).border_title == "Agents (1 alive of 2)"

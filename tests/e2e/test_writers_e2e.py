@@ -301,8 +301,15 @@ def test_unnamed_session_end_releases_its_lease_while_another_unnamed_session_ru
         claude_bin, claude_home, mock_api, install, git_project.resolve(), tmp_path / "flag"
     )
 
-    # The scenario itself is checked by the test above; only the release is expected to fail.
+    # Session 1 held x.txt while it ran (session 2 was refused it) ...
+    ok(run.first, run.first_api, install)  # ... and ended normally: its SessionEnd ran
+    one = session_id(run.first_api)
+    (held,) = run.seen["refused"]["leases"]["x.txt"]
+    assert (held["writer"], held["conversation"]) == (f"~{one}", one)
+    # Once it ended, and before session 2 wrote again, its lease was gone from the ledger:
+    # released by its SessionEnd (no ledger write came in between to drop a dead holder's).
     assert run.seen["session 1 ended"]["leases"] == {}
+    assert run.seen["session 1 ended"]["files"] == {"x.txt": "from session 1\n"}
 
 
 # --------------------------------------------------------------------------- 4. kill -9

@@ -34,6 +34,8 @@ from typing import Any
 import fuzz_world as fw
 from hypothesis import strategies as st
 
+from agent_hooks import repository
+
 A_ID, B_ID = "a4d71bd7a7301dabc", "ae43627177e918ff7"
 TARGETS = [*fw.PROJECT_FILES, "new.txt", "x y.py", "ünï.py", ".hidden"]
 NAMES = sorted({seg for target in TARGETS for seg in target.split("/")})
@@ -184,7 +186,9 @@ def _times(draw: st.DrawFn, now: float, live: bool) -> float:
 
 
 @st.composite
-def valid_reservation(draw: st.DrawFn, rid: str, now: float) -> Res:
+def valid_reservation(
+    draw: st.DrawFn, rid: str, now: float, holders: list[str] = HOLDER_KINDS
+) -> Res:
     agent = draw(st.sampled_from(AGENTS))
     conversation = draw(st.sampled_from(CONVERSATIONS)) if agent is None else None
     owner = agent if agent is not None else "~" + (conversation or "")
@@ -193,7 +197,7 @@ def valid_reservation(draw: st.DrawFn, rid: str, now: float) -> Res:
     live = draw(st.integers(0, 3)) > 0
     expires = _times(draw, now, live)
     keep = draw(st.booleans())
-    holder = draw(st.sampled_from(HOLDER_KINDS))
+    holder = draw(st.sampled_from(holders))
     raw: dict[str, Any] = {
         "id": rid,
         "agent": agent,
@@ -329,7 +333,7 @@ def leases(draw: st.DrawFn, now: float) -> Lease:
         "agent_id": agent_id,
         "agent_type": "general-purpose" if agent_id else None,
         **(holder_record(holder) or {"pid": None, "start": None, "host": fw.HOST}),
-        "worktree": "PROJECT" if same else "/elsewhere/worktree",
+        "worktree": "WORKTREE" if same else "/elsewhere/worktree",
         "branch": "main",
         "claimed": int(written),
         "written": int(written),
@@ -428,10 +432,11 @@ class Ledger:
     def write(self, world: fw.World, now: float) -> None:
         project = str(world.project)
 
+        worktree = json.dumps(repository.worktree_id(project))
+
         def place(value: Any) -> Any:
-            return world.rewrite(
-                json.loads(json.dumps(value).replace('"PROJECT"', json.dumps(project)))
-            )
+            text = json.dumps(value).replace('"PROJECT"', json.dumps(project))
+            return world.rewrite(json.loads(text.replace('"WORKTREE"', worktree)))
 
         doc: dict[str, Any] = {"schema": 2, "project_root": project, **place(self.extras)}
         doc["reservations"] = [place(r.raw) for r in self.entries]
@@ -539,6 +544,25 @@ def ledgers(draw: st.DrawFn, now: float) -> Ledger:
     }
     cards = {o: k for o, k in cards.items() if k != "absent"}
     return Ledger(shape, entries, extras, files, cards, minutes, worktree, strict)
+
+
+# Holders made by a Claude Code process: whether each counts depends on it (ADR-0014/0015).
+CLAUDE_HOLDERS = ["live", "child", "dead", "reused", "elsewhere", "elsewhere", "no_host"]
+
+
+@st.composite
+def holder_ledgers(draw: st.DrawFn, now: float) -> Ledger:
+    """A readable ledger of 1-4 valid reservations, each with a Claude Code holder,
+    and each owner's card fresh, stale or absent: no damage, no leases, nothing but
+    the holders to decide."""
+    entries = [
+        draw(valid_reservation(f"r-{i:04x}{draw(st.integers(0, 0xFFFF)):04x}", now, CLAUDE_HOLDERS))
+        for i in range(draw(st.integers(1, 4)))
+    ]
+    owners = sorted({r.owner for r in entries if r.owner})
+    cards = {o: draw(st.sampled_from(["fresh", "stale", "stale", "absent"])) for o in owners}
+    cards = {o: k for o, k in cards.items() if k != "absent"}
+    return Ledger("object", entries, {}, [], cards)
 
 
 # -- state documents ------------------------------------------------------------------

@@ -129,10 +129,9 @@ import time; time.sleep(60)
     assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
     proc.send_signal(signal.SIGKILL)
     proc.wait()
-    start = time.monotonic()
     assert run_hook("PostToolUse", "PostToolUse_Write").code == 0
-    assert time.monotonic() - start < 3
     assert run_hook.state()["files_created"] == [f"{run_hook.project}/a.txt"]
+    # Taken at once: a lock it had to wait out would have been logged as given up on.
     assert run_hook.log_lines() == []
 
 
@@ -162,7 +161,10 @@ sys.stdin.read()
         proc.kill()
         proc.wait()
     assert result.code == 0 and result.out is None
-    assert 4.5 <= waited < 9, waited
+    # It waited the lock's timeout (5 s) and then went on by itself: the holder still held
+    # the lock when the hook returned. The upper bound only catches a wait far past the
+    # timeout; it is wide because two shared cores can stall a process for seconds.
+    assert storage.LOCK_TIMEOUT - 0.5 <= waited < storage.LOCK_TIMEOUT + 25, waited
     (line,) = run_hook.log_lines()
     assert "lock" in line and "fail open" in line
     doc = run_hook.state()

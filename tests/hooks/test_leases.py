@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from hook_runner import HookResult, HookRunner
+from hook_runner import HookResult, HookRunner, failures
 
 A_ID, B_ID = "a4d71bd7a7301dabc", "ae43627177e918ff7"
 ME, OTHER = "proj__cc_1", "proj__cc_2"
@@ -77,10 +77,12 @@ def denied(result: HookResult) -> str:
 
 
 def allowed(result: HookResult) -> None:
+    """A clean allow: not a deny, and not a crash or a failure that failed open."""
     assert result.code == 0, result.err
     assert (
         result.out is None or result.out["hookSpecificOutput"]["permissionDecision"] == "allow"
     ), result.out
+    assert failures(result) == [], failures(result)
 
 
 def subagent_stop(run_hook: HookRunner, agent_id: str, agent: Any = ME) -> None:
@@ -353,18 +355,35 @@ def test_a_bad_agent_name_is_still_refused_what_others_hold(run_hook: HookRunner
     assert not (run_hook.project / ".git" / "agent-hooks" / "leases" / "free.py").exists()
 
 
+# SessionEnd gives up on a stuck lock within its own budget (0.9 s, hooks/session_end.py)
+# where waiting the lock out would cost its timeout: 2 s for the ledger's lease lock, 5 s
+# for a state lock. So a SessionEnd with a stuck lock must end within OVERRUN of a plain
+# one run at the same moment: each the fastest of three runs, so that what else loads
+# the machine cancels out. (The client's ~1.5 s, in wall time: bench/budgets.py.)
+OVERRUN = 1.5
+
+
+def session_end_seconds(run_hook: HookRunner, agent: str) -> float:
+    """The fastest of three SessionEnd runs of `agent`, in seconds of wall time."""
+    best = float("inf")
+    for _ in range(3):
+        started = time.monotonic()
+        assert run_hook("SessionEnd", "SessionEnd", agent=agent).code == 0
+        best = min(best, time.monotonic() - started)
+    return best
+
+
 def test_session_end_releases_first_and_finishes_fast_whatever_the_state_lock(
     run_hook: HookRunner,
 ) -> None:
     """A stopped process holds the agent's state lock: SessionEnd still releases the
-    conversation's leases and is done within a second (the client gives ~1.5 s)."""
+    conversation's leases, and gives up on the lock within its budget."""
     allowed(write(run_hook, "app.py", agent=OTHER))
+    plain = session_end_seconds(run_hook, "someone_else")
     lock = run_hook.state_dir / f"state-{OTHER}.json.lock"
     lock.parent.mkdir(parents=True, exist_ok=True)
     with stuck_holder_of(lock):
-        started = time.monotonic()
-        assert run_hook("SessionEnd", "SessionEnd", agent=OTHER).code == 0
-        assert time.monotonic() - started < 1.5
+        assert session_end_seconds(run_hook, OTHER) < plain + OVERRUN
     allowed(write(run_hook, "app.py"))
 
 
@@ -391,12 +410,11 @@ def test_session_end_finishes_fast_while_a_stuck_process_holds_a_ledger_lock(
     """The ledger's own locks held by a stopped process: SessionEnd gives up on them
     inside its budget (exit 0, logged), and the lease ends with its holder anyway."""
     allowed(write(run_hook, "app.py", agent=OTHER))
+    plain = session_end_seconds(run_hook, "someone_else")
     lock = run_hook.project / ".git" / "agent-hooks" / held
     lock.touch()
     with stuck_holder_of(lock):
-        started = time.monotonic()
-        assert run_hook("SessionEnd", "SessionEnd", agent=OTHER).code == 0
-        assert time.monotonic() - started < 1.5
+        assert session_end_seconds(run_hook, OTHER) < plain + OVERRUN
     if held == "leases.lock":  # not released: it ends with its process, or expires
         assert any("leases" in line and "lock" in line for line in run_hook.log_lines()), (
             run_hook.log_lines()

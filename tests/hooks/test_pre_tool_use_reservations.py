@@ -24,7 +24,7 @@ from click.testing import CliRunner
 from agent_hooks.cli import main as cli_main
 from agent_hooks.cli._common import Env
 from agent_hooks.reservations import pattern, reservation_store
-from hook_runner import ENTRY, HookResult, HookRunner, context_of
+from hook_runner import ENTRY, HookResult, HookRunner, context_of, failures
 
 ALICE = "alice"
 BOB = "bob"
@@ -138,7 +138,9 @@ def denial(result: HookResult) -> str:
 
 
 def allowed(result: HookResult) -> bool:
+    """A clean allow (no output), not a crash or a failure that failed open."""
     assert result.code == 0, result.err
+    assert failures(result) == [], failures(result)
     return result.out is None
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import resource
 import time
 from pathlib import Path
 
@@ -114,9 +115,13 @@ def test_stop_and_session_end_stay_well_inside_the_budget(run_hook: HookRunner, 
     write_state(run_hook.state_dir, AGENT, doc)
     for i in range(30):
         write_state(run_hook.state_dir, f"other_{i}", {"active": True, "files_read": ["/x"] * 10})
+    # The hook's CPU time (user + system), which a loaded machine does not stretch as it
+    # stretches wall time (bench/budgets.py reports SessionEnd's wall time).
     best = float("inf")
     for _ in range(3):
-        start = time.monotonic()
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         assert run_hook(event, event).code == 0
-        best = min(best, time.monotonic() - start)
-    assert best < 0.5, f"{event} took {best:.3f} s at best"
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+        best = min(best, cpu)
+    assert best < 0.5, f"{event} took {best:.3f} s of CPU at best"

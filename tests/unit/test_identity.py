@@ -64,16 +64,21 @@ def test_bad_names_are_refused_with_a_reason(name: str, why: str) -> None:
         identity.resolve_agent({"AGENT_NAME": name, "HOME": "/home/me"})
 
 
-@pytest.mark.parametrize("name", ["x" * 128, "é" * 128, "\U0001f600" * 128])
+@pytest.mark.parametrize(
+    "name",
+    ["x" * 128, "é" * 100, "\U0001f600" * 50],
+    ids=["128 characters", "200 bytes of 2", "200 bytes of 4"],
+)
 def test_every_accepted_name_fits_in_its_files(tmp_path: Path, name: str) -> None:
-    """A name is either refused or usable: its state file, lock file, temp files and
-    corrupt copies all fit the file system's 255-byte name limit."""
+    """The longest names accepted (128 characters, 200 bytes in UTF-8) are usable: the
+    state file, lock file, temp files and corrupt copies all fit the file system's
+    255-byte name limit. One character more is refused with the reason."""
     from agent_hooks import storage
 
-    try:
-        identity.check_agent_name(name)
-    except identity.IdentityError:
-        return  # refused with a reason: fine
+    assert identity.check_agent_name(name) == name
+    longer = name + name[0]
+    with pytest.raises(identity.IdentityError, match=r"the limit is (128|200)"):
+        identity.check_agent_name(longer)
     agent = identity.Agent(name, str(tmp_path))
     with storage.Lock(agent.state_path + ".lock") as lock:
         assert lock.acquire(1)

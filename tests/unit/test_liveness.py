@@ -79,7 +79,7 @@ def test_host_names_the_node_the_boot_and_the_pid_namespace() -> None:
 @pytest.mark.parametrize("raw", ["", "abc", "-1", "1234567890", "12 3", "١٢٣", "+5"])
 def test_claude_pid_refuses_what_is_not_a_pid(raw: str) -> None:
     assert liveness.claude_pid({"CLAUDE_PID": raw}) is None
-    assert liveness.process({"CLAUDE_PID": raw})["start"] is None
+    assert liveness.process(liveness.claude_pid({"CLAUDE_PID": raw}))["start"] is None
 
 
 def test_process_records_the_pid_its_start_and_the_host() -> None:

@@ -178,6 +178,7 @@ WRITER = """
 import os, sys, time
 sys.path.insert(0, {src!r})
 from agent_hooks.log import log
+open({go!r} + ".ready-{worker}", "w").close()
 while not os.path.exists({go!r}):
     time.sleep(0.001)
 for i in range({count}):
@@ -193,7 +194,10 @@ def test_concurrent_writers_never_interleave_within_a_line(state_dir: Path, tmp_
             src=SRC, go=str(go), count=count, state_dir=str(state_dir), worker=w)])
         for w in range(workers)
     ]  # fmt: skip
-    time.sleep(0.5)  # let them all reach the start line
+    deadline = time.monotonic() + 120
+    while len(list(tmp_path.glob("go.ready-*"))) < workers:  # all at the start line
+        assert time.monotonic() < deadline and all(p.poll() is None for p in procs)
+        time.sleep(0.01)
     go.touch()
     assert [p.wait(timeout=120) for p in procs] == [0] * workers
     assert not (state_dir / "agent-hooks.log.1").exists()  # no rotation muddles the count
@@ -217,7 +221,8 @@ def test_a_fifo_at_the_log_path_does_not_block(state_dir: Path) -> None:
     code = f"import sys; sys.path.insert(0, {SRC!r}); from agent_hooks.log import log; "
     code += f"log({str(state_dir)!r}, 'E', 'a', 'm')"
     try:
-        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=3)
+        # A blocked call never returns: the limit is only wide enough for a loaded machine.
+        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=30)
     except subprocess.TimeoutExpired:
         pytest.fail("log() blocked on a FIFO")
     assert proc.returncode == 0 and proc.stderr == b""

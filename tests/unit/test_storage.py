@@ -90,6 +90,26 @@ def hold(holders: list[Holder], lock_path: Path) -> Holder:
     return holder
 
 
+def wait_until_blocked(inode: int, deadline: float = 30) -> None:
+    """Until a process is blocked waiting for a lock on the file `inode`: the kernel
+    lists such a waiter in /proc/locks as a `->` line. What orders a test's steps
+    after "the waiter is waiting", instead of a sleep."""
+    give_up = time.monotonic() + deadline
+    while time.monotonic() < give_up:
+        for line in Path("/proc/locks").read_text().splitlines():
+            fields = line.split()
+            if "->" in fields and fields[fields.index("->") + 5].endswith(f":{inode}"):
+                return
+        time.sleep(0.002)
+    raise AssertionError(f"no process waited for a lock on inode {inode} in {deadline} s")
+
+
+# Bounds on how long a lock call takes: wide, because on two shared cores a process may be
+# stalled for seconds; they only tell a call that returned on its own terms (granted, or at
+# its timeout) from one that waited for something else (a whole longer timeout, forever).
+SLACK = 5.0
+
+
 # --- atomic writes
 
 
@@ -330,24 +350,34 @@ def test_lock_times_out_while_another_process_holds_it(
     start = time.monotonic()
     assert lock.acquire(0.6) is False
     waited = time.monotonic() - start
-    assert 0.55 <= waited < 3.0, waited
+    assert 0.6 <= waited < 0.6 + SLACK, waited  # the whole timeout, and then gives up
     assert lock.fd is None
     start = time.monotonic()
-    assert lock.acquire(0) is False
-    assert time.monotonic() - start < 0.5
+    assert lock.acquire(0) is False  # no timeout: no wait (the default would be 5 s)
+    assert time.monotonic() - start < storage.LOCK_TIMEOUT
 
 
 def test_waiter_gets_the_lock_the_moment_it_is_released(
     tmp_path: Path, holders: list[Holder]
 ) -> None:
+    """Released while the waiter is blocked on it (seen in /proc/locks): granted then,
+    long before its timeout of 4 x SLACK runs out."""
     lock_path = tmp_path / "x.lock"
     holder = hold(holders, lock_path)
-    threading.Timer(0.3, holder.send, ("release",)).start()
+    inode = lock_path.stat().st_ino
+
+    def release_once_waited_for() -> None:
+        wait_until_blocked(inode)
+        holder.send("release")
+
+    releaser = threading.Thread(target=release_once_waited_for, daemon=True)
+    releaser.start()
     lock = storage.Lock(str(lock_path))
     start = time.monotonic()
-    assert lock.acquire(5) is True
-    assert time.monotonic() - start < 2.5
+    assert lock.acquire(4 * SLACK) is True
+    assert time.monotonic() - start < 2 * SLACK
     lock.release()
+    releaser.join(SLACK)
 
 
 def test_lock_of_a_killed_holder_is_free(tmp_path: Path, holders: list[Holder]) -> None:
@@ -369,16 +399,16 @@ def test_lock_outside_the_main_thread_polls(tmp_path: Path, holders: list[Holder
         lock = storage.Lock(str(lock_path))
         start = time.monotonic()
         results.append((lock.acquire(0.4), time.monotonic() - start))
-        threading.Timer(0.2, holder.send, ("release",)).start()
+        threading.Timer(0.2, holder.send, ("release",)).start()  # before or during: either way
         start = time.monotonic()
-        results.append((lock.acquire(5), time.monotonic() - start))
+        results.append((lock.acquire(4 * SLACK), time.monotonic() - start))
         lock.release()
 
     thread = threading.Thread(target=worker)
     thread.start()
-    thread.join(15)
-    assert results[0][0] is False and results[0][1] >= 0.35
-    assert results[1][0] is True and results[1][1] < 2.5
+    thread.join(8 * SLACK)
+    assert results[0][0] is False and results[0][1] >= 0.4
+    assert results[1][0] is True and results[1][1] < 2 * SLACK  # granted, not timed out
 
 
 def test_a_lock_file_unlinked_while_a_waiter_waits_keeps_mutual_exclusion(
@@ -387,9 +417,9 @@ def test_a_lock_file_unlinked_while_a_waiter_waits_keeps_mutual_exclusion(
     lock_path = tmp_path / "x.lock"
     first = hold(holders, lock_path)
     old_inode = lock_path.stat().st_ino
-    waiter = Holder(lock_path, timeout=20)  # blocks on the first file's inode
+    waiter = Holder(lock_path, timeout=60)  # blocks on the first file's inode
     holders.append(waiter)
-    time.sleep(0.3)
+    wait_until_blocked(old_inode)
     assert first.send("unlink") == "unlinked"
     assert not lock_path.exists()
     newcomer = hold(holders, lock_path)  # creates and locks a new lock file
@@ -397,7 +427,7 @@ def test_a_lock_file_unlinked_while_a_waiter_waits_keeps_mutual_exclusion(
     assert new_inode != old_inode or not Path(f"/proc/{first.proc.pid}").exists()
     assert first.send("release") == "released"
     # The waiter is granted the old inode, sees it is gone, and queues on the new one.
-    time.sleep(0.5)
+    wait_until_blocked(new_inode)
     assert waiter.proc.poll() is None
     import select
 

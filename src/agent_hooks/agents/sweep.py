@@ -79,7 +79,7 @@ def _is_ours(name: str, suffix: str) -> bool:
 
 
 def _is_corrupt_copy(name: str) -> bool:
-    base, sep, _ = name.partition(".corrupt-")
+    base, sep, _ = name.rpartition(".corrupt-")
     return bool(sep) and _is_state_file(base)
 
 

@@ -66,6 +66,14 @@ def test_the_sweep_reports_every_file_it_removed(sdir: Path) -> None:
     assert sorted(listed) == sorted(removed)
 
 
+def test_the_corrupt_copies_of_an_agent_whose_name_says_corrupt_go_too(sdir: Path) -> None:
+    """`x.corrupt-y` is a valid AGENT_NAME: its copies are cut at the last `.corrupt-`."""
+    assert identity.agent_from_state_file(str(sdir), "state-x.corrupt-y.json") is not None
+    copy = make(sdir, "state-x.corrupt-y.json.corrupt-20260101T000000Z", OLD)
+    assert sweep.sweep(str(sdir), NOW) == [str(copy)]
+    assert not copy.exists()
+
+
 def test_fresh_own_and_unrelated_files_are_never_touched(sdir: Path) -> None:
     kept = [
         make(sdir, "state-fresh.json", NOW - 6 * DAY),
@@ -88,6 +96,7 @@ def test_fresh_own_and_unrelated_files_are_never_touched(sdir: Path) -> None:
         make(sdir, "projects/state-inner.json", OLD),
         make(sdir, "todos/state-x.json", OLD),
         make(sdir, "state-fresh.json.corrupt-20260101T000000Z", NOW - DAY),
+        make(sdir, "settings.json.corrupt-20260101T000000Z", OLD),
         make(sdir, ".state-fresh.json.1.abcdef01.tmp", NOW - 60),
     ]
     os.utime(sdir / "projects", (OLD, OLD))
@@ -147,7 +156,30 @@ def test_a_directory_or_symlink_named_like_a_state_file_breaks_nothing(
     removed = sweep.sweep(str(sdir), NOW)
     assert str(sdir / "state-old.json") in removed
     assert (sdir / "state-dir.json").is_dir()
+    assert (sdir / "state-link.json").is_symlink()  # a link named like ours is not ours
     assert target.read_text() == "{}"
+
+
+def test_directories_and_links_named_like_state_files_stop_nothing_after_them(
+    sdir: Path, tmp_path: Path
+) -> None:
+    """Twenty of each, in whatever order the directory lists them: every old state
+    file still goes (one that stopped at the first would keep some, but for 1 order in 10^11)."""
+    target = make(tmp_path, "elsewhere.json", OLD)
+    for i in range(20):
+        (sdir / f"state-dir{i}.json").mkdir()
+        os.symlink(target, sdir / f"state-link{i}.json")
+        make(sdir, f"state-old{i}.json", OLD)
+    removed = sweep.sweep(str(sdir), NOW)
+    assert sorted(removed) == sorted(str(sdir / f"state-old{i}.json") for i in range(20))
+
+
+@pytest.mark.parametrize(("age", "goes"), [(3600, False), (3601, True)])
+def test_an_orphan_lock_goes_after_an_hour_to_the_second(sdir: Path, age: int, goes: bool) -> None:
+    lock = make(sdir, "state-gone.json.lock", NOW - age)
+    assert sweep.sweep(str(sdir), NOW, dry_run=True) == ([str(lock)] if goes else [])
+    assert sweep.sweep(str(sdir), NOW) == ([str(lock)] if goes else [])
+    assert lock.exists() is not goes
 
 
 def test_a_symlink_planted_at_one_agents_lock_stops_nothing_else(
@@ -242,3 +274,117 @@ def test_archive_names_never_escape(sdir: Path, conversation: object) -> None:
     assert os.path.dirname(path) == trail_archive.agent_dir(agent)
     assert os.path.basename(path).startswith("unknown-")
     assert trail_archive.load(agent, conversation) is None
+
+
+# -- the 7-day limit, to the second (README: "state untouched for 7 days is swept") ------
+
+WEEK = 7 * DAY
+
+
+def old_thing(sdir: Path, kind: str, mtime: float) -> Path:
+    """One file the sweep judges by age: a state file, a corrupt copy, an archived trail."""
+    if kind == "state file":
+        return make(sdir, "state-a.json", mtime)
+    if kind == "corrupt copy":
+        return make(sdir, "state-a.json.corrupt-20260101T000000Z", mtime)
+    path = trail_archive.archive(identity.Agent("a", str(sdir)), {"conversation_id": "c1"}, mtime)
+    assert path is not None
+    os.utime(path, (mtime, mtime))
+    return Path(path)
+
+
+KINDS = ["state file", "corrupt copy", "archived trail"]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("dry_run", [True, False])
+def test_a_file_untouched_for_a_second_more_than_7_days_goes(
+    sdir: Path, kind: str, dry_run: bool
+) -> None:
+    path = old_thing(sdir, kind, NOW - WEEK - 1)
+    assert sweep.sweep(str(sdir), NOW, dry_run=dry_run) == [str(path)]
+    assert path.exists() is dry_run
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("age", [WEEK, WEEK - 1], ids=["exactly 7 days", "7 days less 1 s"])
+@pytest.mark.parametrize("dry_run", [True, False])
+def test_a_file_untouched_for_7_days_or_less_stays(
+    sdir: Path, kind: str, age: int, dry_run: bool
+) -> None:
+    path = old_thing(sdir, kind, NOW - age)
+    assert sweep.sweep(str(sdir), NOW, dry_run=dry_run) == []
+    assert path.exists()
+
+
+@pytest.mark.parametrize(
+    "touched", [NOW, NOW - WEEK], ids=["just now", "exactly 7 days before the sweep"]
+)
+def test_a_state_file_written_after_the_sweep_looked_is_kept(
+    sdir: Path, monkeypatch: pytest.MonkeyPatch, touched: float
+) -> None:
+    """The sweep saw the file 8 days old; its agent wrote it before the sweep took its
+    lock. The age is checked again under the lock, so the file stays (and so does its
+    lock file). The write happens exactly between the two, on the lock's acquire."""
+    state = make(sdir, "state-busy.json", OLD)
+    lock_file = make(sdir, "state-busy.json.lock", OLD)
+    acquired: list[str] = []
+
+    class WrittenJustBefore(storage.Lock):
+        def acquire(self, timeout: float = storage.LOCK_TIMEOUT) -> bool:
+            os.utime(state, (touched, touched))  # the agent's write, under its own lock
+            acquired.append(self.path)
+            return super().acquire(timeout)
+
+    monkeypatch.setattr(storage, "Lock", WrittenJustBefore)
+    assert sweep.sweep(str(sdir), NOW) == []
+    assert acquired == [str(lock_file)]  # the sweep did go for it
+    assert state.exists() and lock_file.exists()
+
+
+def test_the_sweep_never_waits_for_a_lock(sdir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A state file whose lock is taken is in use: skipped at once, not waited for
+    (SessionStart runs the sweep)."""
+    make(sdir, "state-a.json", OLD)
+    timeouts: list[float] = []
+
+    class Recorded(storage.Lock):
+        def acquire(self, timeout: float = storage.LOCK_TIMEOUT) -> bool:
+            timeouts.append(timeout)
+            return super().acquire(timeout)
+
+    monkeypatch.setattr(storage, "Lock", Recorded)
+    assert sweep.sweep(str(sdir), NOW) == [str(sdir / "state-a.json")]
+    assert timeouts == [0]
+
+
+def test_a_state_file_removed_by_someone_else_meanwhile_is_not_reported(
+    sdir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another sweep (another agent's SessionStart) removed it between this sweep's
+    listing and its lock: this one removed nothing and says so."""
+    state = make(sdir, "state-a.json", OLD)
+
+    class GoneJustBefore(storage.Lock):
+        def acquire(self, timeout: float = storage.LOCK_TIMEOUT) -> bool:
+            state.unlink(missing_ok=True)
+            return super().acquire(timeout)
+
+    monkeypatch.setattr(storage, "Lock", GoneJustBefore)
+    assert sweep.sweep(str(sdir), NOW) == []
+
+
+def test_a_corrupt_copy_removed_by_someone_else_meanwhile_is_not_reported(
+    sdir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    copy = make(sdir, "state-a.json.corrupt-20260101T000000Z", OLD)
+    unlink = os.unlink
+
+    def removed_first(path: str, *args: object, **kwargs: object) -> None:
+        if path == str(copy):
+            unlink(path)  # the other sweep's
+        unlink(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "unlink", removed_first)  # the module sweep calls it through
+    assert sweep.sweep(str(sdir), NOW) == []
+    assert not copy.exists()

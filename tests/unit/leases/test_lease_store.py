@@ -242,9 +242,15 @@ def test_a_corrupt_lease_file_counts_as_no_lease(book: str, content: bytes) -> N
 
 
 def test_a_corrupt_lease_file_is_reported(book: str) -> None:
+    """Named, with what was made of it; the claim goes ahead and rewrites the file
+    whole, so the next claim finds nothing to report."""
     claim(book, "a.py", ALICE)
-    Path(lease_store.lease_path(book, "a.py")).write_bytes(b"{torn")
-    assert claim(book, "a.py", BOB).problem is not None
+    path = lease_store.lease_path(book, "a.py")
+    Path(path).write_bytes(b"{torn")
+    first = claim(book, "a.py", BOB)
+    assert first.problem == f"lease file {path} is unreadable; taken as no lease"
+    assert first.written and holders(book, "a.py") == ["bob"]
+    assert claim(book, "a.py", BOB, now=NOW + 120).problem is None
 
 
 # --- real processes ------------------------------------------------------------------------

@@ -274,7 +274,7 @@ def test_prop_witness_matches_both_and_symmetry(a: str, b: str) -> None:
 
 
 def test_no_blowup_on_pathological_patterns() -> None:
-    start = time.perf_counter()
+    start = time.process_time()  # CPU time: other processes on the machine do not stretch it
     star_soup = compile("*a" * 40 + "*b")
     assert not matches(star_soup, "a" * 200)
     assert not overlap(compile("*a" * 40 + "*"), compile("?" * 39))  # full product search
@@ -282,7 +282,7 @@ def test_no_blowup_on_pathological_patterns() -> None:
     globstars = compile("/".join(["**", "a"] * 30))
     assert matches(globstars, "/".join(["a"] * 64))
     assert overlap(globstars, compile("/".join(["**", "b", "**", "a"] * 15)))
-    assert time.perf_counter() - start < 5  # each is milliseconds; exponential would hang
+    assert time.process_time() - start < 5  # each is milliseconds; exponential would hang
 
 
 def test_import_stays_light() -> None:

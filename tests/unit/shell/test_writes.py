@@ -484,9 +484,9 @@ def test_one_megabyte_commands_are_linear() -> None:
         "chmod -w " * 30_000,
     ]
     for cmd in cases:
-        start = time.perf_counter()
+        start = time.process_time()  # CPU time: what else runs on the machine does not stretch it
         res = analyze(cmd, "/repo", HOME)
-        assert time.perf_counter() - start < 30, cmd[:20]
+        assert time.process_time() - start < 30, cmd[:20]
         assert not any(r.startswith("analysis error") for r in res.opaque), (cmd[:20], res.opaque)
     assert analyze(cases[0], "/repo").targets == [BashTarget("/repo/big.txt")]
 

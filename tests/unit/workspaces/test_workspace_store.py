@@ -30,11 +30,15 @@ def manifest(ws: Workspace) -> dict[str, Any]:
 
 
 def run_together(scripts: list[str], tmp: Path) -> list[str]:
-    """Run each script in its own Python process, released at the same moment."""
+    """Run each script in its own Python process, released at the same moment: each
+    imports the workspace modules, says it is ready (a file), and waits for `go`, which
+    is made once every one is ready."""
     go = tmp / "go"
     prelude = textwrap.dedent(f"""
         import os, sys, time
         sys.path.insert(0, {SRC!r})
+        import agent_hooks.agents.state_file, agent_hooks.workspaces.workspace_store
+        open({str(go)!r} + ".ready-" + str(os.getpid()), "w").close()
         while not os.path.exists({str(go)!r}):
             time.sleep(0.001)
     """)
@@ -46,7 +50,11 @@ def run_together(scripts: list[str], tmp: Path) -> list[str]:
         )
         for s in scripts
     ]
-    time.sleep(0.3)
+    deadline = time.monotonic() + 120
+    while len(list(tmp.glob("go.ready-*"))) < len(procs):
+        assert time.monotonic() < deadline, "the processes never got ready"
+        assert all(p.poll() is None for p in procs), [p.communicate() for p in procs]
+        time.sleep(0.01)
     go.touch()
     outs = []
     for proc in procs:
