@@ -11,11 +11,15 @@ the commit `pre-commit` has just judged are skipped.
 
 The judged commit: `pre-commit` writes `<git dir>/agent-hooks-guard-commit` (the
 worktree's own git dir: worktrees commit independently): HEAD, the tree of the
-index it judged, the time, what it concluded, then AGENT_NAME|CLAUDE_CODE_SESSION_ID
-as git's environment has them. The reference-transaction script (not this module)
-skips the branch update of that very commit (guard_script). A stale file
-matches nothing else than an update identical to one judged; a forged one is a
-deliberate bypass like `AGENT_HOOKS_GUARD=off` (docs/adr/0017-trust-model.md).
+index it judged, the time, what it concluded; then AGENT_NAME|CLAUDE_CODE_SESSION_ID
+as git's environment has them; the branch HEAD is on (`HEAD` when detached); and
+HEAD's parents. The reference-transaction script (not this module) skips one update
+only: that branch moved from that HEAD to a commit with that tree whose parents are
+HEAD (or HEAD's, an amend), by the same identity within `guard_script.JUDGED_FOR`
+seconds — and removes the record, so it skips at most once. The paths such an
+update changes are exactly the ones pre-commit judged (HEAD's tree against the
+judged tree). A forged record is a deliberate bypass like `AGENT_HOOKS_GUARD=off`
+(docs/adr/0017-trust-model.md).
 """
 
 from __future__ import annotations
@@ -99,15 +103,25 @@ def judged_path(repo: str) -> str:
 
 
 def remember_judged(repo: str, environ: Mapping[str, str], now: float, outcome: str) -> None:
-    """pre-commit: the commit about to be made (HEAD and the index's tree) was judged."""
+    """pre-commit: the commit about to be made (HEAD and the index's tree, on the
+    branch HEAD is on) was judged."""
     try:
-        where, head = git(repo, "rev-parse", "--git-path", JUDGED_FILE, "HEAD^{commit}").split()
+        where, head, *parents, branch = git(
+            repo,
+            "rev-parse",
+            "--git-path",
+            JUDGED_FILE,
+            "HEAD^{commit}",
+            "HEAD^@",
+            "--symbolic-full-name",
+            "HEAD",
+        ).splitlines()
     except (GuardError, ValueError):
         return  # no commit yet: the first commit creates its branch, which is never checked
     who = f"{environ.get('AGENT_NAME', '')}|{environ.get('CLAUDE_CODE_SESSION_ID', '')}"
     try:
         tree = git(repo, "write-tree").strip()  # GIT_INDEX_FILE: the index being committed
-        text = f"{head} {tree} {int(now)} {outcome}\n{who}\n"
+        text = f"{head} {tree} {int(now)} {outcome}\n{who}\n{branch}\n{' '.join(parents)}\n"
         path = os.path.normpath(os.path.join(repo, where))
         storage.write_bytes_atomic(path, text.encode(), durable=False)
     except (GuardError, OSError, UnicodeEncodeError):
