@@ -143,7 +143,7 @@ def way_back(repo: str, refs: list[str], environ: Mapping[str, str]) -> str | No
     (`commit --no-verify`, `revert`, `reset --hard`, `checkout -B`), nothing is undone
     for the agent — what the index holds may be its own work — it is told to look."""
     git_dir = _git_or(repo, "", "rev-parse", "--git-dir")
-    checked_out = _git_or(repo, "", "symbolic-ref", "-q", "HEAD")  # "": detached
+    here = checked_out(repo)
 
     def there(name: str) -> bool:
         return bool(git_dir) and os.path.lexists(os.path.join(repo, git_dir, name))
@@ -156,7 +156,7 @@ def way_back(repo: str, refs: list[str], environ: Mapping[str, str]) -> str | No
     else:
         undo = next((command for name, command in _IN_PROGRESS if there(name)), None)
     fast_forward = environ.get("GIT_REFLOG_ACTION", "").startswith(("merge", "pull"))
-    if undo is None and checked_out in refs and fast_forward:
+    if undo is None and here in refs and fast_forward:
         undo = "git reset --merge"  # the files moved, the branch did not
     if undo is not None:
         return f"- undo it: `{undo}` puts HEAD, the index and your files back as they were;"
@@ -166,6 +166,12 @@ def way_back(repo: str, refs: list[str], environ: Mapping[str, str]) -> str | No
         "- `git status` shows what the command left in the index and the work tree;"
         " unstage the held files (`git restore --staged <file>`) before you commit again;"
     )
+
+
+def checked_out(repo: str) -> str:
+    """The branch checked out in this work tree (`refs/heads/…`); "" when HEAD is
+    detached (a rebase in progress too)."""
+    return _git_or(repo, "", "symbolic-ref", "-q", "HEAD")
 
 
 def _git_or(repo: str, default: str, *args: str) -> str:
