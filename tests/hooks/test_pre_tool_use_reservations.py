@@ -469,6 +469,8 @@ DENIED_BASH: list[tuple[str, str, str]] = [
     ("cd src && echo x > app.py", "", "src/app.py"),
     ("(cd lib/core && rm engine.py)", "", "lib/core/engine.py"),
     ("echo x > app.py", "src", "src/app.py"),
+    ('echo x > "$PWD/app.py"', "src", "src/app.py"),
+    ("cd lib && rm -rf ${PWD}/core", "", "lib/core"),
     ("cp ../README.md core/", "lib", "lib/core"),
     ("echo $(date > src/stamp.txt)", "", "src/stamp.txt"),
     ("bash -c 'echo x > src/app.py'", "", "src/app.py"),
