@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_hooks.git_guard import guard_script, ref_check
+from agent_hooks.git_guard import ref_check
 from guard_repo import BYPASS_WORDS, Repo, init_repo, install
 
 
@@ -224,15 +224,15 @@ def test_the_judged_commit_is_the_one_pre_commit_saw(repo: Repo) -> None:
 
 
 def test_a_judgement_older_than_a_minute_skips_nothing(repo: Repo) -> None:
-    """The judged commit's update is skipped only within `JUDGED_FOR` seconds of its
-    judgement: a commit whose message took longer is checked again."""
+    """The judged commit's update is skipped only within a minute of its judgement
+    (`guard_script.JUDGED_FOR`): a commit whose message took longer is checked again."""
     repo.write("docs/d.md", "d2\n")
     repo.git("add", "-A")
     assert repo.git("commit", "-q", "-m", "", agent="alice", check=False).returncode != 0
     record = Path(ref_check.judged_path(str(repo.path)))
     first, rest = record.read_text().split("\n", 1)
     head, tree, at, outcome = first.split(" ")
-    stale = int(at) - guard_script.JUDGED_FOR - 2
+    stale = int(at) - 62
     record.write_text(f"{head} {tree} {stale} {outcome}\n{rest}")
     repo.reserve("bob", "docs/**")
     assert "branch main not moved" in repo.commit("alice", "--no-verify").stderr
