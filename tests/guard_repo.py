@@ -11,8 +11,12 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
+from agent_hooks import repository, writers
 from agent_hooks.git_guard import guard_hooks
+from agent_hooks.leases import lease_store
+from agent_hooks.ledger import ledger_location
 from agent_hooks.reservations import pattern, reservation_store
 
 PYTHON = os.path.abspath(sys.executable)
@@ -99,6 +103,8 @@ class Repo:
         shared: bool = False,
         root: str | None = None,
         reason: str = "farmhand-42",
+        holder: dict[str, Any] | None = None,
+        keep: bool = False,
     ) -> None:
         outcome = reservation_store.reserve(
             self.state_dir,
@@ -108,10 +114,39 @@ class Repo:
             reason=reason,
             ttl=3600,
             shared=shared,
-            keep=False,
+            keep=keep,
             now=time.time(),
+            holder=holder,
         )
         assert not outcome.conflicts
+
+    @property
+    def ledger(self) -> str:
+        return ledger_location.directory(self.state_dir, str(self.path))
+
+    def lease(
+        self,
+        agent: str | None,
+        rel: str,
+        conversation: str = "c-1",
+        agent_id: str | None = None,
+        holder_pid: int | None = None,
+    ) -> None:
+        """`agent` (in `conversation`; a subagent with `agent_id`) leases `rel` in this
+        work tree, as its edit would, held by `holder_pid` (default: this process)."""
+        me = writers.Writer(agent, conversation, agent_id)
+        outcome = lease_store.claim(
+            self.ledger,
+            rel,
+            me,
+            worktree=repository.worktree_id(str(self.path)),
+            worktree_path=str(self.path),
+            branch="main",
+            holder_pid=os.getpid() if holder_pid is None else holder_pid,
+            now=time.time(),
+            minutes=10,
+        )
+        assert outcome.written and not outcome.blockers
 
     def release(self, agent: str | None) -> None:
         reservation_store.release(
@@ -125,6 +160,13 @@ class Repo:
     @property
     def hook(self) -> Path:
         return self.hooks / "pre-commit"
+
+
+def dead_pid() -> int:
+    """The pid of a process that has exited (and been reaped)."""
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
 
 
 def init_repo(path: Path, home: Path) -> Repo:

@@ -15,8 +15,10 @@ from typing import Any
 import pytest
 from guard_harness import NOW, as_json, git, make_repo, reserve, run, stage
 
-from agent_hooks import liveness
+from agent_hooks import liveness, repository, writers
 from agent_hooks.git_guard import guard_hooks
+from agent_hooks.leases import lease_store
+from agent_hooks.ledger import ledger_location
 
 
 @pytest.fixture
@@ -57,6 +59,26 @@ def test_check_allows_when_expired_own_or_warned(home: Path, repo: Path) -> None
     assert as_json(warned)["allowed"] is True and as_json(warned)["blocked"]
     assert run(home, "check", "--repo", str(repo), "--warn-only").exit_code == 0
     assert run(home, "check", "--repo", str(repo), AGENT_HOOKS_GUARD="warn").exit_code == 0
+
+
+def test_check_reports_another_writers_lease(home: Path, repo: Path) -> None:
+    """A file another writer is changing in this work tree: refused, the holder named
+    (`leased_by`); the lease's own agent is let through."""
+    stage(repo, home, "src/a.py", "docs/b.md")
+    ledger = ledger_location.directory(str(home / ".claude"), str(repo))
+    bob = writers.Writer("bob", "conv-b", "a1b2c3d4", "general-purpose")
+    lease_store.claim(ledger, "src/a.py", bob, worktree=repository.worktree_id(str(repo)),
+                      branch=None, holder_pid=os.getpid(), now=NOW, minutes=10)  # fmt: skip
+    result = run(home, "check", "--repo", str(repo), "--json", now=NOW + 120)
+    assert result.exit_code == 1
+    (blocked,) = as_json(result)["blocked"]
+    assert blocked["path"] == "src/a.py" and blocked["held_by"] == []
+    (leased,) = blocked["leased_by"]
+    assert (leased["writer"], leased["agent"], leased["minutes_left"]) == ("bob#a1b2c3d4", "bob", 8)
+    assert leased["label"] == 'the general-purpose subagent (a1b2c3d4) of agent "bob"'
+    text = run(home, "check", "--repo", str(repo), now=NOW + 120).output
+    assert "src/a.py (added): being changed by the general-purpose subagent" in text
+    assert run(home, "check", "--repo", str(repo), agent="bob", now=NOW + 120).exit_code == 0
 
 
 def test_check_bypass_env_var(home: Path, repo: Path) -> None:

@@ -397,6 +397,29 @@ def test_check_says_who_holds_a_path(cli: Cli) -> None:
     ]
 
 
+def test_a_route_folder_with_brackets_is_reserved_as_the_folder(cli: Cli) -> None:
+    """Issue 18, defect 10: `app/[slug]` exists, so `app/[slug]/**` means that folder
+    (reserved escaped, and said so), not the one-letter class `[slug]`; a bracket name
+    that does not exist stays a class, and the output says how to mean the name."""
+    page = cli.project / "app" / "[slug]" / "page.tsx"
+    page.parent.mkdir(parents=True)
+    page.write_text("x\n")
+    result = cli.ok("alice", "reserve", "app/[slug]/**")
+    assert "reserved app/[[]slug]/** (exclusive" in result.stdout
+    assert "note: app/[slug] exists: [slug] is taken literally" in result.stderr
+    denied = cli("bob", "check", str(page))
+    assert denied.exit_code == 1
+    assert denied.stdout.startswith(
+        'denied   app/[slug]/page.tsx: agent "alice" holds app/[[]slug]/**'
+    )
+    assert cli("bob", "check", str(cli.project / "app" / "s" / "x.tsx")).exit_code == 0
+    cli.ok("alice", "release", "app/[slug]/**")  # typed the same way, found
+    assert cli.held() == []
+    classed = cli.ok("alice", "reserve", "lib/[xy].py")
+    assert "reserved lib/[xy].py (exclusive" in classed.stdout
+    assert "'lib/[[]xy].py'" in classed.stderr and "character class" in classed.stderr
+
+
 def test_check_outside_any_project_and_after_expiry(cli: Cli, tmp_path: Path) -> None:
     cli.ok("alice", "reserve", "**", "--ttl", "10m")
     result = cli.ok("bob", "check", str(tmp_path / "elsewhere" / "x.txt"))

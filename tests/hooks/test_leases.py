@@ -277,7 +277,16 @@ def test_a_bash_command_that_changed_a_file_leased_before_it_started_is_warned(
     )
 
 
-@pytest.mark.parametrize("command", ["echo x > shared.txt", "rm -rf .", "sed -i s/a/b/ shared.txt"])
+@pytest.mark.parametrize(
+    "command",
+    [
+        "echo x > shared.txt",
+        "rm -rf .",
+        "sed -i s/a/b/ shared.txt",
+        'echo x > "$PWD/shared.txt"',
+        'cd pkg && echo x > "$(pwd)/../shared.txt"',
+    ],
+)
 def test_bash_writes_into_a_leased_file_are_refused(run_hook: HookRunner, command: str) -> None:
     allowed(write(run_hook, "shared.txt", agent=OTHER))
     payload = run_hook.payload("PreToolUse_Bash", tool_input={"command": command})

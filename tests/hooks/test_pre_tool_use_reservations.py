@@ -23,6 +23,7 @@ from click.testing import CliRunner
 
 from agent_hooks.cli import main as cli_main
 from agent_hooks.cli._common import Env
+from agent_hooks.repository import WORKSPACES_DIR
 from agent_hooks.reservations import pattern, reservation_store
 from hook_runner import ENTRY, HookResult, HookRunner, context_of, failures
 
@@ -389,6 +390,31 @@ def test_strict_mode_checks_bash_writes_too(run_hook: HookRunner, proj: Path) ->
     assert allowed(bash(run_hook, "echo x > docs/notes.md", env=strict))
 
 
+def test_strict_mode_lets_an_agent_edit_workspace_files(run_hook: HookRunner, proj: Path) -> None:
+    """Issue 18, defect 15: `agent-hooks context add` tells an agent (or its subagent) to
+    edit its workspace's context file; strict mode does not ask it to reserve that file
+    first. Other agents' reservations and other writers' leases there still refuse."""
+    strict = {"AGENT_HOOKS_STRICT": "1"}
+    workspace = f"{WORKSPACES_DIR}/20261123-101500-ab12"
+    context = proj / workspace / "auth-context.md"
+    context.parent.mkdir(parents=True)
+    context.write_text("# auth\n")
+    assert allowed(edit(run_hook, "Edit", str(context), env=strict))
+    sub = run_hook.payload("PreToolUse_Write")
+    sub["tool_input"]["file_path"] = str(proj / workspace / "parser-context.md")
+    sub.update(agent_id="a4d71bd7a7301dabc", agent_type="general-purpose")
+    assert allowed(run_hook("PreToolUse", sub, agent=BOB, env=strict))
+    assert allowed(bash(run_hook, f"echo '- done' >> {workspace}/auth-context.md", env=strict))
+    # the workspaces directory itself, and names that only start like it, are not exempt
+    denial(bash(run_hook, f"rm -rf {WORKSPACES_DIR}", env=strict))
+    denial(edit(run_hook, "Write", str(proj / ".tmp/sessions-old/x.md"), env=strict))
+    # leases and other agents' reservations still apply
+    assert "is being changed by" in denial(edit(run_hook, "Edit", str(context), agent=ALICE))
+    reserve(run_hook, "carol", f"{workspace}/new.md")  # over no file a writer is changing
+    reason = denial(edit(run_hook, "Write", str(proj / workspace / "new.md"), env=strict))
+    assert reason.startswith(f"agent-hooks: {workspace}/new.md is reserved by another agent")
+
+
 def test_strict_mode_leaves_paths_outside_the_project_alone(
     run_hook: HookRunner, tmp_path: Path
 ) -> None:
@@ -471,6 +497,8 @@ DENIED_BASH: list[tuple[str, str, str]] = [
     ("cd src && echo x > app.py", "", "src/app.py"),
     ("(cd lib/core && rm engine.py)", "", "lib/core/engine.py"),
     ("echo x > app.py", "src", "src/app.py"),
+    ('echo x > "$PWD/app.py"', "src", "src/app.py"),
+    ("cd lib && rm -rf ${PWD}/core", "", "lib/core"),
     ("cp ../README.md core/", "lib", "lib/core"),
     ("echo $(date > src/stamp.txt)", "", "src/stamp.txt"),
     ("bash -c 'echo x > src/app.py'", "", "src/app.py"),

@@ -90,7 +90,11 @@ def holder(now: float) -> dict[str, object]:
 
 
 def rendered(now: float) -> list[str]:
-    found = [Finding(Staged("src/a.py", "modified"), "/r", [holder(now)], "main")]
+    leased = {"writer": "bob", "agent": "bob", "label": 'agent "bob"', "expires": now + 60}
+    found = [
+        Finding(Staged("src/a.py", "modified"), "/r", [holder(now)], "main"),
+        Finding(Staged("src/b.py", "deleted"), "/r", [], "main", [leased]),
+    ]
     texts = [
         reservation_messages.strict_message("src/a.py"),
         lease_messages.deny_message(

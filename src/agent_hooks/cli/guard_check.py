@@ -18,9 +18,10 @@ from typing import Any
 
 import click
 
-from agent_hooks import log, switches
+from agent_hooks import log, switches, writers
 from agent_hooks.cli._common import Env, emit_json, get_env, json_option
 from agent_hooks.git_guard import commit_check, guard_hooks, ref_check
+from agent_hooks.leases import lease_messages
 from agent_hooks.reservations import reservation
 from agent_hooks.wording import plural
 
@@ -64,11 +65,11 @@ def check(
     where = repo_path(repo)
     bypassed = switches.is_off(env.environ, switches.GUARD)
     try:
-        me, owner = env.agent().name, env.writer().owner
+        me, writer = env.agent().name, env.writer()
     except click.ClickException:
         if not bypassed:
             raise
-        me, owner = None, ""  # a bad AGENT_NAME does not stop a bypass
+        me, writer = None, writers.nobody()  # a bad AGENT_NAME does not stop a bypass
     setting = env.environ.get(switches.GUARD, "").strip().lower()
     warn = warn_only or mode == "warn" or setting == "warn"
     try:
@@ -89,15 +90,25 @@ def check(
         _bypassed(as_json, what if paths else "", trace)
         return
     if ref_updates:
+        here = ref_check.checked_out(where) if moved else ""
         found = [
             finding
             for change in moved
             for finding in commit_check.findings(
-                env.state_dir, top, owner, change.paths, env.now, change.update.branch
+                env.state_dir,
+                top,
+                writer,
+                change.paths,
+                env.now,
+                change.update.branch,
+                environ=env.environ,
+                leases=change.update.ref == here,  # the work tree's own branch
             )
         ]
     else:
-        found = commit_check.findings(env.state_dir, top, owner, paths, env.now)
+        found = commit_check.findings(
+            env.state_dir, top, writer, paths, env.now, environ=env.environ
+        )
         if hook and (warn or not found):
             ref_check.remember_judged(where, env.environ, env.now, "warned" if found else "passed")
     branches = list(dict.fromkeys(f.branch for f in found if f.branch))
@@ -133,7 +144,7 @@ class _Trace:
 
     def held(self, event: str, what: str, found: list[commit_check.Finding]) -> None:
         held = "; ".join(
-            f"{f.staged.path} ({', '.join(sorted({str(h.get('agent') or '-') for h in f.holders}))})"
+            f"{f.staged.path} ({', '.join(sorted({str(h.get('agent') or '-') for h in f.holders + f.leases}))})"
             for f in found[:20]
         )
         more = f" and {len(found) - 20} more" if len(found) > 20 else ""
@@ -172,6 +183,7 @@ def _document(
                 "project_root": f.project_root,
                 "branch": f.branch,
                 "held_by": [_holder(h, now) for h in f.holders],
+                "leased_by": [_leaser(held, now) for held in f.leases],
             }
             for f in found
         ],
@@ -186,4 +198,17 @@ def _holder(res: dict[str, Any], now: float) -> dict[str, Any]:
         "id": res["id"],
         "expires_at": res["expires_at"],
         "minutes_left": reservation.minutes_left(res, now),
+    }
+
+
+def _leaser(held: dict[str, Any], now: float) -> dict[str, Any]:
+    return {
+        "writer": held.get("writer"),
+        "agent": held.get("agent"),
+        "conversation": held.get("conversation"),
+        "agent_id": held.get("agent_id"),
+        "label": held.get("label"),
+        "written": held.get("written"),
+        "expires": held.get("expires"),
+        "minutes_left": lease_messages.minutes_until(held.get("expires"), now),
     }

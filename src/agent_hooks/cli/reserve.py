@@ -122,8 +122,9 @@ def reserve(
     try:
         seconds = ttl_seconds(ttl)
         normalized = []
+        notes: list[str] = []  # how brackets were read (a name on disk, or a class)
         for text in patterns:
-            norm = pattern_input.normalize(text, root, os.getcwd())
+            norm = pattern_input.normalize(text, root, os.getcwd(), notes)
             normalized.append((norm, pattern.compile(norm)))
         outcome = reservation_store.reserve(
             env.state_dir,
@@ -141,6 +142,8 @@ def reserve(
     except (pattern.PatternError, reservation.ReservationError) as exc:
         raise click.ClickException(str(exc)) from None
     _fail_on(outcome)
+    for note in notes:
+        click.echo(f"note: {note}", err=True)
     if outcome.changed:
         _heartbeat(env.state_dir, root, me, env.environ, env.now)
     if as_json:

@@ -65,7 +65,7 @@ def decide(
                 reason = reservation_messages.deny_message(rel, holders, now)
                 return refuse(call, verdict, reason, waiting)
         owned = owned or blocking.owns(repo.index, rel, owner, now)
-        if strict_rel is None and repo.strict:
+        if strict_rel is None and repo.strict and not places.in_workspaces(p.rel for p in where):
             strict_rel = rel
     if strict_rel is not None and not owned:
         from agent_hooks.reservations import reservation_messages

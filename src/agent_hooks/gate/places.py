@@ -17,6 +17,9 @@ Invariants:
 * A shell target may be a directory: a project root, or a directory above the
   agent's project (`rm -rf ..`), is that whole project (relative path ""); a
   shell glob keeps its wildcards below its literal directories.
+* A target lies in a workspace (`in_workspaces`) when in one of its projects it
+  is below `repository.WORKSPACES_DIR` (the directory itself is not): strict
+  mode asks no reservation of one's own for it (docs/adr/0006-reservations.md).
 
 Pure location: this module reads the file system (`realpath`, `.git` markers)
 and nothing else; `tool_call.ToolCall.places` turns the pairs into `Place`s with
@@ -27,6 +30,10 @@ from __future__ import annotations
 
 from agent_hooks import posix_fs as fs
 from agent_hooks import repository
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from _collections_abc import Iterable
 
 Pair = tuple[str, str]  # (project root, path relative to it; "" = the whole project)
 
@@ -93,3 +100,10 @@ def locate_glob(path: str, agent_root: str | None) -> list[Pair]:
         (root, fs.join(fs.dirname(rel_base), rest).lstrip("/"))
         for root, rel_base in places(fs.join(base, "_"), agent_root)
     ]
+
+
+def in_workspaces(rels: Iterable[str]) -> bool:
+    """Does a target whose relative paths in its projects are `rels` lie inside a
+    workspace (a context file `agent-hooks context add` has the agent edit)?"""
+    prefix = repository.WORKSPACES_DIR + "/"
+    return any(rel.startswith(prefix) for rel in rels)

@@ -156,7 +156,11 @@ def _check_target(call: ToolCall, path: str, glob: bool, entry: bool = False) ->
                 return reason
         if rel and not glob:
             owned = owned or blocking.owns(repo.index, rel, owner, now)
-            if strict_rel is None and repo.strict:
+            if (
+                strict_rel is None
+                and repo.strict
+                and not places.in_workspaces(p.rel for p in where)
+            ):
                 strict_rel = rel
     if not glob:
         resolved = places.resolve_entry(path) if entry else fs.realpath(path)

@@ -1,13 +1,29 @@
 """The git guard's check: which changed paths another agent holds, and what to say
 about a commit (the changes it stages; branch updates are `ref_check`).
 
-A finding is a staged path (both names of a rename, deletions too) covered by a
-live exclusive reservation of an agent other than the committer (`AGENT_NAME`;
-none is the shared identity), in the repository's resolved top level or in a
-reservation project nested in it or containing it. A path may be found once per such
-project; within one finding `message` names each reservation once. Reading the staged paths runs
-git (`guard_hooks.git`, which keeps GIT_INDEX_FILE: inside the hook, the index being
-committed); everything else only reads the reservation store.
+A finding is a staged path (both names of a rename, deletions too) that is
+
+* covered by a live exclusive reservation of an agent other than the committer
+  (`AGENT_NAME`; without it the conversation, `CLAUDE_CODE_SESSION_ID`; neither
+  is the shared identity), in the repository's resolved top level or in a
+  reservation project nested in it or containing it — a holder that no longer
+  counts (`blocking.holder_counts`: its process gone, unless `--keep`; on another
+  host, silent for longer than a lease) refuses nothing; or
+* leased *in this work tree* (`repository.worktree_id`, as leases record it) by
+  another writer (`lease.judge`, leases on, `lease_minutes.effective`): that
+  writer is changing the file, and the staged content may be its half-done edit.
+  The committer's own leases never refuse — nor its subagents' in its own
+  conversation: the CLI a subagent runs has its parent's environment, so the
+  committer cannot be told apart from them (ADR-0014). Another conversation of
+  the same `AGENT_NAME` (two panes launched with one name) is another writer, as
+  at an edit. A lease in another worktree guards another copy of the file and
+  never refuses.
+
+A path may be found once per such project; within one finding `message` names
+each reservation and each leasing writer once. Reading the staged paths runs git
+(`guard_hooks.git`, which keeps GIT_INDEX_FILE: inside the hook, the index being
+committed); everything else only reads the ledger: the reservation index, and
+the lease files of the staged paths that have one (one listing of the leases).
 
 What an agent is told names the ways forward that respect the holder (unstage,
 ask, wait, ask the user) and never a way around the guard
@@ -17,12 +33,14 @@ ask, wait, ask the user) and never a way around the guard
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent_hooks import liveness, repository, writers
 from agent_hooks import posix_fs as fs
 from agent_hooks.git_guard.guard_hooks import git
-from agent_hooks.leases import lease_minutes
+from agent_hooks.leases import lease, lease_messages, lease_minutes, lease_store, writer_cards
 from agent_hooks.ledger import ledger_location
 from agent_hooks.reservations import (
     blocking,
@@ -77,8 +95,9 @@ def staged(repo: str) -> list[Staged]:
 class Finding:
     staged: Staged
     project_root: str
-    holders: list[dict[str, Any]] = field(default_factory=list)
+    holders: list[dict[str, Any]] = field(default_factory=list)  # reservations
     branch: str | None = None  # the branch update it was found in (None: the commit)
+    leases: list[dict[str, Any]] = field(default_factory=list)  # other writers', `leased_by`
 
 
 def _projects(state_dir: str, top: str) -> list[str]:
@@ -93,33 +112,75 @@ def _projects(state_dir: str, top: str) -> list[str]:
 def findings(
     state_dir: str,
     top: str,
-    owner: str,
+    me: writers.Writer,
     paths: list[Staged],
     now: float,
     branch: str | None = None,
+    *,
+    environ: Mapping[str, str],
+    leases: bool = True,
 ) -> list[Finding]:
     """Each staged path covered by another owner's live exclusive reservation, in
     the ledger of the repository the work tree `top` belongs to (whichever of its
-    worktrees the commit is made in), and of projects nested in it or containing it."""
+    worktrees the commit is made in), and of projects nested in it or containing
+    it; and, with `leases`, each one another owner's writer leases in `top`."""
     found: list[Finding] = []
     for root in _projects(state_dir, top):
         directory = ledger_location.directory(state_dir, root)
         hot = reservation_index.load_hot(directory)
-        if hot is None or not hot.others_hold_exclusive(owner, now):
+        minutes = lease_minutes.effective(environ, hot.settings if hot is not None else None)
+        reserved = hot if hot is not None and hot.others_hold_exclusive(me.owner, now) else None
+        leased = (
+            set(lease_store.all_paths(directory)) if leases and root == top and minutes else set()
+        )
+        if reserved is None and not leased:
             continue
-        minutes = lease_minutes.effective(os.environ, hot.settings)
         counts = blocking.holder_counts(directory, minutes, now)
+        here = repository.worktree_id(top) if leased else top  # as leases record it
         for item in paths:
             absolute = os.path.join(top, item.path)
             if not fs.is_within(absolute, root) or absolute == root:
                 continue
             rel = absolute[len(root.rstrip("/")) + 1 :]
-            holders = blocking.blocking_edit(hot, rel, owner, now, counts)
-            if holders:
-                found.append(
-                    Finding(item, root, [index_records.as_dict(rec) for rec in holders], branch)
-                )
+            holders = (
+                blocking.blocking_edit(reserved, rel, me.owner, now, counts)
+                if reserved is not None
+                else []
+            )
+            others = _other_writers(directory, rel, me, here, now) if rel in leased else []
+            if holders or others:
+                held = [index_records.as_dict(rec) for rec in holders]
+                found.append(Finding(item, root, held, branch, others))
     return found
+
+
+def _other_writers(
+    directory: str, rel: str, me: writers.Writer, worktree: str, now: float
+) -> list[dict[str, Any]]:
+    """The leases on `rel` in the work tree `worktree` (`repository.worktree_id`)
+    that count and are not the committer's own, each with its holder's name (`label`)."""
+    seen = lease.judge(lease_store.read(directory, rel), me, worktree, now, liveness.alive)
+    out = []
+    for held in seen.blockers:
+        key = held.get("writer")
+        theirs = held.get("conversation")
+        elsewhere = bool(me.conversation and isinstance(theirs, str) and theirs != me.conversation)
+        if me.relation(str(key)) != writers.OTHER and not elsewhere:
+            continue  # a subagent of the committer's own conversation
+        label = lease_messages.holder_label(held, writer_cards.card(directory, key))
+        out.append({**held, "label": label})
+    return out
+
+
+def describe_lease(held: Mapping[str, Any], now: float) -> str:
+    """`being changed by agent "bob" (last write 2 min ago, lease ends in 8 min
+    without a write)`."""
+    ends = lease_messages.minutes_until(held.get("expires"), now)
+    return (
+        f"being changed by {held.get('label')} (last write "
+        f"{lease_messages.ago(held.get('written'), now)}; its lease ends when it finishes"
+        f" or after {ends} min without a write)"
+    )
 
 
 def finding_lines(
@@ -129,7 +190,8 @@ def finding_lines(
     lines = []
     for item in found:
         described = "; ".join(
-            reservation.describe(h, now) for h in reservation.unique(item.holders)
+            [reservation.describe(h, now) for h in reservation.unique(item.holders)]
+            + list(dict.fromkeys(describe_lease(held, now) for held in item.leases))
         )
         where = "" if item.project_root == top else f" [project {item.project_root}]"
         on = f"{item.branch}: " if with_branch and item.branch else ""
@@ -139,11 +201,25 @@ def finding_lines(
 
 def common_choices(found: list[Finding], now: float, urgent: str) -> list[str]:
     """The choices every refusal offers: ask the holder, wait, or ask the user."""
-    soonest = min(reservation.minutes_left(h, now) for item in found for h in item.holders)
+    waits = []
+    reserved = [reservation.minutes_left(h, now) for item in found for h in item.holders]
+    if reserved:
+        waits.append(
+            "a reservation ends when its holder releases it or it expires (the soonest"
+            f" in {min(reserved)} min)"
+        )
+    leased = [
+        lease_messages.minutes_until(held.get("expires"), now)
+        for item in found
+        for held in item.leases
+    ]
+    if leased:
+        waits.append(
+            f"a lease ends when its holder finishes or after {min(leased)} min without a write"
+        )
     return [
         "- run `agent-hooks reservations` to see who holds what, and ask the holder to release it;",
-        "- wait: a reservation ends when its holder releases it or it expires (the soonest"
-        f" in {soonest} min);",
+        f"- wait: {'; '.join(waits)};",
         f"- if {urgent} now, stop and ask the user how to proceed.",
     ]
 

@@ -36,7 +36,7 @@ CHAINED_SUFFIX = ".agent-hooks-chained"
 MARKER = "# agent-hooks-guard: "
 BLOCKED_EXIT = 9
 JUDGED_FILE = "agent-hooks-guard-commit"  # in the worktree's own git dir
-JUDGED_FOR = 3600  # seconds: pre-commit runs before the message editor, which may stay open
+JUDGED_FOR = 60  # seconds from pre-commit to its branch update (hooks, a message editor)
 
 _CODE = 'from agent_hooks.cli.guard import main; main(prog_name="agent-hooks guard")'
 
@@ -48,22 +48,30 @@ _WHAT = {
 
 
 # The commit pre-commit has just judged (ref_check.remember_judged wrote what it
-# judged): its branch update is not checked, nor reported, a second time. A branch
-# moving from that HEAD to a commit with that tree, in the same AGENT_NAME and
-# conversation, within JUDGED_FOR seconds, is that commit.
+# judged): its branch update is not checked, nor reported, a second time. That
+# update, and no other, moves the branch pre-commit ran on (`git commit` on it)
+# from the judged HEAD to a commit whose tree is the judged tree and whose parents
+# are that HEAD (a commit) or that HEAD's parents (`--amend`), in the same
+# AGENT_NAME and conversation, within JUDGED_FOR seconds; the record is used up
+# (removed) by the update it lets pass. Everything else — the same commit merged,
+# fast-forwarded, cherry-picked or reset onto a branch, later or elsewhere — is
+# checked: reservations may have been made since pre-commit judged it.
 _JUDGED = f"""judged="$(git rev-parse --git-path {JUDGED_FILE} 2>/dev/null)"
 if [ -f "$judged" ]; then
     set -- $moved
-    {{ read -r j_head j_tree j_at j_outcome; read -r j_who; }} < "$judged" 2>/dev/null
+    {{ read -r j_head j_tree j_at j_outcome; read -r j_who; read -r j_ref; read -r j_parents; }} < "$judged" 2>/dev/null
     now="$(date +%s)"
     case "$j_at" in ""|*[!0-9]*) j_at= ;; esac
     case "$now" in ""|*[!0-9]*) j_at= ;; esac
-    if [ $# -eq 3 ] && [ -n "$j_at" ] && [ $((now - j_at)) -ge 0 ] &&
-        [ $((now - j_at)) -le {JUDGED_FOR} ] &&
-        [ "$j_who" = "${{AGENT_NAME:-}}|${{CLAUDE_CODE_SESSION_ID:-}}" ] &&
-        [ "$(git rev-parse "$3^{{commit}}" "$2^{{tree}}" 2>/dev/null)" = "$j_head
-$j_tree" ]; then
-        exit 0
+    if [ $# -eq 3 ] && [ -n "$j_head" ] && [ "$3" = "$j_ref" ] && [ -n "$j_at" ] &&
+        [ $((now - j_at)) -ge 0 ] && [ $((now - j_at)) -le {JUDGED_FOR} ] &&
+        [ "$j_who" = "${{AGENT_NAME:-}}|${{CLAUDE_CODE_SESSION_ID:-}}" ]; then
+        landed="$(echo $(git rev-parse "$3^{{commit}}" "$2^{{tree}}" "$2^@" 2>/dev/null))"
+        amended="$(echo $j_head $j_tree $j_parents)"
+        if [ "$landed" = "$j_head $j_tree $j_head" ] || [ "$landed" = "$amended" ]; then
+            rm -f "$judged"
+            exit 0
+        fi
     fi
 fi"""
 

@@ -11,11 +11,15 @@ the commit `pre-commit` has just judged are skipped.
 
 The judged commit: `pre-commit` writes `<git dir>/agent-hooks-guard-commit` (the
 worktree's own git dir: worktrees commit independently): HEAD, the tree of the
-index it judged, the time, what it concluded, then AGENT_NAME|CLAUDE_CODE_SESSION_ID
-as git's environment has them. The reference-transaction script (not this module)
-skips the branch update of that very commit (guard_script). A stale file
-matches nothing else than an update identical to one judged; a forged one is a
-deliberate bypass like `AGENT_HOOKS_GUARD=off` (docs/adr/0017-trust-model.md).
+index it judged, the time, what it concluded; then AGENT_NAME|CLAUDE_CODE_SESSION_ID
+as git's environment has them; the branch HEAD is on (`HEAD` when detached); and
+HEAD's parents. The reference-transaction script (not this module) skips one update
+only: that branch moved from that HEAD to a commit with that tree whose parents are
+HEAD (or HEAD's, an amend), by the same identity within `guard_script.JUDGED_FOR`
+seconds — and removes the record, so it skips at most once. The paths such an
+update changes are exactly the ones pre-commit judged (HEAD's tree against the
+judged tree). A forged record is a deliberate bypass like `AGENT_HOOKS_GUARD=off`
+(docs/adr/0017-trust-model.md).
 """
 
 from __future__ import annotations
@@ -99,15 +103,25 @@ def judged_path(repo: str) -> str:
 
 
 def remember_judged(repo: str, environ: Mapping[str, str], now: float, outcome: str) -> None:
-    """pre-commit: the commit about to be made (HEAD and the index's tree) was judged."""
+    """pre-commit: the commit about to be made (HEAD and the index's tree, on the
+    branch HEAD is on) was judged."""
     try:
-        where, head = git(repo, "rev-parse", "--git-path", JUDGED_FILE, "HEAD^{commit}").split()
+        where, head, *parents, branch = git(
+            repo,
+            "rev-parse",
+            "--git-path",
+            JUDGED_FILE,
+            "HEAD^{commit}",
+            "HEAD^@",
+            "--symbolic-full-name",
+            "HEAD",
+        ).splitlines()
     except (GuardError, ValueError):
         return  # no commit yet: the first commit creates its branch, which is never checked
     who = f"{environ.get('AGENT_NAME', '')}|{environ.get('CLAUDE_CODE_SESSION_ID', '')}"
     try:
         tree = git(repo, "write-tree").strip()  # GIT_INDEX_FILE: the index being committed
-        text = f"{head} {tree} {int(now)} {outcome}\n{who}\n"
+        text = f"{head} {tree} {int(now)} {outcome}\n{who}\n{branch}\n{' '.join(parents)}\n"
         path = os.path.normpath(os.path.join(repo, where))
         storage.write_bytes_atomic(path, text.encode(), durable=False)
     except (GuardError, OSError, UnicodeEncodeError):
@@ -129,7 +143,7 @@ def way_back(repo: str, refs: list[str], environ: Mapping[str, str]) -> str | No
     (`commit --no-verify`, `revert`, `reset --hard`, `checkout -B`), nothing is undone
     for the agent — what the index holds may be its own work — it is told to look."""
     git_dir = _git_or(repo, "", "rev-parse", "--git-dir")
-    checked_out = _git_or(repo, "", "symbolic-ref", "-q", "HEAD")  # "": detached
+    here = checked_out(repo)
 
     def there(name: str) -> bool:
         return bool(git_dir) and os.path.lexists(os.path.join(repo, git_dir, name))
@@ -142,7 +156,7 @@ def way_back(repo: str, refs: list[str], environ: Mapping[str, str]) -> str | No
     else:
         undo = next((command for name, command in _IN_PROGRESS if there(name)), None)
     fast_forward = environ.get("GIT_REFLOG_ACTION", "").startswith(("merge", "pull"))
-    if undo is None and checked_out in refs and fast_forward:
+    if undo is None and here in refs and fast_forward:
         undo = "git reset --merge"  # the files moved, the branch did not
     if undo is not None:
         return f"- undo it: `{undo}` puts HEAD, the index and your files back as they were;"
@@ -152,6 +166,12 @@ def way_back(repo: str, refs: list[str], environ: Mapping[str, str]) -> str | No
         "- `git status` shows what the command left in the index and the work tree;"
         " unstage the held files (`git restore --staged <file>`) before you commit again;"
     )
+
+
+def checked_out(repo: str) -> str:
+    """The branch checked out in this work tree (`refs/heads/…`); "" when HEAD is
+    detached (a rebase in progress too)."""
+    return _git_or(repo, "", "symbolic-ref", "-q", "HEAD")
 
 
 def _git_or(repo: str, default: str, *args: str) -> str:

@@ -10,8 +10,10 @@ Invariants: a normalized pattern is non-empty, at most ``MAX_CHARS`` characters 
 no empty, ``.`` or ``..`` segment and never names anything outside the project root (``..``
 never climbs above it; absolute paths must lie inside it, lexically or through links). It is
 accepted by ``pattern.compile`` and normalizes to itself. Names taken from the file system
-(``cwd``, a resolved root) are escaped so they match only themselves. Every failure is a
-``pattern.PatternError`` with a one-line message.
+(``cwd``, a resolved root) are escaped so they match only themselves, and so is a segment
+with ``[`` that names an existing file or directory (``app/[slug]``, a Next.js or SvelteKit
+route folder): on disk it is a name, not a character class (docs/adr/0006-reservations.md).
+Every failure is a ``pattern.PatternError`` with a one-line message.
 """
 
 from __future__ import annotations
@@ -24,7 +26,9 @@ MAX_CHARS = 1024
 MAX_SEGMENTS = 64
 
 
-def normalize(pattern: str, project_root: str, cwd: str | None = None) -> str:
+def normalize(
+    pattern: str, project_root: str, cwd: str | None = None, notes: list[str] | None = None
+) -> str:
     """Return the canonical root-relative form of a user's pattern, or raise PatternError.
 
     Whitespace around it is stripped, ``\\`` is ``/``, empty and ``.`` segments drop, ``..``
@@ -35,7 +39,11 @@ def normalize(pattern: str, project_root: str, cwd: str | None = None) -> str:
     lies inside the project, else to the root. A pattern naming the root itself (``.``,
     ``./``, ``src/..``, the root's absolute path) normalizes to ``**``, the whole project.
     Directory names taken from ``cwd`` or from the file system are escaped (``a*`` becomes
-    ``a[*]``). The result is accepted by ``pattern.compile`` and normalizes to itself.
+    ``a[*]``). A segment holding ``[`` below literal segments is looked up under the root:
+    when that path exists it is escaped (``app/[slug]/**`` becomes ``app/[[]slug]/**``, the
+    folder itself), else it stays a class; either way `notes`, when given, gets one line
+    saying which and how to write the other. The result is accepted by ``pattern.compile``
+    and normalizes to itself while the file system does not change.
     """
     text = pattern.strip()
     _check_text(text, pattern)
@@ -47,12 +55,62 @@ def normalize(pattern: str, project_root: str, cwd: str | None = None) -> str:
         segs = _resolve(text.split("/"), pattern, [_escape(s) for s in base or ()])
     if not segs:
         return "**"
+    segs = _bracket_names(segs, project_root, notes)
     out = "/".join(segs) + ("/" if text.endswith("/") else "")
     _check_text(out, pattern)
     if len(segs) > MAX_SEGMENTS:
         raise PatternError(f"{pattern!r} has more than {MAX_SEGMENTS} segments")
     compile_pattern(out)
     return out
+
+
+def _bracket_names(segs: list[str], root: str, notes: list[str] | None) -> list[str]:
+    """`segs` with each segment holding ``[`` that names an existing path (below
+    literal segments only: a wildcard above it names no one path) escaped."""
+    out: list[str] = []
+    named: list[int] = []  # the segments escaped: names on disk
+    classes: list[int] = []  # the bracket segments left as classes: no such name
+    on_disk: str | None = root  # the path the literal segments so far name
+    for seg in segs:
+        if on_disk is not None and "[" in seg:
+            path = fs.join(on_disk, seg)
+            if fs.lexists(path):
+                named.append(len(out))
+                out.append(_escape(seg))
+                on_disk = path
+                continue
+            if _literal(seg) is None:
+                classes.append(len(out))
+        name = _literal(seg)
+        on_disk = fs.join(on_disk, name) if on_disk is not None and name is not None else None
+        out.append(seg)
+    if notes is not None:
+        whole = "/".join(out)
+        for i in named:
+            notes.append(
+                f"{'/'.join(segs[: i + 1])} exists: {segs[i]} is taken literally, not as a"
+                f" character class ({whole!r})"
+            )
+        for i in classes:
+            literal = "/".join([*out[:i], _escape(segs[i]), *out[i + 1 :]])
+            notes.append(
+                f"no {'/'.join(segs[: i + 1])} exists: {segs[i]} is a character class (one of"
+                f" the characters in brackets); to mean the name itself: {literal!r}"
+            )
+    return out
+
+
+def _literal(seg: str) -> str | None:
+    """The one name a segment matches (``[[]slug]`` → ``[slug]``), or None for a
+    wildcard or a segment that does not compile."""
+    if seg == "**":
+        return None
+    try:
+        compiled = compile_pattern(seg)
+    except PatternError:
+        return None
+    name = compiled[1] if len(compiled) == 2 else None
+    return name if isinstance(name, str) else None
 
 
 def _check_text(text: str, original: str) -> None:

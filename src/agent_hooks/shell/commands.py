@@ -210,7 +210,7 @@ def git(name: str, args: list[Word], ctx: ShellState) -> None:
     while k < n and args[k].lit.startswith("-"):
         t = args[k].lit
         if t == "-C" and k + 1 < n:
-            where = enter_dir(args[k + 1], where, ctx.home)
+            where = enter_dir(args[k + 1], where, ctx.home, ctx.shell_dir())
         k += 2 if t in ("-C", "-c", "--git-dir", "--work-tree", "--namespace") else 1
     sub, rest = (args[k].lit, args[k + 1 :]) if k < n else ("", [])
     lits = [w.lit for w in rest]
@@ -388,7 +388,9 @@ def run_command(argv: list[Word], ctx: ShellState) -> None:
             if chdir is not None:
                 sub = deeper(ctx)
                 if sub is not None:
-                    sub.cwd, sub.why = enter_dir(chdir, (ctx.cwd, ctx.why), ctx.home)
+                    sub.cwd, sub.why = enter_dir(
+                        chdir, (ctx.cwd, ctx.why), ctx.home, ctx.shell_dir()
+                    )
                     run_command(argv, sub)
                 return
     ctx.give_up("too many wrappers")

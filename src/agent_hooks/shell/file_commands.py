@@ -346,7 +346,7 @@ def _split(name: str, args: list[Word], ctx: ShellState) -> None:
     else:
         opts = parse_options(args, "bfn", ("--suffix-format", "--prefix", "--digits"))[1]
         prefix = option_value(opts, "-f", "--prefix") or Word("xx", "xx")
-    ctx.add(Word(prefix.lit + "*", prefix.esc + "*", prefix.dyn))
+    ctx.add(Word(prefix.lit + "*", prefix.esc + "*", prefix.dyn, prefix.here))
 
 
 _SQLITE_VALUES = frozenset(
@@ -428,7 +428,7 @@ def _patch(name: str, args: list[Word], ctx: ShellState) -> None:
     where = (ctx.cwd, ctx.why)
     chdir = option_value(opts, "-d", "--directory")
     if chdir is not None:
-        where = enter_dir(chdir, where, ctx.home)
+        where = enter_dir(chdir, where, ctx.home, ctx.shell_dir())
     out = option_value(opts, "-o", "--output")
     for v in (out, option_value(opts, "-r", "--reject-file")):
         if v is not None and v.lit != "-":

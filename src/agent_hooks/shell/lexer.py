@@ -15,7 +15,11 @@ Command substitutions `$(...)`, backticks and process substitutions `<(...)`
 are tokenized recursively; their token lists hang on the word that holds them
 (`Word.subs`), here-doc bodies' substitutions on the `Redir` (`Redir.subs`).
 
-`$HOME` and `${HOME}` become `home` (when given); other expansions stay unknown.
+`$HOME` and `${HOME}` become `home` (when given). The current directory — `$PWD`,
+`${PWD}`, `$(pwd)`, `` `pwd` `` (`pwd -L`, `pwd -P` too) — is known only to the walker,
+which follows `cd`: such a part stays unknown here, and a word whose *only* unknown
+parts are these says where they go (`Word.here`), for `words.resolve` to put the
+walker's directory there. Other expansions stay unknown.
 
 Invariants: never raises on a `str`; each character is scanned a bounded number
 of times (nesting deeper than `max_depth` is skipped, with a reason), so time is
@@ -83,15 +87,25 @@ class Word:
     expansion can still tell quoted from unquoted characters. `dyn`: None when
     the word is fully known, else a short description of its first unknown part
     ("$OUT", "$(...)"). `subs`: token lists of the command substitutions inside.
-    `quoted`: some part was quoted (matters for here-doc delimiters).
+    `quoted`: some part was quoted (matters for here-doc delimiters). `here`: when
+    every unknown part is the current directory (see the module docstring), where
+    each goes in `esc` (an offset; nothing of it is in `esc`) and whether it was
+    inside double quotes (unquoted, the shell splits it at blanks); else None.
     """
 
-    __slots__ = ("dyn", "esc", "lit", "quoted", "subs")
+    __slots__ = ("dyn", "esc", "here", "lit", "quoted", "subs")
 
-    def __init__(self, lit: str = "", esc: str = "", dyn: str | None = None) -> None:
+    def __init__(
+        self,
+        lit: str = "",
+        esc: str = "",
+        dyn: str | None = None,
+        here: tuple[tuple[int, bool], ...] | None = None,
+    ) -> None:
         self.lit = lit
         self.esc = esc
         self.dyn = dyn
+        self.here = here
         self.subs: list[list[Word | Redir | str]] = []
         self.quoted = False
 
@@ -99,9 +113,15 @@ class Word:
         """The word without its first `k` characters, a plain option prefix such
         as `-t` or `of=`; `tilde=False` keeps a leading `~` literal."""
         esc = self.esc[k:]
+        shift = -k
         if not tilde and esc.startswith("~"):
             esc = "\\" + esc
-        return Word(self.lit[k:], esc, self.dyn)
+            shift += 1
+        here = self.here
+        if here is not None:  # one inside the prefix: lit and esc no longer line up
+            cut = any(at < k for at, _ in here)
+            here = None if cut else tuple((at + shift, quoted) for at, quoted in here)
+        return Word(self.lit[k:], esc, self.dyn, here)
 
     def __repr__(self) -> str:
         return f"Word({self.lit!r})"
@@ -306,7 +326,7 @@ class Lexer:
                 self._dollar(w, lit, esc, False)
             elif c == "`":
                 self.i = i
-                self._backtick(w, lit, esc)
+                self._backtick(w, lit, esc, False)
             elif c in "<>" and s.startswith("(", i + 1):
                 self.i = i + 2
                 self._cmdsub(w, lit, esc, i, "<(...)" if c == "<" else ">(...)")
@@ -338,7 +358,7 @@ class Lexer:
                 if c == "$":
                     self._dollar(w, lit, esc, True)
                 else:
-                    self._backtick(w, lit, esc)
+                    self._backtick(w, lit, esc, True)
                 i = self.i
             else:
                 j = i + 1
@@ -362,7 +382,7 @@ class Lexer:
                     _dyn(w, lit, esc, s[i:end], "$((...))")
                     return
             self.i = i + 2
-            self._cmdsub(w, lit, esc, i, "$(...)")
+            self._cmdsub(w, lit, esc, i, "$(...)", in_dq)
         elif nxt == "{":
             j, depth = i + 2, 1
             while j < n:
@@ -373,13 +393,13 @@ class Lexer:
             if j >= n:
                 add_reason(self.reasons, "unterminated ${")
             self.i = j + 1
-            self._param(w, lit, esc, s[i + 2 : j], s[i : j + 1])
+            self._param(w, lit, esc, s[i + 2 : j], s[i : j + 1], in_dq)
         elif nxt in _IDENT0:
             j = i + 2
             while j < n and s[j] in _IDENT:
                 j += 1
             self.i = j
-            self._param(w, lit, esc, s[i + 1 : j], s[i:j])
+            self._param(w, lit, esc, s[i + 1 : j], s[i:j], in_dq)
         elif nxt and nxt in _SPECIAL_PARAMS:
             self.i = i + 2
             _dyn(w, lit, esc, s[i : i + 2], s[i : i + 2])
@@ -394,10 +414,14 @@ class Lexer:
             lit.append("$")
             esc.append("$")
 
-    def _param(self, w: Word, lit: list[str], esc: list[str], name: str, raw: str) -> None:
+    def _param(
+        self, w: Word, lit: list[str], esc: list[str], name: str, raw: str, in_dq: bool
+    ) -> None:
         if name == "HOME" and self.home is not None:
             lit.append(self.home)
             esc.append(escape(self.home))
+        elif name == "PWD":
+            _here(w, lit, esc, raw, raw, in_dq)
         else:
             _dyn(w, lit, esc, raw, raw if len(raw) <= 40 else raw[:37] + "...")
 
@@ -436,7 +460,7 @@ class Lexer:
         lit.append(text)
         esc.append(escape(text))
 
-    def _backtick(self, w: Word, lit: list[str], esc: list[str]) -> None:
+    def _backtick(self, w: Word, lit: list[str], esc: list[str], in_dq: bool) -> None:
         s, n = self.s, self.n
         start = self.i
         i = start + 1
@@ -451,24 +475,37 @@ class Lexer:
         if i >= n:
             add_reason(self.reasons, "unterminated backtick")
         self.i = i + 1
-        _dyn(w, lit, esc, s[start : i + 1], "`...`")
         if self.depth >= self.max_depth:
+            _dyn(w, lit, esc, s[start : i + 1], "`...`")
             return self._give_up("nesting too deep")
         sub = Lexer("".join(inner), self.home, self.max_depth, self.reasons)
         sub.depth = self.depth + 1
-        w.subs.append(sub.tokens())
+        toks = sub.tokens()
+        w.subs.append(toks)
         self.gave_up = self.gave_up or sub.gave_up
+        if _is_pwd(toks):
+            _here(w, lit, esc, s[start : i + 1], "`...`", in_dq)
+        else:
+            _dyn(w, lit, esc, s[start : i + 1], "`...`")
 
-    def _cmdsub(self, w: Word, lit: list[str], esc: list[str], start: int, desc: str) -> None:
+    def _cmdsub(
+        self, w: Word, lit: list[str], esc: list[str], start: int, desc: str, in_dq: bool = False
+    ) -> None:
         """The body of `$(`, `<(` or `>(`; self.i is just past the `(`."""
+        pwd = False
         if self.depth >= self.max_depth:
             self._give_up("nesting too deep")
             self.i = _skip_parens(self.s, self.i)
         else:
             self.depth += 1
-            w.subs.append(self.tokens(close=True))
+            toks = self.tokens(close=True)
+            w.subs.append(toks)
             self.depth -= 1
-        _dyn(w, lit, esc, self.s[start : self.i], desc)
+            pwd = desc == "$(...)" and _is_pwd(toks)
+        if pwd:
+            _here(w, lit, esc, self.s[start : self.i], desc, in_dq)
+        else:
+            _dyn(w, lit, esc, self.s[start : self.i], desc)
 
     def _give_up(self, reason: str) -> None:
         add_reason(self.reasons, reason)
@@ -493,10 +530,36 @@ class Lexer:
 
 
 def _dyn(w: Word, lit: list[str], esc: list[str], raw: str, desc: str) -> None:
-    if w.dyn is None:
-        w.dyn = desc
+    if w.dyn is None or w.here is not None:
+        w.dyn = desc  # the first part that is really unknown
+    w.here = None
     lit.append(raw)
     esc.append(escape(raw))
+
+
+def _here(w: Word, lit: list[str], esc: list[str], raw: str, desc: str, in_dq: bool) -> None:
+    """A part that is the current directory (`Word.here`)."""
+    lit.append(raw)
+    if w.dyn is None:
+        w.dyn, w.here = desc, ()
+    if w.here is None:
+        esc.append(escape(raw))  # the word holds something else unknown
+    else:
+        w.here += ((sum(map(len, esc)), in_dq),)
+
+
+_PWD_OPTIONS = frozenset({"-L", "-P"})
+
+
+def _is_pwd(toks: list[Word | Redir | str]) -> bool:
+    """Are these the tokens of `pwd` (with `-L` or `-P`) alone?"""
+    return (
+        bool(toks)
+        and all(isinstance(t, Word) and t.dyn is None for t in toks)
+        and isinstance(toks[0], Word)
+        and toks[0].lit == "pwd"
+        and all(isinstance(t, Word) and t.lit in _PWD_OPTIONS for t in toks[1:])
+    )
 
 
 def _command_start(out: list[Word | Redir | str]) -> bool:

@@ -22,13 +22,18 @@ posixpath.normpath does (`..` resolved lexically; a leading `//` made `/`),
 at most 4096 characters. A glob target's `path` is a shell glob with quoted
 metacharacters written `[*]`, `[?]`, `[[]`. Words holding variables, command
 substitutions or `~user` are never targets (a reason says why), nor are relative
-words when the current directory is unknown. Hot path: nothing is imported at run
+words when the current directory is unknown. The one variable known is the current
+directory (`$PWD`, `${PWD}`, `$(pwd)`, `` `pwd` ``: `Word.here`): it is the shell's
+directory where the word is read (after the `cd`s before it), taken literally; it
+stays unknown when that directory is, when the command may assign `PWD` itself
+(`ShellState.pwd_known`), and unquoted when the directory holds a blank (the shell
+would split the word). Hot path: nothing is imported at run
 time but `lexer` (not even `os`: normalisation is done here).
 
 Shell state. Where the shell is while `writes` reads a command, and what it has found so far.
 
-`ShellState` holds the current directory (None when unknown, with the reason it got lost),
-OLDPWD, the pushd stack (at most 64 entries) and the recursion depth (never past
+`ShellState` holds the current directory (None when unknown, with the reason it got lost;
+also what `$PWD` is, unless the command may assign `PWD`: `pwd_known`), OLDPWD, the pushd stack (at most 64 entries) and the recursion depth (never past
 MAX_DEPTH: `deeper` says "nesting too deep" instead); targets and reasons go into the
 shared `BashAnalysis` (targets deduplicated in first-seen order, reasons as
 `lexer.add_reason` keeps them). Where a cap makes it skip part of the command
@@ -178,14 +183,22 @@ def norm(p: str) -> str:
 
 
 def resolve(
-    w: Word, cwd: str | None, why: str, home: str | None, spec: bool
+    w: Word,
+    cwd: str | None,
+    why: str,
+    home: str | None,
+    spec: bool,
+    shell_dir: str | None = None,
 ) -> tuple[BashTarget | None, str | None]:
     """(target, None), (None, reason) or (None, None) for words naming nothing
-    worth reporting (empty, /dev/null, ...)."""
-    if w.dyn is not None:
+    worth reporting (empty, /dev/null, ...). Relative words are resolved against
+    `cwd`; `$PWD` and its kin are `shell_dir`, the shell's own directory (None:
+    unknown)."""
+    esc = w.esc if w.dyn is None else _at_dir(w, shell_dir)
+    if esc is None:
+        assert w.dyn is not None
         sub = w.dyn[0] == "`" or w.dyn[1:2] == "("
         return None, ("command substitution" if sub else "variable") + " in target " + w.dyn
-    esc = w.esc
     if esc.startswith("~"):
         user, _, rest = esc[1:].partition("/")
         if user or home is None:
@@ -209,6 +222,22 @@ def resolve(
     if path in _DEV or path.startswith("/dev/fd/"):
         return None, None
     return BashTarget(path, glob), None
+
+
+_BLANKS = (" ", "\t", "\n")
+
+
+def _at_dir(w: Word, shell_dir: str | None) -> str | None:
+    """The esc form of a word whose only unknown parts are the shell's directory,
+    with `shell_dir` put there; None when it cannot be known."""
+    if w.here is None or shell_dir is None:
+        return None
+    if any(not quoted for _, quoted in w.here) and any(b in shell_dir for b in _BLANKS):
+        return None  # unquoted: the shell splits it into several words
+    esc, text = w.esc, escape(shell_dir)
+    for at, _ in reversed(w.here):
+        esc = esc[:at] + text + esc[at:]
+    return esc
 
 
 def _names_an_entry(lit: str) -> bool:
@@ -333,9 +362,12 @@ def _sequence(body: str) -> list[str]:
     return [str(k) if nums[0] else chr(k) for k in items[: MAX_BRACE + 1]]
 
 
-def enter_dir(w: Word, where: tuple[str | None, str], home: str | None) -> tuple[str | None, str]:
-    """The directory `cd W` enters from `where`: (path, "") or (None, why)."""
-    t, reason = resolve(w, where[0], where[1], home, False)
+def enter_dir(
+    w: Word, where: tuple[str | None, str], home: str | None, shell_dir: str | None
+) -> tuple[str | None, str]:
+    """The directory `cd W` enters from `where`: (path, "") or (None, why);
+    `shell_dir`: what `$PWD` is (`ShellState.shell_dir`)."""
+    t, reason = resolve(w, where[0], where[1], home, False, shell_dir)
     if t is not None and not t.glob:
         return t.path, ""
     if t is None and reason is None and not w.lit:
@@ -396,6 +428,7 @@ class ShellState:
         "links",
         "old",
         "out",
+        "pwd_known",
         "run_text",
         "seen",
         "why",
@@ -418,6 +451,7 @@ class ShellState:
         self.dirs: tuple[tuple[str | None, str], ...] = ()  # pushd stack, at most 64
         self.links: dict[str, str | None] = {}
         self.work = [1 << 20]  # link lookups left for this command: keeps it linear
+        self.pwd_known = True  # `$PWD` is the current directory: the command never assigns it
 
     def child(self, depth: int = 1) -> ShellState:
         """A copy `depth` levels deeper (0: a saved state, see `load`)."""
@@ -425,7 +459,12 @@ class ShellState:
             self.out, self.seen, self.home, self.depth + depth, self.cwd, self.why, self.run_text
         )
         c.old, c.dirs, c.links, c.work = self.old, self.dirs, self.links, self.work
+        c.pwd_known = self.pwd_known
         return c
+
+    def shell_dir(self) -> str | None:
+        """What `$PWD`, `$(pwd)` are here: the current directory, None when unknown."""
+        return self.cwd if self.pwd_known else None
 
     def load(self, saved: ShellState) -> None:
         self.cwd, self.why, self.old, self.dirs = saved.cwd, saved.why, saved.old, saved.dirs
@@ -476,7 +515,7 @@ class ShellState:
         if spec and w.dyn is None and w.lit.startswith(":"):
             self.note("git pathspec " + w.lit)
             return None
-        t, reason = resolve(w, cwd, why, self.home, spec)
+        t, reason = resolve(w, cwd, why, self.home, spec, self.shell_dir())
         if reason == PATH_TOO_LONG or (reason and cwd is None and why == PATH_TOO_LONG):
             self.give_up(PATH_TOO_LONG)
         elif reason:
@@ -529,7 +568,9 @@ class ShellState:
         for real in [at, *(self._through_links(at, False, True) or [])]:
             if len(self.links) >= MAX_LINKS:
                 return self.give_up("too many symlinks")
-            t, _ = resolve(to, real.rpartition("/")[0] or "/", "", self.home, False)
+            t, _ = resolve(
+                to, real.rpartition("/")[0] or "/", "", self.home, False, self.shell_dir()
+            )
             self.links.setdefault(real, t.path if t is not None and not t.glob else None)
 
 
@@ -555,7 +596,7 @@ def change_dir(name: str, args: list[Word], ctx: ShellState) -> None:
         elif name == "pushd" and pos[0].lit[:1] == "+":
             new = (None, "pushd " + pos[0].lit)
         else:
-            new = enter_dir(pos[0], here, ctx.home)
+            new = enter_dir(pos[0], here, ctx.home, ctx.shell_dir())
         if name == "pushd":
             if len(ctx.dirs) >= 64:
                 ctx.give_up("pushd stack too deep")

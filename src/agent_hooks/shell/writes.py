@@ -15,7 +15,8 @@ subshells, pipeline elements and `&`; a symlink `ln -s` makes is followed by the
 paths after it (`ln -s ../x l && echo > l/f` writes ../x/f). Each simple command goes
 to `commands` (wrappers, commands running commands, and what each known
 command writes or runs; `file_commands` for commands naming their files);
-words become options and paths in `words` (`~`, `$HOME`; unquoted globs as
+words become options and paths in `words` (`~`, `$HOME`; the current directory as
+`$PWD`, `${PWD}`, `$(pwd)` or `` `pwd` ``, where the walk has it; unquoted globs as
 patterns, `glob=True`; directory entries a command acts on itself, `entry=True`;
 the target invariants).
 
@@ -82,6 +83,9 @@ def analyze(command: str, cwd: str, home: str | None = None) -> BashAnalysis:
             cwd = posix.getcwd() + "/" + cwd
         home = norm(home) if home and home.startswith("/") else None
         ctx = ShellState(res, set(), home, 0, norm(cwd), "", run_text)
+        # `$PWD` is the directory only while nothing assigns PWD (`PWD=x`, `read PWD`, ...):
+        # every "PWD" in the text must be one of its expansions
+        ctx.pwd_known = command.count("PWD") == command.count("$PWD") + command.count("${PWD}")
         run_text(command, ctx)
     except Exception as exc:  # the contract is to never raise: say so instead
         reason = "analysis error: " + type(exc).__name__

@@ -207,19 +207,75 @@ def test_a_commit_is_judged_once_even_in_warn_mode(repo: Repo) -> None:
 
 def test_the_judged_commit_is_the_one_pre_commit_saw(repo: Repo) -> None:
     """The record of the judged commit skips nothing but that commit: another agent's
-    commit of the same tree, and a later, different update, are checked."""
+    commit of the same tree is checked; the judged agent's commit of it is not."""
     repo.write("docs/d.md", "d2\n")
     repo.git("add", "-A")
-    assert repo.commit("alice").returncode == 0
+    # an empty message ends the commit after pre-commit: its record stays to be read
+    assert repo.git("commit", "-q", "-m", "", agent="alice", check=False).returncode != 0
     judged = Path(ref_check.judged_path(str(repo.path))).read_text().splitlines()
     head, tree, _at, outcome = judged[0].split(" ")
-    assert (head, tree, outcome) == (repo.head("HEAD~1"), repo.head("HEAD^{tree}"), "passed")
-    assert judged[1] == "alice|"
-    repo.reserve("bob", "src/**")
-    repo.git("reset", "-q", "--soft", "HEAD~1", agent="alice")  # only docs/d.md changes back
-    repo.write("src/a.py", "x\n")
+    assert (head, tree, outcome) == (repo.head("HEAD"), repo.out("write-tree"), "passed")
+    assert judged[1:] == ["alice|", "refs/heads/main", ""]  # main's first commit: no parents
+    repo.reserve("bob", "docs/**")
+    assert "branch main not moved" in repo.commit("carol", "--no-verify").stderr
+    assert repo.commit("alice", "--no-verify").returncode == 0  # the very commit judged
+    assert repo.head("HEAD^{tree}") == tree
+    assert not Path(ref_check.judged_path(str(repo.path))).exists()  # used up
+
+
+def test_a_judgement_older_than_a_minute_skips_nothing(repo: Repo) -> None:
+    """The judged commit's update is skipped only within a minute of its judgement
+    (`guard_script.JUDGED_FOR`): a commit whose message took longer is checked again."""
+    repo.write("docs/d.md", "d2\n")
     repo.git("add", "-A")
+    assert repo.git("commit", "-q", "-m", "", agent="alice", check=False).returncode != 0
+    record = Path(ref_check.judged_path(str(repo.path)))
+    first, rest = record.read_text().split("\n", 1)
+    head, tree, at, outcome = first.split(" ")
+    stale = int(at) - 62
+    record.write_text(f"{head} {tree} {stale} {outcome}\n{rest}")
+    repo.reserve("bob", "docs/**")
     assert "branch main not moved" in repo.commit("alice", "--no-verify").stderr
+
+
+LANDINGS = {
+    "merge-ff": ("merge", "-q", "feat"),
+    "merge-no-ff": ("merge", "-q", "--no-ff", "-m", "m", "feat"),
+    "cherry-pick": ("cherry-pick", "feat"),
+    "reset-hard": ("reset", "-q", "--hard", "feat"),
+}
+
+
+@pytest.mark.parametrize("how", sorted(LANDINGS))
+def test_a_commit_judged_on_one_branch_is_checked_again_where_it_lands(
+    repo: Repo, how: str
+) -> None:
+    """Issue 18, defect 6: alice's commit on `feat` was judged when nobody held
+    src/a.py; bob reserves src/** after it. Landing that commit (its tree, by the
+    same agent, within seconds) on main is a new branch update, checked now."""
+    repo.git("checkout", "-q", "-b", "feat", agent="alice")
+    repo.write("src/a.py", "feat\n")
+    assert repo.git("commit", "-q", "-am", "feat", agent="alice").returncode == 0
+    repo.git("checkout", "-q", "main", agent="alice")
+    before = repo.head("main")
+    repo.reserve("bob", "src/**")
+    proc = repo.git(*LANDINGS[how], agent="alice", check=False)
+    assert proc.returncode != 0, proc.stderr
+    assert "branch main not moved" in proc.stderr
+    assert '  - src/a.py (modified): agent "bob" holds src/**' in proc.stderr
+    assert repo.head("main") == before
+
+
+def test_a_judged_commit_is_skipped_once(repo: Repo) -> None:
+    """The record of a judged commit is used up by that commit's branch update: the
+    same commit put back on the same branch later is checked like any other."""
+    repo.write("src/a.py", "mine\n")
+    assert repo.git("commit", "-q", "-am", "mine", agent="alice").returncode == 0
+    mine = repo.head()
+    repo.git("reset", "-q", "--hard", "HEAD~1", agent="alice")
+    repo.reserve("bob", "src/**")
+    proc = repo.git("reset", "-q", "--hard", mine, agent="alice", check=False)
+    assert proc.returncode != 0 and "branch main not moved" in proc.stderr
 
 
 def test_branches_being_created_deleted_or_outside_refs_heads_are_not_checked(

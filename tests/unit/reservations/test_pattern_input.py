@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from agent_hooks.reservations import pattern
 from agent_hooks.reservations.pattern import PatternError
 from agent_hooks.reservations.pattern_input import normalize
 
@@ -85,3 +86,64 @@ def test_normalize_errors(pattern: str, cwd: str | None, why: str) -> None:
     assert isinstance(info.value, ValueError)
     assert why in message
     assert "\n" not in message and len(message) < 200
+
+
+# --- brackets that are names on disk (issue 18, defect 10) ------------------------------
+
+
+@pytest.fixture
+def routes(tmp_path: Path) -> str:
+    """A project with Next.js / SvelteKit route folders and pages-router files."""
+    root = tmp_path / "web"
+    for rel in ("app/[slug]/[id]/page.tsx", "app/[...all]/page.tsx", "pages/[id].js", "src/a.py"):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text("x\n")
+    return str(root)
+
+
+@pytest.mark.parametrize(
+    ("typed", "expected", "covers"),
+    [
+        ("app/[slug]/**", "app/[[]slug]/**", "app/[slug]/page.tsx"),
+        ("app/[slug]", "app/[[]slug]", "app/[slug]/new.tsx"),
+        ("app/[slug]/[id]/", "app/[[]slug]/[[]id]/", "app/[slug]/[id]/page.tsx"),
+        ("app/[...all]/**", "app/[[]...all]/**", "app/[...all]/page.tsx"),
+        ("pages/[id].js", "pages/[[]id].js", "pages/[id].js"),
+        ("app/[[]slug]/[id]/x", "app/[[]slug]/[[]id]/x", "app/[slug]/[id]/x"),
+    ],
+)
+def test_a_bracket_segment_that_exists_on_disk_is_taken_literally(
+    routes: str, typed: str, expected: str, covers: str
+) -> None:
+    notes: list[str] = []
+    assert normalize(typed, routes, notes=notes) == expected
+    assert pattern.matches(pattern.compile(expected), covers)
+    assert normalize(expected, routes) == expected  # idempotent
+    assert notes and all("exists" in note and "literally" in note for note in notes)
+
+
+def test_a_bracket_segment_reached_from_the_cwd_or_an_absolute_path(routes: str) -> None:
+    assert normalize("[id]/x", routes, cwd=routes + "/app/[slug]") == "app/[[]slug]/[[]id]/x"
+    assert normalize(routes + "/app/[slug]/**", routes) == "app/[[]slug]/**"
+
+
+@pytest.mark.parametrize(
+    ("typed", "literal"),
+    [("app/[name]/**", "app/[[]name]/**"), ("src/[ab].py", "src/[[]ab].py")],
+)
+def test_a_bracket_segment_not_on_disk_stays_a_class_and_says_how_to_mean_the_name(
+    routes: str, typed: str, literal: str
+) -> None:
+    notes: list[str] = []
+    assert normalize(typed, routes, notes=notes) == typed
+    assert pattern.matches(
+        pattern.compile(typed), typed.replace("[ab]", "a").replace("[name]", "n")
+    )
+    [note] = notes
+    assert "character class" in note and repr(literal) in note
+
+
+def test_a_bracket_below_a_wildcard_is_not_looked_up(routes: str) -> None:
+    notes: list[str] = []
+    assert normalize("*/[slug]/**", routes, notes=notes) == "*/[slug]/**"
+    assert notes == []

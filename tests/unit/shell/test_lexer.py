@@ -266,3 +266,17 @@ def test_never_raises(text: str, max_depth: int) -> None:
     tokens, reasons = lex(text, HOME, max_depth)
     check_tokens(tokens)
     assert len(reasons) == len(set(reasons)) <= MAX_REASONS
+
+
+def test_the_current_directory_is_left_for_the_walker_to_fill_in() -> None:
+    """`$PWD` and its kin stay unknown (`dyn`), but a word whose only unknown parts
+    they are says where each goes in `esc` and whether it was double-quoted."""
+    w = one_word('"$PWD/a"${PWD}`pwd`"$(pwd -P)"x')
+    assert (w.lit, w.dyn) == ("$PWD/a${PWD}`pwd`$(pwd -P)x", "$PWD")
+    assert (w.esc, w.here) == ("/ax", ((0, True), (2, False), (2, False), (2, True)))
+    assert [shape(s) for s in w.subs] == [[("W", "pwd")], [("W", "pwd"), ("W", "-P")]]
+    tail = one_word("of=$PWD/o").tail(3)
+    assert (tail.lit, tail.esc, tail.here) == ("$PWD/o", "/o", ((0, False),))
+    for mixed, first in (("$PWD/$X", "$X"), ("$(pwd; ls)/$PWD", "$(...)"), ("$PWDX", "$PWDX")):
+        w = one_word(mixed)
+        assert (w.dyn, w.here) == (first, None), mixed

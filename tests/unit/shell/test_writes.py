@@ -68,6 +68,40 @@ CASES: list[tuple[str, list[str], list[str]]] = [
     ("mkdir -p a/{b,c}/d '{x,y}'", ["/repo/a/b/d", "/repo/a/c/d", "/repo/{x,y}"], []),
     ("cp x{,.bak}", ["entry:/repo/x.bak", "/repo/x.bak"], []),
     ("touch a a; echo > a; rm ./a", ["/repo/a", "entry:/repo/a"], []),
+    # --- the current directory: $PWD, ${PWD}, $(pwd), `pwd` (issue 18, defect 12)
+    ('echo x > "$PWD/src/app.py"', ["/repo/src/app.py"], []),
+    (
+        'echo x > ${PWD}/a; touch "$(pwd)/b" `pwd`/c $PWD',
+        ["/repo/a", "/repo/b", "/repo/c", "/repo"],
+        [],
+    ),
+    ('touch "$( pwd -P )/x" "`pwd -L`/y"', ["/repo/x", "/repo/y"], []),
+    (
+        'cd src && echo > "$PWD/y.py"; cd "$PWD/../lib" && touch z',
+        ["/repo/src/y.py", "/repo/lib/z"],
+        [],
+    ),
+    ('(cd src; touch "$PWD/a"); touch "$PWD/b"', ["/repo/src/a", "/repo/b"], []),
+    ('rm "$PWD"/*.o', ["glob:/repo/*.o"], []),
+    (
+        'ln -s "$PWD/held" l && echo > l/f',
+        ["entry:/repo/l", "/repo/l", "/repo/l/f", "/repo/held/f"],
+        [],
+    ),
+    ("dd if=x of=$PWD/out", ["/repo/out"], []),
+    ('split -l 1 in "$PWD/part-"', ["glob:/repo/part-*"], []),
+    ("bash -c 'cd src && echo > \"$PWD/n\"'", ["/repo/src/n"], []),
+    (
+        'cd "$D" && touch "$PWD/x" "$(pwd)/y"',
+        [],
+        ["variable in target $PWD", "command substitution in target $(...)"],
+    ),
+    ('PWD=/tmp; touch "$PWD/x"', [], ["variable in target $PWD"]),
+    (
+        'touch "$PWD/$X" "$(pwd; rm y)/z"',
+        ["entry:/repo/y"],
+        ["variable in target $X", "command substitution in target $(...)"],
+    ),
     # --- control operators and cd
     ("cd src && echo > y.py", ["/repo/src/y.py"], []),
     ("(cd src; touch a) && touch b", ["/repo/src/a", "/repo/b"], []),
@@ -389,6 +423,16 @@ def test_without_home() -> None:
         ["tilde in target ~/x", "variable in target $HOME"],
     )
     assert _show("cd; touch h", None) == ([], ["relative target h after cd ~"])
+
+
+def test_the_current_directory_split_or_globbed_by_the_shell() -> None:
+    """Unquoted, a cwd holding blanks is several words (opaque); quoted it is one; its
+    glob characters are taken literally (the directory matches itself)."""
+    res = analyze('touch $PWD/a "$PWD/b"', "/my repo", HOME)
+    assert res.targets == [BashTarget("/my repo/b")]
+    assert res.opaque == ["variable in target $PWD"]
+    res = analyze('rm "$PWD"/*.o', "/w/[x]", HOME)
+    assert res.targets == [BashTarget("/w/[[]x[]]/*.o", True)]
 
 
 def test_relative_cwd_is_made_absolute() -> None:
