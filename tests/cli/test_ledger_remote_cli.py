@@ -107,7 +107,10 @@ def test_a_conflict_refuses_switching_on_in_one_line(world: World) -> None:
         {"reservations": [{**entry, "compiled": pattern.compile("src/x.py")}]},
     )
     line = one_line_error(alpha("ledger", "remote", REMOTE))
-    assert 'not switched on: agent "a" holds src/x.py' in line and 'agent "b" on machine beta holds src/**' in line
+    assert (
+        'not switched on: agent "a" holds src/x.py' in line
+        and 'agent "b" on machine beta holds src/**' in line
+    )
     assert "off" in alpha.ok("ledger", "status").output
 
 

@@ -145,6 +145,7 @@ def reserve(
             conversation_id=me.conversation,
             holder=_holder(env.environ),
             local=local,
+            environ=env.environ,
         )
     except (pattern.PatternError, reservation.ReservationError) as exc:
         raise click.ClickException(str(exc)) from None
@@ -260,6 +261,7 @@ def release(
             conversation_id=me.conversation,
             forced_by=_person(env.environ, agent.name),
             offline=local,
+            environ=env.environ,
         )
     except (pattern.PatternError, reservation.ReservationError) as exc:
         raise click.ClickException(str(exc)) from None
@@ -315,7 +317,14 @@ def renew(
         seconds = ttl_seconds(ttl)
         names = [pattern_input.normalize(text, root, os.getcwd()) for text in patterns]
         outcome = reservation_store.renew(
-            env.state_dir, root, agent.name, patterns=names, ttl=seconds, now=env.now, offline=local
+            env.state_dir,
+            root,
+            agent.name,
+            patterns=names,
+            ttl=seconds,
+            now=env.now,
+            offline=local,
+            environ=env.environ,
         )
     except (pattern.PatternError, reservation.ReservationError) as exc:
         raise click.ClickException(str(exc)) from None

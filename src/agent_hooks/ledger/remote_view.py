@@ -328,15 +328,11 @@ def start_sync(ledger: str, now: float) -> int | None:
 
 
 def at_session(ledger: str, index: Any, now: float) -> int | None:
-    """SessionStart and Stop: start the detached sync of a shared ledger at once
-    (a turn's last leases reach the other machines now, not at the next tool
-    call), unless one started within the last second. Returns its pid, or None."""
-    if not shared(index):
-        return None
-    started = started_at(ledger)
-    if started is not None and now - 1 < started <= now:
-        return None
-    return start_sync(ledger, now)
+    """SessionStart and Stop: start the detached sync of a shared ledger at once,
+    due or not (a turn's last leases reach the other machines now, not at the next
+    tool call; one still running runs again: `ledger_sync.asked_again`). Returns
+    its pid, or None."""
+    return start_sync(ledger, now) if shared(index) else None
 
 
 def turn_ended(state_dir: str, project: str, now: float) -> int | None:

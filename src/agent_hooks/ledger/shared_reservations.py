@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import copy
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from agent_hooks.ledger import remote_git, remote_ledger
@@ -49,10 +49,10 @@ LOCAL_NOTE = (
 )
 
 
-def this_host(environ: Any = None) -> str:
+def this_host(environ: Mapping[str, str]) -> str:
     """This machine's name on the remote, or ReservationError (a bad AGENT_HOOKS_HOST)."""
     try:
-        return remote_ledger.host_name(os.environ if environ is None else environ)
+        return remote_ledger.host_name(environ)
     except remote_ledger.HostNameError as exc:
         raise reservation.ReservationError(str(exc)) from None
 
@@ -69,12 +69,15 @@ def change(
     offline: bool,
     forced: bool,
     what: str,
+    environ: Mapping[str, str] | None = None,
 ) -> tuple[dict[str, Any] | None, Outcome]:
     """Run `apply` (tidy, then the operation) as the module says. Returns the
     local truth written (None: nothing written) and the outcome of the run that
     counted. Raises ReservationError (one line; nothing written) when the remote
-    did not take a change it had to."""
-    host = this_host()
+    did not take a change it had to. `environ` (default: this process's) names
+    this machine (`AGENT_HOOKS_HOST`) and is git's."""
+    environ = os.environ if environ is None else environ
+    host = this_host(environ)
 
     def fresh() -> Outcome:
         made = type(outcome)()
@@ -97,7 +100,7 @@ def change(
         latest["outcome"] = run = fresh()
         return apply(planned, run)
 
-    git = remote_git.Git(os.path.dirname(directory.rstrip("/")), directory, os.environ)
+    git = remote_git.Git(os.path.dirname(directory.rstrip("/")), directory, environ)
     try:
         done = remote_ledger.write_through(
             directory, git, remote, host, now, attempt, what=what, hint=HINTS.get(what, "")

@@ -33,7 +33,7 @@ Invariants:
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from agent_hooks import identity, liveness, storage
@@ -156,6 +156,7 @@ def _locked(
     needs_remote: Callable[[Outcome], bool] | None = None,
     offline: bool = False,
     what: str = "changed",
+    environ: Mapping[str, str] | None = None,
 ) -> Outcome:
     """Run `operate` on the ledger under its lock. In a ledger shared with other
     machines, `needs_remote(outcome of a trial run here)` says whether the change
@@ -201,6 +202,7 @@ def _locked(
                 offline=offline,
                 forced=bool(loaded.problem or outcome.notes),
                 what=what,
+                environ=environ,
             )
         else:
             tidied = _tidy(doc, now, outcome)
@@ -287,6 +289,7 @@ def reserve(
     source: str = "cli",
     local: bool = False,
     offline: bool = False,
+    environ: Mapping[str, str] | None = None,
 ) -> Outcome:
     """Grant every (pattern, compiled) pair to `agent`, or — on any conflict — none.
     In a ledger shared with other machines: `local` reserves on this machine only;
@@ -329,6 +332,7 @@ def reserve(
         needs_remote=None if local else lambda outcome: True,
         offline=offline,
         what="reserved",
+        environ=environ,
     )
 
 
@@ -376,6 +380,7 @@ def release(
     forced_by: str | None = None,
     timeout: float = storage.LOCK_TIMEOUT,
     offline: bool = False,
+    environ: Mapping[str, str] | None = None,
 ) -> Outcome:
     """Release exactly what is named. `keep_kept` (SessionEnd) spares `--keep` ones.
     With `force`, an id may name another owner's reservation: it is recorded in
@@ -407,6 +412,7 @@ def release(
         needs_remote=_beyond_here,
         offline=offline,
         what="released",
+        environ=environ,
     )
 
 
@@ -426,6 +432,7 @@ def renew(
     now: float,
     conversation_id: str | None = None,
     offline: bool = False,
+    environ: Mapping[str, str] | None = None,
 ) -> Outcome:
     """Extend the agent's live reservations (all of them when no pattern is named)
     to at least now + ttl. Expired ones are gone and stay gone. `offline` as for
@@ -447,6 +454,7 @@ def renew(
         needs_remote=_beyond_here,
         offline=offline,
         what="renewed",
+        environ=environ,
     )
 
 
