@@ -297,9 +297,10 @@ def touch_stamp(ledger: str, now: float) -> None:
     posix.utime(path, (now, now), follow_symlinks=False)
 
 
-def start_sync(ledger: str, now: float) -> int | None:
+def start_sync(ledger: str, now: float, environ: Any = None) -> int | None:
     """Start `ledger_sync` for `ledger` detached (new session, stdio on /dev/null)
-    and return its pid without waiting; None when it could not be started."""
+    and return its pid without waiting; None when it could not be started. It runs
+    with `environ` (default: this process's): HOME, AGENT_HOOKS_HOST, git's."""
     exe = sys.executable
     package = sys.modules.get("agent_hooks")
     source = getattr(package, "__file__", None)
@@ -320,7 +321,11 @@ def start_sync(ledger: str, now: float) -> int | None:
     for program, args in ((SHELL, ["sh", "-c", DEFER, *argv]), (exe, argv)):
         try:
             return posix.posix_spawn(
-                program, args, posix.environ, file_actions=actions, setsid=True
+                program,
+                args,
+                posix.environ if environ is None else environ,
+                file_actions=actions,
+                setsid=True,
             )
         except (OSError, ValueError, NotImplementedError):
             continue  # no /bin/sh: start the interpreter at once

@@ -26,7 +26,6 @@ what the remote took.
 
 from __future__ import annotations
 
-import copy
 import os
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
@@ -86,14 +85,14 @@ def change(
         return made
 
     trial = fresh()
-    here = copy.deepcopy(doc)
+    here = _copied(doc)
     changed = apply(here, trial)
     if needs_remote is None or not needs_remote(trial):
         if not (changed or forced or trial.notes):
             return None, trial
         return _write_here(directory, here, now), trial
     if offline:
-        return _offline(directory, doc, here, trial, now), trial
+        return _offline(directory, doc, here, trial, now, environ), trial
     latest: dict[str, Outcome] = {}
 
     def attempt(planned: dict[str, Any]) -> bool:
@@ -115,6 +114,15 @@ def change(
     return reservation_index.load_truth(directory).doc, result
 
 
+def _copied(value: Any) -> Any:
+    """A deep copy of a JSON document (`copy` would try to import Jython's modules)."""
+    if isinstance(value, dict):
+        return {k: _copied(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_copied(v) for v in value]
+    return value
+
+
 def _write_here(directory: str, doc: dict[str, Any], now: float) -> dict[str, Any]:
     doc["schema"] = doc.get("schema") if isinstance(doc.get("schema"), int) else 2
     doc["updated_at"] = int(now)
@@ -123,7 +131,12 @@ def _write_here(directory: str, doc: dict[str, Any], now: float) -> dict[str, An
 
 
 def _offline(
-    directory: str, before: dict[str, Any], after: dict[str, Any], outcome: Outcome, now: float
+    directory: str,
+    before: dict[str, Any],
+    after: dict[str, Any],
+    outcome: Outcome,
+    now: float,
+    environ: Mapping[str, str],
 ) -> dict[str, Any]:
     """A change a hook made: here now, the remote at the next sync."""
     old = {
@@ -154,7 +167,7 @@ def _offline(
         from agent_hooks.ledger import remote_view
 
         try:
-            remote_view.start_sync(directory, now)
+            remote_view.start_sync(directory, now, dict(environ))
         except OSError:
             pass  # the next hook that finds the sync due starts it
     return written
