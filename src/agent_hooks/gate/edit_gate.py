@@ -84,10 +84,13 @@ def _leased(call: ToolCall, verdict: Verdict, place: Place, holds: bool) -> bool
     """Judge (and, when `holds`, take) the writer's lease on the place: True when
     another writer's lease refuses the edit."""
     from agent_hooks.leases import lease, lease_store
-    from agent_hooks.ledger import remote_view
 
     repo = place.repo
-    remote = remote_view.elsewhere(repo.ledger, repo.index, place.rel, call.now)  # other machines
+    remote: list[dict[str, Any]] = []  # other machines' leases (a ledger shared through git)
+    if repo.index is not None and repo.index.settings.get("remote"):
+        from agent_hooks.ledger import remote_view
+
+        remote = remote_view.elsewhere(repo.ledger, repo.index, place.rel, call.now)
     if holds and not (remote and repo.deny_elsewhere):
         outcome = _claim(call, place)
         if outcome.problem is not None:
