@@ -39,8 +39,6 @@ def blocking(
     exact_path: str | None,
     counts: Callable[[Record], bool] | None,
 ) -> list[Record]:
-    from agent_hooks.reservations import pattern
-
     found = []
     for rec in hot.candidates(first):
         if (
@@ -51,6 +49,8 @@ def blocking(
             continue
         if counts is not None and not counts(rec):
             continue
+        from agent_hooks.reservations import pattern  # only once a record may block
+
         hit = (
             pattern.matches(rec[index_records.COMPILED], exact_path)
             if exact_path is not None
