@@ -340,14 +340,30 @@ def at_session(ledger: str, index: Any, now: float) -> int | None:
     return start_sync(ledger, now) if shared(index) else None
 
 
+LEASES = "leases"  # lease_store.LEASES: a claim or release renames in it (its mtime moves)
+
+
 def turn_ended(state_dir: str, project: str, now: float) -> int | None:
-    """Stop: `at_session` for the ledger of `project` (read: one `stat` when the
-    repository has no reservations file)."""
+    """Stop: start the detached sync of `project`'s shared ledger when a lease was
+    taken or given up since the last sync started (the turn's last edits reach the
+    other machines now, not at the next tool call), or when one is due; returns
+    its pid, or None. Two `stat`s otherwise (one when the repository has no
+    reservations file)."""
     from agent_hooks.ledger import ledger_location
     from agent_hooks.reservations import reservation_index
 
     ledger = ledger_location.directory(state_dir, project)
-    return at_session(ledger, reservation_index.load_hot(ledger), now)
+    if not shared(reservation_index.load_hot(ledger)):
+        return None
+    started = started_at(ledger)
+    try:
+        changed: float | None = posix.stat(fs.join(ledger, LEASES)).st_mtime
+    except (OSError, ValueError):
+        changed = None
+    quiet = changed is None or started is None or changed < started
+    if quiet and started is not None and started <= now < started + INTERVAL:
+        return None
+    return start_sync(ledger, now)
 
 
 def maybe_start(ledger: str, now: float, interval: float = INTERVAL) -> int | None:

@@ -313,6 +313,8 @@ def test_stop_and_session_start_start_the_sync(pair: tuple[Host, Host]) -> None:
     wait_for_syncs(alpha.ledger)
     host_file = json.loads(remote_files_of(alpha)["hosts/alpha.json"])
     assert [lease["path"] for lease in host_file["leases"]] == ["src/app.py"]
+    alpha.hook("Stop", alpha.hooks.payload("Stop"))  # nothing leased since, none due
+    assert sync_processes(alpha.ledger) == []
     start = alpha.hook("SessionStart", alpha.hooks.payload("SessionStart_startup"))
     assert "shared with agents on other machines through git remote origin" in context(start)
     wait_for_syncs(alpha.ledger)
