@@ -308,13 +308,42 @@ def sync_processes(ledger: Path) -> list[int]:
     return found
 
 
+def sync_running(ledger: Path) -> bool:
+    """Does a detached sync of `ledger` run now? (The scan is repeated a few times:
+    a command line read in the instant of an `exec` is empty.)"""
+    for _ in range(5):
+        if sync_processes(ledger):
+            return True
+        time.sleep(0.01)
+    return False
+
+
+def _running(pid: int) -> bool:
+    """Is `pid` a process that has not ended (a zombie nobody reaped has)?"""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            return handle.read().rpartition(b")")[2].split()[0] != b"Z"
+    except (OSError, IndexError):
+        return False
+
+
 def wait_for_syncs(ledger: Path, timeout: float = 90.0) -> None:
     """Wait until no detached sync of `ledger` runs (a hook started one): waiting for
-    those processes to end, not guessing how long they take."""
+    those processes to end, not guessing how long they take. A sync keeps its pid
+    from the sh that defers it to the interpreter (each `exec`s the next); its pid is
+    followed once seen, and the scan is repeated, since a command line read in the
+    instant of an `exec` is empty."""
     deadline = time.monotonic() + timeout
-    while sync_processes(ledger):
-        if time.monotonic() > deadline:
-            raise AssertionError(f"a sync of {ledger} still runs after {timeout:g} s")
+    seen: set[int] = set()
+    quiet = 0
+    while quiet < 3:
+        seen.update(sync_processes(ledger))
+        if any(_running(pid) for pid in seen):
+            quiet = 0
+            if time.monotonic() > deadline:
+                raise AssertionError(f"a sync of {ledger} still runs after {timeout:g} s")
+        else:
+            quiet += 1
         time.sleep(0.02)
 
 

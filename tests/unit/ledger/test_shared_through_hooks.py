@@ -28,7 +28,7 @@ from ledger_machines import (
     World,
     remote_files,
     run_git,
-    sync_processes,
+    sync_running,
     wait_for_syncs,
 )
 
@@ -204,7 +204,7 @@ def test_an_unreachable_remote_refuses_the_change_and_a_hook_release_never_waits
         assert time.monotonic() - started < remote_git.TIMEOUT / 2
         assert alpha.machine.live() == []
         assert [op["op"] for op in remote_ledger.read_pending(str(alpha.ledger))] == ["release"]
-        assert sync_processes(alpha.ledger)  # started, detached, waiting on the network
+        assert sync_running(alpha.ledger)  # started, detached, waiting on the network
     wait_for_syncs(alpha.ledger)  # the server closed: that sync failed
     run_git(repo, "remote", "set-url", REMOTE, url, env=environ)
     assert remote_files_of(alpha) == remote_before  # nothing reached the remote meanwhile
@@ -279,7 +279,7 @@ def test_a_hook_starts_the_sync_when_due_and_never_waits_for_it(pair: tuple[Host
         assert time.monotonic() - started < remote_git.TIMEOUT / 2
         assert deny_of(result) is None
         assert "last synced" not in context(result)  # idle, not behind: no note
-        assert sync_processes(alpha.ledger)
+        assert sync_running(alpha.ledger)
         # the sync is waiting on the network; the next hook does not start another
         assert alpha.write("src/b.py").code == 0
     wait_for_syncs(alpha.ledger)
@@ -314,7 +314,7 @@ def test_stop_and_session_start_start_the_sync(pair: tuple[Host, Host]) -> None:
     host_file = json.loads(remote_files_of(alpha)["hosts/alpha.json"])
     assert [lease["path"] for lease in host_file["leases"]] == ["src/app.py"]
     alpha.hook("Stop", alpha.hooks.payload("Stop"))  # nothing leased since, none due
-    assert sync_processes(alpha.ledger) == []
+    assert not sync_running(alpha.ledger)
     start = alpha.hook("SessionStart", alpha.hooks.payload("SessionStart_startup"))
     assert "shared with agents on other machines through git remote origin" in context(start)
     wait_for_syncs(alpha.ledger)
