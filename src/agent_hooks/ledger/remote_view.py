@@ -18,6 +18,12 @@ Invariants:
 * Another machine's lease names its worktree `<host>:<worktree>`, so
   `lease.judge` can never take it for a lease in the reader's own worktree: it is
   told like a lease held in another worktree (ADR-0015).
+* What hooks call is a no-op unless the repository's index says the ledger is
+  shared (`shared`): PreToolUse `on_tool_call` (start the sync when due; the
+  stale note only when the syncs are not keeping up: `behind`), the gate
+  `elsewhere` / `lease_under` / `any_lease` and `holds` (another machine's
+  holder counts while that machine was heard from), Stop `turn_ended`. The view
+  is read once per version of its file in a process (`view_of`).
 * `start_sync` touches the stamp first, so the hooks of one burst start one sync
   (the sync's own non-blocking lock turns away a second one that slips through),
   and starts it detached: a new session, stdio on /dev/null, never waited for.
