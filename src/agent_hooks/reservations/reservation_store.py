@@ -4,7 +4,9 @@ Invariants:
 
 * Each operation runs under the ledger's one lock, so check-then-write is
   atomic: of 8 agents reserving `src/**` at the same instant exactly one wins.
-  The lock is given up after `timeout` (5 s) and the operation refused (never
+  The lock is given up after `timeout` (5 s; `SHARED_LOCK_TIMEOUT` in a ledger
+  shared with other machines, whose changes hold it across a remote
+  transaction) and the operation refused (never
   done unlocked: a grant must not be a guess).
 * Lock order is ledger, then agent state — the same everywhere — so
   operations never deadlock.
@@ -45,6 +47,9 @@ Reservation = dict[str, Any]
 SCHEMA_VERSION = 2
 MAX_DROPPED = 50
 MAX_REJECTED = 50
+# seconds to wait for the lock of a shared ledger: its holder may be in a remote
+# transaction (up to 5 attempts, each a fetch and a push) of another agent here
+SHARED_LOCK_TIMEOUT = 60.0
 
 
 class Outcome:
@@ -152,7 +157,7 @@ def _locked(
     now: float,
     operate: Callable[[dict[str, Any], Outcome], bool],
     *,
-    timeout: float = storage.LOCK_TIMEOUT,
+    timeout: float | None = None,
     needs_remote: Callable[[Outcome], bool] | None = None,
     offline: bool = False,
     what: str = "changed",
@@ -164,6 +169,10 @@ def _locked(
     now and leaves it to the next sync (`shared_reservations.change`)."""
     directory = directory_of(state_dir, project_root)
     ledger_location.ensure(directory)
+    if timeout is None:  # a lock-free look: is the ledger shared (a remote transaction)?
+        hot = reservation_index.load_hot(directory)
+        shared = hot is not None and hot.settings.get("remote") is not None
+        timeout = SHARED_LOCK_TIMEOUT if shared else storage.LOCK_TIMEOUT
     lock = storage.Lock(reservation_index.lock_path(directory))
     if not lock.acquire(timeout):
         raise reservation.ReservationError(
@@ -378,7 +387,7 @@ def release(
     keep_kept: bool = False,
     conversation_id: str | None = None,
     forced_by: str | None = None,
-    timeout: float = storage.LOCK_TIMEOUT,
+    timeout: float | None = None,
     offline: bool = False,
     environ: Mapping[str, str] | None = None,
 ) -> Outcome:
