@@ -4,7 +4,7 @@ interpreter's `python -I -S -c pass`, measured side by side (A B A B …) so dri
 of a shared machine cancels out. Prints median ratios; exits 0 (it is a report,
 not a test). The budget for PreToolUse and PostToolUse is 1.5x.
 
-    python bench/hooks.py [--runs 60] [--python /abs/python] [--scale]
+    python bench/hooks.py [--runs 60] [--python /abs/python] [--remote] [--scale]
 
 Hooks run as installed: the entry script compiled (`hooks/entry.pyc`, which install.sh
 makes; a script given as source is compiled on every run), beside a link to this
@@ -12,6 +12,13 @@ checkout's `src/`. `--source` runs `hooks/entry.py` instead (the plugin form).
 
 "(lease)" cases take a new lease each run (a write in the ledger); "(renew)"
 renews the agent's own fresh lease (no write).
+
+--remote adds the "remote on" condition (docs/adr/0016): the same hooks in a real
+git repository whose ledger is shared through a bare remote (file://), synced
+with a second machine (a clone with its own HOME and AGENT_HOOKS_HOST) that holds
+50 leases, so PreToolUse reads the view of the other machine's leases (no
+reservation: what those cost is --scale's), and starts the detached sync whenever it is due (every 15 s) as it would
+in use; plus an edit of a file the other machine leases (told in the context).
 
 --scale adds the scale cases: PreToolUse (a Write, and a Bash command, into a
 directory where others hold things) and PostToolUse (a Bash command that changed
@@ -202,6 +209,30 @@ def fill_trail(env: dict[str, str], project: Path, each: int) -> None:
     state.write_text(json.dumps(doc))
 
 
+def shared_project(tmp: Path) -> tuple[Path, dict[str, str], Path]:
+    """A repository whose ledger is shared with another machine through a bare
+    remote: (its work tree, the hook environment, its ledger directory)."""
+    sys.path[:0] = [str(ROOT / "src"), str(ROOT / "tests")]
+    from ledger_machines import World
+
+    world = World(tmp / "shared", None)
+    me, other = world.machine("bench-me"), world.machine("bench-other")
+    now = time.time()
+    for machine in (me, other):
+        assert not machine.switch_on(now).conflicts
+    for n in range(50):
+        other.claim(f"pkg{n % 9}/lease{n}.py", "bench-other", now)
+    for machine in (me, other, me):
+        assert machine.sync(now).ok
+    (me.repo / "a.txt").write_text("alpha\nline two\n")
+    env = {
+        **me.environ,
+        "AGENT_NAME": "bench__cc_me",
+        "CLAUDE_PROJECT_DIR": str(me.repo),
+    }
+    return me.repo, env, me.ledger
+
+
 def report(title: str, few: dict[str, float], many: dict[str, float], small: str, big: str) -> None:
     print(title)
     for name, ratio in many.items():
@@ -219,6 +250,9 @@ def main() -> int:
         "--scale", action="store_true", help="also the 100 agents x 10 reservations case"
     )
     parser.add_argument("--source", action="store_true", help="run hooks/entry.py, not it compiled")
+    parser.add_argument(
+        "--remote", action="store_true", help="also the ledger shared with another machine"
+    )
     args = parser.parse_args()
     python = args.python
     with tempfile.TemporaryDirectory() as tmpdir:
@@ -306,6 +340,8 @@ def main() -> int:
         print("  with 10 held files and a full trail (1,000 files a list; budget 1.5x):")
         for name, ratio in net.items():
             print(f"  {name:<26} {ratio:5.2f}x")
+        if args.remote:
+            bench_remote(python, hook, tmp, args.runs, one)
         if args.scale:
             scale_cases = {
                 "PreToolUse Write (lease)": ([*hook, "PreToolUse"], write_into),
@@ -341,6 +377,50 @@ def main() -> int:
                 "100 x 50",
             )
     return 0
+
+
+def bench_remote(
+    python: str, hook: list[str], tmp: Path, runs: int, local: dict[str, float]
+) -> None:
+    """The same hooks with the ledger shared through a git remote (see the module)."""
+    project, env, ledger_dir = shared_project(tmp)
+    subprocess.run(
+        [*hook, "SessionStart"],
+        stdin=payload_file(tmp, "SessionStart_startup", project).open("rb"),
+        stdout=subprocess.DEVNULL,
+        env=env,
+        check=True,
+    )
+    edited = project / "a.txt"
+    names = {
+        "PreToolUse Write (lease)": ("PreToolUse", "PreToolUse_Write", None),
+        "PreToolUse Write (renew)": ("PreToolUse", "PreToolUse_Write", None),
+        "PreToolUse Bash": ("PreToolUse", "PreToolUse_Bash", None),
+        "PostToolUse Edit": ("PostToolUse", "PostToolUse_Edit", None),
+        "PostToolUse Read": ("PostToolUse", "PostToolUse_Read", None),
+        "PostToolUse Bash (lease)": ("PostToolUse", "PostToolUse_Bash", None),
+        "Stop": ("Stop", "Stop", None),
+        "PreToolUse Write, leased elsewhere": ("PreToolUse", "PreToolUse_Write", "pkg0/lease0.py"),
+    }
+    remote_tmp = tmp / "remote-payloads"
+    remote_tmp.mkdir()
+    cases = {
+        name: ([*hook, event], payload_file(remote_tmp, fixture, project, target))
+        for name, (event, fixture, target) in names.items()
+    }
+    prepare: dict[str, Callable[[int], object]] = {
+        "PostToolUse Edit": lambda n: edited.write_text(f"alpha {n}\nline two\n"),
+        "PreToolUse Write (lease)": fresh_lease(ledger_dir, "a.txt"),
+        "PostToolUse Bash (lease)": fresh_lease(ledger_dir, "b.txt"),
+    }
+    shared = compare(python, cases, env, runs, prepare)
+    from ledger_machines import wait_for_syncs
+
+    wait_for_syncs(ledger_dir)  # one a hook started may still run: let it end first
+    print("the ledger shared with another machine through a git remote (budget 1.5x):")
+    for name, ratio in shared.items():
+        before = f"   not shared: {local[name]:4.2f}x" if name in local else ""
+        print(f"  {name:<36} {ratio:5.2f}x{before}")
 
 
 if __name__ == "__main__":

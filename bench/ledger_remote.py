@@ -10,8 +10,9 @@ not a test). The daemon listens on 127.0.0.1 only and is stopped before it exits
 ops: for each transport, with two machines (clones with their own HOME and
 AGENT_HOOKS_HOST): a fetch of the unchanged ledger; a fetch and read after the other
 machine pushed; a quiet sync (fetch only); a sync that pushes this host's file (a
-lease changed); a reservation written through (fetch, plan, commit, leased push,
-local write).
+lease changed); a reservation as `agent-hooks reserve` makes it
+(`reservation_store.reserve`: its trial run here, then written through: fetch,
+plan, commit, leased push, local write).
 hook: whole processes paired with `python -I -S -c pass`: one that imports
 remote_view and `stat`s the stamp (`due`); one that also reads the view of 50
 leases on 50 paths and looks one up; one that starts the sync (`start_sync`,
@@ -102,10 +103,13 @@ def bench_ops(world: World, runs: int) -> None:
     report("sync pushing this host's file (a lease changed)", timed(pushing, runs, changed))
 
     def reserve(n: int) -> None:
-        granted, done = alpha.reserve("a", f"res/{n}/**", clock["t"])
-        assert granted and done.transacted.pushed
+        outcome = alpha.store_reserve("a", f"res/{n}/**", clock["t"])
+        assert outcome.changed and not outcome.conflicts
 
-    report("reservation written through (fetch, plan, push, local)", timed(reserve, runs))
+    report(
+        "reservation_store.reserve written through (fetch, plan, push, local)",
+        timed(reserve, runs),
+    )
 
 
 def pair(

@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from agent_hooks import repository, writers
+from agent_hooks import identity, repository, writers
 from agent_hooks.leases import lease_store
 from agent_hooks.ledger import ledger_sync, remote_git, remote_ledger
 from agent_hooks.reservations import pattern, reservation, reservation_index, reservation_store
@@ -163,6 +163,7 @@ class Machine:
         self.common = self.repo / ".git"
         self.ledger = self.common / "agent-hooks"
         self.ledger.mkdir(mode=0o700)
+        self.state_dir = identity.state_dir(self.environ)
 
     def git(self, **kw: Any) -> remote_git.Git:
         return remote_git.Git(str(self.common), str(self.ledger), self.environ, **kw)
@@ -171,7 +172,9 @@ class Machine:
         return remote_ledger.switch_on(str(self.ledger), self.git(), REMOTE, self.name, now)
 
     def sync(self, now: float = NOW) -> ledger_sync.SyncResult:
-        return ledger_sync.sync(str(self.ledger), self.git(), REMOTE, self.name, now)
+        return ledger_sync.sync(
+            str(self.ledger), self.git(), REMOTE, self.name, now, state_dir=self.state_dir
+        )
 
     def claim(self, rel: str, agent: str, now: float = NOW) -> lease_store.Claim:
         return lease_store.claim(
@@ -199,6 +202,44 @@ class Machine:
         the ledger's lock, the store's own tidy and `reservation.plan_reserve`,
         written through to the remote."""
         return reserve_through(str(self.ledger), self.git(), self.name, agent, text, now, ttl=ttl)
+
+    def store_reserve(
+        self, agent: str, text: str, now: float = NOW, **kw: Any
+    ) -> reservation_store.Outcome:
+        """`reservation_store.reserve` as the CLI calls it on this machine (raises
+        ReservationError when the remote does not answer)."""
+        return store_reserve(self.state_dir, self.repo, self.environ, agent, text, now, **kw)
+
+    def store_release(self, agent: str, now: float = NOW, **kw: Any) -> reservation_store.Outcome:
+        return reservation_store.release(
+            self.state_dir, str(self.repo), agent, now=now, environ=self.environ, **kw
+        )
+
+
+def store_reserve(
+    state_dir: str,
+    repo: Path | str,
+    environ: dict[str, str],
+    agent: str,
+    text: str,
+    now: float,
+    *,
+    ttl: int = 3600,
+    **kw: Any,
+) -> reservation_store.Outcome:
+    kw.setdefault("shared", False)
+    kw.setdefault("keep", False)
+    return reservation_store.reserve(
+        state_dir,
+        str(repo),
+        agent,
+        [(text, pattern.compile(text))],
+        reason="",
+        ttl=ttl,
+        now=now,
+        environ=environ,
+        **kw,
+    )
 
 
 def reserve_through(
@@ -248,6 +289,62 @@ def reserve_through(
     finally:
         lock.release()
     return granted["ok"], done
+
+
+def sync_processes(ledger: Path) -> list[int]:
+    """The detached syncs of `ledger` running now (`remote_view.start_sync`: the
+    sh that defers it, then the interpreter), by their command lines."""
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/cmdline", "rb") as handle:
+                argv = handle.read().split(b"\0")
+        except OSError:
+            continue
+        if str(ledger).encode() in argv and any(b"ledger_sync" in a for a in argv):
+            found.append(int(name))
+    return found
+
+
+def sync_running(ledger: Path) -> bool:
+    """Does a detached sync of `ledger` run now? (The scan is repeated a few times:
+    a command line read in the instant of an `exec` is empty.)"""
+    for _ in range(5):
+        if sync_processes(ledger):
+            return True
+        time.sleep(0.01)
+    return False
+
+
+def _running(pid: int) -> bool:
+    """Is `pid` a process that has not ended (a zombie nobody reaped has)?"""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            return handle.read().rpartition(b")")[2].split()[0] != b"Z"
+    except (OSError, IndexError):
+        return False
+
+
+def wait_for_syncs(ledger: Path, timeout: float = 90.0) -> None:
+    """Wait until no detached sync of `ledger` runs (a hook started one): waiting for
+    those processes to end, not guessing how long they take. A sync keeps its pid
+    from the sh that defers it to the interpreter (each `exec`s the next); its pid is
+    followed once seen, and the scan is repeated, since a command line read in the
+    instant of an `exec` is empty."""
+    deadline = time.monotonic() + timeout
+    seen: set[int] = set()
+    quiet = 0
+    while quiet < 3:
+        seen.update(sync_processes(ledger))
+        if any(_running(pid) for pid in seen):
+            quiet = 0
+            if time.monotonic() > deadline:
+                raise AssertionError(f"a sync of {ledger} still runs after {timeout:g} s")
+        else:
+            quiet += 1
+        time.sleep(0.02)
 
 
 def remote_files(repo: Path) -> dict[str, str]:

@@ -1,12 +1,13 @@
 """A reserver process for the cross-machine race test: one agent on one machine.
 
-    python tests/ledger_reserver.py LEDGER COMMON HOST AGENT
+    python tests/ledger_reserver.py STATE_DIR REPO AGENT
 
-For each line `N PATTERN` on stdin it reserves PATTERN exclusively (through
-`ledger_machines.reserve_through`: the ledger's lock, the store's tidy,
-`reservation.plan_reserve`, written through to the remote) at time NOW + N and
-prints one line: `granted <attempts>`, `refused <attempts>` or `unavailable <why>`.
-The test writes a round number to every reserver at once, so they race.
+For each line `N PATTERN` on stdin it reserves PATTERN exclusively through
+`reservation_store.reserve`, as `agent-hooks reserve` does (the ledger's lock, the
+store's tidy and plan, written through to the remote the repository's ledger is
+shared through) at time NOW + N and prints one line: `granted`, `refused`, or
+`unavailable <why>`. The test writes a round number to every reserver at once,
+so they race.
 """
 
 from __future__ import annotations
@@ -14,23 +15,23 @@ from __future__ import annotations
 import os
 import sys
 
-from agent_hooks.ledger import remote_git, remote_ledger
-from ledger_machines import NOW, reserve_through
+from agent_hooks.reservations import reservation
+from ledger_machines import NOW, store_reserve
 
 
 def main() -> int:
-    ledger, common, host, agent = sys.argv[1:5]
-    git = remote_git.Git(common, ledger, os.environ)
+    state_dir, repo, agent = sys.argv[1:4]
+    environ = dict(os.environ)
     sys.stdout.write("ready\n")
     sys.stdout.flush()
     for line in sys.stdin:
         number, _, text = line.strip().partition(" ")
         n = int(number)
         try:
-            granted, done = reserve_through(ledger, git, host, agent, text, NOW + n)
-            verdict = "granted" if granted else "refused"
-            sys.stdout.write(f"{verdict} {done.transacted.attempts}\n")
-        except remote_ledger.RemoteUnavailable as exc:
+            outcome = store_reserve(state_dir, repo, environ, agent, text, NOW + n)
+            verdict = "granted" if outcome.changed and not outcome.conflicts else "refused"
+            sys.stdout.write(f"{verdict}\n")
+        except reservation.ReservationError as exc:
             sys.stdout.write(f"unavailable {exc}\n")
         sys.stdout.flush()
     return 0

@@ -107,7 +107,10 @@ def test_a_conflict_refuses_switching_on_in_one_line(world: World) -> None:
         {"reservations": [{**entry, "compiled": pattern.compile("src/x.py")}]},
     )
     line = one_line_error(alpha("ledger", "remote", REMOTE))
-    assert 'not switched on: agent "a" holds src/x.py' in line and 'agent "b" holds src/**' in line
+    assert (
+        'not switched on: agent "a" holds src/x.py' in line
+        and 'agent "b" on machine beta holds src/**' in line
+    )
     assert "off" in alpha.ok("ledger", "status").output
 
 
@@ -175,3 +178,55 @@ def test_the_group_is_registered_in_the_command_line() -> None:
     from agent_hooks.cli import main
 
     assert sorted(main.commands["ledger"].commands) == ["remote", "status", "sync"]  # type: ignore[attr-defined]
+
+
+def test_reserve_release_renew_through_the_cli_with_the_remote_and_without_it(
+    world: World,
+) -> None:
+    """Reservation changes go to the remote first; an unreachable remote refuses them
+    in one line naming --local, and nothing is written anywhere; --local works here
+    (reserve: this machine only; release: here now, the remote at the next sync)."""
+    from agent_hooks.cli import reservations as reservations_module
+    from agent_hooks.cli import reserve as reserve_module
+    from agent_hooks.ledger import remote_ledger
+    from ledger_machines import wait_for_syncs
+
+    alpha, beta = Box(world, "alpha"), Box(world, "beta")
+    for box in (alpha, beta):
+        box.cli = Cli(
+            box.machine.home, box.machine.repo, ledger_remote, reserve_module, reservations_module
+        )
+        box.ok("ledger", "remote", REMOTE)
+    alpha.ok("reserve", "src/**", "--reason", "issue-20")
+    assert [r["pattern"] for r in remote_reservations(world)] == ["src/**"]
+    refused = beta("reserve", "src/x.py", now=NOW + 1)  # beta never synced: the remote says
+    assert refused.exit_code == 1 and "conflict: src/x.py overlaps" in refused.output
+    beta.ok("ledger", "sync", now=NOW + 2)
+    listed = beta.ok("reservations", now=NOW + 3).output
+    assert "on machine alpha" in listed and "src/**" in listed
+    truth = alpha.machine.ledger / "reservations.json"
+    url = run_git(alpha.machine.repo, "remote", "get-url", REMOTE)
+    run_git(alpha.machine.repo, "remote", "set-url", REMOTE, f"file://{world.tmp}/gone.git")
+    before, remote_before = truth.read_bytes(), remote_files(world.remote)
+    for args in (("reserve", "docs/**"), ("release", "src/**"), ("renew", "src/**")):
+        line = one_line_error(alpha(*args, now=NOW + 4))
+        assert "did not answer" in line and "--local" in line and "nothing was" in line
+        assert truth.read_bytes() == before and remote_files(world.remote) == remote_before
+    alpha.ok("reserve", "--local", "docs/**", now=NOW + 5)
+    assert [r["pattern"] for r in alpha.machine.live(NOW + 5) if r.get("local")] == ["docs/**"]
+    alpha.ok("release", "docs/**", now=NOW + 6)  # made here only: no remote needed
+    alpha.ok("release", "--local", "src/**", now=NOW + 7)
+    assert alpha.machine.live(NOW + 7) == []
+    assert remote_files(world.remote) == remote_before
+    assert [op["op"] for op in remote_ledger.read_pending(str(alpha.machine.ledger))] == ["release"]
+    wait_for_syncs(alpha.machine.ledger)  # the one --local started could not reach it
+    run_git(alpha.machine.repo, "remote", "set-url", REMOTE, url)
+    alpha.ok("ledger", "sync", now=NOW + 8)
+    assert remote_reservations(world) == []
+    assert remote_ledger.read_pending(str(alpha.machine.ledger)) == []
+
+
+def remote_reservations(world: World) -> list[dict[str, object]]:
+    doc = json.loads(remote_files(world.remote).get("reservations.json", '{"reservations": []}'))
+    found: list[dict[str, object]] = doc["reservations"]
+    return found

@@ -130,6 +130,23 @@ def _work_session(run_hook: HookRunner) -> None:
     store.start(doc, time.time(), close_active=False)
 
 
+def _shared(run_hook: HookRunner) -> None:
+    """The ledger shared through a git remote, another machine leasing a.txt and
+    holding src/** (its view as the last sync left it), the sync not due."""
+    from agent_hooks.ledger import ledger_location, remote_view
+
+    now = time.time()
+    state_dir = identity.state_dir({"HOME": str(run_hook.home)})
+    reservation_store.set_setting(state_dir, str(run_hook.project), "remote", "origin", now)
+    ledger = ledger_location.directory(state_dir, str(run_hook.project))
+    lease = {"writer": "x", "agent": "x", "machine": "other", "worktree": "other:/w",
+             "written": now, "expires": now + 600}  # fmt: skip
+    header = {"synced_at": now, "ok": True, "host": "me", "hosts": {"other": (now, 10)}}
+    view = remote_view.encode(header, {"a.txt": [lease], "b.txt": [lease]})
+    Path(ledger, remote_view.VIEW).write_bytes(view)
+    remote_view.touch_stamp(ledger, now)
+
+
 CONDITIONS: dict[str, Callable[[HookRunner], None]] = {
     "no reservations": lambda run_hook: None,
     "another agent holds the target": lambda run_hook: _reserve(run_hook, OTHER, "a.txt"),
@@ -137,6 +154,7 @@ CONDITIONS: dict[str, Callable[[HookRunner], None]] = {
     "own reservation": lambda run_hook: _reserve(run_hook, ME, "**"),
     "strict mode": _strict,
     "active work session": _work_session,
+    "ledger shared with other machines": _shared,
 }
 
 # (event, fixture, payload changes): every tool the installed matchers send to a hot hook.
@@ -242,7 +260,10 @@ LIFECYCLE_CASES = [
 ]
 
 
-@pytest.mark.parametrize("condition", ["no reservations", "another agent holds elsewhere"])
+@pytest.mark.parametrize(
+    "condition",
+    ["no reservations", "another agent holds elsewhere", "ledger shared with other machines"],
+)
 @pytest.mark.parametrize(
     ("event", "fixture"), LIFECYCLE_CASES, ids=[f"{e}-{f}" for e, f in LIFECYCLE_CASES]
 )

@@ -67,16 +67,39 @@ def _reservation_rows(
 ) -> list[dict[str, Any]]:
     rows = []
     minutes = found.settings["lease_minutes"]
+    here = _this_machine(directory) if found.settings.get("remote") else None
     for res in found.live:
         row = public(res, now)
         row["kind"] = "reservation"
         row["holder_label"] = writers.describe(res)
-        row["state"] = holder_state(
-            res.get("holder"), directory, reservation.owner(res), now, minutes, res["keep"]
-        )
+        machine = res.get("machine")
+        if here is not None and isinstance(machine, str) and machine != here:
+            row["holder_label"] = reservation.holder_label(res)  # names the other machine
+            row["state"] = _other_machine_state(res, directory, machine, now)
+        else:
+            row["state"] = holder_state(
+                res.get("holder"), directory, reservation.owner(res), now, minutes, res["keep"]
+            )
         row["project_root"] = root
         rows.append(row)
     return rows
+
+
+def _this_machine(directory: str) -> str | None:
+    from agent_hooks.reservations import index_build, reservation_index
+
+    return index_build.this_machine(reservation_index.load_truth(directory).doc or {})
+
+
+def _other_machine_state(res: dict[str, Any], directory: str, machine: str, now: float) -> str:
+    """A reservation made on another machine sharing the ledger: its holder is
+    judged by that machine's heartbeat at the last sync."""
+    from agent_hooks.ledger import remote_view
+
+    holder = res.get("holder")
+    if res["keep"] or not isinstance(holder, dict) or holder.get("pid") is None:
+        return "kept" if res["keep"] else "live"
+    return "live (other machine)" if remote_view.holds(directory, machine, now) else "silent"
 
 
 def _lease_rows(root: str, directory: str, now: float) -> list[dict[str, Any]]:
@@ -110,6 +133,40 @@ def _lease_rows(root: str, directory: str, now: float) -> list[dict[str, Any]]:
                 "id": None,
             }
         )
+    return rows + _other_machines_leases(root, directory, now)
+
+
+def _other_machines_leases(root: str, directory: str, now: float) -> list[dict[str, Any]]:
+    """The leases other machines sharing the ledger hold, as of the last sync."""
+    from agent_hooks.ledger import remote_view
+
+    view = remote_view.view_of(directory)
+    if view is None:
+        return []
+    rows = []
+    for rel in sorted(view.paths):
+        for item in view.counting(rel, now):
+            rows.append(
+                {
+                    "kind": "lease",
+                    "project_root": root,
+                    "pattern": rel,
+                    "mode": "exclusive",
+                    "agent": item.get("agent"),
+                    "writer": item.get("writer"),
+                    "holder_label": f"{lease_messages.holder_label(item)} on machine "
+                    f"{item.get('machine')}",
+                    "machine": item.get("machine"),
+                    "worktree": item.get("worktree"),
+                    "branch": item.get("branch"),
+                    "written_at": item.get("written"),
+                    "expires_at": item.get("expires"),
+                    "minutes_left": lease_messages.minutes_until(item.get("expires"), now),
+                    "state": "live (other machine)",
+                    "reason": "",
+                    "id": None,
+                }
+            )
     return rows
 
 

@@ -96,6 +96,12 @@ def _fail_on(outcome: reservation_store.Outcome) -> None:
     help="Shared: other shared holders may coexist; blocks nobody's edits.",
 )
 @click.option("--keep", is_flag=True, help="Keep after this conversation ends (until the TTL).")
+@click.option(
+    "--local",
+    is_flag=True,
+    help="In a ledger shared with other machines: reserve on this machine only, without "
+    "the remote (agents on other machines are not held off).",
+)
 @project_option
 @json_option
 def reserve(
@@ -104,6 +110,7 @@ def reserve(
     ttl: str,
     shared: bool,
     keep: bool,
+    local: bool,
     project: str | None,
     as_json: bool,
 ) -> None:
@@ -138,6 +145,8 @@ def reserve(
             now=env.now,
             conversation_id=me.conversation,
             holder=_holder(env.environ),
+            local=local,
+            environ=env.environ,
         )
     except (pattern.PatternError, reservation.ReservationError) as exc:
         raise click.ClickException(str(exc)) from None
@@ -209,6 +218,12 @@ def reserve(
     help="With --id or --lease: release another agent's reservation or lease (for people; "
     "the holder is named, it is logged, and the holder is told).",
 )
+@click.option(
+    "--local",
+    is_flag=True,
+    help="In a ledger shared with other machines: release here now, and on the remote at "
+    "this machine's next sync that reaches it (when the remote does not answer).",
+)
 @project_option
 @json_option
 def release(
@@ -217,6 +232,7 @@ def release(
     leases: tuple[str, ...],
     everything: bool,
     force: bool,
+    local: bool,
     project: str | None,
     as_json: bool,
 ) -> None:
@@ -257,6 +273,8 @@ def release(
             now=env.now,
             conversation_id=me.conversation,
             forced_by=_person(env.environ, agent.name),
+            offline=local,
+            environ=env.environ,
         )
     except (pattern.PatternError, reservation.ReservationError) as exc:
         raise click.ClickException(str(exc)) from None
@@ -296,9 +314,17 @@ def release(
 @click.command()
 @click.argument("patterns", nargs=-1)
 @click.option("--ttl", default="1h", show_default=True, help="Extend to at least now + TTL.")
+@click.option(
+    "--local",
+    is_flag=True,
+    help="In a ledger shared with other machines: renew here now, and on the remote at "
+    "this machine's next sync that reaches it (when the remote does not answer).",
+)
 @project_option
 @json_option
-def renew(patterns: tuple[str, ...], ttl: str, project: str | None, as_json: bool) -> None:
+def renew(
+    patterns: tuple[str, ...], ttl: str, local: bool, project: str | None, as_json: bool
+) -> None:
     """Extend this agent's live reservations (PATTERNS, or all). An expired one is
     gone: reserve it again."""
     env = get_env()
@@ -308,7 +334,14 @@ def renew(patterns: tuple[str, ...], ttl: str, project: str | None, as_json: boo
         seconds = ttl_seconds(ttl)
         names = [pattern_input.normalize(text, root, os.getcwd()) for text in patterns]
         outcome = reservation_store.renew(
-            env.state_dir, root, agent.name, patterns=names, ttl=seconds, now=env.now
+            env.state_dir,
+            root,
+            agent.name,
+            patterns=names,
+            ttl=seconds,
+            now=env.now,
+            offline=local,
+            environ=env.environ,
         )
     except (pattern.PatternError, reservation.ReservationError) as exc:
         raise click.ClickException(str(exc)) from None

@@ -12,6 +12,8 @@ Invariants:
   repository's ledger: explicit reservations first (another owner's live
   exclusive reservation refuses, unless its holder no longer counts:
   `blocking.holder_counts`), then leases (`lease.judge`).
+* Another machine's lease on the file (a ledger shared through a git remote:
+  `remote_view.elsewhere`) is told like a lease in another worktree.
 * An allowed edit takes (or renews) the writer's lease on the file in each
   ledger (`lease_store.claim`), atomically: of two writers editing one file at
   the same instant exactly one goes ahead. `claim=False` (`agent-hooks check`)
@@ -84,7 +86,12 @@ def _leased(call: ToolCall, verdict: Verdict, place: Place, holds: bool) -> bool
     from agent_hooks.leases import lease, lease_store
 
     repo = place.repo
-    if holds:
+    remote: list[dict[str, Any]] = []  # other machines' leases (a ledger shared through git)
+    if repo.index is not None and repo.index.settings.get("remote"):
+        from agent_hooks.ledger import remote_view
+
+        remote = remote_view.elsewhere(repo.ledger, repo.index, place.rel, call.now)
+    if holds and not (remote and repo.deny_elsewhere):
         outcome = _claim(call, place)
         if outcome.problem is not None:
             verdict.problems.append(outcome.problem)
@@ -102,6 +109,7 @@ def _leased(call: ToolCall, verdict: Verdict, place: Place, holds: bool) -> bool
             liveness.alive,
         )
         blockers, elsewhere = seen.blockers, seen.elsewhere
+    elsewhere = elsewhere + remote
     blockers = blockers + (elsewhere if repo.deny_elsewhere else [])
     if blockers:
         from agent_hooks.leases import lease_messages, writer_cards

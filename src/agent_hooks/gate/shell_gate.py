@@ -54,6 +54,7 @@ def decide(call: ToolCall, command: object) -> Verdict:
         (home.index is not None and home.index.others_hold_exclusive(call.writer.owner, call.now))
         or home.strict
         or _leases_held(call, home.ledger, home.minutes)
+        or (home.deny_elsewhere and _remote_leases(home, call.now))
     )
     if not (
         contended
@@ -249,7 +250,19 @@ def _lease_blocker(
         if blockers:
             holder = blockers[0]
             return leased, holder, writer_cards.card(repo.ledger, holder.get("writer"))
+    if repo.deny_elsewhere:  # other machines' leases count like other worktrees'
+        from agent_hooks.ledger import remote_view
+
+        found = remote_view.lease_under(repo.ledger, repo.index, compiled, call.now)
+        if found is not None:
+            return found[0], found[1], None
     return None
+
+
+def _remote_leases(repo: Any, now: float) -> bool:
+    from agent_hooks.ledger import remote_view
+
+    return remote_view.any_lease(repo.ledger, repo.index, now)
 
 
 def _reserved(

@@ -12,7 +12,8 @@ carry context before a tool runs, it is kept for the writer's next hook.
 Invariants: a refusal, once decided, is answered whatever else fails (noting the
 refused writer, to tell it when the file frees, is a side note: its failure is
 logged, never an allow). `AGENT_HOOKS_ENFORCE=off` lets a refused call through
-(logged).
+(logged). In a ledger shared with other machines the hook starts the detached
+sync when it is due and never waits for it (`remote_view.on_tool_call`).
 """
 
 from __future__ import annotations
@@ -63,6 +64,8 @@ def handle(ctx: hook_runtime.HookContext) -> hook_runtime.Answer | None:
         holder_pid=ctx.client.holder_pid(ctx.environ),
     )
     verdict = _decide(call, use)
+    if call.project is not None:
+        _shared_ledger(call, verdict)
     for problem in verdict.problems:
         ctx.log(problem)
     refusal = verdict.refusal
@@ -105,6 +108,19 @@ def _decide(call: tool_call.ToolCall, use: object) -> Verdict:
         if verdict.refusal is not None:
             break
     return verdict
+
+
+def _shared_ledger(call: tool_call.ToolCall, verdict: Verdict) -> None:
+    """A ledger shared with other machines: start its detached sync when due, and
+    say so when what this machine knows of the others is behind (docs/adr/0016)."""
+    assert call.project is not None
+    home = call.repo(call.project)
+    if home.index is not None and home.index.settings.get("remote"):
+        from agent_hooks.ledger import remote_view
+
+        note = remote_view.on_tool_call(home.ledger, home.index, call.now)
+        if note is not None:
+            verdict.context.append(note)
 
 
 def _allowed(ctx: hook_runtime.HookContext, context: str) -> hook_runtime.Answer | None:

@@ -1,5 +1,6 @@
-"""Stop: the agent finished a turn. Record the activity and refresh the active
-work session's token figures; never block."""
+"""Stop: the agent finished a turn. Record the activity, refresh the active
+work session's token figures, and start the sync of a ledger shared with other
+machines (detached); never block."""
 
 from __future__ import annotations
 
@@ -15,7 +16,12 @@ def handle(ctx: hook_runtime.HookContext) -> hook_runtime.Answer | None:
     state_file.update(ctx.agent, lambda doc: state.touch(doc, ctx.now), ctx.now, ctx.log)
     from agent_hooks.work_sessions import work_session_events
 
-    work_session_events.stop(ctx, ctx.project_root())
+    project = ctx.project_root()
+    work_session_events.stop(ctx, project)
+    if project is not None:
+        from agent_hooks.ledger import remote_view
+
+        remote_view.turn_ended(ctx.state_dir, project, ctx.now)
     return None
 
 

@@ -15,6 +15,9 @@ Invariants:
   the model is told: mcp_agent_mail said "granted", and the truth is otherwise.
 * A result that is not one of mcp_agent_mail's shapes records nothing and is logged;
   every failure is logged and fails open.
+* Nothing here waits for the network: in a ledger shared with other machines a
+  grant is recorded on this machine only (the model is told), and a release or
+  renewal reaches the remote at the next sync (`offline`).
 * mcp_agent_mail's reservation ids are remembered per project and agent in
   `mcp-agent-mail.json` beside the project's reservation index, so a release by id
   can be mirrored; ids of patterns no longer held are dropped whenever one is added.
@@ -145,7 +148,9 @@ def _grant(
         conversation_id=ctx.environ.get("CLAUDE_CODE_SESSION_ID"),
         holder=liveness.process(ctx.client.holder_pid(ctx.environ)),
         source=SOURCE,
+        offline=True,  # a hook: a shared ledger keeps it on this machine, never waits
     )
+    notes += [note for note in outcome.notes if "recorded on this machine only" in note]
     if outcome.conflicts or outcome.leased:
         from agent_hooks.leases import lease_messages
 
@@ -192,7 +197,7 @@ def _release(
             mine = [r for r in mine if r["pattern"] in by_id]
         if mine:
             outcome = reservation_store.release(
-                ctx.state_dir, root, agent, ids=[r["id"] for r in mine], now=ctx.now
+                ctx.state_dir, root, agent, ids=[r["id"] for r in mine], now=ctx.now, offline=True
             )
             done.append("released " + ", ".join(r["pattern"] for r in outcome.changed))
 
@@ -214,6 +219,7 @@ def _renew(
             patterns=[norm],
             ttl=min(ttl, reservation.MAX_TTL),
             now=ctx.now,
+            offline=True,
         )
         if outcome.changed:
             done.append(f"renewed {norm}")

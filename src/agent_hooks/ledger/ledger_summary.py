@@ -92,6 +92,7 @@ def session_start_lines(
             f"(a merge conflict ahead): {_listed(described)}."
         )
     lines.append(HOW_TO)
+    lines += shared_lines(directory, found.settings, now)
     if switches.strict(environ, found.settings["strict"]):
         lines.append("Strict mode is on: every edit needs your own reservation covering the file.")
     if switches.is_off(environ, switches.ENFORCE):
@@ -100,6 +101,28 @@ def session_start_lines(
             "check `agent-hooks reservations` yourself before editing."
         )
     return lines
+
+
+def shared_lines(directory: str, settings: dict[str, Any], now: float) -> list[str]:
+    """A ledger shared with other machines (docs/adr/0016): start its detached sync,
+    and say what sharing means for this agent."""
+    remote = settings.get("remote")
+    if not remote:
+        return []
+    from agent_hooks.ledger import remote_view
+
+    remote_view.start_sync(directory, now)
+    view = remote_view.load(directory)
+    synced = view.synced_at if view is not None else None
+    age = "never" if synced is None else f"{max(0, int(now - synced))} s ago"
+    line = (
+        f"This repository's ledger is shared with agents on other machines through git remote "
+        f"{reservation.one_line(remote, 80)} (last sync {age}): reservations hold on every "
+        "machine; files agents on other machines are changing are told like files changed in "
+        "other worktrees."
+    )
+    note = remote_view.stale_note(view, now) if remote_view.behind(view, synced, now) else None
+    return [line] if note is None else [line, note]
 
 
 def _leases_of_others(directory: str, me: writers.Writer, project: str, now: float) -> list[str]:

@@ -80,6 +80,7 @@ LEASE_FIELDS = (
     "start",
     "host",
     "worktree",
+    "worktree_path",
     "branch",
     "claimed",
     "written",
@@ -227,7 +228,9 @@ def others_leases(
                 continue
             told = {k: _safe(item.get(k)) for k in LEASE_FIELDS}
             told["machine"] = name
+            where = item.get("worktree_path") or item.get("worktree") or "?"
             told["worktree"] = f"{name}:{item.get('worktree') or '?'}"
+            told["worktree_path"] = f"{name}:{where}"
             found.setdefault(rel, []).append(told)
     return found
 
@@ -411,9 +414,12 @@ def sync(
     now: float,
     *,
     interval: int = remote_view.INTERVAL,
+    state_dir: str | None = None,
 ) -> SyncResult:
     """Sync once (see the module's invariants). Never raises for a remote that
-    cannot be reached: the result and `remote.json` say why."""
+    cannot be reached: the result and `remote.json` say why. With `state_dir`
+    (this machine's agents' state), the writers here of a double claim are told
+    of it, once (`tell_double_claims`)."""
     result = SyncResult()
     began = time.monotonic()
     ledger_location.ensure(ledger_dir)  # 0700, and never through a symlink planted there
@@ -425,7 +431,7 @@ def sync(
         remote_view.touch_stamp(ledger_dir, now)
         previous = read_report(ledger_dir)
         try:
-            _sync_locked(ledger_dir, git, remote, host, now, interval, previous, result)
+            _sync_locked(ledger_dir, git, remote, host, now, interval, previous, result, state_dir)
         except (remote_git.GitFailure, remote_ledger.RemoteUnavailable, OSError) as exc:
             result.ok = False
             result.error = remote_git.one_line(str(exc))
@@ -457,6 +463,7 @@ def _sync_locked(
     interval: int,
     previous: dict[str, Any],
     result: SyncResult,
+    state_dir: str | None = None,
 ) -> None:
     local = reservation_index.load_truth(ledger_dir).doc or {}
     minutes = index_build.settings_of(local)["lease_minutes"]
@@ -500,7 +507,7 @@ def _sync_locked(
                     "agent_hooks": __version__,
                 }
             )
-        repaired = _repaired_reservations(state, host, local, now, result)
+        repaired = _repaired_reservations(ledger_dir, state, host, local, now, result)
         if repaired is not None:
             changes[remote_ledger.RESERVATIONS] = repaired
         if changes:  # a push anyway: take the files of hosts long gone with it
@@ -523,7 +530,7 @@ def _sync_locked(
             "the next sync tries again"
         )
     result.notes = list(dict.fromkeys([*fetched_problems, *result.notes]))
-    _follow_locally(ledger_dir, state, remote, now, result)
+    _follow_locally(ledger_dir, state, remote, host, now, result)
     seen = first_seen(state, previous, now)
     others = others_leases(state, host, mine, now, seen)
     result.double_claims = involving(state, host, own_claims)
@@ -543,6 +550,7 @@ def _sync_locked(
         "leases": others,
         "double_claims": result.double_claims,
         "own_double_claims": own_claims,
+        "told": tell_double_claims(state_dir, host, result.double_claims, previous, now),
         "problems": result.notes[-20:],
     }
     result.report = report
@@ -551,6 +559,73 @@ def _sync_locked(
         git.prune(now)
     except (remote_git.GitFailure, OSError) as exc:
         result.notes.append(f"pruning the private repository failed: {exc}")
+
+
+def tell_double_claims(
+    state_dir: str | None,
+    host: str,
+    claims: list[dict[str, Any]],
+    previous: Mapping[str, Any],
+    now: float,
+) -> list[str]:
+    """Tell each writer on this machine holding a double claim about it, at its
+    next hook that carries context (`state_file.tell`), once per claim: returns
+    the ids told so far (kept in `remote.json` while the claim is reported)."""
+    before = previous.get("told")
+    told = [i for i in before if isinstance(i, str)] if isinstance(before, list) else []
+    current = {c["id"] for c in claims if isinstance(c.get("id"), str)}
+    told = [i for i in told if i in current]
+    if state_dir is None:
+        return told
+    from agent_hooks.agents import state_file
+
+    for claim in claims:
+        ident = claim.get("id")
+        if not isinstance(ident, str) or ident in told:
+            continue
+        found = claim.get("holders")
+        holders = [h for h in found if isinstance(h, dict)] if isinstance(found, list) else []
+        for holder in holders:
+            if holder.get("machine") == host:
+                text = double_claim_text(claim, holder, holders)
+                try:
+                    state_file.tell(state_dir, holder.get("agent"), text, now)
+                except OSError:
+                    continue
+        told.append(ident)
+    return told[-MAX_DOUBLE_CLAIMS:]
+
+
+def double_claim_text(
+    claim: Mapping[str, Any], mine: Mapping[str, Any], holders: list[dict[str, Any]]
+) -> str:
+    """What a writer on this machine is told of a double claim it holds: one line
+    of numbers and names from the other machine, trimmed (`_safe`)."""
+    path = reservation.one_line(claim.get("path"), MAX_TEXT)
+    others = [
+        f"{writers_label(h)} on machine {reservation.one_line(h.get('machine'), 64)}"
+        for h in holders
+        if h.get("machine") != mine.get("machine")
+    ]
+    winner = claim.get("winner")
+    first = (
+        "you claimed it first"
+        if winner == mine.get("machine")
+        else f"machine {reservation.one_line(winner, 64)} claimed it first"
+    )
+    return (
+        f"agent-hooks: double claim: {path}, which you are changing, was being changed at the "
+        f"same time by {'; '.join(others) or 'a writer on another machine'} (each machine "
+        f"leased it before hearing of the other; {first}). Your edits and theirs may collide: "
+        "check the file, and coordinate with them before you change it again."
+    )
+
+
+def writers_label(holder: Mapping[str, Any]) -> str:
+    agent = holder.get("agent")
+    if isinstance(agent, str) and agent:
+        return f'agent "{reservation.one_line(agent, 64)}"'
+    return "an agent without AGENT_NAME"
 
 
 def _forgotten(
@@ -587,6 +662,7 @@ def _host_file_stale(
 
 
 def _repaired_reservations(
+    ledger_dir: str,
     state: remote_ledger.RemoteState,
     host: str,
     local: Mapping[str, Any],
@@ -594,8 +670,9 @@ def _repaired_reservations(
     result: SyncResult,
 ) -> bytes | None:
     """A new remote `reservations.json` when the remote one needs it: unreadable
-    (rebuilt from this machine's last copy), or holding reservations of this
-    host's holders whose processes are gone."""
+    (rebuilt from this machine's last copy), holding reservations of this host's
+    holders whose processes are gone, or behind the releases and renewals made
+    here without waiting for the network (`remote_ledger.queue`)."""
     if state.reservations is None:
         entries = local.get("reservations")
         copy = [
@@ -611,9 +688,14 @@ def _repaired_reservations(
         )
         return jsonio.encode(remote_ledger.remote_document({"reservations": copy}))
     kept, dropped = _own_dead_holders(state, host, now)
-    if not dropped:
+    pending = remote_ledger.read_pending(ledger_dir)
+    kept, caught_up = remote_ledger.apply_pending(kept, pending)
+    if not dropped and not caught_up:
         return None
-    result.notes.append(f"dropped {len(dropped)} reservation(s) whose holder process here is gone")
+    if dropped:
+        result.notes.append(
+            f"dropped {len(dropped)} reservation(s) whose holder process here is gone"
+        )
     old = state.doc.get("dropped")
     doc = {
         **state.doc,
@@ -624,7 +706,12 @@ def _repaired_reservations(
 
 
 def _follow_locally(
-    ledger_dir: str, state: remote_ledger.RemoteState, remote: str, now: float, result: SyncResult
+    ledger_dir: str,
+    state: remote_ledger.RemoteState,
+    remote: str,
+    host: str,
+    now: float,
+    result: SyncResult,
 ) -> None:
     """Write the remote reservations into the local truth, under its lock."""
     lock = storage.Lock(reservation_index.lock_path(ledger_dir))
@@ -632,7 +719,7 @@ def _follow_locally(
         result.notes.append("the local ledger stayed locked; reservations follow at the next sync")
         return
     try:
-        result.notes += remote_ledger.write_local(ledger_dir, state, remote, now)
+        result.notes += remote_ledger.write_local(ledger_dir, state, remote, now, host=host)
     finally:
         lock.release()
 
@@ -664,7 +751,9 @@ def sync_repository(
         result.error = str(exc)
         return result
     git = remote_git.Git(common, ledger_dir, environ, timeout=timeout)
-    result = sync(ledger_dir, git, remote, host, now, interval=interval)
+    result = sync(
+        ledger_dir, git, remote, host, now, interval=interval, state_dir=identity.state_dir(environ)
+    )
     if result.error:
         log.log(
             identity.state_dir(environ),
@@ -676,12 +765,26 @@ def sync_repository(
     return result
 
 
+def asked_again(ledger_dir: str, since: float) -> bool:
+    """Did a hook ask for a sync (touch the stamp) after `since`? A sync it started
+    meanwhile found this one running and was turned away, so this one runs again:
+    what the hook's writer leased last is not left for the next interval."""
+    try:
+        return os.stat(os.path.join(ledger_dir, remote_view.STAMP)).st_mtime > since + 0.001
+    except OSError:
+        return False
+
+
 def main(argv: list[str]) -> int:
-    """The detached sync a hook starts: `ledger_sync.main([<ledger dir>])`."""
+    """The detached sync a hook starts: `ledger_sync.main([<ledger dir>])`. It runs
+    once more when a hook asked again while it ran (`asked_again`)."""
     if len(argv) != 1:
         return 2
     try:
-        result = sync_repository(argv[0], os.environ, time.time())
+        began = time.time()
+        result = sync_repository(argv[0], os.environ, began)
+        if not result.skipped and asked_again(argv[0], began):
+            result = sync_repository(argv[0], os.environ, time.time())
     except Exception as exc:  # a detached process: its log is the only place to tell
         log.log(
             identity.state_dir(os.environ),

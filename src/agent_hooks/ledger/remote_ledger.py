@@ -55,6 +55,8 @@ BACKOFF = 0.1  # seconds, doubled after each lost race, randomized
 MAX_DROPPED = 50
 MAX_REJECTED = 50
 LOCAL_RECORD = "remote_ledger"  # the local truth's note of the remote version it reflects
+PENDING = "remote.pending.json"  # releases and renewals the remote has not taken yet
+MAX_PENDING = 200
 SETTING = "remote"  # the repository setting naming the remote (None: off)
 MAX_HOST = 64
 _HOST_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")
@@ -424,12 +426,15 @@ def write_local(
     *,
     local_entries: list[dict[str, Any]] | None = None,
     settings: Mapping[str, Any] | None = None,
+    host: str | None = None,
 ) -> list[str]:
     """Make the local truth follow `state` (when it is newer than what the local
     truth reflects), keeping this machine's `--local` entries (`local_entries`
-    replaces them when given) and applying `settings` changes. The caller holds
-    the ledger's reservation lock. Returns notes (entries ignored, a corrupt
-    local file set aside)."""
+    replaces them when given), the changes still pending for the remote
+    (`queue`), and applying `settings` changes; `host` is this machine (recorded
+    for the index: `index_build.this_machine`). The caller holds the ledger's
+    reservation lock. Returns notes (entries ignored, a corrupt local file set
+    aside)."""
     notes: list[str] = []
     loaded = reservation_index.load_truth(ledger_dir, recover_at=now)
     if loaded.problem:
@@ -440,23 +445,122 @@ def write_local(
     current = doc.get("reservations")
     current = [e for e in current if isinstance(e, dict)] if isinstance(current, list) else []
     newer = state.newer_than(doc.get(LOCAL_RECORD))
+    pending = read_pending(ledger_dir)
+    if pending and state.reservations is not None:
+        left = [op for op in pending if not _op_done(op, state.reservations)]
+        if len(left) != len(pending):
+            _write_pending(ledger_dir, left)
+        pending = left
     if not newer and local_entries is None and not settings and not loaded.problem:
         return notes
     if newer and state.reservations is not None:
         remote_part = _live_checked(state.reservations, now, notes)
+        remote_part, _ = apply_pending(remote_part, pending)
         doc["dropped"] = _merged_dropped(doc.get("dropped"), state.doc.get("dropped"))
     else:
         remote_part = [e for e in current if not is_local(e)]
     local_part = local_entries if local_entries is not None else [e for e in current if is_local(e)]
     doc["reservations"] = remote_part + local_part
+    previous = doc.get(LOCAL_RECORD)
+    if host is None and isinstance(previous, dict) and isinstance(previous.get("host"), str):
+        host = previous["host"]
     if newer:
-        doc[LOCAL_RECORD] = {"remote": remote, **state.identity(), "at": int(now)}
+        doc[LOCAL_RECORD] = {"remote": remote, **state.identity(), "at": int(now), "host": host}
+    elif isinstance(previous, dict) and previous.get("host") != host and host is not None:
+        doc[LOCAL_RECORD] = {**previous, "host": host}
     if settings:
         old = doc.get("settings")
         doc["settings"] = {**(old if isinstance(old, dict) else {}), **settings}
     doc["updated_at"] = int(now)
     index_build.write(ledger_dir, doc)
     return notes
+
+
+# --- changes made here while the remote could not be waited for ---------------------
+
+
+def _pending_path(ledger_dir: str) -> str:
+    return f"{ledger_dir}/{PENDING}"
+
+
+def read_pending(ledger_dir: str) -> list[dict[str, Any]]:
+    """Releases and renewals made on this machine that the remote has not taken
+    yet (`queue`); [] when none (or the file cannot be read)."""
+    from agent_hooks import storage
+
+    try:
+        loaded = storage.load_json_object(_pending_path(ledger_dir))
+    except OSError:
+        return []
+    ops = (loaded.doc or {}).get("ops")
+    return [
+        op
+        for op in (ops if isinstance(ops, list) else [])
+        if isinstance(op, dict)
+        and op.get("op") in ("release", "renew")
+        and isinstance(op.get("id"), str)
+        and (op["op"] == "release" or _number(op.get("expires_at")) is not None)
+    ]
+
+
+def _write_pending(ledger_dir: str, ops: list[dict[str, Any]]) -> None:
+    from agent_hooks import storage
+
+    path = _pending_path(ledger_dir)
+    if not ops:
+        try:
+            posix.unlink(path)
+        except FileNotFoundError:
+            pass
+        return
+    storage.write_json_atomic(path, {"schema": SCHEMA, "ops": ops[-MAX_PENDING:]}, durable=True)
+
+
+def queue(ledger_dir: str, ops: list[dict[str, Any]]) -> None:
+    """Keep `ops` (`{"op": "release", "id"}` or `{"op": "renew", "id",
+    "expires_at"}`) for the next write that reaches the remote: a hook's release
+    or renewal never waits for the network. The caller holds the reservation
+    lock. Each is applied by every later push (`apply_pending`) and kept until
+    the remote shows it done; meanwhile the local truth never takes back what it
+    undid."""
+    if ops:
+        _write_pending(ledger_dir, read_pending(ledger_dir) + ops)
+
+
+def apply_pending(
+    entries: list[dict[str, Any]], ops: list[dict[str, Any]]
+) -> tuple[list[dict[str, Any]], bool]:
+    """`entries` with the pending releases and renewals applied; and whether any
+    applied."""
+    if not ops:
+        return entries, False
+    released = {op["id"] for op in ops if op["op"] == "release"}
+    renewed: dict[str, float] = {}
+    for op in ops:
+        if op["op"] == "renew":
+            renewed[op["id"]] = max(renewed.get(op["id"], 0.0), float(op["expires_at"]))
+    kept, changed = [], False
+    for entry in entries:
+        rid = entry.get("id")
+        if rid in released:
+            changed = True
+            continue
+        until = renewed.get(rid) if isinstance(rid, str) else None
+        expires = _number(entry.get("expires_at"))
+        if until is not None and expires is not None and expires < until:
+            entry = {**entry, "expires_at": int(until)}
+            changed = True
+        kept.append(entry)
+    return kept, changed
+
+
+def _op_done(op: dict[str, Any], entries: list[dict[str, Any]]) -> bool:
+    """Does the remote (`entries`) show `op` done?"""
+    found = [e for e in entries if e.get("id") == op["id"]]
+    if op["op"] == "release" or not found:
+        return not found
+    expires = _number(found[0].get("expires_at"))
+    return expires is not None and expires >= float(op["expires_at"])
 
 
 class WriteThrough:
@@ -499,6 +603,7 @@ def write_through(
     local_only = jsonio.encode([e for e in entries if is_local(e)])
     fallback = [e for e in entries if not is_local(e)]
     planned: dict[str, Any] = {}
+    pending = read_pending(ledger_dir)
 
     def plan(remote_doc: dict[str, Any]) -> dict[str, Any] | None:
         doc = {
@@ -506,7 +611,8 @@ def write_through(
         }
         mine = jsonio.loads(local_only)
         assert isinstance(mine, list)
-        doc["reservations"] = [*remote_doc.get("reservations", []), *mine]
+        theirs, caught_up = apply_pending(remote_doc.get("reservations", []), pending)
+        doc["reservations"] = [*theirs, *mine]
         doc["dropped"] = (
             remote_doc.get("dropped") if isinstance(remote_doc.get("dropped"), list) else []
         )
@@ -515,7 +621,7 @@ def write_through(
         )
         changed = change(doc)
         planned["doc"], planned["changed"] = doc, changed
-        if not changed:
+        if not changed and not caught_up:
             return None
         for entry in doc["reservations"]:
             if isinstance(entry, dict) and not is_local(entry):
@@ -531,6 +637,7 @@ def write_through(
         remote,
         now,
         local_entries=local_after if planned["changed"] else None,
+        host=host,
     )
     return WriteThrough(doc, bool(planned["changed"]), done, notes)
 
@@ -589,7 +696,7 @@ def switch_on(ledger_dir: str, git: remote_git.Git, remote: str, host: str, now:
             held = _live_checked(remote_doc.get("reservations", []), now, [])
             fresh = jsonio.loads(jsonio.encode(requested))
             assert isinstance(fresh, list)
-            result, conflicts = reservation.plan_reserve(held, fresh, now)
+            result, conflicts = reservation.plan_reserve(held, fresh, now, host)
             switched.conflicts = conflicts
             switched.pushed = fresh if not conflicts else []
             if conflicts or not fresh:
@@ -619,6 +726,7 @@ def switch_on(ledger_dir: str, git: remote_git.Git, remote: str, host: str, now:
             now,
             local_entries=local_only,
             settings={SETTING: remote},
+            host=host,
         )
     finally:
         lock.release()
@@ -645,7 +753,7 @@ def switch_off(ledger_dir: str, host: str, now: float) -> tuple[int, int]:
         doc.update(settings=settings, reservations=kept, updated_at=int(now))
         doc.pop(LOCAL_RECORD, None)
         index_build.write(ledger_dir, doc)
-        for name in (remote_view.VIEW, remote_view.STAMP):
+        for name in (remote_view.VIEW, remote_view.STAMP, PENDING):
             try:
                 posix.unlink(f"{ledger_dir}/{name}")
             except FileNotFoundError:

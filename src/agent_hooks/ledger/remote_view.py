@@ -18,6 +18,12 @@ Invariants:
 * Another machine's lease names its worktree `<host>:<worktree>`, so
   `lease.judge` can never take it for a lease in the reader's own worktree: it is
   told like a lease held in another worktree (ADR-0015).
+* What hooks call is a no-op unless the repository's index says the ledger is
+  shared (`shared`): PreToolUse `on_tool_call` (start the sync when due; the
+  stale note only when the syncs are not keeping up: `behind`), the gate
+  `elsewhere` / `lease_under` / `any_lease` and `holds` (another machine's
+  holder counts while that machine was heard from), Stop `turn_ended`. The view
+  is read once per version of its file in a process (`view_of`).
 * `start_sync` touches the stamp first, so the hooks of one burst start one sync
   (the sync's own non-blocking lock turns away a second one that slips through),
   and starts it detached: a new session, stdio on /dev/null, never waited for.
@@ -161,11 +167,122 @@ def stale_note(view: View | None, now: float) -> str | None:
     age = "never" if synced is None else f"{int((now - synced) // 60)} min ago"
     error = view.header.get("error")
     why = f" ({error})" if isinstance(error, str) and error else ""
+    refused = (
+        " Reservation changes are refused until its remote answers."
+        if view.header.get("ok") is False
+        else ""
+    )
     return (
         f"agent-hooks: note: this machine last synced the shared ledger {age}{why}; "
         "leases and reservations of agents on other machines may be missing from what "
-        "you are told. Reservations cannot be changed until the remote answers."
+        f"you are told.{refused}"
     )
+
+
+def behind(view: View | None, started: float | None, now: float) -> bool:
+    """Should a hook say the view is stale? When it is older than two intervals
+    and the syncs meant to refresh it are not doing so: the last one failed, or
+    one started after it has run (or died) for longer than an interval. A view
+    that is old only because no hook ran for a while is not: the hook that finds
+    the sync due starts one, which is done well within an interval."""
+    if view is None or not view.stale(now):
+        return False
+    if view.header.get("ok") is False:
+        return True
+    synced = view.synced_at
+    return started is not None and started > (synced or 0.0) + 1 and now - started > view.interval
+
+
+# --- what hooks ask (each a no-op unless the ledger is shared: `shared`) ----------------
+
+_VIEWS: dict[str, tuple[tuple[int, int, int], View | None]] = {}
+
+
+def shared(index: Any) -> bool:
+    """Is the ledger of this reservation index (`index_records.HotIndex`, or None)
+    shared with other machines (its `remote` setting)?"""
+    return index is not None and bool(index.settings.get("remote"))
+
+
+def view_of(ledger: str) -> View | None:
+    """`load`, read once per version of the file in a process (one `stat` after)."""
+    try:
+        st = posix.stat(fs.join(ledger, VIEW), follow_symlinks=False)
+    except (OSError, ValueError):
+        return None
+    key = (st.st_ino, st.st_size, st.st_mtime_ns)
+    cached = _VIEWS.get(ledger)
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    view = load(ledger)
+    _VIEWS[ledger] = (key, view)
+    return view
+
+
+def holds(ledger: str, machine: str, now: float) -> bool:
+    """Does a reservation whose holder process runs on `machine` (another host)
+    still count here? While that host was heard from at the last sync; before any
+    sync, until it expires."""
+    view = view_of(ledger)
+    return True if view is None else view.heard_from(machine, now)
+
+
+def elsewhere(ledger: str, index: Any, rel: str, now: float) -> list[dict[str, Any]]:
+    """Other machines' leases on `rel` that count now, for the gate to tell like
+    leases held in other worktrees ([] unless the ledger is shared)."""
+    if not shared(index):
+        return []
+    view = view_of(ledger)
+    return [] if view is None else view.counting(rel, now)
+
+
+def lease_under(
+    ledger: str, index: Any, compiled: list[Any], now: float
+) -> tuple[str, dict[str, Any]] | None:
+    """(path, lease) for the first path `compiled` (a shell target: `pattern`)
+    covers that another machine leases, counting now; None if none."""
+    if not shared(index):
+        return None
+    view = view_of(ledger)
+    if view is None:
+        return None
+    from agent_hooks.reservations import pattern
+
+    for rel in sorted(view.paths):
+        if pattern.matches(compiled, rel):
+            found = view.counting(rel, now)
+            if found:
+                return rel, found[0]
+    return None
+
+
+def any_lease(ledger: str, index: Any, now: float) -> bool:
+    """Does another machine lease anything here, counting now?"""
+    if not shared(index):
+        return False
+    view = view_of(ledger)
+    return view is not None and any(view.counting(rel, now) for rel in view.paths)
+
+
+def started_at(ledger: str) -> float | None:
+    """When the last sync was started (the stamp's mtime), or None."""
+    try:
+        return posix.stat(fs.join(ledger, STAMP), follow_symlinks=False).st_mtime
+    except (OSError, ValueError):
+        return None
+
+
+def on_tool_call(ledger: str, index: Any, now: float) -> str | None:
+    """What PreToolUse does for a shared ledger: start the detached sync when due,
+    and return the note to add to the context when the view is behind (`behind`),
+    else None. One `stat` of the stamp and the view; nothing waits."""
+    if not shared(index):
+        return None
+    started = started_at(ledger)
+    if started is None or started + INTERVAL <= now or started > now + INTERVAL:
+        start_sync(ledger, now)
+    view = view_of(ledger)
+    return stale_note(view, now) if behind(view, started, now) else None
 
 
 def due(ledger: str, now: float, interval: float = INTERVAL) -> bool:
@@ -186,9 +303,10 @@ def touch_stamp(ledger: str, now: float) -> None:
     posix.utime(path, (now, now), follow_symlinks=False)
 
 
-def start_sync(ledger: str, now: float) -> int | None:
+def start_sync(ledger: str, now: float, environ: Any = None) -> int | None:
     """Start `ledger_sync` for `ledger` detached (new session, stdio on /dev/null)
-    and return its pid without waiting; None when it could not be started."""
+    and return its pid without waiting; None when it could not be started. It runs
+    with `environ` (default: this process's): HOME, AGENT_HOOKS_HOST, git's."""
     exe = sys.executable
     package = sys.modules.get("agent_hooks")
     source = getattr(package, "__file__", None)
@@ -209,13 +327,51 @@ def start_sync(ledger: str, now: float) -> int | None:
     for program, args in ((SHELL, ["sh", "-c", DEFER, *argv]), (exe, argv)):
         try:
             return posix.posix_spawn(
-                program, args, posix.environ, file_actions=actions, setsid=True
+                program,
+                args,
+                posix.environ if environ is None else environ,
+                file_actions=actions,
+                setsid=True,
             )
         except (OSError, ValueError, NotImplementedError):
             continue  # no /bin/sh: start the interpreter at once
     return None
 
 
+def at_session(ledger: str, index: Any, now: float) -> int | None:
+    """SessionStart and Stop: start the detached sync of a shared ledger at once,
+    due or not (a turn's last leases reach the other machines now, not at the next
+    tool call; one still running runs again: `ledger_sync.asked_again`). Returns
+    its pid, or None."""
+    return start_sync(ledger, now) if shared(index) else None
+
+
+LEASES = "leases"  # lease_store.LEASES: a claim or release renames in it (its mtime moves)
+
+
+def turn_ended(state_dir: str, project: str, now: float) -> int | None:
+    """Stop: start the detached sync of `project`'s shared ledger when a lease was
+    taken or given up since the last sync started (the turn's last edits reach the
+    other machines now, not at the next tool call), or when one is due; returns
+    its pid, or None. Two `stat`s otherwise (one when the repository has no
+    reservations file)."""
+    from agent_hooks.ledger import ledger_location
+    from agent_hooks.reservations import reservation_index
+
+    ledger = ledger_location.directory(state_dir, project)
+    if not shared(reservation_index.load_hot(ledger)):
+        return None
+    started = started_at(ledger)
+    try:
+        changed: float | None = posix.stat(fs.join(ledger, LEASES)).st_mtime
+    except (OSError, ValueError):
+        changed = None
+    quiet = changed is None or started is None or changed < started
+    if quiet and started is not None and started <= now < started + INTERVAL:
+        return None
+    return start_sync(ledger, now)
+
+
 def maybe_start(ledger: str, now: float, interval: float = INTERVAL) -> int | None:
-    """`start_sync` when `due`: what PreToolUse and PostToolUse call (phase 2)."""
+    """`start_sync` when `due`."""
     return start_sync(ledger, now) if due(ledger, now, interval) else None

@@ -8,8 +8,10 @@ Invariants:
   rules out blocks nobody.
 * A holder counts while its process is alive (`liveness.alive`); on another
   host, while its owner was heard from within a lease's time
-  (`writer_cards.heard_from`); a reservation made with `--keep`, or outside any
-  client (no holder process), counts until it expires.
+  (`writer_cards.heard_from`); on another machine sharing the ledger, while that
+  machine was heard from at the last sync (`remote_view.holds`); a reservation
+  made with `--keep`, or outside any client (no holder process), counts until it
+  expires.
 * Strict mode asks `owns`: a live reservation of the writer's own, any mode.
 
 `pattern` is imported inside the functions that need it: a project without
@@ -37,8 +39,6 @@ def blocking(
     exact_path: str | None,
     counts: Callable[[Record], bool] | None,
 ) -> list[Record]:
-    from agent_hooks.reservations import pattern
-
     found = []
     for rec in hot.candidates(first):
         if (
@@ -49,6 +49,8 @@ def blocking(
             continue
         if counts is not None and not counts(rec):
             continue
+        from agent_hooks.reservations import pattern  # only once a record may block
+
         hit = (
             pattern.matches(rec[index_records.COMPILED], exact_path)
             if exact_path is not None
@@ -70,6 +72,11 @@ def holder_counts(directory: str, minutes: int, now: float) -> Callable[[Record]
         holder = rec[index_records.HOLDER]
         if holder is None or holder.get("pid") is None or rec[index_records.KEEP]:
             return True  # --keep: it outlives its conversation (until the TTL), by design
+        machine = rec[index_records.MACHINE]
+        if machine is not None:  # made on another machine: only it can judge the process
+            from agent_hooks.ledger import remote_view
+
+            return remote_view.holds(directory, machine, now)
         alive = liveness.alive(holder)
         if alive is not None:
             return alive

@@ -26,11 +26,22 @@ def settings_of(doc: dict[str, Any]) -> dict[str, Any]:
     raw = doc.get("settings")
     raw = raw if isinstance(raw, dict) else {}
     worktree = raw.get("worktree_leases")
+    remote = raw.get("remote")
     return {
         "strict": doc.get("strict") is True,
         "lease_minutes": lease_minutes.from_setting(raw.get("lease_minutes")),
         "worktree_leases": worktree if worktree in ("warn", "deny") else "warn",
+        # the git remote the ledger is shared through (docs/adr/0016), None: not shared
+        "remote": remote if isinstance(remote, str) and remote else None,
     }
+
+
+def this_machine(doc: dict[str, Any]) -> str | None:
+    """This machine's name in a ledger shared with other machines (what the last
+    write from the remote recorded), else None."""
+    record = doc.get("remote_ledger")
+    host = record.get("host") if isinstance(record, dict) else None
+    return host if isinstance(host, str) and host else None
 
 
 def build_hot(doc: dict[str, Any]) -> index_records.HotIndex:
@@ -42,13 +53,16 @@ def build_hot(doc: dict[str, Any]) -> index_records.HotIndex:
     until: dict[str, float] = {}
     problems: list[str] = []
     entries = doc.get("reservations")
+    here = this_machine(doc) if settings_of(doc)["remote"] is not None else None
     for raw in entries if isinstance(entries, list) else ():
         try:
             res = reservation.checked(raw)
         except ValueError as exc:
             problems.append(f"skipped a bad reservation entry: {exc}")
             continue
-        owner = reservation.owner(res)
+        owner = reservation.owner(res, here)
+        machine = res.get("machine")
+        elsewhere = machine if here is not None and isinstance(machine, str) else None
         exclusive = res["mode"] != reservation.SHARED
         record = (
             owner,
@@ -62,6 +76,7 @@ def build_hot(doc: dict[str, Any]) -> index_records.HotIndex:
             res["conversation_id"],
             _holder(res["holder"]),
             res["keep"],
+            elsewhere if elsewhere != here else None,
         )
         key = pattern.first_literal(res["compiled"])
         group = groups.setdefault(index_records.GLOB_GROUP if key is None else key, [])

@@ -18,14 +18,28 @@ if TYPE_CHECKING:
 
 TRUTH = "reservations.json"
 CACHE = "reservations.cache"
-CACHE_VERSION = 3  # 3: owners, holders and settings; entries checked one by one
+CACHE_VERSION = 4  # 4: the machine of another machine's reservation; the remote setting
 GLOB_GROUP = ""
 
 # A cached record: (owner, exclusive, expires_at, compiled, id, pattern, reason,
-#                   agent, conversation_id, holder, keep)
-OWNER, EXCLUSIVE, EXPIRES, COMPILED, RID, PATTERN, REASON, AGENT, CONVERSATION, HOLDER, KEEP = (
-    range(11)
-)
+#                   agent, conversation_id, holder, keep, machine)
+# `machine` names the other machine a reservation was made on when the ledger is
+# shared (docs/adr/0016), else None; such a reservation's owner is `<owner>@<machine>`,
+# so an agent of the same name on this machine is never taken for its owner.
+(
+    OWNER,
+    EXCLUSIVE,
+    EXPIRES,
+    COMPILED,
+    RID,
+    PATTERN,
+    REASON,
+    AGENT,
+    CONVERSATION,
+    HOLDER,
+    KEEP,
+    MACHINE,
+) = range(12)
 
 
 def stat_key(path: str) -> tuple[int, int, int] | None:
@@ -78,8 +92,9 @@ class HotIndex:
 
 
 def as_dict(record: tuple[Any, ...]) -> dict[str, Any]:
-    """A cached record in the shape `reservation.describe` reads."""
-    return {
+    """A cached record in the shape `reservation.describe` reads (`machine` only
+    for another machine's)."""
+    found = {
         "agent": record[AGENT],
         "conversation_id": record[CONVERSATION],
         "mode": "exclusive" if record[EXCLUSIVE] else "shared",
@@ -91,3 +106,6 @@ def as_dict(record: tuple[Any, ...]) -> dict[str, Any]:
         "holder": record[HOLDER],
         "keep": record[KEEP],
     }
+    if record[MACHINE] is not None:
+        found["machine"] = record[MACHINE]
+    return found

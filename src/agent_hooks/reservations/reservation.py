@@ -8,12 +8,15 @@ in), `pattern` (normalized, relative to the work tree), `compiled`
 (pattern.compile of it), `mode` (exclusive | shared), `reason`, `created_at`,
 `expires_at` (epoch seconds), `keep` (survives SessionEnd), `holder` (the
 Claude Code process that made it: `liveness.process`, or None from a plain
-shell), `source` (`cli` or `mcp-agent-mail`).
+shell), `source` (`cli` or `mcp-agent-mail`); in a ledger shared with other
+machines (docs/adr/0016) also `machine`, the host it was made on, and `local`
+(made with `--local`: this machine only).
 
 Invariants:
 
 * A reservation belongs to its `owner`: the agent, or an unnamed agent's
-  conversation. `checked` turns any ledger entry into a well-formed reservation
+  conversation; one made on another machine than `here` belongs to
+  `<owner>@<machine>`, so an agent of the same name elsewhere is never its owner. `checked` turns any ledger entry into a well-formed reservation
   or says why it cannot be one: one bad entry never hides the others.
 * Two reservations conflict iff both are live, they belong to different owners,
   at least one is exclusive, and their patterns overlap (some path matches both;
@@ -124,14 +127,21 @@ def checked(raw: object) -> Reservation:
     }
 
 
-def owner(res: Reservation) -> str:
+def owner(res: Reservation, here: str | None = None) -> str:
     """Whom a reservation belongs to (`writers.owner_of`): its agent, or for an
-    agent without a name, its conversation."""
+    agent without a name, its conversation. `here` is this machine in a ledger
+    shared with others (None: not shared): a reservation made on another machine
+    belongs to `<owner>@<machine>`."""
     agent = res.get("agent")
     if isinstance(agent, str):
-        return agent
-    conversation = res.get("conversation_id")
-    return "~" + (conversation if isinstance(conversation, str) else "")
+        found = agent
+    else:
+        conversation = res.get("conversation_id")
+        found = "~" + (conversation if isinstance(conversation, str) else "")
+    machine = res.get("machine")
+    if here is not None and isinstance(machine, str) and machine and machine != here:
+        return f"{found}@{machine}"
+    return found
 
 
 def is_live(res: Reservation, now: float) -> bool:
@@ -139,14 +149,14 @@ def is_live(res: Reservation, now: float) -> bool:
 
 
 def conflicts_with(
-    candidate: Reservation, others: list[Reservation], now: float
+    candidate: Reservation, others: list[Reservation], now: float, here: str | None = None
 ) -> list[Reservation]:
     """Every live reservation of another agent that conflicts with `candidate`."""
     found = []
     for other in others:
         if (
             is_live(other, now)
-            and owner(other) != owner(candidate)
+            and owner(other, here) != owner(candidate, here)
             and EXCLUSIVE in (other.get("mode"), candidate.get("mode"))
             and pattern.overlap(other["compiled"], candidate["compiled"])
         ):
@@ -164,22 +174,30 @@ def looks_like_issue_id(reason: str) -> bool:
 
 
 def plan_reserve(
-    existing: list[Reservation], requested: list[Reservation], now: float
+    existing: list[Reservation],
+    requested: list[Reservation],
+    now: float,
+    here: str | None = None,
 ) -> tuple[list[Reservation], list[tuple[Reservation, Reservation]]]:
-    """The project's new list of reservations and the conflicts found.
+    """The project's new list of reservations and the conflicts found (`here`:
+    this machine, in a ledger shared with others).
 
     With any conflict the list is returned unchanged. A request for a pattern the
     agent already holds updates that reservation in place (same id, later expiry,
     the requested mode, reason and keep flag).
     """
     live = [res for res in existing if is_live(res, now)]
-    conflicts = [(req, held) for req in requested for held in conflicts_with(req, live, now)]
+    conflicts = [(req, held) for req in requested for held in conflicts_with(req, live, now, here)]
     if conflicts:
         return live, conflicts
     result = list(live)
     for req in requested:
         mine = next(
-            (r for r in result if owner(r) == owner(req) and r["pattern"] == req["pattern"]),
+            (
+                r
+                for r in result
+                if owner(r, here) == owner(req, here) and r["pattern"] == req["pattern"]
+            ),
             None,
         )
         if mine is None:
@@ -205,10 +223,13 @@ def minutes_left(res: Reservation, now: float) -> int:
 
 
 def holder_label(res: Reservation) -> str:
-    """`agent "a"`, or for an agent without a name, which conversation."""
+    """`agent "a"`, or for an agent without a name, which conversation; `on
+    machine m` in a ledger shared with other machines."""
     from agent_hooks import writers
 
-    return writers.describe(res)
+    machine = res.get("machine")
+    where = f" on machine {one_line(machine, 64)}" if isinstance(machine, str) else ""
+    return writers.describe(res) + where
 
 
 def one_line(text: object, limit: int) -> str:

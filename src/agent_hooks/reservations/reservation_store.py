@@ -4,7 +4,9 @@ Invariants:
 
 * Each operation runs under the ledger's one lock, so check-then-write is
   atomic: of 8 agents reserving `src/**` at the same instant exactly one wins.
-  The lock is given up after `timeout` (5 s) and the operation refused (never
+  The lock is given up after `timeout` (5 s; `SHARED_LOCK_TIMEOUT` in a ledger
+  shared with other machines, whose changes hold it across a remote
+  transaction) and the operation refused (never
   done unlocked: a grant must not be a guess).
 * Lock order is ledger, then agent state — the same everywhere — so
   operations never deadlock.
@@ -23,12 +25,19 @@ Invariants:
   and an issue-like reason fills the agent's `issue_id` if it had none.
 * The first write to a repository's ledger adopts what an earlier release left
   at the old per-HOME location (`ledger_location.adopt_legacy`).
+* A ledger shared with other machines (its `remote` setting, docs/adr/0016)
+  changes through `ledger.shared_reservations`: a reserve, release or renew
+  goes to the remote first (the same operation, planned against the remote
+  document) and only then to the local truth, or is refused with one line and
+  changes nothing; `--local` reservations, settings and tidying stay here;
+  `offline` (hooks) never waits for the network. Only this machine's holders
+  are judged here: another machine's reservations go when it drops them.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from agent_hooks import identity, liveness, storage
@@ -40,6 +49,9 @@ Reservation = dict[str, Any]
 SCHEMA_VERSION = 2
 MAX_DROPPED = 50
 MAX_REJECTED = 50
+# seconds to wait for the lock of a shared ledger: its holder may be in a remote
+# transaction (up to 5 attempts, each a fetch and a push) of another agent here
+SHARED_LOCK_TIMEOUT = 60.0
 
 
 class Outcome:
@@ -54,6 +66,7 @@ class Outcome:
         self.unmatched: list[str] = []
         self.notes: list[str] = []
         self.dropped: list[dict[str, Any]] = []
+        self.host: str | None = None  # this machine, when the ledger is shared with others
 
 
 def _empty(project_root: str) -> dict[str, Any]:
@@ -82,7 +95,8 @@ def _dropped_entry(res: Reservation, why: str, now: float) -> dict[str, Any]:
 
 
 def _tidy(doc: dict[str, Any], now: float, outcome: Outcome) -> bool:
-    """Check every entry, drop expired ones and those of dead holders; True if changed."""
+    """Check every entry, drop expired ones and those of dead holders (this
+    machine's: another machine's holders are judged there); True if changed."""
     raw = doc.get("reservations")
     changed = not isinstance(raw, list)
     if changed and raw is not None:
@@ -110,7 +124,8 @@ def _tidy(doc: dict[str, Any], now: float, outcome: Outcome) -> bool:
             changed = True
             continue
         holder = res.get("holder")
-        if holder is not None and not res.get("keep") and liveness.alive(holder) is False:
+        ours = outcome.host is None or res.get("machine") in (None, outcome.host)
+        if ours and holder is not None and not res.get("keep") and liveness.alive(holder) is False:
             outcome.dropped.append(_dropped_entry(res, "its holder's process is gone", now))
             changed = True
             continue
@@ -146,10 +161,22 @@ def _locked(
     now: float,
     operate: Callable[[dict[str, Any], Outcome], bool],
     *,
-    timeout: float = storage.LOCK_TIMEOUT,
+    timeout: float | None = None,
+    needs_remote: Callable[[Outcome], bool] | None = None,
+    offline: bool = False,
+    what: str = "changed",
+    environ: Mapping[str, str] | None = None,
 ) -> Outcome:
+    """Run `operate` on the ledger under its lock. In a ledger shared with other
+    machines, `needs_remote(outcome of a trial run here)` says whether the change
+    must reach the remote (None: never, e.g. a setting); `offline` makes it here
+    now and leaves it to the next sync (`shared_reservations.change`)."""
     directory = directory_of(state_dir, project_root)
     ledger_location.ensure(directory)
+    if timeout is None:  # a lock-free look: is the ledger shared (a remote transaction)?
+        hot = reservation_index.load_hot(directory)
+        shared = hot is not None and hot.settings.get("remote") is not None
+        timeout = SHARED_LOCK_TIMEOUT if shared else storage.LOCK_TIMEOUT
     lock = storage.Lock(reservation_index.lock_path(directory))
     if not lock.acquire(timeout):
         raise reservation.ReservationError(
@@ -167,21 +194,47 @@ def _locked(
             )
         doc = loaded.doc or _empty(project_root)
         entries = doc.get("reservations")
-        before = {  # expired ones too: their mirrors must drop them
-            r.get("agent")
+        before = [  # expired ones too: their mirrors must drop them
+            r
             for r in (entries if isinstance(entries, list) else [])
             if isinstance(r, dict) and (r.get("agent") is None or isinstance(r.get("agent"), str))
-        }
-        tidied = _tidy(doc, now, outcome)
-        if operate(doc, outcome) or tidied or loaded.problem or outcome.notes:
+        ]
+        remote = index_build.settings_of(doc)["remote"]
+        written: dict[str, Any] | None = None
+        if remote is not None:
+            from agent_hooks.ledger import shared_reservations
+
+            written, outcome = shared_reservations.change(
+                directory,
+                doc,
+                remote,
+                now,
+                lambda d, o: _tidy(d, now, o) | operate(d, o),
+                outcome,
+                needs_remote=needs_remote,
+                offline=offline,
+                forced=bool(loaded.problem or outcome.notes),
+                what=what,
+                environ=environ,
+            )
+        else:
+            tidied = _tidy(doc, now, outcome)
+            if operate(doc, outcome) or tidied or loaded.problem or outcome.notes:
+                doc["schema"] = SCHEMA_VERSION
+                doc["updated_at"] = int(now)
+                index_build.write(directory, doc)
+                written = doc
+        if written is not None:
             from agent_hooks.ledger import known_ledgers
 
             known_ledgers.remember(state_dir, project_root, directory, now)
-            doc["schema"] = SCHEMA_VERSION
-            doc["updated_at"] = int(now)
-            index_build.write(directory, doc)
-            agents = before | {r["agent"] for r in doc["reservations"]}
-            _mirror(state_dir, project_root, doc["reservations"], agents, now)
+
+            def here(r: Reservation) -> bool:  # another machine's agents have no state here
+                return outcome.host is None or r.get("machine") in (None, outcome.host)
+
+            ours = [r for r in written.get("reservations") or [] if here(r)]
+            agents = {r.get("agent") for r in [*before, *ours] if here(r)}
+            _mirror(state_dir, project_root, ours, agents, now)
     finally:
         lock.release()
     return outcome
@@ -247,8 +300,13 @@ def reserve(
     conversation_id: str | None = None,
     holder: dict[str, Any] | None = None,
     source: str = "cli",
+    local: bool = False,
+    offline: bool = False,
+    environ: Mapping[str, str] | None = None,
 ) -> Outcome:
-    """Grant every (pattern, compiled) pair to `agent`, or — on any conflict — none."""
+    """Grant every (pattern, compiled) pair to `agent`, or — on any conflict — none.
+    In a ledger shared with other machines: `local` reserves on this machine only;
+    `offline` (a hook) does too, saying so, rather than wait for the network."""
     requested = [
         {
             "id": "r-" + os.urandom(4).hex(),
@@ -264,12 +322,14 @@ def reserve(
             "conversation_id": conversation_id,
             "holder": holder,
             "source": source,
+            **({"local": True} if local else {}),
         }
         for text, compiled in patterns
     ]
 
     def operate(doc: dict[str, Any], outcome: Outcome) -> bool:
-        result, conflicts = reservation.plan_reserve(doc["reservations"], requested, now)
+        fresh = [dict(r) for r in requested]  # each attempt plans anew
+        result, conflicts = reservation.plan_reserve(doc["reservations"], fresh, now, outcome.host)
         if conflicts:
             outcome.conflicts = conflicts
             return False
@@ -279,10 +339,19 @@ def reserve(
         if outcome.leased:
             return False
         doc["reservations"] = result
-        outcome.changed = requested
+        outcome.changed = fresh
         return True
 
-    return _locked(state_dir, project_root, now, operate)
+    return _locked(
+        state_dir,
+        project_root,
+        now,
+        operate,
+        needs_remote=None if local else lambda outcome: True,
+        offline=offline,
+        what="reserved",
+        environ=environ,
+    )
 
 
 def _leased_by_others(
@@ -323,7 +392,7 @@ def _select(
     matched nothing go to `outcome.unmatched`. Only `owner`'s own, unless `force`
     (then ids may name anyone's)."""
     held = doc["reservations"]
-    mine = [r for r in held if reservation.owner(r) == owner]
+    mine = [r for r in held if reservation.owner(r, outcome.host) == owner]
     chosen: list[Reservation] = list(mine) if everything else []
     for text in patterns:
         found = [r for r in mine if r["pattern"] == text]
@@ -352,11 +421,14 @@ def release(
     keep_kept: bool = False,
     conversation_id: str | None = None,
     forced_by: str | None = None,
-    timeout: float = storage.LOCK_TIMEOUT,
+    timeout: float | None = None,
+    offline: bool = False,
+    environ: Mapping[str, str] | None = None,
 ) -> Outcome:
     """Release exactly what is named. `keep_kept` (SessionEnd) spares `--keep` ones.
     With `force`, an id may name another owner's reservation: it is recorded in
-    `dropped` as released by `forced_by`."""
+    `dropped` as released by `forced_by`. `offline`: in a ledger shared with other
+    machines, released here now and on the remote at the next sync."""
     owner = reservation.owner({"agent": agent, "conversation_id": conversation_id})
 
     def operate(doc: dict[str, Any], outcome: Outcome) -> bool:
@@ -365,7 +437,7 @@ def release(
             chosen = [r for r in chosen if not r.get("keep")]
         gone = {id(r) for r in chosen}  # never another owner's entry that repeats an id
         doc["reservations"] = [r for r in doc["reservations"] if id(r) not in gone]
-        others = [r for r in chosen if reservation.owner(r) != owner]
+        others = [r for r in chosen if reservation.owner(r, outcome.host) != owner]
         if others:
             why = f"released by {forced_by or 'a person'} (release --force)"
             entries = [_dropped_entry(r, why, now) for r in others]
@@ -374,7 +446,23 @@ def release(
         outcome.changed = chosen
         return bool(chosen)
 
-    return _locked(state_dir, project_root, now, operate, timeout=timeout)
+    return _locked(
+        state_dir,
+        project_root,
+        now,
+        operate,
+        timeout=timeout,
+        needs_remote=_beyond_here,
+        offline=offline,
+        what="released",
+        environ=environ,
+    )
+
+
+def _beyond_here(outcome: Outcome) -> bool:
+    """Must a release or renewal reach the remote? Unless all it chose was made
+    with --local: what it did not find here may be on the remote."""
+    return not outcome.changed or any(r.get("local") is not True for r in outcome.changed)
 
 
 def renew(
@@ -386,9 +474,12 @@ def renew(
     ttl: int,
     now: float,
     conversation_id: str | None = None,
+    offline: bool = False,
+    environ: Mapping[str, str] | None = None,
 ) -> Outcome:
     """Extend the agent's live reservations (all of them when no pattern is named)
-    to at least now + ttl. Expired ones are gone and stay gone."""
+    to at least now + ttl. Expired ones are gone and stay gone. `offline` as for
+    `release`."""
     owner = reservation.owner({"agent": agent, "conversation_id": conversation_id})
 
     def operate(doc: dict[str, Any], outcome: Outcome) -> bool:
@@ -398,7 +489,16 @@ def renew(
         outcome.changed = chosen
         return bool(chosen)
 
-    return _locked(state_dir, project_root, now, operate)
+    return _locked(
+        state_dir,
+        project_root,
+        now,
+        operate,
+        needs_remote=_beyond_here,
+        offline=offline,
+        what="renewed",
+        environ=environ,
+    )
 
 
 def set_strict(state_dir: str, project_root: str, strict: bool, now: float) -> Outcome:
@@ -488,7 +588,8 @@ def release_at_session_end(
     timeout: float = storage.LOCK_TIMEOUT,
 ) -> int:
     """Release the agent's reservations not made with --keep, in `projects` and
-    every project its state mirrors; return how many were released."""
+    every project its state mirrors; return how many were released. A hook runs
+    it: a shared ledger's remote follows at the next sync (`offline`)."""
     mirrored = [r.get("project_root") for r in doc.get("reservations", []) if not r.get("keep")]
     roots = {p for p in (*projects, *mirrored) if isinstance(p, str)}
     released = 0
@@ -502,6 +603,7 @@ def release_at_session_end(
             now=now,
             conversation_id=conversation_id,
             timeout=timeout,
+            offline=True,
         )
         released += len(outcome.changed)
     return released

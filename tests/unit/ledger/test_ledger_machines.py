@@ -46,7 +46,7 @@ def reservers(machines: list[Machine], count: int) -> list[subprocess.Popen[str]
     procs = []
     for n in range(count):
         machine = machines[n % len(machines)]
-        argv = [str(machine.ledger), str(machine.common), machine.name, f"agent-{n}"]
+        argv = [machine.state_dir, str(machine.repo), f"agent-{n}"]
         procs.append(
             subprocess.Popen(
                 [sys.executable, str(ROOT / "tests" / "ledger_reserver.py"), *argv],
@@ -108,11 +108,10 @@ def test_eight_reservers_of_separate_files_at_once_lose_no_update(any_world: Any
             wanted = [f"r{rnd}/agent-{n}.py" for n in range(8)]
             answers = race(procs, [f"{rnd} {text}" for text in wanted])
             for text, answer in zip(wanted, answers, strict=True):
-                assert answer[0] == "granted" or " ".join(answer).endswith(
+                assert answer == ["granted"] or " ".join(answer).endswith(
                     "lost to other machines' writes; nothing was reserved: run the command again"
                 ), answer
                 if answer[0] == "granted":
-                    assert int(answer[1]) <= remote_ledger.ATTEMPTS
                     granted.add(text)
         assert len(granted) >= 20  # busy is the exception, not the rule
         assert {r["pattern"] for r in remote_reservations(any_world)} == granted

@@ -190,6 +190,69 @@ def test_a_corrupt_local_truth_is_set_aside_and_rebuilt(tmp_path: Path) -> None:
     assert list(tmp_path.glob("reservations.json.corrupt-*"))
 
 
+def _state(generation: int, entries: list[dict[str, Any]]) -> remote_ledger.RemoteState:
+    return remote_ledger.parse(
+        snapshot(
+            f"{generation:040x}",
+            {
+                "ledger.json": {"lineage": "L", "generation": generation},
+                "reservations.json": {"reservations": entries},
+            },
+        )
+    )
+
+
+def test_pending_releases_and_renewals_never_come_back_and_go_once_the_remote_has_them(
+    tmp_path: Path,
+) -> None:
+    """A release or renewal a hook made here (`queue`) stays applied to every newer
+    remote version that does not have it yet, and is forgotten once one does."""
+    ledger = str(tmp_path)
+    gone, kept = entry("r-gone", "src/**", machine="alpha"), entry("r-kept", "lib/**")
+    remote_ledger.write_local(ledger, _state(1, [gone, kept]), REMOTE, NOW, host="alpha")
+    remote_ledger.queue(
+        ledger,
+        [
+            {"op": "release", "id": "r-gone"},
+            {"op": "renew", "id": "r-kept", "expires_at": NOW + 3600},
+        ],
+    )
+
+    def local() -> dict[str, float]:
+        doc = reservation_index.load_truth(ledger).doc or {}
+        return {r["id"]: r["expires_at"] for r in doc["reservations"]}
+
+    remote_ledger.write_local(ledger, _state(2, [gone, kept]), REMOTE, NOW)  # not taken yet
+    assert local() == {"r-kept": NOW + 3600}
+    assert len(remote_ledger.read_pending(ledger)) == 2
+    doc = reservation_index.load_truth(ledger).doc or {}
+    assert doc["remote_ledger"]["host"] == "alpha"  # kept from the earlier write
+    renewed = {**kept, "expires_at": NOW + 3600}
+    remote_ledger.write_local(ledger, _state(3, [gone, renewed]), REMOTE, NOW)
+    assert local() == {"r-kept": NOW + 3600}
+    assert [op["op"] for op in remote_ledger.read_pending(ledger)] == ["release"]
+    remote_ledger.write_local(ledger, _state(4, [renewed]), REMOTE, NOW)
+    assert remote_ledger.read_pending(ledger) == []
+    assert not (tmp_path / remote_ledger.PENDING).exists()
+
+
+def test_apply_pending_releases_and_renews_only_what_it_names() -> None:
+    entries = [entry("r-1", "a/**"), entry("r-2", "b/**"), entry("r-3", "c/**")]
+    ops = [
+        {"op": "release", "id": "r-1"},
+        {"op": "renew", "id": "r-2", "expires_at": NOW + 60},  # earlier: no change
+        {"op": "renew", "id": "r-3", "expires_at": NOW + 7200},
+    ]
+    after, changed = remote_ledger.apply_pending(entries, ops)
+    assert changed and [(e["id"], e["expires_at"]) for e in after] == [
+        ("r-2", NOW + 600),
+        ("r-3", NOW + 7200),
+    ]
+    assert entries[2]["expires_at"] == NOW + 600  # the input is not changed
+    assert remote_ledger.apply_pending(entries, []) == (entries, False)
+    assert remote_ledger.apply_pending(entries, [{"op": "release", "id": "r-9"}])[1] is False
+
+
 # --- transactions ----------------------------------------------------------------------------
 
 

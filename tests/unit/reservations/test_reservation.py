@@ -21,6 +21,7 @@ from agent_hooks.reservations.reservation import (
     is_live,
     looks_like_issue_id,
     minutes_left,
+    owner,
     parse_ttl,
     plan_reserve,
 )
@@ -336,3 +337,21 @@ def test_describe_keeps_another_agents_text_on_one_short_line() -> None:
 )
 def test_looks_like_issue_id(reason: str, expected: bool) -> None:
     assert looks_like_issue_id(reason) is expected
+
+
+def test_an_agent_of_the_same_name_on_another_machine_is_another_owner() -> None:
+    """In a ledger shared by machines (`here` given), `a` on beta does not own what
+    `a` made on alpha: it conflicts, and never renews it in place; on alpha (or in a
+    ledger not shared) it is the same owner."""
+    theirs = {**res("a", "src/**", rid="r-alpha"), "machine": "alpha"}
+    mine = res("a", "src/x.py", rid="r-new")
+    assert owner(theirs, "beta") == "a@alpha" and owner(theirs, "alpha") == "a"
+    assert owner(theirs) == "a" and owner(mine, "beta") == "a"
+    _, conflicts = plan_reserve([theirs], [mine], NOW, "beta")
+    assert conflicts == [(mine, theirs)]
+    assert plan_reserve([theirs], [mine], NOW, "alpha")[1] == []
+    again = res("a", "src/**", rid="r-again", expires=NOW + 2 * HOUR)
+    result, conflicts = plan_reserve([theirs], [again], NOW, "beta")
+    assert [(r["id"], r["expires_at"]) for r in result] == [("r-alpha", NOW + HOUR)]
+    assert conflicts == [(again, theirs)]
+    assert "on machine alpha" in holder_label(theirs)

@@ -55,7 +55,8 @@ GROUPS = {"src": [0, 1], "docs": [2], "": [3, 4], "README.md": [5]}  # indexes i
 def as_record(res: dict[str, Any]) -> tuple[Any, ...]:
     owner = res["agent"] or "~" + (res["conversation_id"] or "")
     return (owner, res["mode"] == "exclusive", res["expires_at"], res["compiled"], res["id"],
-            res["pattern"], res["reason"], res["agent"], res["conversation_id"], None, False)  # fmt: skip
+            res["pattern"], res["reason"], res["agent"], res["conversation_id"], None, False,
+            None)  # fmt: skip
 
 
 @pytest.fixture
@@ -184,26 +185,28 @@ def test_strict_is_only_a_json_true(book: Path, value: Any, strict: bool) -> Non
 def test_settings_default_when_absent(book: Path) -> None:
     write(book, [])
     assert load(book).settings == {
-        "strict": False, "lease_minutes": 10, "worktree_leases": "warn"}  # fmt: skip
+        "strict": False, "lease_minutes": 10, "worktree_leases": "warn", "remote": None}  # fmt: skip
 
 
-@pytest.mark.parametrize(("given", "minutes", "worktree"), [
-    ({"lease_minutes": 0, "worktree_leases": "deny"}, 0, "deny"),
-    ({"lease_minutes": 1440, "worktree_leases": "warn"}, 1440, "warn"),
-    ({"lease_minutes": 1441, "worktree_leases": "block"}, 10, "warn"),
-    ({"lease_minutes": -1, "worktree_leases": 1}, 10, "warn"),
-    ({"lease_minutes": True, "worktree_leases": None}, 10, "warn"),
-    ({"lease_minutes": "5", "worktree_leases": "DENY"}, 10, "warn"),
-    ({"lease_minutes": 2.5}, 10, "warn"),
-    ([1, 2], 10, "warn"),
-    ("deny", 10, "warn"),
+@pytest.mark.parametrize(("given", "minutes", "worktree", "remote"), [
+    ({"lease_minutes": 0, "worktree_leases": "deny", "remote": "origin"}, 0, "deny", "origin"),
+    ({"lease_minutes": 1440, "worktree_leases": "warn"}, 1440, "warn", None),
+    ({"lease_minutes": 1441, "worktree_leases": "block", "remote": ""}, 10, "warn", None),
+    ({"lease_minutes": -1, "worktree_leases": 1, "remote": 1}, 10, "warn", None),
+    ({"lease_minutes": True, "worktree_leases": None, "remote": None}, 10, "warn", None),
+    ({"lease_minutes": "5", "worktree_leases": "DENY"}, 10, "warn", None),
+    ({"lease_minutes": 2.5}, 10, "warn", None),
+    ([1, 2], 10, "warn", None),
+    ("deny", 10, "warn", None),
 ])  # fmt: skip
 def test_each_setting_is_valid_or_its_default(
-    book: Path, given: Any, minutes: int, worktree: str
+    book: Path, given: Any, minutes: int, worktree: str, remote: str | None
 ) -> None:
     """A bad value falls back to its default alone; a good one is kept, via truth and cache."""
     write_truth(book, [rec("alice", "src/**")], settings=given)
-    expected = {"strict": False, "lease_minutes": minutes, "worktree_leases": worktree}
+    expected = {
+        "strict": False, "lease_minutes": minutes, "worktree_leases": worktree, "remote": remote,
+    }  # fmt: skip
     assert load(book).settings == expected
     assert load(book).settings == expected  # the fresh cache says the same
     assert owners(load(book)) == ["alice"]
