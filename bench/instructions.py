@@ -4,10 +4,12 @@
 not move with the machine's load (wall ratios do), so this is how a change is
 compared with the one before it on a busy machine.
 
-    python bench/instructions.py [--checkout DIR] [--python /abs/python]
+    python bench/instructions.py [--checkout DIR] [--python /abs/python] [--remote]
 
 `--checkout DIR` measures another checkout's hooks (its `hooks/entry.py` and `src/`,
-e.g. a `git worktree` of an earlier commit) with this script's cases. Needs valgrind.
+e.g. a `git worktree` of an earlier commit) with this script's cases; `--remote` adds
+the cases of a ledger shared with another machine (`bench/hooks.py --remote`). Needs
+valgrind.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -49,6 +52,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--checkout", type=Path, default=HERE.parent)
     parser.add_argument("--python", default=os.path.realpath(sys.executable))
+    parser.add_argument("--remote", action="store_true", help="also a shared ledger's cases")
     args = parser.parse_args()
     python = args.python
     entry = (args.checkout / "hooks" / "entry.py").resolve()
@@ -80,16 +84,21 @@ def main() -> int:
         bare = count([python, "-I", "-S", "-c", "pass"], None, env)
         print(f"python -I -S -c pass: {bare / 1e6:.2f} M instructions; checkout {args.checkout}")
 
-        def show(name: str, event: str, payload: Path, before: object = None) -> None:
+        def show(
+            name: str, event: str, payload: Path, before: object = None, where: Any = None
+        ) -> None:
+            environ = where or env
             for _ in range(2):  # the same case twice first: bytecode cached, files made
                 if callable(before):
                     before()
                 with payload.open("rb") as handle:
-                    subprocess.run([*hook, event], stdin=handle, stdout=subprocess.DEVNULL, env=env)
+                    subprocess.run(
+                        [*hook, event], stdin=handle, stdout=subprocess.DEVNULL, env=environ
+                    )
             if callable(before):
                 before()
-            n = count([*hook, event], payload, env)
-            print(f"  {name:<34} {n / 1e6:6.2f} M  {n / bare:5.2f}x")
+            n = count([*hook, event], payload, environ)
+            print(f"  {name:<38} {n / 1e6:6.2f} M  {n / bare:5.2f}x")
 
         def no_lease(rel: str) -> object:
             return lambda: (ledger / "leases" / rel).unlink(missing_ok=True)
@@ -114,6 +123,33 @@ def main() -> int:
         read = bench.payload_file(tmp, "PostToolUse_Read", project)
         count([*hook, "PostToolUse"], read, env)  # the first moves the 50,000 beside the state
         show("PostToolUse Read (50,000-entry trail)", "PostToolUse", read)
+        if args.remote:
+            shared, shared_env, shared_ledger = bench.shared_project(tmp)
+            from ledger_machines import wait_for_syncs
+
+            subprocess.run([*hook, "SessionStart"], env=shared_env, stdout=subprocess.DEVNULL,
+                           stdin=bench.payload_file(tmp, "SessionStart_startup", shared).open("rb"),
+                           check=True)  # fmt: skip
+            print("the ledger shared with another machine through a git remote:")
+            payloads = tmp / "remote-payloads"
+            payloads.mkdir()
+            cases = [
+                ("PreToolUse Write (lease)", "PreToolUse", "PreToolUse_Write", None),
+                ("PreToolUse Write, leased elsewhere", "PreToolUse", "PreToolUse_Write",
+                 "pkg0/lease0.py"),
+                ("PreToolUse Bash", "PreToolUse", "PreToolUse_Bash", None),
+                ("PostToolUse Edit", "PostToolUse", "PostToolUse_Edit", None),
+                ("Stop", "Stop", "Stop", None),
+            ]  # fmt: skip
+            for name, event, fixture, target in cases:
+                payload = bench.payload_file(payloads, fixture, shared, target)
+                fresh = (  # a new lease each time, as in the local case
+                    (lambda: (shared_ledger / "leases" / "a.txt").unlink(missing_ok=True))
+                    if name == "PreToolUse Write (lease)"
+                    else None
+                )
+                show(name, event, payload, fresh, shared_env)
+                wait_for_syncs(shared_ledger)  # a sync a hook started ends before the next
     return 0
 
 
