@@ -177,7 +177,7 @@ def test_a_released_file_is_no_longer_watched(run_hook: HookRunner) -> None:
     assert "app.py" not in told(read(run_hook, "notes.md"))
 
 
-def test_reservations_shows_who_changed_a_held_file(run_hook: HookRunner, tmp_path: Path) -> None:
+def test_reservations_and_watch_show_who_changed_a_held_file(run_hook: HookRunner) -> None:
     import subprocess
     import sys
 
@@ -185,13 +185,18 @@ def test_reservations_shows_who_changed_a_held_file(run_hook: HookRunner, tmp_pa
     (run_hook.project / "app.py").write_text("bob's sed\n")
     bash(run_hook, "sed -i s/mine/x/ app.py", ["app.py"], 10, OTHER)
     env = run_hook.env(ME)
-    out = subprocess.run(
-        [sys.executable, "-m", "agent_hooks.cli", "reservations", "--json"],
-        capture_output=True,
-        text=True,
-        env={**env, "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src")},
-        cwd=run_hook.project,
-        check=True,
-    ).stdout
-    [row] = [r for r in json.loads(out) if r["kind"] == "lease"]
+
+    def cli(*args: str) -> str:
+        return subprocess.run(
+            [sys.executable, "-m", "agent_hooks.cli", *args],
+            capture_output=True,
+            text=True,
+            env={**env, "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src")},
+            cwd=run_hook.project,
+            check=True,
+        ).stdout
+
+    [row] = [r for r in json.loads(cli("reservations", "--json")) if r["kind"] == "lease"]
     assert 'changed by agent "proj__cc_2"\'s shell command' in row["state"]
+    frame = " ".join(cli("watch", "--once").split())
+    assert "changed by agent" in frame, frame
