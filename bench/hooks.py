@@ -139,21 +139,20 @@ def seed_leases(env: dict[str, str], project: Path, agents: range, each: int) ->
     """Agents bench__cc_<a> each lease `each` files spread over pkg0..pkg9 (held by
     this live process, so every lease counts)."""
     sys.path.insert(0, str(ROOT / "src"))
-    from agent_hooks import identity, writers
+    from agent_hooks import identity, repository, writers
     from agent_hooks.leases import lease_store
     from agent_hooks.ledger import ledger_location
 
     directory = ledger_location.directory(identity.state_dir(env), str(project))
-    holder_env = {"CLAUDE_PID": str(os.getpid())}
     for a in agents:
         rels = [f"pkg{(a + r) % 10}/lease{a}_{r}.py" for r in range(each)]
         lease_store.claim_many(
             directory,
             rels,
             writers.Writer(f"bench__cc_{a}", f"conv-{a}"),
-            worktree=str(project),
+            worktree=repository.worktree_id(str(project)),
             branch=None,
-            environ=holder_env,
+            holder_pid=os.getpid(),
             now=time.time(),
             minutes=600,
         )

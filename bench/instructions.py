@@ -4,12 +4,13 @@
 not move with the machine's load (wall ratios do), so this is how a change is
 compared with the one before it on a busy machine.
 
-    python bench/instructions.py [--checkout DIR] [--python /abs/python] [--remote]
+    python bench/instructions.py [--checkout DIR] [--python /abs/python] [--remote] [--scale]
 
 `--checkout DIR` measures another checkout's hooks (its `hooks/entry.py` and `src/`,
 e.g. a `git worktree` of an earlier commit) with this script's cases; `--remote` adds
-the cases of a ledger shared with another machine (`bench/hooks.py --remote`). Needs
-valgrind.
+the cases of a ledger shared with another machine (`bench/hooks.py --remote`);
+`--scale` writing into a directory where 100 other agents hold 10 reservations and 50
+leases each, while this agent holds 10 files (`bench/hooks.py --scale`). Needs valgrind.
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ def main() -> int:
     parser.add_argument("--checkout", type=Path, default=HERE.parent)
     parser.add_argument("--python", default=os.path.realpath(sys.executable))
     parser.add_argument("--remote", action="store_true", help="also a shared ledger's cases")
+    parser.add_argument("--scale", action="store_true", help="also among 100 other agents")
     args = parser.parse_args()
     python = args.python
     entry = (args.checkout / "hooks" / "entry.py").resolve()
@@ -123,6 +125,19 @@ def main() -> int:
         read = bench.payload_file(tmp, "PostToolUse_Read", project)
         count([*hook, "PostToolUse"], read, env)  # the first moves the 50,000 beside the state
         show("PostToolUse Read (50,000-entry trail)", "PostToolUse", read)
+        if args.scale:
+            bench.hold_files(hook, env, tmp, project, 10)
+            bench.seed_reservations(env, project, range(100), 10)
+            bench.seed_leases(env, project, range(1000, 1100), 50)
+            print("among 100 agents x 10 reservations and 100 x 50 leases, 10 files held:")
+            show("PreToolUse Write (lease)", "PreToolUse",
+                 bench.payload_file(tmp, "PreToolUse_Write", project, "pkg3/free/x.py"),
+                 no_lease("pkg3%2Ffree%2Fx.py"))  # fmt: skip
+            show("PreToolUse Bash", "PreToolUse",
+                 bench.payload_file(tmp, "PreToolUse_Bash", project, "pkg3/free/y.txt"))  # fmt: skip
+            show("PostToolUse Bash (lease)", "PostToolUse",
+                 bench.payload_file(tmp, "PostToolUse_Bash", project, "pkg3/free/y.txt"),
+                 no_lease("pkg3%2Ffree%2Fy.txt"))  # fmt: skip
         if args.remote:
             shared, shared_env, shared_ledger = bench.shared_project(tmp)
             from ledger_machines import wait_for_syncs
