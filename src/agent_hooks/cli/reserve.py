@@ -137,6 +137,7 @@ def reserve(
             now=env.now,
             conversation_id=me.conversation,
             holder=_holder(env.environ),
+            client=liveness.agent_client(env.environ)[1],
         )
     except (pattern.PatternError, reservation.ReservationError) as exc:
         raise click.ClickException(str(exc)) from None

@@ -34,14 +34,7 @@ if TYPE_CHECKING:
 
     Record = tuple[Any, ...]
 
-# The parser, each module after those it imports: loaded at once (agent_hooks.preload)
-# when a command is parsed.
-PARSER_MODULES = (
-    "agent_hooks.shell.lexer",
-    "agent_hooks.shell.words",
-    "agent_hooks.shell.commands",
-    "agent_hooks.shell.writes",
-)
+PARSER_MODULES = prefilter.PARSER_MODULES
 
 
 def decide(call: ToolCall, command: object) -> Verdict:

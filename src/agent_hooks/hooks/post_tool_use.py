@@ -16,7 +16,7 @@ from __future__ import annotations
 from agent_hooks import identity, writers
 from agent_hooks.agents import state, state_file, trail
 from agent_hooks.hooks import hook_runtime
-from agent_hooks.tool_use import EDIT, LAUNCH, SHELL
+from agent_hooks.tool_use import EDIT, LAUNCH, MODIFIED, SHELL
 from agent_hooks.work_sessions import work_session_events
 
 TYPE_CHECKING = False
@@ -52,6 +52,8 @@ def handle(ctx: hook_runtime.HookContext) -> hook_runtime.Answer | None:
         return None if warning is None else hook_runtime.Answer(context=warning)
     found = trail.absolute(use.files, ctx.payload.get("cwd"))
     project = ctx.project_root()
+    if use.kind == SHELL and not use.reported and use.command and project is not None:
+        found = _visible_writes(ctx, use.command, use.workdir or ctx.cwd or project)
     try:
         name = ctx.agent.name
         agent: identity.Agent | None = ctx.agent
@@ -73,6 +75,30 @@ def handle(ctx: hook_runtime.HookContext) -> hook_runtime.Answer | None:
         return None
     message = session["systemMessage"] if session is not None else None
     return hook_runtime.Answer(context="\n\n".join(told), message=message)
+
+
+def _visible_writes(ctx: hook_runtime.HookContext, command: str, cwd: str) -> list[tuple[str, str]]:
+    """The files a shell command visibly wrote, for a client that does not report
+    them (Codex, Gemini CLI; Claude Code outside its auto and bypassPermissions
+    modes): the regular files among the command's write targets (`shell.writes`;
+    not globs, nor what a script may have written), as modified."""
+    from agent_hooks import posix_fs as fs
+    from agent_hooks.shell import prefilter
+
+    command = fs.as_written(command)
+    if not prefilter.might_write(command):
+        return []  # nothing the parser could see: do not pay for loading it
+    from agent_hooks import preload
+
+    preload(prefilter.PARSER_MODULES)
+    from agent_hooks.shell import writes
+
+    analysis = writes.analyze(command, cwd, ctx.environ.get("HOME"))
+    return [
+        (MODIFIED, target.path)
+        for target in analysis.targets
+        if not target.glob and fs.isfile(target.path)
+    ]
 
 
 def _after_shell(

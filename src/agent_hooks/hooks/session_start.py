@@ -47,6 +47,7 @@ def handle(ctx: hook_runtime.HookContext) -> hook_runtime.Answer | None:
             pid=pid,
             now=ctx.now,
             archived=archived,
+            client=ctx.client.NAME,
         )
         facts["notices"] = state.take_notices(doc)
 

@@ -243,8 +243,10 @@ def reserve(
     conversation_id: str | None = None,
     holder: dict[str, Any] | None = None,
     source: str = "cli",
+    client: str | None = None,
 ) -> Outcome:
-    """Grant every (pattern, compiled) pair to `agent`, or — on any conflict — none."""
+    """Grant every (pattern, compiled) pair to `agent`, or — on any conflict — none.
+    `client`: the client the agent runs in (`writers.CLIENT_LABELS`), when known."""
     requested = [
         {
             "id": "r-" + os.urandom(4).hex(),
@@ -260,6 +262,7 @@ def reserve(
             "conversation_id": conversation_id,
             "holder": holder,
             "source": source,
+            **({"client": client} if client is not None else {}),
         }
         for text, compiled in patterns
     ]

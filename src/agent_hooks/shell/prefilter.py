@@ -22,6 +22,16 @@ nvim; git writes files with checkout/restore/rm/mv/worktree/clone.
 
 from __future__ import annotations
 
+# The parser, each module after those it imports: loaded at once (agent_hooks.preload)
+# when a command is parsed (PreToolUse's shell gate, PostToolUse without a report of
+# the changed files).
+PARSER_MODULES = (
+    "agent_hooks.shell.lexer",
+    "agent_hooks.shell.words",
+    "agent_hooks.shell.commands",
+    "agent_hooks.shell.writes",
+)
+
 BASH_WRITE_WORDS = (
     ">", "awk", "checkout", "chgrp", "chmod", "chown", "clone", "cp", "curl", "dd", "find",
     "install", "ln", "mkdir", "mv", "patch", "perl", "restore", "rm", "rsync", "scp", "sed",
