@@ -4,11 +4,17 @@ Invariants:
 
 * No test touches the real ``~/.claude``: every hook run gets a HOME under the
   test's temp dir and an environment built from scratch (only PATH is kept).
-* Hooks run exactly as Claude Code runs them: ``[sys.executable, "-IS", ENTRY, event]``
-  as a new process, the payload on stdin, exit code and stdout checked by the caller.
+* Hooks run exactly as their client runs them: ``[sys.executable, "-IS", ENTRY, event]``
+  for Claude Code, ``[…, ENTRY, client, event]`` for Codex and Gemini CLI, as a new
+  process, the payload on stdin, exit code and stdout checked by the caller. The
+  environment is the client's: Claude Code's sets ``CLAUDE_PID`` and
+  ``CLAUDE_PROJECT_DIR``, Gemini CLI's ``CLAUDE_PROJECT_DIR`` and ``GEMINI_*``, Codex's
+  none of them (its hooks find the project from the payload's ``cwd``). For Codex and
+  Gemini the holder process is the hook's parent: this test process.
 * Payloads come from ``tests/fixtures/payloads/<name>.json`` (captured from the real
-  client) with their ``/home/dev/myproject`` and ``/home/dev`` paths rewritten into the
-  test's project and HOME.
+  client; ``codex/`` and ``gemini/`` hold those clients') with their
+  ``/home/dev/myproject`` and ``/home/dev`` paths rewritten into the test's project and
+  HOME.
 """
 
 from __future__ import annotations
@@ -76,14 +82,20 @@ class HookRunner:
     def payload(self, name: str, **stdin: Any) -> dict[str, Any]:
         return load_payload(name, str(self.project), str(self.home), **stdin)
 
-    def env(self, agent: Any = AGENT, extra: Mapping[str, str] | None = None) -> dict[str, str]:
-        env = {
-            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-            "HOME": str(self.home),
-            "CLAUDE_PROJECT_DIR": str(self.project),
-            "CLAUDE_PID": str(os.getpid()),  # alive for as long as the test runs
-            "CLAUDECODE": "1",
-        }
+    def env(
+        self,
+        agent: Any = AGENT,
+        extra: Mapping[str, str] | None = None,
+        client: str | None = None,
+    ) -> dict[str, str]:
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(self.home)}
+        if client is None:
+            env["CLAUDE_PROJECT_DIR"] = str(self.project)
+            env["CLAUDE_PID"] = str(os.getpid())  # alive for as long as the test runs
+            env["CLAUDECODE"] = "1"
+        elif client == "gemini":
+            env["CLAUDE_PROJECT_DIR"] = env["GEMINI_PROJECT_DIR"] = str(self.project)
+            env["GEMINI_CWD"] = str(self.project)
         if agent is not None:
             env["AGENT_NAME"] = agent
         env.update(extra or {})
@@ -98,8 +110,10 @@ class HookRunner:
         env: Mapping[str, str] | None = None,
         cwd: str | Path | None = None,
         timeout: float = 60,
+        client: str | None = None,
     ) -> HookResult:
-        """Run `event` with `payload` (a fixture name, a dict, bytes or str) on stdin."""
+        """Run `event` with `payload` (a fixture name, a dict, bytes or str) on stdin,
+        as `client` (None: Claude Code, whose entry argv names no client) runs it."""
         import subprocess
 
         if payload is None:
@@ -113,10 +127,10 @@ class HookRunner:
         else:
             data = json.dumps(payload).encode()
         proc = subprocess.run(
-            [sys.executable, "-IS", ENTRY, event],
+            [sys.executable, "-IS", ENTRY, *([client] if client else []), event],
             input=data,
             capture_output=True,
-            env=self.env(agent, env),
+            env=self.env(agent, env, client),
             cwd=str(cwd or self.project),
             timeout=timeout,
         )
