@@ -177,9 +177,11 @@ fi
 
 python=$(find_python) || die "Python >= 3.11 is required (set PYTHON=/path/to/python3.11)"
 if [ "$settings_wanted" = yes ]; then
-  echo "clients:"
-  chosen=$(run_module "$python" agent_hooks.install.clients choose ${clients:+--clients "$clients"}) \
+  choice=$(run_module "$python" agent_hooks.install.clients choose ${clients:+--clients "$clients"}) \
     || die "see --help for --clients"
+  chosen=${choice%%$'\n'*}
+  echo "clients:"
+  printf '%s\n' "${choice#*$'\n'}"
 else
   chosen=
 fi

@@ -4,7 +4,7 @@ CLI (Claude Code's settings are `claude_settings`', which install.sh runs itself
 * `choose`: the clients asked for (`--clients claude,codex,gemini`, any subset), or else
   Claude Code plus each other client found on this machine — its command on PATH, or its
   own directory (`$CODEX_HOME` or `~/.codex`; `$GEMINI_CLI_HOME/.gemini` or `~/.gemini`).
-  Each is named with why it was chosen or left out (stderr); stdout is the list.
+  Printed: the list on the first line, then each client with why it was chosen or left out.
 * `install`: Codex (`codex_config`: hooks.json and the trust hashes in config.toml;
   reinstalling rewrites the hashes) and Gemini CLI (`gemini_settings`), user level, or with
   `--project DIR` the project's files — then what the user must do so each client trusts
@@ -464,11 +464,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     environ = os.environ
     try:
-        if args.action == "choose":
+        if args.action == "choose":  # the list on the first line, then why, one client a line
             chosen, lines = choose(args.clients, environ)
-            for line in lines:
-                print(f"  {line}", file=sys.stderr)
             print(" ".join(chosen))
+            for line in lines:
+                print(f"  {line}")
             return 0
         if args.action == "install":
             if not (args.python and args.entry):
