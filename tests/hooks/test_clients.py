@@ -535,3 +535,56 @@ def test_a_note_before_a_tool_runs_reaches_each_client_where_it_can(tmp_path: Pa
         "also being changed in another worktree"
         in (told.out["hookSpecificOutput"]["additionalContext"])
     )
+
+
+# --------------------------------------------------------------------------- the rest of the rules
+
+
+def test_a_claude_reservation_refuses_codex_and_gemini(run_hook: HookRunner) -> None:
+    import time
+
+    from agent_hooks.reservations import pattern, reservation_store
+
+    outcome = reservation_store.reserve(
+        str(run_hook.state_dir),
+        str(run_hook.project),
+        CC,
+        [("src/**", pattern.compile("src/**"))],
+        reason="farmhand-42",
+        ttl=3600,
+        shared=False,
+        keep=True,
+        now=time.time(),
+    )
+    assert outcome.changed
+    reason = codex_denied(codex_patch(run_hook, add("src/new.py")))
+    assert reason.startswith("agent-hooks: src/new.py is reserved by another agent: ")
+    assert f'agent "{CC}" holds src/** (exclusive, reason: farmhand-42' in reason
+    write = {"file_path": "src/x.py", "content": "x"}
+    assert "farmhand-42" in gemini_denied(gemini_call(run_hook, "write_file", write))
+    shell = {"command": "touch src/y.py"}
+    assert "farmhand-42" in gemini_denied(gemini_call(run_hook, "run_shell_command", shell))
+
+
+def test_a_refused_codex_agent_is_told_when_the_file_frees(run_hook: HookRunner) -> None:
+    allowed(claude_write(run_hook, "held.py"))
+    codex_denied(codex_patch(run_hook, update("held.py")))
+    run_hook("SessionEnd", "SessionEnd", agent=CC)
+    (run_hook.project / "add.txt").write_text("x\n")
+    told = run_hook(
+        "PostToolUse", "codex/PostToolUse_apply_patch_patch_add", agent=CX, client="codex"
+    )
+    assert told.out is not None and list(told.out) == ["hookSpecificOutput"]
+    specific = told.out["hookSpecificOutput"]
+    assert specific["hookEventName"] == "PostToolUse"
+    assert "held.py is free now" in specific["additionalContext"]
+
+
+def test_session_start_says_who_of_every_client_holds_what(run_hook: HookRunner) -> None:
+    allowed(codex_patch(run_hook, add("codex.py")))
+    allowed(gemini_call(run_hook, "write_file", {"file_path": "gemini.py", "content": "x"}))
+    started = run_hook("SessionStart", "SessionStart_startup", agent=CC)
+    assert started.out is not None
+    text = started.out["hookSpecificOutput"]["additionalContext"]
+    assert f'Codex agent "{CX}"' in text and "codex.py" in text
+    assert f'Gemini CLI agent "{GM}"' in text and "gemini.py" in text
