@@ -76,11 +76,13 @@ def tool_use(event: str, payload: Mapping[str, Any]) -> ToolUse | None:
         return ToolUse(name, EDIT, files=patch_files(command))
     if name == "Bash":
         intercepted = intercepted_patch(command)
+        cwd = payload.get("cwd")
         if intercepted is not None:
             workdir, patch = intercepted
-            cwd = payload.get("cwd")
-            if workdir is not None and isinstance(cwd, str):
-                workdir = workdir if workdir.startswith("/") else cwd.rstrip("/") + "/" + workdir
+            if workdir is not None and not workdir.startswith("/"):
+                if not (isinstance(cwd, str) and cwd.startswith("/")):
+                    return ToolUse(name, SHELL, command=command)  # where it runs is unknown
+                workdir = cwd.rstrip("/") + "/" + workdir
             return ToolUse(name, EDIT, files=patch_files(patch), workdir=workdir)
         return ToolUse(name, SHELL, command=command)
     return ToolUse(name, None)
