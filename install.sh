@@ -1,15 +1,24 @@
 #!/usr/bin/env bash
 # agent-hooks installer: a private virtual environment, the `agent-hooks` command,
-# and the hooks merged into Claude Code's settings.
+# and the hooks merged into each client's settings: Claude Code, Codex, Gemini CLI.
 #
-#   ./install.sh                     install; hooks go into ~/.claude/settings.json
-#   ./install.sh --project DIR       ... into DIR/.claude/settings.json instead
+#   ./install.sh                     install; hooks go into ~/.claude/settings.json, and
+#                                    into Codex (~/.codex/hooks.json + trust entries in
+#                                    ~/.codex/config.toml) and Gemini CLI
+#                                    (~/.gemini/settings.json) when they are found here
+#                                    (the command on PATH or its directory present)
+#   ./install.sh --clients claude,codex,gemini
+#                                    exactly these clients (any subset)
+#   ./install.sh --project DIR       ... into DIR/.claude/settings.json, DIR/.codex/hooks.json
+#                                    and DIR/.gemini/settings.json instead, saying what you
+#                                    must do so each client trusts DIR (--trust-project:
+#                                    trust it in Codex and Gemini CLI for you)
 #   ./install.sh --no-settings       only the venv and the CLI (e.g. for the plugin form)
 #   ./install.sh --statusline        also set Claude Code's status line to the active
 #                                    work session (never replaces a status line of yours;
 #                                    asked interactively when run from a terminal)
 #   ./install.sh --uninstall [--project DIR]
-#                                    remove exactly what install added
+#                                    remove exactly what install added, from every client
 #   ./install.sh --uninstall --purge [--yes]
 #                                    ... from every settings file it went into, and all
 #                                    of agent-hooks' state, log, data, recorded git
@@ -17,7 +26,8 @@
 #
 # Environment: PYTHON (interpreter to build the venv from, >= 3.11),
 # AGENT_HOOKS_HOME (default ${XDG_DATA_HOME:-~/.local/share}/agent-hooks),
-# AGENT_HOOKS_BIN (default ~/.local/bin), CLAUDE_CONFIG_DIR (Claude Code's ~/.claude).
+# AGENT_HOOKS_BIN (default ~/.local/bin), CLAUDE_CONFIG_DIR (Claude Code's ~/.claude),
+# CODEX_HOME (Codex's ~/.codex), GEMINI_CLI_HOME (Gemini CLI's ~/.gemini is in it).
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -26,6 +36,7 @@ bin_dir=${AGENT_HOOKS_BIN:-$HOME/.local/bin}
 venv=$data/venv
 link=$bin_dir/agent-hooks
 record=$data/install-record.json   # which settings files install changed, and what it added
+clients_record=$data/clients.json  # which Codex and Gemini CLI files install went into
 state_dir=${CLAUDE_CONFIG_DIR:-$HOME/.claude}
 action=install
 project=
@@ -33,6 +44,8 @@ settings_wanted=yes
 statusline=ask
 purge=no
 assume_yes=no
+clients=
+trust_project=no
 
 die() { echo "install.sh: $*" >&2; exit 1; }
 
@@ -40,6 +53,9 @@ while [ $# -gt 0 ]; do
   case $1 in
     --project) [ $# -ge 2 ] || die "--project needs a directory"; project=$2; shift 2 ;;
     --project=*) project=${1#--project=}; shift ;;
+    --clients) [ $# -ge 2 ] || die "--clients needs a list (claude,codex,gemini)"; clients=$2; shift 2 ;;
+    --clients=*) clients=${1#--clients=}; shift ;;
+    --trust-project) trust_project=yes; shift ;;
     --uninstall) action=uninstall; shift ;;
     --purge) purge=yes; shift ;;
     -y|--yes) assume_yes=yes; shift ;;
@@ -53,6 +69,10 @@ done
 [ "$purge" = no ] || [ "$action" = uninstall ] || die "--purge goes with --uninstall"
 [ "$purge" = no ] || [ -z "$project" ] \
   || die "--purge removes every install and all state; run it without --project"
+[ "$trust_project" = no ] || { [ -n "$project" ] && [ "$action" = install ]; } \
+  || die "--trust-project goes with --project DIR (install)"
+[ -z "$clients" ] || [ "$action" = install ] \
+  || die "--uninstall takes agent-hooks out of every client it went into; drop --clients"
 
 if [ -n "$project" ]; then
   [ -d "$project" ] || die "--project $project: not a directory"
@@ -99,7 +119,7 @@ remember_created() {
   created=()
 }
 remove_data_if_unused() {  # once no install and no record is left: the data dir and the empty dirs install made
-  [ ! -e "$venv" ] && [ ! -e "$record" ] || return 0
+  [ ! -e "$venv" ] && [ ! -e "$record" ] && [ ! -e "$clients_record" ] || return 0
   local dirs= left=
   dirs=$(cat "$data/created-dirs" 2>/dev/null || true)
   rm -f "$data/created-dirs" "$data/cli-link"
@@ -123,7 +143,7 @@ if [ "$action" = uninstall ]; then
     # List everything first (the CLI is still there), ask, and only then remove.
     yes_flag=()
     [ "$assume_yes" = yes ] && yes_flag=(--yes)
-    purge_args=(--state-dir "$state_dir" --settings "$settings_file" --record "$record" --link "$link" --data "$data")
+    purge_args=(--state-dir "$state_dir" --settings "$settings_file" --record "$record" --link "$link" --data "$data" --clients-record "$clients_record")
     status=0
     run_module "$py" agent_hooks.install.purge plan "${purge_args[@]}" ${yes_flag[@]+"${yes_flag[@]}"} || status=$?
     [ "$status" -eq 0 ] || exit "$status"
@@ -131,6 +151,8 @@ if [ "$action" = uninstall ]; then
     run_module "$py" agent_hooks.install.purge run "${purge_args[@]}" || status=$?
   else
     merge_settings "$py" uninstall
+    run_module "$py" agent_hooks.install.clients uninstall ${project:+--project "$project"} \
+      --record "$clients_record" || status=$?
   fi
   if [ -z "$project" ]; then
     if [ -L "$link" ] && [ "$(readlink "$link")" = "$venv/bin/agent-hooks" ]; then
@@ -144,6 +166,9 @@ if [ "$action" = uninstall ]; then
       if [ -e "$record" ]; then
         echo "kept $record: agent-hooks is still in other settings files (--uninstall --project DIR takes it out)"
       fi
+      if [ -e "$clients_record" ]; then
+        echo "kept $clients_record: agent-hooks is still in other projects' Codex or Gemini CLI files (--uninstall --project DIR takes it out)"
+      fi
     fi
   fi
   remove_data_if_unused
@@ -151,6 +176,19 @@ if [ "$action" = uninstall ]; then
 fi
 
 python=$(find_python) || die "Python >= 3.11 is required (set PYTHON=/path/to/python3.11)"
+if [ "$settings_wanted" = yes ]; then
+  choice=$(run_module "$python" agent_hooks.install.clients choose ${clients:+--clients "$clients"}) \
+    || die "see --help for --clients"
+  chosen=${choice%%$'\n'*}
+  echo "clients:"
+  printf '%s\n' "${choice#*$'\n'}"
+else
+  chosen=
+fi
+others=
+for client in $chosen; do
+  [ "$client" = claude ] || others=${others:+$others,}$client
+done
 # pip's downloads and version check stay in our own directory: uninstall leaves no trace.
 export PIP_CACHE_DIR=$data/cache/pip PIP_DISABLE_PIP_VERSION_CHECK=1
 if ! { [ -x "$venv/bin/python" ] && "$venv/bin/python" -c 'import sys; assert sys.version_info >= (3, 11)' 2>/dev/null; }; then
@@ -209,6 +247,11 @@ entry="$data/hooks/entry.pyc"
 # Run a hook exactly as Claude Code will (-IS, from outside the clone): it must start cleanly.
 hook_check=$(cd / && echo '{}' | "$venv/bin/python" -IS "$entry" PreToolUse 2>&1) \
   && [ -z "$hook_check" ] || die "the installed hook does not start: $hook_check"
+for client in $chosen; do  # and as each other client runs it
+  case $client in codex) event=PreToolUse ;; gemini) event=BeforeTool ;; *) continue ;; esac
+  hook_check=$(cd / && echo '{}' | "$venv/bin/python" -IS "$entry" "$client" "$event" 2>&1) \
+    && [ -z "$hook_check" ] || die "the installed $client hook does not start: $hook_check"
+done
 "$venv/bin/python" -I -c 'import agent_hooks.cli' || die "the installed CLI does not import"
 
 make_dir "$bin_dir"
@@ -266,19 +309,28 @@ check_login_path() {
 }
 check_login_path
 
-if [ "$settings_wanted" = yes ]; then
-  if [ "$statusline" = ask ]; then
-    statusline=no
-    if [ -t 0 ] && [ -t 1 ]; then
-      printf 'Show the active work session in Claude Code'"'"'s status line? [y/N] '
-      read -r answer || answer=
-      case $answer in [yY]*) statusline=yes ;; esac
+case " $chosen " in
+  *" claude "*)
+    if [ "$statusline" = ask ]; then
+      statusline=no
+      if [ -t 0 ] && [ -t 1 ]; then
+        printf 'Show the active work session in Claude Code'"'"'s status line? [y/N] '
+        read -r answer || answer=
+        case $answer in [yY]*) statusline=yes ;; esac
+      fi
     fi
-  fi
-  extra=()
-  [ "$statusline" = yes ] && extra=(--statusline)
-  make_dir "$(dirname -- "$settings_file")"
-  remember_created
-  merge_settings "$venv/bin/python" install --python "$venv/bin/python" --entry "$entry" ${extra[@]+"${extra[@]}"}
+    extra=()
+    [ "$statusline" = yes ] && extra=(--statusline)
+    make_dir "$(dirname -- "$settings_file")"
+    remember_created
+    echo "Claude Code:"
+    merge_settings "$venv/bin/python" install --python "$venv/bin/python" --entry "$entry" ${extra[@]+"${extra[@]}"}
+    ;;
+esac
+if [ -n "$others" ]; then
+  run_module "$venv/bin/python" agent_hooks.install.clients install --clients "$others" \
+    --python "$venv/bin/python" --entry "$entry" ${project:+--project "$project"} \
+    $([ "$trust_project" = no ] || echo --trust-project) \
+    --record "$clients_record" || die "could not install into every client (see above)"
 fi
 echo "done. Start agents with distinct AGENT_NAMEs; see README.md for a tour."

@@ -6,6 +6,12 @@ not a test). The budget for PreToolUse and PostToolUse is 1.5x.
 
     python bench/hooks.py [--runs 60] [--python /abs/python] [--remote] [--scale]
 
+Claude Code's cases run `entry.pyc <Event>`; Codex's and Gemini CLI's run `entry.pyc codex
+<Event>` and `entry.pyc gemini <Event>` on their captured payloads
+(tests/fixtures/payloads/codex/, gemini/), printed beside Claude's: an edit (a patch, a
+write_file) and a shell write before and after it ran. Their shell commands come with no
+list of changed files, so a PostToolUse of one that may write reads it with the parser.
+
 Hooks run as installed: the entry script compiled (`hooks/entry.pyc`, which install.sh
 makes; a script given as source is compiled on every run), beside a link to this
 checkout's `src/`. `--source` runs `hooks/entry.py` instead (the plugin form).
@@ -78,14 +84,30 @@ def payload_file(tmp: Path, name: str, project: Path, target: str | None = None)
     (and, with `target`, its Write path, Bash redirection, or the file a finished
     Bash command reports it changed, pointed there)."""
     doc = json.loads((PAYLOADS / f"{name}.json").read_text())["stdin"]
-    if target is not None and "file_path" in doc["tool_input"]:
+    if name.startswith("codex/") and target is not None:
+        doc["tool_input"]["command"] = (
+            f"*** Begin Patch\n*** Update File: {target}\n@@\n-alpha\n+beta\n*** End Patch\n"
+            if doc["tool_name"] == "apply_patch"
+            else f"echo hi > {target}"
+        )
+        if doc["tool_name"] == "apply_patch" and "tool_response" in doc:
+            doc["tool_response"] = (
+                f"Exit code: 0\nOutput:\nSuccess. Updated the following files:\nM {target}\n"
+            )
+    elif name.startswith("gemini/") and target is not None:
+        if "file_path" in doc["tool_input"]:
+            doc["tool_input"]["file_path"] = target  # relative, as Gemini's model may write it
+        else:
+            doc["tool_input"]["command"] = f"echo hi > {target}"
+    elif target is not None and "file_path" in doc["tool_input"]:
         doc["tool_input"]["file_path"] = f"{project}/{target}"
     elif target is not None:
         doc["tool_input"]["command"] = f"echo hi > {target}"
         if "tool_response" in doc:
             doc["tool_response"]["bashEditDiff"]["files"][0]["filePath"] = f"{project}/{target}"
     text = json.dumps(doc).replace("/home/dev/myproject", str(project))
-    path = tmp / f"{name}{'-' + target.replace('/', '_') if target else ''}.json"
+    stem = name.replace("/", "_")
+    path = tmp / f"{stem}{'-' + target.replace('/', '_') if target else ''}.json"
     path.write_text(text)
     return path
 
@@ -317,10 +339,36 @@ def main() -> int:
             "PreToolUse Write (lease)": fresh_lease(ledger_dir, "a.txt"),
             "PostToolUse Bash (lease)": fresh_lease(ledger_dir, "b.txt"),
         }
+        for client in ("codex", "gemini"):
+            pre, post = {
+                "codex": ("PreToolUse", "PostToolUse"),
+                "gemini": ("BeforeTool", "AfterTool"),
+            }[client]
+            edit = "apply_patch_patch_update" if client == "codex" else "write_file"
+            shell = "Bash_shell_write" if client == "codex" else "run_shell_command"
+            label = "Codex" if client == "codex" else "Gemini"
+            for event, kind, fixture, target, lease in (
+                (pre, "edit (lease)", f"{client}/{pre}_{edit}", "c.txt", "c.txt"),
+                (pre, "shell", f"{client}/{pre}_{shell}", "d.txt", None),
+                (post, "edit", f"{client}/{post}_{edit}", "c.txt", None),
+                (post, "shell (lease)", f"{client}/{post}_{shell}", "d.txt", "d.txt"),
+            ):
+                name = f"{label} {event} {kind}"
+                cases[name] = ([*hook, client, event], payload_file(tmp, fixture, project, target))
+                if lease is not None:
+                    prepare[name] = fresh_lease(ledger_dir, lease)
+                elif kind == "edit":  # a new fingerprint to write, as after a real edit
+                    prepare[name] = lambda n: (project / "c.txt").write_text(f"alpha {n}\n")
+        for rel in ("c.txt", "d.txt"):
+            (project / rel).write_text("alpha\nline two\n")
         one = compare(python, cases, env, args.runs, prepare)
         for name, ratio in one.items():
-            budget = " (budget 1.5x)" if name.startswith(("PreToolUse", "PostToolUse")) else ""
-            print(f"  {name:<26} {ratio:5.2f}x{budget}")
+            budget = (
+                " (budget 1.5x)"
+                if {"PreToolUse", "PostToolUse", "BeforeTool", "AfterTool"} & set(name.split()[:2])
+                else ""
+            )
+            print(f"  {name:<32} {ratio:5.2f}x{budget}")
         # The net under the gate: the writer holds files (their fingerprints in its state
         # and on its leases), and its trail lists are full (1,000 files each, the rest
         # kept beside the state, as a 50,000-entry trail leaves them).
@@ -338,7 +386,7 @@ def main() -> int:
         net = compare(python, net_cases, env, args.runs, net_prepare)
         print("  with 10 held files and a full trail (1,000 files a list; budget 1.5x):")
         for name, ratio in net.items():
-            print(f"  {name:<26} {ratio:5.2f}x")
+            print(f"  {name:<32} {ratio:5.2f}x")
         if args.remote:
             bench_remote(python, hook, tmp, args.runs, one)
         if args.scale:

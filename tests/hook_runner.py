@@ -6,11 +6,17 @@ Invariants:
   test's temp dir and an environment built from scratch (only PATH is kept, and
   mutmut's ``MUTANT_UNDER_TEST``, so that a mutant is active in the hook too:
   docs/mutation-testing.md).
-* Hooks run exactly as Claude Code runs them: ``[sys.executable, "-IS", ENTRY, event]``
-  as a new process, the payload on stdin, exit code and stdout checked by the caller.
+* Hooks run exactly as their client runs them: ``[sys.executable, "-IS", ENTRY, event]``
+  for Claude Code, ``[…, ENTRY, client, event]`` for Codex and Gemini CLI, as a new
+  process, the payload on stdin, exit code and stdout checked by the caller. The
+  environment is the client's: Claude Code's sets ``CLAUDE_PID`` and
+  ``CLAUDE_PROJECT_DIR``, Gemini CLI's ``CLAUDE_PROJECT_DIR`` and ``GEMINI_*``, Codex's
+  none of them (its hooks find the project from the payload's ``cwd``). For Codex and
+  Gemini the holder process is the hook's parent: this test process.
 * Payloads come from ``tests/fixtures/payloads/<name>.json`` (captured from the real
-  client) with their ``/home/dev/myproject`` and ``/home/dev`` paths rewritten into the
-  test's project and HOME.
+  client; ``codex/`` and ``gemini/`` hold those clients') with their
+  ``/home/dev/myproject`` and ``/home/dev`` paths rewritten into the test's project and
+  HOME.
 """
 
 from __future__ import annotations
@@ -79,14 +85,20 @@ class HookRunner:
     def payload(self, name: str, **stdin: Any) -> dict[str, Any]:
         return load_payload(name, str(self.project), str(self.home), **stdin)
 
-    def env(self, agent: Any = AGENT, extra: Mapping[str, str] | None = None) -> dict[str, str]:
-        env = {
-            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-            "HOME": str(self.home),
-            "CLAUDE_PROJECT_DIR": str(self.project),
-            "CLAUDE_PID": str(os.getpid()),  # alive for as long as the test runs
-            "CLAUDECODE": "1",
-        }
+    def env(
+        self,
+        agent: Any = AGENT,
+        extra: Mapping[str, str] | None = None,
+        client: str | None = None,
+    ) -> dict[str, str]:
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(self.home)}
+        if client is None:
+            env["CLAUDE_PROJECT_DIR"] = str(self.project)
+            env["CLAUDE_PID"] = str(os.getpid())  # alive for as long as the test runs
+            env["CLAUDECODE"] = "1"
+        elif client == "gemini":
+            env["CLAUDE_PROJECT_DIR"] = env["GEMINI_PROJECT_DIR"] = str(self.project)
+            env["GEMINI_CWD"] = str(self.project)
         if agent is not None:
             env["AGENT_NAME"] = agent
         mutant = os.environ.get("MUTANT_UNDER_TEST", "")  # set only by `mutmut run`
@@ -104,8 +116,10 @@ class HookRunner:
         env: Mapping[str, str] | None = None,
         cwd: str | Path | None = None,
         timeout: float = 60,
+        client: str | None = None,
     ) -> HookResult:
-        """Run `event` with `payload` (a fixture name, a dict, bytes or str) on stdin."""
+        """Run `event` with `payload` (a fixture name, a dict, bytes or str) on stdin,
+        as `client` (None: Claude Code, whose entry argv names no client) runs it."""
         import subprocess
 
         if payload is None:
@@ -120,10 +134,10 @@ class HookRunner:
             data = json.dumps(payload).encode()
         before = self.log_file.stat().st_size if self.log_file.is_file() else 0
         proc = subprocess.run(
-            [sys.executable, "-IS", ENTRY, event],
+            [sys.executable, "-IS", ENTRY, *([client] if client else []), event],
             input=data,
             capture_output=True,
-            env=self.env(agent, env),
+            env=self.env(agent, env, client),
             cwd=str(cwd or self.project),
             timeout=timeout,
         )

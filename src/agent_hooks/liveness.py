@@ -88,9 +88,9 @@ def claude_pid(environ: Mapping[str, str]) -> int | None:
 
 
 # How a client's own process shows in /proc: its `comm`, or (Node.js programs) a
-# word of its command line.
-_CLIENT_COMMS = ("claude", "codex")
-_CLIENT_WORDS = ("claude", "codex", "gemini")
+# word of its command line; each with the client's name (`clients.<name>.NAME`).
+_CLIENT_COMMS = {"claude": "claude", "codex": "codex"}
+_CLIENT_WORDS = (("claude", "claude"), ("codex", "codex"), ("gemini", "gemini"))
 MAX_ANCESTORS = 16
 
 
@@ -100,28 +100,35 @@ def agent_process(environ: Mapping[str, str]) -> int | None:
     with: `CLAUDE_PID` when set, else the nearest ancestor process that is one of
     the clients. None from a plain shell, or where /proc cannot be read. Not for
     hooks: a hook's client passes its own (`clients.<name>.holder_pid`)."""
+    return agent_client(environ)[0]
+
+
+def agent_client(environ: Mapping[str, str]) -> tuple[int | None, str | None]:
+    """(`agent_process`, the name of that client: `claude`, `codex`, `gemini`), or
+    (None, None)."""
     pid = claude_pid(environ)
     if pid is not None:
-        return pid
+        return pid, "claude"
     here = posix.getppid()
     for _ in range(MAX_ANCESTORS):
         if here <= 1:
-            return None
+            return None, None
         stat = _read(f"/proc/{here}/stat")
         if stat is None:
-            return None
+            return None, None
         comm = stat[stat.find("(") + 1 : stat.rfind(")")]
         if comm in _CLIENT_COMMS:
-            return here
+            return here, _CLIENT_COMMS[comm]
         if comm in ("node", "MainThread") or comm.startswith("node"):
             words = (_read(f"/proc/{here}/cmdline") or "").replace("\x00", " ")
-            if any(word in words for word in _CLIENT_WORDS):
-                return here
+            for word, client in _CLIENT_WORDS:
+                if word in words:
+                    return here, client
         try:
             here = int(stat.rpartition(")")[2].split()[1])
         except (IndexError, ValueError):
-            return None
-    return None
+            return None, None
+    return None, None
 
 
 def process(pid: int | None) -> dict[str, Any]:

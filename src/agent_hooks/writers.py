@@ -143,10 +143,20 @@ def from_payload(
     return Writer(agent, conversation, agent_id, agent_type, client)
 
 
+# Where a command an agent runs finds its conversation: Claude Code's Bash tool sets
+# CLAUDE_CODE_SESSION_ID, Codex's shell CODEX_THREAD_ID (its hooks' `session_id`),
+# Gemini CLI GEMINI_SESSION_ID.
+SESSION_VARIABLES = ("CLAUDE_CODE_SESSION_ID", "CODEX_THREAD_ID", "GEMINI_SESSION_ID")
+
+
 def from_environ(agent: str | None, environ: Mapping[str, str]) -> Writer:
     """The writer a CLI process acts for: the agent, in its conversation when the
-    command runs inside Claude Code (its Bash tool sets `CLAUDE_CODE_SESSION_ID`)."""
-    return Writer(agent, safe_id(environ.get("CLAUDE_CODE_SESSION_ID")))
+    command runs inside a client that says which (`SESSION_VARIABLES`)."""
+    for name in SESSION_VARIABLES:
+        conversation = safe_id(environ.get(name))
+        if conversation is not None:
+            return Writer(agent, conversation)
+    return Writer(agent, None)
 
 
 def describe(

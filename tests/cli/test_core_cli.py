@@ -437,13 +437,23 @@ def test_agents_prints_a_table_under_column_headers(home: Path, project: Path) -
     header, numbers right-aligned."""
     write_state(home / ".claude", ME, doc(project))
     write_state(home / ".claude", "proj__cc_22", doc(project, files_read=[], active=False))
+    write_state(home / ".claude", "proj__cod_1", doc(project, client="codex"))
     lines = invoke(home, ["agents"]).stdout.splitlines()
     header = lines[0]
     assert header.split() == [
-        "AGENT", "STATE", "LAST", "ACTIVE", "CREATED", "MODIFIED", "READ", "PROJECT",
+        "AGENT", "CLIENT", "STATE", "LAST", "ACTIVE", "CREATED", "MODIFIED", "READ", "PROJECT",
     ]  # fmt: skip
     mine = next(line for line in lines if line.startswith(ME + " "))
-    assert mine.split() == [ME, "active", "1m", "ago", "1", "2", "3", str(project)]
+    assert mine.split() == [ME, "-", "active", "1m", "ago", "1", "2", "3", str(project)]
+    codex = next(line for line in lines if line.startswith("proj__cod_1 "))
+    assert codex.split()[:3] == ["proj__cod_1", "codex", "active"]
+    assert codex.index("codex") == header.index("CLIENT")
+    listed = json.loads(invoke(home, ["agents", "--json"]).stdout)
+    assert {row["agent"]: row["client"] for row in listed} == {
+        ME: None,
+        "proj__cc_22": None,
+        "proj__cod_1": "codex",
+    }
     for column in ("CREATED", "MODIFIED", "READ"):  # right-aligned under the header
         end = header.index(column) + len(column)
         assert all(line[end - 1].isdigit() and line[end] == " " for line in lines[1:])
@@ -455,7 +465,7 @@ def test_agents_shows_an_unreadable_state_file_in_the_table(home: Path, project:
     write_state(home / ".claude", "broken", "{oops")
     lines = invoke(home, ["agents"]).stdout.splitlines()
     broken = next(line for line in lines if line.startswith("broken "))
-    assert broken.split()[:6] == ["broken", "unreadable", "-", "-", "-", "-"]
+    assert broken.split()[:7] == ["broken", "-", "unreadable", "-", "-", "-", "-"]
     assert "not JSON" in broken
 
 

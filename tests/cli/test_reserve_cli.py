@@ -321,16 +321,19 @@ def test_reservations_lists_holder_pattern_mode_reason_and_time_left(cli: Cli) -
     cli.ok("bob", "reserve", "docs/", "--shared", "--keep", "--ttl", "30m")
     lines = cli.ok("carol", "reservations").stdout.splitlines()
     assert lines[0] == f"# {cli.project}"
-    assert re.fullmatch(r"HOLDER\s+KIND\s+PATH\s+MODE\s+LEFT\s+STATE\s+REASON / ID", lines[1])
+    assert re.fullmatch(
+        r"HOLDER\s+CLIENT\s+KIND\s+PATH\s+MODE\s+LEFT\s+STATE\s+REASON / ID", lines[1]
+    )
     alice_line = next(line for line in lines if line.startswith('agent "alice"'))
     assert re.fullmatch(
-        rf'agent "alice"\s+reservation\s+src/\*\*\s+exclusive\s+60 min\s+no process\s+'
+        rf'agent "alice"\s+-\s+reservation\s+src/\*\*\s+exclusive\s+60 min\s+no process\s+'
         rf"farmhand-42 {granted['id']}",
         alice_line,
     )
     bob_line = next(line for line in lines if line.startswith('agent "bob"'))
     assert re.fullmatch(
-        r'agent "bob"\s+reservation\s+docs/\s+shared\s+30 min\s+no process\s+-\s+r-[0-9a-f]{8} keep',
+        r'agent "bob"\s+-\s+reservation\s+docs/\s+shared\s+30 min\s+no process\s+-\s+'
+        r"r-[0-9a-f]{8} keep",
         bob_line,
     )
 

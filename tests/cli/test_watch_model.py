@@ -30,22 +30,28 @@ def snap(world: World, now: float = NOW) -> watch_model.Snapshot:
 
 
 def populate(world: World) -> None:
-    world.agent("proj__cc_1", NOW, alive=True, idle=120, issue="farmhand-42")
+    world.agent("proj__cc_1", NOW, alive=True, idle=120, issue="farmhand-42", client="claude")
     world.agent(
         "proj__cc_2",
         NOW,
         alive=False,
         idle=3 * 3600,
         modified={"src/new.py": 5_000, "src/old.py": 1_000, "src/mid.py": 3_000},
+        client="codex",
     )
     world.agent("other__cc_1", NOW, alive=True, idle=30, issue="x-1", project=world.home / "other")
     world.reserve("proj__cc_1", "src/auth/**", NOW, reason="farmhand-42", ttl=7200)
-    world.lease(Writer("proj__cc_2", "c2"), "lib/util.py", NOW)
+    world.lease(Writer("proj__cc_2", "c2", client="codex"), "lib/util.py", NOW)
 
 
 def test_agents_alive_or_gone_with_last_activity_and_current_work(world: World) -> None:
     populate(world)
     agents = {a.name: a for a in snap(world).agents}
+    assert [agents[n].client for n in ("proj__cc_1", "proj__cc_2", "other__cc_1")] == [
+        "claude",
+        "codex",
+        None,
+    ]
     one, two, other = agents["proj__cc_1"], agents["proj__cc_2"], agents["other__cc_1"]
     assert (one.alive, one.ago, one.work, one.elsewhere) == (True, "2m ago", "farmhand-42", False)
     # no issue: the file changed last (newest fingerprint, not the trail's last entry)
@@ -64,7 +70,8 @@ def test_reservations_and_leases_with_holder_state_and_time_left(world: World) -
     reservation, lease = held
     assert reservation.holder == 'agent "proj__cc_1"' and reservation.reason == "farmhand-42"
     assert reservation.id and reservation.id.startswith("r-")
-    assert lease.state == "live" and "proj__cc_2" in lease.holder
+    assert lease.state == "live" and lease.holder == 'Codex agent "proj__cc_2"'
+    assert (reservation.client, lease.client) == (None, "codex")
 
 
 def test_recent_denials_newest_first_at_most_ten_across_the_rotated_log(world: World) -> None:
@@ -177,11 +184,11 @@ def test_the_text_frame_shows_every_section(world: World) -> None:
     assert f"agent-hooks watch · {world.project} · " in text.splitlines()[0]
     assert "Agents (2 alive of 3)" in text
     for row in (
-        "proj__cc_1 alive 2m ago farmhand-42",
-        "proj__cc_2 gone 3h ago src/new.py",
-        "other__cc_1 alive just now x-1 (in other)",
-        'agent "proj__cc_1" reservation src/auth/** exclusive 120 min no process farmhand-42 r-',
-        'agent "proj__cc_2" lease lib/util.py exclusive 10 min live -',
+        "proj__cc_1 claude alive 2m ago farmhand-42",
+        "proj__cc_2 codex gone 3h ago src/new.py",
+        "other__cc_1 - alive just now x-1 (in other)",
+        'agent "proj__cc_1" - reservation src/auth/** exclusive 120 min no process farmhand-42 r-',
+        'Codex agent "proj__cc_2" codex lease lib/util.py exclusive 10 min live -',
         "proj__cc_2 Write src/auth/login.py is reserved by another agent",
         f"{session_id} 🟢 active 45,000/200,000 22.5%",
     ):

@@ -132,8 +132,8 @@ def test_the_live_view_in_tmux(pane: Pane, home: Path, project: Path) -> None:
     )
     screen = pane.screen()
     print(screen)
-    assert re.search(r"proj__cc_1\s+alive\s+2m ago\s+farmhand-42", screen), screen
-    assert re.search(r"proj__cc_2\s+gone\s+10m ago\s+src/app\.py", screen), screen
+    assert re.search(r"proj__cc_1\s+-\s+alive\s+2m ago\s+farmhand-42", screen), screen
+    assert re.search(r"proj__cc_2\s+-\s+gone\s+10m ago\s+src/app\.py", screen), screen
     assert re.search(r"src/auth/\*\*\s+exclusive\s+1[12]\d min\s+no process\s+farmhand-42", screen)
     assert re.search(r"\d\d:\d\d:\d\d\s+proj__cc_2\s+Write\s+src/auth/login\.py", screen), screen
 

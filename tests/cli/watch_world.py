@@ -45,6 +45,7 @@ class World:
         issue: str | None = None,
         modified: dict[str, int] | None = None,  # relative path -> mtime_ns fingerprint
         project: Path | None = None,
+        client: str | None = None,
     ) -> None:
         """An agent's state file as SessionStart and PostToolUse leave it."""
         root = str(project or self.project)
@@ -56,6 +57,7 @@ class World:
             active=True,
             pid=os.getpid() if alive else dead_pid(),
             last_activity=int(now - idle),
+            client=client,
         )
         for rel, mtime_ns in (modified or {}).items():
             path = f"{root}/{rel}"

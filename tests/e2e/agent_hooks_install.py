@@ -125,9 +125,12 @@ class Installation:
         return json.loads(self.cli(*args, "--json", cwd=cwd, agent_name=agent_name).stdout)
 
 
-def install(home: Path, data: Path, *, settings: bool = True) -> Installation:
-    """Run ``install.sh`` (``--no-settings`` unless ``settings``) for ``home``; raise
-    :class:`InstallFailed` with its output when it fails."""
+def install(
+    home: Path, data: Path, *, settings: bool = True, clients: str | None = None
+) -> Installation:
+    """Run ``install.sh`` (``--no-settings`` unless ``settings``; ``--clients CLIENTS`` when
+    given, e.g. ``claude,codex,gemini``) for ``home``; raise :class:`InstallFailed` with its
+    output when it fails."""
     data.mkdir(parents=True, exist_ok=True)
     env = {
         "HOME": str(home),
@@ -140,6 +143,7 @@ def install(home: Path, data: Path, *, settings: bool = True) -> Installation:
         "TMPDIR": str(home),
     }
     command = ["bash", str(INSTALL_SCRIPT), *([] if settings else ["--no-settings"])]
+    command += ["--clients", clients] if clients else []
     with _lock(data / ".e2e-install.lock"):
         done = subprocess.run(
             command,

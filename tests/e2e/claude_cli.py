@@ -5,7 +5,10 @@ Invariants:
 * The CLI is only ever installed into a private npm prefix (``AGENT_HOOKS_E2E_CACHE``, default
   ``~/.cache/agent-hooks/e2e/claude-code-<version>``), never globally; an existing working install
   there is reused. Concurrent installers (pytest-xdist workers) serialise on a lock file.
-* A binary is only returned after ``<binary> --version`` reports exactly :data:`CLAUDE_VERSION`.
+* A binary is only returned after ``<binary> --version`` reports exactly the version asked for:
+  :data:`CLAUDE_VERSION` (the pinned one every test runs) unless a test asks for another
+  (:data:`CLAUDE_SKILL_VERSION`, the first with the ``PreSkillShellCommand`` event), each in
+  its own prefix.
 * ``run_claude`` builds the child environment from scratch: nothing from the developer's
   environment (``~/.claude``, ``ANTHROPIC_*``, proxies, ``CLAUDE_CONFIG_DIR``) leaks in, apart
   from what ``extra_env`` passes explicitly.
@@ -28,6 +31,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 CLAUDE_VERSION = "2.1.328"
+CLAUDE_SKILL_VERSION = "2.1.332"  # the first with PreSkillShellCommand (skill shell lines)
 CLAUDE_PACKAGE = "@anthropic-ai/claude-code"
 CACHE_ENV = "AGENT_HOOKS_E2E_CACHE"
 DUMMY_API_KEY = "sk-ant-e2e-dummy-key"
@@ -54,44 +58,46 @@ class ClaudeResult(subprocess.CompletedProcess[str]):
         self.duration = duration
 
 
-def cache_dir() -> Path:
-    """The npm prefix the pinned CLI is installed into."""
+def cache_dir(version: str = CLAUDE_VERSION) -> Path:
+    """The npm prefix the CLI at `version` is installed into (``AGENT_HOOKS_E2E_CACHE`` moves
+    the pinned version's)."""
     configured = os.environ.get(CACHE_ENV)
-    if configured:
+    if configured and version == CLAUDE_VERSION:
         return Path(configured).expanduser()
-    return Path.home() / ".cache" / "agent-hooks" / "e2e" / f"claude-code-{CLAUDE_VERSION}"
+    return Path.home() / ".cache" / "agent-hooks" / "e2e" / f"claude-code-{version}"
 
 
-def ensure_claude() -> str:
-    """Path of a working ``claude`` binary at the pinned version, installed first if needed.
+def ensure_claude(version: str = CLAUDE_VERSION) -> str:
+    """Path of a working ``claude`` binary at `version` (the pinned one by default), installed
+    first if needed.
 
     Raises :class:`ClaudeUnavailable` when npm is missing, the install fails (e.g. offline) or the
     installed binary does not run.
     """
-    return _ensure_claude(cache_dir())
+    return _ensure_claude(cache_dir(version), version)
 
 
 @functools.cache
-def _ensure_claude(prefix: Path) -> str:
-    found = _working_binary(prefix)
+def _ensure_claude(prefix: Path, version: str = CLAUDE_VERSION) -> str:
+    found = _working_binary(prefix, version)
     if found:
         return found
     npm = shutil.which("npm")
     if npm is None:
         raise ClaudeUnavailable(
-            f"npm is not on PATH; cannot install {CLAUDE_PACKAGE}@{CLAUDE_VERSION} into {prefix}"
+            f"npm is not on PATH; cannot install {CLAUDE_PACKAGE}@{version} into {prefix}"
         )
     prefix.mkdir(parents=True, exist_ok=True)
     with _install_lock(prefix):
-        found = _working_binary(prefix)  # another worker may have installed it meanwhile
+        found = _working_binary(prefix, version)  # another worker may have installed it
         if found:
             return found
-        _npm_install(npm, prefix)
-        found = _working_binary(prefix)
+        _npm_install(npm, prefix, version)
+        found = _working_binary(prefix, version)
     if not found:
         raise ClaudeUnavailable(
-            f"{CLAUDE_PACKAGE}@{CLAUDE_VERSION} installed into {prefix}, but no binary there "
-            f"reports version {CLAUDE_VERSION} (unsupported platform?)"
+            f"{CLAUDE_PACKAGE}@{version} installed into {prefix}, but no binary there "
+            f"reports version {version} (unsupported platform?)"
         )
     return found
 
@@ -107,7 +113,7 @@ def _install_lock(prefix: Path) -> Iterator[None]:
         os.close(fd)  # closing the descriptor releases the lock
 
 
-def _npm_install(npm: str, prefix: Path) -> None:
+def _npm_install(npm: str, prefix: Path, version: str = CLAUDE_VERSION) -> None:
     command = [
         npm,
         "install",
@@ -116,7 +122,7 @@ def _npm_install(npm: str, prefix: Path) -> None:
         "--no-audit",
         "--no-fund",
         "--save-exact",
-        f"{CLAUDE_PACKAGE}@{CLAUDE_VERSION}",
+        f"{CLAUDE_PACKAGE}@{version}",
     ]
     try:
         done = subprocess.run(
@@ -149,14 +155,14 @@ def _candidates(prefix: Path) -> list[Path]:
     return [modules / ".bin" / "claude", *native]
 
 
-def _working_binary(prefix: Path) -> str | None:
+def _working_binary(prefix: Path, version: str = CLAUDE_VERSION) -> str | None:
     for candidate in _candidates(prefix):
-        if candidate.is_file() and _reports_pinned_version(candidate):
+        if candidate.is_file() and _reports_version(candidate, version):
             return str(candidate)
     return None
 
 
-def _reports_pinned_version(binary: Path) -> bool:
+def _reports_version(binary: Path, version: str = CLAUDE_VERSION) -> bool:
     with tempfile.TemporaryDirectory(prefix="claude-version-") as home:
         env = {
             "PATH": os.pathsep.join(DEFAULT_PATH_DIRS),
@@ -178,7 +184,7 @@ def _reports_pinned_version(binary: Path) -> bool:
         except (OSError, subprocess.TimeoutExpired):
             return False
     words = done.stdout.split()
-    return done.returncode == 0 and bool(words) and words[0] == CLAUDE_VERSION
+    return done.returncode == 0 and bool(words) and words[0] == version
 
 
 # --------------------------------------------------------------------------- running

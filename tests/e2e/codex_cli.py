@@ -176,6 +176,17 @@ def _working_binary(prefix: Path) -> str | None:
     return None
 
 
+def native_binary() -> Path:
+    """The pinned native ``codex`` binary (installed first if needed). Started under the
+    name ``apply_patch`` (a symlink: Codex dispatches on ``argv[0]``, as its PATH helper
+    does) it applies the patch given as its argument in its working directory."""
+    ensure_codex()
+    found = sorted((cache_dir() / "node_modules" / "@openai").glob("codex-*/vendor/*/bin/codex"))
+    if not found:
+        raise CodexUnavailable(f"no native codex binary under {cache_dir()}")
+    return found[0]
+
+
 def _path_dirs() -> list[str]:
     """This interpreter's ``bin`` (hooks find ``python``), node's directory, the system dirs."""
     dirs = [str(Path(sys.executable).parent)]

@@ -1,4 +1,5 @@
-"""Fixtures for end-to-end tests that drive the real ``claude`` CLI against a mock API.
+"""Fixtures for end-to-end tests that drive the real ``claude``, ``codex`` and ``gemini`` CLIs
+against loopback mocks of their model APIs.
 
 Invariants:
 
@@ -18,7 +19,13 @@ from typing import Any, Protocol
 
 import pytest
 
-from .claude_cli import ClaudeResult, ClaudeUnavailable, ensure_claude, run_claude
+from .claude_cli import (
+    CLAUDE_SKILL_VERSION,
+    ClaudeResult,
+    ClaudeUnavailable,
+    ensure_claude,
+    run_claude,
+)
 from .mock_api import MockAnthropicAPI, ScriptItem
 
 _E2E_DIR = Path(__file__).parent
@@ -38,6 +45,16 @@ def claude_bin() -> str:
         return ensure_claude()
     except ClaudeUnavailable as exc:
         pytest.skip(f"claude CLI unavailable: {exc.reason}")
+
+
+@pytest.fixture(scope="session")
+def claude_skill_bin() -> str:
+    """Path of ``claude`` :data:`CLAUDE_SKILL_VERSION` (2.1.332, the first with the
+    ``PreSkillShellCommand`` event), beside the pinned one; skips when unavailable."""
+    try:
+        return ensure_claude(CLAUDE_SKILL_VERSION)
+    except ClaudeUnavailable as exc:
+        pytest.skip(f"claude CLI {CLAUDE_SKILL_VERSION} unavailable: {exc.reason}")
 
 
 MockApiFactory = Callable[..., MockAnthropicAPI]
@@ -156,10 +173,11 @@ InstallAgentHooks = Callable[..., Installation]
 @pytest.fixture
 def install_agent_hooks(claude_home: Path, agent_hooks_data: Path) -> InstallAgentHooks:
     """``install_agent_hooks(settings=True)``: run ``./install.sh`` for this test's HOME
-    (``settings=False`` passes ``--no-settings``, for the plugin form)."""
+    (``settings=False`` passes ``--no-settings``, for the plugin form; ``clients="claude,codex"``
+    passes ``--clients``)."""
 
-    def run(*, settings: bool = True) -> Installation:
-        return install(claude_home, agent_hooks_data, settings=settings)
+    def run(*, settings: bool = True, clients: str | None = None) -> Installation:
+        return install(claude_home, agent_hooks_data, settings=settings, clients=clients)
 
     return run
 

@@ -34,7 +34,11 @@ guardian reviewer) gets ``final_text``. Other paths get ``404`` and are logged i
 
 Invariants:
 
-* Turns are served strictly in order, each at most once, under one lock.
+* Turns are served strictly in order, each at most once, under one lock. A ``wait_until``
+  step (``mock_routes``) holds the next turn back until its condition holds, without holding
+  the lock (the request that waits is recorded first, so it counts in ``requests_in``); a
+  wait that times out fails that request with HTTP 500 (recorded in ``errors``) and puts the
+  turn back.
 * Call ids are unique within the server unless the script names them (``call_id=...``).
 * Every request (proxy attempts included) is recorded in arrival order; readers get snapshots;
   ``wait_for`` blocks on a condition variable notified at each request, never on a fixed sleep.
@@ -54,6 +58,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
+
+from .mock_routes import MAIN, Wait, WaitRecord, WaitTimeout, run_waits
 
 RequestKind = Literal["turn", "compaction", "side", "proxy", "other"]
 
@@ -95,7 +101,7 @@ class Turn:
     tool_calls: tuple[ToolCall, ...] = ()
 
 
-ScriptItem = Turn | FunctionCall | CustomToolCall | str
+ScriptItem = Turn | FunctionCall | CustomToolCall | str | Wait
 
 
 def exec_command(cmd: str, *, call_id: str | None = None, **extra: Any) -> FunctionCall:
@@ -124,8 +130,8 @@ def parallel(*tool_calls: ToolCall, text: str = "") -> Turn:
     return Turn(text=text, tool_calls=tuple(tool_calls))
 
 
-def _as_turn(item: ScriptItem) -> Turn:
-    if isinstance(item, Turn):
+def _as_turn(item: ScriptItem) -> Turn | Wait:
+    if isinstance(item, Turn | Wait):
         return item
     if isinstance(item, str):
         return message(item)
@@ -284,8 +290,9 @@ class MockResponsesAPI:
     def __init__(self, script: Iterable[ScriptItem] = (), *, final_text: str = FINAL_TEXT) -> None:
         self._lock = threading.Lock()
         self._changed = threading.Condition(self._lock)  # notified on each request received
-        self._script: list[Turn] = [_as_turn(i) for i in script]
+        self._script: list[Turn | Wait] = [_as_turn(i) for i in script]
         self._served = 0
+        self._waits: list[WaitRecord] = []
         self._requests: list[RecordedRequest] = []
         self._outbound: list[str] = []
         self._errors: list[str] = []
@@ -347,9 +354,22 @@ class MockResponsesAPI:
 
     @property
     def unused_turns(self) -> int:
-        """How many scripted turns have not been served yet."""
+        """How many scripted turns (waits not counted) have not been served yet."""
         with self._lock:
-            return len(self._script) - self._served
+            return sum(not isinstance(s, Wait) for s in self._script[self._served :])
+
+    @property
+    def waits(self) -> list[WaitRecord]:
+        """Every ``wait_until`` step passed so far, in the order passed."""
+        with self._lock:
+            return list(self._waits)
+
+    def requests_in(self, conversation: str) -> list[RecordedRequest]:
+        """The main agent's turn requests (``MAIN``; the mock serves no other script)."""
+        return self.turn_requests if conversation == MAIN else []
+
+    def was_notified(self, marker: str) -> bool:
+        return False
 
     # recordings ------------------------------------------------------------------------
     @property
@@ -427,13 +447,23 @@ class MockResponsesAPI:
         """(status, content type, payload) for one request, recorded first."""
         kind = classify(method, path, headers)
         record = RecordedRequest(method, path, headers, body, kind, turn_metadata(headers))
+        waits: list[Wait] = []
         with self._changed:
             if kind == "turn":
-                record.served = self._take()
+                waits, record.served = self._take()
             if kind == "proxy":
                 self._outbound.append(f"{method} {path}")
             self._requests.append(record)
             self._changed.notify_all()
+        if waits:
+            try:
+                passed = run_waits(MAIN, waits, self, self._idle)
+            except WaitTimeout:
+                with self._lock:  # the turn is served by the next request instead
+                    self._served -= record.served is not None
+                raise
+            with self._lock:
+                self._waits.extend(passed)
         if kind == "proxy":
             return 403, "text/plain", b"agent-hooks e2e: no outbound connections\n"
         if kind == "other":
@@ -449,12 +479,22 @@ class MockResponsesAPI:
         payload = sse_stream(self._new_id("resp"), _items(turn, self._new_id), model)
         return 200, "text/event-stream", payload
 
-    def _take(self) -> Turn | None:
-        """The next scripted turn (lock held by the caller), or None when the script is done."""
-        if self._served >= len(self._script):
-            return None
-        self._served += 1
-        return self._script[self._served - 1]
+    def _take(self) -> tuple[list[Wait], Turn | None]:
+        """The waits before the next scripted turn and that turn (lock held by the caller);
+        no turn when the script is done."""
+        waits: list[Wait] = []
+        while self._served < len(self._script):
+            step = self._script[self._served]
+            self._served += 1
+            if isinstance(step, Wait):
+                waits.append(step)
+            else:
+                return waits, step
+        return waits, None
+
+    def _idle(self, seconds: float) -> None:
+        with self._changed:
+            self._changed.wait(seconds)
 
     def _record_error(self, text: str) -> None:
         with self._lock:

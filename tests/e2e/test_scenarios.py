@@ -55,7 +55,20 @@ EVENT_EVIDENCE = {
     "SessionEnd": "test_lifecycle_context_sweep_release_and_resume",  # inactive, released
     "SubagentStart": "test_subagent_is_recorded_in_the_work_session",
     "SubagentStop": "test_subagent_is_recorded_in_the_work_session",
+    # a skill's shell line (Claude Code 2.1.332): with the real 2.1.332 beside 2.1.328
+    "PreSkillShellCommand": "test_clients_e2e.test_a_skill_shell_line_into_a_held_file_is_refused",
 }
+
+
+def _evidence(name: str) -> object:
+    """The test function an EVENT_EVIDENCE entry names (here, or `module.function`)."""
+    module, _, function = name.rpartition(".")
+    if not module:
+        return globals().get(function)
+    from . import test_clients_e2e
+
+    return getattr({"test_clients_e2e": test_clients_e2e}[module], function, None)
+
 
 AGENT_A = "proj__cc_1"
 AGENT_B = "proj__cc_2"
@@ -129,7 +142,7 @@ def test_every_installed_hook_event_has_a_scenario(install_agent_hooks: InstallA
     assert installed == Counter(event for event, _, _ in claude_settings.HOOKS)
     assert set(installed) == set(EVENT_EVIDENCE)
     assert set(plugin) == set(EVENT_EVIDENCE)
-    assert all(callable(globals().get(name)) for name in EVENT_EVIDENCE.values())
+    assert all(callable(_evidence(name)) for name in EVENT_EVIDENCE.values())
 
 
 # --------------------------------------------------------------------------- 1. trail

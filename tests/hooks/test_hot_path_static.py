@@ -21,9 +21,17 @@ def _chain(chain: list[import_graph.Edge]) -> str:
     )
 
 
+def _client_modules() -> list[str]:
+    """Every client's module: `agent_hooks.hooks.main` loads one on every hook."""
+    from agent_hooks.hooks import CLIENTS
+
+    return [f"agent_hooks.clients.{module}" for module in CLIENTS.values()]
+
+
 def test_every_import_reachable_from_the_hot_adapters_is_allowed() -> None:
+    assert len(_client_modules()) == 3 and all(m in GRAPH for m in _client_modules())
     reached = import_graph.reachable(
-        [*HOT_ADAPTERS, "agent_hooks.hooks"], GRAPH, cut=set(EXEMPTIONS)
+        [*HOT_ADAPTERS, "agent_hooks.hooks", *_client_modules()], GRAPH, cut=set(EXEMPTIONS)
     )
     bad = [
         _chain(chain)

@@ -39,13 +39,24 @@ ME = "proj__cc_1"
 OTHER = "proj__cc_2"
 
 
-def imported(run_hook: HookRunner, event: str, payload: dict[str, Any]) -> dict[str, str]:
+def imported(
+    run_hook: HookRunner, event: str, payload: dict[str, Any], client: str | None = None
+) -> dict[str, str]:
     """Every module the hook imported, mapped to the module that imported it."""
     proc = subprocess.run(
-        [sys.executable, "-I", "-S", "-X", "importtime", ENTRY, event],
+        [
+            sys.executable,
+            "-I",
+            "-S",
+            "-X",
+            "importtime",
+            ENTRY,
+            *([client] if client else []),
+            event,
+        ],
         input=json.dumps(payload).encode(),
         capture_output=True,
-        env=run_hook.env(ME),
+        env=run_hook.env(ME, client=client),
         cwd=run_hook.project,
         timeout=60,
     )
@@ -215,6 +226,92 @@ def test_every_hot_path_imports_only_builtins_and_agent_hooks(
     assert not bad, "imports outside the allowlist: " + "; ".join(bad)
 
 
+# (client, event, fixture, payload changes): every tool the installed Codex and Gemini
+# matchers send to a hot hook.
+PATCH = "*** Begin Patch\n*** Update File: a.txt\n@@\n-alpha\n+beta\n*** End Patch\n"
+CLIENT_HOT_CALLS: dict[str, tuple[str, str, str, dict[str, Any]]] = {
+    "codex PreToolUse apply_patch": (
+        "codex",
+        "PreToolUse",
+        "codex/PreToolUse_apply_patch_patch_update",
+        {"tool_input": {"command": PATCH}},
+    ),
+    "codex PreToolUse Bash writing": (
+        "codex",
+        "PreToolUse",
+        "codex/PreToolUse_Bash_shell_write",
+        {},
+    ),
+    "codex PreToolUse Bash heredoc patch": (
+        "codex",
+        "PreToolUse",
+        "codex/PreToolUse_Bash_shell_heredoc_apply_patch",
+        {"tool_input": {"command": f"apply_patch <<'EOF'\n{PATCH}EOF\n"}},
+    ),
+    "codex PostToolUse apply_patch": (
+        "codex",
+        "PostToolUse",
+        "codex/PostToolUse_apply_patch_patch_update",
+        {"tool_input": {"command": PATCH}},
+    ),
+    "codex PostToolUse Bash writing": (
+        "codex",
+        "PostToolUse",
+        "codex/PostToolUse_Bash_shell_write",
+        {},
+    ),
+    "codex PreToolUse in a subagent": (
+        "codex",
+        "PreToolUse",
+        "codex/PreToolUse_apply_patch_subagent_patch_add_subagent",
+        {},
+    ),
+    "gemini BeforeTool write_file": (
+        "gemini",
+        "BeforeTool",
+        "gemini/BeforeTool_write_file",
+        {"tool_input": {"file_path": "a.txt", "content": "x"}},
+    ),
+    "gemini BeforeTool replace": ("gemini", "BeforeTool", "gemini/BeforeTool_replace", {}),
+    "gemini BeforeTool run_shell_command": (
+        "gemini",
+        "BeforeTool",
+        "gemini/BeforeTool_run_shell_command",
+        {},
+    ),
+    "gemini BeforeTool read_file": ("gemini", "BeforeTool", "gemini/BeforeTool_read_file", {}),
+    "gemini AfterTool write_file": ("gemini", "AfterTool", "gemini/AfterTool_write_file", {}),
+    "gemini AfterTool run_shell_command": (
+        "gemini",
+        "AfterTool",
+        "gemini/AfterTool_run_shell_command",
+        {},
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    "condition", ["no reservations", "another agent holds the target", "strict mode"]
+)
+@pytest.mark.parametrize("call", list(CLIENT_HOT_CALLS))
+def test_every_hot_path_of_codex_and_gemini_imports_only_builtins_and_agent_hooks(
+    run_hook: HookRunner, call: str, condition: str
+) -> None:
+    client, event, fixture, changes = CLIENT_HOT_CALLS[call]
+    start = "codex/SessionStart_startup" if client == "codex" else "gemini/SessionStart"
+    run_hook("SessionStart", start, agent=ME, client=client)
+    for name in ("a.txt", "b.txt", "new.txt", "existing.txt"):
+        (run_hook.project / name).write_text("alpha\nline two\n")
+    CONDITIONS[condition](run_hook)
+    payload = run_hook.payload(fixture, **changes)
+    names = imported(run_hook, event, payload, client)
+    adapter = "pre_tool_use" if event in ("PreToolUse", "BeforeTool") else "post_tool_use"
+    assert f"agent_hooks.hooks.{adapter}" in names
+    assert f"agent_hooks.clients.{client}" in names
+    bad = outside(names, HOT_ALLOWLIST)
+    assert not bad, "imports outside the allowlist: " + "; ".join(bad)
+
+
 def test_a_write_into_a_workspace_stays_on_the_hot_path(run_hook: HookRunner) -> None:
     context_of(run_hook("SessionStart", "SessionStart_startup", agent=ME))
     ws = workspace_store.create(str(run_hook.project), time.time())
@@ -273,6 +370,37 @@ def test_lifecycle_hooks_never_import_the_cli_or_heavy_packages(
     context_of(run_hook("SessionStart", "SessionStart_startup", agent=ME))
     CONDITIONS[condition](run_hook)
     names = imported(run_hook, event, run_hook.payload(fixture))
+    bad = outside(names, LIFECYCLE_ALLOWLIST)
+    assert not bad, "imports outside the allowlist: " + "; ".join(bad)
+    assert not set(names) & NEVER_IN_A_HOOK
+    assert not any(n == "agent_hooks.cli" or n.startswith("agent_hooks.cli.") for n in names)
+
+
+CLIENT_LIFECYCLE_CASES = [
+    ("codex", "SessionStart", "codex/SessionStart_startup"),
+    ("codex", "SessionStart", "codex/SessionStart_resume_exec_resume"),
+    ("codex", "SubagentStart", "codex/SubagentStart_default_subagent"),
+    ("codex", "SubagentStop", "codex/SubagentStop_default_subagent"),
+    ("codex", "Stop", "codex/Stop_final"),
+    ("codex", "SessionEnd", "codex/SessionEnd_other"),
+    ("gemini", "SessionStart", "gemini/SessionStart"),
+    ("gemini", "AfterAgent", "gemini/AfterAgent"),
+    ("gemini", "SessionEnd", "gemini/SessionEnd"),
+]
+
+
+@pytest.mark.parametrize("condition", ["no reservations", "active work session"])
+@pytest.mark.parametrize(
+    ("client", "event", "fixture"),
+    CLIENT_LIFECYCLE_CASES,
+    ids=[f"{c}-{e}-{f.partition('/')[2]}" for c, e, f in CLIENT_LIFECYCLE_CASES],
+)
+def test_codex_and_gemini_lifecycle_hooks_never_import_the_cli_or_heavy_packages(
+    run_hook: HookRunner, client: str, event: str, fixture: str, condition: str
+) -> None:
+    CONDITIONS[condition](run_hook)
+    names = imported(run_hook, event, run_hook.payload(fixture), client)
+    assert f"agent_hooks.clients.{client}" in names
     bad = outside(names, LIFECYCLE_ALLOWLIST)
     assert not bad, "imports outside the allowlist: " + "; ".join(bad)
     assert not set(names) & NEVER_IN_A_HOOK

@@ -47,6 +47,7 @@ event = sys.argv[2]
 class Driver:  # a client that prints what the handler returned, as JSON
     NAME = "claude"
     CONTEXT_LIMIT = 1 << 30
+    TRANSCRIPTS = True
     holder_pid = staticmethod(claude_code.holder_pid)
 
     @staticmethod

@@ -108,6 +108,35 @@ def test_the_cli_finds_a_client_among_its_ancestors(tmp_path: Path) -> None:
     assert found == parent
 
 
+@pytest.mark.parametrize(
+    ("argv0", "extra", "client"),
+    [("codex", [], "codex"), ("node", ["/opt/gemini-cli/bundle/gemini.js"], "gemini")],
+)
+def test_the_cli_knows_which_client_it_runs_under(
+    tmp_path: Path, argv0: str, extra: list[str], client: str
+) -> None:
+    """A process named `codex` is Codex; a `node` process running a gemini script is
+    Gemini CLI. (A link so named to this Python, running the probe through a shell.)"""
+    link = tmp_path / argv0
+    link.symlink_to(sys.executable)
+    src = str(Path(liveness.__file__).resolve().parents[1])
+    probe = (
+        f"import sys; sys.path.insert(0, {src!r}); from agent_hooks import liveness; "
+        "print(*liveness.agent_client({}))"
+    )
+    outer = (
+        "import os, subprocess, sys; print(os.getpid(), flush=True); "
+        f"subprocess.run(['/bin/sh', '-c', {sys.executable!r} + ' -c ' + {probe!r}.__repr__()])"
+    )
+    script = tmp_path / "outer.py"
+    script.write_text(outer)
+    argv = [str(link), str(script), *extra] if extra else [str(link), "-c", outer]
+    proc = subprocess.run(argv, capture_output=True, text=True, check=True)
+    parent, pid, name = proc.stdout.split()
+    assert (pid, name) == (parent, client)
+    assert liveness.agent_client({"CLAUDE_PID": "4242"}) == (4242, "claude")
+
+
 NAMES = ["a) b c) 1 2", ") ) ) ) ) ) )", "x (y) z", "sleep 9 9 9 9"]
 
 

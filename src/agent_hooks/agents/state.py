@@ -3,8 +3,9 @@
 The seed ADR's field names are kept exactly, because other tools read them:
 `registered`, `agent_name`, `reservations`, `issue_id`, `session_start`,
 `files_created`, `files_modified`, `files_read`. Added by agent-hooks:
-`schema`, `conversation_id`, `source`, `conversations`, `project_root`, `pid`,
-`active`, `last_activity`, `fingerprints`, `notices`, `workspace_files` (files
+`schema`, `conversation_id`, `source`, `client` (the client program the latest
+conversation runs in: `claude`, `codex`, `gemini`; None in documents written before
+it was kept), `conversations`, `project_root`, `pid`, `active`, `last_activity`, `fingerprints`, `notices`, `workspace_files` (files
 the agent wrote or read inside its workspaces, kept apart from project files),
 `workspace` (the workspace bound to the current conversation: `{"id", "path",
 "conversation_id"}` or None), `trail_writers` (for a trail path a subagent or
@@ -54,6 +55,7 @@ def fresh(agent_name: str | None, now: float) -> Doc:
         "files_read": [],
         "conversation_id": None,
         "source": None,
+        "client": None,
         "conversations": [],
         "project_root": None,
         "pid": None,
@@ -107,7 +109,7 @@ def normalize(raw: Doc | None, agent_name: str | None, now: float) -> Doc:
     doc["session_start"] = _number(raw.get("session_start"), int(now))
     for field in TRAIL_FIELDS:
         doc[field] = _str_list(raw.get(field))
-    for field in ("conversation_id", "source", "project_root"):
+    for field in ("conversation_id", "source", "client", "project_root"):
         doc[field] = _optional_str(raw.get(field))
     pid = raw.get("pid")
     valid_pid = isinstance(pid, int) and not isinstance(pid, bool) and 0 < pid < 1 << 31
@@ -218,6 +220,7 @@ def begin_conversation(
     now: float,
     archived: Doc | None = None,
     shared: bool = False,
+    client: str | None = None,
 ) -> Doc | None:
     """Record a SessionStart; return the trail that must be archived, if any.
 
@@ -247,13 +250,17 @@ def begin_conversation(
         registered=True,
         conversation_id=conversation_id,
         source=source,
+        client=client,
         project_root=project_root,
         pid=pid,
         active=True,
         last_activity=int(now),
     )
     conversations = doc["conversations"]
-    conversations.append({"id": conversation_id, "source": source, "started": int(now)})
+    entry = {"id": conversation_id, "source": source, "started": int(now)}
+    if client is not None:
+        entry["client"] = client
+    conversations.append(entry)
     del conversations[:-MAX_CONVERSATIONS]
     return to_archive
 

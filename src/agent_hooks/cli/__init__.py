@@ -14,6 +14,7 @@ from agent_hooks.cli import (
     cleanup,
     context,
     demo,
+    doctor,
     freshness,
     guard,
     ledger_remote,
@@ -34,7 +35,8 @@ from agent_hooks.work_sessions import status_text
 @click.version_option(__version__, prog_name="agent-hooks")
 @click.pass_context
 def main(ctx: click.Context) -> None:
-    """Let many Claude Code agents (and their subagents) share one repository:
+    """Let many coding agents — Claude Code, Codex, Gemini CLI — and their subagents
+    share one repository:
     per-agent state, file trails, leases and reservations, workspaces and work
     sessions.
 
@@ -63,5 +65,6 @@ for module in (
     status_text,
     watch,
     demo,
+    doctor,
 ):
     module.register(main)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from agent_hooks import durations
+from agent_hooks import durations, writers
 from agent_hooks.agents import roster
 from agent_hooks.cli._common import emit_json, get_env, json_option, table
 
@@ -13,8 +13,9 @@ from agent_hooks.cli._common import emit_json, get_env, json_option, table
 @click.option("--project", "project", metavar="DIR", help="Only agents working in DIR.")
 @json_option
 def agents(project: str | None, as_json: bool) -> None:
-    """List all agents: name, whether active, last activity, how many files each
-    created, modified and read in its current conversation, and its project."""
+    """List all agents: name, the client it runs in (Claude Code, Codex, Gemini
+    CLI), whether active, last activity, how many files each created, modified and
+    read in its current conversation, and its project."""
     env = get_env()
     env.check_state_dir()
     root = env.project_root(project) if project else None
@@ -26,6 +27,7 @@ def agents(project: str | None, as_json: bool) -> None:
         rows.append(
             {
                 "agent": record.agent.name,
+                "client": doc["client"],
                 "state_file": record.agent.state_path,
                 "project_root": doc["project_root"],
                 "active": roster.is_active(doc, env.now),
@@ -48,11 +50,12 @@ def agents(project: str | None, as_json: bool) -> None:
     for row in rows:
         name = row["agent"] or "(shared agent-state.json)"
         if row["problem"]:
-            body.append((name, "unreadable", "-", "-", "-", "-", f"({row['problem']})"))
+            body.append((name, "-", "unreadable", "-", "-", "-", "-", f"({row['problem']})"))
             continue
         body.append(
             (
                 name,
+                row["client"] if row["client"] in writers.CLIENT_LABELS else "-",
                 "active" if row["active"] else "idle",
                 durations.ago(env.now - row["last_activity"]),
                 row["files_created"],
@@ -61,8 +64,8 @@ def agents(project: str | None, as_json: bool) -> None:
                 row["project_root"] or "-",
             )
         )
-    header = ("AGENT", "STATE", "LAST ACTIVE", "CREATED", "MODIFIED", "READ", "PROJECT")
-    for line in table(header, body, right={3, 4, 5}):
+    header = ("AGENT", "CLIENT", "STATE", "LAST ACTIVE", "CREATED", "MODIFIED", "READ", "PROJECT")
+    for line in table(header, body, right={4, 5, 6}):
         click.echo(line)
 
 

@@ -71,6 +71,7 @@ def _reservation_rows(
     for res in found.live:
         row = public(res, now)
         row["kind"] = "reservation"
+        row["client"] = res.get("client") if res.get("client") in writers.CLIENT_LABELS else None
         row["holder_label"] = writers.describe(res)
         machine = res.get("machine")
         if here is not None and isinstance(machine, str) and machine != here:
@@ -121,6 +122,9 @@ def _lease_rows(root: str, directory: str, now: float) -> list[dict[str, Any]]:
                 "mode": "exclusive",
                 "agent": item.get("agent"),
                 "writer": item.get("writer"),
+                "client": item.get("client")
+                if item.get("client") in writers.CLIENT_LABELS
+                else None,
                 "holder_label": lease_messages.holder_label(item, card),
                 "worktree": item.get("worktree_path") or item.get("worktree"),
                 "branch": item.get("branch"),
@@ -196,6 +200,7 @@ def _table(rows: list[dict[str, Any]]) -> list[str]:
         body.append(
             (
                 reservation.one_line(who, 60),
+                row["client"] or "-",
                 row["kind"],
                 reservation.one_line(row["pattern"], 60),
                 row["mode"],
@@ -205,7 +210,9 @@ def _table(rows: list[dict[str, Any]]) -> list[str]:
             )
         )
     return table(
-        ("HOLDER", "KIND", "PATH", "MODE", "LEFT", "STATE", "REASON / ID"), body, right={4}
+        ("HOLDER", "CLIENT", "KIND", "PATH", "MODE", "LEFT", "STATE", "REASON / ID"),
+        body,
+        right={5},
     )
 
 
@@ -217,8 +224,9 @@ def _table(rows: list[dict[str, Any]]) -> list[str]:
 @project_option
 @json_option
 def reservations(all_projects: bool, dropped: bool, project: str | None, as_json: bool) -> None:
-    """List live reservations and leases: holder, path or pattern, mode, time left,
-    whether the holder is alive, reason and id. Leases are the files writers are
+    """List live reservations and leases: holder, the client it works in (claude,
+    codex, gemini), path or pattern, mode, time left, whether the holder is alive,
+    reason and id. Leases are the files writers are
     changing right now (a writer holds each file it edits)."""
     env = get_env()
     if all_projects:

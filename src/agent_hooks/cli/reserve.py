@@ -147,6 +147,7 @@ def reserve(
             holder=_holder(env.environ),
             local=local,
             environ=env.environ,
+            client=liveness.agent_client(env.environ)[1],
         )
     except (pattern.PatternError, reservation.ReservationError) as exc:
         raise click.ClickException(str(exc)) from None

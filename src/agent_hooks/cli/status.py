@@ -6,6 +6,7 @@ import click
 
 from agent_hooks import durations
 from agent_hooks.agents import roster, state_file
+from agent_hooks.cli import doctor
 from agent_hooks.cli._common import agent_choice, emit_json, get_env, json_option
 
 
@@ -34,16 +35,22 @@ def status(agent_name: str | None, as_json: bool) -> None:
         "files_modified": len(doc["files_modified"]),
         "files_read": len(doc["files_read"]),
         "reservations": doc["reservations"],
+        "client": doc["client"],
+        "client_problems": doctor.problems(env.environ),
     }
     if as_json:
         emit_json(summary)
         return
     click.echo(f"agent:        {agent.label}")
     click.echo(f"state file:   {agent.state_path}")
+    for line in summary["client_problems"]:
+        click.echo(f"warning: {line} (agent-hooks doctor says more)")
     if not summary["exists"]:
         click.echo("no state yet: the SessionStart hook has not run for this agent")
         return
     active = "active" if summary["active"] else "inactive"
+    if doc["client"]:
+        click.echo(f"client:       {doc['client']}")
     click.echo(f"project:      {doc['project_root'] or '-'}")
     click.echo(
         f"conversation: {doc['conversation_id'] or '-'} ({active}, last activity "

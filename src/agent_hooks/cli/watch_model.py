@@ -34,6 +34,7 @@ _LOG_LINE = re.compile(r"(\S+) pid=\d+ agent=(.*?) event=(\S+) (.*)")
 @dataclasses.dataclass(frozen=True)
 class Agent:
     name: str
+    client: str | None  # the client its latest conversation runs in (claude, codex, gemini)
     alive: bool
     last_activity: int
     ago: str
@@ -47,6 +48,7 @@ class Agent:
 class Holding:
     kind: str  # "reservation" or "lease"
     holder: str
+    client: str | None  # the holder's client, when known
     pattern: str
     mode: str
     minutes_left: int
@@ -119,6 +121,7 @@ def agents(state_dir: str, project: str, now: float) -> list[Agent]:
         found.append(
             Agent(
                 name=record.agent.name or "(shared agent-state.json)",
+                client=doc["client"],
                 alive=roster.is_active(doc, now),
                 last_activity=doc["last_activity"],
                 ago=durations.ago(now - doc["last_activity"]),
@@ -158,6 +161,7 @@ def _holdings(
         Holding(
             kind=row["kind"],
             holder=row["holder_label"],
+            client=row["client"],
             pattern=row["pattern"],
             mode=row["mode"],
             minutes_left=row["minutes_left"],

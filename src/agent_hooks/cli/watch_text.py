@@ -44,13 +44,13 @@ def agents(snap: Snapshot) -> Section:
     for a in snap.agents:
         state = "unreadable" if a.problem else "alive" if a.alive else "gone"
         where = f" (in {os.path.basename(a.project_root or '')})" if a.elsewhere else ""
-        rows.append(_cells(a.name, state, a.ago, (a.work or "-") + where))
+        rows.append(_cells(a.name, a.client or "-", state, a.ago, (a.work or "-") + where))
         tones.append(NORMAL if a.alive and not a.problem else DIM)
     alive = sum(1 for a in snap.agents if a.alive)
     return Section(
         "agents",
         f"Agents ({alive} alive of {len(snap.agents)})",
-        ("NAME", "STATE", "LAST ACTIVE", "WORK"),
+        ("NAME", "CLIENT", "STATE", "LAST ACTIVE", "WORK"),
         tuple(rows),
         tuple(tones),
         "no agents in " + snap.state_dir,
@@ -62,7 +62,16 @@ def holdings(snap: Snapshot) -> Section:
     for h in snap.holdings:
         why = " ".join(part for part in (h.reason, h.id or "") if part) or "-"
         rows.append(
-            _cells(h.holder, h.kind, h.pattern, h.mode, f"{h.minutes_left} min", h.state, why)
+            _cells(
+                h.holder,
+                h.client or "-",
+                h.kind,
+                h.pattern,
+                h.mode,
+                f"{h.minutes_left} min",
+                h.state,
+                why,
+            )
         )
         tones.append(NORMAL if h.state.startswith("live") else WARN if h.state == "silent" else DIM)
     title = "Reservations and leases"
@@ -71,7 +80,7 @@ def holdings(snap: Snapshot) -> Section:
     return Section(
         "holdings",
         title,
-        ("HOLDER", "KIND", "PATH", "MODE", "LEFT", "STATE", "REASON / ID"),
+        ("HOLDER", "CLIENT", "KIND", "PATH", "MODE", "LEFT", "STATE", "REASON / ID"),
         tuple(rows),
         tuple(tones),
         "no live reservations or leases",

@@ -11,6 +11,8 @@ imports just the client and the one adapter asked for.
 # The entry script's client argument -> its module in agent_hooks.clients.
 CLIENTS = {
     "claude": "claude_code",
+    "codex": "codex",
+    "gemini": "gemini",
 }
 DEFAULT_CLIENT = "claude"
 

@@ -52,6 +52,7 @@ def handle(ctx: hook_runtime.HookContext) -> hook_runtime.Answer | None:
             now=ctx.now,
             archived=archived,
             shared=other is not None,
+            client=ctx.client.NAME,
         )
         facts["notices"] = state.take_notices(doc)
 

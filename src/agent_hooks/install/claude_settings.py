@@ -54,6 +54,9 @@ EDIT_TOOLS = "Write|Edit|MultiEdit|NotebookEdit"
 HOOKS: list[tuple[str, str | None, int]] = [
     ("SessionStart", None, 30),
     ("PreToolUse", f"{EDIT_TOOLS}|Bash", 10),
+    # a skill's or slash command's inline shell line (2.1.332; 2.1.328 ignores the key
+    # with a warning and runs the other hooks)
+    ("PreSkillShellCommand", None, 10),
     ("PostToolUse", f"{EDIT_TOOLS}|Read|Bash|Agent|Task", 10),
     # mcp_agent_mail's reservation tools, under any server name (a regex matcher)
     (

@@ -354,7 +354,7 @@ def trust_problem(project: str, trusted_folders: str, user_settings: dict[str, A
     return (
         f"{real} {why} by Gemini CLI, so it runs no project hooks there (and `gemini -p` "
         f'exits 55): start `gemini` in it once and trust the folder, or add "{real}": '
-        f'"{TRUST_FOLDER}" to {trusted_folders} (or rerun with --trust)'
+        f'"{TRUST_FOLDER}" to {trusted_folders} (or install again with --trust-project)'
     )
 
 
@@ -523,6 +523,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--trust",
+        "--trust-project",
+        dest="trust",
         action="store_true",
         help="With install --project: also mark DIR trusted (TRUST_FOLDER) in "
         "trustedFolders.json. Without it the folder's trust is only reported.",

@@ -3,12 +3,13 @@ listed first, then removed (docs/adr/0010-installer-and-plugin.md).
 
 install.sh runs `python -I -m agent_hooks.install.purge plan|run|kept` from the clone:
 
-* `plan` prints every thing `--purge` will remove — settings it installed into,
-  the CLI link, the installed copy, recorded git guards, ledgers, agents' state,
+* `plan` prints every thing `--purge` will remove — settings it installed into
+  (Claude Code's, and Codex's and Gemini CLI's: the clients record, and at user
+  level any of their default files still holding our handlers), the CLI link, the installed copy, recorded git guards, ledgers, agents' state,
   the log, agent-hooks' data, settings backups — and what stays, then asks for
   confirmation (exit 0: go on; 2: not confirmed, nothing was changed). Without a
   terminal and without `--yes` it refuses in one line.
-* `run` takes agent-hooks out of every recorded settings file and removes the
+* `run` takes agent-hooks out of every recorded settings file (every client) and removes the
   guards, ledgers and state files, printing each as it goes; install.sh then
   removes the CLI link and the installed copy itself.
 * `kept` (a plain `--uninstall`) lists what stays and how `--purge` removes it.
@@ -41,7 +42,7 @@ from dataclasses import dataclass
 
 from agent_hooks import identity, repository, storage
 from agent_hooks.git_guard import guard_hooks, guard_record
-from agent_hooks.install import claude_settings
+from agent_hooks.install import claude_settings, clients, codex_config
 from agent_hooks.ledger import known_ledgers
 from agent_hooks.wording import plural
 from agent_hooks.work_sessions import location
@@ -129,6 +130,55 @@ def settings_items(files: list[str], record: str | None) -> list[Item]:
     return items
 
 
+def client_installs(record: str | None) -> list[tuple[str, str, str | None]]:
+    """(client, its home, project or None) for every Codex and Gemini CLI install to take
+    out: the record's, and at user level a client's default files that still hold ours."""
+    found = [(i["client"], i["home"], i.get("project")) for i in clients.load_record(record)]
+    for client, home in clients.homes(os.environ).items():
+        if (client, home, None) not in found and clients._holds_ours(client, home, None):
+            found.append((client, home, None))
+    return found
+
+
+def client_items(installs: list[tuple[str, str, str | None]]) -> list[Item]:
+    items = []
+    for client, home, project in installs:
+        if client == "codex":
+            items.append(
+                Item(
+                    codex_config.hooks_path(home, project),
+                    "agent-hooks' Codex hooks taken out, and their trust entries from "
+                    + codex_config.config_path(home),
+                )
+            )
+        else:
+            where = os.path.join(project, ".gemini") if project else home
+            items.append(
+                Item(
+                    os.path.join(where, "settings.json"), "agent-hooks' Gemini CLI hooks taken out"
+                )
+            )
+    return items
+
+
+def client_backup_items(installs: list[tuple[str, str, str | None]]) -> list[Item]:
+    """The backups agent-hooks made of Codex's and Gemini CLI's files: those installed
+    into, and the user level's (a plain uninstall leaves Codex's newest backup)."""
+    paths: set[str] = set()
+    user_level = [(client, home, None) for client, home in clients.homes(os.environ).items()]
+    for client, home, project in [*installs, *user_level]:
+        if client == "codex":
+            paths.add(codex_config.hooks_path(home, project))
+            paths.add(codex_config.config_path(home))
+        else:
+            where = os.path.join(project, ".gemini") if project else home
+            paths.add(os.path.join(where, "settings.json"))
+    found = {
+        b for path in paths for b in codex_config.backups(path) + claude_settings.backups(path)
+    }
+    return [Item(b, "a settings backup agent-hooks made") for b in sorted(found)]
+
+
 def _rules(rules: list[str]) -> str:
     return ("rule " if len(rules) == 1 else "rules ") + ", ".join(rules)
 
@@ -174,6 +224,10 @@ class Plan:
         self.repos = sorted(set(known.values()))
         self.state = state_items(self.state_dir)
         self.backups = backup_items(self.settings_files)
+        self.clients_record = getattr(args, "clients_record", None)
+        self.client_installs = client_installs(self.clients_record)
+        self.settings += client_items(self.client_installs)
+        self.backups += client_backup_items(self.client_installs)
         self.installed: list[Item] = []
         link = getattr(args, "link", None)
         if link and os.path.islink(link):
@@ -242,7 +296,13 @@ def _remove(item: Item) -> None:
 def run(args: argparse.Namespace) -> int:
     current = Plan(args)
     failed = 0
+    for scope in dict.fromkeys(project for _, _, project in current.client_installs):
+        failed += clients.uninstall(
+            project=scope, record=current.clients_record, environ=os.environ
+        )
     for item in current.settings:
+        if item.path not in current.settings_files:
+            continue  # another client's file: done above
         code = claude_settings.main(
             [
                 "uninstall",
@@ -258,7 +318,8 @@ def run(args: argparse.Namespace) -> int:
         except OSError as exc:
             print(f"{item.path}: could not be removed ({exc})", file=sys.stderr)
             failed += 1
-    backups = backup_items(current.settings_files)  # uninstall may have made or removed one
+    # uninstall may have made or removed one
+    backups = backup_items(current.settings_files) + client_backup_items(current.client_installs)
     for item in [*current.ledgers, *current.state, *backups]:
         try:
             _remove(item)
@@ -297,6 +358,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--record", help="install.sh's record of the settings files it changed.")
     parser.add_argument("--link", help="The agent-hooks command's link.")
     parser.add_argument("--data", help="The installed copy (AGENT_HOOKS_HOME).")
+    parser.add_argument(
+        "--clients-record", help="install.sh's record of its Codex and Gemini CLI installs."
+    )
     parser.add_argument("--yes", action="store_true", help="Do not ask.")
     args = parser.parse_args(argv)
     if not args.state_dir:

@@ -303,10 +303,12 @@ def reserve(
     local: bool = False,
     offline: bool = False,
     environ: Mapping[str, str] | None = None,
+    client: str | None = None,
 ) -> Outcome:
     """Grant every (pattern, compiled) pair to `agent`, or — on any conflict — none.
     In a ledger shared with other machines: `local` reserves on this machine only;
-    `offline` (a hook) does too, saying so, rather than wait for the network."""
+    `offline` (a hook) does too, saying so, rather than wait for the network. `client`: the client the agent runs in
+    (`writers.CLIENT_LABELS`), when known."""
     requested = [
         {
             "id": "r-" + os.urandom(4).hex(),
@@ -323,6 +325,7 @@ def reserve(
             "holder": holder,
             "source": source,
             **({"local": True} if local else {}),
+            **({"client": client} if client is not None else {}),
         }
         for text, compiled in patterns
     ]

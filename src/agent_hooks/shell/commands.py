@@ -50,6 +50,7 @@ from agent_hooks.shell.lexer import Word, escape
 from agent_hooks.shell.words import (
     BOTH,
     ENTRY,
+    FOLLOW,
     INPUT,
     MAX_DEPTH,
     BashAnalysis,
@@ -61,6 +62,7 @@ from agent_hooks.shell.words import (
     is_assignment,
     option_value,
     parse_options,
+    read_stdin,
 )
 
 TYPE_CHECKING = False
@@ -476,6 +478,28 @@ def _eval(name: str, args: list[Word], ctx: ShellState) -> None:
         ctx.depth -= 1
 
 
+def _apply_patch(name: str, args: list[Word], ctx: ShellState) -> None:
+    """apply_patch / applypatch (Codex's patch tool, also on its PATH): every file the
+    patch's hunk headers name (`patch_targets`), relative to the current directory;
+    a removed or moved-away file is its directory entry (and what it points to). The
+    patch is the one argument, else stdin (a here-doc or here-string); a patch that
+    cannot be read (a variable, a pipe, a file, a here-doc with expansions) may
+    write anywhere: the analysis gives up."""
+    from agent_hooks.shell.patch_targets import DELETE, parse
+
+    text = read_stdin(ctx.stdin) if not args else args[0].lit if args[0].dyn is None else None
+    if text is None:
+        return ctx.give_up(f"{name} of a patch that cannot be read")
+    patch = parse(text)
+    for hunk in patch.hunks:
+        gone = hunk.op == DELETE or hunk.move_to is not None
+        ctx.add(Word(hunk.path, escape(hunk.path)), how=BOTH if gone else FOLLOW)
+        if hunk.move_to is not None:
+            ctx.add(Word(hunk.move_to, escape(hunk.move_to)))
+    if patch.problem is not None:
+        ctx.note(f"{name}: {patch.problem}")
+
+
 # The names `file_commands.FILE_HANDLERS` handles (a test keeps the two equal): that
 # module is loaded only when the command uses one of them (`echo x > f` needs none).
 _FILE_COMMAND_NAMES = (
@@ -496,6 +520,7 @@ _HANDLERS: dict[str, Callable[[str, list[Word], ShellState], None]] = {
     **dict.fromkeys(FILE_COMMANDS, _file_command),
     **_PROGRAM_HANDLERS,
     "git": git,
+    **dict.fromkeys(("apply_patch", "applypatch"), _apply_patch),
     "find": _find,
     "eval": _eval,
     **dict.fromkeys(("cd", "pushd", "popd"), change_dir),

@@ -129,14 +129,16 @@ class Word:
 
 class Redir:
     """A redirection operator (`>`, `2>>`, `<<-`, ...); `fd` is its explicit
-    descriptor number or ""; `subs` holds substitutions of a here-doc body."""
+    descriptor number or ""; `subs` holds substitutions of a here-doc body, `body`
+    the body itself as written (None for other operators)."""
 
-    __slots__ = ("fd", "op", "subs")
+    __slots__ = ("body", "fd", "op", "subs")
 
     def __init__(self, op: str, fd: str) -> None:
         self.op = op
         self.fd = fd
         self.subs: list[list[Word | Redir | str]] = []
+        self.body: str | None = None
 
     def __repr__(self) -> str:
         return f"Redir({self.fd}{self.op})"
@@ -267,6 +269,7 @@ class Lexer:
                 self.i = nxt
             else:
                 body = s[start:]
+            r.body = body
             if expand and ("$" in body or "`" in body):
                 sub = Lexer(body, self.home, self.max_depth, self.reasons)
                 sub.depth = self.depth

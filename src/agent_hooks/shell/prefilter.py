@@ -24,6 +24,16 @@ revert/am/apply.
 
 from __future__ import annotations
 
+# The parser, each module after those it imports: loaded at once (agent_hooks.preload)
+# when a command is parsed (PreToolUse's shell gate, PostToolUse without a report of
+# the changed files).
+PARSER_MODULES = (
+    "agent_hooks.shell.lexer",
+    "agent_hooks.shell.words",
+    "agent_hooks.shell.commands",
+    "agent_hooks.shell.writes",
+)
+
 BASH_WRITE_WORDS = (
     ">", " am", "apply", "awk", "checkout", "cherry-pick", "chgrp", "chmod", "chown", "clean", "clone",
     "cp", "curl", "dd", "find", "install", "ln", "merge", "mkdir", "mv", "patch", "perl",

@@ -41,12 +41,15 @@ shared `BashAnalysis` (targets deduplicated in first-seen order, reasons as
 `BashAnalysis.gave_up`). Symlinks `ln -s` makes are kept for the whole command
 (`links`), and later targets through them are recorded where they lead too. `change_dir` is `cd`/`pushd`/`popd`; scoping the
 directory to subshells, pipeline elements and `&` is the walk's job (`child` and `load`).
+`stdin` is what the simple command being read gets on its standard input (its here-doc
+or here-string text, `UNKNOWN_INPUT` for a pipe or a file, None when it has none of its
+own), for the commands that read their instructions there (`apply_patch`).
 Hot path: imports nothing but agent_hooks' bash modules.
 """
 
 from __future__ import annotations
 
-from agent_hooks.shell.lexer import Word, add_reason, escape
+from agent_hooks.shell.lexer import Redir, Word, add_reason, escape
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -378,6 +381,10 @@ def enter_dir(
 
 
 MAX_DEPTH = 8
+UNKNOWN_INPUT = "\x00unknown input"  # `ShellState.stdin` when it cannot be read
+# A simple command's standard input: None (its own is not redirected), UNKNOWN_INPUT (a
+# pipe or a file), or the here-doc / here-string redirection and its word.
+Stdin = tuple[Redir, Word] | str | None
 INPUT = "input"  # the `dyn` of words xargs and find -exec fill in from their input
 
 
@@ -431,6 +438,7 @@ class ShellState:
         "pwd_known",
         "run_text",
         "seen",
+        "stdin",
         "why",
         "work",
     )
@@ -452,6 +460,7 @@ class ShellState:
         self.links: dict[str, str | None] = {}
         self.work = [1 << 20]  # link lookups left for this command: keeps it linear
         self.pwd_known = True  # `$PWD` is the current directory: the command never assigns it
+        self.stdin: Stdin = None  # the simple command being read's (`read_stdin`)
 
     def child(self, depth: int = 1) -> ShellState:
         """A copy `depth` levels deeper (0: a saved state, see `load`)."""
@@ -572,6 +581,41 @@ class ShellState:
                 to, real.rpartition("/")[0] or "/", "", self.home, False, self.shell_dir()
             )
             self.links.setdefault(real, t.path if t is not None and not t.glob else None)
+
+
+def read_stdin(stdin: Stdin) -> str | None:
+    """The text a simple command reads on stdin, when it can be known: a here-string's
+    word plus a newline, a here-doc's body (leading tabs gone for `<<-`; with an
+    unquoted delimiter backslash-newline joined and `\\$`, `\\``, `\\\\` unescaped as
+    bash does); None for a pipe, a file, no redirection, or text holding an expansion."""
+    if not isinstance(stdin, tuple):
+        return None
+    r, word = stdin
+    if r.op == "<<<":
+        return word.lit + "\n" if word.dyn is None else None
+    body = r.body
+    if body is None:
+        return None
+    if r.op == "<<-":
+        body = "\n".join(line.lstrip("\t") for line in body.split("\n"))
+    if word.quoted or not ("\\" in body or "$" in body or "`" in body):
+        return body
+    out, i, n = [], 0, len(body)
+    while i < n:
+        found = [k for k in (body.find("\\", i), body.find("$", i), body.find("`", i)) if k >= 0]
+        j = min(found) if found else n
+        out.append(body[i:j])
+        if j >= n:
+            break
+        if body[j] != "\\":
+            return None  # an expansion: bash's text, not ours
+        if j + 1 < n and body[j + 1] in "$`\\\n":
+            out.append("" if body[j + 1] == "\n" else body[j + 1])
+            i = j + 2
+        else:
+            out.append("\\")
+            i = j + 1
+    return "".join(out)
 
 
 def deeper(ctx: ShellState) -> ShellState | None:

@@ -60,7 +60,9 @@ from agent_hooks.shell.lexer import Lexer, Redir, Word, add_reason
 from agent_hooks.shell.words import (
     MAX_BRACE,
     MAX_DEPTH,
+    UNKNOWN_INPUT,
     ShellState,
+    Stdin,
     expand_braces,
     is_assignment,
     norm,
@@ -172,7 +174,7 @@ def _run(toks: list[Word | Redir | str], ctx: ShellState) -> None:
                 target = nxt if isinstance(nxt, Word) else None
                 i += target is not None
                 redirs.append((t, target))
-        _simple(words, redirs, ctx)
+        _simple(words, redirs, ctx, piped)
 
 
 def _compound(
@@ -204,8 +206,15 @@ def _lit(t: Word | Redir | str) -> str:
     return t.lit if isinstance(t, Word) and t.dyn is None else ""
 
 
-def _simple(words: list[Word], redirs: list[tuple[Redir, Word | None]], ctx: ShellState) -> None:
-    """One simple command: substitutions first, then redirections, then argv."""
+def _simple(
+    words: list[Word],
+    redirs: list[tuple[Redir, Word | None]],
+    ctx: ShellState,
+    piped: bool = False,
+) -> None:
+    """One simple command: substitutions first, then redirections, then argv (with
+    what it reads on stdin: `piped` says a pipe feeds it)."""
+    stdin: Stdin = UNKNOWN_INPUT if piped else None
     for w in words:
         _word_subs(w, ctx)
     for r, target in redirs:
@@ -215,6 +224,8 @@ def _simple(words: list[Word], redirs: list[tuple[Redir, Word | None]], ctx: She
             continue
         _word_subs(target, ctx)
         op = r.op
+        if r.fd in ("", "0") and op in ("<", "<<", "<<-", "<<<", "<>", "<&"):
+            stdin = (r, target) if op in ("<<", "<<-", "<<<") else UNKNOWN_INPUT
         if op in (">", ">>", ">|", "&>", "&>>", "<>") or (
             op == ">&" and not (target.lit.rstrip("-").isdigit() or target.lit == "-")
         ):
@@ -232,4 +243,8 @@ def _simple(words: list[Word], redirs: list[tuple[Redir, Word | None]], ctx: She
     k = 0
     while k < len(argv) and is_assignment(argv[k]):
         k += 1
-    run_command(argv[k:], ctx)
+    saved, ctx.stdin = ctx.stdin, stdin
+    try:
+        run_command(argv[k:], ctx)
+    finally:
+        ctx.stdin = saved

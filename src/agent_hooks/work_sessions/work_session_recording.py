@@ -154,7 +154,8 @@ def _refresh(
     conversation = ctx.payload.get("session_id")
     path = ctx.payload.get("transcript_path")
     if (
-        not isinstance(conversation, str)
+        not ctx.client.TRANSCRIPTS  # another client's transcripts say nothing we can read
+        or not isinstance(conversation, str)
         or not conversation
         or not isinstance(path, str)
         or not fs.isabs(path)
@@ -254,6 +255,8 @@ def _subagent_stop(ctx: HookContext, directory: str, agent_id: str) -> None:
 
     path = ctx.payload.get("agent_transcript_path")
     main = ctx.payload.get("transcript_path")
+    if not ctx.client.TRANSCRIPTS:
+        path = main = None
     if not (isinstance(path, str) and fs.isabs(path)):
         path = None
         if isinstance(main, str):  # an older client: where it writes, or beside the main one

@@ -318,6 +318,68 @@ CASES: list[tuple[str, list[str], list[str]]] = [
         [],
     ),
     ("patch -r rej.txt -p0 < d", ["/repo/rej.txt", "/repo"], []),
+    # --- apply_patch (Codex's patch tool on its PATH): the files the patch names
+    (
+        "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: sh_patch.txt\n@@\n-old\n"
+        "+new via shell heredoc\n*** End Patch\nEOF\n",
+        ["/repo/sh_patch.txt"],
+        [],
+    ),
+    (
+        "cd sub && apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: ../up.txt\n+x\n"
+        "*** Delete File: gone.txt\n*** End Patch\nEOF",
+        ["/repo/up.txt", "entry:/repo/sub/gone.txt", "/repo/sub/gone.txt"],
+        [],
+    ),
+    (
+        "applypatch <<'P'\n*** Begin Patch\n*** Update File: k.txt\n*** Move to: /abs/n.txt\n"
+        "@@\n-a\n+b\n*** End Patch\nP",
+        ["entry:/repo/k.txt", "/repo/k.txt", "/abs/n.txt"],
+        [],
+    ),
+    (
+        "apply_patch '*** Begin Patch\n*** Add File: a b*.txt\n+x\n*** End Patch'",
+        ["/repo/a b*.txt"],
+        [],
+    ),
+    (
+        "apply_patch <<< '*** Begin Patch\n*** Add File: ~/hs.txt\n+x\n*** End Patch'",
+        ["/repo/~/hs.txt"],
+        [],
+    ),
+    (
+        "apply_patch <<-'EOF'\n\t*** Begin Patch\n\t*** Add File: tabs.txt\n\t+x\n\t*** End Patch\n\tEOF",
+        ["/repo/tabs.txt"],
+        [],
+    ),
+    (  # bash joins backslash-newline in an unquoted here-doc: the header it makes counts
+        "apply_patch <<EOF\n*** Begin Patch\n**\\\n* Add File: joined.txt\n+x\n*** End Patch\nEOF",
+        ["/repo/joined.txt"],
+        [],
+    ),
+    (  # hunk content is not a header
+        "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: a.txt\n+*** Add File: evil.txt\n"
+        "*** End Patch\nEOF",
+        ["/repo/a.txt"],
+        [],
+    ),
+    (
+        "apply_patch <<'EOF' && echo > after.txt\n*** Begin Patch\n*** Add File: first.txt\n+x\n"
+        "*** End Patch\nEOF",
+        ["/repo/first.txt", "/repo/after.txt"],
+        [],
+    ),
+    (
+        "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: a.txt\n+x\n*** Move to: m\n"
+        "*** End Patch\nEOF",
+        ["/repo/a.txt"],
+        ["apply_patch: '*** Move to: m' is not a valid hunk header"],
+    ),
+    (
+        "apply_patch <<'EOF'\nEOF",
+        [],
+        ["apply_patch: the first line of the patch is not '*** Begin Patch'"],
+    ),
     # --- editors
     ("ed -s f.txt < cmds; ed", ["entry:/repo/f.txt", "/repo/f.txt"], ["ed reads stdin"]),
     ("vim -es -c '%s/a/b/' -c wq f.py", ["entry:/repo/f.py", "/repo/f.py"], []),
@@ -469,6 +531,18 @@ GIVE_UPS = [
     ("touch {" + "{a," * 30_000 + "}", "brace expansion truncated"),
     ("pushd d; " * 65 + "touch a", "pushd stack too deep"),
     ("cd " + "d/" * 2100 + " && touch a", "path too long"),
+    ("cat p.diff | apply_patch", "apply_patch of a patch that cannot be read"),
+    ("apply_patch < p.diff", "apply_patch of a patch that cannot be read"),
+    ('apply_patch "$PATCH"', "apply_patch of a patch that cannot be read"),
+    ("apply_patch", "apply_patch of a patch that cannot be read"),
+    (
+        "applypatch <<EOF\n*** Begin Patch\n*** Add File: $X\n+x\n*** End Patch\nEOF",
+        "applypatch of a patch that cannot be read",
+    ),
+    (
+        "apply_patch <<EOF\n*** Begin Patch\n*** Add File: x\n+$(cat y)\n*** End Patch\nEOF",
+        "apply_patch of a patch that cannot be read",
+    ),
     ("touch " + "d/" * 2100, "path too long"),
 ]
 

@@ -1,0 +1,99 @@
+"""Helpers of ``test_clients_e2e.py``: any client run in a background thread, and each client's
+refusal as its model reads it.
+
+Invariants: a background run's process is known once it started (``process``), its result once
+it ended and was reaped (``result``); nothing here sleeps to decide an outcome (waits are the
+mocks' ``wait_until`` steps, or ``writers_support.wait_for`` on a condition).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future
+from pathlib import Path
+from typing import Any, Generic, TypeVar
+
+from .mock_api import ToolResult
+from .mock_gemini_api import ToolResult as GeminiToolResult
+
+T = TypeVar("T")
+
+CODEX_BLOCKED = "Command blocked by PreToolUse hook: "
+GEMINI_BLOCKED = "Tool execution blocked: "
+CLAUDE_BLOCKED = "PreToolUse:Write hook error: "
+
+
+class InThread(Generic[T]):
+    """``run(on_start=…, **options)`` (``run_claude``, ``run_codex``, ``run_gemini``) in a thread."""
+
+    def __init__(self, run: Callable[..., T], prompt: str, **options: Any) -> None:
+        self._started = threading.Event()
+        self._process: subprocess.Popen[str] | None = None
+        self._future: Future[T] = Future()
+        threading.Thread(
+            target=self._run, args=(run, prompt, options), name="client-bg", daemon=True
+        ).start()
+
+    def _run(self, run: Callable[..., T], prompt: str, options: dict[str, Any]) -> None:
+        try:
+            self._future.set_result(run(prompt, on_start=self._on_start, **options))
+        except BaseException as exc:  # handed to result()
+            self._future.set_exception(exc)
+        finally:
+            self._started.set()
+
+    def _on_start(self, process: subprocess.Popen[str]) -> None:
+        self._process = process
+        self._started.set()
+
+    @property
+    def process(self) -> subprocess.Popen[str]:
+        assert self._started.wait(60), "the client did not start"
+        assert self._process is not None, self._future.exception()
+        return self._process
+
+    def done(self) -> bool:
+        return self._future.done()
+
+    def result(self, timeout: float = 180) -> T:
+        return self._future.result(timeout)
+
+
+def process_of(pid: int) -> tuple[str, int]:
+    """(command name, parent pid) of a running process, from /proc."""
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    return stat[stat.index("(") + 1 : stat.rindex(")")], int(stat.rpartition(")")[2].split()[1])
+
+
+def is_client_process(pid: int, launched: int, name: str) -> bool:
+    """Whether `pid` is the client process named `name` that the test launched as `launched`:
+    that process itself, or the native binary its launcher started (Codex's npm wrapper
+    execs it where Node.js has `process.execve`, else spawns it as its child)."""
+    comm, parent = process_of(pid)
+    return comm == name and launched in (pid, parent)
+
+
+def codex_refused(output: str, rel: str, holder: str) -> None:
+    """What Codex's model read for a call agent-hooks refused: the reason, then the command."""
+    assert output.startswith(f"{CODEX_BLOCKED}agent-hooks: {rel} is being changed by {holder}: "), (
+        output
+    )
+    assert ". Command: " in output
+
+
+def gemini_refused(result: GeminiToolResult, rel: str, holder: str) -> None:
+    error = result.error
+    assert error is not None, result
+    assert error.startswith(f"{GEMINI_BLOCKED}agent-hooks: {rel} is being changed by {holder}: "), (
+        error
+    )
+
+
+def claude_refused(result: ToolResult, rel: str, holder: str) -> None:
+    assert result.is_error, result
+    assert result.content.startswith(
+        f"PreToolUse:{result.tool_name} hook error: agent-hooks: {rel} is being changed by "
+        f"{holder}: "
+    ), result.content
