@@ -434,8 +434,11 @@ def test_worktree_is_refused_a_path_reserved_from_the_main_checkout(
     assert not app.exists() and doc.read_text() == "notes\n"
     # B's lease on docs/x.md, taken in the worktree, is in the one ledger of the repository.
     (lease,) = seen["wrote docs"]["leases"]["docs/x.md"]
-    assert (lease["writer"], lease["worktree"], lease["branch"]) == (
+    # The work tree is named by its id in the repository (the same through any path to
+    # it), and by the path the holder reached it through, for people.
+    assert (lease["writer"], lease["worktree"], lease["worktree_path"], lease["branch"]) == (
         AGENT_B,
+        "worktrees/wt",
         str(worktree),
         "feature",
     )

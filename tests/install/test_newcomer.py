@@ -106,7 +106,11 @@ class Life:
         return self.run(step, [str(self.clone / "install.sh"), *args], check=check)
 
     def cli(self, step: str, *args: str) -> subprocess.CompletedProcess[str]:
-        env = self.env(AGENT_NAME=AGENT, CLAUDE_PROJECT_DIR=str(self.project))
+        # Claude Code names its own process in CLAUDE_PID; here the test is that process,
+        # so the second conversation of a round is known to follow the first, not run beside it.
+        env = self.env(
+            AGENT_NAME=AGENT, CLAUDE_PROJECT_DIR=str(self.project), CLAUDE_PID=str(os.getpid())
+        )
         return self.run(step, [str(self.link), *args], env=env, cwd=str(self.project))
 
     def git(self, *args: str) -> None:
@@ -129,7 +133,11 @@ class Life:
             doc = json.loads(raw.replace("/home/dev", str(self.home)))
             doc.update(overrides)
             stdin = json.dumps(doc)
-        env = self.env(AGENT_NAME=AGENT, CLAUDE_PROJECT_DIR=str(self.project))
+        # Claude Code names its own process in CLAUDE_PID; here the test is that process,
+        # so the second conversation of a round is known to follow the first, not run beside it.
+        env = self.env(
+            AGENT_NAME=AGENT, CLAUDE_PROJECT_DIR=str(self.project), CLAUDE_PID=str(os.getpid())
+        )
         subprocess.run(
             ["/bin/sh", "-c", command],
             input=stdin,
