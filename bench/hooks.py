@@ -222,11 +222,16 @@ def hold_files(hook: list[str], env: dict[str, str], tmp: Path, project: Path, c
 
 
 def fill_trail(env: dict[str, str], project: Path, each: int) -> None:
-    """The agent's trail lists full (`each` files created and modified, and read)."""
+    """The agent's trail lists full (`each` files created and modified, and read), each
+    with a fingerprint as a real write or read leaves it; the first hook keeps the
+    state's window of them and the rest beside it, as after a long session."""
     state = Path(env["HOME"]) / ".claude" / f"state-{env['AGENT_NAME']}.json"
     doc = json.loads(state.read_text())
     for field in ("files_created", "files_modified", "files_read"):
-        doc[field] = doc[field] + [f"{project}/gen/{field}/{n}.py" for n in range(each)]
+        paths = [f"{project}/gen/{field}/{n}.py" for n in range(each)]
+        doc[field] = doc[field] + paths
+        for n, path in enumerate(paths):
+            doc["fingerprints"][path] = [1764000000123456789 + n, 1234 + n, 987654321 + n]
     state.write_text(json.dumps(doc))
 
 
@@ -370,8 +375,8 @@ def main() -> int:
             )
             print(f"  {name:<32} {ratio:5.2f}x{budget}")
         # The net under the gate: the writer holds files (their fingerprints in its state
-        # and on its leases), and its trail lists are full (1,000 files each, the rest
-        # kept beside the state, as a 50,000-entry trail leaves them).
+        # and on its leases), and its trail is long (1,000 files a list: the state keeps
+        # a window of each, the rest beside it, as after a long session).
         held = hold_files(hook, env, tmp, project, 10)
         fill_trail(env, project, 1000)
         net_cases = {
@@ -384,7 +389,7 @@ def main() -> int:
             "PostToolUse Bash (10 held)": fresh_lease(ledger_dir, "b.txt"),
         }
         net = compare(python, net_cases, env, args.runs, net_prepare)
-        print("  with 10 held files and a full trail (1,000 files a list; budget 1.5x):")
+        print("  with 10 held files and a long trail (1,000 files a list; budget 1.5x):")
         for name, ratio in net.items():
             print(f"  {name:<32} {ratio:5.2f}x")
         if args.remote:

@@ -81,10 +81,6 @@ EXEMPTIONS: dict[tuple[str, str], str] = {
         "once per repository after an upgrade: adopting the ledger an earlier release "
         "left in ~/.claude (one locked write); never again once adopted"
     ),
-    ("agent_hooks.hooks.post_tool_use", "agent_hooks.agents.trail_archive"): (
-        "only when a trail list is full (1,000 files): the paths past it are appended "
-        "beside the state, so every other PostToolUse reads a small document"
-    ),
     ("agent_hooks.ledger.known_ledgers", "agent_hooks.git_guard.guard_record"): (
         "ledgers() only, which purge, the CLI and the git guard read; a hook only "
         "remembers a new ledger (remember), once per repository"

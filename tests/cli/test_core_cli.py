@@ -135,6 +135,25 @@ def test_status_shows_this_agent(home: Path, project: Path) -> None:
     }
 
 
+def test_status_and_agents_count_the_trail_kept_beside_the_window(
+    home: Path, project: Path
+) -> None:
+    """The state holds a window of the trail; the counts are of the whole of it."""
+    from agent_hooks import identity
+    from agent_hooks.agents import trail_spill
+
+    write_state(home / ".claude", ME, doc(project))
+    agent = identity.Agent(ME, str(home / ".claude"))
+    more = [("files_modified", f"{project}/gen/{n}.py") for n in range(150)]
+    trail_spill.spill(agent, "conv-1", [*more, ("files_created", f"{project}/gen/new.py")])
+    trail_spill.spill(agent, "conv-0", [("files_created", f"{project}/old.py")])  # another one
+    assert "2 created, 152 modified, 3 read" in invoke(home, ["status"]).stdout
+    (row,) = parse(invoke(home, ["agents", "--json"]))
+    assert (row["files_created"], row["files_modified"], row["files_read"]) == (2, 152, 3)
+    listed = parse(invoke(home, ["trail", "--json"]))["trails"][0]
+    assert len(listed["files_modified"]) == 152 and len(listed["files_created"]) == 2
+
+
 def test_status_of_another_agent_and_of_the_shared_one(home: Path, project: Path) -> None:
     write_state(home / ".claude", "proj__cc_2", doc(project, files_read=[]))
     write_state(home / ".claude", None, doc(project, files_created=[]))

@@ -239,7 +239,7 @@ def test_a_path_holding_a_lone_surrogate_is_recorded_as_the_client_wrote_it(
 
 def test_a_huge_trail_is_kept_beside_the_state_which_stays_small(run_hook: HookRunner) -> None:
     """Issue 18, defect 17: a 50,000-entry trail (~2.4 MB) made every PostToolUse parse
-    and rewrite megabytes (3x a bare interpreter). The state keeps the first 1,000 of
+    and rewrite megabytes (3x a bare interpreter). The state keeps the first 100 of
     each list; the rest move beside it, once, and nothing is lost."""
     import subprocess
     import sys

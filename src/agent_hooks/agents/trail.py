@@ -11,14 +11,16 @@ Invariants:
   (`posix_fs.as_written`: a lone surrogate becomes U+FFFD).
 * Files inside the project's workspaces (`<project>/.tmp/sessions/`) go to
   `workspace_files` instead, kept apart from the project's own files.
-* `files_read` keeps at most `read_limit` paths, dropping the oldest first.
-* `files_created`, `files_modified` and `workspace_files` keep at most
-  `MAX_TRAIL_FILES` paths each, the first ones seen: the document is parsed by every
-  hook, so its size must not grow with the trail (one Bash command can report
-  200,000 files). The rest are kept beside it (`trail_archive.spill`); the first time
-  a list is full a notice tells the agent at its next SessionStart.
+* The state document is a window on the trail, not the whole of it: every hook
+  parses it and every writing hook re-encodes it, at about 20,000 instructions a
+  path with its fingerprint (a bare interpreter starts in 26 million), so its
+  size must not grow with the session (one Bash command can report 200,000
+  files). `files_created`, `files_modified` and `workspace_files` keep at most
+  `MAX_TRAIL_FILES` paths each, the first ones seen; the rest are kept beside it
+  (`trail_spill.spill`), where `agent-hooks trail`, `status` and `agents` find
+  them. `files_read` keeps at most `read_limit` paths, dropping the oldest first.
 * A fingerprint (`fingerprints.of`: `[mtime_ns, size, checksum]`) is kept for
-  every path in the trail.
+  every path in the window.
 """
 
 from __future__ import annotations
@@ -29,9 +31,9 @@ from agent_hooks.repository import WORKSPACES_DIR
 from agent_hooks.tool_use import CREATED, MODIFIED, READ
 
 WORKSPACE = "workspace_files"
-DEFAULT_READ_LIMIT = 500
+DEFAULT_READ_LIMIT = 100
 MAX_FINGERPRINTS = 1000
-MAX_TRAIL_FILES = 1_000
+MAX_TRAIL_FILES = 100
 READ_LIMIT_ENV = "AGENT_HOOKS_READ_LIMIT"
 
 TYPE_CHECKING = False
@@ -60,7 +62,7 @@ def absolute(files: list[tuple[str, object]], cwd: object) -> list[tuple[str, st
 
 
 def read_limit(environ: Mapping[str, str]) -> int:
-    """`AGENT_HOOKS_READ_LIMIT` when it is a positive integer, else 500."""
+    """`AGENT_HOOKS_READ_LIMIT` when it is a positive integer, else `DEFAULT_READ_LIMIT`."""
     raw = environ.get(READ_LIMIT_ENV, "")
     if raw.isascii() and raw.isdigit() and int(raw) > 0:
         return int(raw)
@@ -86,7 +88,7 @@ def record(
     path; `taken` holds fingerprints the caller took already. A list past
     `MAX_TRAIL_FILES` (one written by an earlier release, or a command reporting
     thousands of files) keeps its first ones; the rest go to `overflow`, which the
-    caller keeps beside the state (`trail_archive.spill`), so the document every
+    caller keeps beside the state (`trail_spill.spill`), so the document every
     hook reads stays small. True when the document changed (a new path, or a file
     whose content moved). Linear in the number of paths: at most `MAX_FINGERPRINTS` files are
     read per call (a Bash command can report hundreds of thousands)."""
@@ -103,13 +105,11 @@ def record(
             changed = True
     present = {field: set(doc[field]) for field in (CREATED, MODIFIED, READ, WORKSPACE)}
     budget = MAX_FINGERPRINTS
-    full: set[str] = set()
     for field, path in found:
         if workspaces is not None and path.startswith(workspaces):
             field = WORKSPACE
         if path not in present[field]:
             if field != READ and len(doc[field]) >= MAX_TRAIL_FILES:
-                full.add(field)
                 if overflow is not None:
                     overflow.append((field, path))
                 continue
@@ -129,14 +129,6 @@ def record(
             if mark is not None and marks.get(path) != mark:
                 marks[path] = mark
                 changed = True
-    for field in sorted(full):
-        text = (
-            f"Your file trail's {field} list is full ({MAX_TRAIL_FILES} files): later files "
-            "are kept beside it (`agent-hooks trail` shows them all)."
-        )
-        if text not in doc["notices"]:
-            doc["notices"].append(text)
-            changed = True
     read = doc[READ]
     if len(read) > read_limit:
         dropped = read[: len(read) - read_limit]

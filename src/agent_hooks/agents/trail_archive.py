@@ -3,7 +3,9 @@
 Layout: `<state dir>/agent-hooks/trails/<agent key>/<conversation id>.json`.
 Invariants: a conversation id becomes a file name only if it is 1 to 128 characters
 of `[A-Za-z0-9_-]` (Claude Code uses UUIDs); at most `KEEP_PER_AGENT` trails are
-kept per agent, the oldest removed first; archives older than the sweep cutoff go.
+kept per agent, the oldest removed first, each with the paths kept beside its
+window (`trail_spill`, `<conversation id>.more`); archives and kept paths older
+than the sweep cutoff go.
 """
 
 from __future__ import annotations
@@ -11,27 +13,13 @@ from __future__ import annotations
 import os
 
 from agent_hooks import identity, storage
+from agent_hooks.agents.trail_spill import SUFFIX, agent_dir, safe_id
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
 KEEP_PER_AGENT = 20
-_ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
-
-
-def safe_id(conversation_id: object) -> str | None:
-    if (
-        isinstance(conversation_id, str)
-        and 0 < len(conversation_id) <= 128
-        and _ID_CHARS.issuperset(conversation_id)
-    ):
-        return conversation_id
-    return None
-
-
-def agent_dir(agent: identity.Agent) -> str:
-    return os.path.join(identity.data_dir(agent.state_dir), "trails", agent.key)
 
 
 def archive(agent: identity.Agent, trail: dict[str, Any], now: float) -> str | None:
@@ -64,12 +52,12 @@ def list_archived(agent: identity.Agent) -> list[dict[str, Any]]:
     return found
 
 
-def _files(directory: str) -> list[str]:
+def _files(directory: str, suffixes: tuple[str, ...] = (".json",)) -> list[str]:
     try:
         return [
             e.path
             for e in os.scandir(directory)
-            if e.name.endswith(".json") and e.is_file(follow_symlinks=False)
+            if e.name.endswith(suffixes) and e.is_file(follow_symlinks=False)
         ]
     except (FileNotFoundError, NotADirectoryError):
         return []
@@ -82,6 +70,10 @@ def _prune(directory: str) -> None:
     files.sort(key=lambda p: os.stat(p, follow_symlinks=False).st_mtime_ns)
     for path in files[: len(files) - KEEP_PER_AGENT]:
         os.unlink(path)
+        try:
+            os.unlink(path.removesuffix(".json") + SUFFIX)
+        except FileNotFoundError:
+            pass
 
 
 def sweep(state_dir: str, cutoff: float, *, dry_run: bool = False) -> list[str]:
@@ -93,7 +85,7 @@ def sweep(state_dir: str, cutoff: float, *, dry_run: bool = False) -> list[str]:
     except (FileNotFoundError, NotADirectoryError):
         return []
     for entry in agents:
-        for path in _files(entry.path):
+        for path in _files(entry.path, (".json", SUFFIX)):
             if os.stat(path, follow_symlinks=False).st_mtime < cutoff:
                 if not dry_run:
                     os.unlink(path)
@@ -104,39 +96,3 @@ def sweep(state_dir: str, cutoff: float, *, dry_run: bool = False) -> list[str]:
             except OSError:
                 pass  # not empty
     return removed
-
-
-def spill_path(agent: identity.Agent, conversation_id: object) -> str | None:
-    """Where the paths past a full trail list are kept for one conversation."""
-    conversation = safe_id(conversation_id)
-    return os.path.join(agent_dir(agent), conversation + ".more") if conversation else None
-
-
-def spill(agent: identity.Agent, conversation_id: object, items: list[tuple[str, str]]) -> None:
-    """Append (trail field, path) pairs past a full list, one `field<TAB>path` line
-    each, to the conversation's overflow file (created 0600)."""
-    path = spill_path(agent, conversation_id)
-    if path is None or not items:
-        return
-    storage.ensure_dir(agent_dir(agent))
-    data = "".join(f"{field}\t{item}\n" for field, item in items).encode("utf-8", "surrogateescape")
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-    try:
-        os.write(fd, data)
-    finally:
-        os.close(fd)
-
-
-def spilled(agent: identity.Agent, conversation_id: object) -> dict[str, list[str]]:
-    """The paths kept beside a conversation's full trail lists, by field."""
-    path = spill_path(agent, conversation_id)
-    found: dict[str, list[str]] = {}
-    try:
-        with open(path or "", encoding="utf-8", errors="surrogateescape") as handle:
-            for line in handle:
-                field, sep, item = line.rstrip("\n").partition("\t")
-                if sep and item:
-                    found.setdefault(field, []).append(item)
-    except OSError:
-        pass
-    return found

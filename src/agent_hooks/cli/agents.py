@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from agent_hooks import durations, writers
-from agent_hooks.agents import roster
+from agent_hooks.agents import roster, trail_spill
 from agent_hooks.cli._common import emit_json, get_env, json_option, table
 
 
@@ -24,6 +24,7 @@ def agents(project: str | None, as_json: bool) -> None:
         doc = record.doc
         if root is not None and doc["project_root"] != root:
             continue
+        trail = trail_spill.counts(record.agent, doc)
         rows.append(
             {
                 "agent": record.agent.name,
@@ -32,9 +33,9 @@ def agents(project: str | None, as_json: bool) -> None:
                 "project_root": doc["project_root"],
                 "active": roster.is_active(doc, env.now),
                 "last_activity": doc["last_activity"],
-                "files_created": len(doc["files_created"]),
-                "files_modified": len(doc["files_modified"]),
-                "files_read": len(doc["files_read"]),
+                "files_created": trail["files_created"],
+                "files_modified": trail["files_modified"],
+                "files_read": trail["files_read"],
                 "problem": record.problem,
             }
         )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from agent_hooks import durations
-from agent_hooks.agents import roster, state_file
+from agent_hooks.agents import roster, state_file, trail_spill
 from agent_hooks.cli import doctor
 from agent_hooks.cli._common import agent_choice, emit_json, get_env, json_option
 
@@ -22,6 +22,7 @@ def status(agent_name: str | None, as_json: bool) -> None:
     doc, problem = state_file.read(agent, env.now)
     if problem:
         raise click.ClickException(f"{agent.state_path} is not valid JSON: {problem}")
+    trail = trail_spill.counts(agent, doc)
     summary = {
         "agent": agent.name,
         "state_file": agent.state_path,
@@ -31,9 +32,9 @@ def status(agent_name: str | None, as_json: bool) -> None:
         "active": roster.is_active(doc, env.now),
         "last_activity": doc["last_activity"],
         "issue_id": doc["issue_id"],
-        "files_created": len(doc["files_created"]),
-        "files_modified": len(doc["files_modified"]),
-        "files_read": len(doc["files_read"]),
+        "files_created": trail["files_created"],
+        "files_modified": trail["files_modified"],
+        "files_read": trail["files_read"],
         "reservations": doc["reservations"],
         "client": doc["client"],
         "client_problems": doctor.problems(env.environ),

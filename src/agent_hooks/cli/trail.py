@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from agent_hooks.agents import state, state_file, trail_archive
+from agent_hooks.agents import state, state_file, trail_archive, trail_spill
 from agent_hooks.cli._common import agent_choice, emit_json, get_env, json_option, relative
 
 
@@ -36,8 +36,8 @@ def trail_command(
         trails = [found]
     else:
         trails = [state.trail(doc)] + (trail_archive.list_archived(agent) if previous else [])
-    for item in trails:  # the paths past a full list, kept beside the state
-        for field, paths in trail_archive.spilled(agent, item.get("conversation_id")).items():
+    for item in trails:  # the paths past the state's window, kept beside it
+        for field, paths in trail_spill.spilled(agent, item.get("conversation_id")).items():
             if isinstance(item.get(field), list):
                 item[field] = item[field] + paths
     if as_json:

@@ -33,7 +33,7 @@ import time
 from typing import Any
 
 from agent_hooks import identity
-from agent_hooks.agents import trail_archive
+from agent_hooks.agents import trail_spill
 from agent_hooks.install import claude_settings
 
 MARKER_DIR = "plugin-stands-aside"
@@ -170,7 +170,7 @@ def plugin_session_start(
     message for the person (None when there is nothing to say)."""
     now = time.time() if now is None else now
     installed = find_installed(settings_files(environ, project))
-    session_id = trail_archive.safe_id(environ.get("CLAUDE_CODE_SESSION_ID"))
+    session_id = trail_spill.safe_id(environ.get("CLAUDE_CODE_SESSION_ID"))
     if not installed.files:
         if session_id is not None:  # installed earlier in this conversation, not any more
             forget(identity.state_dir(environ), session_id)

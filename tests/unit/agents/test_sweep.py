@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from agent_hooks import identity, storage
-from agent_hooks.agents import sweep, trail_archive
+from agent_hooks.agents import sweep, trail_archive, trail_spill
 
 NOW = 1_800_000_000.0
 DAY = 86400
@@ -264,6 +264,26 @@ def test_archives_keep_a_bounded_number_per_agent(sdir: Path) -> None:
         os.utime(path, (start + i, start + i))  # older than the next one written
     kept = sorted(p.stem for p in Path(trail_archive.agent_dir(agent)).iterdir())
     assert kept == [f"c{i:02d}" for i in range(5, trail_archive.KEEP_PER_AGENT + 5)]
+
+
+def test_the_paths_kept_beside_a_trail_go_with_it(sdir: Path) -> None:
+    """A conversation's `.more` file is swept when old and pruned with its archive."""
+    agent = identity.Agent("a", str(sdir))
+    start = time.time() - 1000
+    for i in range(trail_archive.KEEP_PER_AGENT + 1):
+        trail_spill.spill(agent, f"c{i:02d}", [("files_modified", f"/p/{i}")])
+        path = trail_archive.archive(agent, {"conversation_id": f"c{i:02d}"}, NOW + i)
+        assert path is not None
+        os.utime(path, (start + i, start + i))
+    kept = sorted(p.name for p in Path(trail_spill.agent_dir(agent)).iterdir())
+    assert "c00.json" not in kept and "c00.more" not in kept  # pruned together
+    assert "c01.json" in kept and "c01.more" in kept
+    old = trail_spill.spill_path(agent, "c01")
+    assert old is not None
+    os.utime(old, (OLD, OLD))
+    assert old in sweep.sweep(str(sdir), NOW)
+    assert not os.path.exists(old)
+    assert trail_spill.spill_path(agent, "c02") not in sweep.sweep(str(sdir), NOW)
 
 
 @pytest.mark.parametrize("conversation", ["../../escape", "a/b", "", "x" * 129, None, 5, "ok\x00"])

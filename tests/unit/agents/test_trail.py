@@ -164,12 +164,12 @@ def test_the_read_cap_never_touches_created_or_modified() -> None:
     assert len(doc[M]) == 20 and len(doc[C]) == 20
 
 
-def test_default_read_limit_is_500() -> None:
+def test_default_read_limit_is_100() -> None:
     doc = _doc()
     limit = trail.read_limit({})
-    assert limit == 500
-    trail.record(doc, [(R, f"/p/r{i}") for i in range(620)], limit)
-    assert doc[R] == [f"/p/r{i}" for i in range(120, 620)]
+    assert limit == 100
+    trail.record(doc, [(R, f"/p/r{i}") for i in range(220)], limit)
+    assert doc[R] == [f"/p/r{i}" for i in range(120, 220)]
 
 
 @pytest.mark.parametrize(
@@ -178,14 +178,14 @@ def test_default_read_limit_is_500() -> None:
         ("7", 7),
         ("1", 1),
         ("100000", 100000),
-        ("0", 500),
-        ("-3", 500),
-        ("", 500),
-        ("abc", 500),
-        ("2.5", 500),
-        (" 8", 500),
-        ("²", 500),
-        ("1_000", 500),
+        ("0", 100),
+        ("-3", 100),
+        ("", 100),
+        ("abc", 100),
+        ("2.5", 100),
+        (" 8", 100),
+        ("²", 100),
+        ("1_000", 100),
     ],
 )
 def test_read_limit_setting(value: str, expected: int) -> None:
@@ -287,19 +287,25 @@ def test_checksum_tells_lengths_apart(data: bytes) -> None:
     assert fingerprints.checksum(data) not in others
 
 
-def test_a_trail_list_stops_at_its_cap_and_says_so_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    """200,000 files from one Bash command leave a bounded document and one notice."""
+def test_a_trail_list_is_a_window_and_the_rest_goes_to_overflow(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """200,000 files from one Bash command leave a bounded document; every path past
+    the window is handed to the caller to keep beside it, and nobody is nagged."""
     monkeypatch.setattr(trail, "MAX_TRAIL_FILES", 5)
     doc = _doc()
     found = [(tool_use.MODIFIED, f"/p/f{n}") for n in range(8)] + [(tool_use.READ, "/p/r")]
-    assert trail.record(doc, found, 500)
+    overflow: list[tuple[str, str]] = []
+    assert trail.record(doc, found, 500, overflow=overflow)
     assert doc[tool_use.MODIFIED] == [f"/p/f{n}" for n in range(5)]
+    assert overflow == [(tool_use.MODIFIED, f"/p/f{n}") for n in range(5, 8)]
     assert doc[tool_use.READ] == ["/p/r"]  # reads have their own limit
-    assert len(doc["notices"]) == 1 and "files_modified list is full (5 files)" in doc["notices"][0]
-    assert not trail.record(doc, [(tool_use.MODIFIED, "/p/f9")], 500)  # nothing new to say
+    assert doc["notices"] == []
+    overflow.clear()
+    assert not trail.record(doc, [(tool_use.MODIFIED, "/p/f9")], 500, overflow=overflow)
+    assert overflow == [(tool_use.MODIFIED, "/p/f9")]
     assert trail.record(doc, [(tool_use.CREATED, "/p/new")], 500)  # other lists still record
     assert trail.record(doc, [(tool_use.MODIFIED, "/p/f0")], 500) is False
-    assert len(doc["notices"]) == 1
 
 
 def test_a_path_with_a_lone_surrogate_is_the_file_the_client_wrote(tmp_path: Path) -> None:
