@@ -40,7 +40,7 @@ import os
 import shlex
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from agent_hooks import storage
@@ -95,9 +95,13 @@ def cli_rules(cli: str | None = None) -> list[str]:
     return rules
 
 
-def hooks_block(command: Callable[[str], str]) -> dict[str, list[dict[str, Any]]]:
+def hooks_block(
+    command: Callable[[str], str], hooks: Sequence[tuple[str, str | None, int]] | None = None
+) -> dict[str, list[dict[str, Any]]]:
+    """Our groups by event: one group (one handler) per entry of `hooks` (default:
+    Claude Code's `HOOKS`; Codex reads the same shape)."""
     block: dict[str, list[dict[str, Any]]] = {}
-    for event, matcher, timeout in HOOKS:
+    for event, matcher, timeout in HOOKS if hooks is None else hooks:
         group: dict[str, Any] = {} if matcher is None else {"matcher": matcher}
         group["hooks"] = [{"type": "command", "command": command(event), "timeout": timeout}]
         block.setdefault(event, []).append(group)

@@ -48,6 +48,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, NoReturn
 
+from agent_hooks.install import claude_settings
+
 CLIENT = "codex"
 ENTRY_NAMES = ("/hooks/entry.py", "/hooks/entry.pyc")
 BACKUP_INFIX = ".agent-hooks-backup-"
@@ -124,12 +126,7 @@ def is_ours(handler: object) -> bool:
 
 def hooks_block(command: Callable[[str], str]) -> dict[str, list[dict[str, Any]]]:
     """Our groups by event: one group (one handler) per entry of `HOOKS`."""
-    block: dict[str, list[dict[str, Any]]] = {}
-    for event, matcher, timeout in HOOKS:
-        group: dict[str, Any] = {} if matcher is None else {"matcher": matcher}
-        group["hooks"] = [{"type": "command", "command": command(event), "timeout": timeout}]
-        block.setdefault(event, []).append(group)
-    return block
+    return claude_settings.hooks_block(command, HOOKS)
 
 
 # --------------------------------------------------------------------------- trust hash
