@@ -145,13 +145,16 @@ def test_status_and_agents_count_the_trail_kept_beside_the_window(
     write_state(home / ".claude", ME, doc(project))
     agent = identity.Agent(ME, str(home / ".claude"))
     more = [("files_modified", f"{project}/gen/{n}.py") for n in range(150)]
-    trail_spill.spill(agent, "conv-1", [*more, ("files_created", f"{project}/gen/new.py")])
+    again = ("files_modified", f"{project}/src/a.py")  # left the window, then written again
+    trail_spill.spill(agent, "conv-1", [again, *more, ("files_created", f"{project}/gen/new.py")])
     trail_spill.spill(agent, "conv-0", [("files_created", f"{project}/old.py")])  # another one
     assert "2 created, 152 modified, 3 read" in invoke(home, ["status"]).stdout
     (row,) = parse(invoke(home, ["agents", "--json"]))
     assert (row["files_created"], row["files_modified"], row["files_read"]) == (2, 152, 3)
     listed = parse(invoke(home, ["trail", "--json"]))["trails"][0]
     assert len(listed["files_modified"]) == 152 and len(listed["files_created"]) == 2
+    assert listed["files_modified"][:2] == [f"{project}/src/a.py", f"{project}/gen/0.py"]
+    assert listed["files_modified"][-1] == "/etc/outside.conf"  # first seen: kept beside
 
 
 def test_status_of_another_agent_and_of_the_shared_one(home: Path, project: Path) -> None:

@@ -15,10 +15,11 @@ Invariants:
   parses it and every writing hook re-encodes it, at about 20,000 instructions a
   path with its fingerprint (a bare interpreter starts in 26 million), so its
   size must not grow with the session (one Bash command can report 200,000
-  files). `files_created`, `files_modified` and `workspace_files` keep at most
-  `MAX_TRAIL_FILES` paths each, the first ones seen; the rest are kept beside it
-  (`trail_spill.spill`), where `agent-hooks trail`, `status` and `agents` find
-  them. `files_read` keeps at most `read_limit` paths, dropping the oldest first.
+  files). `files_created`, `files_modified` and `workspace_files` keep the last
+  `MAX_TRAIL_FILES` paths first seen, in first-seen order; the ones seen before
+  are kept beside it (`trail_spill.spill`), where `agent-hooks trail`, `status`
+  and `agents` find them. `files_read` keeps the last `read_limit` paths; older
+  reads are dropped.
 * A fingerprint (`fingerprints.of`: `[mtime_ns, size, checksum]`) is kept for
   every path in the window.
 """
@@ -85,43 +86,53 @@ def record(
     """Add `found` to the document's trail lists and refresh their fingerprints;
     paths under `workspaces` (a prefix ending in "/") go to `workspace_files`;
     `writer` (a subagent's or teammate's key) is noted in `trail_writers` for each
-    path; `taken` holds fingerprints the caller took already. A list past
-    `MAX_TRAIL_FILES` (one written by an earlier release, or a command reporting
-    thousands of files) keeps its first ones; the rest go to `overflow`, which the
-    caller keeps beside the state (`trail_spill.spill`), so the document every
-    hook reads stays small. True when the document changed (a new path, or a file
-    whose content moved). Linear in the number of paths: at most `MAX_FINGERPRINTS` files are
-    read per call (a Bash command can report hundreds of thousands)."""
+    path; `taken` holds fingerprints the caller took already. Each list is a window
+    of the files seen last: past `MAX_TRAIL_FILES` (or `read_limit` for reads) the
+    ones seen first leave it, created, modified and workspace files into
+    `overflow`, which the caller keeps beside the state (`trail_spill.spill`), so
+    the document every hook reads stays small; a path that left every list loses
+    its fingerprint and writers. True when the document changed (a new path, or a
+    file whose content moved). Linear in the number of paths: at most
+    `MAX_FINGERPRINTS` files are read per call (a Bash command can report hundreds
+    of thousands), only files still in the window."""
     marks = doc["fingerprints"]
     changed = False
-    for field in (CREATED, MODIFIED, WORKSPACE):
-        if len(doc[field]) > MAX_TRAIL_FILES:  # an earlier release kept them all
-            spilled = doc[field][MAX_TRAIL_FILES:]
-            del doc[field][MAX_TRAIL_FILES:]
-            for path in spilled:
-                marks.pop(path, None)
-            if overflow is not None:
-                overflow.extend((field, path) for path in spilled)
-            changed = True
     present = {field: set(doc[field]) for field in (CREATED, MODIFIED, READ, WORKSPACE)}
-    budget = MAX_FINGERPRINTS
+    seen: list[str] = []  # paths of `found` outside the workspaces, each once
     for field, path in found:
         if workspaces is not None and path.startswith(workspaces):
             field = WORKSPACE
         if path not in present[field]:
-            if field != READ and len(doc[field]) >= MAX_TRAIL_FILES:
-                if overflow is not None:
-                    overflow.append((field, path))
-                continue
             present[field].add(path)
             doc[field].append(path)
             changed = True
-        if field == WORKSPACE:
-            continue
+        if field != WORKSPACE:
+            seen.append(path)
+    left: list[str] = []
+    for field in (CREATED, MODIFIED, WORKSPACE, READ):
+        limit = read_limit if field == READ else MAX_TRAIL_FILES
+        extra = len(doc[field]) - limit
+        if extra > 0:  # the first seen leave the window (an earlier release kept them all)
+            gone = doc[field][:extra]
+            del doc[field][:extra]
+            present[field].difference_update(gone)
+            left += gone
+            if overflow is not None and field != READ:
+                overflow.extend((field, path) for path in gone)
+            changed = True
+    created, modified, read = present[CREATED], present[MODIFIED], present[READ]
+    for path in left:
+        if path not in created and path not in modified and path not in read:
+            marks.pop(path, None)
+            doc["trail_writers"].pop(path, None)
+    budget = MAX_FINGERPRINTS
+    for path in dict.fromkeys(seen):
+        if path not in created and path not in modified and path not in read:
+            continue  # already out of the window
         if writer is not None:
-            seen = doc["trail_writers"].setdefault(path, [])
-            if writer not in seen and len(seen) < 8:
-                seen.append(writer)
+            writers = doc["trail_writers"].setdefault(path, [])
+            if writer not in writers and len(writers) < 8:
+                writers.append(writer)
                 changed = True
         if budget > 0:
             budget -= 1
@@ -129,14 +140,4 @@ def record(
             if mark is not None and marks.get(path) != mark:
                 marks[path] = mark
                 changed = True
-    read = doc[READ]
-    if len(read) > read_limit:
-        dropped = read[: len(read) - read_limit]
-        del read[: len(read) - read_limit]
-        changed = True
-        kept = present[CREATED] | present[MODIFIED]
-        for path in dropped:
-            if path not in kept:
-                marks.pop(path, None)
-                doc["trail_writers"].pop(path, None)
     return changed

@@ -1,4 +1,4 @@
-"""The trail past the state's window, kept beside it for one conversation.
+"""The trail before the state's window, kept beside it for one conversation.
 
 Layout: `<state dir>/agent-hooks/trails/<agent key>/<conversation id>.more`, one
 line per entry, `["<field>","<path>"]` (JSON: any path, newlines included), appended, created 0600 and never through a
@@ -10,11 +10,13 @@ symlink (`O_NOFOLLOW`). Invariants:
 * Appending is one `write` of whole lines, so concurrent writers of one state
   file interleave lines, never parts of them; a line without a tab (a torn tail,
   a damaged file) is skipped by the reader.
-* A path may be appended more than once (a file past the window written again);
-  `spilled` returns each path once per field, in the order first kept.
+* A path may be appended more than once (a file that left the window, written
+  again and leaving it again); `spilled` returns each path once per field, in the
+  order first kept. A path may be both here and in the window: readers merge the
+  two, these first (they were seen first).
 * Kept until the conversation's trail is swept (`trail_archive.sweep`).
 
-Hot path: PostToolUse appends here once the window is full; built-ins and
+Hot path: PostToolUse appends here when a path leaves the window; built-ins and
 agent_hooks' own modules only.
 """
 
@@ -50,13 +52,13 @@ def agent_dir(agent: identity.Agent) -> str:
 
 
 def spill_path(agent: identity.Agent, conversation_id: object) -> str | None:
-    """Where the paths past the state's window are kept for one conversation."""
+    """Where the paths that left the state's window are kept for one conversation."""
     conversation = safe_id(conversation_id)
     return fs.join(agent_dir(agent), conversation + SUFFIX) if conversation else None
 
 
 def spill(agent: identity.Agent, conversation_id: object, items: list[tuple[str, str]]) -> None:
-    """Append (trail field, path) pairs past the window to the conversation's file."""
+    """Append (trail field, path) pairs that left the window to the conversation's file."""
     path = spill_path(agent, conversation_id)
     if path is None or not items:
         return
@@ -95,6 +97,6 @@ def counts(agent: identity.Agent, doc: dict[str, Any]) -> dict[str, int]:
     in the state document (`doc`) and the paths kept beside it together."""
     kept = spilled(agent, doc.get("conversation_id"))
     return {
-        field: len(doc.get(field) or ()) + len(kept.get(field, ()))
+        field: len({*(doc.get(field) or ()), *kept.get(field, ())})
         for field in ("files_created", "files_modified", "files_read")
     }

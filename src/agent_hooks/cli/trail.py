@@ -36,10 +36,10 @@ def trail_command(
         trails = [found]
     else:
         trails = [state.trail(doc)] + (trail_archive.list_archived(agent) if previous else [])
-    for item in trails:  # the paths past the state's window, kept beside it
+    for item in trails:  # the paths seen before the state's window, kept beside it
         for field, paths in trail_spill.spilled(agent, item.get("conversation_id")).items():
             if isinstance(item.get(field), list):
-                item[field] = item[field] + paths
+                item[field] = list(dict.fromkeys(paths + item[field]))
     if as_json:
         emit_json({"agent": agent.name, "trails": trails})
         return

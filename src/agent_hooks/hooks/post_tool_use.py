@@ -349,13 +349,13 @@ def _record(
 
     if found or fs.lexists(agent.state_path):  # a new agent holds nothing yet
         state_file.update(agent, mutate, ctx.now, ctx.log)
-    if overflow:  # past the trail's window: kept beside the state, which stays small
+    if overflow:  # left the trail's window: kept beside the state, which stays small
         from agent_hooks.agents import trail_spill
 
         try:
             trail_spill.spill(agent, conversation[0] if conversation else None, overflow)
         except OSError as exc:
-            ctx.log(f"{len(overflow)} trail entries past the window not kept: {exc}")
+            ctx.log(f"{len(overflow)} trail entries that left the window not kept: {exc}")
     told += _changed_held_files(ctx, me, changes, maybe_own)
     if beat and project is not None:
         from agent_hooks.leases import writer_cards

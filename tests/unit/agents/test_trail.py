@@ -287,25 +287,50 @@ def test_checksum_tells_lengths_apart(data: bytes) -> None:
     assert fingerprints.checksum(data) not in others
 
 
-def test_a_trail_list_is_a_window_and_the_rest_goes_to_overflow(
-    monkeypatch: pytest.MonkeyPatch,
+def test_a_trail_list_is_a_window_of_the_files_seen_last(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    """200,000 files from one Bash command leave a bounded document; every path past
-    the window is handed to the caller to keep beside it, and nobody is nagged."""
+    """200,000 files from one Bash command leave a bounded document: the files seen
+    first leave the window for the caller to keep beside it, with their fingerprints
+    and writers, unless another list still holds them; nobody is nagged."""
     monkeypatch.setattr(trail, "MAX_TRAIL_FILES", 5)
+    files = [tmp_path / f"f{n}" for n in range(9)]
+    for file in files:
+        file.write_text("x")
     doc = _doc()
-    found = [(tool_use.MODIFIED, f"/p/f{n}") for n in range(8)] + [(tool_use.READ, "/p/r")]
+    first = [(tool_use.MODIFIED, str(f)) for f in files[:8]] + [(tool_use.READ, str(files[0]))]
     overflow: list[tuple[str, str]] = []
-    assert trail.record(doc, found, 500, overflow=overflow)
-    assert doc[tool_use.MODIFIED] == [f"/p/f{n}" for n in range(5)]
-    assert overflow == [(tool_use.MODIFIED, f"/p/f{n}") for n in range(5, 8)]
-    assert doc[tool_use.READ] == ["/p/r"]  # reads have their own limit
+    assert trail.record(doc, first, 500, writer="sub-1", overflow=overflow)
+    assert doc[tool_use.MODIFIED] == [str(f) for f in files[3:8]]
+    assert overflow == [(tool_use.MODIFIED, str(f)) for f in files[:3]]
+    # f0 is still read (its own list): it keeps its fingerprint and writer; f1, f2 do not
+    assert sorted(doc["fingerprints"]) == sorted(str(f) for f in [files[0], *files[3:8]])
+    assert sorted(doc["trail_writers"]) == sorted(doc["fingerprints"])
+    assert doc[tool_use.READ] == [str(files[0])]  # reads have their own limit
     assert doc["notices"] == []
     overflow.clear()
-    assert not trail.record(doc, [(tool_use.MODIFIED, "/p/f9")], 500, overflow=overflow)
-    assert overflow == [(tool_use.MODIFIED, "/p/f9")]
+    assert trail.record(doc, [(tool_use.MODIFIED, str(files[8]))], 500, overflow=overflow)
+    assert overflow == [(tool_use.MODIFIED, str(files[3]))]
+    assert doc[tool_use.MODIFIED] == [str(f) for f in files[4:9]]
+    assert str(files[3]) not in doc["fingerprints"] and str(files[8]) in doc["fingerprints"]
+    overflow.clear()  # a file in the window written again stays where it was first seen
+    assert not trail.record(doc, [(tool_use.MODIFIED, str(files[4]))], 500, overflow=overflow)
+    assert overflow == [] and doc[tool_use.MODIFIED][0] == str(files[4])
     assert trail.record(doc, [(tool_use.CREATED, "/p/new")], 500)  # other lists still record
-    assert trail.record(doc, [(tool_use.MODIFIED, "/p/f0")], 500) is False
+
+
+def test_a_list_an_earlier_release_left_long_keeps_its_last_files(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(trail, "MAX_TRAIL_FILES", 3)
+    doc = _doc()
+    doc[tool_use.CREATED] = [f"/p/c{n}" for n in range(7)]
+    doc["fingerprints"] = {f"/p/c{n}": [1, 2, 3] for n in range(7)}
+    overflow: list[tuple[str, str]] = []
+    assert trail.record(doc, [], 500, overflow=overflow)
+    assert doc[tool_use.CREATED] == ["/p/c4", "/p/c5", "/p/c6"]
+    assert overflow == [(tool_use.CREATED, f"/p/c{n}") for n in range(4)]
+    assert sorted(doc["fingerprints"]) == ["/p/c4", "/p/c5", "/p/c6"]
 
 
 def test_a_path_with_a_lone_surrogate_is_the_file_the_client_wrote(tmp_path: Path) -> None:
