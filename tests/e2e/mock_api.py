@@ -3,7 +3,7 @@
 The server replays a scripted list of assistant turns for the MAIN conversation, one list per
 scripted subagent (see "Subagents and teammates" below), and answers everything else harmlessly.
 Stdlib only: a ``ThreadingHTTPServer`` on ``127.0.0.1:0`` served from a daemon thread, one thread
-per connection. Typical use::
+per connection (``mock_server.MockServer``, shared with the Codex and Gemini mocks). Typical use::
 
     with MockAnthropicAPI([call("Write", {"file_path": p, "content": "x"}), say("Done.")]) as api:
         run_claude("prompt", ..., server_url=api.url)
@@ -108,21 +108,13 @@ from __future__ import annotations
 
 import json
 import re
-import threading
 import uuid
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 
-from .mock_routes import (
-    MAIN,
-    Routes,
-    Wait,
-    WaitRecord,
-    WaitTimeout,
-    run_waits,
-)
+from .mock_routes import MAIN, Wait
+from .mock_server import HttpRequest, MockServer, Reply, json_reply
 
 RequestKind = Literal["main", "subagent", "compaction", "side", "count_tokens", "other"]
 
@@ -224,21 +216,12 @@ ScriptItem = Turn | str | Wait
 
 
 @dataclass
-class RecordedRequest:
-    """One HTTP request as received; ``body`` is parsed JSON when possible."""
+class RecordedRequest(HttpRequest):
+    """One HTTP request as received (``method``, ``path``, ``headers``, ``body``), classified."""
 
-    method: str
-    path: str
-    headers: dict[str, str]
-    body: Any
     kind: RequestKind = "other"
     conversation: str | None = None  # MAIN or a marker: the script it was served from
     agent_id: str | None = None  # the x-claude-code-agent-id header
-
-    @property
-    def json(self) -> dict[str, Any]:
-        """The body as a dict (empty when it was not a JSON object)."""
-        return self.body if isinstance(self.body, dict) else {}
 
 
 @dataclass(frozen=True)
@@ -249,14 +232,6 @@ class ToolResult:
     content: str
     is_error: bool
     tool_name: str | None = None
-
-
-@dataclass(frozen=True)
-class _Reply:
-    status: int
-    content_type: str
-    chunks: Iterable[bytes]
-    streamed: bool = False
 
 
 # --------------------------------------------------------------------------- classification
@@ -333,9 +308,9 @@ def _message(turn: Turn) -> tuple[str, list[dict[str, Any]], str]:
     return f"msg_{uuid.uuid4().hex[:24]}", blocks, stop
 
 
-def _json_reply(
+def _message_reply(
     msg_id: str, blocks: list[dict[str, Any]], stop: str, usage: Usage, model: str
-) -> _Reply:
+) -> Reply:
     doc = {
         "id": msg_id,
         "type": "message",
@@ -346,7 +321,7 @@ def _json_reply(
         "stop_sequence": None,
         "usage": usage.as_dict(),
     }
-    return _Reply(200, "application/json", [json.dumps(doc).encode()])
+    return json_reply(doc)
 
 
 def _sse(event: str, data: Mapping[str, Any]) -> bytes:
@@ -413,14 +388,17 @@ def _sse_events(
 # --------------------------------------------------------------------------- server
 
 
-class MockAnthropicAPI:
-    """A scripted Messages API on ``127.0.0.1``. Use as a context manager or ``start``/``stop``.
+class MockAnthropicAPI(MockServer[RecordedRequest, Turn, ScriptItem]):
+    """A scripted Messages API on ``127.0.0.1``. Use as a context manager or ``start``/``stop``;
+    ``url`` is the value for ``ANTHROPIC_BASE_URL`` (no trailing slash).
 
     ``agents`` maps a marker (``agent_marker("A")``) to the steps of the subagent whose Agent prompt
     contains it. Invariant: ``requests`` holds every request received, in arrival order; only
     requests whose ``kind`` is ``main`` consume turns of the main script, and only requests of a
     marker's subagent consume that marker's.
     """
+
+    thread_name = "mock-anthropic-api"
 
     def __init__(
         self,
@@ -430,70 +408,21 @@ class MockAnthropicAPI:
         final_text: str = FINAL_TEXT,
         side_text: str = SIDE_TEXT,
     ) -> None:
-        self._lock = threading.Lock()
-        self._changed = threading.Condition(self._lock)  # notified on each request received
-        self._routes: Routes[Turn] = Routes()
-        self._requests: list[RecordedRequest] = []
         self._issued: dict[str, str] = {}  # tool_use id -> tool name
-        self._errors: list[str] = []
-        self._waits: list[WaitRecord] = []
         self.final_text = final_text
         self.side_text = side_text
-        self.add(*script)
-        for marker, steps in (agents or {}).items():
-            self.add(*steps, conversation=marker)
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(self))
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, args=(0.05,), name="mock-anthropic-api", daemon=True
-        )
-
-    # lifecycle -------------------------------------------------------------------------
-    @property
-    def url(self) -> str:
-        """Base URL for ``ANTHROPIC_BASE_URL`` (no trailing slash)."""
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
-
-    def start(self) -> MockAnthropicAPI:
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        if self._thread.is_alive():
-            self._server.shutdown()
-        self._server.server_close()
-
-    def __enter__(self) -> MockAnthropicAPI:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
+        super().__init__(script, agents)
 
     # script ----------------------------------------------------------------------------
-    def add(self, *turns: ScriptItem, conversation: str = MAIN) -> None:
-        """Append steps to the main script, or to a marker's (a ``str`` is a text-only turn)."""
-        self._routes.add(conversation, (say(t) if isinstance(t, str) else t for t in turns))
-
-    @property
-    def unused_turns(self) -> int:
-        """How many turns of the main script have not been served yet."""
-        return self._routes.unused(MAIN)
-
-    def unused_agent_turns(self) -> dict[str, int]:
-        """Marker -> how many of its turns have not been served yet (waits not counted)."""
-        return {m: self._routes.unused(m) for m in self._routes.markers}
+    def _step(self, item: ScriptItem) -> Turn | Wait:
+        """A ``str`` is a text-only turn."""
+        return say(item) if isinstance(item, str) else item
 
     def agent_id(self, marker: str) -> str | None:
         """The subagent id (``x-claude-code-agent-id``) whose requests ``marker`` served."""
         return self._routes.agent_id(marker)
 
     # recordings ------------------------------------------------------------------------
-    @property
-    def requests(self) -> list[RecordedRequest]:
-        """Snapshot of every request received, in arrival order."""
-        with self._lock:
-            return list(self._requests)
-
     @property
     def main_requests(self) -> list[RecordedRequest]:
         """Snapshot of the requests classified ``main``."""
@@ -502,27 +431,11 @@ class MockAnthropicAPI:
     def requests_of(self, kind: RequestKind) -> list[RecordedRequest]:
         return [r for r in self.requests if r.kind == kind]
 
-    def requests_in(self, conversation: str) -> list[RecordedRequest]:
-        """Snapshot of the requests served from ``conversation``'s script (``MAIN`` or a marker)."""
-        return [r for r in self.requests if r.conversation == conversation]
-
     def was_notified(self, marker: str) -> bool:
         """Whether a main request carried the ``<task-notification>`` of ``marker``'s subagent."""
         agent_id = self.agent_id(marker)
         tag = f"<task-id>{agent_id}</task-id>"
         return agent_id is not None and any(tag in request_text(r.json) for r in self.main_requests)
-
-    @property
-    def waits(self) -> list[WaitRecord]:
-        """Every ``wait_until`` step passed so far, with how long it blocked, in order passed."""
-        with self._lock:
-            return list(self._waits)
-
-    @property
-    def errors(self) -> list[str]:
-        """Exceptions raised while answering (each answered with HTTP 500)."""
-        with self._lock:
-            return list(self._errors)
 
     def summary(self) -> str:
         """One line per request (kind, path, message count, last message tail), for failures."""
@@ -573,7 +486,7 @@ class MockAnthropicAPI:
         return request_text(mains[0].json)
 
     # request handling --------------------------------------------------------------------
-    def _handle(self, method: str, path: str, headers: dict[str, str], body: Any) -> _Reply:
+    def _handle(self, method: str, path: str, headers: dict[str, str], body: Any) -> Reply:
         kind = classify(method, path, headers, body)
         doc = body if isinstance(body, dict) else {}
         agent_id = next((v for k, v in headers.items() if k.lower() == _SUBAGENT_HEADER), None)
@@ -581,20 +494,15 @@ class MockAnthropicAPI:
             conversation, problem = self._route(kind, doc, agent_id), None
         except ValueError as exc:
             conversation, problem = None, str(exc)
-        with self._changed:
-            self._requests.append(
-                RecordedRequest(method, path, headers, body, kind, conversation, agent_id)
-            )
-            self._changed.notify_all()
+        self._record(RecordedRequest(method, path, headers, body, kind, conversation, agent_id))
         if problem:
             raise ValueError(problem)  # recorded in ``errors``, answered with HTTP 500
         if kind == "count_tokens":
-            estimate = {"input_tokens": max(1, len(json.dumps(doc)) // 4)}
-            return _Reply(200, "application/json", [json.dumps(estimate).encode()])
+            return json_reply({"input_tokens": max(1, len(json.dumps(doc)) // 4)})
         if kind == "other":
-            return _Reply(200, "application/json", [b"{}"])
+            return json_reply({})
         if conversation is not None:
-            turn = self._next_turn(conversation)
+            turn = self._next_turn(conversation) or say(self.final_text)
         elif kind == "compaction" or (kind == "subagent" and _is_compaction(doc)):
             turn = say(COMPACTION_TEXT, usage=SIDE_USAGE)
         else:
@@ -613,33 +521,7 @@ class MockAnthropicAPI:
         if kind != "subagent" or not body.get("tools") or _is_compaction(body):
             return None
         first = first_user_text(body)
-        marker = self._routes.route(first)
-        if marker is not None:
-            self._routes.bind(marker, agent_id)
-            return marker
-        if self._routes.markers:
-            raise ValueError(
-                f"subagent {agent_id} matches no scripted marker {list(self._routes.markers)}; "
-                f"its prompt: {_REMINDER.sub('', first).strip()[:300]!r}"
-            )
-        return None
-
-    def _next_turn(self, conversation: str) -> Turn:
-        """The conversation's next turn, after its ``wait_until`` steps hold (no lock held)."""
-        waits, turn = self._routes.take(conversation)
-        if waits:
-            try:
-                passed = run_waits(conversation, waits, self, self._idle)
-            except WaitTimeout:
-                self._routes.put_back(conversation, turn)
-                raise  # recorded in ``errors``, answered with HTTP 500
-            with self._lock:
-                self._waits.extend(passed)
-        return turn or say(self.final_text)
-
-    def _idle(self, seconds: float) -> None:
-        with self._changed:
-            self._changed.wait(seconds)
+        return self._routes.claim(first, agent_id, shown=_REMINDER.sub("", first))
 
     def _side_text(self, body: Mapping[str, Any]) -> str:
         """``side_text``, or a minimal JSON document when a ``json_schema`` output is requested."""
@@ -648,7 +530,7 @@ class MockAnthropicAPI:
             return json.dumps(schema_example(fmt["schema"]))
         return self.side_text
 
-    def _reply(self, turn: Turn, body: Mapping[str, Any]) -> _Reply:
+    def _reply(self, turn: Turn, body: Mapping[str, Any]) -> Reply:
         model = str(body.get("model") or "claude-mock")
         msg_id, blocks, stop = _message(turn)
         with self._lock:
@@ -656,17 +538,19 @@ class MockAnthropicAPI:
                 if b["type"] == "tool_use":
                     self._issued[b["id"]] = b["name"]
         if not body.get("stream"):
-            return _json_reply(msg_id, blocks, stop, turn.usage, model)
-        return _Reply(
+            return _message_reply(msg_id, blocks, stop, turn.usage, model)
+        return Reply(
             200,
             "text/event-stream",
             _sse_events(msg_id, blocks, stop, turn.usage, model),
             streamed=True,
         )
 
-    def _record_error(self, message: str) -> None:
-        with self._lock:
-            self._errors.append(message)
+    def _error_document(self, exc: Exception) -> Any:
+        return {"type": "error", "error": {"type": "api_error", "message": repr(exc)}}
+
+    def _reply_headers(self) -> list[tuple[str, str]]:
+        return [("request-id", f"req_{uuid.uuid4().hex[:24]}")]
 
 
 def schema_example(schema: Mapping[str, Any]) -> Any:
@@ -704,50 +588,3 @@ def request_text(body: Mapping[str, Any]) -> str:
     parts = [_texts(system)] if system else []
     parts.extend(_texts(m.get("content")) for m in body.get("messages") or [])
     return "\n".join(parts)
-
-
-def _make_handler(api: MockAnthropicAPI) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, format: str, *args: Any) -> None:
-            """Silence the default stderr access log."""
-
-        def _serve(self) -> None:
-            length = int(self.headers.get("content-length") or 0)
-            raw = self.rfile.read(length) if length else b""
-            try:
-                body: Any = json.loads(raw) if raw else None
-            except ValueError:
-                body = raw.decode("utf-8", "replace")
-            try:
-                reply = api._handle(self.command, self.path, dict(self.headers.items()), body)
-            except Exception as exc:  # pragma: no cover - surfaced through api.errors
-                api._record_error(f"{self.command} {self.path}: {exc!r}")
-                error = {"type": "error", "error": {"type": "api_error", "message": repr(exc)}}
-                reply = _Reply(500, "application/json", [json.dumps(error).encode()])
-            self._send(reply)
-
-        def _send(self, reply: _Reply) -> None:
-            self.send_response(reply.status)
-            self.send_header("content-type", reply.content_type)
-            self.send_header("request-id", f"req_{uuid.uuid4().hex[:24]}")
-            if reply.streamed:
-                self.send_header("cache-control", "no-cache")
-                self.send_header("transfer-encoding", "chunked")
-                self.end_headers()
-                for chunk in reply.chunks:
-                    self.wfile.write(f"{len(chunk):x}\r\n".encode() + chunk + b"\r\n")
-                    self.wfile.flush()
-                self.wfile.write(b"0\r\n\r\n")
-            else:
-                payload = b"".join(reply.chunks)
-                self.send_header("content-length", str(len(payload)))
-                self.end_headers()
-                if self.command != "HEAD":
-                    self.wfile.write(payload)
-            self.wfile.flush()
-
-        do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = do_HEAD = do_OPTIONS = _serve
-
-    return Handler

@@ -3,8 +3,8 @@
 The server replays a scripted list of model turns (function calls, then a final text) for the MAIN
 conversation and one list per scripted subagent, and answers the CLI's helper requests (the model
 router, JSON-schema side questions, token counts) harmlessly. Stdlib only: a
-``ThreadingHTTPServer`` on ``127.0.0.1:0`` served from a daemon thread, one thread per connection.
-Typical use::
+``ThreadingHTTPServer`` on ``127.0.0.1:0`` served from a daemon thread, one thread per connection
+(``mock_server.MockServer``). Typical use::
 
     with MockGeminiAPI([write_file(p, "x\\n"), say("Done.")]) as api:
         run_gemini("prompt", ..., server_url=api.url)
@@ -46,15 +46,14 @@ Script invariants
 from __future__ import annotations
 
 import json
-import threading
 import uuid
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 
 from .mock_api import schema_example
-from .mock_routes import MAIN, Routes, Wait, WaitRecord, WaitTimeout, agent_marker, run_waits
+from .mock_routes import MAIN, Wait, agent_marker
+from .mock_server import HttpRequest, MockServer, Reply, json_reply
 
 __all__ = [
     "MAIN",
@@ -176,21 +175,12 @@ def _as_turn(item: ScriptItem) -> Turn | Wait:
 
 
 @dataclass
-class RecordedRequest:
-    """One HTTP request as received; ``body`` is parsed JSON when possible."""
+class RecordedRequest(HttpRequest):
+    """One HTTP request as received (``method``, ``path``, ``headers``, ``body``), classified."""
 
-    method: str
-    path: str
-    headers: dict[str, str]
-    body: Any
     kind: RequestKind = "other"
     model: str | None = None
     conversation: str | None = None  # MAIN or a marker: the script it was served from
-
-    @property
-    def json(self) -> dict[str, Any]:
-        """The body as a dict (empty when it was not a JSON object)."""
-        return self.body if isinstance(self.body, dict) else {}
 
     @property
     def tool_names(self) -> list[str]:
@@ -290,7 +280,9 @@ def exchanges(body: Mapping[str, Any]) -> list[ToolResult]:
                 )
                 if index is None:
                     index = next((i for i, c in enumerate(pending) if c.get("name") == name), None)
-                made = pending.pop(index) if index is not None else {"name": name, "args": {}}
+                made: dict[str, Any] = (
+                    pending.pop(index) if index is not None else {"name": name, "args": {}}
+                )
                 response = answer.get("response")
                 results.append(
                     ToolResult(
@@ -367,18 +359,6 @@ def _response(turn: Turn, model: str) -> dict[str, Any]:
     }
 
 
-@dataclass(frozen=True)
-class _Reply:
-    status: int
-    content_type: str
-    chunks: Iterable[bytes]
-    streamed: bool = False
-
-
-def _json_reply(doc: Mapping[str, Any], status: int = 200) -> _Reply:
-    return _Reply(status, "application/json", [json.dumps(doc).encode()])
-
-
 def _sse(doc: Mapping[str, Any]) -> Iterator[bytes]:
     yield f"data: {json.dumps(doc)}\r\n\r\n".encode()
 
@@ -386,14 +366,17 @@ def _sse(doc: Mapping[str, Any]) -> Iterator[bytes]:
 # --------------------------------------------------------------------------- server
 
 
-class MockGeminiAPI:
-    """A scripted Gemini API on ``127.0.0.1``. Use as a context manager or ``start``/``stop``.
+class MockGeminiAPI(MockServer[RecordedRequest, Turn, ScriptItem]):
+    """A scripted Gemini API on ``127.0.0.1``. Use as a context manager or ``start``/``stop``;
+    ``url`` is the value for ``GOOGLE_GEMINI_BASE_URL`` (no trailing slash).
 
     ``agents`` maps a marker (``agent_marker("A")``) to the steps of the subagent whose
     ``invoke_agent`` prompt contains it. Invariant: ``requests`` holds every request received, in
     arrival order; only ``main`` requests consume turns of the main script, and only requests of a
     marker's subagent consume that marker's.
     """
+
+    thread_name = "mock-gemini-api"
 
     def __init__(
         self,
@@ -403,76 +386,22 @@ class MockGeminiAPI:
         final_text: str = FINAL_TEXT,
         side_text: str = SIDE_TEXT,
     ) -> None:
-        self._lock = threading.Lock()
-        self._changed = threading.Condition(self._lock)  # notified on each request received
-        self._routes: Routes[Turn] = Routes()
-        self._requests: list[RecordedRequest] = []
-        self._errors: list[str] = []
-        self._waits: list[WaitRecord] = []
         self.final_text = final_text
         self.side_text = side_text
-        self.add(*script)
-        for marker, steps in (agents or {}).items():
-            self.add(*steps, conversation=marker)
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(self))
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, args=(0.05,), name="mock-gemini-api", daemon=True
-        )
-
-    # lifecycle -------------------------------------------------------------------------
-    @property
-    def url(self) -> str:
-        """Base URL for ``GOOGLE_GEMINI_BASE_URL`` (no trailing slash)."""
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
-
-    def start(self) -> MockGeminiAPI:
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        if self._thread.is_alive():
-            self._server.shutdown()
-        self._server.server_close()
-
-    def __enter__(self) -> MockGeminiAPI:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
+        super().__init__(script, agents)
 
     # script ----------------------------------------------------------------------------
-    def add(self, *steps: ScriptItem, conversation: str = MAIN) -> None:
-        """Append steps to the main script or to a marker's (a ``str`` is a text-only turn, a
-        ``FunctionCall`` a turn with that one call)."""
-        self._routes.add(conversation, (_as_turn(s) for s in steps))
-
-    @property
-    def unused_turns(self) -> int:
-        """How many turns of the main script have not been served yet."""
-        return self._routes.unused(MAIN)
-
-    def unused_agent_turns(self) -> dict[str, int]:
-        """Marker -> how many of its turns have not been served yet (waits not counted)."""
-        return {m: self._routes.unused(m) for m in self._routes.markers}
+    def _step(self, item: ScriptItem) -> Turn | Wait:
+        """A ``str`` is a text-only turn, a ``FunctionCall`` a turn with that one call."""
+        return _as_turn(item)
 
     # recordings ------------------------------------------------------------------------
-    @property
-    def requests(self) -> list[RecordedRequest]:
-        """Snapshot of every request received, in arrival order."""
-        with self._lock:
-            return list(self._requests)
-
     def requests_of(self, kind: RequestKind) -> list[RecordedRequest]:
         return [r for r in self.requests if r.kind == kind]
 
     @property
     def main_requests(self) -> list[RecordedRequest]:
         return self.requests_of("main")
-
-    def requests_in(self, conversation: str) -> list[RecordedRequest]:
-        """Snapshot of the requests served from ``conversation``'s script (``MAIN`` or a marker)."""
-        return [r for r in self.requests if r.conversation == conversation]
 
     def was_notified(self, marker: str) -> bool:
         """Whether the main conversation got the result of the ``invoke_agent`` call whose prompt
@@ -481,18 +410,6 @@ class MockGeminiAPI:
             r.name == "invoke_agent" and marker in str(r.args.get("prompt", ""))
             for r in self.tool_results()
         )
-
-    @property
-    def waits(self) -> list[WaitRecord]:
-        """Every ``wait_until`` step passed so far, with how long it blocked, in order passed."""
-        with self._lock:
-            return list(self._waits)
-
-    @property
-    def errors(self) -> list[str]:
-        """Problems met while answering (each answered with HTTP 500)."""
-        with self._lock:
-            return list(self._errors)
 
     def tool_results(self, conversation: str = MAIN) -> list[ToolResult]:
         """Every function call of ``conversation`` with the response the CLI sent back for it,
@@ -518,7 +435,7 @@ class MockGeminiAPI:
         return "\n".join(lines)
 
     # request handling --------------------------------------------------------------------
-    def _handle(self, method: str, path: str, headers: dict[str, str], body: Any) -> _Reply:
+    def _handle(self, method: str, path: str, headers: dict[str, str], body: Any) -> Reply:
         kind = classify(method, path, body)
         doc = body if isinstance(body, dict) else {}
         model, _ = _route_of(path)
@@ -526,23 +443,19 @@ class MockGeminiAPI:
             conversation, problem = self._route(kind, doc), None
         except ValueError as exc:
             conversation, problem = None, str(exc)
-        with self._changed:
-            self._requests.append(
-                RecordedRequest(method, path, headers, body, kind, model, conversation)
-            )
-            self._changed.notify_all()
+        self._record(RecordedRequest(method, path, headers, body, kind, model, conversation))
         if problem:
             raise ValueError(problem)  # recorded in ``errors``, answered with HTTP 500
         if kind == "count_tokens":
-            return _json_reply({"totalTokens": max(1, len(json.dumps(doc)) // 4)})
+            return json_reply({"totalTokens": max(1, len(json.dumps(doc)) // 4)})
         if kind == "other":
-            return _json_reply({})
+            return json_reply({})
         if kind == "router":
-            return _json_reply(_response(say(json.dumps(ROUTER_REPLY)), model or "router"))
+            return json_reply(_response(say(json.dumps(ROUTER_REPLY)), model or "router"))
         if kind == "side":
             schema = _wants_json(doc)
             text = self.side_text if schema is None else json.dumps(schema_example(schema))
-            return _json_reply(_response(say(text), model or "side"))
+            return json_reply(_response(say(text), model or "side"))
         turn = self._next_turn(conversation) if conversation is not None else None
         if turn is None:
             turn = (
@@ -550,7 +463,7 @@ class MockGeminiAPI:
                 if kind == "subagent"
                 else say(self.final_text)
             )
-        return _Reply(200, "text/event-stream", _sse(_response(turn, model or "mock")), True)
+        return Reply(200, "text/event-stream", _sse(_response(turn, model or "mock")), True)
 
     def _route(self, kind: RequestKind, body: Mapping[str, Any]) -> str | None:
         """The script a streamed request is served from (``MAIN`` or a marker); ``None`` for the
@@ -559,81 +472,7 @@ class MockGeminiAPI:
             return MAIN
         if kind != "subagent":
             return None
-        first = user_text(body)
-        marker = self._routes.route(first)
-        if marker is not None:
-            return marker
-        if self._routes.markers:
-            raise ValueError(
-                f"subagent matches no scripted marker {list(self._routes.markers)}; "
-                f"its prompt: {first.strip()[:300]!r}"
-            )
-        return None
+        return self._routes.claim(user_text(body))
 
-    def _next_turn(self, conversation: str) -> Turn | None:
-        """The conversation's next turn after its ``wait_until`` steps hold (no lock held);
-        ``None`` when its script is used up."""
-        waits, turn = self._routes.take(conversation)
-        if waits:
-            try:
-                passed = run_waits(conversation, waits, self, self._idle)
-            except WaitTimeout:
-                self._routes.put_back(conversation, turn)
-                raise  # recorded in ``errors``, answered with HTTP 500
-            with self._lock:
-                self._waits.extend(passed)
-        return turn
-
-    def _idle(self, seconds: float) -> None:
-        with self._changed:
-            self._changed.wait(seconds)
-
-    def _record_error(self, message: str) -> None:
-        with self._lock:
-            self._errors.append(message)
-
-
-def _make_handler(api: MockGeminiAPI) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, format: str, *args: Any) -> None:
-            """Silence the default stderr access log."""
-
-        def _serve(self) -> None:
-            length = int(self.headers.get("content-length") or 0)
-            raw = self.rfile.read(length) if length else b""
-            try:
-                body: Any = json.loads(raw) if raw else None
-            except ValueError:
-                body = raw.decode("utf-8", "replace")
-            try:
-                reply = api._handle(self.command, self.path, dict(self.headers.items()), body)
-            except Exception as exc:  # surfaced through api.errors
-                api._record_error(f"{self.command} {self.path}: {exc!r}")
-                error = {"error": {"code": 500, "message": repr(exc), "status": "INTERNAL"}}
-                reply = _json_reply(error, 500)
-            self._send(reply)
-
-        def _send(self, reply: _Reply) -> None:
-            self.send_response(reply.status)
-            self.send_header("content-type", reply.content_type)
-            if reply.streamed:
-                self.send_header("cache-control", "no-cache")
-                self.send_header("transfer-encoding", "chunked")
-                self.end_headers()
-                for chunk in reply.chunks:
-                    self.wfile.write(f"{len(chunk):x}\r\n".encode() + chunk + b"\r\n")
-                    self.wfile.flush()
-                self.wfile.write(b"0\r\n\r\n")
-            else:
-                payload = b"".join(reply.chunks)
-                self.send_header("content-length", str(len(payload)))
-                self.end_headers()
-                if self.command != "HEAD":
-                    self.wfile.write(payload)
-            self.wfile.flush()
-
-        do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = do_HEAD = do_OPTIONS = _serve
-
-    return Handler
+    def _error_document(self, exc: Exception) -> Any:
+        return {"error": {"code": 500, "message": repr(exc), "status": "INTERNAL"}}

@@ -4,7 +4,7 @@ The server replays a scripted list of model turns for the main agent's ``turn`` 
 answers everything else harmlessly. It also stands in as the HTTPS proxy of the run (Codex gets
 ``HTTPS_PROXY`` pointing here): every ``CONNECT`` is logged in ``outbound_attempts`` and refused,
 so no run ever reaches the internet. Stdlib only: a ``ThreadingHTTPServer`` on ``127.0.0.1:0``
-served from a daemon thread, one thread per connection. Typical use::
+served from a daemon thread, one thread per connection (``mock_server.MockServer``). Typical use::
 
     with MockResponsesAPI([exec_command("echo hi > a.txt", call_id="call_1"), "Done."]) as api:
         run_codex("prompt", ..., server_url=api.url)
@@ -50,16 +50,13 @@ from __future__ import annotations
 
 import itertools
 import json
-import socket
-import threading
-import time
 import uuid
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 
-from .mock_routes import MAIN, Wait, WaitRecord, WaitTimeout, run_waits
+from .mock_routes import MAIN, Wait
+from .mock_server import HttpRequest, MockServer, Reply
 
 RequestKind = Literal["turn", "compaction", "side", "proxy", "other"]
 
@@ -142,21 +139,13 @@ def _as_turn(item: ScriptItem) -> Turn | Wait:
 
 
 @dataclass
-class RecordedRequest:
-    """One HTTP request as received; ``body`` is parsed JSON when possible."""
+class RecordedRequest(HttpRequest):
+    """One HTTP request as received (``method``, ``path``, ``headers``, ``body``), classified."""
 
-    method: str
-    path: str
-    headers: dict[str, str]
-    body: Any
     kind: RequestKind = "other"
     metadata: dict[str, Any] = field(default_factory=dict)  # x-codex-turn-metadata
     served: Turn | None = None  # the scripted turn this request consumed
-
-    @property
-    def json(self) -> dict[str, Any]:
-        """The body as a dict (empty when it was not a JSON object)."""
-        return self.body if isinstance(self.body, dict) else {}
+    conversation: str | None = None  # MAIN for a turn request: the script it is served from
 
     @property
     def input_items(self) -> list[dict[str, Any]]:
@@ -280,37 +269,24 @@ def sse_stream(response_id: str, items: list[dict[str, Any]], model: str) -> byt
 # --------------------------------------------------------------------------- server
 
 
-class MockResponsesAPI:
+class MockResponsesAPI(MockServer[RecordedRequest, Turn, ScriptItem]):
     """A scripted Responses API (and refusing HTTPS proxy) on ``127.0.0.1``.
 
     Use as a context manager or ``start``/``stop``. ``url`` is the provider's ``base_url``
-    (``.../v1``), ``proxy_url`` the value for ``HTTPS_PROXY``.
+    (``.../v1``), ``proxy_url`` the value for ``HTTPS_PROXY``. Only the main agent is scripted
+    (``MAIN``): ``requests_in(MAIN)`` are its turn requests.
     """
 
+    thread_name = "mock-responses-api"
+    serves_connect = True
+
     def __init__(self, script: Iterable[ScriptItem] = (), *, final_text: str = FINAL_TEXT) -> None:
-        self._lock = threading.Lock()
-        self._changed = threading.Condition(self._lock)  # notified on each request received
-        self._script: list[Turn | Wait] = [_as_turn(i) for i in script]
-        self._served = 0
-        self._waits: list[WaitRecord] = []
-        self._requests: list[RecordedRequest] = []
-        self._outbound: list[str] = []
-        self._errors: list[str] = []
-        self._connections: set[socket.socket] = set()
         self._ids = itertools.count(1)
         self._prefix = uuid.uuid4().hex[:8]
         self.final_text = final_text
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(self))
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, args=(0.05,), name="mock-responses-api", daemon=True
-        )
+        super().__init__(script)
 
     # lifecycle -------------------------------------------------------------------------
-    @property
-    def port(self) -> int:
-        return int(self._server.server_address[1])
-
     @property
     def url(self) -> str:
         """The provider ``base_url`` (``http://127.0.0.1:PORT/v1``)."""
@@ -321,63 +297,12 @@ class MockResponsesAPI:
         """The value for ``HTTPS_PROXY``: this server, which refuses every CONNECT."""
         return f"http://127.0.0.1:{self.port}"
 
-    def start(self) -> MockResponsesAPI:
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        """Stop serving and close every open connection (idempotent)."""
-        if self._thread.is_alive():
-            self._server.shutdown()
-            self._thread.join(timeout=10)
-        self._server.server_close()
-        with self._lock:
-            open_connections = list(self._connections)
-            self._connections.clear()
-        for conn in open_connections:
-            try:
-                conn.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
-
-    def __enter__(self) -> MockResponsesAPI:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
     # script ----------------------------------------------------------------------------
-    def add(self, *items: ScriptItem) -> None:
-        """Append turns to the script (a ``str`` is a text-only turn, a call a one-call turn)."""
-        with self._lock:
-            self._script.extend(_as_turn(i) for i in items)
-
-    @property
-    def unused_turns(self) -> int:
-        """How many scripted turns (waits not counted) have not been served yet."""
-        with self._lock:
-            return sum(not isinstance(s, Wait) for s in self._script[self._served :])
-
-    @property
-    def waits(self) -> list[WaitRecord]:
-        """Every ``wait_until`` step passed so far, in the order passed."""
-        with self._lock:
-            return list(self._waits)
-
-    def requests_in(self, conversation: str) -> list[RecordedRequest]:
-        """The main agent's turn requests (``MAIN``; the mock serves no other script)."""
-        return self.turn_requests if conversation == MAIN else []
-
-    def was_notified(self, marker: str) -> bool:
-        return False
+    def _step(self, item: ScriptItem) -> Turn | Wait:
+        """A ``str`` is a text-only turn, a call a one-call turn."""
+        return _as_turn(item)
 
     # recordings ------------------------------------------------------------------------
-    @property
-    def requests(self) -> list[RecordedRequest]:
-        """Snapshot of every request received, in arrival order."""
-        with self._lock:
-            return list(self._requests)
-
     def requests_of(self, kind: RequestKind) -> list[RecordedRequest]:
         return [r for r in self.requests if r.kind == kind]
 
@@ -389,14 +314,7 @@ class MockResponsesAPI:
     @property
     def outbound_attempts(self) -> list[str]:
         """``CONNECT host:port`` (or ``METHOD url``) for every attempt to reach the internet."""
-        with self._lock:
-            return list(self._outbound)
-
-    @property
-    def errors(self) -> list[str]:
-        """Exceptions raised while answering (each answered with HTTP 500)."""
-        with self._lock:
-            return list(self._errors)
+        return [f"{r.method} {r.path}" for r in self.requests_of("proxy")]
 
     def tool_outputs(self) -> dict[str, str]:
         """``call_id`` → the text the model received for it (``function_call_output`` or
@@ -415,19 +333,6 @@ class MockResponsesAPI:
             raise AssertionError(f"no output for {call_id!r}; requests:\n{self.summary()}")
         return outputs[call_id]
 
-    def wait_for(
-        self, predicate: Callable[[MockResponsesAPI], bool], timeout: float = 30.0
-    ) -> bool:
-        """Block until ``predicate(self)`` holds (re-checked at every request); False on timeout."""
-        deadline = time.monotonic() + timeout
-        while not predicate(self):
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                return False
-            with self._changed:
-                self._changed.wait(min(remaining, 0.5))
-        return True
-
     def summary(self) -> str:
         """One line per request (kind, method, path, input size, last input item), for failures."""
         lines = []
@@ -441,35 +346,22 @@ class MockResponsesAPI:
     def _new_id(self, kind: str) -> str:
         return f"{kind}_{self._prefix}_{next(self._ids):03d}"
 
-    def _handle(
-        self, method: str, path: str, headers: dict[str, str], body: Any
-    ) -> tuple[int, str, bytes]:
-        """(status, content type, payload) for one request, recorded first."""
+    def _handle(self, method: str, path: str, headers: dict[str, str], body: Any) -> Reply:
         kind = classify(method, path, headers)
-        record = RecordedRequest(method, path, headers, body, kind, turn_metadata(headers))
-        waits: list[Wait] = []
-        with self._changed:
-            if kind == "turn":
-                waits, record.served = self._take()
-            if kind == "proxy":
-                self._outbound.append(f"{method} {path}")
-            self._requests.append(record)
-            self._changed.notify_all()
-        if waits:
-            try:
-                passed = run_waits(MAIN, waits, self, self._idle)
-            except WaitTimeout:
-                with self._lock:  # the turn is served by the next request instead
-                    self._served -= record.served is not None
-                raise
-            with self._lock:
-                self._waits.extend(passed)
+        conversation = MAIN if kind == "turn" else None
+        record = RecordedRequest(
+            method, path, headers, body, kind, turn_metadata(headers), conversation=conversation
+        )
+        self._record(record)
         if kind == "proxy":
-            return 403, "text/plain", b"agent-hooks e2e: no outbound connections\n"
+            return Reply(
+                403, "text/plain", [b"agent-hooks e2e: no outbound connections\n"], close=True
+            )
         if kind == "other":
-            return 404, "application/json", b'{"error": {"message": "not mocked"}}'
+            return Reply(404, "application/json", [b'{"error": {"message": "not mocked"}}'])
         doc = body if isinstance(body, dict) else {}
         if kind == "turn":
+            record.served = self._next_turn(MAIN)
             turn = record.served or message(self.final_text)
         elif kind == "compaction":
             turn = message(COMPACTION_TEXT)
@@ -477,81 +369,4 @@ class MockResponsesAPI:
             turn = message(self.final_text)
         model = str(doc.get("model") or "mock-model")
         payload = sse_stream(self._new_id("resp"), _items(turn, self._new_id), model)
-        return 200, "text/event-stream", payload
-
-    def _take(self) -> tuple[list[Wait], Turn | None]:
-        """The waits before the next scripted turn and that turn (lock held by the caller);
-        no turn when the script is done."""
-        waits: list[Wait] = []
-        while self._served < len(self._script):
-            step = self._script[self._served]
-            self._served += 1
-            if isinstance(step, Wait):
-                waits.append(step)
-            else:
-                return waits, step
-        return waits, None
-
-    def _idle(self, seconds: float) -> None:
-        with self._changed:
-            self._changed.wait(seconds)
-
-    def _record_error(self, text: str) -> None:
-        with self._lock:
-            self._errors.append(text)
-
-    def _track(self, conn: socket.socket, alive: bool) -> None:
-        with self._lock:
-            if alive:
-                self._connections.add(conn)
-            else:
-                self._connections.discard(conn)
-
-
-def _make_handler(api: MockResponsesAPI) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, format: str, *args: Any) -> None:
-            """Silence the default stderr access log."""
-
-        def setup(self) -> None:
-            super().setup()
-            api._track(self.connection, True)
-
-        def finish(self) -> None:
-            try:
-                super().finish()
-            finally:
-                api._track(self.connection, False)
-
-        def _serve(self) -> None:
-            length = int(self.headers.get("content-length") or 0)
-            raw = self.rfile.read(length) if length else b""
-            try:
-                body: Any = json.loads(raw) if raw else None
-            except ValueError:
-                body = raw.decode("utf-8", "replace")
-            try:
-                status, ctype, payload = api._handle(
-                    self.command, self.path, dict(self.headers.items()), body
-                )
-            except Exception as exc:  # pragma: no cover - surfaced through api.errors
-                api._record_error(f"{self.command} {self.path}: {exc!r}")
-                status, ctype = 500, "application/json"
-                payload = json.dumps({"error": {"message": repr(exc)}}).encode()
-            self.send_response(status)
-            self.send_header("content-type", ctype)
-            self.send_header("content-length", str(len(payload)))
-            if status == 403 or self.command == "CONNECT":
-                self.send_header("connection", "close")
-                self.close_connection = True
-            self.end_headers()
-            if self.command != "HEAD":
-                self.wfile.write(payload)
-            self.wfile.flush()
-
-        do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = do_HEAD = do_OPTIONS = _serve
-        do_CONNECT = _serve
-
-    return Handler
+        return Reply(200, "text/event-stream", [payload])

@@ -4,7 +4,7 @@ script's cursor, and steps that wait for a condition before the next turn is ser
 A *conversation* is the main one (:data:`MAIN`, the ``-p`` prompt) or one subagent/teammate,
 named by the *marker* its Agent prompt carries (``agent_marker("A")`` is ``"[[agent:A]]"``). Each
 conversation has its own list of steps and its own cursor; a step is a scripted turn or a
-:class:`Wait`. This module knows nothing about HTTP: ``mock_api.MockAnthropicAPI`` asks
+:class:`Wait`. This module knows nothing about HTTP: the mocks (``mock_server.MockServer``) ask
 :class:`Routes` which conversation a request belongs to and which turn to serve next.
 
 Invariants:
@@ -190,6 +190,27 @@ class Routes(Generic[T]):
         if len(found) > 1:
             raise ValueError(f"first user message contains several markers: {found}")
         return found[0] if found else None
+
+    def claim(
+        self, prompt: str, agent_id: str | None = None, *, shown: str | None = None
+    ) -> str | None:
+        """The marker of the subagent whose first user text is ``prompt``, bound to ``agent_id``
+        (see :meth:`bind`); ``None`` when it carries no marker and none is scripted.
+
+        Raises ``ValueError`` when markers are scripted and ``prompt`` carries none (the message
+        quotes ``shown``, by default ``prompt``), carries several, or names another agent's.
+        """
+        marker = self.route(prompt)
+        if marker is not None:
+            self.bind(marker, agent_id)
+            return marker
+        if self.markers:
+            who = "subagent" if agent_id is None else f"subagent {agent_id}"
+            quoted = (prompt if shown is None else shown).strip()[:300]
+            raise ValueError(
+                f"{who} matches no scripted marker {list(self.markers)}; its prompt: {quoted!r}"
+            )
+        return None
 
     def bind(self, marker: str, agent_id: str | None) -> None:
         """Record which subagent ``marker`` belongs to; a different one raises ``ValueError``."""
