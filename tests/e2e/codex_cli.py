@@ -20,22 +20,27 @@ Invariants:
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
-import functools
 import json
 import os
 import re
 import selectors
 import shutil
-import signal
 import subprocess
-import sys
-import tempfile
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+from .npm_cli import (
+    CliResult,
+    CliUnavailable,
+    NpmCli,
+    client_env,
+    kill_group,
+    python_bin_dir,
+    run_in_session,
+    search_path,
+)
 
 CODEX_VERSION = "0.169.0"
 CODEX_PACKAGE = "@openai/codex"
@@ -44,7 +49,6 @@ PROVIDER = "mock"
 PROVIDER_KEY_ENV = "MOCK_API_KEY"
 DUMMY_API_KEY = "sk-codex-e2e-dummy-key"
 DIRECT_TOOLS_MODEL = "gpt-5.5"  # the one catalog model with direct tools (PROTOCOL §2)
-DEFAULT_PATH_DIRS = ("/usr/local/bin", "/usr/bin", "/bin")
 # Every flag that stopped an outbound attempt in PROTOCOL §1 (plugins, analytics, apps).
 OFFLINE_ARGS = (
     "--disable",
@@ -56,34 +60,53 @@ OFFLINE_ARGS = (
     "--disable",
     "remote_plugin",
 )
-_INSTALL_TIMEOUT = 600
-_VERSION_TIMEOUT = 60
 
 
-class CodexUnavailable(RuntimeError):
-    """The pinned CLI cannot be installed or run here; ``reason`` says why."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
+class CodexUnavailable(CliUnavailable):
+    """The pinned ``codex`` cannot be installed or run here; ``reason`` says why."""
 
 
-class CodexResult(subprocess.CompletedProcess[str]):
+class CodexResult(CliResult):
     """A finished ``codex`` run; ``duration`` is its wall-clock time in seconds."""
 
-    def __init__(
-        self, args: Sequence[str], returncode: int, stdout: str, stderr: str, duration: float
-    ) -> None:
-        super().__init__(list(args), returncode, stdout, stderr)
-        self.duration = duration
+
+def _search_path() -> str:
+    """This interpreter's ``bin`` (hooks find ``python``), node's directory, the system dirs."""
+    node = shutil.which("node")
+    return search_path(python_bin_dir(), *([str(Path(node).parent)] if node else []))
+
+
+def _probe_env(scratch: Path) -> dict[str, str]:
+    """The environment of ``codex --version``: a HOME and a TMPDIR side by side."""
+    home = scratch / "home"
+    tmp = scratch / "tmp"
+    home.mkdir()
+    tmp.mkdir()
+    return {"PATH": _search_path(), "HOME": str(home), "TMPDIR": str(tmp)}
+
+
+# Binaries to try, best first: the npm wrapper (``bin/codex.js``, which ``execve``s the native
+# binary and sets ``CODEX_MANAGED_BY_NPM``, as a user's install does), then the native binary of
+# the platform package (runs without Node.js).
+CODEX = NpmCli(
+    name="codex",
+    package=CODEX_PACKAGE,
+    version=CODEX_VERSION,
+    cache_env=CACHE_ENV,
+    cache_name="codex",
+    unavailable=CodexUnavailable,
+    probe_env=_probe_env,
+    reports=lambda words, version: words == ["codex-cli", version],
+    not_reported=(
+        "no binary there reports codex-cli {version} (unsupported platform, or node missing?)"
+    ),
+    native_glob="@openai/codex-*/vendor/*/bin/codex",
+)
 
 
 def cache_dir() -> Path:
     """The npm prefix the pinned CLI is installed into."""
-    configured = os.environ.get(CACHE_ENV)
-    if configured:
-        return Path(configured).expanduser()
-    return Path.home() / ".cache" / "agent-hooks" / "e2e" / f"codex-{CODEX_VERSION}"
+    return CODEX.cache_dir()
 
 
 def ensure_codex() -> str:
@@ -92,88 +115,7 @@ def ensure_codex() -> str:
     Raises :class:`CodexUnavailable` when npm or node is missing, the install fails (e.g.
     offline) or the installed binary does not run.
     """
-    return _ensure_codex(cache_dir())
-
-
-@functools.cache
-def _ensure_codex(prefix: Path) -> str:
-    found = _working_binary(prefix)
-    if found:
-        return found
-    npm = shutil.which("npm")
-    if npm is None:
-        raise CodexUnavailable(
-            f"npm is not on PATH; cannot install {CODEX_PACKAGE}@{CODEX_VERSION} into {prefix}"
-        )
-    prefix.mkdir(parents=True, exist_ok=True)
-    with _install_lock(prefix):
-        found = _working_binary(prefix)  # another worker may have installed it meanwhile
-        if found:
-            return found
-        _npm_install(npm, prefix)
-        found = _working_binary(prefix)
-    if not found:
-        raise CodexUnavailable(
-            f"{CODEX_PACKAGE}@{CODEX_VERSION} installed into {prefix}, but no binary there "
-            f"reports codex-cli {CODEX_VERSION} (unsupported platform, or node missing?)"
-        )
-    return found
-
-
-@contextlib.contextmanager
-def _install_lock(prefix: Path) -> Iterator[None]:
-    """Hold an exclusive ``flock`` on ``<prefix>/.install.lock``."""
-    fd = os.open(prefix / ".install.lock", os.O_CREAT | os.O_RDWR, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)  # closing the descriptor releases the lock
-
-
-def _npm_install(npm: str, prefix: Path) -> None:
-    command = [
-        npm,
-        "install",
-        "--prefix",
-        str(prefix),
-        "--no-audit",
-        "--no-fund",
-        "--save-exact",
-        f"{CODEX_PACKAGE}@{CODEX_VERSION}",
-    ]
-    try:
-        done = subprocess.run(
-            command,
-            capture_output=True,
-            text=True,
-            timeout=_INSTALL_TIMEOUT,
-            stdin=subprocess.DEVNULL,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise CodexUnavailable(f"`{' '.join(command)}` failed: {exc}") from exc
-    if done.returncode != 0:
-        tail = (done.stderr or done.stdout).strip()[-1500:]
-        raise CodexUnavailable(
-            f"`{' '.join(command)}` exited {done.returncode} (offline?):\n{tail}"
-        )
-
-
-def _candidates(prefix: Path) -> list[Path]:
-    """Binaries to try, best first: the npm wrapper (``bin/codex.js``, which ``execve``s the native
-    binary and sets ``CODEX_MANAGED_BY_NPM``, as a user's install does), then the native binary of
-    the platform package (runs without Node.js)."""
-    modules = prefix / "node_modules"
-    native = sorted((modules / "@openai").glob("codex-*/vendor/*/bin/codex"))
-    return [modules / ".bin" / "codex", *native]
-
-
-def _working_binary(prefix: Path) -> str | None:
-    for candidate in _candidates(prefix):
-        if candidate.is_file() and _reports_pinned_version(candidate):
-            return str(candidate)
-    return None
+    return CODEX.ensure()
 
 
 def native_binary() -> Path:
@@ -181,42 +123,10 @@ def native_binary() -> Path:
     name ``apply_patch`` (a symlink: Codex dispatches on ``argv[0]``, as its PATH helper
     does) it applies the patch given as its argument in its working directory."""
     ensure_codex()
-    found = sorted((cache_dir() / "node_modules" / "@openai").glob("codex-*/vendor/*/bin/codex"))
+    found = CODEX.natives(cache_dir())
     if not found:
         raise CodexUnavailable(f"no native codex binary under {cache_dir()}")
     return found[0]
-
-
-def _path_dirs() -> list[str]:
-    """This interpreter's ``bin`` (hooks find ``python``), node's directory, the system dirs."""
-    dirs = [str(Path(sys.executable).parent)]
-    node = shutil.which("node")
-    if node:
-        dirs.append(str(Path(node).parent))
-    dirs.extend(DEFAULT_PATH_DIRS)
-    return list(dict.fromkeys(dirs))
-
-
-def _reports_pinned_version(binary: Path) -> bool:
-    with tempfile.TemporaryDirectory(prefix="codex-version-") as scratch:
-        home = Path(scratch) / "home"
-        tmp = Path(scratch) / "tmp"
-        home.mkdir()
-        tmp.mkdir()
-        env = {"PATH": os.pathsep.join(_path_dirs()), "HOME": str(home), "TMPDIR": str(tmp)}
-        try:
-            done = subprocess.run(
-                [str(binary), "--version"],
-                capture_output=True,
-                text=True,
-                env=env,
-                timeout=_VERSION_TIMEOUT,
-                stdin=subprocess.DEVNULL,
-                check=False,
-            )
-        except (OSError, subprocess.TimeoutExpired):
-            return False
-    return done.returncode == 0 and done.stdout.split() == ["codex-cli", CODEX_VERSION]
 
 
 # --------------------------------------------------------------------------- configuration
@@ -301,26 +211,23 @@ def codex_env(
     ``CODEX_HOME``). ``HTTPS_PROXY`` (and ``ALL_PROXY``) lead to the mock, which refuses; loopback
     is exempt (``NO_PROXY``) so the provider itself is reached directly.
     """
-    tmp = home.parent / f"{home.name}-tmp"
-    tmp.mkdir(parents=True, exist_ok=True)
-    env = {
-        "HOME": str(home),
-        "CODEX_HOME": str(codex_home(home)),
-        "TMPDIR": str(tmp),
-        "PATH": os.pathsep.join(_path_dirs()),
-        "LANG": "C.UTF-8",
-        PROVIDER_KEY_ENV: DUMMY_API_KEY,
-        "HTTPS_PROXY": proxy_url,
-        "https_proxy": proxy_url,
-        "ALL_PROXY": proxy_url,
-        "NO_PROXY": "127.0.0.1,localhost",
-        "no_proxy": "127.0.0.1,localhost",
-        "NO_COLOR": "1",
-    }
-    if agent_name is not None:
-        env["AGENT_NAME"] = agent_name
-    env.update(extra_env or {})
-    return env
+    return client_env(
+        home=home,
+        tmp=home.parent / f"{home.name}-tmp",
+        path=_search_path(),
+        client={
+            "CODEX_HOME": str(codex_home(home)),
+            PROVIDER_KEY_ENV: DUMMY_API_KEY,
+            "HTTPS_PROXY": proxy_url,
+            "https_proxy": proxy_url,
+            "ALL_PROXY": proxy_url,
+            "NO_PROXY": "127.0.0.1,localhost",
+            "no_proxy": "127.0.0.1,localhost",
+            "NO_COLOR": "1",
+        },
+        agent_name=agent_name,
+        extra_env=extra_env,
+    )
 
 
 def run_codex(
@@ -360,33 +267,9 @@ def run_codex(
         prompt,
     ]
     env = codex_env(home=home, proxy_url=proxy_url, agent_name=agent_name, extra_env=extra_env)
-    started = time.monotonic()
-    with subprocess.Popen(
-        command,
-        cwd=str(cwd),
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    ) as proc:
-        if on_start is not None:
-            on_start(proc)
-        try:
-            stdout, stderr = proc.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            _kill_group(proc)
-            stdout, stderr = proc.communicate()
-            raise subprocess.TimeoutExpired(command, timeout, stdout, stderr) from None
-    return CodexResult(command, proc.returncode, stdout, stderr, time.monotonic() - started)
-
-
-def _kill_group(proc: subprocess.Popen[str] | subprocess.Popen[bytes]) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
+    return run_in_session(
+        command, cwd=cwd, env=env, timeout=timeout, on_start=on_start, result=CodexResult
+    )
 
 
 # --------------------------------------------------------------------------- app-server
@@ -423,7 +306,7 @@ def list_hooks(
             rpc.notify("initialized")
             result = rpc.call("hooks/list", {"cwds": [str(cwd)]})
         finally:
-            _kill_group(proc)
+            kill_group(proc)
             proc.wait()
     entries = result.get("data") or []
     return [h for entry in entries for h in entry.get("hooks") or []]

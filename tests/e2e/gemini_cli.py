@@ -19,29 +19,32 @@ Invariants:
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import functools
 import json
 import os
 import shutil
-import signal
 import subprocess
-import sys
-import tempfile
-import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+from .npm_cli import (
+    CliResult,
+    CliUnavailable,
+    NpmCli,
+    capture,
+    client_env,
+    python_bin_dir,
+    run_in_session,
+    search_path,
+)
 
 GEMINI_VERSION = "0.61.0"
 GEMINI_PACKAGE = "@google/gemini-cli"
 CACHE_ENV = "AGENT_HOOKS_E2E_GEMINI_CACHE"
 DUMMY_API_KEY = "gemini-e2e-dummy-key"
 NODE_MAJOR_MIN = 20
-DEFAULT_PATH_DIRS = ("/usr/local/bin", "/usr/bin", "/bin")
 FAST_MODEL = "gemini-2.5-flash"  # ``-m`` with it skips the model router's request
-_INSTALL_TIMEOUT = 600
 _VERSION_TIMEOUT = 90
 
 # Merged into ~/.gemini/settings.json before each run (PROTOCOL.md §1): without the auth type the
@@ -55,76 +58,13 @@ RUN_SETTINGS: dict[str, Any] = {
 TRUST_FOLDER = "TRUST_FOLDER"
 
 
-class GeminiUnavailable(RuntimeError):
-    """The pinned CLI cannot be installed or run here; ``reason`` says why."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
+class GeminiUnavailable(CliUnavailable):
+    """The pinned ``gemini`` cannot be installed or run here; ``reason`` says why."""
 
 
-class GeminiResult(subprocess.CompletedProcess[str]):
+class GeminiResult(CliResult):
     """A finished ``gemini`` run; ``duration`` is its wall-clock time in seconds and ``pid`` the
     launcher's process id (the worker that runs hooks is its child)."""
-
-    def __init__(
-        self,
-        args: Sequence[str],
-        returncode: int,
-        stdout: str,
-        stderr: str,
-        duration: float,
-        pid: int,
-    ) -> None:
-        super().__init__(list(args), returncode, stdout, stderr)
-        self.duration = duration
-        self.pid = pid
-
-
-def cache_dir() -> Path:
-    """The npm prefix the pinned CLI is installed into."""
-    configured = os.environ.get(CACHE_ENV)
-    if configured:
-        return Path(configured).expanduser()
-    return Path.home() / ".cache" / "agent-hooks" / "e2e" / f"gemini-cli-{GEMINI_VERSION}"
-
-
-def ensure_gemini() -> str:
-    """Path of a working ``gemini`` at the pinned version, installed first if needed.
-
-    Raises :class:`GeminiUnavailable` when Node.js or npm is missing or too old, the install
-    fails (e.g. offline) or the installed CLI does not run.
-    """
-    return _ensure_gemini(cache_dir())
-
-
-@functools.cache
-def _ensure_gemini(prefix: Path) -> str:
-    node_dir()  # raises when there is no usable Node.js
-    found = _working_binary(prefix)
-    if found:
-        return found
-    npm = shutil.which("npm")
-    if npm is None:
-        raise GeminiUnavailable(
-            f"npm is not on PATH; cannot install {GEMINI_PACKAGE}@{GEMINI_VERSION} into {prefix}"
-        )
-    try:
-        prefix.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise GeminiUnavailable(f"cannot create the npm prefix {prefix}: {exc}") from exc
-    with _install_lock(prefix):
-        found = _working_binary(prefix)  # another worker may have installed it meanwhile
-        if found:
-            return found
-        _npm_install(npm, prefix)
-        found = _working_binary(prefix)
-    if not found:
-        raise GeminiUnavailable(
-            f"{GEMINI_PACKAGE}@{GEMINI_VERSION} installed into {prefix}, but its `gemini` does "
-            f"not report version {GEMINI_VERSION}"
-        )
-    return found
 
 
 @functools.cache
@@ -137,14 +77,7 @@ def node_dir() -> str:
     if node is None:
         raise GeminiUnavailable("node is not on PATH; Gemini CLI needs Node.js >= 20")
     try:
-        done = subprocess.run(
-            [node, "--version"],
-            capture_output=True,
-            text=True,
-            timeout=_VERSION_TIMEOUT,
-            stdin=subprocess.DEVNULL,
-            check=False,
-        )
+        done = capture([node, "--version"], timeout=_VERSION_TIMEOUT)
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise GeminiUnavailable(f"`{node} --version` failed: {exc}") from exc
     version = done.stdout.strip().lstrip("v")
@@ -156,77 +89,41 @@ def node_dir() -> str:
     return str(Path(node).parent)
 
 
-@contextlib.contextmanager
-def _install_lock(prefix: Path) -> Iterator[None]:
-    """Hold an exclusive ``flock`` on ``<prefix>/.install.lock``."""
-    fd = os.open(prefix / ".install.lock", os.O_CREAT | os.O_RDWR, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)  # closing the descriptor releases the lock
+def _probe_env(scratch: Path) -> dict[str, str]:
+    """The environment of ``gemini --version``: Node.js first on ``PATH``."""
+    return {"PATH": search_path(node_dir()), "HOME": str(scratch), "TMPDIR": str(scratch)}
 
 
-def _npm_install(npm: str, prefix: Path) -> None:
-    command = [
-        npm,
-        "install",
-        "--prefix",
-        str(prefix),
-        "--no-audit",
-        "--no-fund",
-        "--save-exact",
-        f"{GEMINI_PACKAGE}@{GEMINI_VERSION}",
-    ]
-    try:
-        done = subprocess.run(
-            command,
-            capture_output=True,
-            text=True,
-            timeout=_INSTALL_TIMEOUT,
-            stdin=subprocess.DEVNULL,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise GeminiUnavailable(f"`{' '.join(command)}` failed: {exc}") from exc
-    if done.returncode != 0:
-        tail = (done.stderr or done.stdout).strip()[-1500:]
-        raise GeminiUnavailable(
-            f"`{' '.join(command)}` exited {done.returncode} (offline?):\n{tail}"
-        )
+# The one binary tried: ``node_modules/.bin/gemini`` (a link to the bundle's ``gemini.js``).
+# npm 11 skips the install scripts of the optional ``node-pty``/``keytar``; the CLI works without
+# them. Node.js is checked (``node_dir``) before anything else.
+GEMINI = NpmCli(
+    name="gemini",
+    package=GEMINI_PACKAGE,
+    version=GEMINI_VERSION,
+    cache_env=CACHE_ENV,
+    cache_name="gemini-cli",
+    unavailable=GeminiUnavailable,
+    probe_env=_probe_env,
+    reports=lambda words, version: bool(words) and words[-1] == version,
+    not_reported="its `gemini` does not report version {version}",
+    probe_timeout=_VERSION_TIMEOUT,
+    requires=node_dir,
+)
 
 
-def _working_binary(prefix: Path) -> str | None:
-    """``node_modules/.bin/gemini`` (a link to the bundle's ``gemini.js``) when it reports the
-    pinned version. npm 11 skips the install scripts of the optional ``node-pty``/``keytar``;
-    the CLI works without them."""
-    candidate = prefix / "node_modules" / ".bin" / "gemini"
-    if candidate.is_file() and _reports_pinned_version(candidate):
-        return str(candidate)
-    return None
+def cache_dir() -> Path:
+    """The npm prefix the pinned CLI is installed into."""
+    return GEMINI.cache_dir()
 
 
-def _reports_pinned_version(binary: Path) -> bool:
-    with tempfile.TemporaryDirectory(prefix="gemini-version-") as home:
-        env = {
-            "PATH": os.pathsep.join(dict.fromkeys([node_dir(), *DEFAULT_PATH_DIRS])),
-            "HOME": home,
-            "TMPDIR": home,
-        }
-        try:
-            done = subprocess.run(
-                [str(binary), "--version"],
-                capture_output=True,
-                text=True,
-                env=env,
-                timeout=_VERSION_TIMEOUT,
-                stdin=subprocess.DEVNULL,
-                check=False,
-            )
-        except (OSError, subprocess.TimeoutExpired):
-            return False
-    words = done.stdout.split()
-    return done.returncode == 0 and bool(words) and words[-1] == GEMINI_VERSION
+def ensure_gemini() -> str:
+    """Path of a working ``gemini`` at the pinned version, installed first if needed.
+
+    Raises :class:`GeminiUnavailable` when Node.js or npm is missing or too old, the install
+    fails (e.g. offline) or the installed CLI does not run.
+    """
+    return GEMINI.ensure()
 
 
 # --------------------------------------------------------------------------- configuration
@@ -285,21 +182,14 @@ def gemini_env(
     ``PATH`` holds Node.js's directory, then this interpreter's ``bin`` directory (hooks find
     ``python3`` of the dev venv), then the system directories. ``TMPDIR`` points inside ``home``.
     """
-    tmp = home / "tmp"
-    tmp.mkdir(parents=True, exist_ok=True)
-    path_dirs = [node_dir(), str(Path(sys.executable).parent), *DEFAULT_PATH_DIRS]
-    env = {
-        "HOME": str(home),
-        "TMPDIR": str(tmp),
-        "PATH": os.pathsep.join(dict.fromkeys(path_dirs)),
-        "LANG": "C.UTF-8",
-        "GOOGLE_GEMINI_BASE_URL": server_url,
-        "GEMINI_API_KEY": DUMMY_API_KEY,
-    }
-    if agent_name is not None:
-        env["AGENT_NAME"] = agent_name
-    env.update(extra_env or {})
-    return env
+    return client_env(
+        home=home,
+        tmp=home / "tmp",
+        path=search_path(node_dir(), python_bin_dir()),
+        client={"GOOGLE_GEMINI_BASE_URL": server_url, "GEMINI_API_KEY": DUMMY_API_KEY},
+        agent_name=agent_name,
+        extra_env=extra_env,
+    )
 
 
 # --------------------------------------------------------------------------- running
@@ -341,32 +231,6 @@ def run_gemini(
     env = gemini_env(
         home=home_path, server_url=server_url, agent_name=agent_name, extra_env=extra_env
     )
-    started = time.monotonic()
-    with subprocess.Popen(
-        command,
-        cwd=str(cwd),
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    ) as proc:
-        if on_start is not None:
-            on_start(proc)
-        try:
-            stdout, stderr = proc.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            _kill_group(proc)
-            stdout, stderr = proc.communicate()
-            raise subprocess.TimeoutExpired(command, timeout, stdout, stderr) from None
-    return GeminiResult(
-        command, proc.returncode, stdout, stderr, time.monotonic() - started, proc.pid
+    return run_in_session(
+        command, cwd=cwd, env=env, timeout=timeout, on_start=on_start, result=GeminiResult
     )
-
-
-def _kill_group(proc: subprocess.Popen[str]) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
