@@ -14,15 +14,14 @@ from __future__ import annotations
 
 import json
 import subprocess
-import threading
 import time
-from collections.abc import Callable, Mapping
-from concurrent.futures import Future
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from .agent_hooks_install import Installation
 from .claude_cli import DEFAULT_PATH_DIRS, ClaudeResult, run_claude
+from .clients_support import InThread
 from .mock_api import MockAnthropicAPI, ToolCall, ToolResult
 from .mock_routes import MAIN, Predicate, Wait, wait_until
 
@@ -149,41 +148,8 @@ def wait_for(condition: Callable[[], bool], what: str, timeout: float = 30) -> N
         time.sleep(0.02)
 
 
-class Background:
+class Background(InThread[ClaudeResult]):
     """One ``claude -p`` run in a thread: ``process`` once it started, ``result()`` when done."""
 
     def __init__(self, prompt: str, api: MockAnthropicAPI, **options: Any) -> None:
-        self._started = threading.Event()
-        self._process: subprocess.Popen[str] | None = None
-        self._future: Future[ClaudeResult] = Future()
-        self._thread = threading.Thread(
-            target=self._run, args=(prompt, api.url, options), name="claude-bg", daemon=True
-        )
-        self._thread.start()
-
-    def _run(self, prompt: str, url: str, options: Mapping[str, Any]) -> None:
-        try:
-            self._future.set_result(
-                run_claude(prompt, server_url=url, on_start=self._on_start, **options)
-            )
-        except BaseException as exc:  # handed to result()
-            self._future.set_exception(exc)
-        finally:
-            self._started.set()
-
-    def _on_start(self, process: subprocess.Popen[str]) -> None:
-        self._process = process
-        self._started.set()
-
-    @property
-    def process(self) -> subprocess.Popen[str]:
-        assert self._started.wait(30), "claude did not start"
-        assert self._process is not None, self._future.exception()
-        return self._process
-
-    def done(self) -> bool:
-        """True once the run finished and its process was reaped."""
-        return self._future.done()
-
-    def result(self, timeout: float = 90) -> ClaudeResult:
-        return self._future.result(timeout)
+        super().__init__(run_claude, prompt, server_url=api.url, **options)
