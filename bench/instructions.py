@@ -95,11 +95,14 @@ def main() -> int:
                     before()
                 with payload.open("rb") as handle:
                     subprocess.run(
-                        [*hook, event], stdin=handle, stdout=subprocess.DEVNULL, env=environ
+                        [*hook, *event.split()],
+                        stdin=handle,
+                        stdout=subprocess.DEVNULL,
+                        env=environ,
                     )
             if callable(before):
                 before()
-            n = count([*hook, event], payload, environ)
+            n = count([*hook, *event.split()], payload, environ)
             print(f"  {name:<38} {n / 1e6:6.2f} M  {n / bare:5.2f}x")
 
         def no_lease(rel: str) -> object:
@@ -117,6 +120,22 @@ def main() -> int:
         )
         show("PostToolUse Bash (lease)", "PostToolUse",
              bench.payload_file(tmp, "PostToolUse_Bash", project), no_lease("b.txt"))  # fmt: skip
+        for rel in ("c.txt", "d.txt"):
+            (project / rel).write_text("alpha\nline two\n")
+        for client, label, pre, post, edit, shell in (
+            ("codex", "Codex", "PreToolUse", "PostToolUse", "apply_patch_patch_update",
+             "Bash_shell_write"),
+            ("gemini", "Gemini", "BeforeTool", "AfterTool", "write_file", "run_shell_command"),
+        ):  # fmt: skip
+            for event, kind, fixture, target, fresh in (
+                (pre, "edit (lease)", f"{client}/{pre}_{edit}", "c.txt", no_lease("c.txt")),
+                (pre, "shell", f"{client}/{pre}_{shell}", "d.txt", None),
+                (post, "edit", f"{client}/{post}_{edit}", "c.txt",
+                 lambda: (project / "c.txt").write_text("alpha 2\n")),
+                (post, "shell (lease)", f"{client}/{post}_{shell}", "d.txt", no_lease("d.txt")),
+            ):  # fmt: skip
+                payload = bench.payload_file(tmp, fixture, project, target)
+                show(f"{label} {event} {kind}", f"{client} {event}", payload, fresh)
         state = Path(env["HOME"]) / ".claude" / "state-bench__cc_me.json"
         doc = json.loads(state.read_text())
         for field in ("files_created", "files_modified"):

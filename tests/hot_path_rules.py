@@ -31,11 +31,11 @@ STARTUP = frozenset(
         "_frozen_importlib_external",
     }
 )
-# Built-in modules the hot path may import (no file to load), `_json` (the C
-# accelerator behind jsonio), and `__future__`, which every module's
-# `from __future__ import annotations` loads.
+# Built-in modules the hot path may import (no file to load; `gc`: the entry script
+# turns the cyclic collector off), `_json` (the C accelerator behind jsonio), and
+# `__future__`, which every module's `from __future__ import annotations` loads.
 HOT_BUILTINS = frozenset(
-    {"posix", "sys", "time", "marshal", "errno", "_signal", "_json", "__future__", "pwd"}
+    {"posix", "sys", "time", "marshal", "errno", "_signal", "_json", "__future__", "pwd", "gc"}
 )
 HOT_ALLOWLIST = STARTUP | HOT_BUILTINS
 HOT_ADAPTERS = ("agent_hooks.hooks.pre_tool_use", "agent_hooks.hooks.post_tool_use")

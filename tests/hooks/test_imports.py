@@ -328,13 +328,20 @@ def test_a_write_into_a_workspace_stays_on_the_hot_path(run_hook: HookRunner) ->
 
 
 def test_the_measurement_sees_lazy_imports(run_hook: HookRunner) -> None:
-    """The control for the matrix: a Bash write among others' reservations loads the parser,
-    and a Bash read without reservations does not."""
+    """The control for the matrix: a Bash write among others' reservations loads the parser
+    (a plain `echo x > f` only `shell.plain`), and a Bash write without them neither."""
     context_of(run_hook("SessionStart", "SessionStart_startup", agent=ME))
-    quiet = imported(run_hook, "PreToolUse", run_hook.payload("PreToolUse_Bash"))
+    payload = run_hook.payload("PreToolUse_Bash")
+    quiet = imported(run_hook, "PreToolUse", payload)
     assert "agent_hooks.shell.writes" not in quiet
+    assert "agent_hooks.shell.plain" not in quiet
     _reserve(run_hook, OTHER, "src/**")
-    busy = imported(run_hook, "PreToolUse", run_hook.payload("PreToolUse_Bash"))
+    assert payload["tool_input"]["command"] == "echo hi > b.txt"
+    plain = imported(run_hook, "PreToolUse", payload)
+    assert "agent_hooks.shell.plain" in plain
+    assert "agent_hooks.shell.writes" not in plain
+    payload["tool_input"]["command"] = "sed -i s/a/b/ b.txt"
+    busy = imported(run_hook, "PreToolUse", payload)
     assert "agent_hooks.shell.writes" in busy
 
 

@@ -776,9 +776,21 @@ def test_bash_is_not_parsed_when_no_other_agent_holds_anything(
 
 
 def test_bash_is_parsed_when_another_agent_holds_something(held: HookRunner) -> None:
-    result, modules = imported_modules(held, "echo x > docs/notes.md")
+    result, modules = imported_modules(held, "echo 'x' > docs/notes.md")
     assert allowed(result)
     assert "agent_hooks.shell.writes" in modules  # the control for the test above
+
+
+def test_a_plain_command_is_judged_without_the_parser(held: HookRunner, proj: Path) -> None:
+    """`echo x > f` and its kin (`shell.plain`): refused and allowed as the parser would,
+    without loading it."""
+    result, modules = imported_modules(held, "echo x > docs/notes.md")
+    assert allowed(result)
+    assert "agent_hooks.shell.plain" in modules
+    assert "agent_hooks.shell.writes" not in modules
+    result, modules = imported_modules(held, "echo x > src/app.py")
+    assert "src/app.py" in denial(result)
+    assert "agent_hooks.shell.writes" not in modules
 
 
 @pytest.mark.parametrize("strict", [False, True], ids=["reserved", "strict"])

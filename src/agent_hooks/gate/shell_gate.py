@@ -10,6 +10,8 @@ Invariants:
   several, or none at all) — and only
   when the prefilter says the parser could see a write. Each target is judged in
   the ledger of the repository it lies in, wherever the agent was launched.
+* A plain command (`shell.plain`: `echo x > f` and its kin) is read without the
+  parser, with the parser's answer.
 * Each visible write target (a path and everything below it, or a glob) is
   located with symlinks resolved (`places.locate_write`, `places.locate_glob`)
   and refused by another owner's live exclusive reservation overlapping it, by
@@ -64,12 +66,22 @@ def decide(call: ToolCall, command: object) -> Verdict:
         or prefilter.reaches_out(command)
     ):
         return verdict
+    from agent_hooks.shell import plain
+
+    cwd = call.cwd or project or "/"
+    paths = plain.targets(command, cwd)  # without loading the parser, when it can
+    if paths is not None:
+        for path in paths:
+            reason = _check_target(call, path, False)
+            if reason is not None:
+                return refuse(call, verdict, reason)
+        return verdict
     from agent_hooks import preload
 
     preload(prefilter.PARSER_MODULES)  # only when someone else holds something
     from agent_hooks.shell import writes
 
-    analysis = writes.analyze(command, call.cwd or project or "/", call.environ.get("HOME"))
+    analysis = writes.analyze(command, cwd, call.environ.get("HOME"))
     for target in analysis.targets:
         reason = _check_target(call, target.path, target.glob, target.entry)
         if reason is not None:

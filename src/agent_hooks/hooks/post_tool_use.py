@@ -232,23 +232,22 @@ def _visible_writes(
     the client reports none (Claude Code outside its auto and bypassPermissions
     modes, and for background commands; Codex; Gemini CLI): existing regular files
     only (a deleted file is held by nobody)."""
-    from agent_hooks.shell import prefilter
+    from agent_hooks.shell import plain, prefilter
 
     command = use.command
     if command is None or not prefilter.might_write(command):
         return []
-    from agent_hooks import preload
-
-    preload(prefilter.PARSER_MODULES)
-    from agent_hooks.shell import writes
-
     cwd = use.workdir or ctx.cwd or project or "/"
-    analysis = writes.analyze(command, cwd, ctx.environ.get("HOME"))
-    found = []
-    for target in analysis.targets[:MAX_VISIBLE]:
-        if not target.glob and fs.isfile(target.path):
-            found.append((MODIFIED, fs.normpath(target.path)))
-    return found
+    paths = plain.targets(command, cwd)  # without loading the parser, when it can
+    if paths is None:
+        from agent_hooks import preload
+
+        preload(prefilter.PARSER_MODULES)
+        from agent_hooks.shell import writes
+
+        analysis = writes.analyze(command, cwd, ctx.environ.get("HOME"))
+        paths = [target.path for target in analysis.targets[:MAX_VISIBLE] if not target.glob]
+    return [(MODIFIED, fs.normpath(path)) for path in paths[:MAX_VISIBLE] if fs.isfile(path)]
 
 
 def _describe_launched(

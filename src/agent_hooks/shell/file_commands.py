@@ -31,6 +31,7 @@ Hot path: imports nothing but agent_hooks' bash modules.
 from __future__ import annotations
 
 from agent_hooks.shell.lexer import Word, escape
+from agent_hooks.shell.plain import norm
 from agent_hooks.shell.words import (
     BOTH,
     ENTRY,
@@ -39,7 +40,6 @@ from agent_hooks.shell.words import (
     enter_dir,
     has_option,
     is_assignment,
-    norm,
     option_value,
     parse_options,
 )

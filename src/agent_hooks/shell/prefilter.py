@@ -29,6 +29,7 @@ from __future__ import annotations
 # the changed files).
 PARSER_MODULES = (
     "agent_hooks.shell.lexer",
+    "agent_hooks.shell.plain",
     "agent_hooks.shell.words",
     "agent_hooks.shell.commands",
     "agent_hooks.shell.writes",
@@ -43,16 +44,6 @@ BASH_WRITE_WORDS = (
 )  # fmt: skip
 BASH_WRITE_NAMES = ("ed", "red", "ex", "vi", "view")  # whole words only
 _WORD_END = frozenset(" \t\n;&|()<>`")  # a character that ends a shell word
-
-
-# The parser, each module after those it imports: loaded at once (agent_hooks.preload)
-# when a command is parsed.
-PARSER_MODULES = (
-    "agent_hooks.shell.lexer",
-    "agent_hooks.shell.words",
-    "agent_hooks.shell.commands",
-    "agent_hooks.shell.writes",
-)
 
 
 def might_write(command: str) -> bool:

@@ -50,6 +50,7 @@ Hot path: imports nothing but agent_hooks' bash modules.
 from __future__ import annotations
 
 from agent_hooks.shell.lexer import Redir, Word, add_reason, escape
+from agent_hooks.shell.plain import DEVICES, PATH_MAX, norm
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -129,7 +130,6 @@ def is_assignment(w: Word) -> bool:
 
 
 PATH_TOO_LONG = "path too long"
-_DEV = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/stdin", "/dev/tty"})
 
 
 class BashTarget:
@@ -172,19 +172,6 @@ MAX_LINKS = 64  # symlinks made earlier in one command that later paths go throu
 MAX_TREES = 16  # git commands rewriting a work tree, per command line
 
 
-def norm(p: str) -> str:
-    """posixpath.normpath of an absolute path, with a leading `//` made `/`."""
-    if "//" not in p and "/." not in p and (p == "/" or not p.endswith("/")):
-        return p
-    out: list[str] = []
-    for part in p.split("/"):
-        if part == ".." and out:
-            out.pop()
-        elif part not in ("", ".", ".."):
-            out.append(part)
-    return "/" + "/".join(out)
-
-
 def resolve(
     w: Word,
     cwd: str | None,
@@ -220,9 +207,9 @@ def resolve(
             return None, f"relative target {text} after {why}"
         text = (to_glob(escape(cwd)) if glob else cwd) + "/" + text
     path = norm(text)
-    if len(path) > 4096:  # PATH_MAX; also keeps a long `cd a; cd a; ...` linear
+    if len(path) > PATH_MAX:  # also keeps a long `cd a; cd a; ...` linear
         return None, PATH_TOO_LONG
-    if path in _DEV or path.startswith("/dev/fd/"):
+    if path in DEVICES or path.startswith("/dev/fd/"):
         return None, None
     return BashTarget(path, glob), None
 

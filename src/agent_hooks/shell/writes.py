@@ -57,6 +57,7 @@ import posix
 
 from agent_hooks.shell.commands import run_command
 from agent_hooks.shell.lexer import Lexer, Redir, Word, add_reason
+from agent_hooks.shell.plain import norm
 from agent_hooks.shell.words import (
     MAX_BRACE,
     MAX_DEPTH,
@@ -65,7 +66,6 @@ from agent_hooks.shell.words import (
     Stdin,
     expand_braces,
     is_assignment,
-    norm,
     unescape,
 )
 from agent_hooks.shell.words import BashAnalysis as BashAnalysis

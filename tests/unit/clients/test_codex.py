@@ -199,6 +199,22 @@ def test_render_deny_context_and_nothing_else() -> None:
 
 
 def test_the_holder_is_the_hooks_parent() -> None:
+    """Run as Codex runs a hook: a child process, whose parent (here, this test) holds."""
     import os
+    import subprocess
+    import sys
 
-    assert codex.holder_pid({"CLAUDE_PID": "1"}) == os.getppid()
+    src = str(Path(codex.__file__).resolve().parents[2])
+    child = subprocess.run(
+        [sys.executable, "-c", "from agent_hooks.clients import codex; "
+         "print(codex.holder_pid({'CLAUDE_PID': '1'}))"],
+        env={"PYTHONPATH": src, "PATH": os.environ.get("PATH", "")},
+        capture_output=True, text=True, check=True, timeout=60,
+    )  # fmt: skip
+    assert child.stdout.strip() == str(os.getpid())
+
+
+def test_an_orphaned_hook_has_no_holder(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its parent gone, the hook was adopted by init (pid 1): nobody to wait for."""
+    monkeypatch.setattr(codex.posix, "getppid", lambda: 1)
+    assert codex.holder_pid({}) is None
