@@ -2,7 +2,9 @@
 """Hook cost in instructions: each hook case of `bench/hooks.py` run once under
 `valgrind --tool=callgrind`, against `python -I -S -c pass`. Instruction counts do
 not move with the machine's load (wall ratios do), so this is how a change is
-compared with the one before it on a busy machine.
+compared with the one before it on a busy machine. The cases: Claude Code's alone in
+a project, Codex's and Gemini CLI's beside them (an edit, a shell write), a writer
+holding 10 files with a long trail (the net under the gate), a 50,000-entry trail.
 
     python bench/instructions.py [--checkout DIR] [--python /abs/python] [--remote] [--scale]
 
@@ -136,6 +138,16 @@ def main() -> int:
             ):  # fmt: skip
                 payload = bench.payload_file(tmp, fixture, project, target)
                 show(f"{label} {event} {kind}", f"{client} {event}", payload, fresh)
+        # The net under the gate (bench/hooks.py's "with 10 held files and a long trail").
+        held = bench.hold_files(hook, env, tmp, project, 10)
+        bench.fill_trail(env, project, 1000)
+        print("with 10 held files and a long trail (1,000 files a list):")
+        show("PostToolUse Edit (held)", "PostToolUse", held,
+             lambda: (project / "held0.py").write_text("v changed\n"))  # fmt: skip
+        show("PostToolUse Read (10 held)", "PostToolUse",
+             bench.payload_file(tmp, "PostToolUse_Read", project))  # fmt: skip
+        show("PostToolUse Bash (10 held)", "PostToolUse",
+             bench.payload_file(tmp, "PostToolUse_Bash", project), no_lease("b.txt"))  # fmt: skip
         state = Path(env["HOME"]) / ".claude" / "state-bench__cc_me.json"
         doc = json.loads(state.read_text())
         for field in ("files_created", "files_modified"):
@@ -145,7 +157,6 @@ def main() -> int:
         count([*hook, "PostToolUse"], read, env)  # the first moves the 50,000 beside the state
         show("PostToolUse Read (50,000-entry trail)", "PostToolUse", read)
         if args.scale:
-            bench.hold_files(hook, env, tmp, project, 10)
             bench.seed_reservations(env, project, range(100), 10)
             bench.seed_leases(env, project, range(1000, 1100), 50)
             print("among 100 agents x 10 reservations and 100 x 50 leases, 10 files held:")

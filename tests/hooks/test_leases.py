@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 
+from agent_hooks.shell import plain
 from hook_runner import HookResult, HookRunner, failures
 
 A_ID, B_ID = "a4d71bd7a7301dabc", "ae43627177e918ff7"
@@ -353,6 +354,10 @@ def test_agent_hooks_own_files_are_refused_to_edits_and_bash(
     payload = run_hook.payload("PreToolUse_Write", tool_input={"file_path": path, "content": "{}"})
     assert "only through the `agent-hooks` command" in denied(run_hook("PreToolUse", payload))
     bash = run_hook.payload("PreToolUse_Bash", tool_input={"command": f"echo '{{}}' > {path}"})
+    assert "only through the `agent-hooks` command" in denied(run_hook("PreToolUse", bash))
+    plain_write = f"echo x > {path}"  # read without the parser (shell.plain)
+    assert plain.targets(plain_write, str(run_hook.project)) == [path]
+    bash = run_hook.payload("PreToolUse_Bash", tool_input={"command": plain_write})
     assert "only through the `agent-hooks` command" in denied(run_hook("PreToolUse", bash))
 
 

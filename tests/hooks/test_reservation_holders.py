@@ -5,7 +5,9 @@ the real PreToolUse entry point and the real `agent-hooks reserve`:
 * unless the reservation was made with `--keep`: then it blocks until it expires;
 * a holder on another host (another container's pid namespace) cannot be judged by
   its pid: it blocks while its owner's card in the ledger was touched within a
-  lease's time, and not after.
+  lease's time, and not after;
+* and a Bash command that changed a file it holds unseen is told so afterwards
+  (PostToolUse) exactly while it blocks.
 
 Each test shows the reservation blocking first, so none passes because nothing was
 reserved. Alice (the holder) reserves through the CLI with `CLAUDE_PID` naming a
@@ -95,10 +97,30 @@ def is_denied(result: HookResult) -> bool:
     return True
 
 
+def told_after(run_hook: HookRunner) -> bool:
+    """Bob's Bash command changed src/app.py unseen (a script; the client reports the
+    change): is he told afterwards that Alice holds it?"""
+    path = str(run_hook.project / "src" / "app.py")
+    payload = run_hook.payload("PostToolUse_Bash")
+    payload["tool_input"]["command"] = "./scripts/regenerate.sh"
+    payload["tool_response"]["bashEditDiff"] = {
+        "files": [{"filePath": path, "hunks": [], "created": False}],
+        "moreFiles": 0,
+        "changedFiles": [path],
+    }
+    result = run_hook("PostToolUse", payload, agent=BOB)
+    assert result.code == 0 and result.err == "", result
+    assert not any("fail open" in line for line in result.logged), result.logged
+    told = result.out["hookSpecificOutput"]["additionalContext"] if result.out else ""
+    return 'agent "alice" holds src/**' in told
+
+
 def blocks(run_hook: HookRunner) -> bool:
-    """Bob's Write and his Bash write of src/app.py get the same answer; which one."""
+    """Bob's Write and his Bash write of src/app.py get the same answer, and a Bash
+    command that changed it unseen is told afterwards exactly then; which one."""
     write, bash = is_denied(write_by_bob(run_hook)), is_denied(bash_by_bob(run_hook))
-    assert write == bash, (write, bash)
+    after = told_after(run_hook)
+    assert write == bash == after, (write, bash, after)
     return write
 
 

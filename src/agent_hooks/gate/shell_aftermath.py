@@ -45,7 +45,7 @@ from agent_hooks.reservations import blocking, index_records, reservation_index
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from _collections_abc import Mapping
+    from _collections_abc import Callable, Mapping
     from typing import Any
 
     from agent_hooks.writers import Writer
@@ -158,8 +158,9 @@ def after_bash(
         notes.append(f"{rel} ({lease_messages.holder_label(held, cards[key])} is changing it)")
     more = len(leased_by_others) - len(notes)
     if hot is not None and hot.others_hold_exclusive(me.owner, now):
+        counts = blocking.holder_counts(directory, minutes, now)
         found, unchecked = _reserved_notes(
-            state_dir, hot, me, inside, result.foreign, now, MAX_NOTES - len(notes)
+            state_dir, hot, me, inside, result.foreign, now, MAX_NOTES - len(notes), counts
         )
         notes += found
         more += unchecked
@@ -239,17 +240,18 @@ def _reserved_notes(
     foreign: set[str],
     now: float,
     room: int,
+    holder_counts: Callable[[tuple[Any, ...]], bool],
 ) -> tuple[list[str], int]:
-    """Changed files another owner holds exclusively by reservation — unless the
-    file's current content is the holder's own last write: at most `room` notes
-    (and at most MAX_CHECKS files compared), and how many more held files there
-    were (not compared)."""
+    """Changed files another owner holds exclusively by reservation whose holder
+    counts (`blocking.holder_counts`) — unless the file's current content is the
+    holder's own last write: at most `room` notes (and at most MAX_CHECKS files
+    compared), and how many more held files there were (not compared)."""
 
-    living: dict[int, bool] = {}  # id(record) -> does its holder count
+    living: dict[int, bool] = {}  # id(record) -> does its holder count (asked once)
 
     def counts(rec: tuple[Any, ...]) -> bool:
         if id(rec) not in living:
-            living[id(rec)] = liveness.alive(rec[index_records.HOLDER] or {}) is not False
+            living[id(rec)] = holder_counts(rec)
         return living[id(rec)]
 
     marks: dict[str | None, dict[str, Any]] = {}  # holder agent -> its trail's fingerprints

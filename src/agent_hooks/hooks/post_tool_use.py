@@ -319,7 +319,7 @@ def _record(
                 # does not visibly write, may have been changed by someone else while the
                 # command ran (the client blames every change on it): said, not assumed.
                 blamed = held_files.moved(doc, me.key, {p: taken.get(p) for p in ends})
-                if blamed:
+                if blamed:  # rare, so read here, under the lock, rather than on every call
                     seen = {path for _, path in _visible_writes(ctx, use, project)}
                     own.extend(c for c in blamed if c.path not in seen)
             for path, until in ends.items():

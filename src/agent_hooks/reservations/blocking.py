@@ -47,8 +47,6 @@ def blocking(
             or rec[index_records.EXPIRES] <= now
         ):
             continue
-        if counts is not None and not counts(rec):
-            continue
         from agent_hooks.reservations import pattern  # only once a record may block
 
         hit = (
@@ -56,7 +54,7 @@ def blocking(
             if exact_path is not None
             else pattern.overlap(rec[index_records.COMPILED], compiled)
         )
-        if hit:
+        if hit and (counts is None or counts(rec)):  # whether its holder counts: a syscall
             found.append(rec)
     return found
 
@@ -120,9 +118,12 @@ def edit_blockers(
                 if rec[index_records.OWNER] != owner
                 and rec[index_records.EXCLUSIVE]
                 and rec[index_records.EXPIRES] > now
-                and (counts is None or counts(rec))
             ]
-        return [rec for rec in live[first] if pattern.matches(rec[index_records.COMPILED], rel)]
+        return [  # whether a holder counts (a syscall) asked only of those that match
+            rec
+            for rec in live[first]
+            if pattern.matches(rec[index_records.COMPILED], rel) and (counts is None or counts(rec))
+        ]
 
     return blockers
 
