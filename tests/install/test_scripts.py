@@ -8,7 +8,6 @@ import re
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -21,7 +20,6 @@ def test_test_sh_help_prints_usage_without_building_anything(tmp_path: Path, fla
     """It used to create .venv/, install the package and lint before pytest printed
     its help; in a directory with no package that meant a failure, not help."""
     shutil.copy(ROOT / "test.sh", tmp_path / "test.sh")
-    started = time.monotonic()
     proc = subprocess.run(
         ["bash", str(tmp_path / "test.sh"), flag],
         capture_output=True,
@@ -33,8 +31,7 @@ def test_test_sh_help_prints_usage_without_building_anything(tmp_path: Path, fla
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("Usage: ./test.sh [pytest arguments]")
     assert '-m "not e2e and not install"' in proc.stdout
-    assert time.monotonic() - started < 5
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["test.sh"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["test.sh"]  # nothing built
 
 
 def _source_hash_function() -> str:

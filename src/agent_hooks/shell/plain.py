@@ -3,7 +3,9 @@
 A *plain* command is one simple command of plain words (letters, digits and
 `_-./:=,@%+`, separated by spaces) whose name is one of `NAMES` (commands that
 write nothing themselves: echo, printf, cat, ...), its output perhaps redirected
-by whole-word `>` or `>>` operators each followed by a plain word. For such a
+by whole-word `>` or `>>` operators each followed by a plain word, perhaps fed a
+here-document with a quoted delimiter (`cat > f <<'EOF'`, the body to its last line,
+which alone is the delimiter: text, never expanded). For such a
 command the parser (`shell.writes`) has nothing to expand, quote, follow or
 guess: what it writes is exactly its redirection targets, each resolved against
 the directory it runs in, and nothing is opaque. `targets` answers that without
@@ -32,7 +34,9 @@ NAMES = frozenset(
 DEVICES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/stdin", "/dev/tty"})
 PATH_MAX = 4096
 _PLAIN = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./:=,@%+ >")
-_LONGEST = 1024  # a longer command is left to the parser (which bounds its paths)
+_LONGEST = 1024  # a longer command line is left to the parser (which bounds its paths)
+_LONGEST_BODY = 1 << 16  # ... and a longer here-document
+_DELIMITER = _PLAIN - {" ", ">"}
 
 
 def norm(p: str) -> str:
@@ -52,11 +56,17 @@ def targets(command: str, cwd: str) -> list[str] | None:
     """The files a plain `command` run in `cwd` (absolute) writes, absolute and
     normalised, first-seen order, without duplicates; None when the command is
     not plain (or `cwd` not absolute)."""
-    if len(command) > _LONGEST or not cwd.startswith("/") or not _PLAIN.issuperset(command):
+    head, newline, body = command.partition("\n")
+    if len(head) > _LONGEST or not cwd.startswith("/"):
         return None
-    words = command.split()
-    if not words or words[0] not in NAMES:
+    words = head.split(" ")
+    if newline:  # only as the body of a quoted here-document (`cat > f <<'EOF'`)
+        words = [word for word in words if not _here_document(word, body)]
+        if len(words) == len(head.split(" ")):
+            return None
+    if not words or words[0] not in NAMES or not all(map(_PLAIN.issuperset, words)):
         return None
+    words = [word for word in words if word]
     here = norm(cwd)
     found: list[str] = []
     k, n = 1, len(words)
@@ -75,3 +85,18 @@ def targets(command: str, cwd: str) -> list[str] | None:
         if path not in DEVICES and not path.startswith("/dev/fd/") and path not in found:
             found.append(path)
     return found
+
+
+def _here_document(word: str, body: str) -> bool:
+    """Is `word` a here-document operator with a quoted delimiter (`<<'EOF'`,
+    `<<"EOF"`: its body is text, never expanded) whose delimiter line ends `body`
+    and is its only such line (nothing after it is a command)?"""
+    if len(word) < 5 or word[:2] != "<<" or word[2] not in "'\"" or word[-1] != word[2]:
+        return False
+    delimiter = word[3:-1]
+    if not delimiter or not _DELIMITER.issuperset(delimiter) or len(body) > _LONGEST_BODY:
+        return False
+    lines = body.split("\n")
+    if lines[-1] == "" and len(lines) > 1:
+        lines.pop()
+    return lines[-1] == delimiter and delimiter not in lines[:-1]

@@ -21,6 +21,8 @@ CWD = "/home/dev/proj"
         ("echo > /dev/fd/3 hi > //tmp//o", ["/tmp/o"]),
         ("ls -la src", []),
         ("grep -rn a=b, src > out.txt", [f"{CWD}/out.txt"]),
+        ("cat > f.py <<'EOF'\nimport os\nos.remove($(x))\nEOF", [f"{CWD}/f.py"]),
+        ('cat <<"END" >> notes\n`rm -rf /`\n\nEND\n', [f"{CWD}/notes"]),
     ],
 )
 def test_a_plain_command_writes_its_redirection_targets(command: str, expected: list[str]) -> None:
@@ -46,6 +48,14 @@ def test_a_plain_command_writes_its_redirection_targets(command: str, expected: 
         "",
         "   ",
         "echo " + "a" * 2000 + " > f",  # past the length plain reads
+        "echo hi > f\n",
+        "cat > f <<EOF\n$(rm a)\nEOF",  # an unquoted delimiter: the body is expanded
+        "cat > f <<-'EOF'\n\tx\n\tEOF",
+        "cat > f << 'EOF'\nx\nEOF",
+        "cat > f <<'EOF'\nx\nEOF\nrm g",  # a command after the body
+        "cat > f <<'EOF'\nEOF\nrm g\nEOF",  # the delimiter before the last line
+        "cat > f <<'EOF'\nx",  # no delimiter line
+        "cat > f <<'EOF'\n" + "x\n" * 40000 + "EOF",  # past the body plain reads
     ],
 )
 def test_anything_else_is_left_to_the_parser(command: str) -> None:
@@ -110,7 +120,32 @@ def _commands(draw: st.DrawFn) -> str:
             parts[where - 1] = token  # in place of a word or target
         else:
             parts.insert(where, token)
-    return draw(st.sampled_from([" ", "  "])).join(parts)
+    command = draw(st.sampled_from([" ", "  "])).join(parts)
+    if draw(st.integers(0, 2)) == 0:  # a here-document, its delimiter quoted or not
+        command += " " + draw(_HERE_DOCUMENTS)
+    return command
+
+
+_DELIMITERS = st.sampled_from(["EOF", "x", "E_1", "EOF "])
+_BODY_LINES = st.lists(
+    st.sampled_from(["hello", "", "$(rm a)", "`touch b`", "EOF", "x", "; rm c", "EOFX", "\\"]),
+    max_size=4,
+)
+
+
+@st.composite
+def _here_documents(draw: st.DrawFn) -> str:
+    """`<<'D'` (or `<<"D"`, `<<D`, `<<-'D'`) then the body, ending with D or not, and
+    perhaps a command after it."""
+    delimiter = draw(_DELIMITERS)
+    quote = draw(st.sampled_from(["'", '"', ""]))
+    dash = draw(st.sampled_from(["", "", "-"]))
+    lines = [*draw(_BODY_LINES), *([delimiter.strip()] if draw(st.booleans()) else [])]
+    after = draw(st.sampled_from(["", "", "\n", "\necho > g", "\nrm d"]))
+    return f"<<{dash}{quote}{delimiter.strip()}{quote}\n" + "\n".join(lines) + after
+
+
+_HERE_DOCUMENTS = _here_documents()
 
 
 @settings(max_examples=1000, deadline=None, database=None, derandomize=True)
@@ -129,6 +164,15 @@ def test_whenever_plain_answers_the_parser_answers_the_same(command: str, cwd: s
 )
 def test_on_any_text_plain_answers_only_as_the_parser_does(name: str, text: str) -> None:
     assert _agrees_with_the_parser(name + " " + text, CWD)
+
+
+@settings(max_examples=300, deadline=None, database=None, derandomize=True)
+@given(
+    head=st.sampled_from(["cat > f", "cat >> a/../b", "echo x > f >> g", "cat", "rm f", "tee f"]),
+    document=_HERE_DOCUMENTS,
+)
+def test_a_here_document_is_read_as_the_parser_reads_it(head: str, document: str) -> None:
+    assert _agrees_with_the_parser(head + " " + document, CWD)
 
 
 def test_every_token_in_every_place_is_read_as_the_parser_reads_it() -> None:
