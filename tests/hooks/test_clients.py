@@ -574,6 +574,34 @@ def test_a_claude_reservation_refuses_codex_and_gemini(run_hook: HookRunner) -> 
     assert "farmhand-42" in gemini_denied(gemini_call(run_hook, "run_shell_command", shell))
 
 
+def test_a_codex_reservation_refuses_a_claude_agent_naming_its_client(
+    run_hook: HookRunner,
+) -> None:
+    """The reservation records the client its agent ran in (`agent-hooks reserve` from a
+    Codex pane); the refusal, read from the ledger's index, names it as a lease's does."""
+    import time
+
+    from agent_hooks.reservations import pattern, reservation_store
+
+    outcome = reservation_store.reserve(
+        str(run_hook.state_dir),
+        str(run_hook.project),
+        CX,
+        [("src/**", pattern.compile("src/**"))],
+        reason="farmhand-42",
+        ttl=3600,
+        shared=False,
+        keep=True,
+        now=time.time(),
+        client="codex",
+    )
+    assert outcome.changed
+    reason = claude_denied(claude_write(run_hook, "src/app.py"))
+    assert f'Codex agent "{CX}" holds src/** (exclusive, reason: farmhand-42' in reason
+    bash = run_hook.payload("PreToolUse_Bash", tool_input={"command": "echo x > src/b.py"})
+    assert f'Codex agent "{CX}" holds src/**' in claude_denied(run_hook("PreToolUse", bash))
+
+
 def test_a_refused_codex_agent_is_told_when_the_file_frees(run_hook: HookRunner) -> None:
     allowed(claude_write(run_hook, "held.py"))
     codex_denied(codex_patch(run_hook, update("held.py")))

@@ -77,6 +77,7 @@ def build_hot(doc: dict[str, Any]) -> index_records.HotIndex:
             _holder(res["holder"]),
             res["keep"],
             elsewhere if elsewhere != here else None,
+            client if isinstance(client := res.get("client"), str) else None,
         )
         key = pattern.first_literal(res["compiled"])
         group = groups.setdefault(index_records.GLOB_GROUP if key is None else key, [])

@@ -18,14 +18,15 @@ if TYPE_CHECKING:
 
 TRUTH = "reservations.json"
 CACHE = "reservations.cache"
-CACHE_VERSION = 4  # 4: the machine of another machine's reservation; the remote setting
+CACHE_VERSION = 5  # 4: the machine of another machine's reservation, the remote setting; 5: client
 GLOB_GROUP = ""
 
 # A cached record: (owner, exclusive, expires_at, compiled, id, pattern, reason,
-#                   agent, conversation_id, holder, keep, machine)
+#                   agent, conversation_id, holder, keep, machine, client)
 # `machine` names the other machine a reservation was made on when the ledger is
 # shared (docs/adr/0016), else None; such a reservation's owner is `<owner>@<machine>`,
 # so an agent of the same name on this machine is never taken for its owner.
+# `client`: the client its agent ran in (`writers.CLIENT_LABELS`), None when unknown.
 (
     OWNER,
     EXCLUSIVE,
@@ -39,7 +40,8 @@ GLOB_GROUP = ""
     HOLDER,
     KEEP,
     MACHINE,
-) = range(12)
+    CLIENT,
+) = range(13)
 
 
 def stat_key(path: str) -> tuple[int, int, int] | None:
@@ -108,4 +110,6 @@ def as_dict(record: tuple[Any, ...]) -> dict[str, Any]:
     }
     if record[MACHINE] is not None:
         found["machine"] = record[MACHINE]
+    if record[CLIENT] is not None:
+        found["client"] = record[CLIENT]
     return found

@@ -56,7 +56,7 @@ def as_record(res: dict[str, Any]) -> tuple[Any, ...]:
     owner = res["agent"] or "~" + (res["conversation_id"] or "")
     return (owner, res["mode"] == "exclusive", res["expires_at"], res["compiled"], res["id"],
             res["pattern"], res["reason"], res["agent"], res["conversation_id"], None, False,
-            None)  # fmt: skip
+            None, res.get("client"))  # fmt: skip
 
 
 @pytest.fixture

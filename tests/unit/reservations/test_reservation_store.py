@@ -393,7 +393,7 @@ def test_cache_is_used_while_it_matches_the_truth(state_dir: str, root: str) -> 
     data = marshal.loads(Path(cache_path(state_dir, root)).read_bytes())
     version, pyver, key, strict, until, groups = data
     record = ("mallory", True, NOW + HOUR, pattern.compile("zzz"), "r-x", "zzz", "")
-    groups = {"zzz": [(*record, "mallory", None, None, False)]}
+    groups = {"zzz": [(*record, "mallory", None, None, False, None, None)]}
     Path(cache_path(state_dir, root)).write_bytes(
         marshal.dumps((version, pyver, key, strict, until, groups))
     )
