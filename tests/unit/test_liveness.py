@@ -43,6 +43,44 @@ def test_a_child_that_exited_is_dead() -> None:
     assert liveness.start_time(child.pid) is None
 
 
+def test_a_child_that_exited_but_was_not_reaped_is_dead() -> None:
+    """A zombie still has its pid (and its start time) until its parent waits for it."""
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    claim = holder(child.pid)
+    os.waitid(os.P_PID, child.pid, os.WEXITED | os.WNOWAIT)  # exited, left unreaped
+    try:
+        assert Path(f"/proc/{child.pid}").exists()  # the pid still names a process
+        assert liveness.alive(claim) is False
+    finally:
+        child.wait()
+
+
+def test_asking_whether_a_holder_lives_sends_it_nothing() -> None:
+    """The probe is signal 0. The holder blocks every signal, so whatever the probe sent
+    would wait, pending, until the holder looks: it looks after the probe and finds none."""
+    script = (
+        "import signal, sys\n"
+        "signal.pthread_sigmask(signal.SIG_BLOCK, signal.valid_signals())\n"
+        "print('ready', flush=True)\n"
+        "sys.stdin.readline()\n"
+        "print(sorted(int(s) for s in signal.sigpending()), flush=True)\n"
+    )
+    child = subprocess.Popen(
+        [sys.executable, "-c", script], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    assert child.stdin is not None and child.stdout is not None
+    try:
+        assert child.stdout.readline() == "ready\n"
+        assert liveness.alive(holder(child.pid)) is True
+        assert liveness.pid_exists(child.pid) is True
+        child.stdin.write("look\n")
+        child.stdin.flush()
+        assert child.stdout.readline() == "[]\n"
+    finally:
+        child.kill()
+        child.wait()
+
+
 @pytest.mark.parametrize("offset", [1, -1, 10**6])
 def test_a_reused_pid_is_not_mistaken_for_the_holder(offset: int) -> None:
     """A live process with the holder's pid but another start time is someone else."""
