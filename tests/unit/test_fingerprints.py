@@ -93,3 +93,5 @@ def test_the_checksum_tells_lengths_apart() -> None:
     assert fingerprints.checksum(b"a") != fingerprints.checksum(b"a\x00")
     assert fingerprints.checksum(b"") == 0
     assert fingerprints.checksum(b"\x01") == 1 ^ 1
+    # little-endian, so that a fingerprint stored by one release matches the next one's
+    assert fingerprints.checksum(b"\x01\x02") == 0x0201 ^ 2

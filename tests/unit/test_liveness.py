@@ -203,3 +203,14 @@ def test_start_time_parses_a_command_name_with_parens_and_spaces(tmp_path: Path,
     finally:
         child.kill()
         child.wait()
+
+
+def test_a_holder_that_is_pid_1_counts() -> None:
+    """In a container the client may be the init process."""
+    assert liveness.alive(holder(1)) is True
+
+
+@pytest.mark.parametrize(("raw", "pid"), [("7", 7), ("123456789", 123456789), ("", None),
+                                          ("1234567890", None), ("12a", None), ("٣", None)])  # fmt: skip
+def test_claude_pid_is_a_decimal_pid_of_at_most_nine_digits(raw: str, pid: int | None) -> None:
+    assert liveness.claude_pid({"CLAUDE_PID": raw}) == pid

@@ -165,3 +165,14 @@ def test_any_path_gives_a_safe_name_whose_prefix_is_the_paths(path: str) -> None
     assert len(name.encode("utf-8", "surrogateescape")) <= lease.MAX_NAME_BYTES
     prefix, whole = lease.name_prefix(name)
     assert (prefix == path) if whole else path.startswith(prefix)
+
+
+def test_a_long_names_file_name_ends_with_its_fnv1a_hash() -> None:
+    """The hash names a long path's lease file on disk, so it must never change: the
+    published FNV-1a 64 test vectors, and a name that is not UTF-8 hashed as its bytes."""
+    assert lease._fnv("") == "cbf29ce484222325"
+    assert lease._fnv("a") == "af63dc4c8601ec8c"
+    assert lease._fnv("foobar") == "85944171f73967e8"
+    assert lease._fnv("\udcff") == "af64724c8602eb6e"  # the one byte 0xff
+    long = "src/" + "d/" * 200 + "x.py"
+    assert lease.file_name(long).endswith("~" + lease._fnv(long))
