@@ -548,7 +548,8 @@ def test_a_note_before_a_tool_runs_reaches_each_client_where_it_can(tmp_path: Pa
 # --------------------------------------------------------------------------- the rest of the rules
 
 
-def test_a_claude_reservation_refuses_codex_and_gemini(run_hook: HookRunner) -> None:
+def reserve_src(run_hook: HookRunner, agent: str, client: str | None = None) -> None:
+    """`agent` (of `client`) reserves src/** for farmhand-42, as `agent-hooks reserve` does."""
     import time
 
     from agent_hooks.reservations import pattern, reservation_store
@@ -556,15 +557,20 @@ def test_a_claude_reservation_refuses_codex_and_gemini(run_hook: HookRunner) -> 
     outcome = reservation_store.reserve(
         str(run_hook.state_dir),
         str(run_hook.project),
-        CC,
+        agent,
         [("src/**", pattern.compile("src/**"))],
         reason="farmhand-42",
         ttl=3600,
         shared=False,
         keep=True,
         now=time.time(),
+        client=client,
     )
     assert outcome.changed
+
+
+def test_a_claude_reservation_refuses_codex_and_gemini(run_hook: HookRunner) -> None:
+    reserve_src(run_hook, CC)
     reason = codex_denied(codex_patch(run_hook, add("src/new.py")))
     assert reason.startswith("agent-hooks: src/new.py is reserved by another agent: ")
     assert f'agent "{CC}" holds src/** (exclusive, reason: farmhand-42' in reason
@@ -579,23 +585,7 @@ def test_a_codex_reservation_refuses_a_claude_agent_naming_its_client(
 ) -> None:
     """The reservation records the client its agent ran in (`agent-hooks reserve` from a
     Codex pane); the refusal, read from the ledger's index, names it as a lease's does."""
-    import time
-
-    from agent_hooks.reservations import pattern, reservation_store
-
-    outcome = reservation_store.reserve(
-        str(run_hook.state_dir),
-        str(run_hook.project),
-        CX,
-        [("src/**", pattern.compile("src/**"))],
-        reason="farmhand-42",
-        ttl=3600,
-        shared=False,
-        keep=True,
-        now=time.time(),
-        client="codex",
-    )
-    assert outcome.changed
+    reserve_src(run_hook, CX, client="codex")
     reason = claude_denied(claude_write(run_hook, "src/app.py"))
     assert f'Codex agent "{CX}" holds src/** (exclusive, reason: farmhand-42' in reason
     bash = run_hook.payload("PreToolUse_Bash", tool_input={"command": "echo x > src/b.py"})
