@@ -111,7 +111,7 @@ def agent_client(environ: Mapping[str, str]) -> tuple[int | None, str | None]:
         return pid, "claude"
     here = posix.getppid()
     for _ in range(MAX_ANCESTORS):
-        if here <= 1:
+        if here < 1:  # pid 1 is asked too: in a container the client may be its init
             return None, None
         stat = _read(f"/proc/{here}/stat")
         if stat is None:

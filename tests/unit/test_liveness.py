@@ -214,3 +214,64 @@ def test_a_holder_that_is_pid_1_counts() -> None:
                                           ("1234567890", None), ("12a", None), ("٣", None)])  # fmt: skip
 def test_claude_pid_is_a_decimal_pid_of_at_most_nine_digits(raw: str, pid: int | None) -> None:
     assert liveness.claude_pid({"CLAUDE_PID": raw}) == pid
+
+
+def fake_processes(
+    monkeypatch: pytest.MonkeyPatch, tree: dict[int, tuple[str, int, str]], parent: int
+) -> None:
+    """/proc as `liveness` reads it: pid -> (comm, its parent, its command line)."""
+
+    def read(path: str, limit: int = 4096) -> str | None:
+        _, _, pid, name = path.split("/")
+        if int(pid) not in tree:
+            return None
+        comm, ppid, cmdline = tree[int(pid)]
+        if name == "stat":
+            return f"{pid} ({comm}) S {ppid} {pid} {pid} 0 -1 4194560"
+        return cmdline.replace(" ", "\x00") + "\x00"
+
+    monkeypatch.setattr(liveness, "_read", read)
+    monkeypatch.setattr(liveness.posix, "getppid", lambda: parent)
+
+
+@pytest.mark.parametrize(
+    ("tree", "found"),
+    [
+        ({30: ("sh", 20, "sh"), 20: ("codex", 10, "codex"), 10: ("bash", 1, "bash")}, (20, "codex")),
+        ({30: ("sh", 20, "sh"), 20: ("claude", 1, "claude")}, (20, "claude")),
+        ({30: ("sh", 20, "sh"), 20: ("node", 1, "node /opt/gemini-cli/bundle/gemini.js")},
+         (20, "gemini")),
+        ({30: ("MainThread", 1, "node /usr/lib/node_modules/@openai/codex/bin/codex.js")},
+         (30, "codex")),
+        ({30: ("node-22", 1, "node claude-code/cli.js")}, (30, "claude")),
+        ({30: ("node", 20, "node server.js"), 20: ("bash", 1, "bash")}, (None, None)),
+        ({30: ("codex) (x", 1, "x")}, (None, None)),  # a `)` in a name: read to the last one
+        ({30: ("sh", 1, "sh"), 1: ("codex", 0, "codex")}, (1, "codex")),  # a container's init
+        ({30: ("sh", 1, "sh"), 1: ("init", 0, "init")}, (None, None)),
+        ({30: ("sh", 20, "sh")}, (None, None)),  # an ancestor that cannot be read
+    ],
+)  # fmt: skip
+def test_the_client_is_the_nearest_ancestor_that_is_one(
+    monkeypatch: pytest.MonkeyPatch,
+    tree: dict[int, tuple[str, int, str]],
+    found: tuple[int | None, str | None],
+) -> None:
+    fake_processes(monkeypatch, tree, parent=30)
+    assert liveness.agent_client({}) == found
+    assert liveness.agent_process({}) == found[0]
+
+
+def test_the_walk_up_stops_after_max_ancestors(monkeypatch: pytest.MonkeyPatch) -> None:
+    depth = liveness.MAX_ANCESTORS
+    tree = {100 + k: ("sh", 100 + k + 1, "sh") for k in range(depth)}
+    tree[100 + depth] = ("codex", 1, "codex")
+    fake_processes(monkeypatch, tree, parent=100)
+    assert liveness.agent_client({}) == (None, None)  # one too far
+    fake_processes(monkeypatch, tree, parent=101)
+    assert liveness.agent_client({}) == (100 + depth, "codex")
+
+
+def test_a_stat_line_without_a_parent_ends_the_walk(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(liveness, "_read", lambda path, limit=4096: "30 (sh) S")
+    monkeypatch.setattr(liveness.posix, "getppid", lambda: 30)
+    assert liveness.agent_client({}) == (None, None)
