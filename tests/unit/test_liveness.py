@@ -246,6 +246,9 @@ def fake_processes(
         ({30: ("node-22", 1, "node claude-code/cli.js")}, (30, "claude")),
         ({30: ("node", 20, "node server.js"), 20: ("bash", 1, "bash")}, (None, None)),
         ({30: ("codex) (x", 1, "x")}, (None, None)),  # a `)` in a name: read to the last one
+        ({30: ("(codex", 1, "x")}, (None, None)),  # ... and from the first `(`
+        ({30: ("a) b", 20, "a"), 20: ("codex", 1, "codex")}, (20, "codex")),  # its parent after
+        ({30: ("python3", 1, "python3 claude_helper.py")}, (None, None)),  # not Node.js: by name
         ({30: ("sh", 1, "sh"), 1: ("codex", 0, "codex")}, (1, "codex")),  # a container's init
         ({30: ("sh", 1, "sh"), 1: ("init", 0, "init")}, (None, None)),
         ({30: ("sh", 20, "sh")}, (None, None)),  # an ancestor that cannot be read
