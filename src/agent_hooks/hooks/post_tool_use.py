@@ -232,11 +232,13 @@ def _visible_writes(
     the client reports none (Claude Code outside its auto and bypassPermissions
     modes, and for background commands; Codex; Gemini CLI): existing regular files
     only (a deleted file is held by nobody)."""
-    from agent_hooks.shell import plain, prefilter
+    from agent_hooks.shell import prefilter
 
     command = use.command
     if command is None or not prefilter.might_write(command):
         return []
+    from agent_hooks.shell import plain  # only for a command that may write
+
     cwd = use.workdir or ctx.cwd or project or "/"
     paths = plain.targets(command, cwd)  # without loading the parser, when it can
     if paths is None:
