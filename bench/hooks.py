@@ -223,15 +223,19 @@ def hold_files(hook: list[str], env: dict[str, str], tmp: Path, project: Path, c
 
 def fill_trail(env: dict[str, str], project: Path, each: int) -> None:
     """The agent's trail lists full (`each` files created and modified, and read), each
-    with a fingerprint as a real write or read leaves it; the first hook keeps the
-    state's window of them and the rest beside it, as after a long session."""
+    with a fingerprint of a real file's size (a 61-bit checksum); the first hook keeps
+    the state's window of them and the rest beside it, as after a long session. The
+    fingerprints are written as lists `[mtime_ns, size, checksum]`, as releases before
+    the string form stored them: the first hook that writes the state rewrites them in
+    its own form (`--checkout` of an earlier commit measures that commit's form)."""
     state = Path(env["HOME"]) / ".claude" / f"state-{env['AGENT_NAME']}.json"
     doc = json.loads(state.read_text())
     for field in ("files_created", "files_modified", "files_read"):
         paths = [f"{project}/gen/{field}/{n}.py" for n in range(each)]
         doc[field] = doc[field] + paths
         for n, path in enumerate(paths):
-            doc["fingerprints"][path] = [1764000000123456789 + n, 1234 + n, 987654321 + n]
+            checksum = (0x1D2C3B4A59687766 * (n + 1)) % ((1 << 61) - 1)
+            doc["fingerprints"][path] = [1764000000123456789 + n * 1_000_003, 1234 + n, checksum]
     state.write_text(json.dumps(doc))
 
 

@@ -157,9 +157,11 @@ def main() -> int:
         count([*hook, "PostToolUse"], read, env)  # the first moves the 50,000 beside the state
         show("PostToolUse Read (50,000-entry trail)", "PostToolUse", read)
         if args.scale:
+            bench.fill_trail(env, project, 1000)  # windows full again, each with fingerprints
             bench.seed_reservations(env, project, range(100), 10)
             bench.seed_leases(env, project, range(1000, 1100), 50)
-            print("among 100 agents x 10 reservations and 100 x 50 leases, 10 files held:")
+            print("among 100 agents x 10 reservations and 100 x 50 leases, 10 files held, a"
+                  " long trail:")  # fmt: skip
             show("PreToolUse Write (lease)", "PreToolUse",
                  bench.payload_file(tmp, "PreToolUse_Write", project, "pkg3/free/x.py"),
                  no_lease("pkg3%2Ffree%2Fx.py"))  # fmt: skip

@@ -1,20 +1,27 @@
-"""What a file looked like: its fingerprint `[mtime_ns, size, checksum]`, and
-whether it changed since one was taken. The one owner of file identity: the
-trail (what an agent last saw), freshness (has a resumed conversation's context
-moved?) and held files (has someone else changed what a writer holds?) all ask
-here.
+"""What a file looked like: its fingerprint, and whether it changed since one was
+taken. The one owner of file identity: the trail (what an agent last saw),
+freshness (has a resumed conversation's context moved?) and held files (has
+someone else changed what a writer holds?) all ask here.
 
 Invariants:
 
+* A fingerprint is one string, `"<mtime_ns>:<size>:<checksum>"` in lower-case hex
+  (`GONE`, "0:0:0", for a file that is no more). One string, not a list of three
+  numbers: the agent's state keeps one per trail file (300 in a long session) and
+  every hook parses that state, every writing hook encodes it — as a string a
+  fingerprint costs a third of the instructions (docs/measurements.md § 1).
+  Stored values are read back through `read`, which also accepts the
+  `[mtime_ns, size, checksum]` lists of earlier releases, so an upgrade changes
+  nothing that was recorded.
 * A fingerprint is taken of a regular file only; None when there is none (missing,
   a directory, a FIFO, unreadable). The checksum covers the whole file up to 2 MiB
   and the first and last MiB beyond that: the content read as one integer modulo
   the Mersenne prime 2**61-1, XOR its length (a polynomial hash computed in C by
   `int.from_bytes`), free of the `zlib` extension's load time.
 * `changed` decides with the cheapest test that can: the same mtime and size is
-  unchanged (nothing read); else the same size and checksum is unchanged (touched,
-  or rewritten with the same content: a formatter that changed nothing); else, or
-  when the file is gone, changed.
+  unchanged (nothing read); else the same size and checksum (`content`) is
+  unchanged (touched, or rewritten with the same content: a formatter that changed
+  nothing); else, or when the file is gone, changed.
 
 Built-ins only: every PostToolUse fingerprints what its tool touched.
 """
@@ -27,6 +34,8 @@ FULL_HASH_LIMIT = 2 << 20
 _PART = 1 << 20
 _MERSENNE_61 = (1 << 61) - 1
 S_IFMT, S_IFREG = 0o170000, 0o100000
+GONE = "0:0:0"
+_HEX = frozenset("0123456789abcdef")
 
 
 def checksum(data: bytes) -> int:
@@ -34,8 +43,8 @@ def checksum(data: bytes) -> int:
     return int.from_bytes(data, "little") % _MERSENNE_61 ^ len(data)
 
 
-def of(path: str) -> list[int] | None:
-    """`[mtime_ns, size, checksum]` of the regular file at `path`, or None."""
+def of(path: str) -> str | None:
+    """The fingerprint of the regular file at `path`, or None."""
     try:
         fd = posix.open(path, posix.O_RDONLY | posix.O_CLOEXEC | posix.O_NONBLOCK)
     except (OSError, ValueError):
@@ -50,31 +59,51 @@ def of(path: str) -> list[int] | None:
             data = posix.read(fd, _PART)
             posix.lseek(fd, -_PART, 2)  # from the end
             data += posix.read(fd, _PART)
-        return [st.st_mtime_ns, st.st_size, checksum(data)]
+        return f"{st.st_mtime_ns:x}:{st.st_size:x}:{checksum(data):x}"
     except OSError:
         return None
     finally:
         posix.close(fd)
 
 
-def valid(recorded: object) -> bool:
-    return (
+def read(recorded: object) -> str | None:
+    """The fingerprint a stored value holds: the string form when well formed, an
+    earlier release's `[mtime_ns, size, checksum]` (non-negative integers) in the
+    string form; None for anything else."""
+    if isinstance(recorded, str):
+        parts = recorded.split(":")
+        if len(parts) == 3 and all(p and len(p) <= 20 and _HEX.issuperset(p) for p in parts):
+            return recorded
+        return None
+    if (
         isinstance(recorded, list)
         and len(recorded) == 3
-        and all(isinstance(x, int) and not isinstance(x, bool) for x in recorded)
-    )
+        and all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in recorded)
+    ):
+        return "{:x}:{:x}:{:x}".format(*recorded)
+    return None
 
 
-def changed(path: str, recorded: list[int]) -> list[int] | None:
+def mtime_ns(mark: str) -> int:
+    """When the file was last modified, as `mark` saw it (0 for `GONE`)."""
+    return int(mark.partition(":")[0], 16)
+
+
+def content(mark: str) -> str:
+    """What a fingerprint says of the content alone (size and checksum)."""
+    return mark.partition(":")[2]
+
+
+def changed(path: str, recorded: str) -> str | None:
     """The file's fingerprint now when it differs in content from `recorded`
-    (`[0, 0, 0]` when it is gone), else None (see the module docstring)."""
+    (`GONE` when it is gone), else None (see the module docstring)."""
     try:
         st = posix.stat(path)
     except (OSError, ValueError):
-        return [0, 0, 0]
-    if st.st_mtime_ns == recorded[0] and st.st_size == recorded[1]:
+        return GONE
+    if recorded.startswith(f"{st.st_mtime_ns:x}:{st.st_size:x}:"):
         return None
     now = of(path)
     if now is None:
-        return [0, 0, 0]
-    return None if now[1:] == recorded[1:] else now
+        return GONE
+    return None if content(now) == content(recorded) else now

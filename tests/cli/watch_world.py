@@ -62,7 +62,7 @@ class World:
         for rel, mtime_ns in (modified or {}).items():
             path = f"{root}/{rel}"
             doc["files_modified"].append(path)
-            doc["fingerprints"][path] = [mtime_ns, 10, 1234]
+            doc["fingerprints"][path] = f"{mtime_ns:x}:a:4d2"
         os.makedirs(self.state_dir, mode=0o700, exist_ok=True)
         Path(identity.Agent(name, self.state_dir).state_path).write_text(json.dumps(doc))
 

@@ -10,7 +10,21 @@ import pytest
 
 from agent_hooks import fingerprints
 
-GONE = [0, 0, 0]
+GONE = "0:0:0"
+
+
+def mark_of(mtime_ns: int, size: int, checksum: int) -> str:
+    return f"{mtime_ns:x}:{size:x}:{checksum:x}"
+
+
+def test_a_fingerprint_is_mtime_size_and_checksum_in_hex(tmp_path: Path) -> None:
+    path = tmp_path / "a.txt"
+    path.write_bytes(b"\x01\x02")
+    st = path.stat()
+    assert fingerprints.of(str(path)) == mark_of(st.st_mtime_ns, 2, 0x0201 ^ 2)
+    assert fingerprints.mtime_ns(mark_of(st.st_mtime_ns, 2, 7)) == st.st_mtime_ns
+    assert fingerprints.content(mark_of(st.st_mtime_ns, 2, 7)) == "2:7"
+    assert fingerprints.GONE == GONE and fingerprints.mtime_ns(GONE) == 0
 
 
 def test_a_file_with_the_same_mtime_and_size_is_unchanged_without_being_read(
@@ -20,7 +34,20 @@ def test_a_file_with_the_same_mtime_and_size_is_unchanged_without_being_read(
     path.write_text("alpha\n")
     st = path.stat()
     # a checksum that cannot be the content's: only mtime and size were compared
-    assert fingerprints.changed(str(path), [st.st_mtime_ns, st.st_size, -1]) is None
+    assert fingerprints.changed(str(path), f"{st.st_mtime_ns:x}:{st.st_size:x}:zz") is None
+
+
+def test_the_mtime_and_size_compared_are_whole_fields(tmp_path: Path) -> None:
+    """A recorded mtime that merely begins like the file's is not the same mtime."""
+    path = tmp_path / "a.txt"
+    path.write_text("alpha\n")
+    st = path.stat()
+    mark = fingerprints.of(str(path))
+    assert mark is not None
+    longer = f"{st.st_mtime_ns:x}0:{st.st_size:x}:1"  # 16 times the mtime: another time
+    assert fingerprints.changed(str(path), longer) == mark
+    larger = f"{st.st_mtime_ns:x}:{st.st_size:x}a:1"  # the same mtime, another size
+    assert fingerprints.changed(str(path), larger) == mark
 
 
 def test_a_touched_file_with_the_same_content_is_unchanged(tmp_path: Path) -> None:
@@ -28,7 +55,8 @@ def test_a_touched_file_with_the_same_content_is_unchanged(tmp_path: Path) -> No
     path.write_text("alpha\n")
     mark = fingerprints.of(str(path))
     assert mark is not None
-    os.utime(path, ns=(mark[0] + 10**9, mark[0] + 10**9))
+    later = fingerprints.mtime_ns(mark) + 10**9
+    os.utime(path, ns=(later, later))
     assert fingerprints.changed(str(path), mark) is None
 
 
@@ -38,9 +66,11 @@ def test_new_content_is_a_change_and_the_new_fingerprint_is_returned(tmp_path: P
     mark = fingerprints.of(str(path))
     assert mark is not None
     path.write_text("beta!\n")  # the same size
-    os.utime(path, ns=(mark[0] + 10**9, mark[0] + 10**9))
+    later = fingerprints.mtime_ns(mark) + 10**9
+    os.utime(path, ns=(later, later))
     now = fingerprints.changed(str(path), mark)
-    assert now == fingerprints.of(str(path)) and now is not None and now[2] != mark[2]
+    assert now == fingerprints.of(str(path)) and now is not None
+    assert fingerprints.content(now) != fingerprints.content(mark)
 
 
 def test_the_same_checksum_at_another_size_is_a_change(tmp_path: Path) -> None:
@@ -48,7 +78,9 @@ def test_the_same_checksum_at_another_size_is_a_change(tmp_path: Path) -> None:
     path.write_text("alpha\n")
     mark = fingerprints.of(str(path))
     assert mark is not None
-    assert fingerprints.changed(str(path), [mark[0] - 1, mark[1] + 1, mark[2]]) == mark
+    _, size, checksum = (int(part, 16) for part in mark.split(":"))
+    other = mark_of(fingerprints.mtime_ns(mark) - 1, size + 1, checksum)
+    assert fingerprints.changed(str(path), other) == mark
 
 
 @pytest.mark.parametrize("what", ["missing", "directory", "fifo"])
@@ -58,34 +90,66 @@ def test_a_file_gone_or_no_longer_regular_is_changed_to_nothing(tmp_path: Path, 
         path.mkdir()
     elif what == "fifo":
         os.mkfifo(path)
-    mark = [1764000000123456789, 6, 12345]
+    mark = mark_of(1764000000123456789, 6, 12345)
     assert fingerprints.changed(str(path), mark) == GONE
     assert fingerprints.of(str(path)) is None
 
 
 def test_a_path_python_cannot_pass_to_the_system_is_gone() -> None:
-    assert fingerprints.changed("bad\x00path", [1, 2, 3]) == GONE
+    assert fingerprints.changed("bad\x00path", "1:2:3") == GONE
     assert fingerprints.of("bad\x00path") is None
 
 
 @pytest.mark.parametrize(
-    ("recorded", "valid"),
+    ("recorded", "read"),
     [
-        ([1, 2, 3], True),
-        ([0, 0, 0], True),
-        ([1, 2], False),
-        ([1, 2, 3, 4], False),
-        ((1, 2, 3), False),
-        ([1, 2, "3"], False),
-        ([1, 2.0, 3], False),
-        ([True, 2, 3], False),
-        ([1, 2, None], False),
-        (None, False),
-        ("123", False),
+        ("1:2:3", "1:2:3"),
+        ("18b2f3c4d5e6f7a8:4d2:1fffffffffffffff", "18b2f3c4d5e6f7a8:4d2:1fffffffffffffff"),
+        (GONE, GONE),
+        # an earlier release's lists, read as the same fingerprint in today's form
+        ([1, 2, 3], "1:2:3"),
+        ([1764000000123456789, 1234, 2**61 - 2], mark_of(1764000000123456789, 1234, 2**61 - 2)),
+        ([0, 0, 0], GONE),
+        # anything else is no fingerprint
+        ("1:2", None),
+        ("1:2:3:4", None),
+        ("1::3", None),
+        ("1:2:3 ", None),
+        ("1:2:G", None),
+        ("1:2:A", None),
+        ("-1:2:3", None),
+        ("1" * 21 + ":2:3", None),
+        ("", None),
+        ([1, 2], None),
+        ([1, 2, 3, 4], None),
+        ((1, 2, 3), None),
+        ([1, 2, "3"], None),
+        ([1, 2.0, 3], None),
+        ([True, 2, 3], None),
+        ([1, -2, 3], None),
+        ([1, 2, None], None),
+        (None, None),
+        (123, None),
     ],
 )
-def test_only_a_list_of_three_integers_is_a_fingerprint(recorded: object, valid: bool) -> None:
-    assert fingerprints.valid(recorded) is valid
+def test_a_stored_fingerprint_is_read_in_todays_form_or_not_at_all(
+    recorded: object, read: str | None
+) -> None:
+    assert fingerprints.read(recorded) == read
+
+
+def test_a_fingerprint_read_from_an_earlier_release_matches_the_file_it_was_taken_of(
+    tmp_path: Path,
+) -> None:
+    """An upgrade changes nothing recorded: the list an earlier release stored for a
+    file is unchanged against that file."""
+    path = tmp_path / "a.txt"
+    path.write_text("alpha\n")
+    mark = fingerprints.of(str(path))
+    assert mark is not None
+    legacy = [int(part, 16) for part in mark.split(":")]
+    read = fingerprints.read(legacy)
+    assert read == mark and fingerprints.changed(str(path), read) is None
 
 
 def test_the_checksum_tells_lengths_apart() -> None:

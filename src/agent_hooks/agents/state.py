@@ -98,6 +98,19 @@ def _optional_str(value: object) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def _earlier_marks(marks: dict[Any, Any]) -> dict[Any, str]:
+    """Fingerprints as strings, those an earlier release stored as lists converted;
+    what is neither is dropped."""
+    from agent_hooks import fingerprints
+
+    out = {}
+    for path, value in marks.items():
+        mark = value if value.__class__ is str else fingerprints.read(value)
+        if mark is not None:
+            out[path] = mark
+    return out
+
+
 def normalize(raw: Doc | None, agent_name: str | None, now: float) -> Doc:
     """A complete document from whatever was on disk (missing keys get defaults)."""
     doc = fresh(agent_name, now)
@@ -123,9 +136,10 @@ def normalize(raw: Doc | None, agent_name: str | None, now: float) -> Doc:
         )
     marks = raw.get("fingerprints")
     if isinstance(marks, dict):
-        doc["fingerprints"] = {
-            k: v for k, v in marks.items() if isinstance(v, list) and len(v) == 3
-        }
+        # strings as they are (`fingerprints.read` judges one when it is used): this
+        # runs over every trail file on every hook
+        kept = {k: v for k, v in marks.items() if v.__class__ is str}
+        doc["fingerprints"] = kept if len(kept) == len(marks) else _earlier_marks(marks)
     doc["notices"] = _str_list(raw.get("notices"))[-MAX_NOTICES:]
     doc["alerts"] = _str_list(raw.get("alerts"))[-MAX_NOTICES:]
     targeted = raw.get("alerts_for")

@@ -12,7 +12,7 @@ Invariants:
 * Files inside the project's workspaces (`<project>/.tmp/sessions/`) go to
   `workspace_files` instead, kept apart from the project's own files.
 * The state document is a window on the trail, not the whole of it: every hook
-  parses it and every writing hook re-encodes it, at about 20,000 instructions a
+  parses it and every writing hook re-encodes it, at about 12,000 instructions a
   path with its fingerprint (a bare interpreter starts in 26 million), so its
   size must not grow with the session (one Bash command can report 200,000
   files). `files_created`, `files_modified` and `workspace_files` keep the last
@@ -20,8 +20,7 @@ Invariants:
   are kept beside it (`trail_spill.spill`), where `agent-hooks trail`, `status`
   and `agents` find them. `files_read` keeps the last `read_limit` paths; older
   reads are dropped.
-* A fingerprint (`fingerprints.of`: `[mtime_ns, size, checksum]`) is kept for
-  every path in the window.
+* A fingerprint (`fingerprints.of`) is kept for every path in the window.
 """
 
 from __future__ import annotations
@@ -34,7 +33,7 @@ from agent_hooks.tool_use import CREATED, MODIFIED, READ
 WORKSPACE = "workspace_files"
 DEFAULT_READ_LIMIT = 100
 MAX_FINGERPRINTS = 1000
-MAX_TRAIL_FILES = 100
+MAX_TRAIL_FILES = 50
 READ_LIMIT_ENV = "AGENT_HOOKS_READ_LIMIT"
 
 TYPE_CHECKING = False
@@ -80,7 +79,7 @@ def record(
     read_limit: int,
     workspaces: str | None = None,
     writer: str | None = None,
-    taken: dict[str, list[int] | None] | None = None,
+    taken: dict[str, str | None] | None = None,
     overflow: list[tuple[str, str]] | None = None,
 ) -> bool:
     """Add `found` to the document's trail lists and refresh their fingerprints;

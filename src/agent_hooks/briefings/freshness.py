@@ -3,7 +3,7 @@ read, or has the project moved under it?
 
 The files examined are the conversation's trail (`files_created`,
 `files_modified`, `files_read`; workspace files are not project context). Each
-was fingerprinted `[mtime_ns, size, checksum]` when the agent last touched it —
+was fingerprinted (`fingerprints.of`: mtime, size, checksum) when the agent last touched it —
 after its own edits too, so the agent's own changes are never "changes". A file
 counts as changed when:
 
@@ -157,19 +157,20 @@ def examined(doc: Mapping[str, Any]) -> list[str]:
     return list(seen)
 
 
-def own_marks(trails: Iterable[Mapping[str, Any]]) -> dict[str, set[tuple[int, int]]]:
-    """(size, checksum) this agent left each file in, by its own edits in other
-    conversations (fingerprints of files those trails created or modified)."""
-    marks: dict[str, set[tuple[int, int]]] = {}
+def own_marks(trails: Iterable[Mapping[str, Any]]) -> dict[str, set[str]]:
+    """The contents (`fingerprints.content`) this agent left each file in, by its own
+    edits in other conversations (fingerprints of files those trails created or
+    modified)."""
+    marks: dict[str, set[str]] = {}
     for item in trails:
         prints = item.get("fingerprints")
         if not isinstance(prints, dict):
             continue
         for field in (tool_use.CREATED, tool_use.MODIFIED):
             for path in item.get(field) or ():
-                mark = prints.get(path)
-                if isinstance(mark, list) and len(mark) == 3:
-                    marks.setdefault(path, set()).add((mark[1], mark[2]))
+                mark = fingerprints.read(prints.get(path))
+                if mark is not None:
+                    marks.setdefault(path, set()).add(fingerprints.content(mark))
     return marks
 
 
@@ -180,15 +181,15 @@ def _is_file(path: str) -> bool:
         return False
 
 
-def has_changed(path: str, recorded: object, own: set[tuple[int, int]] | None = None) -> bool:
+def has_changed(path: str, recorded: object, own: set[str] | None = None) -> bool:
     """Whether `path` differs from its fingerprint `recorded` (see the module docstring)."""
-    if not fingerprints.valid(recorded):
+    mark = fingerprints.read(recorded)
+    if mark is None:
         return _is_file(path)  # none was recorded: it did not exist (or was unreadable)
-    assert isinstance(recorded, list)
-    now = fingerprints.changed(path, recorded)
+    now = fingerprints.changed(path, mark)
     if now is None:
         return False
-    return not (own and now != [0, 0, 0] and (now[1], now[2]) in own)
+    return not (own and now != fingerprints.GONE and fingerprints.content(now) in own)
 
 
 class Report:
@@ -228,7 +229,7 @@ def check(
     doc: Mapping[str, Any],
     project: str | None,
     globs: Iterable[str],
-    own: Mapping[str, set[tuple[int, int]]] | None = None,
+    own: Mapping[str, set[str]] | None = None,
 ) -> Report:
     """Compare the conversation's examined files with the disk now."""
     files = examined(doc)

@@ -19,7 +19,7 @@ import re
 import time
 from typing import Any
 
-from agent_hooks import durations, identity
+from agent_hooks import durations, fingerprints, identity
 from agent_hooks.agents import roster
 from agent_hooks.cli._common import Env, relative
 from agent_hooks.cli.reservations import rows_for
@@ -145,8 +145,8 @@ def _last_modified(doc: dict[str, Any]) -> str:
     order = {path: i for i, path in enumerate(changed)}
 
     def recency(path: str) -> tuple[int, int]:
-        mark = marks.get(path)
-        stamp = mark[0] if mark and isinstance(mark[0], int) else -1
+        mark = fingerprints.read(marks.get(path))
+        stamp = fingerprints.mtime_ns(mark) if mark is not None else -1
         return stamp, order[path]
 
     return relative(max(changed, key=recency), doc["project_root"])

@@ -85,7 +85,7 @@ def after_bash(
     duration_ms: object,
     environ: Mapping[str, str],
     holder_pid: int | None,
-    marks: dict[str, list[int] | None] | None = None,
+    marks: dict[str, str | None] | None = None,
 ) -> Aftermath:
     """Sort the changed files, lease this writer's own, and warn about held ones."""
     result = Aftermath()
@@ -225,10 +225,9 @@ def _left_as_written(path: str, edited: dict[str, Any]) -> bool:
     an edit made while it ran: issue 18, defect 4)."""
     from agent_hooks import fingerprints
 
-    mark = edited.get("fp")
-    if not fingerprints.valid(mark):
+    mark = fingerprints.read(edited.get("fp"))
+    if mark is None:
         return True
-    assert isinstance(mark, list)
     return fingerprints.changed(path, mark) is None
 
 

@@ -150,7 +150,7 @@ class _Written:
     ) -> None:
         self.places: dict[str, tuple[str, str, str]] = {}
         self.ends: dict[str, float] = {}
-        self.taken: dict[str, list[int] | None] = {}
+        self.taken: dict[str, str | None] = {}
         if use.kind not in (EDIT, SHELL) or not found:
             return
         from agent_hooks import fingerprints, preload, repository
@@ -168,7 +168,7 @@ class _Written:
                 self.places[path] = (ledger, rel, repository.worktree_id(top))
         self.taken = {path: fingerprints.of(path) for path in self.places}
 
-    def marks_in(self, top: str) -> dict[str, list[int] | None]:
+    def marks_in(self, top: str) -> dict[str, str | None]:
         root = top.rstrip("/") + "/"
         return {p[len(root) :]: self.taken[p] for p in self.places if p.startswith(root)}
 

@@ -55,7 +55,7 @@ def note(
     doc: Doc,
     writer: str,
     path: str,
-    mark: list[int] | None,
+    mark: str | None,
     place: tuple[str, str, str],
     until: float,
     now: float,
@@ -81,16 +81,20 @@ def note(
         del held[next(iter(held))]
 
 
-def moved(doc: Doc, writer: str, marks: dict[str, list[int] | None]) -> list[Change]:
+def moved(doc: Doc, writer: str, marks: dict[str, str | None]) -> list[Change]:
     """Of the files a writer's own tool call just changed (path -> fingerprint now),
     those it held with another content before: their change may be its own or
     someone else's (a shell command the client blames for every change)."""
     found = []
     for path, mark in marks.items():
         entry = doc["held"].get(path)
-        if entry is None or entry.get("writer") != writer or entry.get("fp") == mark:
+        if (
+            entry is None
+            or entry.get("writer") != writer
+            or fingerprints.read(entry.get("fp")) == mark
+        ):
             continue
-        at = mark[0] / 1e9 if mark else 0.0
+        at = fingerprints.mtime_ns(mark) / 1e9 if mark else 0.0
         found.append(Change(path, entry, at, entry.get("at")))
     return found
 
@@ -112,20 +116,20 @@ def check(
         if not isinstance(at, int | float) or not isinstance(until, int | float) or until <= now:
             del held[path]  # its lease is over: nothing held to watch
             continue
-        mark = entry.get("fp")
-        if not fingerprints.valid(mark):
+        mark = fingerprints.read(entry.get("fp"))
+        if mark is None:
             del held[path]
             continue
         now_mark = fingerprints.changed(path, mark)
         if now_mark is None:
             continue
-        changed_at = now_mark[0] / 1e9 if now_mark[0] else now
+        changed_at = fingerprints.mtime_ns(now_mark) / 1e9 if now_mark != fingerprints.GONE else now
         found = Change(path, entry, changed_at, at)
         if window is not None and window[0] - SLACK <= changed_at <= window[1] + SLACK:
             own.append(found)
         else:
             foreign.append(found)
-        if now_mark == [0, 0, 0]:
+        if now_mark == fingerprints.GONE:
             del held[path]  # gone: told once
         else:
             entry["fp"] = now_mark  # told once

@@ -143,7 +143,7 @@ def new(
     tool_use_id: str | None = None,
     claimed: float | None = None,
     worktree_path: str | None = None,
-    mark: list[int] | None = None,
+    mark: str | None = None,
 ) -> Lease:
     noted = {"fp": mark, "fp_at": int(now)} if mark is not None else {}
     return {

@@ -142,7 +142,7 @@ def claim_many(
     minutes: int,
     tool_use_id: str | None = None,
     source: str = "edit",
-    marks: dict[str, list[int] | None] | None = None,
+    marks: dict[str, str | None] | None = None,
 ) -> dict[str, Claim]:
     """`claim` for several paths under one lock (the files a Bash command changed).
     With `marks` (rel -> fingerprint, taken after the writer's own write), each lease
@@ -280,7 +280,7 @@ def paths_under(ledger: str, test: Callable[[str], bool], prefix: str = "") -> l
 
 def note_written(
     ledger: str,
-    marks: dict[str, list[int] | None],
+    marks: dict[str, str | None],
     writer: str,
     worktree: str,
     now: float,

@@ -107,7 +107,11 @@ MISTYPED: list[tuple[str, Any, Any]] = [
     ("reservations", [1, {"id": "r"}, "x"], [{"id": "r"}]),
     ("conversations", "c", []),
     ("fingerprints", [], {}),
-    ("fingerprints", {"/a": [1, 2, 3], "/b": [1, 2], "/c": "x"}, {"/a": [1, 2, 3]}),
+    ("fingerprints", {"/a": "1:2:3", "/b": 5, "/c": None}, {"/a": "1:2:3"}),
+    # strings are kept as they are: `fingerprints.read` judges one where it is used
+    ("fingerprints", {"/a": "1:2:3", "/c": "x"}, {"/a": "1:2:3", "/c": "x"}),
+    # an earlier release's lists, in today's form
+    ("fingerprints", {"/a": [1, 2, 10], "/b": [1, 2], "/c": "x"}, {"/a": "1:2:a", "/c": "x"}),
     ("notices", "n", []),
     ("notices", ["a", 1, "b"], ["a", "b"]),
     ("workspace", "w", None),
@@ -149,7 +153,7 @@ def _with_trail(conversation: str | None = "c1") -> dict[str, Any]:
         files_modified=["/p/mod"],
         files_read=["/p/r"],
         workspace_files=["/p/.tmp/sessions/x/n.md"],
-        fingerprints={"/p/new": [1, 2, 3]},
+        fingerprints={"/p/new": "1:2:3"},
         workspace={"id": "w", "path": "/p/w", "conversation_id": conversation},
     )
     return doc

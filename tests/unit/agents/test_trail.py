@@ -220,11 +220,11 @@ def test_fingerprints_follow_the_content(tmp_path: Path) -> None:
     trail.record(doc, [(M, str(path))], 500)
     first = doc["fingerprints"][str(path)]
     st = os.stat(path)
-    assert first == [st.st_mtime_ns, 6, fingerprints.checksum(b"alpha\n")]
+    assert first == f"{st.st_mtime_ns:x}:6:{fingerprints.checksum(b'alpha' + bytes([10])):x}"
     path.write_bytes(b"alphb\n")
     os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))  # same size and mtime: content tells
     trail.record(doc, [(R, str(path))], 500)
-    assert doc["fingerprints"][str(path)][2] != first[2]
+    assert fingerprints.content(doc["fingerprints"][str(path)]) != fingerprints.content(first)
 
 
 def test_fingerprint_of_what_is_not_a_readable_regular_file(tmp_path: Path) -> None:
@@ -245,15 +245,15 @@ def test_fingerprint_of_a_file_larger_than_2_mib(tmp_path: Path) -> None:
     path.write_bytes(data)
     mark = fingerprints.of(str(path))
     assert mark is not None
-    assert mark[1] == size
-    assert mark[2] == fingerprints.checksum(bytes(data[:mib]) + bytes(data[-mib:]))
+    expected = fingerprints.checksum(bytes(data[:mib]) + bytes(data[-mib:]))
+    assert fingerprints.content(mark) == f"{size:x}:{expected:x}"
     for offset, changes in ((0, True), (size - 1, True), (mib + 5000, False)):
         changed = bytearray(data)
         changed[offset] ^= 0xFF
         path.write_bytes(changed)
         again = fingerprints.of(str(path))
         assert again is not None
-        assert (again[2] != mark[2]) is changes, offset
+        assert (fingerprints.content(again) != fingerprints.content(mark)) is changes, offset
 
 
 def test_fingerprint_of_exactly_2_mib_covers_everything(tmp_path: Path) -> None:
@@ -264,7 +264,8 @@ def test_fingerprint_of_exactly_2_mib_covers_everything(tmp_path: Path) -> None:
     data[(1 << 20) + 7] = 1
     path.write_bytes(data)
     again = fingerprints.of(str(path))
-    assert mark is not None and again is not None and mark[2] != again[2]
+    assert mark is not None and again is not None
+    assert fingerprints.content(mark) != fingerprints.content(again)
 
 
 def test_fingerprints_of_files_dropped_from_the_read_list_go_too(tmp_path: Path) -> None:
@@ -325,7 +326,7 @@ def test_a_list_an_earlier_release_left_long_keeps_its_last_files(
     monkeypatch.setattr(trail, "MAX_TRAIL_FILES", 3)
     doc = _doc()
     doc[tool_use.CREATED] = [f"/p/c{n}" for n in range(7)]
-    doc["fingerprints"] = {f"/p/c{n}": [1, 2, 3] for n in range(7)}
+    doc["fingerprints"] = {f"/p/c{n}": "1:2:3" for n in range(7)}
     overflow: list[tuple[str, str]] = []
     assert trail.record(doc, [], 500, overflow=overflow)
     assert doc[tool_use.CREATED] == ["/p/c4", "/p/c5", "/p/c6"]

@@ -104,6 +104,28 @@ def test_the_agents_edit_in_another_conversation_does_not_count(project: Path) -
     assert verdict(resumed, project, own=marks).decision is Decision.RESUME_WITH_UPDATE
 
 
+def as_earlier_release(doc: dict[str, Any]) -> dict[str, Any]:
+    """`doc`'s trail as a release before the string form stored it: each fingerprint
+    a list `[mtime_ns, size, checksum]`."""
+    lists = {p: [int(x, 16) for x in m.split(":")] for p, m in doc["fingerprints"].items()}
+    return {**doc, "fingerprints": lists}
+
+
+def test_fingerprints_an_earlier_release_stored_are_judged_alike(project: Path) -> None:
+    """An archived trail (never normalized) keeps the lists it was written with: the
+    conversation resumed after an upgrade is judged exactly as before it."""
+    resumed = touched(project, ["src/a.py", "src/b.py"])
+    later = touched(project, [])
+    change(project / "src" / "a.py", "edited in a later conversation\n")
+    trail.record(later, [(tool_use.MODIFIED, str(project / "src/a.py"))], 500)
+    old, old_later = as_earlier_release(resumed), as_earlier_release(state.trail(later))
+    assert isinstance(old["fingerprints"][str(project / "src/b.py")], list)
+    assert verdict(old, project).changed == [str(project / "src/a.py")]
+    own = freshness.own_marks([old_later])
+    assert own == freshness.own_marks([state.trail(later)]) and own
+    assert verdict(old, project, own=own).decision is Decision.RESUME
+
+
 def test_a_touch_without_a_content_change_does_not_count(project: Path) -> None:
     doc = touched(project, ["src/a.py"])
     path = project / "src" / "a.py"
