@@ -47,13 +47,14 @@ def blocking(
             or rec[index_records.EXPIRES] <= now
         ):
             continue
-        from agent_hooks.reservations import pattern  # only once a record may block
+        if exact_path is not None:
+            from agent_hooks.reservations import pattern  # only once a record may block
 
-        hit = (
-            pattern.matches(rec[index_records.COMPILED], exact_path)
-            if exact_path is not None
-            else pattern.overlap(rec[index_records.COMPILED], compiled)
-        )
+            hit = pattern.matches(rec[index_records.COMPILED], exact_path)
+        else:  # a directory or a glob a shell command names
+            from agent_hooks.reservations import pattern_overlap
+
+            hit = pattern_overlap.overlap(rec[index_records.COMPILED], compiled)
         if hit and (counts is None or counts(rec)):  # whether its holder counts: a syscall
             found.append(rec)
     return found

@@ -1,4 +1,4 @@
-"""Reservation patterns, compiled: compile, match and intersect (no I/O on the hot path).
+"""Reservation patterns, compiled: compile and match (no I/O on the hot path).
 
 A pattern is relative to the project root and anchored there; otherwise it is a gitignore
 wildmatch pattern exactly as ``PathSpec.from_lines(GitIgnoreSpecPattern, ["/" + pattern])``
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 GLOBSTAR = 0
 STAR = 1
 ONE = 2
-_ANY_CHAR = [0, 46, 48, 0x10FFFF]  # every code point but "/"
+ANY_CHAR = [0, 46, 48, 0x10FFFF]  # every code point but "/"
 
 
 class PatternError(ValueError):
@@ -126,7 +126,7 @@ def _compile_class(seg: str, i: int) -> tuple[list[int], int]:
         for j in range(0, len(bounds), 2):
             if bounds[j] + 1 <= bounds[j + 1] - 1:
                 merged += (bounds[j] + 1, bounds[j + 1] - 1)
-    return _meet(merged, [0, 46, 48, 0x10FFFF]), close + 1  # drop "/" (a fresh list)
+    return meet_ranges(merged, [0, 46, 48, 0x10FFFF]), close + 1  # drop "/" (a fresh list)
 
 
 def literal(relpath: str) -> Compiled:
@@ -155,7 +155,7 @@ def matches(compiled: Compiled, relpath: str) -> bool:
         return False
     for k in range(1, len(compiled)):
         p, s = compiled[k], segs[k - 1]
-        if (p != s) if type(p) is str else not _glob(p, s):
+        if (p != s) if type(p) is str else not glob_matches(p, s):
             return False
     return True
 
@@ -163,15 +163,15 @@ def matches(compiled: Compiled, relpath: str) -> bool:
 def _match_globstar(pat: Compiled, segs: list[str], limit: int) -> bool:
     """Run the pattern as an NFA over segments: O(len(pat) * len(segs)) segment matches."""
     end = len(pat)
-    states: tuple[int, ...] | set[int] = _close(pat, 1)
+    states: tuple[int, ...] | set[int] = closure(pat, 1)
     for s in segs[:limit]:
         nxt: set[int] = set()
         for i in states:
             p = pat[i] if i < end else None
             if p == GLOBSTAR:
-                nxt.update(_close(pat, i))
-            elif p is not None and ((p == s) if type(p) is str else _glob(p, s)):
-                nxt.update(_close(pat, i + 1))
+                nxt.update(closure(pat, i))
+            elif p is not None and ((p == s) if type(p) is str else glob_matches(p, s)):
+                nxt.update(closure(pat, i + 1))
         if end in nxt:
             return True
         if not nxt:
@@ -180,11 +180,13 @@ def _match_globstar(pat: Compiled, segs: list[str], limit: int) -> bool:
     return False
 
 
-def _close(pat: Compiled, i: int) -> tuple[int, ...]:
+def closure(pat: Compiled, i: int) -> tuple[int, ...]:
+    """The pattern positions reachable from `i` without reading a segment (a `**`
+    may match none)."""
     return (i, i + 1) if i < len(pat) and pat[i] == GLOBSTAR else (i,)
 
 
-def _glob(toks: list[Any], s: str) -> bool:
+def glob_matches(toks: list[Any], s: str) -> bool:
     """Match one glob segment, backtracking only to the last ``*`` (no exponential blowup)."""
     ti = si = 0
     nt, ns = len(toks), len(s)
@@ -209,7 +211,7 @@ def _glob(toks: list[Any], s: str) -> bool:
                 bt, bs = ti, si
                 ti += 1
                 continue
-            elif si < ns and (t == ONE or _in(t, ord(s[si]))):
+            elif si < ns and (t == ONE or in_ranges(t, ord(s[si]))):
                 si += 1
                 ti += 1
                 continue
@@ -221,7 +223,7 @@ def _glob(toks: list[Any], s: str) -> bool:
         ti, si = bt + 1, bs
 
 
-def _in(ranges: list[int], c: int) -> bool:
+def in_ranges(ranges: list[int], c: int) -> bool:
     for k in range(0, len(ranges), 2):
         if c < ranges[k]:
             return False
@@ -230,9 +232,11 @@ def _in(ranges: list[int], c: int) -> bool:
     return False
 
 
-def _meet(r1: list[int], r2: list[int]) -> list[int]:
-    if r1 is _ANY_CHAR or r2 is _ANY_CHAR:  # every range list already excludes "/"
-        return r2 if r1 is _ANY_CHAR else r1
+def meet_ranges(r1: list[int], r2: list[int]) -> list[int]:
+    """The code points in both sorted, disjoint range lists (`ANY_CHAR`: every one
+    but "/")."""
+    if r1 is ANY_CHAR or r2 is ANY_CHAR:  # every range list already excludes "/"
+        return r2 if r1 is ANY_CHAR else r1
     out: list[int] = []
     i = j = 0
     while i < len(r1) and j < len(r2):
@@ -244,148 +248,3 @@ def _meet(r1: list[int], r2: list[int]) -> list[int]:
         else:
             j += 2
     return out
-
-
-def overlap(a: Compiled, b: Compiled) -> bool:
-    """True iff some path is matched by both patterns (symmetric; not a prefix test)."""
-    if type(a[1]) is str and type(b[1]) is str and a[1] != b[1]:
-        return False
-    if all(type(s) is str for s in a[1:]) and all(type(s) is str for s in b[1:]):
-        n = min(len(a), len(b))  # two literal paths: one must be a prefix of the other
-        return a[1:n] == b[1:n]
-    return overlap_witness(a, b) is not None
-
-
-def overlap_witness(a: Compiled, b: Compiled) -> str | None:
-    """A short relative path matched by both patterns, or None when there is none.
-
-    Breadth-first search over pairs of segment positions (memoized, so O(len(a) * len(b))
-    segment meets); a pattern whose segments are all consumed keeps absorbing segments,
-    since it covers everything below its match.
-    """
-    queue = [(i, j, 0) for i in _close(a, 1) for j in _close(b, 1)]
-    prev: dict[tuple[int, int, int], Any] = dict.fromkeys(queue)
-    ea, eb = len(a), len(b)
-    for state in queue:
-        i, j, stepped = state
-        if stepped and i == ea and j == eb:
-            path = "/".join(_trace(prev, state))
-            if (a[0] or b[0]) and not (matches(a, path) and matches(b, path)):
-                path += "/x"  # a "dir/" pattern matched the whole path: go one deeper
-            return path
-        x, ni = (GLOBSTAR, i) if i == ea or a[i] == GLOBSTAR else (a[i], i + 1)
-        y, nj = (GLOBSTAR, j) if j == eb or b[j] == GLOBSTAR else (b[j], j + 1)
-        seg = _meet_segments(x, y)
-        if seg is not None:
-            for nxt in [(p, q, 1) for p in _close(a, ni) for q in _close(b, nj)]:
-                if nxt not in prev:
-                    prev[nxt] = (state, seg)
-                    queue.append(nxt)
-    return None
-
-
-def _trace(prev: dict[Any, Any], state: Any) -> list[Any]:
-    parts = []
-    while (link := prev[state]) is not None:
-        state, part = link
-        parts.append(part)
-    return parts[::-1]
-
-
-def _meet_segments(x: Any, y: Any) -> str | None:
-    """A segment name matched by both segment patterns (GLOBSTAR: any name), or None."""
-    if type(x) is int:
-        x, y = y, x
-    if type(x) is int:
-        return "x"
-    if type(x) is str:
-        if type(y) is str:
-            return x if x == y else None
-        return x if type(y) is int or _glob(y, x) else None
-    if type(y) is str:
-        return y if _glob(x, y) else None
-    return _sample(x) if type(y) is int else _meet_globs(x, y)
-
-
-def _sample(g: list[Any]) -> str | None:
-    """A name matched by glob ``g`` (each ``*`` and ``?`` reads "x"); None if a class is empty."""
-    if not all(g):
-        return None
-    return "".join(t if type(t) is str else "x" if type(t) is int else _pick(t) for t in g)
-
-
-def _meet_globs(g1: list[Any], g2: list[Any]) -> str | None:
-    """A name (never "", "." or "..") matched by both globs, or None.
-
-    Fixed characters at both ends meet pairwise; the middle goes to the product automaton,
-    first without the dot rule, and again on the whole globs only if that gave "", "." or "..".
-    """
-    x, y = _expand(g1), _expand(g2)
-    head, tail = [], []
-    while x and y and x[0] != STAR and y[0] != STAR:
-        head.append(_meet(x.pop(0), y.pop(0)))
-    while x and y and x[-1] != STAR and y[-1] != STAR:
-        tail.append(_meet(x.pop(), y.pop()))
-    mid = _product(x, y, 3) if all(head) and all(tail) else None
-    if mid is None:
-        return None
-    name = "".join(map(_pick, head)) + mid + "".join(map(_pick, reversed(tail)))
-    return name if name not in ("", ".", "..") else _product(_expand(g1), _expand(g2), 0)
-
-
-def _product(x: list[Any], y: list[Any], t0: int) -> str | None:
-    """Shortest common string of two char-level globs: BFS over (pos in x, pos in y, t).
-
-    t is 0/1/2 after "", ".", ".." and 3 after any other prefix; the goal needs t == 3, so
-    t0 == 3 drops the dot rule.
-    """
-    start = (0, 0, t0)
-    prev: dict[tuple[int, int, int], Any] = {start: None}
-    queue = [start]
-    for state in queue:
-        p, q, t = state
-        if t == 3 and _done(x, p) and _done(y, q):
-            return "".join(map(_pick, _trace(prev, state)))
-        for np, r1 in _steps(x, p):
-            for nq, r2 in _steps(y, q):
-                r = _meet(r1, r2)
-                nxt = (np, nq, 3 if t == 3 or r != [46, 46] else t + 1)
-                if r and nxt not in prev:
-                    prev[nxt] = (state, r)
-                    queue.append(nxt)
-    return None
-
-
-def _expand(toks: list[Any]) -> list[Any]:
-    """Char-level form of a glob: STAR or a range list per character."""
-    out: list[Any] = []
-    for t in toks:
-        if type(t) is str:
-            out += ([ord(c), ord(c)] for c in t)
-        else:
-            out.append(_ANY_CHAR if t == ONE else t)
-    return out
-
-
-def _steps(x: list[Any], p: int) -> list[tuple[int, list[int]]]:
-    if p < len(x) and x[p] == STAR:
-        return [(p, _ANY_CHAR), *_steps(x, p + 1)]
-    return [(p + 1, x[p])] if p < len(x) else []
-
-
-def _done(x: list[Any], p: int) -> bool:
-    return p == len(x) or (p == len(x) - 1 and x[p] == STAR)  # stars never repeat
-
-
-def _pick(r: list[int]) -> str:
-    """A pleasant character from non-empty ranges; "." only when nothing else is there."""
-    if r[0] == r[-1]:
-        return chr(r[0])
-    for c in (120, 97, 48, 95):  # x a 0 _
-        if _in(r, c):
-            return chr(c)
-    for k in range(0, len(r), 2):
-        for c in (max(r[k], 33), r[k]):
-            if c <= r[k + 1] and c != 46:
-                return chr(c)
-    return "."

@@ -20,7 +20,7 @@ Invariants:
   or says why it cannot be one: one bad entry never hides the others.
 * Two reservations conflict iff both are live, they belong to different owners,
   at least one is exclusive, and their patterns overlap (some path matches both;
-  `pattern.overlap` is symmetric, not a prefix test). Every conflicting holder is
+  `pattern_overlap.overlap` is symmetric, not a prefix test). Every conflicting holder is
   reported, never just the first.
 * `plan_reserve` grants all requested patterns or none: a request with any
   conflict changes nothing (there is no advisory "granted anyway").
@@ -32,7 +32,7 @@ Hot-path clean: imports nothing but `agent_hooks.reservations.pattern`.
 
 from __future__ import annotations
 
-from agent_hooks.reservations import pattern
+from agent_hooks.reservations import pattern, pattern_overlap
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -158,7 +158,7 @@ def conflicts_with(
             is_live(other, now)
             and owner(other, here) != owner(candidate, here)
             and EXCLUSIVE in (other.get("mode"), candidate.get("mode"))
-            and pattern.overlap(other["compiled"], candidate["compiled"])
+            and pattern_overlap.overlap(other["compiled"], candidate["compiled"])
         ):
             found.append(other)
     return found

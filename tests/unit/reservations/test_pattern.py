@@ -29,10 +29,9 @@ from agent_hooks.reservations.pattern import (
     first_literal,
     literal,
     matches,
-    overlap,
-    overlap_witness,
 )
 from agent_hooks.reservations.pattern_input import normalize
+from agent_hooks.reservations.pattern_overlap import overlap, overlap_witness
 from hook_runner import ROOT
 
 SRC = ROOT / "src"
