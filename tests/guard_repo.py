@@ -18,6 +18,7 @@ from agent_hooks.git_guard import guard_hooks
 from agent_hooks.leases import lease_store
 from agent_hooks.ledger import ledger_location
 from agent_hooks.reservations import pattern, reservation_store
+from hook_runner import mutant_under_test
 
 PYTHON = os.path.abspath(sys.executable)
 BYPASS_WORDS = ("--no-verify", "AGENT_HOOKS_GUARD", "AGENT_HOOKS_ENFORCE", "hooksPath")
@@ -41,6 +42,7 @@ class Repo:
         }
         if agent is not None:
             env["AGENT_NAME"] = agent
+        env.update(mutant_under_test())
         env.update(extra)
         return env
 

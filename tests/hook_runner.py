@@ -36,6 +36,14 @@ FIXTURE_HOME = "/home/dev"
 AGENT = "proj__cc_1"
 
 
+def mutant_under_test() -> dict[str, str]:
+    """`MUTANT_UNDER_TEST` for a child process's environment when `mutmut run` set it
+    to a mutant's name (not its stats or self-check phase), else nothing: a mutant is
+    then active in the hooks and git hooks the tests start, too."""
+    mutant = os.environ.get("MUTANT_UNDER_TEST", "")
+    return {"MUTANT_UNDER_TEST": mutant} if "__mutmut_" in mutant else {}
+
+
 class HookResult(NamedTuple):
     code: int
     out: Any  # stdout parsed as JSON, or None when the hook printed nothing
@@ -101,9 +109,7 @@ class HookRunner:
             env["GEMINI_CWD"] = str(self.project)
         if agent is not None:
             env["AGENT_NAME"] = agent
-        mutant = os.environ.get("MUTANT_UNDER_TEST", "")  # set only by `mutmut run`
-        if "__mutmut_" in mutant:  # a mutant's name (not its stats or self-check phase)
-            env["MUTANT_UNDER_TEST"] = mutant
+        env.update(mutant_under_test())
         env.update(extra or {})
         return {k: v for k, v in env.items() if v is not None}
 
