@@ -428,6 +428,16 @@ def test_parse_name_status_reads_every_kind_of_change() -> None:
         commit_check.Staged("link", "type changed"),
     ]
     assert commit_check.parse_name_status("") == []
+    # without the last NUL git writes (a truncated read): every whole entry, no error
+    assert commit_check.parse_name_status("M\0a.py\0D\0b.py") == [
+        commit_check.Staged("a.py", "modified"),
+        commit_check.Staged("b.py", "deleted"),
+    ]
+    # an unmerged path (U) or an unknown code is still a path the commit touches
+    assert commit_check.parse_name_status("U\0c.py\0X\0d.py\0") == [
+        commit_check.Staged("c.py", "changed"),
+        commit_check.Staged("d.py", "changed"),
+    ]
 
 
 def test_rendered_script_quotes_the_interpreter_path(repo: Repo, tmp_path: Path) -> None:
@@ -440,3 +450,22 @@ def test_rendered_script_quotes_the_interpreter_path(repo: Repo, tmp_path: Path)
     repo.add("src/a.py")
     proc = repo.commit("alice")
     assert proc.returncode != 0 and 'agent "bob" holds src/**' in proc.stderr
+
+
+def test_the_projects_a_commit_is_checked_in_are_its_own_and_those_nested_or_around_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A reservation made with another project root still holds for a commit here when
+    that root lies inside this work tree (a sub-project) or contains it (a folder of
+    repositories): `_projects` lists them, the top level first."""
+    known = ["/w/repo", "/w/repo/lib/sub", "/w", "/w/", "/w/repo-other", "/w/re", "/x/repo", "/"]
+    monkeypatch.setattr(
+        commit_check.reservation_store, "known_projects", lambda state_dir: list(known)
+    )
+    assert commit_check._projects("/state", "/w/repo") == [
+        "/w/repo",
+        "/w/repo/lib/sub",
+        "/w",
+        "/w/",
+        "/",
+    ]
