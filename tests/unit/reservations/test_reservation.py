@@ -21,6 +21,7 @@ from agent_hooks.reservations.reservation import (
     is_live,
     looks_like_issue_id,
     minutes_left,
+    one_line,
     owner,
     parse_ttl,
     plan_reserve,
@@ -304,6 +305,38 @@ def test_describe_keeps_another_agents_text_on_one_short_line() -> None:
     text = describe(res("mallory", "src/**", reason=evil, expires=NOW + 60), NOW)
     assert "\n" not in text and "\x1b" not in text and "\u202e" not in text
     assert len(text) < 400
+
+
+def test_a_reservation_without_an_expiry_is_not_live() -> None:
+    assert is_live({}, NOW) is False
+
+
+@pytest.mark.parametrize(
+    ("text", "limit", "shown"),
+    [
+        ("abcde", 5, "abcde"),  # exactly the limit: whole
+        ("abcdef", 5, "abcd…"),
+        ("abc", 1, "…"),
+        ("abc", 0, "…"),
+        ("X\u2028Y\u2029Z\n", 10, "X?Y?Z?"),  # line and paragraph separators too
+        (None, 10, ""),
+        (42, 10, ""),
+    ],
+)
+def test_one_line_shows_control_characters_as_marks_and_cuts_at_the_limit(
+    text: object, limit: int, shown: str
+) -> None:
+    assert one_line(text, limit) == shown
+
+
+def test_a_machine_name_and_a_pattern_are_cut_to_their_limits() -> None:
+    theirs = {**res("bob", "p" * 305, expires=NOW + 60), "machine": "m" * 70}
+    assert holder_label(theirs) == 'agent "bob" on machine ' + "m" * 63 + "…"
+    assert f" holds {'p' * 299}… (" in describe(theirs, NOW)
+    long_reason = {**res("bob", "src/**", expires=NOW + 60), "reason": "r" * 205}
+    assert f"reason: {'r' * 199}…, " in describe(long_reason, NOW)
+    without_mode = {k: v for k, v in res("bob", "src/**", expires=NOW + 60).items() if k != "mode"}
+    assert "(exclusive, " in describe(without_mode, NOW)
 
 
 # --- issue ids -----------------------------------------------------------------
