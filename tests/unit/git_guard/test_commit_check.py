@@ -15,6 +15,7 @@ import pytest
 
 from agent_hooks import liveness, repository, writers
 from agent_hooks.leases import lease_store, writer_cards
+from agent_hooks.reservations import reservation_store
 from guard_repo import BYPASS_WORDS, Repo, dead_pid, init_repo, install
 from hook_runner import HookRunner
 
@@ -117,6 +118,17 @@ def test_leases_that_do_not_count_never_refuse(repo: Repo, tmp_path: Path) -> No
     repo.write("src/app.py", "dave's edit\n")
     repo.git("add", "-A")
     assert repo.commit("alice", AGENT_HOOKS_LEASE_MINUTES="0").returncode == 0
+
+
+def test_leases_off_by_the_repositorys_setting_never_refuse(repo: Repo) -> None:
+    """`lease_minutes` 0 in the repository's settings (`agent-hooks config`), the variable
+    unset: the guard reads the setting, as every hook does (one owner: lease_minutes)."""
+    repo.lease("dave", "src/app.py")
+    repo.write("src/app.py", "dave's edit\n")
+    repo.git("add", "-A")
+    assert repo.commit("alice").returncode != 0  # leases on: refused
+    reservation_store.set_setting(repo.state_dir, str(repo.path), "lease_minutes", 0, time.time())
+    assert repo.commit("alice").returncode == 0
 
 
 def test_a_lease_the_edit_gate_took_refuses_the_commit(repo: Repo) -> None:

@@ -458,7 +458,17 @@ def test_the_projects_a_commit_is_checked_in_are_its_own_and_those_nested_or_aro
     """A reservation made with another project root still holds for a commit here when
     that root lies inside this work tree (a sub-project) or contains it (a folder of
     repositories): `_projects` lists them, the top level first."""
-    known = ["/w/repo", "/w/repo/lib/sub", "/w", "/w/", "/w/repo-other", "/w/re", "/x/repo", "/"]
+    known = [
+        "/w/repo",
+        "/w/repo/lib/sub",
+        "/w",
+        "/w/",
+        "/w/repo-other",
+        "/w/re",
+        "/wX",
+        "/x/repo",
+        "/",
+    ]
     monkeypatch.setattr(
         commit_check.reservation_store, "known_projects", lambda state_dir: list(known)
     )
