@@ -6,8 +6,6 @@ these pin each rule where it is decided (mutmut found them unpinned)."""
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +16,7 @@ from agent_hooks.leases import writer_cards
 from agent_hooks.ledger import remote_view
 from agent_hooks.reservations import blocking, index_records, pattern
 from agent_hooks.reservations.index_records import HotIndex
+from guard_repo import dead_pid
 
 NOW = 1_800_000_000.0
 ME = "alice"
@@ -169,12 +168,6 @@ def held_by(
     fields[index_records.KEEP] = keep
     fields[index_records.MACHINE] = machine
     return tuple(fields)
-
-
-def dead_pid() -> int:
-    child = subprocess.Popen([sys.executable, "-c", "pass"])
-    child.wait()
-    return child.pid
 
 
 def test_a_holder_counts_while_its_process_lives_here_or_with_keep_or_without_one(
