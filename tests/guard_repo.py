@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import agent_hooks
 from agent_hooks import repository, writers
 from agent_hooks.git_guard import guard_hooks
 from agent_hooks.leases import lease_store
@@ -183,8 +184,28 @@ def init_repo(path: Path, home: Path) -> Repo:
 
 def install(repo: Repo, mode: str = "block", where: Path | None = None) -> list[str]:
     """Install the guard; what was done to each hook file."""
-    _, done = guard_hooks.install(str(where or repo.path), PYTHON, mode)
+    _, done = guard_hooks.install(str(where or repo.path), guard_python(repo.home), mode)
     return [result for _, result in done]
+
+
+def guard_python(home: Path) -> str:
+    """The interpreter the installed guard runs: PYTHON — or, while mutmut runs a
+    mutant, a wrapper that puts the tests' own source tree (mutmut's mutated copy) first
+    on `sys.path`: the guard's `python -I` would otherwise import the installed package,
+    and no real-git test could see a guard mutant."""
+    if not mutant_under_test():
+        return PYTHON
+    src = str(Path(agent_hooks.__file__).resolve().parents[1])
+    wrapper = home / "guard-python"
+    if not wrapper.exists():
+        prelude = f"import sys; sys.path.insert(0, {src!r}); exec(sys.argv.pop(1))"
+        write_hook(
+            wrapper,
+            f'[ "$1" = -I ] && [ "$2" = -c ] || exec "{PYTHON}" "$@"\n'
+            f'code="$3"; shift 3\n'
+            f'exec "{PYTHON}" -I -c "{prelude}" "$code" "$@"',
+        )
+    return str(wrapper)
 
 
 def write_hook(path: Path, body: str, mode: int = 0o755) -> bytes:

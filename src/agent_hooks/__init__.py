@@ -14,7 +14,9 @@ validating a cached module; this finder spends about 0.1 M
   timestamp pyc (flags 0) recording the source's current mtime and size. Any
   other case (no pyc, stale, hash-based, a pycache prefix, a `__main__`)
   returns None and the standard machinery imports the module (and writes its
-  pyc), so the result is never different, only faster.
+  pyc), so the result is never different, only faster. One case needs no pyc: a
+  package whose `__init__.py` is empty (most of ours) is made without reading,
+  unmarshalling or running anything, left as running its empty code leaves it.
 * Modules it loads get the same `__spec__`, `__file__`, `__cached__` and, for
   packages, `__path__` as the standard loader gives them; `get_code` serves
   `python -m`.
@@ -50,13 +52,19 @@ def _install() -> None:
     stdlib = encodings.rpartition("/")[0].rpartition("/")[0] if encodings else None
 
     def read(path: str) -> bytes:
-        # Exactly the file's size: a larger request (say 4 MiB) makes the bytes object
-        # its own mmap, shrunk by mremap and faulted in page by page, for every module.
+        # 64 KiB at a time: more than any module's bytecode, below the size at which the
+        # allocator maps a bytes object of its own (a 4 MiB request would be mmapped,
+        # shrunk and faulted in page by page for every module); no fstat, whose
+        # stat_result costs as much as the read.
         fd = posix.open(path, posix.O_RDONLY | posix.O_CLOEXEC)
         try:
-            size = posix.fstat(fd).st_size
-            data = posix.read(fd, size + 1)
-            return data if len(data) <= size else data + posix.read(fd, 1 << 22)
+            data = posix.read(fd, 1 << 16)
+            while len(data) % (1 << 16) == 0 and data:
+                more = posix.read(fd, 1 << 16)
+                if not more:
+                    break
+                data += more
+            return data
         finally:
             posix.close(fd)
 
@@ -73,23 +81,29 @@ def _install() -> None:
                 return None
             else:
                 where = base + "/" + name.replace(".", "/")
-            try:
-                st = posix.stat(where + "/__init__.py")
+            # A package before a module of the same name, as the standard finder; asked
+            # with access(), which raises nothing (a failed stat's OSError costs as much as
+            # the stat).
+            if posix.access(where + "/__init__.py", posix.F_OK):
                 source, folder, stem, package = where + "/__init__.py", where, "__init__", True
-            except OSError:
+            else:
                 source = where + ".py"
                 folder, _, stem = where.rpartition("/")
                 package = False
-                try:
-                    st = posix.stat(source)
-                except OSError:
-                    return None
-            cached = f"{folder}/__pycache__/{stem}.{tag}.pyc"
             try:
-                data = read(cached)
+                st = posix.stat(source)
             except OSError:
                 return None
-            if (
+            cached = f"{folder}/__pycache__/{stem}.{tag}.pyc"
+            empty = package and st.st_size == 0
+            if empty:
+                data = b""  # an empty __init__: nothing to read, unmarshal or run
+            else:
+                try:
+                    data = read(cached)
+                except OSError:
+                    return None
+            if not empty and (
                 len(data) < 16
                 or data[:4] != magic
                 or data[4:8] != b"\0\0\0\0"
@@ -97,10 +111,11 @@ def _install() -> None:
                 or int.from_bytes(data[12:16], "little") != st.st_size & 0xFFFFFFFF
             ):
                 return None
-            spec: ModuleSpec = make_spec(name, _CachedBytecode, origin=source, is_package=package)
+            spec: ModuleSpec = make_spec(
+                name, _CachedBytecode, origin=source, loader_state=data, is_package=package
+            )
             spec.has_location = True
             spec.cached = cached
-            spec.loader_state = data
             if package:
                 spec.submodule_search_locations = [where]
             return spec
@@ -113,7 +128,10 @@ def _install() -> None:
         def exec_module(module: "ModuleType") -> None:
             spec = module.__spec__
             assert spec is not None
-            exec(marshal.loads(memoryview(spec.loader_state)[16:]), module.__dict__)
+            if spec.loader_state:
+                exec(marshal.loads(memoryview(spec.loader_state)[16:]), module.__dict__)
+            else:  # an empty __init__: what running its empty code leaves
+                module.__builtins__ = __builtins__  # type: ignore[attr-defined]
             spec.loader_state = None
 
         @staticmethod
@@ -121,6 +139,9 @@ def _install() -> None:
             spec = _CachedBytecode.find_spec(name)
             if spec is None:
                 raise ImportError(f"no cached bytecode for {name}", name=name)
+            if not spec.loader_state:
+                empty: CodeType = compile("", spec.origin or name, "exec")
+                return empty
             code: CodeType = marshal.loads(memoryview(spec.loader_state)[16:])
             return code
 

@@ -91,9 +91,12 @@ def _top_level_closure(start: str) -> set[str]:
 
 
 def _preload_lists() -> dict[str, tuple[str, ...]]:
+    from agent_hooks.gate.shell_gate import PLAIN_MODULES, TARGET_MODULES
     from agent_hooks.hooks import PRELOAD
-    from agent_hooks.hooks.post_tool_use import BASH_MODULES, WRITE_MODULES
+    from agent_hooks.hooks.post_tool_use import BASH_MODULES, HELD_MODULES, WRITE_MODULES
     from agent_hooks.hooks.pre_tool_use import EDIT_MODULES, SHELL_MODULES
+    from agent_hooks.leases.lease_store import CLAIM_MODULES
+    from agent_hooks.reservations.blocking import MATCHING, OVERLAPPING
     from agent_hooks.shell.prefilter import PARSER_MODULES
 
     return {
@@ -103,6 +106,12 @@ def _preload_lists() -> dict[str, tuple[str, ...]]:
         "PostToolUse Bash": BASH_MODULES,
         "PostToolUse writes": WRITE_MODULES,
         "PreToolUse Bash parser": PARSER_MODULES,
+        "PostToolUse held files": HELD_MODULES,
+        "lease claim": CLAIM_MODULES,
+        "reservation matching": MATCHING,
+        "reservation overlapping": OVERLAPPING,
+        "shell plain command": PLAIN_MODULES,
+        "shell write target": TARGET_MODULES,
     }
 
 
@@ -123,6 +132,32 @@ def test_each_preload_list_is_in_dependency_order_and_always_needed(name: str) -
         needed = {root} | _top_level_closure(root)
     elif name == "PostToolUse writes":
         roots = ("agent_hooks.ledger.ledger_location", "agent_hooks.leases.lease_store")
+        needed = set(roots).union(*(_top_level_closure(root) for root in roots))
+    elif name == "PostToolUse held files":
+        root = "agent_hooks.leases.held_files"
+        needed = {root} | _top_level_closure(root)
+    elif name == "lease claim":  # what claim_many imports before it writes
+        roots = ("agent_hooks.storage", "agent_hooks.leases.writer_cards")
+        needed = set(roots).union(*(_top_level_closure(root) for root in roots))
+    elif name == "reservation matching":  # what blocking imports once a record may block
+        root = "agent_hooks.reservations.pattern"
+        needed = {root} | _top_level_closure(root)
+    elif name == "reservation overlapping":
+        root = "agent_hooks.reservations.pattern_overlap"
+        needed = {root} | _top_level_closure(root)
+    elif name == "shell plain command":
+        root = "agent_hooks.shell.plain"
+        needed = {root} | _top_level_closure(root)
+    elif name == "shell write target":  # what _check_target and the checks it makes import
+        roots = (
+            "agent_hooks.gate.places",
+            "agent_hooks.gate.protected",
+            "agent_hooks.reservations.pattern",
+            "agent_hooks.reservations.blocking",
+            "agent_hooks.liveness",
+            "agent_hooks.leases.lease_store",
+            "agent_hooks.leases.writer_cards",
+        )
         needed = set(roots).union(*(_top_level_closure(root) for root in roots))
     elif name == "PostToolUse Bash":
         root = "agent_hooks.gate.shell_aftermath"

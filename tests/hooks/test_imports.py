@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 
 from agent_hooks import identity
+from agent_hooks.ledger import ledger_location
 from agent_hooks.reservations import pattern, reservation_store
 from agent_hooks.work_sessions import work_session, work_session_store
 from agent_hooks.workspaces import workspace_store
@@ -162,6 +163,9 @@ CONDITIONS: dict[str, Callable[[HookRunner], None]] = {
     "no reservations": lambda run_hook: None,
     "another agent holds the target": lambda run_hook: _reserve(run_hook, OTHER, "a.txt"),
     "another agent holds elsewhere": lambda run_hook: _reserve(run_hook, OTHER, "src/**"),
+    "another agent holds a glob, not the target": lambda run_hook: _reserve(
+        run_hook, OTHER, "*.md"
+    ),
     "own reservation": lambda run_hook: _reserve(run_hook, ME, "**"),
     "strict mode": _strict,
     "active work session": _work_session,
@@ -417,3 +421,71 @@ def test_codex_and_gemini_lifecycle_hooks_never_import_the_cli_or_heavy_packages
 def test_entry_script_is_small_and_uses_no_os() -> None:
     text = Path(ENTRY).read_text()
     assert "import os" not in text and "import json" not in text
+
+
+# Run the entry script as the hook runs it, and before the process ends name each
+# agent_hooks module the import system loaded (its spec has `_initializing`, which only
+# the import system sets) rather than agent_hooks.preload.
+IMPORT_SYSTEM_PROBE = """
+import posix, sys
+_real_exit = posix._exit
+def _exit(code):
+    names = sorted(
+        name for name, module in list(sys.modules.items())
+        if name.startswith("agent_hooks.")
+        and hasattr(getattr(module, "__spec__", None), "_initializing")
+    )
+    sys.stderr.write("IMPORT-SYSTEM " + " ".join(names) + "\\n")
+    sys.stderr.flush()
+    _real_exit(code)
+posix._exit = _exit
+entry = sys.argv.pop(1)
+sys.argv[0] = entry
+exec(compile(open(entry).read(), entry, "exec"), {"__file__": entry, "__name__": "__main__"})
+"""
+
+
+@pytest.mark.parametrize(
+    "condition",
+    [
+        "no reservations",
+        "another agent holds elsewhere",
+        "another agent holds a glob, not the target",
+        "own reservation",
+    ],
+)
+@pytest.mark.parametrize(
+    "call", ["PreToolUse Write", "PreToolUse Bash writing", "PostToolUse Write", "PostToolUse Bash"]
+)
+def test_a_hot_path_loads_its_modules_through_preload(
+    run_hook: HookRunner, call: str, condition: str
+) -> None:
+    """The common hot paths (an edit or a shell write, allowed) load every agent_hooks
+    module from cached bytecode through `agent_hooks.preload`, not the import system
+    (~0.15 M instructions more a module): a lazy import that is not preloaded first
+    shows here. Only `agent_hooks.hooks`, which the entry script imports, comes the
+    ordinary way."""
+    context_of(run_hook("SessionStart", "SessionStart_startup", agent=ME))
+    (run_hook.project / "a.txt").write_text("alpha\nline two\n")
+    (run_hook.project / "b.txt").write_text("hi\n")
+    CONDITIONS[condition](run_hook)
+    event, fixture, changes = HOT_CALLS[call]
+    payload = json.dumps(_payload(run_hook, fixture, changes)).encode()
+    ledger = ledger_location.directory(
+        identity.state_dir({"HOME": str(run_hook.home)}), str(run_hook.project)
+    )
+    for _ in range(2):  # the first run may write pyc files; the second is the one judged
+        for leased in Path(ledger, "leases").glob("*"):
+            leased.unlink()  # each run takes its leases (a writer's first edit of a file)
+        proc = subprocess.run(
+            [sys.executable, "-I", "-S", "-c", IMPORT_SYSTEM_PROBE, ENTRY, event],
+            input=payload,
+            capture_output=True,
+            env=run_hook.env(ME),
+            cwd=run_hook.project,
+            timeout=60,
+        )
+        assert proc.returncode == 0, proc.stderr
+    line = [ln for ln in proc.stderr.decode().splitlines() if ln.startswith("IMPORT-SYSTEM")]
+    assert line, proc.stderr
+    assert line[0].split()[1:] == ["agent_hooks.hooks"]

@@ -194,10 +194,12 @@ def problem(token: str) -> str | None:
         source = word[:-1] if word.endswith(".pyc") else word  # compiled by install.sh
         exists = (ROOT / source).exists() or (PACKAGE / source).exists()
         return None if exists else f"no file {word}"
-    if re.fullmatch(r"[a-z_]+/[a-z_]+\.py", word) and word.partition("/")[0] in PACKAGES | {
+    if re.fullmatch(r"[a-z_]+(/[a-z_]+)+\.py", word) and word.partition("/")[0] in PACKAGES | {
         "hooks"
     }:
         return None if (PACKAGE / word).exists() or (ROOT / word).exists() else f"no file {word}"
+    if re.fullmatch(r"(src/agent_hooks|tests|docs|bench)(/\w+)+/", word):
+        return None if (ROOT / word).is_dir() else f"no directory {word}"
     if re.fullmatch(r"[a-z_]+/", word) and word[:-1] in {"reservations", "leases", "gate", "shell"}:
         return None
     if word in GONE:
@@ -279,6 +281,10 @@ def test_docstrings_and_comments_name_only_what_exists() -> None:
         ("agent-hooks reserv", "no command `agent-hooks reserv`"),
         ("src/agent_hooks/gate/places.py", None),
         ("src/agent_hooks/gate/nowhere.py", "no file src/agent_hooks/gate/nowhere.py"),
+        ("shell/prefilter.py", None),
+        ("reservations/bash/prefilter.py", "no file reservations/bash/prefilter.py"),
+        ("tests/unit/shell/", None),
+        ("tests/unit/reservations/bash/", "no directory tests/unit/reservations/bash/"),
     ],
 )
 def test_the_drift_check_itself(token: str, expected: str | None) -> None:

@@ -160,3 +160,56 @@ def test_future_is_served_from_the_standard_librarys_bytecode(src: Path) -> None
     assert out["loader"] == "_CachedBytecode"
     assert out["file"] == out["std"] and str(out["file"]).endswith("/__future__.py")
     assert out["flag"] == 16777216  # CO_FUTURE_ANNOTATIONS
+
+
+EMPTY_PACKAGE = """
+import builtins
+import agent_hooks.gate as pkg
+print(json.dumps({
+    "loader": getattr(pkg.__loader__, "__name__", type(pkg.__loader__).__name__),
+    "names": sorted(vars(pkg)), "builtins": pkg.__builtins__ is builtins.__dict__,
+    "file": pkg.__file__, "cached": pkg.__cached__, "path": list(pkg.__path__),
+    "spec": [pkg.__spec__.name, pkg.__spec__.origin, pkg.__spec__.cached, pkg.__spec__.parent],
+}))
+"""
+
+
+def test_an_empty_package_is_left_as_an_import_leaves_it_without_reading_its_pyc(
+    src: Path,
+) -> None:
+    """An empty `__init__.py` is served without reading, unmarshalling or running its
+    bytecode: the package ends with the same attributes as the standard import gives it."""
+    assert (src / "agent_hooks" / "gate" / "__init__.py").stat().st_size == 0
+    standard = (
+        "import agent_hooks\n"
+        "sys.meta_path[:] = [f for f in sys.meta_path if f.__name__ != '_CachedBytecode']\n"
+    )
+    first = run(src, standard + EMPTY_PACKAGE)  # the standard import (writes the pyc files)
+    for pyc in (src / "agent_hooks" / "gate" / "__pycache__").glob("__init__.*.pyc"):
+        pyc.write_bytes(b"not bytecode")  # never read: nothing to run
+    second = run(src, EMPTY_PACKAGE)
+    assert first["loader"] != "_CachedBytecode" and second["loader"] == "_CachedBytecode"
+    for key in ("names", "builtins", "file", "cached", "path", "spec"):
+        assert first[key] == second[key], key
+    assert second["builtins"] is True
+
+
+def test_a_truncated_pyc_is_never_used(src: Path) -> None:
+    """A module's pyc cut short (a crash while it was written) is not served: the standard
+    import compiles the source again — the module is never loaded empty."""
+    run(src, DESCRIBE)
+    for pyc in (src / "agent_hooks" / "__pycache__").glob("switches.*.pyc"):
+        pyc.write_bytes(b"")
+    out = run(src, DESCRIBE)
+    assert out["loader"] != "_CachedBytecode" and out["value"][0] == "1"  # type: ignore[index]
+
+
+def test_a_package_wins_over_a_module_of_the_same_name(src: Path) -> None:
+    """As the standard finder: `x/__init__.py` beside `x.py` is the package."""
+    (src / "agent_hooks" / "gate.py").write_text("WHICH = 'module'\n")
+    (src / "agent_hooks" / "gate" / "__init__.py").write_text("WHICH = 'package'\n")
+    code = "import agent_hooks.gate as g\nprint(json.dumps({'which': g.WHICH, 'loader': getattr(g.__loader__, '__name__', '')}))"
+    first = run(src, code)
+    second = run(src, code)
+    assert first["which"] == second["which"] == "package"
+    assert second["loader"] == "_CachedBytecode"

@@ -28,6 +28,7 @@ Invariants:
 from __future__ import annotations
 
 from agent_hooks import posix_fs as fs
+from agent_hooks import preload
 from agent_hooks.gate.tool_call import Place, ToolCall, Verdict, refuse
 from agent_hooks.shell import prefilter
 
@@ -38,6 +39,22 @@ if TYPE_CHECKING:
     from agent_hooks.reservations.index_records import HotIndex
 
     Record = tuple[Any, ...]
+
+# What reading a plain command line loads (agent_hooks.preload): when another writer
+# holds something, or the command may write outside the project.
+PLAIN_MODULES = ("agent_hooks.shell.plain",)
+# What judging one write target loads: its places, the reservations and the leases
+# that may cover it (each of these is asked of every target).
+TARGET_MODULES = (
+    "agent_hooks.liveness",
+    "agent_hooks.gate.places",
+    "agent_hooks.gate.protected",
+    "agent_hooks.reservations.pattern",
+    "agent_hooks.reservations.blocking",
+    "agent_hooks.leases.lease",
+    "agent_hooks.leases.lease_store",
+    "agent_hooks.leases.writer_cards",
+)
 
 
 def decide(call: ToolCall, command: object) -> Verdict:
@@ -66,6 +83,7 @@ def decide(call: ToolCall, command: object) -> Verdict:
         or prefilter.reaches_out(command)
     ):
         return verdict
+    preload(PLAIN_MODULES)
     from agent_hooks.shell import plain
 
     cwd = call.cwd or project or "/"
@@ -76,8 +94,6 @@ def decide(call: ToolCall, command: object) -> Verdict:
             if reason is not None:
                 return refuse(call, verdict, reason)
         return verdict
-    from agent_hooks import preload
-
     preload(prefilter.PARSER_MODULES)  # only when someone else holds something
     from agent_hooks.shell import writes
 
@@ -105,8 +121,6 @@ def decide(call: ToolCall, command: object) -> Verdict:
 def _leases_held(call: ToolCall, ledger: str, minutes: int) -> bool:
     if minutes <= 0:
         return False
-    from agent_hooks import preload
-
     preload(("agent_hooks.leases.lease", "agent_hooks.leases.writer_cards"))
     from agent_hooks.leases import writer_cards
 
@@ -144,6 +158,7 @@ def _check_target(call: ToolCall, path: str, glob: bool, entry: bool = False) ->
     directory entry itself) may not be written: our own files, another owner's
     reservation, another writer's lease, or strict mode without a reservation of
     one's own."""
+    preload(TARGET_MODULES)
     from agent_hooks.gate import places, protected
     from agent_hooks.reservations import blocking
 

@@ -13,7 +13,7 @@ same for every client.
 
 from __future__ import annotations
 
-from agent_hooks import identity, writers
+from agent_hooks import identity, preload, writers
 from agent_hooks import posix_fs as fs
 from agent_hooks.agents import state, state_file, trail
 from agent_hooks.hooks import hook_runtime
@@ -42,13 +42,17 @@ BASH_MODULES = (
     "agent_hooks.liveness",
     "agent_hooks.reservations",
     "agent_hooks.reservations.index_records",
+    "agent_hooks.reservations.blocking",
     "agent_hooks.reservations.reservation_index",
     "agent_hooks.ledger.ledger_location",
     "agent_hooks.leases.lease",
     "agent_hooks.leases.lease_minutes",
     "agent_hooks.leases.lease_store",
+    "agent_hooks.leases.writer_cards",
     "agent_hooks.gate.shell_aftermath",
 )
+# What checking a writer's held files loads (only a writer that holds files has any).
+HELD_MODULES = ("agent_hooks.leases.held_files",)
 
 
 def handle(ctx: hook_runtime.HookContext) -> hook_runtime.Answer | None:
@@ -100,8 +104,6 @@ def _after_shell(
 ) -> list[tuple[str, str]]:
     """The files the command changed that are this writer's (leased, with their
     fingerprints: `written`); a warning for held ones it changed."""
-    from agent_hooks import preload
-
     preload(BASH_MODULES)
     from agent_hooks.gate import shell_aftermath
 
@@ -153,7 +155,7 @@ class _Written:
         self.taken: dict[str, str | None] = {}
         if use.kind not in (EDIT, SHELL) or not found:
             return
-        from agent_hooks import fingerprints, preload, repository
+        from agent_hooks import fingerprints, repository
 
         preload(WRITE_MODULES)
         from agent_hooks.ledger import ledger_location
@@ -314,6 +316,7 @@ def _record(
         own: list[Any] = []
         maybe_own.clear()
         if ends or doc["held"]:  # only a writer that holds files has any to watch
+            preload(HELD_MODULES)
             from agent_hooks.leases import held_files
 
             if use.kind == SHELL and use.reported:

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import posix
 
-from agent_hooks import jsonio
+from agent_hooks import jsonio, preload
 from agent_hooks import posix_fs as fs
 from agent_hooks.leases import lease
 
@@ -43,6 +43,8 @@ if TYPE_CHECKING:
 LEASES = "leases"
 LOCK = "leases.lock"
 LOCK_TIMEOUT = 2.0
+# What writing a lease loads (lazily: a writer that already holds the file writes none).
+CLAIM_MODULES = ("agent_hooks.storage", "agent_hooks.leases.writer_cards")
 
 
 def lease_path(ledger: str, rel: str) -> str:
@@ -213,6 +215,7 @@ def claim_many(
 
     problem = None
     try:
+        preload(CLAIM_MODULES)
         from agent_hooks import storage
         from agent_hooks.leases import writer_cards
 

@@ -20,6 +20,7 @@ reservations never loads it (docs/adr/0005).
 
 from __future__ import annotations
 
+from agent_hooks import preload
 from agent_hooks.reservations import index_records
 
 TYPE_CHECKING = False
@@ -28,6 +29,11 @@ if TYPE_CHECKING:
     from typing import Any
 
     Record = tuple[Any, ...]
+
+# What matching a path, or intersecting a directory or glob, loads: only once a
+# reservation may block it (agent_hooks.preload).
+MATCHING = ("agent_hooks.reservations.pattern",)
+OVERLAPPING = (*MATCHING, "agent_hooks.reservations.pattern_overlap")
 
 
 def blocking(
@@ -48,10 +54,12 @@ def blocking(
         ):
             continue
         if exact_path is not None:
-            from agent_hooks.reservations import pattern  # only once a record may block
+            preload(MATCHING)  # only once a record may block
+            from agent_hooks.reservations import pattern
 
             hit = pattern.matches(rec[index_records.COMPILED], exact_path)
         else:  # a directory or a glob a shell command names
+            preload(OVERLAPPING)
             from agent_hooks.reservations import pattern_overlap
 
             hit = pattern_overlap.overlap(rec[index_records.COMPILED], compiled)
@@ -106,6 +114,7 @@ def edit_blockers(
     """`blocking_edit` for many files (the files a Bash command changed): the
     reservations that may block are sorted out once per leading directory, then
     each file is only matched."""
+    preload(MATCHING)
     from agent_hooks.reservations import pattern
 
     live: dict[str, list[Record]] = {}
@@ -133,6 +142,7 @@ def owns(hot: index_records.HotIndex | None, rel: str, owner: str, now: float) -
     """Strict mode: does `owner` hold a live reservation (any mode) covering `rel`?"""
     if hot is None:
         return False
+    preload(MATCHING)
     from agent_hooks.reservations import pattern
 
     return any(

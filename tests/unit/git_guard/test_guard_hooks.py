@@ -17,7 +17,15 @@ import pytest
 
 from agent_hooks.git_guard import commit_check, guard_hooks
 from agent_hooks.reservations import pattern, reservation_store
-from guard_repo import BYPASS_WORDS, PYTHON, Repo, init_repo, install, write_hook
+from guard_repo import (
+    BYPASS_WORDS,
+    PYTHON,
+    Repo,
+    guard_python,
+    init_repo,
+    install,
+    write_hook,
+)
 
 HOOKS = guard_hooks.HOOKS
 
@@ -331,7 +339,8 @@ def test_install_is_idempotent_and_uninstall_restores_byte_for_byte(repo: Repo, 
     assert dict(zip(HOOKS, install(repo), strict=True))[name] == "updated"
     assert os.access(hook, os.X_OK)
     assert install(repo, "warn") == ["updated", "updated"]
-    assert guard_hooks.read_meta(str(hook)) == {"version": 1, "python": PYTHON, "mode": "warn"}
+    python = guard_python(repo.home)  # PYTHON, or mutmut's wrapper
+    assert guard_hooks.read_meta(str(hook)) == {"version": 1, "python": python, "mode": "warn"}
 
     _, removed = guard_hooks.uninstall(str(repo.path))
     assert dict(removed) == {
@@ -355,7 +364,8 @@ def test_uninstall_without_an_original_removes_the_hooks(repo: Repo) -> None:
 
 def test_an_earlier_pre_commit_only_guard_is_completed(repo: Repo) -> None:
     """A guard installed by an earlier release has only pre-commit: install adds the rest."""
-    (repo.hooks / "pre-commit").write_text(guard_hooks.render("pre-commit", PYTHON, "block"))
+    python = guard_python(repo.home)  # what install() below installs with
+    (repo.hooks / "pre-commit").write_text(guard_hooks.render("pre-commit", python, "block"))
     (repo.hooks / "pre-commit").chmod(0o755)
     assert guard_hooks.status(str(repo.path))["installed"] is False
     assert install(repo) == ["unchanged", "installed"]
