@@ -115,56 +115,39 @@ def _preload_lists() -> dict[str, tuple[str, ...]]:
     }
 
 
+# Each preload list's roots: the modules (and what they import at load time) the path
+# that calls `preload` with that list goes on to import.
+PRELOAD_ROOTS: dict[str, tuple[str, ...]] = {
+    "PreToolUse edit": ("agent_hooks.gate.edit_gate", "agent_hooks.leases.lease_store"),
+    "PreToolUse Bash parser": ("agent_hooks.shell.writes",),
+    "PreToolUse shell": ("agent_hooks.gate.shell_gate",),
+    "PostToolUse writes": ("agent_hooks.ledger.ledger_location", "agent_hooks.leases.lease_store"),
+    "PostToolUse held files": ("agent_hooks.leases.held_files",),
+    "PostToolUse Bash": ("agent_hooks.gate.shell_aftermath",),
+    "lease claim": ("agent_hooks.storage", "agent_hooks.leases.writer_cards"),  # claim_many
+    "reservation matching": ("agent_hooks.reservations.pattern",),  # once a record may block
+    "reservation overlapping": ("agent_hooks.reservations.pattern_overlap",),
+    "shell plain command": ("agent_hooks.shell.plain",),
+    "shell write target": (  # what _check_target and the checks it makes import
+        "agent_hooks.gate.places",
+        "agent_hooks.gate.protected",
+        "agent_hooks.reservations.pattern",
+        "agent_hooks.reservations.blocking",
+        "agent_hooks.liveness",
+        "agent_hooks.leases.lease_store",
+        "agent_hooks.leases.writer_cards",
+    ),
+}
+
+
 @pytest.mark.parametrize("name", sorted(_preload_lists()))
 def test_each_preload_list_is_in_dependency_order_and_always_needed(name: str) -> None:
     """agent_hooks.preload loads each listed module after those it imports (else the
     import system loads them first, and the preload saves less); every listed module
     is one the path loads anyway (so preloading never loads anything extra)."""
     listed = _preload_lists()[name]
-    if name == "PreToolUse edit":  # the decision, and the lease store every claim uses
-        roots = ("agent_hooks.gate.edit_gate", "agent_hooks.leases.lease_store")
-        needed = set(roots).union(*(_top_level_closure(root) for root in roots))
-    elif name == "PreToolUse Bash parser":
-        root = "agent_hooks.shell.writes"
-        needed = {root} | _top_level_closure(root)
-    elif name == "PreToolUse shell":
-        root = "agent_hooks.gate.shell_gate"
-        needed = {root} | _top_level_closure(root)
-    elif name == "PostToolUse writes":
-        roots = ("agent_hooks.ledger.ledger_location", "agent_hooks.leases.lease_store")
-        needed = set(roots).union(*(_top_level_closure(root) for root in roots))
-    elif name == "PostToolUse held files":
-        root = "agent_hooks.leases.held_files"
-        needed = {root} | _top_level_closure(root)
-    elif name == "lease claim":  # what claim_many imports before it writes
-        roots = ("agent_hooks.storage", "agent_hooks.leases.writer_cards")
-        needed = set(roots).union(*(_top_level_closure(root) for root in roots))
-    elif name == "reservation matching":  # what blocking imports once a record may block
-        root = "agent_hooks.reservations.pattern"
-        needed = {root} | _top_level_closure(root)
-    elif name == "reservation overlapping":
-        root = "agent_hooks.reservations.pattern_overlap"
-        needed = {root} | _top_level_closure(root)
-    elif name == "shell plain command":
-        root = "agent_hooks.shell.plain"
-        needed = {root} | _top_level_closure(root)
-    elif name == "shell write target":  # what _check_target and the checks it makes import
-        roots = (
-            "agent_hooks.gate.places",
-            "agent_hooks.gate.protected",
-            "agent_hooks.reservations.pattern",
-            "agent_hooks.reservations.blocking",
-            "agent_hooks.liveness",
-            "agent_hooks.leases.lease_store",
-            "agent_hooks.leases.writer_cards",
-        )
-        needed = set(roots).union(*(_top_level_closure(root) for root in roots))
-    elif name == "PostToolUse Bash":
-        root = "agent_hooks.gate.shell_aftermath"
-        needed = {root} | _top_level_closure(root)
-    else:
-        adapter = f"agent_hooks.hooks.{name}"
-        needed = _top_level_closure(adapter) | {adapter}
+    roots = PRELOAD_ROOTS.get(name, (f"agent_hooks.hooks.{name}",))  # else an event's adapter
+    needed = set(roots).union(*(_top_level_closure(root) for root in roots))
     assert set(listed) <= needed, sorted(set(listed) - needed)
     for i, module in enumerate(listed):
         later = set(listed[i + 1 :])

@@ -8,6 +8,7 @@ to another agent's).
 from __future__ import annotations
 
 import os
+import re
 import time
 from pathlib import Path
 
@@ -60,6 +61,43 @@ def test_add_all_and_commit_refuses_another_writers_leased_file(repo: Repo) -> N
     repo.git("restore", "--staged", "src/app.py")
     assert repo.commit("alice").returncode == 0  # the rest goes in
     assert repo.out("show", "--name-only", "--format=", "HEAD") == "README.md"
+
+
+REFUSAL = [
+    "agent-hooks guard: commit refused: it stages files another agent holds:",
+    r'  - docs/d\.md \(modified\): agent "carol" holds docs/\*\* \(exclusive, reason: '
+    r"farmhand-42, (59|60) min left\)",
+    r'  - src/app\.py \(modified\): being changed by agent "bob" \(last write \d+ s ago; its '
+    r"lease ends when it finishes or after 10 min without a write\)",
+    "Choose one:",
+    r"- unstage them \(`git restore --staged <file>`\) and commit the rest;",
+    r"- run `agent-hooks reservations` to see who holds what, and ask the holder to release it;",
+    r"- wait: a reservation ends when its holder releases it or it expires \(the soonest in "
+    r"(59|60) min\); a lease ends when its holder finishes or after 10 min without a write;",
+    r"- if this commit must go in now, stop and ask the user how to proceed\.",
+]
+WARNING_HEAD = "agent-hooks guard (warn-only): this commit stages files another agent holds:"
+WARNING_TAIL = "The commit goes ahead (warn-only mode); make sure the holders know."
+
+
+def test_the_refusal_says_exactly_what_is_held_and_what_to_do(repo: Repo) -> None:
+    """The whole message an agent reads, line by line: each staged file held, by whom
+    and until when, and the choices (a reservation and a lease, so every part shows)."""
+    repo.lease("bob", "src/app.py")
+    repo.write("src/app.py", "bob's half-done edit\n")
+    repo.reserve("carol", "docs/**")
+    repo.write("docs/d.md", "alice's change\n")
+    repo.git("add", "-A")
+    proc = repo.commit("alice")
+    assert proc.returncode != 0
+    lines = proc.stderr.splitlines()
+    assert len(lines) == len(REFUSAL), proc.stderr
+    for line, expected in zip(lines, REFUSAL, strict=True):
+        assert re.fullmatch(expected, line), (line, expected)
+    install(repo, "warn")
+    warned = repo.commit("alice").stderr.splitlines()
+    assert warned[0] == WARNING_HEAD and warned[-1] == WARNING_TAIL
+    assert all(re.fullmatch(e, w) for w, e in zip(warned[1:3], REFUSAL[1:3], strict=True))
 
 
 def test_a_commit_skipping_pre_commit_is_refused_at_the_branch_update(repo: Repo) -> None:

@@ -147,6 +147,23 @@ def test_a_project_nested_in_the_repository_is_checked_too(repo: Repo) -> None:
     assert "services/api/handlers/user.py (added) [project " in proc.stderr
 
 
+def test_a_nested_projects_reservations_meet_only_its_own_files(repo: Repo) -> None:
+    """A file beside the nested project, whose path has the same length and the same
+    tail, is not its file; a staged file outside it, listed first, does not end the check
+    of the files inside it."""
+    install(repo)
+    sub = repo.path / "services" / "api"
+    sub.mkdir(parents=True)
+    repo.reserve("bob", "handlers/**", root=str(sub))
+    repo.add("services/web/handlers/user.py")  # "services/web" is as long as "services/api"
+    assert repo.commit("alice").returncode == 0
+    repo.add("docs/a.md", "services/api/handlers/user.py")  # docs/ sorts first
+    proc = repo.commit("alice")
+    assert proc.returncode != 0
+    assert "services/api/handlers/user.py (added) [project " in proc.stderr
+    assert "docs/a.md" not in proc.stderr
+
+
 # --- modes and bypasses ----------------------------------------------------------------
 
 
