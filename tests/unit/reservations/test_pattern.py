@@ -174,6 +174,29 @@ def test_overlap_witness_is_readable() -> None:
     assert overlap_witness(compile(".*"), compile("*")) == ".x"  # never "." or ".."
 
 
+@pytest.mark.parametrize(
+    ("a", "b", "witness"),
+    [
+        ("src/*.", "src/a*", "src/a."),  # a name may end in a dot
+        ("src/.?.", "src/..?", "src/..."),  # three dots are a name
+        ("src/x*", "src/*.", "src/x."),
+        ("src/..*", "src/*..", "src/..."),  # ".." first found, then three dots: shortest
+        ("src/.?", "src/?.", None),  # their only common name would be ".."
+        ("src/?", "src/.*", None),  # ... or "."
+    ],
+)
+def test_names_of_dots_follow_the_dot_rule(a: str, b: str, witness: str | None) -> None:
+    """The empty name, "." and ".." are no names (a path never has such a segment); every other
+    string of dots is, and a name may end in a dot: the search counts the dots read."""
+    assert overlap_witness(compile(a), compile(b)) == witness
+    assert overlap(compile(a), compile(b)) is (witness is not None)
+
+
+def test_a_witness_reads_x_for_each_wildcard() -> None:
+    assert overlap_witness(compile("src/*.py"), compile("src/**")) == "src/x.py"
+    assert overlap_witness(compile("src/?"), compile("src/**")) == "src/x"
+
+
 def test_compiled_encoding() -> None:
     assert compile("src/**/*.py") == ["", "src", 0, [1, ".py"]]
     assert compile("app/") == ["/", "app"]
