@@ -197,6 +197,29 @@ def test_a_witness_reads_x_for_each_wildcard() -> None:
     assert overlap_witness(compile("src/?"), compile("src/**")) == "src/x"
 
 
+@pytest.mark.parametrize(
+    ("cls", "picked"),
+    [
+        ("[_-x]", "x"),  # the pleasant ones first: x, a, 0, _
+        ("[a-c]", "a"),
+        ("[0-5]", "0"),
+        ("[_-`]", "_"),
+        ("[b-d]", "b"),  # else the first printable character of the first range
+        ("[,-.]", ","),  # never "." while another is there
+        ("[.c]", "c"),  # ... even in a later range
+        ("[ -#]", "!"),  # printable: not the space
+        ("[\x01-\x05]", "\x01"),  # nothing printable: the first there is
+    ],
+)
+def test_a_witness_picks_a_pleasant_character_of_each_class(cls: str, picked: str) -> None:
+    """The character a witness shows for a class is in the class (so both patterns match
+    the witness), the most readable one there."""
+    a, b = compile(f"src/{cls}"), compile("src/*")
+    witness = overlap_witness(a, b)
+    assert witness == f"src/{picked}"
+    assert matches(a, witness) and matches(b, witness)
+
+
 def test_compiled_encoding() -> None:
     assert compile("src/**/*.py") == ["", "src", 0, [1, ".py"]]
     assert compile("app/") == ["/", "app"]
