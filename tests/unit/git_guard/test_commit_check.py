@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from agent_hooks import liveness, repository, writers
-from agent_hooks.leases import lease_store, writer_cards
+from agent_hooks.leases import lease_release, lease_store, writer_cards
 from agent_hooks.reservations import reservation_store
 from guard_repo import BYPASS_WORDS, Repo, dead_pid, init_repo, install
 from hook_runner import HookRunner
@@ -167,6 +167,33 @@ def test_leases_off_by_the_repositorys_setting_never_refuse(repo: Repo) -> None:
     assert repo.commit("alice").returncode != 0  # leases on: refused
     reservation_store.set_setting(repo.state_dir, str(repo.path), "lease_minutes", 0, time.time())
     assert repo.commit("alice").returncode == 0
+
+
+def test_leases_off_refuse_nothing_while_reservations_are_checked(repo: Repo) -> None:
+    """With leases off, a lease left in the ledger refuses no commit, even while another
+    agent's reservation elsewhere makes the guard look at every staged file."""
+    repo.lease("dave", "src/app.py")
+    repo.reserve("carol", "docs/**")
+    reservation_store.set_setting(repo.state_dir, str(repo.path), "lease_minutes", 0, time.time())
+    repo.write("src/app.py", "dave's edit\n")
+    repo.git("add", "-A")
+    proc = repo.commit("alice")
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_a_subagents_lease_is_named_as_its_card_describes_it(repo: Repo) -> None:
+    """The refusal names a subagent holder by what the Agent call said it does (its
+    writer card), as the edit gate does."""
+    sub = writers.Writer("bob", "c-1", "a4d71bd7e0")
+    lease_release.describe_writer(
+        repo.ledger, sub, description="fix login", name=None, now=time.time()
+    )
+    repo.lease("bob", "src/app.py", "c-1", "a4d71bd7e0")
+    repo.write("src/app.py", "the subagent's edit\n")
+    repo.git("add", "-A")
+    proc = repo.commit("alice")
+    assert proc.returncode != 0
+    assert 'being changed by the subagent "fix login" (a4d71bd7) of agent "bob"' in proc.stderr
 
 
 def test_a_lease_the_edit_gate_took_refuses_the_commit(repo: Repo) -> None:

@@ -172,6 +172,9 @@ def test_overlap_witness_is_readable() -> None:
     assert overlap_witness(compile("src/a*"), compile("src/*b")) == "src/ab"
     assert overlap_witness(compile("src/"), compile("src")) == "src/x"
     assert overlap_witness(compile(".*"), compile("*")) == ".x"  # never "." or ".."
+    assert overlap_witness(compile("src/*"), compile("src/*")) == "src/x"  # never ""
+    assert overlap_witness(compile("src/"), compile("src/a")) == "src/a"  # no deeper than needed
+    assert overlap_witness(compile("**"), compile("**")) == "x"
 
 
 @pytest.mark.parametrize(
