@@ -100,6 +100,22 @@ def test_the_refusal_says_exactly_what_is_held_and_what_to_do(repo: Repo) -> Non
     assert all(re.fullmatch(e, w) for w, e in zip(warned[1:3], REFUSAL[1:3], strict=True))
 
 
+def test_every_holder_of_one_path_is_named_on_its_line(repo: Repo) -> None:
+    """A file reserved by one agent and leased by another: one line names both, the
+    reservation first, joined by "; "."""
+    repo.reserve("carol", "src/**")
+    repo.lease("bob", "src/app.py")
+    repo.write("src/app.py", "bob's half-done edit\n")
+    repo.git("add", "-A")
+    proc = repo.commit("alice")
+    line = next(ln for ln in proc.stderr.splitlines() if ln.startswith("  - src/app.py"))
+    assert re.fullmatch(
+        r'  - src/app\.py \(modified\): agent "carol" holds src/\*\* \(.*\); '
+        r'being changed by agent "bob" \(.*\)',
+        line,
+    ), line
+
+
 def test_a_commit_skipping_pre_commit_is_refused_at_the_branch_update(repo: Repo) -> None:
     half_done(repo)
     repo.git("add", "-A")
@@ -235,6 +251,22 @@ def test_a_dead_holders_reservation_refuses_only_with_keep(repo: Repo) -> None:
     repo.add("docs/d.md")
     proc = repo.commit("alice")
     assert proc.returncode != 0 and 'agent "bob" holds docs/**' in proc.stderr
+
+
+def test_a_holder_on_another_host_is_judged_by_the_repositorys_lease_minutes(
+    repo: Repo,
+) -> None:
+    """With `lease_minutes` 30 in the repository's settings, a holder on another host
+    heard from 15 minutes ago still counts (the default 10 would have let it go)."""
+    remote = {"pid": 4242, "start": 1, "host": "other-box/boot-id/pid:[4026531836]"}
+    repo.reserve("bob", "src/**", holder=remote)
+    reservation_store.set_setting(repo.state_dir, str(repo.path), "lease_minutes", 30, time.time())
+    writer_cards.heartbeat(repo.ledger, writers.Writer("bob", None), None, time.time())
+    heard = time.time() - 15 * 60
+    os.utime(writer_cards.writer_path(repo.ledger, "bob"), (heard, heard))
+    repo.add("src/app.py")
+    proc = repo.commit("alice")
+    assert proc.returncode != 0 and 'agent "bob" holds src/**' in proc.stderr
 
 
 def test_a_holder_on_another_host_refuses_while_it_was_heard_from(repo: Repo) -> None:

@@ -8,6 +8,7 @@ holds those paths, for the holder itself, and with the bypass env var (for peopl
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -324,6 +325,30 @@ def test_a_worktree_checks_the_repositorys_ledger(repo: Repo, tmp_path: Path) ->
 
 
 # --- pure parts ------------------------------------------------------------------------
+
+
+def test_one_transaction_moving_several_branches_names_the_branch_of_each_path(
+    repo: Repo,
+) -> None:
+    """`git update-ref --stdin` moves main and a new-born `other` together onto `side`'s
+    commit: each path held is reported once per branch that would change it, prefixed
+    with that branch (one branch alone needs no prefix)."""
+    repo.git("branch", "other")
+    repo.reserve("bob", "src/**")
+    side = repo.head("side")
+    script = f"start\nupdate refs/heads/main {side}\nupdate refs/heads/other {side}\ncommit\n"
+    proc = subprocess.run(
+        ["git", "update-ref", "--stdin"],
+        cwd=repo.path,
+        env=repo.env("alice"),
+        input=script,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode != 0
+    lines = [ln for ln in proc.stderr.splitlines() if ln.startswith("  - ")]
+    assert [ln.split(" (")[0] for ln in lines] == ["  - main: src/a.py", "  - other: src/a.py"]
 
 
 def test_parse_updates_keeps_local_branches_set_to_an_object() -> None:
