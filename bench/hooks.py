@@ -5,6 +5,7 @@ of a shared machine cancels out. Prints median ratios; exits 0 (it is a report,
 not a test). The budget for PreToolUse and PostToolUse is 1.5x.
 
     python bench/hooks.py [--runs 60] [--python /abs/python] [--remote] [--scale]
+                          [--against CHECKOUT]
 
 Claude Code's cases run `entry.pyc <Event>`; Codex's and Gemini CLI's run `entry.pyc codex
 <Event>` and `entry.pyc gemini <Event>` on their captured payloads
@@ -25,6 +26,10 @@ with a second machine (a clone with its own HOME and AGENT_HOOKS_HOST) that hold
 50 leases, so PreToolUse reads the view of the other machine's leases (no
 reservation: what those cost is --scale's), and starts the detached sync whenever it is due (every 15 s) as it would
 in use; plus an edit of a file the other machine leases (told in the context).
+
+--against CHECKOUT runs Claude Code's cases with another checkout's hooks too (e.g. a
+`git worktree` of an earlier commit; in a project and HOME of their own), each case's
+run beside this checkout's, run after run, so the two ratios meet the same machine.
 
 --scale adds the scale cases: PreToolUse (a Write, and a Bash command, into a
 directory where others hold things) and PostToolUse (a Bash command that changed
@@ -52,11 +57,11 @@ ENTRY = ROOT / "hooks" / "entry.py"
 PAYLOADS = ROOT / "tests" / "fixtures" / "payloads"
 
 
-def compiled_entry(python: str, tmp: Path) -> Path:
+def compiled_entry(python: str, tmp: Path, checkout: Path = ROOT) -> Path:
     """`hooks/entry.py` compiled by `python` as install.sh compiles it, in a directory
-    whose `../src` is this checkout's."""
+    whose `../src` is the checkout's (this one's unless told)."""
     (tmp / "hooks").mkdir()
-    (tmp / "src").symlink_to(ROOT / "src")
+    (tmp / "src").symlink_to(checkout.resolve() / "src")
     target = tmp / "hooks" / "entry.pyc"
     subprocess.run(
         [
@@ -64,7 +69,7 @@ def compiled_entry(python: str, tmp: Path) -> Path:
             "-I",
             "-c",
             "import py_compile, sys; py_compile.compile(*sys.argv[1:3], doraise=True)",
-            str(ENTRY),
+            str(checkout.resolve() / "hooks" / "entry.py"),
             str(target),
         ],
         check=True,
@@ -118,19 +123,62 @@ def compare(
     env: dict[str, str],
     runs: int,
     prepare: dict[str, Callable[[int], object]] | None = None,
+    envs: dict[str, dict[str, str]] | None = None,
 ) -> dict[str, float]:
-    """Median ratio per case; `prepare[name](n)` runs (untimed) before run n of a case."""
+    """Median ratio per case; `prepare[name](n)` runs (untimed) before run n of a case;
+    `envs[name]`, when given, is that case's environment instead of `env`."""
     baseline = [python, "-I", "-S", "-c", "pass"]
     ratios: dict[str, list[float]] = {name: [] for name in cases}
-    for cmd, stdin in cases.values():  # warm caches (.pyc, page cache)
-        wall(cmd, stdin, env)
+    where = {name: (envs or {}).get(name, env) for name in cases}
+    for name, (cmd, stdin) in cases.items():  # warm caches (.pyc, page cache)
+        wall(cmd, stdin, where[name])
     for n in range(runs):
         for name, (cmd, stdin) in cases.items():
             if prepare and name in prepare:
                 prepare[name](n)
-            base = wall(baseline, stdin, env)
-            ratios[name].append(wall(cmd, stdin, env) / base)
+            base = wall(baseline, stdin, where[name])
+            ratios[name].append(wall(cmd, stdin, where[name]) / base)
     return {name: statistics.median(values) for name, values in ratios.items()}
+
+
+def against_cases(
+    python: str, tmp: Path, checkout: Path, names: dict[str, tuple[str, str, str | None]]
+) -> tuple[
+    dict[str, tuple[list[str], Path]], dict[str, dict[str, str]], dict[str, Callable[[int], object]]
+]:
+    """Claude Code's cases (`names`: case -> event, payload, the file it leases anew each
+    run) run by another checkout's hooks, in a project and HOME of their own (an earlier
+    release's state and ledger never meet this one's); keyed `<case> @ <checkout>`."""
+    base = tmp / "against"
+    base.mkdir()
+    hook = [python, "-IS", str(compiled_entry(python, base, checkout))]
+    project = base / "project"
+    (project / ".git").mkdir(parents=True)
+    (project / "a.txt").write_text("alpha\nline two\n")
+    env = {
+        "HOME": str(base / "home"),
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "AGENT_NAME": "bench__cc_me",
+        "CLAUDE_PROJECT_DIR": str(project),
+    }
+    subprocess.run(
+        [*hook, "SessionStart"],
+        stdin=payload_file(base, "SessionStart_startup", project).open("rb"),
+        stdout=subprocess.DEVNULL,
+        env=env,
+        check=True,
+    )
+    label = checkout.name
+    cases: dict[str, tuple[list[str], Path]] = {}
+    prepare: dict[str, Callable[[int], object]] = {}
+    for name, (event, fixture, lease) in names.items():
+        key = f"{name} @ {label}"
+        cases[key] = ([*hook, event], payload_file(base, fixture, project))
+        if lease is not None:
+            prepare[key] = fresh_lease(project / ".git" / "agent-hooks", lease)
+        elif name == "PostToolUse Edit":
+            prepare[key] = lambda n: (project / "a.txt").write_text(f"alpha {n}\nline two\n")
+    return cases, dict.fromkeys(cases, env), prepare
 
 
 def seed_reservations(env: dict[str, str], project: Path, agents: range, each: int) -> None:
@@ -283,6 +331,12 @@ def main() -> int:
     parser.add_argument(
         "--remote", action="store_true", help="also the ledger shared with another machine"
     )
+    parser.add_argument(
+        "--against",
+        type=Path,
+        metavar="CHECKOUT",
+        help="also Claude Code's cases run by another checkout's hooks, side by side",
+    )
     args = parser.parse_args()
     python = args.python
     with tempfile.TemporaryDirectory() as tmpdir:
@@ -370,7 +424,25 @@ def main() -> int:
                     prepare[name] = lambda n: (project / "c.txt").write_text(f"alpha {n}\n")
         for rel in ("c.txt", "d.txt"):
             (project / rel).write_text("alpha\nline two\n")
-        one = compare(python, cases, env, args.runs, prepare)
+        envs: dict[str, dict[str, str]] = {}
+        if args.against is not None:  # each case beside the other checkout's, run after run
+            other, envs, other_prepare = against_cases(python, tmp, args.against, {
+                "PreToolUse Write (lease)": ("PreToolUse", "PreToolUse_Write", "a.txt"),
+                "PreToolUse Write (renew)": ("PreToolUse", "PreToolUse_Write", None),
+                "PreToolUse Bash": ("PreToolUse", "PreToolUse_Bash", None),
+                "PostToolUse Edit": ("PostToolUse", "PostToolUse_Edit", None),
+                "PostToolUse Read": ("PostToolUse", "PostToolUse_Read", None),
+                "PostToolUse Bash (lease)": ("PostToolUse", "PostToolUse_Bash", "b.txt"),
+            })  # fmt: skip
+            mixed = {}
+            for name, case in cases.items():
+                mixed[name] = case
+                for key in other:
+                    if key.startswith(f"{name} @ "):
+                        mixed[key] = other[key]
+            cases = mixed
+            prepare.update(other_prepare)
+        one = compare(python, cases, env, args.runs, prepare, envs)
         for name, ratio in one.items():
             budget = (
                 " (budget 1.5x)"

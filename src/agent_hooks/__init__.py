@@ -2,21 +2,24 @@
 
 Importing the package installs `_CachedBytecode`, a finder for agent_hooks' own
 submodules that loads their cached bytecode (`__pycache__/<name>.<tag>.pyc`)
-directly. Every hook is a new process on every tool call, and the standard
-import system spends about 0.29 M instructions per module finding and
+directly: a bare module object holding its functions (a class costs ~65 k
+instructions to create). Every hook is a new process on every tool call, and the
+standard import system spends about 0.29 M instructions per module finding and
 validating a cached module; this finder spends about 0.1 M
 (docs/adr/0005-hot-path-budget.md). Invariants:
 
-* It serves only `agent_hooks.*` modules, and the standard library's `__future__`
-  (which every `from __future__ import annotations` imports at run time), whose
-  cached bytecode is valid exactly
-  as the standard loader judges it: this interpreter's magic number, a
-  timestamp pyc (flags 0) recording the source's current mtime and size. Any
-  other case (no pyc, stale, hash-based, a pycache prefix, a `__main__`)
-  returns None and the standard machinery imports the module (and writes its
-  pyc), so the result is never different, only faster. One case needs no pyc: a
-  package whose `__init__.py` is empty (most of ours) is made without reading,
-  unmarshalling or running anything, left as running its empty code leaves it.
+* It serves only `agent_hooks.*` modules, the standard library's `__future__`
+  (which every `from __future__ import annotations` imports at run time), and the
+  `_json` extension module (found where the standard finder would find it, without
+  listing `lib-dynload`, and loaded by the standard extension loader). Bytecode it
+  serves is valid exactly as the standard loader judges it: this interpreter's
+  magic number, a timestamp pyc (flags 0) recording the source's current mtime
+  and size. Any other case (no pyc, stale, hash-based, a pycache prefix, a
+  `__main__`) returns None and the standard machinery imports the module (and
+  writes its pyc), so the result is never different, only faster. One case needs
+  no pyc: a package whose `__init__.py` is empty (most of ours) is made without
+  reading, unmarshalling or running anything, left as running its empty code
+  leaves it.
 * Modules it loads get the same `__spec__`, `__file__`, `__cached__` and, for
   packages, `__path__` as the standard loader gives them; `get_code` serves
   `python -m`.
@@ -50,6 +53,15 @@ def _install() -> None:
     base = __file__.rpartition("/")[0].rpartition("/")[0]  # the directory holding agent_hooks/
     encodings = getattr(sys.modules.get("encodings"), "__file__", None)  # loaded at start-up
     stdlib = encodings.rpartition("/")[0].rpartition("/")[0] if encodings else None
+    # `_json`, the one extension module the hooks load, where the standard path finder
+    # would find it: the first `lib-dynload` directory on the path (no earlier entry
+    # holds a `_json`); None when it is built in or there is no such directory.
+    dynload = [entry for entry in sys.path if entry.endswith("/lib-dynload")]
+    accelerator = (
+        f"{dynload[0]}/_json{external.EXTENSION_SUFFIXES[0]}"
+        if dynload and external.EXTENSION_SUFFIXES and "_json" not in sys.builtin_module_names
+        else None
+    )
 
     def read(path: str) -> bytes:
         # 64 KiB at a time: more than any module's bytecode, below the size at which the
@@ -68,82 +80,89 @@ def _install() -> None:
         finally:
             posix.close(fd)
 
-    class _CachedBytecode:
-        @staticmethod
-        def find_spec(
-            name: str,
-            path: "Sequence[str] | None" = None,
-            target: "ModuleType | None" = None,
-        ) -> "ModuleSpec | None":
-            if name == "__future__" and stdlib:  # what `from __future__ import …` imports
-                where = stdlib + "/__future__"
-            elif not name.startswith("agent_hooks.") or name.endswith(".__main__"):
+    def find_spec(
+        name: str,
+        path: "Sequence[str] | None" = None,
+        target: "ModuleType | None" = None,
+    ) -> "ModuleSpec | None":
+        if name == "_json":  # served without listing lib-dynload (~0.2 M instructions)
+            if accelerator is None or not posix.access(accelerator, posix.F_OK):
                 return None
-            else:
-                where = base + "/" + name.replace(".", "/")
-            # A package before a module of the same name, as the standard finder; asked
-            # with access(), which raises nothing (a failed stat's OSError costs as much as
-            # the stat).
-            if posix.access(where + "/__init__.py", posix.F_OK):
-                source, folder, stem, package = where + "/__init__.py", where, "__init__", True
-            else:
-                source = where + ".py"
-                folder, _, stem = where.rpartition("/")
-                package = False
+            loader = external.ExtensionFileLoader(name, accelerator)
+            found: ModuleSpec = external.spec_from_file_location(name, accelerator, loader=loader)
+            return found
+        if name == "__future__" and stdlib:  # what `from __future__ import …` imports
+            where = stdlib + "/__future__"
+        elif not name.startswith("agent_hooks.") or name.endswith(".__main__"):
+            return None
+        else:
+            where = base + "/" + name.replace(".", "/")
+        # A package before a module of the same name, as the standard finder; asked
+        # with access(), which raises nothing (a failed stat's OSError costs as much as
+        # the stat).
+        if posix.access(where + "/__init__.py", posix.F_OK):
+            source, folder, stem, package = where + "/__init__.py", where, "__init__", True
+        else:
+            source = where + ".py"
+            folder, _, stem = where.rpartition("/")
+            package = False
+        try:
+            st = posix.stat(source)
+        except OSError:
+            return None
+        cached = f"{folder}/__pycache__/{stem}.{tag}.pyc"
+        empty = package and st.st_size == 0
+        if empty:
+            data = b""  # an empty __init__: nothing to read, unmarshal or run
+        else:
             try:
-                st = posix.stat(source)
+                data = read(cached)
             except OSError:
                 return None
-            cached = f"{folder}/__pycache__/{stem}.{tag}.pyc"
-            empty = package and st.st_size == 0
-            if empty:
-                data = b""  # an empty __init__: nothing to read, unmarshal or run
-            else:
-                try:
-                    data = read(cached)
-                except OSError:
-                    return None
-            if not empty and (
-                len(data) < 16
-                or data[:4] != magic
-                or data[4:8] != b"\0\0\0\0"
-                or int.from_bytes(data[8:12], "little") != int(st.st_mtime) & 0xFFFFFFFF
-                or int.from_bytes(data[12:16], "little") != st.st_size & 0xFFFFFFFF
-            ):
-                return None
-            spec: ModuleSpec = make_spec(
-                name, _CachedBytecode, origin=source, loader_state=data, is_package=package
-            )
-            spec.has_location = True
-            spec.cached = cached
-            if package:
-                spec.submodule_search_locations = [where]
-            return spec
-
-        @staticmethod
-        def create_module(spec: "ModuleSpec") -> None:
+        if not empty and (
+            len(data) < 16
+            or data[:4] != magic
+            or data[4:8] != b"\0\0\0\0"
+            or int.from_bytes(data[8:12], "little") != int(st.st_mtime) & 0xFFFFFFFF
+            or int.from_bytes(data[12:16], "little") != st.st_size & 0xFFFFFFFF
+        ):
             return None
+        spec: ModuleSpec = make_spec(
+            name, finder, origin=source, loader_state=data, is_package=package
+        )
+        spec.has_location = True
+        spec.cached = cached
+        if package:
+            spec.submodule_search_locations = [where]
+        return spec
 
-        @staticmethod
-        def exec_module(module: "ModuleType") -> None:
-            spec = module.__spec__
-            assert spec is not None
-            if spec.loader_state:
-                exec(marshal.loads(memoryview(spec.loader_state)[16:]), module.__dict__)
-            else:  # an empty __init__: what running its empty code leaves
-                module.__builtins__ = __builtins__  # type: ignore[attr-defined]
-            spec.loader_state = None
+    def create_module(spec: "ModuleSpec") -> None:
+        return None
 
-        @staticmethod
-        def get_code(name: str) -> "CodeType":
-            spec = _CachedBytecode.find_spec(name)
-            if spec is None:
-                raise ImportError(f"no cached bytecode for {name}", name=name)
-            if not spec.loader_state:
-                empty: CodeType = compile("", spec.origin or name, "exec")
-                return empty
-            code: CodeType = marshal.loads(memoryview(spec.loader_state)[16:])
-            return code
+    def exec_module(module: "ModuleType") -> None:
+        spec = module.__spec__
+        assert spec is not None
+        if spec.loader_state:
+            exec(marshal.loads(memoryview(spec.loader_state)[16:]), module.__dict__)
+        else:  # an empty __init__: what running its empty code leaves
+            module.__builtins__ = __builtins__  # type: ignore[attr-defined]
+        spec.loader_state = None
+
+    def get_code(name: str) -> "CodeType":
+        spec = find_spec(name)
+        if spec is None:
+            raise ImportError(f"no cached bytecode for {name}", name=name)
+        if not spec.loader_state:
+            empty: CodeType = compile("", spec.origin or name, "exec")
+            return empty
+        code: CodeType = marshal.loads(memoryview(spec.loader_state)[16:])
+        return code
+
+    # The finder and loader (its name is what `__loader__.__name__` shows).
+    finder = type(sys)("_CachedBytecode")
+    vars(finder).update(
+        find_spec=find_spec, create_module=create_module, exec_module=exec_module, get_code=get_code
+    )
 
     def preload(names: "Sequence[str]") -> None:
         modules = sys.modules
@@ -157,12 +176,12 @@ def _install() -> None:
                 preload((parent,))
                 if parent not in modules:
                     return
-            spec = _CachedBytecode.find_spec(name)
+            spec = find_spec(name)
             if spec is None:
                 return  # not cached yet: the ordinary import takes over from here
             module = type(sys)(name)
             module.__spec__ = spec
-            module.__loader__ = _CachedBytecode  # type: ignore[assignment]
+            module.__loader__ = finder
             module.__file__ = spec.origin
             module.__cached__ = spec.cached  # type: ignore[attr-defined]
             if spec.submodule_search_locations is not None:
@@ -172,13 +191,13 @@ def _install() -> None:
                 module.__package__ = name.rpartition(".")[0]
             modules[name] = module
             try:
-                _CachedBytecode.exec_module(module)
+                exec_module(module)
             except BaseException:
                 del modules[name]
                 raise
             setattr(modules[parent], child, module)
 
-    sys.meta_path.insert(0, _CachedBytecode)
+    sys.meta_path.insert(0, finder)
     _PRELOAD.append(preload)
 
 

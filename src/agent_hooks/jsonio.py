@@ -28,22 +28,23 @@ if TYPE_CHECKING:
 _WHITESPACE = " \t\n\r"
 
 
-class _DecoderContext:
-    """The attribute bag `_json.make_scanner` reads its settings from."""
-
-    strict = True
-    object_hook = None
-    object_pairs_hook = None
-    parse_float = float
-    parse_int = int
-    memo: dict[str, str] = {}  # noqa: RUF012 (read by the C scanner, never mutated here)
-
-    @staticmethod
-    def parse_constant(name: str) -> float:
-        raise ValueError(f"JSON constant {name} is not allowed")
+def _no_constants(name: str) -> float:
+    raise ValueError(f"JSON constant {name} is not allowed")
 
 
-_scan = _json.make_scanner(_DecoderContext())  # type: ignore[arg-type]
+# The settings `_json.make_scanner` reads as attributes, on a bare module object: a class
+# made to hold them costs ~65 k instructions to create, on every hook's start.
+_settings = type(_json)("agent_hooks.jsonio.decoder_settings")
+vars(_settings).update(
+    strict=True,
+    object_hook=None,
+    object_pairs_hook=None,
+    parse_float=float,
+    parse_int=int,
+    parse_constant=_no_constants,
+    memo={},
+)
+_scan = _json.make_scanner(_settings)  # type: ignore[arg-type]
 
 
 def _reject_nonfinite(obj: object) -> object:

@@ -7,6 +7,7 @@ pyc files can be made stale, removed or broken without touching the real tree.
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import shutil
@@ -43,7 +44,7 @@ def run(src: Path, code: str, *flags: str) -> dict[str, object]:
 DESCRIBE = """
 import agent_hooks.switches as m, agent_hooks.reservations as pkg
 print(json.dumps({
-    "loader": type(m.__loader__).__name__ if not isinstance(m.__loader__, type) else m.__loader__.__name__,
+    "loader": getattr(m.__loader__, "__name__", type(m.__loader__).__name__),
     "file": m.__file__, "cached": m.__cached__, "package": m.__package__,
     "spec": [m.__spec__.name, m.__spec__.origin, m.__spec__.cached],
     "path": list(pkg.__path__), "pkg_package": pkg.__package__, "value": m.ON,
@@ -160,6 +161,50 @@ def test_future_is_served_from_the_standard_librarys_bytecode(src: Path) -> None
     assert out["loader"] == "_CachedBytecode"
     assert out["file"] == out["std"] and str(out["file"]).endswith("/__future__.py")
     assert out["flag"] == 16777216  # CO_FUTURE_ANNOTATIONS
+
+
+JSON_ACCELERATOR = """
+import _json
+print(repr({
+    "loader": type(_json.__loader__).__name__, "file": _json.__file__,
+    "spec": [_json.__spec__.name, _json.__spec__.origin, _json.__spec__.has_location,
+             _json.__spec__.cached, _json.__spec__.parent, type(_json.__spec__.loader).__name__],
+    "finders": [getattr(f, "__name__", type(f).__name__) for f in sys.meta_path],
+    "searched": any(p.endswith("/lib-dynload") for p in sys.path_importer_cache),
+}))
+"""
+
+
+def run_fresh(src: Path, code: str) -> dict[str, object]:
+    """`run` without importing `json` first (it would load `_json` before the test does)."""
+    script = f"import sys\nsys.path.insert(0, {str(src)!r})\n{code}"
+    proc = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", script], capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 0, proc.stderr
+    out: dict[str, object] = ast.literal_eval(proc.stdout.strip().splitlines()[-1])
+    return out
+
+
+def test_json_accelerator_is_found_without_the_path_search_and_is_the_same_module(
+    src: Path,
+) -> None:
+    """`_json` (the one extension module the hooks load) is found by the finder where the
+    standard path finder finds it, without listing `lib-dynload`, loaded by the standard
+    extension loader, with the same spec."""
+    run(src, "import agent_hooks.posix_fs\nprint('{}')")  # writes the package's pyc files
+    standard = run_fresh(src, JSON_ACCELERATOR)
+    ours = run_fresh(src, "import agent_hooks\n" + JSON_ACCELERATOR)
+    assert standard["finders"][0] != "_CachedBytecode" and ours["finders"][0] == "_CachedBytecode"
+    assert standard["searched"] and not ours["searched"]  # lib-dynload never listed
+    assert ours["loader"] == standard["loader"] == "ExtensionFileLoader"
+    assert ours["file"] == standard["file"] and ours["spec"] == standard["spec"]
+    assert "/lib-dynload/_json" in str(ours["file"])
+    # Asked by name, the finder answers for `_json` alone among the standard library.
+    probe = run(src, "import agent_hooks\nf = sys.meta_path[0]\nprint(json.dumps({"
+                "'json': f.find_spec('_json') is not None, 'other': f.find_spec('_csv'), "
+                "'os': f.find_spec('os')}))")  # fmt: skip
+    assert probe == {"json": True, "other": None, "os": None}
 
 
 EMPTY_PACKAGE = """

@@ -15,9 +15,9 @@ Invariants:
   `commondir`) and runs nothing: it is on the hot path.
 * The ledger directory is created 0700 and must be a real directory: a symlink
   planted at `<common>/agent-hooks` is refused (`StorageError`), never followed.
-* A ledger written by an earlier release at the old location is merged into the
-  repository's ledger on first use (`adopt_legacy`), nothing lost: its file is
-  kept, renamed `reservations.json.migrated-<UTC>`.
+* A ledger written by an earlier release at the old location (`has_legacy`) is
+  merged into the repository's ledger on first use
+  (`reservation_store.adopt_legacy`), nothing lost.
 """
 
 from __future__ import annotations
@@ -69,48 +69,6 @@ def ensure(path: str) -> None:
         return
     if mode != fs.S_IFDIR:
         raise storage.StorageError(f"{path} is not a directory (a symlink?); refusing to use it")
-
-
-def adopt_legacy(state_dir: str, project_root: str, now: float) -> list[str]:
-    """Merge what an earlier release left at the old location into the repository's
-    ledger (caller holds the ledger's lock); return notes on what was adopted."""
-    from agent_hooks import storage
-
-    target = directory(state_dir, project_root)
-    old_dir = legacy_directory(state_dir, project_root)
-    if old_dir == target:
-        return []
-    old = fs.join(old_dir, TRUTH)
-    try:
-        loaded = storage.load_json_object(old)
-    except OSError:
-        return []
-    if loaded.doc is None and loaded.problem is None:
-        return []
-    notes: list[str] = []
-    found = loaded.doc.get("reservations") if loaded.doc else None
-    if isinstance(found, list) and found:
-        new = fs.join(target, TRUTH)
-        present = storage.load_json_object(new, recover_at=now)  # a corrupt one is kept aside
-        if present.problem:
-            notes.append(
-                f"the repository's ledger was not valid JSON ({present.problem}); "
-                f"it was moved to {present.moved_to}"
-            )
-        current = present.doc or {}
-        held = current.get("reservations")
-        held = held if isinstance(held, list) else []
-        ids = {r.get("id") for r in held if isinstance(r, dict)}
-        adopted = [r for r in found if isinstance(r, dict) and r.get("id") not in ids]
-        current["reservations"] = held + adopted
-        if loaded.doc and loaded.doc.get("strict") is True:
-            current["strict"] = True
-        storage.write_json_atomic(new, current)
-        from agent_hooks.wording import plural
-
-        notes.append(f"adopted {plural(len(adopted), 'reservation')} from {old}")
-    posix.rename(old, f"{old}.migrated-{storage.utc_stamp(now)}")
-    return notes
 
 
 def has_legacy(state_dir: str, project_root: str) -> bool:

@@ -24,7 +24,7 @@ Invariants:
   reservations (the seed ADR's `reservations` field, which other tools read),
   and an issue-like reason fills the agent's `issue_id` if it had none.
 * The first write to a repository's ledger adopts what an earlier release left
-  at the old per-HOME location (`ledger_location.adopt_legacy`).
+  at the old per-HOME location (`adopt_legacy`).
 * A ledger shared with other machines (its `remote` setting, docs/adr/0016)
   changes through `ledger.shared_reservations`: a reserve, release or renew
   goes to the remote first (the same operation, planned against the remote
@@ -44,6 +44,7 @@ from agent_hooks import identity, liveness, storage
 from agent_hooks.agents import state_file
 from agent_hooks.ledger import ledger_location
 from agent_hooks.reservations import index_build, reservation, reservation_index
+from agent_hooks.wording import plural
 
 Reservation = dict[str, Any]
 SCHEMA_VERSION = 2
@@ -185,7 +186,7 @@ def _locked(
         )
     outcome = Outcome()
     try:
-        outcome.notes += ledger_location.adopt_legacy(state_dir, project_root, now)
+        outcome.notes += adopt_legacy(state_dir, project_root, now)
         loaded = reservation_index.load_truth(directory, recover_at=now)
         if loaded.problem:
             outcome.notes.append(
@@ -524,6 +525,46 @@ def set_setting(state_dir: str, project_root: str, name: str, value: Any, now: f
         return changed
 
     return _locked(state_dir, project_root, now, operate)
+
+
+def adopt_legacy(state_dir: str, project_root: str, now: float) -> list[str]:
+    """Merge what an earlier release left at the old per-HOME location into the
+    repository's ledger (caller holds the ledger's lock); return notes on what was
+    adopted. Nothing is lost: the old file is kept, renamed
+    `reservations.json.migrated-<UTC>`."""
+    target = ledger_location.directory(state_dir, project_root)
+    old_dir = ledger_location.legacy_directory(state_dir, project_root)
+    if old_dir == target:
+        return []
+    old = os.path.join(old_dir, ledger_location.TRUTH)
+    try:
+        loaded = storage.load_json_object(old)
+    except OSError:
+        return []
+    if loaded.doc is None and loaded.problem is None:
+        return []
+    notes: list[str] = []
+    found = loaded.doc.get("reservations") if loaded.doc else None
+    if isinstance(found, list) and found:
+        new = os.path.join(target, ledger_location.TRUTH)
+        present = storage.load_json_object(new, recover_at=now)  # a corrupt one is kept aside
+        if present.problem:
+            notes.append(
+                f"the repository's ledger was not valid JSON ({present.problem}); "
+                f"it was moved to {present.moved_to}"
+            )
+        current = present.doc or {}
+        held = current.get("reservations")
+        held = held if isinstance(held, list) else []
+        ids = {r.get("id") for r in held if isinstance(r, dict)}
+        adopted = [r for r in found if isinstance(r, dict) and r.get("id") not in ids]
+        current["reservations"] = held + adopted
+        if loaded.doc and loaded.doc.get("strict") is True:
+            current["strict"] = True
+        storage.write_json_atomic(new, current)
+        notes.append(f"adopted {plural(len(adopted), 'reservation')} from {old}")
+    os.rename(old, f"{old}.migrated-{storage.utc_stamp(now)}")
+    return notes
 
 
 def adopt(state_dir: str, project_root: str, now: float) -> Outcome:

@@ -163,7 +163,7 @@ def test_a_store_write_through_a_planted_symlink_is_refused(
     assert list((tmp_path / "elsewhere").iterdir()) == []
 
 
-# --- adopt_legacy ------------------------------------------------------------------------------
+# --- reservation_store.adopt_legacy ----------------------------------------------------------
 
 
 def test_adoption_merges_once_keeps_ids_and_the_old_file(
@@ -180,7 +180,7 @@ def test_adoption_merges_once_keeps_ids_and_the_old_file(
     storage.write_json_atomic(os.path.join(target, ledger_location.TRUTH), {"reservations": [
         entry("r-2", "bob", "docs/**"), entry("r-3", "carol", "lib/**")]})  # fmt: skip
     assert ledger_location.has_legacy(state, wt) and not ledger_location.has_legacy(state, main)
-    notes = ledger_location.adopt_legacy(state, wt, NOW)
+    notes = reservation_store.adopt_legacy(state, wt, NOW)
     assert notes == [f"adopted 1 reservation from {old}"]
     assert ids(target) == ["r-2", "r-3", "r-1"]
     assert json.loads(Path(target, ledger_location.TRUTH).read_text())["strict"] is True
@@ -188,7 +188,7 @@ def test_adoption_merges_once_keeps_ids_and_the_old_file(
     [kept] = glob.glob(f"{old}.migrated-*")
     assert kept == f"{old}.migrated-{storage.utc_stamp(NOW)}"
     assert [r["id"] for r in json.loads(Path(kept).read_text())["reservations"]] == ["r-1", "r-2"]
-    assert ledger_location.adopt_legacy(state, wt, NOW + 60) == []
+    assert reservation_store.adopt_legacy(state, wt, NOW + 60) == []
     assert ids(target) == ["r-2", "r-3", "r-1"]
 
 
@@ -208,11 +208,11 @@ def test_adoption_through_the_store_makes_old_reservations_bind(
 
 def test_nothing_to_adopt(repos: tuple[str, str], state_dir: Path, tmp_path: Path) -> None:
     """No old ledger, or a project outside git (its ledger *is* the old location)."""
-    assert ledger_location.adopt_legacy(str(state_dir), repos[0], NOW) == []
+    assert reservation_store.adopt_legacy(str(state_dir), repos[0], NOW) == []
     plain = str(tmp_path / "plain")
     os.mkdir(plain)
     old = legacy_truth(str(state_dir), plain, {"reservations": [entry("r-1", "a", "x")]})
-    assert ledger_location.adopt_legacy(str(state_dir), plain, NOW) == [] and old.exists()
+    assert reservation_store.adopt_legacy(str(state_dir), plain, NOW) == [] and old.exists()
 
 
 def test_adoption_never_overwrites_a_corrupt_ledger_unseen(
