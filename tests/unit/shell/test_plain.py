@@ -23,6 +23,10 @@ CWD = "/home/dev/proj"
         ("grep -rn a=b, src > out.txt", [f"{CWD}/out.txt"]),
         ("cat > f.py <<'EOF'\nimport os\nos.remove($(x))\nEOF", [f"{CWD}/f.py"]),
         ('cat <<"END" >> notes\n`rm -rf /`\n\nEND\n', [f"{CWD}/notes"]),
+        ("cat > f <<'E'\nx\nE", [f"{CWD}/f"]),  # the shortest quoted delimiter
+        ("cat > f <<'EOF'\nEOF\n", [f"{CWD}/f"]),  # an empty body, a final newline
+        ("echo " + "a" * (1024 - 9) + " > f", [f"{CWD}/f"]),  # as long as plain reads
+        ("cat > f <<'EOF'\n" + "x" * (65536 - 4) + "\nEOF", [f"{CWD}/f"]),  # ... its body
     ],
 )
 def test_a_plain_command_writes_its_redirection_targets(command: str, expected: list[str]) -> None:
@@ -56,6 +60,14 @@ def test_a_plain_command_writes_its_redirection_targets(command: str, expected: 
         "cat > f <<'EOF'\nEOF\nrm g\nEOF",  # the delimiter before the last line
         "cat > f <<'EOF'\nx",  # no delimiter line
         "cat > f <<'EOF'\n" + "x\n" * 40000 + "EOF",  # past the body plain reads
+        "echo " + "a" * (1024 - 8) + " > f",  # one character past the line plain reads
+        "cat > f <<'EOF'\n" + "x" * (65536 - 3) + "\nEOF",  # one past the body
+        'cat > f <<\'EOF"\nx\nEOF"',  # the delimiter's quotes do not match
+        "cat > f x<'EOF'\nx\nEOF",  # no `<<`
+        "cat > f <<XEOFX\nx\nEOF",  # no quote
+        "cat > f <<'E$F'\nx\nE$F",  # a delimiter plain does not read
+        "cat > f <<'EOF'\nx\nEOF\ntouch y\nEOF",  # the delimiter ends it early
+        "cat > f <<'EOF'\nx\nEOF\nEOF",
     ],
 )
 def test_anything_else_is_left_to_the_parser(command: str) -> None:
@@ -68,6 +80,9 @@ def test_a_relative_directory_is_left_to_the_parser() -> None:
 
 def test_a_path_past_path_max_is_left_to_the_parser() -> None:
     assert plain.targets("echo hi > f", "/" + "d/" * 2100) is None
+    at_most = "/" + "d" * (plain.PATH_MAX - 3)  # with "/f": exactly PATH_MAX characters
+    assert plain.targets("echo hi > f", at_most) == [at_most + "/f"]
+    assert plain.targets("echo hi > f", at_most + "d") is None
 
 
 def test_its_names_are_commands_the_parser_reads_as_writing_nothing() -> None:

@@ -456,6 +456,23 @@ CASES: list[tuple[str, list[str], list[str]]] = [
         [],
     ),
     ("f() { echo > fn; }; function g { rm gone; }", ["/repo/fn", "entry:/repo/gone"], []),
+    # the head of a compound command: its words' substitutions run, and what follows it
+    # (after `in`, `do`, `]]`) is read as commands again
+    ("case $(touch cw) in esac", ["/repo/cw"], []),
+    ("case x in esac; touch after", ["/repo/after"], []),
+    ("case x in cd) touch y;; esac", ["/repo/y"], []),  # a pattern, not `cd`
+    ("case", [], []),
+    ("case x", [], []),
+    ("for x in $(touch f1) $(touch f2); do :; done", ["/repo/f1", "/repo/f2"], []),
+    ("for x do touch fordo; done", ["/repo/fordo"], []),
+    ("for x in a b", [], []),
+    ("select s do touch seldo; done", ["/repo/seldo"], []),
+    ("select s in $(touch sel); do break; done", ["/repo/sel"], []),
+    ("[[ $(touch t1) == x ]] && touch t2", ["/repo/t1", "/repo/t2"], []),
+    ("[[ -f a ]] && touch after", ["/repo/after"], []),
+    ("[[ $x == touch ]] && echo", [], []),  # `touch` is an operand there
+    ("function f (", [], []),
+    ("function f", [], []),
     # --- garbage
     ("echo 'unbalanced", [], ["unterminated quote"]),
     ('touch ok; echo "abc > x', ["/repo/ok"], ["unterminated quote"]),
