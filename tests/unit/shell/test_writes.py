@@ -473,6 +473,57 @@ CASES: list[tuple[str, list[str], list[str]]] = [
     ("[[ $x == touch ]] && echo", [], []),  # `touch` is an operand there
     ("function f (", [], []),
     ("function f", [], []),
+    # --- options of the commonest writers, long forms and values (mutation testing)
+    (
+        "sed -i --expression=s/a/b/ f1 f2",
+        ["entry:/repo/f1", "/repo/f1", "entry:/repo/f2", "/repo/f2"],
+        [],
+    ),
+    ("sed -i --expression s/a/b/ f1", ["entry:/repo/f1", "/repo/f1"], []),
+    ("sed -i --file script.sed f1", ["entry:/repo/f1", "/repo/f1"], []),
+    ("sed -i --line-length 80 s/a/b/ f1", ["entry:/repo/f1", "/repo/f1"], []),
+    ("sed -i -l 80 s/a/b/ f1", ["entry:/repo/f1", "/repo/f1"], []),
+    ("sed -i.bak s/a/b/ f1", ["entry:/repo/f1", "/repo/f1"], []),
+    (
+        "sort -o - in; sort --output=out2 in; sort --output out3 in",
+        ["/repo/out2", "/repo/out3"],
+        [],
+    ),
+    ("sqlite3 -bail x.db; sqlite3 -bail; sqlite3 '' q", ["/repo/x.db"], []),
+    ("sqlite3 -bail -cmd .x y.db", ["/repo/y.db"], []),
+    ("ln -s a $x", [], ["variable in target $x"]),
+    (
+        "ln -s a dir; echo hi > dir/a",
+        ["entry:/repo/dir", "/repo/dir", "/repo/dir/a", "/repo/a/a"],
+        [],
+    ),
+    # a link `ln -s` makes, and a write through it: into the directory, or at the name
+    (
+        "ln -s /w/real/name.txt dir; echo hi > dir/name.txt",
+        [
+            "entry:/repo/dir",
+            "/repo/dir",
+            "/repo/dir/name.txt",
+            "/w/real/name.txt/name.txt",
+            "/w/real/name.txt",
+        ],
+        [],
+    ),
+    (
+        "ln -sT /w/real/name.txt dir; echo hi > dir/name.txt",
+        ["entry:/repo/dir", "/repo/dir/name.txt", "/w/real/name.txt/name.txt"],
+        [],
+    ),
+    (
+        "ln -s /w/a/ dir/; echo hi > dir/a",
+        ["/repo/dir", "/repo/dir/a", "/w/a/a", "/w/a"],
+        [],
+    ),
+    (
+        "ln -s $x dir; echo hi > dir/name.txt",
+        ["entry:/repo/dir", "/repo/dir", "/repo/dir/name.txt"],
+        ["target through a symlink to an unknown place: /repo/dir/name.txt"],
+    ),
     # --- garbage
     ("echo 'unbalanced", [], ["unterminated quote"]),
     ('touch ok; echo "abc > x', ["/repo/ok"], ["unterminated quote"]),
