@@ -141,6 +141,32 @@ def compare(
     return {name: statistics.median(values) for name, values in ratios.items()}
 
 
+def new_project(base: Path) -> tuple[Path, dict[str, str]]:
+    """A project under `base` (a `.git` directory and `a.txt`) and the environment of the
+    agent `bench__cc_me` working in it, its HOME beside it."""
+    project = base / "project"
+    (project / ".git").mkdir(parents=True)
+    (project / "a.txt").write_text("alpha\nline two\n")
+    env = {
+        "HOME": str(base / "home"),
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "AGENT_NAME": "bench__cc_me",
+        "CLAUDE_PROJECT_DIR": str(project),
+    }
+    return project, env
+
+
+def start_session(hook: list[str], env: dict[str, str], base: Path, project: Path) -> None:
+    """The agent's SessionStart, as Claude Code starts a conversation."""
+    subprocess.run(
+        [*hook, "SessionStart"],
+        stdin=payload_file(base, "SessionStart_startup", project).open("rb"),
+        stdout=subprocess.DEVNULL,
+        env=env,
+        check=True,
+    )
+
+
 def against_cases(
     python: str, tmp: Path, checkout: Path, names: dict[str, tuple[str, str, str | None]]
 ) -> tuple[
@@ -152,22 +178,8 @@ def against_cases(
     base = tmp / "against"
     base.mkdir()
     hook = [python, "-IS", str(compiled_entry(python, base, checkout))]
-    project = base / "project"
-    (project / ".git").mkdir(parents=True)
-    (project / "a.txt").write_text("alpha\nline two\n")
-    env = {
-        "HOME": str(base / "home"),
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "AGENT_NAME": "bench__cc_me",
-        "CLAUDE_PROJECT_DIR": str(project),
-    }
-    subprocess.run(
-        [*hook, "SessionStart"],
-        stdin=payload_file(base, "SessionStart_startup", project).open("rb"),
-        stdout=subprocess.DEVNULL,
-        env=env,
-        check=True,
-    )
+    project, env = new_project(base)
+    start_session(hook, env, base, project)
     label = checkout.name
     cases: dict[str, tuple[list[str], Path]] = {}
     prepare: dict[str, Callable[[int], object]] = {}
@@ -341,28 +353,13 @@ def main() -> int:
     python = args.python
     with tempfile.TemporaryDirectory() as tmpdir:
         tmp = Path(tmpdir)
-        project = tmp / "project"
-        (project / ".git").mkdir(parents=True)
+        project, env = new_project(tmp)
         edited = project / "a.txt"
-        edited.write_text("alpha\nline two\n")
-        env = {
-            "HOME": str(tmp / "home"),
-            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-            "AGENT_NAME": "bench__cc_me",
-            "CLAUDE_PROJECT_DIR": str(project),
-        }
         hook = [python, "-IS", str(ENTRY if args.source else compiled_entry(python, tmp))]
-        start = payload_file(tmp, "SessionStart_startup", project)
         write_into = payload_file(tmp, "PreToolUse_Write", project, "pkg3/free/x.py")
         bash_into = payload_file(tmp, "PreToolUse_Bash", project, "pkg3/free/y.txt")
         bash_done = payload_file(tmp, "PostToolUse_Bash", project, "pkg3/free/y.txt")
-        subprocess.run(
-            [*hook, "SessionStart"],
-            stdin=start.open("rb"),
-            stdout=subprocess.DEVNULL,
-            env=env,
-            check=True,
-        )
+        start_session(hook, env, tmp, project)
         ledger_dir = project / ".git" / "agent-hooks"
         cases = {
             "PreToolUse Write (lease)": (
@@ -512,13 +509,7 @@ def bench_remote(
 ) -> None:
     """The same hooks with the ledger shared through a git remote (see the module)."""
     project, env, ledger_dir = shared_project(tmp)
-    subprocess.run(
-        [*hook, "SessionStart"],
-        stdin=payload_file(tmp, "SessionStart_startup", project).open("rb"),
-        stdout=subprocess.DEVNULL,
-        env=env,
-        check=True,
-    )
+    start_session(hook, env, tmp, project)
     edited = project / "a.txt"
     names = {
         "PreToolUse Write (lease)": ("PreToolUse", "PreToolUse_Write", None),

@@ -70,20 +70,10 @@ def main() -> int:
              str(entry), str(compiled)],
             check=True,
         )  # fmt: skip
-        project = tmp / "project"
-        (project / ".git").mkdir(parents=True)
-        (project / "a.txt").write_text("alpha\nline two\n")
-        env = {
-            "HOME": str(tmp / "home"),
-            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-            "AGENT_NAME": "bench__cc_me",
-            "CLAUDE_PROJECT_DIR": str(project),
-            "CLAUDE_PID": str(os.getpid()),
-        }
+        project, env = bench.new_project(tmp)
+        env["CLAUDE_PID"] = str(os.getpid())
         hook = [python, "-IS", str(compiled)]
-        start = bench.payload_file(tmp, "SessionStart_startup", project)
-        subprocess.run([*hook, "SessionStart"], stdin=start.open("rb"), stdout=subprocess.DEVNULL,
-                       env=env, check=True)  # fmt: skip
+        bench.start_session(hook, env, tmp, project)
         ledger = project / ".git" / "agent-hooks"
         bare = count([python, "-I", "-S", "-c", "pass"], None, env)
         print(f"python -I -S -c pass: {bare / 1e6:.2f} M instructions; checkout {args.checkout}")
