@@ -492,6 +492,66 @@ CASES: list[tuple[str, list[str], list[str]]] = [
     ("sqlite3 -bail x.db; sqlite3 -bail; sqlite3 '' q", ["/repo/x.db"], []),
     ("sqlite3 -bail -cmd .x y.db", ["/repo/y.db"], []),
     ("ln -s a $x", [], ["variable in target $x"]),
+    # zip's options: patterns up to the next option, the output file, the log file, move
+    ('zip -i "*.py" "*.c" -r a.zip src', ["entry:/repo/a.zip", "/repo/a.zip"], []),
+    (
+        "zip --exclude x y -r a.zip src; zip --include x -r a.zip src",
+        ["entry:/repo/a.zip", "/repo/a.zip"],
+        [],
+    ),
+    ("zip -x x; zip -O; zip - f; zip a.zip f -lf", ["entry:/repo/a.zip", "/repo/a.zip"], []),
+    (
+        "zip old.zip f -O new.zip; zip old.zip f --output-file n2.zip",
+        ["entry:/repo/new.zip", "/repo/new.zip", "entry:/repo/n2.zip", "/repo/n2.zip"],
+        [],
+    ),
+    ("zip -m old.zip -O new.zip f", ["entry:/repo/new.zip", "/repo/new.zip", "entry:/repo/f"], []),
+    (
+        "zip a.zip f -lf log.txt --logfile-path log2.txt",
+        ["/repo/log.txt", "/repo/log2.txt", "entry:/repo/a.zip", "/repo/a.zip"],
+        [],
+    ),
+    (
+        "zip -lf l3 -m a.zip g",
+        ["/repo/l3", "entry:/repo/a.zip", "/repo/a.zip", "entry:/repo/g"],
+        [],
+    ),
+    ("zip -n .png -m a.zip g", ["entry:/repo/a.zip", "/repo/a.zip", "entry:/repo/g"], []),
+    (
+        "zip --move a.zip h; zip --must-match b.zip f",
+        ["entry:/repo/a.zip", "/repo/a.zip", "entry:/repo/h", "entry:/repo/b.zip", "/repo/b.zip"],
+        [],
+    ),
+    (
+        "zip d.x/arch f",
+        [
+            "entry:/repo/d.x/arch",
+            "/repo/d.x/arch",
+            "entry:/repo/d.x/arch.zip",
+            "/repo/d.x/arch.zip",
+        ],
+        [],
+    ),
+    # split's and csplit's options that take a value, and their default prefixes
+    (
+        "split --suffix-length 3 in p1; split --bytes 1M in p2; split --line-bytes 1M in p3; "
+        "split --lines 10 in p4; split --number 2 in p5; split --separator , in p6; "
+        "split --additional-suffix .txt in p7; split -C 1M in p8",
+        [f"glob:/repo/p{k}*" for k in range(1, 9)],
+        [],
+    ),
+    (
+        "split in; csplit in 5; csplit --prefix part in 10",
+        ["glob:/repo/x*", "glob:/repo/xx*", "glob:/repo/part*"],
+        [],
+    ),
+    # chmod, chown: `--`, `-` as an operand, the long options
+    ("chmod 644 -- -f; chown - g", ["/repo/-f", "/repo/g"], []),
+    (
+        "chown --no-dereference me l1; chown --reference=r --no-dereference l2",
+        ["entry:/repo/l1", "entry:/repo/l2"],
+        [],
+    ),
     (
         "ln -s a dir; echo hi > dir/a",
         ["entry:/repo/dir", "/repo/dir", "/repo/dir/a", "/repo/a/a"],
