@@ -31,12 +31,14 @@ in use; plus an edit of a file the other machine leases (told in the context).
 `git worktree` of an earlier commit; in a project and HOME of their own), each case's
 run beside this checkout's, run after run, so the two ratios meet the same machine.
 
---scale adds the scale cases: PreToolUse (a Write, and a Bash command, into a
-directory where others hold things) and PostToolUse (a Bash command that changed
-a file there, which it then leases) with one other agent holding 10
-reservations, then with 100 agents holding 10 each; then with one other agent
-holding 50 leases, then 100 agents holding 50 each. The larger case must stay
-within 1.2x of the smaller, and both within the 1.5x budget.
+--scale adds the scale cases, in a project of their own whose agent has just started:
+PreToolUse (a Write, and a Bash command, into a directory where others hold things)
+and PostToolUse (a Bash command that changed a file there, which it then leases) with
+one other agent holding 10 reservations, then with 100 agents holding 10 each; then
+with one other agent holding 50 leases, then 100 agents holding 50 each (issue 18's
+condition: fingerprints on, among 100 writers x 50 leases). The larger case must stay
+within 1.2x of the smaller, and both within the 1.5x budget. Last, all of it at once:
+the same cases once the agent holds 10 files and its trail is long.
 """
 
 from __future__ import annotations
@@ -356,9 +358,6 @@ def main() -> int:
         project, env = new_project(tmp)
         edited = project / "a.txt"
         hook = [python, "-IS", str(ENTRY if args.source else compiled_entry(python, tmp))]
-        write_into = payload_file(tmp, "PreToolUse_Write", project, "pkg3/free/x.py")
-        bash_into = payload_file(tmp, "PreToolUse_Bash", project, "pkg3/free/y.txt")
-        bash_done = payload_file(tmp, "PostToolUse_Bash", project, "pkg3/free/y.txt")
         start_session(hook, env, tmp, project)
         ledger_dir = project / ".git" / "agent-hooks"
         cases = {
@@ -468,40 +467,67 @@ def main() -> int:
         if args.remote:
             bench_remote(python, hook, tmp, args.runs, one)
         if args.scale:
-            scale_cases = {
-                "PreToolUse Write (lease)": ([*hook, "PreToolUse"], write_into),
-                "PreToolUse Bash": ([*hook, "PreToolUse"], bash_into),
-                "PostToolUse Bash (lease)": ([*hook, "PostToolUse"], bash_done),
-            }
-            scale_prepare: dict[str, Callable[[int], object]] = {
-                "PreToolUse Write (lease)": fresh_lease(ledger_dir, "pkg3%2Ffree%2Fx.py"),
-                "PostToolUse Bash (lease)": fresh_lease(ledger_dir, "pkg3%2Ffree%2Fy.txt"),
-            }
-            seed_reservations(env, project, range(1), 10)
-            few = compare(python, scale_cases, env, args.runs, scale_prepare)
-            seed_reservations(env, project, range(1, 100), 10)
-            many = compare(python, scale_cases, env, args.runs, scale_prepare)
-            report(
-                "writing into pkg3/free/, among held reservations "
-                "(budget: 1.5x each, and 100 agents within 1.2x of 1 agent):",
-                few,
-                many,
-                "1 agent x 10",
-                "100 agents x 10",
-            )
-            seed_leases(env, project, range(1000, 1001), 50)
-            few = compare(python, scale_cases, env, args.runs, scale_prepare)
-            seed_leases(env, project, range(1001, 1100), 50)
-            many = compare(python, scale_cases, env, args.runs, scale_prepare)
-            report(
-                "... and among other writers' leases (budget: 1.5x each, 100 agents x 50 leases "
-                "within 1.2x of 1 agent x 50):",
-                few,
-                many,
-                "1 x 50",
-                "100 x 50",
-            )
+            bench_scale(python, hook, tmp / "scale", args.runs)
     return 0
+
+
+def bench_scale(python: str, hook: list[str], base: Path, runs: int) -> None:
+    """--scale: a fresh agent writing into pkg3/free/ of a project of its own, among
+    others' reservations, then also their leases (the issue's condition: fingerprints on,
+    among 100 writers x 50 leases); then all of it at once, the agent holding 10 files
+    with a long trail."""
+    base.mkdir()
+    project, env = new_project(base)
+    start_session(hook, env, base, project)
+    ledger_dir = project / ".git" / "agent-hooks"
+    cases = {
+        "PreToolUse Write (lease)": (
+            [*hook, "PreToolUse"],
+            payload_file(base, "PreToolUse_Write", project, "pkg3/free/x.py"),
+        ),
+        "PreToolUse Bash": (
+            [*hook, "PreToolUse"],
+            payload_file(base, "PreToolUse_Bash", project, "pkg3/free/y.txt"),
+        ),
+        "PostToolUse Bash (lease)": (
+            [*hook, "PostToolUse"],
+            payload_file(base, "PostToolUse_Bash", project, "pkg3/free/y.txt"),
+        ),
+    }
+    prepare: dict[str, Callable[[int], object]] = {
+        "PreToolUse Write (lease)": fresh_lease(ledger_dir, "pkg3%2Ffree%2Fx.py"),
+        "PostToolUse Bash (lease)": fresh_lease(ledger_dir, "pkg3%2Ffree%2Fy.txt"),
+    }
+    seed_reservations(env, project, range(1), 10)
+    few = compare(python, cases, env, runs, prepare)
+    seed_reservations(env, project, range(1, 100), 10)
+    many = compare(python, cases, env, runs, prepare)
+    report(
+        "writing into pkg3/free/, among held reservations "
+        "(budget: 1.5x each, and 100 agents within 1.2x of 1 agent):",
+        few,
+        many,
+        "1 agent x 10",
+        "100 agents x 10",
+    )
+    seed_leases(env, project, range(1000, 1001), 50)
+    few = compare(python, cases, env, runs, prepare)
+    seed_leases(env, project, range(1001, 1100), 50)
+    many = compare(python, cases, env, runs, prepare)
+    report(
+        "... and among other writers' leases (budget: 1.5x each, 100 agents x 50 leases "
+        "within 1.2x of 1 agent x 50):",
+        few,
+        many,
+        "1 x 50",
+        "100 x 50",
+    )
+    hold_files(hook, env, base, project, 10)
+    fill_trail(env, project, 1000)
+    stacked = compare(python, cases, env, runs, prepare)
+    print("... and all at once, the agent holding 10 files with a long trail (budget 1.5x):")
+    for name, ratio in stacked.items():
+        print(f"  {name:<26} {ratio:4.2f}x")
 
 
 def bench_remote(

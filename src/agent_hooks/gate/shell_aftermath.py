@@ -86,17 +86,22 @@ def after_bash(
     environ: Mapping[str, str],
     holder_pid: int | None,
     marks: dict[str, str | None] | None = None,
+    ledger: str | None = None,
+    worktree: str | None = None,
 ) -> Aftermath:
-    """Sort the changed files, lease this writer's own, and warn about held ones."""
+    """Sort the changed files, lease this writer's own, and warn about held ones.
+    `ledger` and `worktree`, when the caller has them, are the work tree's ledger
+    directory and worktree id (worked out here otherwise)."""
     result = Aftermath()
-    directory = ledger_location.directory(state_dir, project)
+    directory = ledger if ledger is not None else ledger_location.directory(state_dir, project)
     hot = reservation_index.load_hot(directory)
     minutes = lease_minutes.effective(environ, hot.settings if hot is not None else None)
     took = duration_ms / 1000 if isinstance(duration_ms, int | float) and duration_ms > 0 else 0.0
     start = now - took - SLACK
     mine: list[str] = []
     leased_by_others: dict[str, dict[str, Any]] = {}
-    worktree = repository.worktree_id(project)
+    if worktree is None:
+        worktree = repository.worktree_id(project)
     inside = _rels(changed, project)
     leased = _LeaseNames(directory, minutes, len(inside))
     for path, rel in inside:

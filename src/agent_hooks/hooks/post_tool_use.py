@@ -80,7 +80,7 @@ def handle(ctx: hook_runtime.HookContext) -> hook_runtime.Answer | None:
     written = _Written(ctx, use, found, repos)
     if use.kind == SHELL:
         for top in repos.of_files(found):  # each file in the ledger of its repository
-            found = _after_shell(ctx, top, me, found, told, written)
+            found = _after_shell(ctx, top, me, found, told, written, repos)
     if use.kind == LAUNCH and project is not None:
         _describe_launched(ctx, project, me, use)
     if agent is not None:
@@ -101,6 +101,7 @@ def _after_shell(
     found: list[tuple[str, str]],
     told: list[str],
     written: _Written,
+    repos: _Repositories,
 ) -> list[tuple[str, str]]:
     """The files the command changed that are this writer's (leased, with their
     fingerprints: `written`); a warning for held ones it changed."""
@@ -108,6 +109,7 @@ def _after_shell(
     from agent_hooks.gate import shell_aftermath
 
     changed = [path for _, path in found]
+    ledger, worktree = repos.ledger(ctx.state_dir, project)
     result = shell_aftermath.after_bash(
         ctx.state_dir,
         project,
@@ -118,6 +120,8 @@ def _after_shell(
         environ=ctx.environ,
         holder_pid=ctx.client.holder_pid(ctx.environ),
         marks=written.marks_in(project),
+        ledger=ledger,
+        worktree=worktree,
     )
     written.leased(project, result.held)
     for problem in result.problems:
@@ -155,19 +159,17 @@ class _Written:
         self.taken: dict[str, str | None] = {}
         if use.kind not in (EDIT, SHELL) or not found:
             return
-        from agent_hooks import fingerprints, repository
+        from agent_hooks import fingerprints
 
         preload(WRITE_MODULES)
-        from agent_hooks.ledger import ledger_location
-
         for field, path in found:
             if len(self.places) >= MAX_NOTED:
                 break
             top = repos.top(path) if field != READ else None
             if top is not None:
-                ledger = ledger_location.directory(ctx.state_dir, top)
+                ledger, worktree = repos.ledger(ctx.state_dir, top)
                 rel = path[len(top.rstrip("/")) + 1 :]
-                self.places[path] = (ledger, rel, repository.worktree_id(top))
+                self.places[path] = (ledger, rel, worktree)
         self.taken = {path: fingerprints.of(path) for path in self.places}
 
     def marks_in(self, top: str) -> dict[str, str | None]:
@@ -197,15 +199,29 @@ class _Written:
 
 
 class _Repositories:
-    """The work tree each changed file lies in, worked out once per directory:
-    a file is judged, leased and noted in the ledger of its own repository, wherever
-    the agent was launched (issue 18, defect 9)."""
+    """The work tree each changed file lies in, worked out once per directory, and
+    each work tree's ledger and worktree id, once per work tree (each costs a walk of
+    the path): a file is judged, leased and noted in the ledger of its own
+    repository, wherever the agent was launched (issue 18, defect 9)."""
 
-    __slots__ = ("_tops", "project")
+    __slots__ = ("_ledgers", "_tops", "project")
 
     def __init__(self, project: str | None) -> None:
         self.project = project
         self._tops: dict[str, str | None] = {}
+        self._ledgers: dict[str, tuple[str, str]] = {}
+
+    def ledger(self, state_dir: str, top: str) -> tuple[str, str]:
+        """(the ledger directory, the worktree id) of the work tree `top`."""
+        if top not in self._ledgers:
+            from agent_hooks import repository
+            from agent_hooks.ledger import ledger_location
+
+            self._ledgers[top] = (
+                ledger_location.directory(state_dir, top),
+                repository.worktree_id(top),
+            )
+        return self._ledgers[top]
 
     def top(self, path: str) -> str | None:
         directory = fs.dirname(path)

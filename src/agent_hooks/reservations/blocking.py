@@ -46,6 +46,7 @@ def blocking(
     counts: Callable[[Record], bool] | None,
 ) -> list[Record]:
     found = []
+    second = exact_path.split("/", 2)[1] if exact_path is not None and "/" in exact_path else None
     for rec in hot.candidates(first):
         if (
             rec[index_records.OWNER] == owner
@@ -54,6 +55,8 @@ def blocking(
         ):
             continue
         if exact_path is not None:
+            if not may_match(rec[index_records.COMPILED], second):
+                continue
             preload(MATCHING)  # only once a record may block
             from agent_hooks.reservations import pattern
 
@@ -113,10 +116,7 @@ def edit_blockers(
 ) -> Callable[[str], list[Record]]:
     """`blocking_edit` for many files (the files a Bash command changed): the
     reservations that may block are sorted out once per leading directory, then
-    each file is only matched."""
-    preload(MATCHING)
-    from agent_hooks.reservations import pattern
-
+    each file is only matched (`pattern` loaded only once a record may block)."""
     live: dict[str, list[Record]] = {}
 
     def blockers(rel: str) -> list[Record]:
@@ -129,13 +129,34 @@ def edit_blockers(
                 and rec[index_records.EXCLUSIVE]
                 and rec[index_records.EXPIRES] > now
             ]
+        second = rel.split("/", 2)[1] if "/" in rel else None
+        maybe = [rec for rec in live[first] if may_match(rec[index_records.COMPILED], second)]
+        if not maybe:
+            return []
+        preload(MATCHING)
+        from agent_hooks.reservations import pattern
+
         return [  # whether a holder counts (a syscall) asked only of those that match
             rec
-            for rec in live[first]
+            for rec in maybe
             if pattern.matches(rec[index_records.COMPILED], rel) and (counts is None or counts(rec))
         ]
 
     return blockers
+
+
+def may_match(compiled: list[Any], second: str | None) -> bool:
+    """False only when `compiled` cannot match a path whose second segment is
+    `second` (None: a path of one segment): its first two segments are literal
+    (strings, in `pattern`'s compiled form) and the second is not `second`. Many
+    agents reserving beside each other under one leading directory are ruled out
+    this way without loading `pattern`."""
+    return not (
+        len(compiled) > 2
+        and type(compiled[1]) is str
+        and type(compiled[2]) is str
+        and compiled[2] != second
+    )
 
 
 def owns(hot: index_records.HotIndex | None, rel: str, owner: str, now: float) -> bool:

@@ -140,6 +140,37 @@ def test_edit_blockers_sorts_each_leading_directory_out_once() -> None:
     assert hot.asked == ["src", "docs", "README.md"]
 
 
+def test_edit_blockers_match_only_reservations_whose_literal_second_segment_is_the_paths(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Agents reserving side by side under one directory: a file is matched against the
+    reservations that may hold it (a glob or the same second segment), not all of them."""
+    hot = index(
+        record("bob", "src/auth/**"),
+        record("bob", "src/ui/**"),
+        record("bob", "src/*/x.py"),
+        record("bob", "src/main.py"),
+    )
+    asked: list[str] = []
+    real = pattern.matches
+
+    def counted(compiled: list[Any], rel: str) -> bool:
+        asked.append("/".join(str(seg) for seg in compiled[1:]))
+        return real(compiled, rel)
+
+    monkeypatch.setattr(pattern, "matches", counted)
+    blockers = blocking.edit_blockers(hot, ME, NOW)
+    assert ids(blockers("src/ui/x.py")) == ["bob:src/ui/**", "bob:src/*/x.py"]
+    assert len(asked) == 2  # src/auth/** and src/main.py ruled out unasked
+    asked.clear()
+    assert blockers("src/db/y.py") == [] and len(asked) == 1  # only the glob
+    asked.clear()
+    assert blockers("src") == [] and len(asked) == 1  # one segment: two-segment ones cannot
+    asked.clear()  # one file on its own (PreToolUse): the same shortcut
+    found = blocking.blocking_edit(hot, "src/ui/x.py", ME, NOW)
+    assert ids(found) == ["bob:src/ui/**", "bob:src/*/x.py"] and len(asked) == 2
+
+
 @pytest.mark.parametrize(
     ("rec", "owned", "owned_deeper"),
     [

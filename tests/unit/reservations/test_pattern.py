@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from pathspec import PathSpec
 from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
 
+from agent_hooks.reservations import blocking
 from agent_hooks.reservations.pattern import (
     PatternError,
     compile,
@@ -299,6 +300,18 @@ def test_prop_matches_agrees_with_pathspec(pattern: str, path: str) -> None:
     assert compile(normalize(pattern, ROOT)) == compiled
     for p in [path, *UNIVERSE]:
         assert matches(compiled, p) == oracle(pattern, p), (pattern, p)
+
+
+@PROPS
+@given(PATTERNS, PATHS)
+def test_prop_the_second_segment_shortcut_never_rules_out_a_match(pattern: str, path: str) -> None:
+    """blocking.may_match rules a reservation out before `pattern` is loaded: never
+    one that matches."""
+    compiled = compile(pattern)
+    for p in [path, *UNIVERSE]:
+        if matches(compiled, p):
+            second = p.split("/")[1] if "/" in p else None
+            assert blocking.may_match(compiled, second), (pattern, p)
 
 
 @PROPS
