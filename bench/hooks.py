@@ -381,6 +381,10 @@ def main() -> int:
                 [*hook, "PostToolUse"],
                 payload_file(tmp, "PostToolUse_Read", project),
             ),
+            "PostToolUse Read (256 KiB)": (
+                [*hook, "PostToolUse"],
+                payload_file(tmp, "PostToolUse_Read", project, "big.log"),
+            ),
             "PostToolUse Bash (lease)": (
                 [*hook, "PostToolUse"],
                 payload_file(tmp, "PostToolUse_Bash", project),
@@ -395,6 +399,10 @@ def main() -> int:
         # "(lease)" cases start without a lease, so the hook writes one.
         prepare: dict[str, Callable[[int], object]] = {
             "PostToolUse Edit": lambda n: edited.write_text(f"alpha {n}\nline two\n"),
+            # a file read whole is fingerprinted whole (up to 2 MiB): a new one each run
+            "PostToolUse Read (256 KiB)": lambda n: (project / "big.log").write_bytes(
+                n.to_bytes(4, "little") * 65_536
+            ),
             "PreToolUse Write (lease)": fresh_lease(ledger_dir, "a.txt"),
             "PostToolUse Bash (lease)": fresh_lease(ledger_dir, "b.txt"),
         }

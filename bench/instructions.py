@@ -110,6 +110,11 @@ def main() -> int:
         show(
             "PostToolUse Read", "PostToolUse", bench.payload_file(tmp, "PostToolUse_Read", project)
         )
+        big = project / "big.log"  # a file read whole is fingerprinted whole (up to 2 MiB)
+        big.write_bytes(bytes(range(256)) * 1024)
+        show("PostToolUse Read (256 KiB)", "PostToolUse",
+             bench.payload_file(tmp, "PostToolUse_Read", project, "big.log"),
+             lambda: big.write_bytes(bytes(range(255, -1, -1)) * 1024))  # fmt: skip
         show("PostToolUse Bash (lease)", "PostToolUse",
              bench.payload_file(tmp, "PostToolUse_Bash", project), no_lease("b.txt"))  # fmt: skip
         for rel in ("c.txt", "d.txt"):

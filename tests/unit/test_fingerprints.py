@@ -159,3 +159,26 @@ def test_the_checksum_tells_lengths_apart() -> None:
     assert fingerprints.checksum(b"\x01") == 1 ^ 1
     # little-endian, so that a fingerprint stored by one release matches the next one's
     assert fingerprints.checksum(b"\x01\x02") == 0x0201 ^ 2
+
+
+CHUNK = 61 * 64
+LENGTHS = [0, 1, 7, 8, 61, 488, CHUNK - 1, CHUNK, CHUNK + 1, 2 * CHUNK, 65_536, 100_003]
+
+
+@pytest.mark.parametrize("length", LENGTHS)
+def test_the_checksum_is_the_content_modulo_the_mersenne_prime_at_every_length(length: int) -> None:
+    """The checksum is summed a chunk at a time, not divided whole: the value every release
+    stored, `int.from_bytes(content) % (2**61 - 1) ^ length`, for any content — random,
+    and the largest (every byte 0xff) and smallest (0x00) of its length — on either side
+    of a chunk's end."""
+    for data in (os.urandom(length), b"\xff" * length, b"\x00" * length, b"\x01" * length):
+        expected = int.from_bytes(data, "little") % ((1 << 61) - 1) ^ length
+        assert fingerprints.checksum(data) == expected
+
+
+def test_a_content_that_is_the_modulus_itself_folds_to_zero() -> None:
+    """2**61 - 1 (61 one bits) and its multiples are 0, whole or spread over chunks."""
+    mersenne = (1 << 61) - 1
+    for value in (mersenne, mersenne * 2, mersenne << 61, mersenne * ((1 << 40_000) + 1)):
+        data = value.to_bytes((value.bit_length() + 7) // 8, "little")
+        assert fingerprints.checksum(data) == 0 ^ len(data)
