@@ -236,24 +236,49 @@ def _archive(name: str, args: list[Word], ctx: ShellState) -> None:
             ctx.note("unzip")
         return
     if args and args[0].dyn is None and args[0].lit[:1] not in ("-", ""):  # `tar xzf F`
-        args = [Word("-" + args[0].lit, "-" + args[0].esc), *args[1:]]
+        args = _tar_old_style(args)
     opts = parse_options(
         args,
-        "fCbTXgKLNVH",
+        _TAR_VALUES,
         ("--file", "--directory", "--files-from", "--exclude-from", "--exclude", "--transform"),
     )[1]
-    archive, into = option_value(opts, "-f", "--file"), option_value(opts, "-C", "--directory")
+    archive = option_value(opts, "-f", "--file")
     if has_option(opts, "-x", "--extract", "--get"):
-        if into is not None:
-            ctx.add(into)
+        dirs = [v for o, v in opts if o in ("-C", "--directory") and v is not None]
+        if dirs:  # each -C is taken from the one before it
+            where = (ctx.cwd, ctx.why)
+            for chdir in dirs[:-1]:
+                where = enter_dir(chdir, where, ctx.home, ctx.shell_dir())
+            ctx.add(dirs[-1], where)
         else:
             ctx.note("tar -x")
     elif (
         archive is not None
         and archive.lit != "-"
-        and has_option(opts, "-c", "--create", "-r", "--append", "-u", "--update", "--delete", "-A")
+        and has_option(
+            opts,
+            *("-c", "--create", "-r", "--append", "-u", "--update", "--delete"),
+            *("-A", "--concatenate", "--catenate"),
+        )
     ):
         ctx.add(archive)
+
+
+_TAR_VALUES = "fCbTXgKLNVH"  # tar's short options that take a value
+
+
+def _tar_old_style(args: list[Word]) -> list[Word]:
+    """GNU tar's old-style options (`tar cfv out.tar src`, `tar xCf dir a.tar`) as
+    short options: each letter of the first word is one, and each that takes a value
+    takes the next word, in order."""
+    out: list[Word] = []
+    k = 1
+    for letter in args[0].lit:
+        out.append(Word("-" + letter, "-" + escape(letter)))
+        if letter in _TAR_VALUES and k < len(args):
+            out.append(args[k])
+            k += 1
+    return out + args[k:]
 
 
 _MODE_CHARS = frozenset("rwxXstugoa+-=,01234567")
