@@ -205,11 +205,13 @@ def _perl(name: str, args: list[Word], ctx: ShellState) -> None:
 
 def _awk(name: str, args: list[Word], ctx: ShellState) -> None:
     """gawk -i inplace edits its files; a program text with `> "file"`,
-    `| "cmd"` or system() may write (a guess); -f programs are not read."""
+    `| "cmd"` or system() may write (a guess); -f programs are not read. Options end
+    at the first operand (the program text, or a file after -f/-e), as in every awk."""
     pos, opts = parse_options(
         args,
         "fvFilEe",
         ("--file", "--assign", "--field-separator", "--include", "--load", "--source", "--exec"),
+        stop=True,
     )
     from_file = has_option(opts, "-f", "--file", "-E", "--exec")
     texts = [v.lit for o, v in opts if o in ("-e", "--source") and v] or [w.lit for w in pos[:1]]
