@@ -19,8 +19,10 @@ awk programs with an obvious `> "file"`, `| "cmd"` or `system(` (a guess; other 
 writes and sed's `w` command are not seen), awk -f, `split --filter`, `vim -S`/`-t`/`-q`,
 `ed` with no file (its commands come from stdin). Not seen: what ed/ex/vim commands
 (-c, +cmd, a script, stdin) or sqlite3 statements and dot-commands (.output,
-ATTACH, .backup) write besides the file named. cp/mv/... destinations are taken from
-their static words.
+ATTACH, .backup) write besides the file named; the `.orig` and `.rej` files patch
+leaves beside a file it could not apply cleanly, and its `-B` backups; gawk's `-d`,
+`-p`/`-o` output files, its in-place backups (`inplace::suffix`) and the awk code a
+`-i LIB` loads. cp/mv/... destinations are taken from their static words.
 
 Every handler has the signature `(name, args, state)`: `name` is the command's base
 name, `args` its words after it; it only adds targets, symlinks and reasons to
