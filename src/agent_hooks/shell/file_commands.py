@@ -428,17 +428,38 @@ def _editor(name: str, args: list[Word], ctx: ShellState) -> None:
             k += t in ("--cmd", "--listen", "--servername", "--startuptime")
             if t == "--startuptime" and k <= n:
                 ctx.add(args[k - 1])  # a file written
-        else:  # a cluster of flags (`-es`, `-esc CMD`): the last may take the next word
-            last = t[-1]
-            if last in "wW" and k < n:
+        else:  # a cluster of flags (`-es`, `-esc CMD`, `-c'wq'`)
+            k = _vim_flags(name, w, args, k, ex, ctx)
+
+
+def _vim_flags(name: str, w: Word, args: list[Word], k: int, ex: bool, ctx: ShellState) -> int:
+    """One word of vim's flags, read a letter at a time as vim reads it; returns the
+    index of the word after it and the value its last letter took. `-c`, `-t`, `-q`
+    take the rest of the word when there is one (`-c'g/x/d|wq'`), else the next word
+    (`-q`'s only when it is no option); `-V[N][file]` the rest (a log, written); `-i`
+    (the viminfo file, written on exit unless NONE), `-w`/`-W` (keys typed, written),
+    `-s` (keys read; in Ex mode a flag), `-u`, `-U`, `-T` the next word; `-S` the
+    next word when it is no option. A session script, a tag, an error file: unseen."""
+    t, n = w.lit, len(args)
+    for j in range(1, len(t)):
+        letter, attached = t[j], t[j + 1 :]
+        if letter in "Stq":
+            ctx.note(f"{name} -{letter}")
+        if letter in "ctq" and attached:
+            return k
+        if letter == "V":
+            if attached.lstrip("0123456789"):
+                ctx.add(w.tail(len(t) - len(attached.lstrip("0123456789"))))
+            return k
+        if letter in "iwW" and k < n:
+            if letter != "i" or args[k].lit != "NONE":
                 ctx.add(args[k])  # a file written
-            elif last in "Stq":  # a session script, a tag, an error file: unseen files
-                ctx.note(f"{name} -{last}")
-            k += (
-                last in "cuUiTwWt"
-                or (last == "s" and not ex)
-                or (last in "Sq" and k < n and args[k].lit[:1] not in ("-", "+"))
-            )
+            return k + 1
+        if letter in "cuUTt" or (letter == "s" and not ex):
+            return k + (k < n)
+        if letter in "Sq":
+            return k + (k < n and args[k].lit[:1] not in ("-", "+"))
+    return k
 
 
 def _patch(name: str, args: list[Word], ctx: ShellState) -> None:
