@@ -6,7 +6,8 @@ are followed through), dd of=, rsync/scp to a local destination, sed -i, perl -i
 gawk -i inplace, sort -o, curl -o, wget -O/-P, tar -c -f / tar -x -C, unzip -d,
 chmod/chown/chgrp (their files), zip (the archive, `.zip` added as zip does; with -m
 the sources), split/csplit (the output prefix, as a glob `PREFIX*`), uniq's OUTPUT,
-sqlite3's database file, ed/red/ex/vi/vim/nvim/view (the files they open), patch
+sqlite3's database file, ed/red/ex/vi/vim/nvim/view (the files they open; vim's
+`-w`/`-W`, `-i` and `-V` files and `--startuptime` log), patch
 (its FILE operand, `-o`/`-r` files; without FILE or -o, every file under the
 directory it runs in, `-d DIR` or the current one: the files a patch names are
 not known before it runs). Each path is written through a symlink, on the
