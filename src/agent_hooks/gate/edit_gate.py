@@ -110,7 +110,8 @@ def _leased(call: ToolCall, verdict: Verdict, place: Place, holds: bool) -> bool
         )
         blockers, elsewhere = seen.blockers, seen.elsewhere
     elsewhere = elsewhere + remote
-    blockers = blockers + (elsewhere if repo.deny_elsewhere else [])
+    if repo.deny_elsewhere:  # the claim counted this machine's other worktrees already
+        blockers = blockers + [item for item in elsewhere if item not in blockers]
     if blockers:
         from agent_hooks.leases import lease_messages, writer_cards
 
@@ -141,6 +142,7 @@ def _claim(call: ToolCall, place: Place) -> Claim:
         now=call.now,
         minutes=place.repo.minutes,
         tool_use_id=call.tool_use_id,
+        deny_elsewhere=place.repo.deny_elsewhere,
     )
 
 

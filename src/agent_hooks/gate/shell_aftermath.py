@@ -96,6 +96,7 @@ def after_bash(
     directory = ledger if ledger is not None else ledger_location.directory(state_dir, project)
     hot = reservation_index.load_hot(directory)
     minutes = lease_minutes.effective(environ, hot.settings if hot is not None else None)
+    deny_elsewhere = hot is not None and hot.deny_elsewhere
     took = duration_ms / 1000 if isinstance(duration_ms, int | float) and duration_ms > 0 else 0.0
     start = now - took - SLACK
     mine: list[str] = []
@@ -121,7 +122,7 @@ def after_bash(
             continue  # ambiguous: both commands may have reported it
         if seen.blockers:
             leased_by_others[rel] = seen.blockers[0]
-        else:
+        else:  # another worktree's lease refuses it in the claim, under `deny`
             mine.append(rel)
     if minutes > 0 and mine:
         claims = lease_store.claim_many(
@@ -136,6 +137,7 @@ def after_bash(
             minutes=minutes,
             source="bash",
             marks=marks,
+            deny_elsewhere=deny_elsewhere,
         )
         for rel, outcome in claims.items():
             if outcome.problem:

@@ -45,7 +45,7 @@ class Repo:
         settings = index.settings if index is not None else None
         self.minutes = lease_minutes.effective(environ, settings)  # 0: leases off
         self.strict = switches.strict(environ, index is not None and index.strict)
-        self.deny_elsewhere = settings is not None and settings.get("worktree_leases") == "deny"
+        self.deny_elsewhere = index is not None and index.deny_elsewhere
 
 
 class Place:

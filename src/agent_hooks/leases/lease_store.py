@@ -114,6 +114,7 @@ def claim(
     minutes: int,
     tool_use_id: str | None = None,
     source: str = "edit",
+    deny_elsewhere: bool = False,
 ) -> Claim:
     """Take (or renew) `me`'s lease on `rel` unless another writer's lease blocks it."""
     return claim_many(
@@ -128,6 +129,7 @@ def claim(
         minutes=minutes,
         tool_use_id=tool_use_id,
         source=source,
+        deny_elsewhere=deny_elsewhere,
     )[rel]
 
 
@@ -145,11 +147,14 @@ def claim_many(
     tool_use_id: str | None = None,
     source: str = "edit",
     marks: dict[str, str | None] | None = None,
+    deny_elsewhere: bool = False,
 ) -> dict[str, Claim]:
     """`claim` for several paths under one lock (the files a Bash command changed).
     With `marks` (rel -> fingerprint, taken after the writer's own write), each lease
     records what its file looks like now (`fingerprints`): a lease whose mark moved
-    is rewritten even when fresh."""
+    is rewritten even when fresh. With `deny_elsewhere` (the repository's
+    `worktree_leases` is `deny`), a live lease in another worktree blocks like one in
+    this worktree — judged under the lock too, so a refused writer never holds one."""
     from agent_hooks import liveness
 
     outcomes = {rel: Claim() for rel in rels}
@@ -158,8 +163,8 @@ def claim_many(
         seen = lease.judge(read(ledger, rel), me, worktree, now, liveness.alive)
         outcome = outcomes[rel]
         outcome.elsewhere = seen.elsewhere
-        if seen.blockers:
-            outcome.blockers = seen.blockers
+        if seen.blockers or (deny_elsewhere and seen.elsewhere):
+            outcome.blockers = seen.blockers + (seen.elsewhere if deny_elsewhere else [])
         elif (
             seen.own is None
             or not lease.fresh(seen.own, me, now, minutes)
@@ -183,8 +188,11 @@ def claim_many(
             if problem is not None:
                 outcomes[rel].problem = problem  # it is rewritten whole just below
             again = lease.judge(current, me, worktree, now, liveness.alive)
-            if again.blockers:  # lost the race
-                outcomes[rel].blockers = again.blockers
+            if again.blockers or (deny_elsewhere and again.elsewhere):  # lost the race
+                outcomes[rel].blockers = again.blockers + (
+                    again.elsewhere if deny_elsewhere else []
+                )
+                outcomes[rel].elsewhere = again.elsewhere
                 continue
             own = again.own
             mine = own if own is not None and own.get("writer") == me.key else None

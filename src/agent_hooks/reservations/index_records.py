@@ -76,6 +76,11 @@ class HotIndex:
     def strict(self) -> bool:
         return self.settings.get("strict") is True
 
+    @property
+    def deny_elsewhere(self) -> bool:
+        """`worktree_leases deny`: a lease in another worktree refuses like one here."""
+        return self.settings.get("worktree_leases") == "deny"
+
     def others_hold_exclusive(self, owner: str, now: float) -> bool:
         return any(key != owner and until > now for key, until in self.exclusive_until.items())
 

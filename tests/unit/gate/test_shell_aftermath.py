@@ -85,3 +85,28 @@ def test_without_a_lease_directory_every_file_is_this_writers(state_dir: str, pr
     assert result.warning is None and result.foreign == set() and result.problems == []
     book = ledger_location.directory(state_dir, project)
     assert [item["writer"] for item in lease_store.read(book, "b/c.txt")] == [ME.key]
+
+
+@pytest.mark.parametrize("setting", ["warn", "deny"])
+def test_a_file_leased_in_another_worktree_is_held_there_only_under_the_deny_setting(
+    state_dir: str, project: str, setting: str
+) -> None:
+    """`worktree_leases warn` (the default): the writer leases the file beside the other
+    worktree's writer. `deny`: the other worktree's writer holds it — the command is
+    warned about and takes no lease, which would lock that writer out of its file."""
+    from agent_hooks.reservations import reservation_store
+
+    reservation_store.set_setting(state_dir, project, "worktree_leases", setting, NOW - 300)
+    book = ledger_location.directory(state_dir, project)
+    lease_store.claim_many(
+        book, ["shared.txt"], CAROL, worktree="worktrees/wt", branch="feature",
+        worktree_path="/elsewhere/wt", holder_pid=ALIVE, now=NOW - 120, minutes=10,
+    )  # fmt: skip
+    result = after(state_dir, project, ["shared.txt"])
+    writers = sorted(item["writer"] for item in lease_store.read(book, "shared.txt"))
+    if setting == "deny":
+        assert result.warning is not None and "shared.txt (" in result.warning
+        assert writers == [CAROL.key] and result.held == {}
+    else:
+        assert result.warning is None
+        assert writers == sorted([CAROL.key, ME.key]) and "shared.txt" in result.held
