@@ -23,7 +23,9 @@ writes and sed's `w` command are not seen), awk -f, `split --filter`, `vim -S`/`
 ATTACH, .backup) write besides the file named; the `.orig` and `.rej` files patch
 leaves beside a file it could not apply cleanly, and its `-B` backups; gawk's `-d`,
 `-p`/`-o` output files, its in-place backups (`inplace::suffix`) and the awk code a
-`-i LIB` loads. cp/mv/... destinations are taken from their static words.
+`-i LIB` loads; the backups `-b`/`--backup` make (`b~`, `--suffix`), and the symlinks
+`cp -s` makes (only ln's are followed). cp/mv/... destinations are taken from their
+static words.
 
 Every handler has the signature `(name, args, state)`: `name` is the command's base
 name, `args` its words after it; it only adds targets, symlinks and reasons to
@@ -140,7 +142,11 @@ def _copy(name: str, args: list[Word], ctx: ShellState) -> None:
             ctx.add(w, how=ENTRY)
     into = tdir is not None or len(srcs) > 1  # dest is a directory to make names in
     at = not into and (len(pos) == 1 or has_option(opts, "-T", "--no-target-directory"))
-    replaced = at or (name == "ln" and has_option(opts, "-n", "--no-dereference"))
+    # mv, ln, install replace the entry at `dest`; cp writes the file there, through a
+    # symlink too, `-T` or not
+    replaced = (at and name != "cp") or (
+        name == "ln" and has_option(opts, "-n", "--no-dereference")
+    )
     ctx.add(dest, how=FOLLOW if into else ENTRY if replaced else BOTH)
     if name == "ln" and has_option(opts, "-s", "--symbolic"):  # after: dest is not yet one
         _symlinks(srcs, dest, into, at, ctx)

@@ -1,7 +1,8 @@
 """What the file commands' handlers (`agent_hooks/shell/file_commands.py`) write, command
 by command: cases that pin each rule of their option parsing, found by mutation testing
 (docs/mutation-testing.md) and checked against the real tools (GNU tar 1.34, UnZip 6.00,
-GNU patch 2.7.6, mawk 1.3.4 and gawk's option parsing, perl 5.36, GNU ed 1.19, vim 9.0).
+GNU patch 2.7.6, mawk 1.3.4 and gawk's option parsing, perl 5.36, GNU ed 1.19, vim 9.0,
+GNU coreutils 9.1, rsync's host:path rule from its source).
 Shaped as tests/unit/shell/test_writes.py's table: (command, targets, opaque reasons),
 asserted exactly; cwd /repo, home /home/me."""
 
@@ -182,6 +183,44 @@ CASES: list[tuple[str, list[str], list[str]]] = [
     ),
     # -S followed by an option sources Session.vim; -s then reads keys.vim
     ("vim -S -s keys.vim notes.md", ["entry:/repo/notes.md", "/repo/notes.md"], ["vim -S"]),
+    # ====== cp, mv, install, rsync, scp, ln (`_copy`)
+    # --- long options taking the next word as their value: not an operand
+    ("cp --target-directory out a b", ["/repo/out"], []),
+    # --- rsync/scp: the destination is the last operand, local unless it has a `:`
+    # before its first `/`; an unknown word is no host
+    ('rsync a "$X" host:dst', [], []),
+    ("rsync -a src dir/x:y/z", ["entry:/repo/dir/x:y/z", "/repo/dir/x:y/z"], []),
+    # rsync may replace the destination's name or write into it; the last operand of three
+    ("rsync -a a b dst", ["entry:/repo/dst", "/repo/dst"], []),
+    # --- install --directory makes each operand, as -d does
+    ("install --directory d1 d2", ["/repo/d1", "/repo/d2"], []),
+    # --- two sources and a destination: the destination is a directory written into
+    ("cp a b dst", ["/repo/dst"], []),
+    # --- one operand: cp and mv fail (missing destination); ln -s makes ./NAME, none
+    # for `..` (`./..` exists), an unknown one for an unknown word
+    ("cp a; mv b", [], []),
+    ("ln -s ..", [], []),
+    ('ln -s "$X"', [], ["variable in target $X"]),
+    # --- the long forms of -T and ln's -n: the name itself is replaced
+    ("mv --no-target-directory a b", ["entry:/repo/a", "entry:/repo/b"], []),
+    ("ln -f --no-dereference a d", ["entry:/repo/d"], []),
+    # --- a hard link is no symlink: later paths are not followed through it
+    ("ln t d; touch d/c", ["entry:/repo/d", "/repo/d", "/repo/d/c"], []),
+    # --- ln --symbolic is ln -s: later paths through the link lead to its target
+    ("ln --symbolic /x/t d; touch d/c", ["entry:/repo/d", "/repo/d", "/repo/d/c", "/x/t/c"], []),
+    # --- ln -s into a directory makes DIR/NAME only, not the directory itself
+    ("ln -st dir /x/a; touch dir/c", ["/repo/dir", "/repo/dir/c"], []),
+    # ====== rm, rmdir, unlink, tee, shred, touch, mkdir, truncate (`_operands`)
+    # --- long options taking the next word as their value
+    ("touch --reference ref f; mkdir --mode 700 d", ["/repo/f", "/repo/d"], []),
+    # --- the long forms of shred -u (overwritten through a symlink, then the name
+    # removed) and touch -h (the symlink itself)
+    ("shred --remove f", ["entry:/repo/f", "/repo/f"], []),
+    ("touch --no-dereference l", ["entry:/repo/l"], []),
+    # ====== chmod, chown, chgrp (`_modes`)
+    # --- --reference and --from take the next word as their value
+    ("chmod --reference ref f", ["/repo/f"], []),
+    ("chown --from root:root me f", ["/repo/f"], []),
 ]
 
 

@@ -146,7 +146,8 @@ CASES: list[tuple[str, list[str], list[str]]] = [
     ("cp a b", ["entry:/repo/b", "/repo/b"], []),
     ("cp -r a b/", ["/repo/b"], []),
     ("cp -t dest a b; cp --target-directory=d2 c", ["/repo/dest", "/repo/d2"], []),
-    ("cp -T a b", ["entry:/repo/b"], []),
+    ("cp -T a b", ["entry:/repo/b", "/repo/b"], []),  # through a symlink at b, as cp does
+    ("mv -T a b; install -T a c", ["entry:/repo/a", "entry:/repo/b", "entry:/repo/c"], []),
     (
         "install -d d1 d2; install -m 644 a /usr/local/bin/a",
         ["/repo/d1", "/repo/d2", "entry:/usr/local/bin/a", "/usr/local/bin/a"],
