@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import time
 from pathlib import Path
 from typing import Any
 
@@ -18,16 +17,23 @@ from agent_hooks import liveness, repository, writers
 from agent_hooks.gate import edit_gate, protected
 from agent_hooks.gate.tool_call import ToolCall, Verdict
 from agent_hooks.leases import lease_messages, lease_store, writer_cards
-from agent_hooks.ledger import known_ledgers, ledger_location, remote_view
+from agent_hooks.ledger import known_ledgers, remote_view
 from agent_hooks.reservations import pattern, reservation_messages, reservation_store
 from agent_hooks.writers import Writer
+from gate_calls import (
+    ALIVE,
+    CAROL,
+    LATER,
+    ME,
+    NOW,
+    TARGET,
+    call,
+    holders,
+    lease_for,
+    ledger,
+    reserve,
+)
 from guard_repo import dead_pid
-
-NOW = float(int(time.time()))
-LATER = NOW + 0.25  # the call's clock: `since` is its whole second
-ALIVE = os.getpid()  # this test process stands in for the clients
-ME, CAROL = Writer("bob", "c2"), Writer("carol", "c3")
-TARGET = "src/app.py"
 
 
 @pytest.fixture
@@ -41,66 +47,6 @@ def project(tmp_path: Path) -> str:
 @pytest.fixture
 def state_dir(tmp_path: Path) -> str:
     return os.path.realpath(tmp_path) + "/home/.claude"
-
-
-def ledger(state_dir: str, project: str) -> str:
-    return ledger_location.directory(state_dir, project)
-
-
-def call(
-    state_dir: str,
-    project: str,
-    who: Writer = ME,
-    environ: dict[str, str] | None = None,
-    cwd: str | None = None,
-) -> ToolCall:
-    return ToolCall(
-        writer=who, cwd=cwd or project, project=project, state_dir=state_dir,
-        environ=environ or {}, now=LATER, tool_use_id="toolu_1", holder_pid=ALIVE,
-    )  # fmt: skip
-
-
-def reserve(
-    state_dir: str,
-    project: str,
-    owner: str,
-    text: str,
-    *,
-    shared: bool = False,
-    keep: bool = False,
-    pid: int | None = ALIVE,
-    at: float = NOW,
-    ttl: int = 600,
-) -> str:
-    outcome = reservation_store.reserve(
-        state_dir, project, owner, [(text, pattern.compile(text))], reason="issue-7",
-        ttl=ttl, shared=shared, keep=keep, now=at,
-        holder=liveness.process(pid) if pid is not None else None,
-    )  # fmt: skip
-    assert outcome.changed, "the reservation was granted"
-    rid: str = outcome.changed[0]["id"]
-    return rid
-
-
-def lease_for(
-    state_dir: str,
-    project: str,
-    rel: str,
-    who: Writer,
-    *,
-    pid: int = ALIVE,
-    worktree: str | None = None,
-) -> None:
-    lease_store.claim_many(
-        ledger(state_dir, project), [rel], who,
-        worktree=worktree or repository.worktree_id(project), branch="other",
-        worktree_path=None if worktree is None else "/elsewhere/wt",
-        holder_pid=pid, now=NOW - 60, minutes=10,
-    )  # fmt: skip
-
-
-def holders(state_dir: str, project: str, rel: str = TARGET) -> list[str]:
-    return [str(item.get("writer")) for item in lease_store.read(ledger(state_dir, project), rel)]
 
 
 def allowed(verdict: Verdict) -> None:

@@ -9,26 +9,33 @@ from __future__ import annotations
 
 import json
 import os
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from agent_hooks import liveness, repository
+from agent_hooks import repository
 from agent_hooks.gate import protected, shell_gate
 from agent_hooks.gate.tool_call import ToolCall, Verdict
 from agent_hooks.leases import lease_messages, lease_store, writer_cards
-from agent_hooks.ledger import ledger_location, remote_view
+from agent_hooks.ledger import remote_view
 from agent_hooks.reservations import pattern, reservation_messages, reservation_store
 from agent_hooks.writers import Writer
+from gate_calls import (
+    ALIVE,
+    CAROL,
+    LATER,
+    ME,
+    NOW,
+    TARGET,
+    call,
+    holders,
+    lease_for,
+    ledger,
+    reserve,
+)
 from guard_repo import dead_pid
 
-NOW = float(int(time.time()))
-LATER = NOW + 0.25
-ALIVE = os.getpid()  # this test process stands in for the clients
-ME, CAROL = Writer("bob", "c2"), Writer("carol", "c3")
-TARGET = "src/app.py"
 CAROL_LEASE = 'is being changed by agent "carol"'
 
 
@@ -47,68 +54,8 @@ def state_dir(tmp_path: Path) -> str:
     return os.path.realpath(tmp_path) + "/home/.claude"
 
 
-def ledger(state_dir: str, project: str) -> str:
-    return ledger_location.directory(state_dir, project)
-
-
-def call(
-    state_dir: str,
-    project: str | None,
-    who: Writer = ME,
-    environ: dict[str, str] | None = None,
-    cwd: str | None = None,
-) -> ToolCall:
-    return ToolCall(
-        writer=who, cwd=cwd or project, project=project, state_dir=state_dir,
-        environ=environ or {}, now=LATER, tool_use_id="toolu_1", holder_pid=ALIVE,
-    )  # fmt: skip
-
-
 def decide(state_dir: str, project: str | None, command: object, **kw: Any) -> Verdict:
     return shell_gate.decide(call(state_dir, project, **kw), command)
-
-
-def reserve(
-    state_dir: str,
-    project: str,
-    owner: str,
-    text: str,
-    *,
-    shared: bool = False,
-    keep: bool = False,
-    pid: int | None = ALIVE,
-    at: float = NOW,
-    ttl: int = 600,
-) -> str:
-    outcome = reservation_store.reserve(
-        state_dir, project, owner, [(text, pattern.compile(text))], reason="issue-7",
-        ttl=ttl, shared=shared, keep=keep, now=at,
-        holder=liveness.process(pid) if pid is not None else None,
-    )  # fmt: skip
-    assert outcome.changed, "the reservation was granted"
-    rid: str = outcome.changed[0]["id"]
-    return rid
-
-
-def lease_for(
-    state_dir: str,
-    project: str,
-    rel: str,
-    who: Writer,
-    *,
-    pid: int = ALIVE,
-    worktree: str | None = None,
-) -> None:
-    lease_store.claim_many(
-        ledger(state_dir, project), [rel], who,
-        worktree=worktree or repository.worktree_id(project), branch="other",
-        worktree_path=None if worktree is None else "/elsewhere/wt",
-        holder_pid=pid, now=NOW - 60, minutes=10,
-    )  # fmt: skip
-
-
-def holders(state_dir: str, project: str, rel: str = TARGET) -> list[str]:
-    return [str(item.get("writer")) for item in lease_store.read(ledger(state_dir, project), rel)]
 
 
 def allowed(verdict: Verdict) -> None:
