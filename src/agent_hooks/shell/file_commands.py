@@ -441,7 +441,7 @@ def _editor(name: str, args: list[Word], ctx: ShellState) -> None:
 
 def _vim_flags(name: str, w: Word, args: list[Word], k: int, ex: bool, ctx: ShellState) -> int:
     """One word of vim's flags, read a letter at a time as vim reads it; returns the
-    index of the word after it and the value its last letter took. `-c`, `-t`, `-q`
+    index of the next word to read (past the value a letter took). `-c`, `-t`, `-q`
     take the rest of the word when there is one (`-c'g/x/d|wq'`), else the next word
     (`-q`'s only when it is no option); `-V[N][file]` the rest (a log, written); `-i`
     (the viminfo file, written on exit unless NONE), `-w`/`-W` (keys typed, written),
