@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import os
 import time
+from pathlib import Path
 
 from agent_hooks import liveness, repository
 from agent_hooks.gate.tool_call import ToolCall
-from agent_hooks.leases import lease_store
+from agent_hooks.leases import lease_store, writer_cards
 from agent_hooks.ledger import ledger_location
 from agent_hooks.reservations import pattern, reservation_store
 from agent_hooks.writers import Writer
@@ -83,3 +84,18 @@ def lease_for(
 def holders(state_dir: str, project: str, rel: str = TARGET) -> list[str]:
     """The writers holding a lease on `rel`."""
     return [str(item.get("writer")) for item in lease_store.read(ledger(state_dir, project), rel)]
+
+
+def reserved_on_another_host(state_dir: str, project: str, heard_ago: float) -> None:
+    """carol's reservation of src/** made on another host (its process cannot be
+    judged from here), carol last heard from `heard_ago` seconds before NOW."""
+    holder = {"pid": 4242, "start": 1, "host": "another-host"}
+    outcome = reservation_store.reserve(
+        state_dir, project, "carol", [("src/**", pattern.compile("src/**"))], reason="issue-7",
+        ttl=7200, shared=False, keep=False, now=NOW, holder=holder,
+    )  # fmt: skip
+    assert outcome.changed
+    card = writer_cards.writer_path(ledger(state_dir, project), "carol")
+    os.makedirs(os.path.dirname(card), exist_ok=True)
+    Path(card).write_text("{}")
+    os.utime(card, (NOW - heard_ago, NOW - heard_ago))

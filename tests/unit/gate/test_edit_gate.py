@@ -18,7 +18,7 @@ from agent_hooks.gate import edit_gate, protected
 from agent_hooks.gate.tool_call import ToolCall, Verdict
 from agent_hooks.leases import lease_messages, lease_store, writer_cards
 from agent_hooks.ledger import known_ledgers, remote_view
-from agent_hooks.reservations import pattern, reservation_messages, reservation_store
+from agent_hooks.reservations import reservation_messages, reservation_store
 from agent_hooks.writers import Writer
 from gate_calls import (
     ALIVE,
@@ -32,6 +32,7 @@ from gate_calls import (
     lease_for,
     ledger,
     reserve,
+    reserved_on_another_host,
 )
 from guard_repo import dead_pid
 
@@ -614,21 +615,6 @@ def test_a_relative_target_without_a_working_directory_is_judged_from_the_projec
     verdict = edit_gate.decide(no_cwd, TARGET)
     assert verdict.refusal is not None and verdict.refusal.waiting is not None
     assert verdict.refusal.waiting["rel"] == TARGET
-
-
-def reserved_on_another_host(state_dir: str, project: str, heard_ago: float) -> None:
-    """carol's reservation of src/** made on another host (its process cannot be
-    judged from here), carol last heard from `heard_ago` seconds before NOW."""
-    holder = {"pid": 4242, "start": 1, "host": "another-host"}
-    outcome = reservation_store.reserve(
-        state_dir, project, "carol", [("src/**", pattern.compile("src/**"))], reason="issue-7",
-        ttl=7200, shared=False, keep=False, now=NOW, holder=holder,
-    )  # fmt: skip
-    assert outcome.changed
-    card = writer_cards.writer_path(ledger(state_dir, project), "carol")
-    os.makedirs(os.path.dirname(card), exist_ok=True)
-    Path(card).write_text("{}")
-    os.utime(card, (NOW - heard_ago, NOW - heard_ago))
 
 
 # 30 lease minutes: a holder on another host counts 30 min + 60 s after it was heard from.
