@@ -15,13 +15,16 @@ agent_hooks' bash modules.
 
 git. What a git command writes in the work tree.
 
-Seen: the paths of checkout/restore/rm/mv (as pathspecs: git globs them even when
-quoted, so they are glob targets; `:`-magic pathspecs are reported; git replaces a
-symlink in the work tree rather than follow it, so they are directory entries) and
-worktree add, resolved against `git -C DIR` when given. Reported as opaque: commands
-that may rewrite many files (reset --hard/--merge/--keep, clean, stash, switch, merge,
-pull, rebase, cherry-pick, revert, am, apply, checkout REF) and --pathspec-from-file.
-Git aliases are not seen. Hot path: imports nothing but agent_hooks' bash modules.
+Seen: the paths of checkout/restore/rm/mv and of `stash push` (as pathspecs: git globs
+them even when quoted, so they are glob targets; `:`-magic pathspecs are reported; git
+replaces a symlink in the work tree rather than follow it, so they are directory
+entries) and worktree add, resolved against `git -C DIR` and `--work-tree` when given
+(from outside its work tree git takes paths from the top of it). Reported as opaque:
+commands that may rewrite many files (reset --hard/--merge/--keep, clean, stash save or
+without pathspecs, switch, merge, pull, rebase, cherry-pick, revert, am, apply,
+checkout of a branch, checkout -f even with -b) and --pathspec-from-file. Git aliases and
+GIT_WORK_TREE in the environment are not seen. Hot path: imports nothing but
+agent_hooks' bash modules.
 
 Dispatch. Running one simple command: peel wrappers, then hand the words to the command's handler.
 
@@ -202,18 +205,30 @@ _PROGRAM_HANDLERS: dict[str, Callable[[str, list[Word], ShellState], None]] = di
 def git(name: str, args: list[Word], ctx: ShellState) -> None:
     """Work-tree writes of git: paths of checkout/restore/rm/mv, stash push with
     pathspecs, worktree add; commands that rewrite the work tree as a whole
-    (checkout of a branch, switch, reset --hard/--merge/--keep, clean, stash,
-    merge, rebase, pull, cherry-pick, revert, am, apply) are `ShellState.tree`s of
-    the directory git runs in. `git checkout X` without `--` takes X for a path
-    when one by that name exists (git's own rule picks a branch first; a branch
-    named like an existing path is the rare case), else for a branch."""
+    (checkout of a branch or with -f, switch, reset --hard/--merge/--keep, clean,
+    stash, merge, rebase, pull, cherry-pick, revert, am, apply) are
+    `ShellState.tree`s of the directory git runs in. `git checkout X` without `--`
+    takes X for a path when one by that name exists (git's own rule picks a branch
+    first; a branch named like an existing path is the rare case), else for a
+    branch. Checked against git 2.39: `checkout -f -b NEW` resets the work tree
+    (`switch -f -c NEW` does not); `stash save -- f` stashes everything (its words
+    are a message); from outside `--work-tree` paths are taken from its top."""
     where = (ctx.cwd, ctx.why)
+    work_tree: Word | None = None
     k, n = 0, len(args)
     while k < n and args[k].lit.startswith("-"):
         t = args[k].lit
         if t == "-C" and k + 1 < n:
             where = enter_dir(args[k + 1], where, ctx.home, ctx.shell_dir())
+        elif t == "--work-tree" and k + 1 < n:
+            work_tree = args[k + 1]
+        elif t.startswith("--work-tree="):
+            work_tree = args[k].tail(len("--work-tree="), tilde=False)
         k += 2 if t in ("-C", "-c", "--git-dir", "--work-tree", "--namespace") else 1
+    if work_tree is not None:  # taken from where the -Cs lead
+        top = enter_dir(work_tree, where, ctx.home, ctx.shell_dir())
+        if top[0] is None or where[0] is None or not _within(where[0], top[0]):
+            where = top  # outside its work tree, git reads paths from the top
     sub, rest = (args[k].lit, args[k + 1 :]) if k < n else ("", [])
     lits = [w.lit for w in rest]
     pos, opts = parse_options(
@@ -229,17 +244,20 @@ def git(name: str, args: list[Word], ctx: ShellState) -> None:
             "--reason",
         ),
     )
+    dashes = "--" in lits
+    after = rest[lits.index("--") + 1 :] if dashes else []  # what `--` makes paths
+    head = pos[: max(len(pos) - len(after), 0)]  # the operands before it
     paths: list[Word] = []
-    if sub == "checkout" and "--" in lits:
-        paths = rest[lits.index("--") + 1 :]
-    elif sub == "checkout":
-        if has_option(opts, "-b", "-B", "--orphan") and not pos:
-            pass  # a new branch at HEAD: the work tree stays
-        elif pos and (pos[0].lit == "." or _names_a_path(pos[0], where)):
-            paths = pos
-        elif pos or has_option(opts, "-f", "--force"):
-            ctx.tree(where, "git checkout " + (pos[0].lit if pos else "-f"))
-            paths = pos[1:]
+    if sub == "checkout":
+        if after:
+            paths = after  # `checkout [TREE-ISH] -- PATHS`: only the paths
+        elif not dashes and head and (head[0].lit == "." or _names_a_path(head[0], where)):
+            paths = head
+        elif not dashes and len(head) > 1:
+            paths = head[1:]  # `checkout TREE-ISH PATHS`: no branch switch
+        elif head or has_option(opts, "-f", "--force"):
+            ctx.tree(where, "git checkout " + (head[0].lit if head else "-f"))
+        # else a new branch at HEAD (-b, -B, --orphan; with -f it resets) or nothing
     elif sub == "restore":
         if not has_option(opts, "-S", "--staged") or has_option(opts, "-W", "--worktree"):
             paths = pos
@@ -254,11 +272,11 @@ def git(name: str, args: list[Word], ctx: ShellState) -> None:
         if not has_option(opts, "-n", "--dry-run"):
             ctx.tree(where, "git clean")
     elif sub == "stash":
-        action = pos[0].lit if pos else "push"
-        if action in ("push", "save") and "--" in lits:
-            paths = rest[lits.index("--") + 1 :]  # only these paths are swept
+        action = head[0].lit if head else "push"
+        if action == "push" and (head[1:] or after):
+            paths = [*head[1:], *after]  # only these are swept (save's words are a message)
         elif action not in ("list", "show", "drop", "clear", "create", "store"):
-            ctx.tree(where, " ".join(["git stash", *(w.lit for w in pos[:1])]))
+            ctx.tree(where, " ".join(["git stash", *(w.lit for w in head[:1])]))
     elif sub == "switch":
         if pos or not has_option(opts, "-c", "-C", "--create", "--force-create"):
             ctx.tree(where, " ".join(["git switch", *(w.lit for w in pos[:1])]))
@@ -274,6 +292,11 @@ def git(name: str, args: list[Word], ctx: ShellState) -> None:
         ctx.note(f"git {sub} --pathspec-from-file")
     for w in paths:  # git replaces a symlink in the work tree, never follows it
         ctx.add(w, where, spec=sub != "mv", how=ENTRY)
+
+
+def _within(path: str, top: str) -> bool:
+    """Is `path` the directory `top` or below it (both absolute and normal)?"""
+    return (path.rstrip("/") + "/").startswith(top.rstrip("/") + "/")
 
 
 def _names_a_path(w: Word, where: tuple[str | None, str]) -> bool:
