@@ -178,7 +178,9 @@ def is_interpreter(name: str) -> bool:
 
 
 def interpreter(name: str, args: list[Word], ctx: ShellState) -> None:
-    """python/node/ruby/...: code from -c/-e/-m, a script or stdin is opaque."""
+    """python/node/ruby/...: code from -c/-e/-m, a script or stdin is opaque. Python's
+    letters bundle (`-Bc`, `-um mod`, `-BW ignore`): the first of c, m, W, X takes a
+    value, the rest of the word or the next one."""
     if args and all(w.lit in ("-V", "--version", "-v", "-h", "--help") for w in args):
         return
     python = name.startswith("python")
@@ -186,12 +188,18 @@ def interpreter(name: str, args: list[Word], ctx: ShellState) -> None:
     while k < n:
         t = args[k].lit
         k += 1
-        if python and len(t) > 2 and t[0] == "-" and t[1] != "-" and t[-1] in "cm":
-            t = "-" + t[-1]  # -Bc, -um
-        if t in ("-c", "-e", "-E", "--eval", "-p", "--print", "-r", "-m"):
+        if python and t[:1] == "-" and t[1:2] not in ("", "-"):
+            at = next((j for j in range(1, len(t)) if t[j] in "cmWX"), 0)
+            value = t[at + 1 :] if at else ""
+            if at and not value and k < n:
+                value = args[k].lit
+                k += 1
+            if at and t[at] in "cm":
+                return ctx.note(
+                    f"{name} -{t[at]}" + (f" {value}" if t[at] == "m" and value else "")
+                )
+        elif t in ("-c", "-e", "-E", "--eval", "-p", "--print", "-r", "-m"):
             return ctx.note(f"{name} {t}" + (" " + args[k].lit if t == "-m" and k < n else ""))
-        if python and t in ("-W", "-X"):
-            k += 1
         elif t == "-" or t[:1] != "-":
             return ctx.note(f"{name} {t}" if t != "-" else name + " reads stdin")
     ctx.note(name + " reads stdin")

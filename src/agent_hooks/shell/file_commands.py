@@ -183,6 +183,9 @@ def _sed(name: str, args: list[Word], ctx: ShellState) -> None:
             ctx.add(w, how=how)
 
 
+_HEX = "0123456789abcdefABCDEF"
+
+
 def _perl(name: str, args: list[Word], ctx: ShellState) -> None:
     """perl -i[SUF] edits its files in place; other perl runs unseen code."""
     k, n, code, inplace = 0, len(args), False, False
@@ -200,9 +203,11 @@ def _perl(name: str, args: list[Word], ctx: ShellState) -> None:
                 inplace |= c == "i"
                 k += c in "eEI" and j == len(t)  # the argument is the next word
                 break
-            if c in "0l":  # -0[octal|xHEX], -l[octal]
-                digits = "0123456789abcdefABCDEFx" if t[j : j + 1] == "x" else "01234567"
-                while j < len(t) and t[j] in digits:
+            hex_digits = t[j + 1 :] if c == "0" and t[j : j + 1] == "x" else ""
+            if hex_digits and not hex_digits.strip(_HEX):
+                j = len(t)  # -0xHEX to the end of the word (else perl reads -0, then -xFOO)
+            elif c in "0l":  # -0[octal], -l[octal]
+                while j < len(t) and t[j] in "01234567":
                     j += 1
     files = args[k:]
     if inplace:

@@ -31,6 +31,8 @@ CASES: list[tuple[str, list[str], list[str], list[Tree]]] = [
     ),
     ("gmake; ninja -C b; just x; rake", [], ["gmake", "ninja", "just", "rake"], []),
     ("source env.sh a b; . ./x.sh", [], ["source env.sh", "source ./x.sh"], []),
+    # a sourced file named like a read-only npm subcommand is still run
+    ("source config", [], ["source config"], []),
     # the options before the script are not its name
     ("npm --silent run build", [], ["npm run build"], []),
     (
@@ -45,6 +47,121 @@ CASES: list[tuple[str, list[str], list[str], list[Tree]]] = [
     # bare yarn and pnpm install; bare npm only prints its help
     ("yarn; pnpm", [], ["yarn install", "pnpm install"], []),
     ("npm", [], [], []),
+    # ====== interpreters (`interpreter`): code from -c/-e/-m, a script or stdin is opaque
+    ("python --version; node -v; ruby -h; python3 --help; python -V; deno --version", [], [], []),
+    ("python -V -c 1", [], ["python -c"], []),  # not only asking for the version
+    ("python; node", [], ["python reads stdin", "node reads stdin"], []),
+    ("python -B; python - < in.txt", [], ["python reads stdin"], []),
+    # python's letters bundle: the last one decides
+    (
+        "python3 -Bc 1; python -um mod; python -Bm",
+        [],
+        ["python3 -c", "python -m mod", "python -m"],
+        [],
+    ),
+    ("python run.pyc", [], ["python run.pyc"], []),  # a script whose name ends in c
+    # the first of c, m, W, X in the bundle takes the rest of the word, else the next word
+    ("python -BW ignore x.py; python -BX dev y.py", [], ["python x.py", "python y.py"], []),
+    ("python -Wignore x.py; python -mpytest -q", [], ["python x.py", "python -m pytest"], []),
+    ("python -c'print(1)'; python -Bcm x", [], ["python -c"], []),
+    ("python -u -B x.py", [], ["python x.py"], []),
+    ("python - x.py", [], ["python reads stdin"], []),  # the script is stdin, x.py its argument
+    (
+        "node -e 1; node --eval 1; node -p 1; node --print 1; php -r 1; lua -E",
+        [],
+        ["node -e", "node --eval", "node -p", "node --print", "php -r", "lua -E"],
+        [],
+    ),
+    ("python -m pytest -q; python -m", [], ["python -m pytest", "python -m"], []),
+    # python's -W and -X take a value; node's -W is no such option
+    ("python -W ignore x.py; python -X dev -c 1", [], ["python x.py", "python -c"], []),
+    ("node -W x.js; python -- y.py", [], ["node x.js", "python y.py"], []),
+    ("python3.12 -c 1; pypy3 -m x; bun x.ts", [], ["python3.12 -c", "pypy3 -m x", "bun x.ts"], []),
+    # ====== dispatch (`run_command`): a path to a known command is that command
+    ("/usr/bin/python3 -c 1", [], ["python3 -c"], []),
+    ("/usr/bin/env touch x", ["/repo/x"], [], []),
+    ("/opt/tools/fmt x", [], ["script /opt/tools/fmt"], []),
+    # a wrapper's long options take their value from the next word
+    ("sudo --user root touch x", ["/repo/x"], [], []),
+    # xargs -i and --replace: the string replaced (attached, or {} when none is given)
+    ("xargs -i% rm %; xargs --replace=% rm %", [], ["xargs rm"], []),
+    ("xargs -i rm {}; xargs --replace rm {}", [], ["xargs rm"], []),
+    # command -v/-V only tell what a name is
+    ("command -v rm x; command -V touch y", [], [], []),
+    # GNU time's -o file (bash's own `time` keyword has no -o: then it is the program's)
+    (
+        "/usr/bin/time -o t.log rm a; /usr/bin/time --output=u.log true; "
+        "/usr/bin/time --output v.log true",
+        ["/repo/t.log", "entry:/repo/a", "/repo/u.log", "/repo/v.log"],
+        [],
+        [],
+    ),
+    # env -S splits its string into a command the analysis does not read
+    ("env -S 'rm x'", [], ["env -S"], []),
+    ("env --split-string 'rm y'", [], ["env -S"], []),
+    # env and sudo: assignments and a lone `-` before the command; --chdir, env -C, sudo -D
+    ("env - touch x; env A=1 touch y", ["/repo/x", "/repo/y"], [], []),
+    ("env --chdir=sub touch x; sudo --chdir /srv touch y", ["/repo/sub/x", "/srv/y"], [], []),
+    ('env -C ~/w touch x; env -C "$PWD/s" touch y', ["/home/me/w/x", "/repo/s/y"], [], []),
+    # ====== xargs and find -exec (`_indirect`): the command run, with the input unknown
+    ("xargs", [], [], []),
+    ("xargs /bin/grep x", [], [], []),  # a path to a command that only reads
+    ("xargs cp -t /tmp/d", ["/tmp/d"], ["xargs cp"], []),
+    ("xargs mv x", ["entry:/repo/x"], ["xargs mv"], []),  # the input is the destination
+    ("xargs rm {}", ["entry:/repo/{}"], ["xargs rm"], []),  # without -i, {} is itself
+    # ====== find (`_find`): -delete, or -exec of a command writing what it finds, writes
+    # the starting points; followed too after -L or -H (the last of -H, -L, -P wins)
+    ("find a b -delete", ["entry:/repo/a", "entry:/repo/b"], [], []),
+    (
+        "find -L a -delete; find -H b -delete",
+        ["entry:/repo/a", "/repo/a", "entry:/repo/b", "/repo/b"],
+        [],
+        [],
+    ),
+    ("find -L -P a -delete", ["entry:/repo/a"], [], []),
+    ("find -P -L a -delete", ["entry:/repo/a", "/repo/a"], [], []),
+    # -D takes a value, -O is one word: neither changes the following
+    (
+        "find -L -D tree a -delete; find -O3 -L b -delete",
+        ["entry:/repo/a", "/repo/a", "entry:/repo/b", "/repo/b"],
+        [],
+        [],
+    ),
+    ("find -D stat x -delete", ["entry:/repo/x"], [], []),
+    # the starting points end at the expression (an option, `(`, `!`)
+    (
+        "find a ! -name x -delete; find b \\( -name y \\) -delete",
+        ["entry:/repo/a", "entry:/repo/b"],
+        [],
+        [],
+    ),
+    ("find -delete; find -name '*.o' -delete", ["/repo"], [], []),  # none: `.`
+    # the files find's own actions write
+    (
+        "find . -fprint a -fprint0 b -fls c -fprintf d %p -name x",
+        ["/repo/a", "/repo/b", "/repo/c", "/repo/d"],
+        [],
+        [],
+    ),
+    ("find . -fprintf log -delete", ["/repo/log"], [], []),  # a format, not an action
+    ("find . -fprint", [], [], []),  # without its file: find refuses it
+    ("find; find -L; find a", [], [], []),  # no expression: find only prints
+    ("find . -execdir rm {} +; find b -ok rm {} \\;", ["/repo", "entry:/repo/b"], [], []),
+    ("find a -okdir rm {} \\;", ["entry:/repo/a"], [], []),
+    ("find . -exec rm {}", ["/repo"], [], []),  # unterminated: find refuses it
+    ("find a -delete -exec grep x {} +", ["entry:/repo/a"], [], []),  # one writing action is enough
+    ("find a -exec grep x {} \\; -delete", ["entry:/repo/a"], [], []),  # read after the -exec
+    ("find a -exec \\;", [], [], []),  # no command: find refuses it
+    # ====== shells (`_shell`): -c strings are read; a script or stdin is not
+    ("bash -o errexit s.sh; sh -O extglob t.sh", [], ["script s.sh", "script t.sh"], []),
+    (
+        "bash --rcfile rc -c 'touch x'; bash --init-file rc -c 'touch y'",
+        ["/repo/x", "/repo/y"],
+        [],
+        [],
+    ),
+    ("bash build.sh -c x", [], ["script build.sh"], []),  # the script's own -c
+    ("bash --version; sh --help", [], [], []),
     # ====== git's own options, before the subcommand
     ("git", [], [], []),
     ("git --version", [], [], []),
@@ -58,6 +175,7 @@ CASES: list[tuple[str, list[str], list[str], list[Tree]]] = [
         [],
         [],
     ),
+    ("git --work-tree", [], [], []),  # --work-tree without its directory: git refuses it
     ("git -C ~/w checkout -- a", ["entry:/home/me/w/a"], [], []),
     ('git -C "$PWD/sub" rm a', ["entry:/repo/sub/a"], [], []),
     # --work-tree: from inside it paths are the current directory's, from outside its top's
@@ -70,6 +188,16 @@ CASES: list[tuple[str, list[str], list[str], list[Tree]]] = [
         [],
     ),
     ("git -C sub --work-tree=.. rm f", ["entry:/repo/sub/f"], [], []),
+    # bash expands `~` at the start of a word, not after `--work-tree=`
+    (
+        "git --work-tree ~/w rm f; git --work-tree=~/w rm g",
+        ["entry:/home/me/w/f", "entry:/repo/~/w/g"],
+        [],
+        [],
+    ),
+    ('git --work-tree "$PWD/w" rm f', ["entry:/repo/w/f"], [], []),
+    ('cd "$D"; git --work-tree=/w rm f', ["entry:/w/f"], [], []),
+    ("git --work-tree=$W checkout -- f", [], ["relative target f after cd $W"], []),
     ("git --work-tree=../o stash", [], ["git stash"], [("/o", "git stash")]),
     (
         "git -C a --work-tree=b reset --hard",
@@ -98,6 +226,7 @@ CASES: list[tuple[str, list[str], list[str], list[Tree]]] = [
     # `--` after a branch names it a branch: the tree switches
     ("git checkout other --", [], ["git checkout other"], [("/repo", "git checkout other")]),
     # a tree-ish then paths, with or without `--`: only the paths (no branch switch)
+    ("git checkout other f", ["entry:/repo/f"], [], []),
     ("git checkout other f g", ["entry:/repo/f", "entry:/repo/g"], [], []),
     ("git checkout other -- f", ["entry:/repo/f"], [], []),
     # ====== restore: the work tree unless only --staged
@@ -137,6 +266,7 @@ CASES: list[tuple[str, list[str], list[str], list[Tree]]] = [
     ("git stash push", [], ["git stash push"], [("/repo", "git stash push")]),
     # push's pathspecs, after `--` or not: only these are swept
     ("git stash push -- a", ["entry:/repo/a"], [], []),
+    ("git stash push a", ["entry:/repo/a"], [], []),
     ("git stash push -m wip a b", ["entry:/repo/a", "entry:/repo/b"], [], []),
     (
         "git stash -- c; git stash push d -- e",
@@ -246,6 +376,27 @@ def test_case(command: str, targets: list[str], opaque: list[str], trees: list[T
     assert _show(command) == (targets, opaque, trees)
 
 
+# ====== inside or outside `--work-tree`: a directory is inside itself and below, never beside
+
+
+@pytest.mark.parametrize(
+    ("cwd", "work_tree", "target"),
+    [
+        ("/w/sub", "/w/sub", "/w/sub/f"),
+        ("/w/sub/deep", "/w/sub", "/w/sub/deep/f"),
+        ("/w/subX", "/w/sub", "/w/sub/f"),  # a longer name beside it is outside
+        ("/w/sub", "/w/subX", "/w/subX/f"),
+        ("/w/su", "/w/suXX", "/w/suXX/f"),
+        ("/w/a ", "/w/a", "/w/a/f"),  # a trailing blank is part of the name
+    ],
+)
+def test_paths_are_taken_from_the_top_of_a_work_tree_git_runs_outside_of(
+    cwd: str, work_tree: str, target: str
+) -> None:
+    res = analyze(f"git --work-tree={work_tree} rm f", cwd, HOME)
+    assert ([t.path for t in res.targets], res.opaque) == ([target], [])
+
+
 # ====== eval's nesting: MAX_DEPTH (8) evals inside one another are read, the ninth is not;
 # each eval gives its level back when it ends
 
@@ -297,8 +448,15 @@ def test_checkout_of_an_existing_path_writes_it(checkout: Path) -> None:
 
 
 def test_checkout_of_an_existing_absolute_path_writes_it(checkout: Path) -> None:
-    path = f"{checkout}/src/x.py"
-    assert _show(f"git checkout {path}", "/") == ([f"entry:{path}"], [], [])
+    path = f"{checkout}/only_here.txt"
+    assert _show(f"git checkout {path}", f"{checkout}/src") == ([f"entry:{path}"], [], [])
+
+
+def test_a_trailing_blank_of_the_directory_is_part_of_its_name(checkout: Path) -> None:
+    (checkout / "sp ").mkdir()
+    (checkout / "sp " / "f").write_text("")
+    cwd = f"{checkout}/sp "
+    assert _show("git checkout f", cwd) == ([f"entry:{cwd}/f"], [], [])
 
 
 def test_checkout_of_a_name_that_is_no_path_switches_the_tree(checkout: Path) -> None:

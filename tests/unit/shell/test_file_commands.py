@@ -128,10 +128,15 @@ CASES: list[tuple[str, list[str], list[str]]] = [
     # -X (no warnings) is a flag; -x takes the rest of its word (a directory)
     ("perl -Xpi -e 's/a/b/' f.txt", ["entry:/repo/f.txt", "/repo/f.txt"], []),
     ("perl -Xxbin tool.pl data.txt", [], ["perl tool.pl"]),
-    # --- perl: -0[octal|xHEX] and -l[octal] read their digits, then more switches
+    # --- perl: -0[octal|xHEX] and -l[octal] read their digits, then more switches (perl.c)
     ("perl -0777 -pi -e 's/a/b/' f.txt", ["entry:/repo/f.txt", "/repo/f.txt"], []),
     # an upper-case hex digit is no -E
     ("perl -0x1E -pi -e 's/a/b/' f.txt", ["entry:/repo/f.txt", "/repo/f.txt"], []),
+    # a hex run that stops before the end of the word is `-0` then `-x` taking the rest
+    # (perl 5.36: `perl -0x1pi prog.pl f.txt` edits nothing: "No Perl script found")
+    ("perl -0x1pi prog.pl f.txt", [], ["perl prog.pl"]),
+    ("perl -0x -pi -e 's/a/b/' f.txt", ["entry:/repo/f.txt", "/repo/f.txt"], []),
+    ("perl -0xpi f.txt", [], ["perl f.txt"]),
     # after -l an `e` is -e (not a hex digit), also after an octal digit
     ("perl -le 'print 1'", [], ["perl -e"]),
     ("perl -l0e 'print 1'", [], ["perl -e"]),
