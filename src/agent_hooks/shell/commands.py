@@ -178,17 +178,20 @@ def is_interpreter(name: str) -> bool:
 
 
 def interpreter(name: str, args: list[Word], ctx: ShellState) -> None:
-    """python/node/ruby/...: code from -c/-e/-m, a script or stdin is opaque. Python's
-    letters bundle (`-Bc`, `-um mod`, `-BW ignore`): the first of c, m, W, X takes a
-    value, the rest of the word or the next one."""
+    """python/node/ruby/...: code from -c/-m (python, pypy), -e/-E/--eval/-p/--print/-r
+    (the others), a script or stdin is opaque. Python's letters bundle (`-Bc`, `-um mod`,
+    `-BW ignore`): the first of c, m, W, X takes a value, the rest of the word or the
+    next one."""
     if args and all(w.lit in ("-V", "--version", "-v", "-h", "--help") for w in args):
         return
-    python = name.startswith("python")
+    python = name.startswith(("python", "pypy"))
     k, n = 0, len(args)
     while k < n:
         t = args[k].lit
         k += 1
-        if python and t[:1] == "-" and t[1:2] not in ("", "-"):
+        if python and t == "--check-hash-based-pycs":
+            k += 1  # its value
+        elif python and t[:1] == "-" and t[1:2] not in ("", "-"):
             at = next((j for j in range(1, len(t)) if t[j] in "cmWX"), 0)
             value = t[at + 1 :] if at else ""
             if at and not value and k < n:
@@ -198,8 +201,8 @@ def interpreter(name: str, args: list[Word], ctx: ShellState) -> None:
                 return ctx.note(
                     f"{name} -{t[at]}" + (f" {value}" if t[at] == "m" and value else "")
                 )
-        elif t in ("-c", "-e", "-E", "--eval", "-p", "--print", "-r", "-m"):
-            return ctx.note(f"{name} {t}" + (" " + args[k].lit if t == "-m" and k < n else ""))
+        elif t in ("-e", "-E", "--eval", "-p", "--print", "-r"):
+            return ctx.note(f"{name} {t}")
         elif t == "-" or t[:1] != "-":
             return ctx.note(f"{name} {t}" if t != "-" else name + " reads stdin")
     ctx.note(name + " reads stdin")

@@ -66,6 +66,10 @@ CASES: list[tuple[str, list[str], list[str], list[Tree]]] = [
     ("python -c'print(1)'; python -Bcm x", [], ["python -c"], []),
     ("python -u -B x.py", [], ["python x.py"], []),
     ("python - x.py", [], ["python reads stdin"], []),  # the script is stdin, x.py its argument
+    ("python --check-hash-based-pycs never x.py", [], ["python x.py"], []),
+    # -c and -m are python's (and pypy's): node -c only checks the syntax of its script
+    ("pypy -c 1; pypy3 -Bm x", [], ["pypy -c", "pypy3 -m x"], []),
+    ("node -c x.js; ruby -m y.rb", [], ["node x.js", "ruby y.rb"], []),
     (
         "node -e 1; node --eval 1; node -p 1; node --print 1; php -r 1; lua -E",
         [],
