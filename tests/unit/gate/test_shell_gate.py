@@ -600,6 +600,34 @@ def test_a_work_tree_rewrite_is_refused_while_another_writer_leases_a_file(
     assert reason.startswith("agent-hooks: `git reset --hard` would change or sweep away")
 
 
+@pytest.mark.parametrize(
+    ("command", "rewrite"),
+    [
+        ("git checkout -f -b new", "git checkout -f"),  # -f resets the tree to HEAD
+        ("git stash save -- docs/a.md", "git stash save"),  # its words are a message
+        ("git checkout main --", "git checkout main"),  # a branch before `--`: a switch
+    ],
+)
+def test_git_forms_measured_to_rewrite_the_tree_are_refused(
+    state_dir: str, project: str, command: str, rewrite: str
+) -> None:
+    """As git 2.39 runs them (tests/unit/shell/test_commands.py)."""
+    lease_for(state_dir, project, TARGET, CAROL)
+    reason = refused(decide(state_dir, project, command))
+    assert reason == lease_messages.tree_rewrite_message(rewrite, [f'{TARGET} (agent "carol")'])
+
+
+@pytest.mark.parametrize("command", ["git stash push docs/a.md", "git checkout main docs/a.md"])
+def test_git_forms_that_write_only_their_paths_are_judged_by_them(
+    state_dir: str, project: str, command: str
+) -> None:
+    """`stash push PATHS` sweeps only those paths and `checkout REF PATHS` switches no
+    branch: allowed beside another writer's lease elsewhere, refused on its file."""
+    lease_for(state_dir, project, TARGET, CAROL)
+    allowed(decide(state_dir, project, command))
+    leased_text(refused(decide(state_dir, project, f"{command} {TARGET}")), TARGET, TARGET)
+
+
 def test_a_work_tree_rewrite_is_allowed_over_ones_own_or_dead_leases(
     state_dir: str, project: str
 ) -> None:
