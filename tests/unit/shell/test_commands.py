@@ -1,7 +1,8 @@
-"""What the programs, git and eval handlers of `agent_hooks/shell/commands.py` make of a
-command: cases that pin each rule, found by mutation testing (docs/mutation-testing.md)
-and, for git, checked against git 2.39 in a scratch repository (what each form does to
-the work tree is said beside it). Shaped as tests/unit/shell/test_writes.py's table, with
+"""What the handlers of `agent_hooks/shell/commands.py` (make-likes and npm-likes,
+interpreters, wrappers, xargs and find, shells, git, eval) make of a command: cases that
+pin each rule, found by mutation testing (docs/mutation-testing.md) and, for git, checked
+against git 2.39 in a scratch repository (what each form does to the work tree is said
+beside it). Shaped as tests/unit/shell/test_writes.py's table, with
 the git commands that may rewrite a whole work tree (`BashAnalysis.trees`) asserted too;
 cwd /repo, home /home/me. Which existing files a git word names is decided on disk: those
 cases run in a temporary directory."""
@@ -52,7 +53,7 @@ CASES: list[tuple[str, list[str], list[str], list[Tree]]] = [
     ("python -V -c 1", [], ["python -c"], []),  # not only asking for the version
     ("python; node", [], ["python reads stdin", "node reads stdin"], []),
     ("python -B; python - < in.txt", [], ["python reads stdin"], []),
-    # python's letters bundle: the last one decides
+    # python's letters bundle: -c or -m in it decides
     (
         "python3 -Bc 1; python -um mod; python -Bm",
         [],
@@ -152,7 +153,12 @@ CASES: list[tuple[str, list[str], list[str], list[Tree]]] = [
     ("find; find -L; find a", [], [], []),  # no expression: find only prints
     ("find . -execdir rm {} +; find b -ok rm {} \\;", ["/repo", "entry:/repo/b"], [], []),
     ("find a -okdir rm {} \\;", ["entry:/repo/a"], [], []),
-    ("find . -exec rm {}", ["/repo"], [], []),  # unterminated: find refuses it
+    (
+        "find . -exec rm {}",
+        ["/repo"],
+        [],
+        [],
+    ),  # unterminated (find refuses it): read as far as it goes
     ("find a -delete -exec grep x {} +", ["entry:/repo/a"], [], []),  # one writing action is enough
     ("find a -exec grep x {} \\; -delete", ["entry:/repo/a"], [], []),  # read after the -exec
     ("find a -exec \\;", [], [], []),  # no command: find refuses it
