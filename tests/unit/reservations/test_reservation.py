@@ -15,6 +15,7 @@ from agent_hooks.reservations.reservation import (
     EXCLUSIVE,
     SHARED,
     ReservationError,
+    checked,
     conflicts_with,
     describe,
     holder_label,
@@ -388,3 +389,43 @@ def test_an_agent_of_the_same_name_on_another_machine_is_another_owner() -> None
     assert [(r["id"], r["expires_at"]) for r in result] == [("r-alpha", NOW + HOUR)]
     assert conflicts == [(again, theirs)]
     assert "on machine alpha" in holder_label(theirs)
+
+
+@pytest.mark.parametrize(
+    ("value", "kept"),
+    [
+        (1_900_000_000, 1_900_000_000.0),  # a JSON integer, as another tool may write
+        (1.9e9, 1.9e9),
+        (10**15 - 1, float(10**15 - 1)),
+        (-(10**15) + 1, float(-(10**15) + 1)),
+        (10**15, None),
+        (-(10**15), None),
+        (1e15, None),
+        (1e16, None),
+        (float("inf"), None),
+        (float("nan"), None),
+        (10**400, None),  # float() of it would raise
+        (True, None),
+        ("1900000000", None),
+    ],
+)
+def test_a_ledger_time_is_a_number_of_plausible_size(value: object, kept: float | None) -> None:
+    """Below 10**15 in size, integer or float; anything else is no time (never a crash)."""
+    entry = {"id": "r1", "pattern": "src/**", "expires_at": value}
+    if kept is None:
+        with pytest.raises(ValueError, match="is not a time"):
+            checked(entry)
+    else:
+        assert checked(entry)["expires_at"] == kept
+
+
+@pytest.mark.parametrize(
+    ("rid", "usable"), [("r" * 64, True), ("r" * 65, False), ("", False), (5, False), (None, False)]
+)
+def test_a_ledger_entry_id_is_text_of_1_to_64_characters(rid: object, usable: bool) -> None:
+    entry = {"id": rid, "pattern": "src/**", "expires_at": NOW}
+    if usable:
+        assert checked(entry)["id"] == rid
+    else:
+        with pytest.raises(ValueError, match="without a usable id"):
+            checked(entry)
