@@ -94,6 +94,14 @@ def refreshes_seen(log: Path, count: int) -> bool:
     return True
 
 
+def full_width(screen: str) -> bool:
+    """Is the frame drawn across the whole pane (its first panel's border that wide)?"""
+    return any(
+        line.startswith("╭─ Agents") and len(line.rstrip()) == int(SIZE[0])
+        for line in screen.splitlines()
+    )
+
+
 def wait_for(check: Callable[[], bool], timeout: float) -> float:
     """Seconds until `check()` held; fails after `timeout`."""
     start = time.monotonic()
@@ -125,9 +133,15 @@ def test_the_live_view_in_tmux(pane: Pane, home: Path, project: Path) -> None:
     env = {"HOME": str(home), "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
     pane.start([sys.executable, "-m", "agent_hooks.cli", "watch", "--project", str(project)], env)
 
-    # The first frame: agents, a reservation with its time left, a denial.
+    # The first frame drawn at the terminal's size (under load Textual was seen to show one
+    # at its default 80x24 first, before its first resize event): agents, a reservation
+    # with its time left, a denial.
     wait_for(
-        lambda: "src/auth/login.py is reserved" in (s := pane.screen()) and "q Quit" in s,
+        lambda: (
+            "src/auth/login.py is reserved" in (s := pane.screen())
+            and "q Quit" in s
+            and full_width(s)
+        ),
         SHOWN_WITHIN,
     )
     screen = pane.screen()
