@@ -26,6 +26,7 @@ from agent_hooks.reservations.reservation import (
     owner,
     parse_ttl,
     plan_reserve,
+    unique,
 )
 
 NOW = 1_800_000_000.0
@@ -429,3 +430,55 @@ def test_a_ledger_entry_id_is_text_of_1_to_64_characters(rid: object, usable: bo
     else:
         with pytest.raises(ValueError, match="without a usable id"):
             checked(entry)
+
+
+def test_an_agent_of_the_same_name_on_another_machine_is_not_oneself() -> None:
+    """In a ledger shared by machines, `alice` on m2 is `alice@m2`: re-reserving her
+    pattern from m1 makes a reservation of m1's alice, never updates hers."""
+    theirs = {**res("alice", "src/**", SHARED, rid="r-m2", reason="theirs"), "machine": "m2"}
+    mine = res("alice", "src/**", SHARED, rid="r-m1", expires=NOW + 2 * HOUR)
+    result, conflicts = plan_reserve([theirs], [mine], NOW, here="m1")
+    assert conflicts == []
+    assert [(r["id"], r["reason"], r["expires_at"]) for r in result] == [
+        ("r-m2", "theirs", NOW + HOUR),
+        ("r-m1", "", NOW + 2 * HOUR),
+    ]
+
+
+def test_unique_keeps_one_entry_an_id_in_first_seen_order() -> None:
+    a, b, a_again = res("a", "x", rid="r1"), res("b", "y", rid="r2"), res("a", "x", rid="r1")
+    assert [r["id"] for r in unique([a, b, a_again, b])] == ["r1", "r2"]
+    assert unique([]) == []
+
+
+BAD_PATTERN = "../" + "a" * 100
+
+
+@pytest.mark.parametrize(
+    ("fields", "error"),
+    [
+        ({"pattern": 5}, "r1: no pattern"),
+        ({"pattern": ""}, "r1: no pattern"),
+        ({"pattern": BAD_PATTERN}, f"r1: pattern {BAD_PATTERN[:80]!r} does not compile ("),
+        ({"expires_at": "soon"}, "r1: expires_at 'soon' is not a time"),
+        ({"expires_at": None}, "r1: expires_at 'None' is not a time"),
+        ({"expires_at": "9" * 50 + "x"}, f"r1: expires_at {'9' * 40!r} is not a time"),
+        ({"mode": "m" * 50}, f"r1: mode {'m' * 40!r} is neither exclusive nor shared"),
+        ({"agent": ""}, "r1: agent '' is not a name"),
+        ({"agent": 5}, "r1: agent '5' is not a name"),
+        ({"agent": "a" * 257}, f"r1: agent {'a' * 40!r} is not a name"),
+    ],
+)
+def test_a_bad_ledger_entry_is_named_in_one_line(fields: dict[str, Any], error: str) -> None:
+    """What `checked` says is what the hook logs about the entry it skips: the entry's id,
+    the field, and the value cut short (a pattern to 80 characters)."""
+    entry = {"id": "r1", "pattern": "src/**", "expires_at": NOW, **fields}
+    with pytest.raises(ValueError) as raised:
+        checked(entry)
+    assert str(raised.value).startswith(error) and "\n" not in str(raised.value)
+    assert error.endswith("(") or str(raised.value) == error
+
+
+def test_an_agent_name_of_256_characters_is_one() -> None:
+    entry = {"id": "r1", "pattern": "src/**", "expires_at": NOW, "agent": "a" * 256}
+    assert checked(entry)["agent"] == "a" * 256
