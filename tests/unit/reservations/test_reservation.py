@@ -467,6 +467,8 @@ BAD_PATTERN = "../" + "a" * 100
         ({"agent": ""}, "r1: agent '' is not a name"),
         ({"agent": 5}, "r1: agent '5' is not a name"),
         ({"agent": "a" * 257}, f"r1: agent {'a' * 40!r} is not a name"),
+        ({"created_at": "yesterday"}, "r1: created_at 'yesterday' is not a time"),
+        ({"created_at": "8" * 50}, f"r1: created_at {'8' * 40!r} is not a time"),
     ],
 )
 def test_a_bad_ledger_entry_is_named_in_one_line(fields: dict[str, Any], error: str) -> None:
@@ -482,3 +484,19 @@ def test_a_bad_ledger_entry_is_named_in_one_line(fields: dict[str, Any], error: 
 def test_an_agent_name_of_256_characters_is_one() -> None:
     entry = {"id": "r1", "pattern": "src/**", "expires_at": NOW, "agent": "a" * 256}
     assert checked(entry)["agent"] == "a" * 256
+
+
+def test_checked_keeps_each_field_in_its_one_form() -> None:
+    """Times as floats, a missing agent as None, what is not text or an object dropped;
+    a given creation time is kept, a missing one is the expiry."""
+    raw = {"id": "r1", "pattern": "src/**", "expires_at": 1_900_000_000}
+    entry = checked({**raw, "conversation_id": 5, "reason": 5, "holder": "x"})
+    assert type(entry["expires_at"]) is float and entry["created_at"] == 1_900_000_000
+    assert (entry["agent"], entry["conversation_id"], entry["reason"], entry["holder"]) == (
+        None,
+        None,
+        "",
+        None,
+    )
+    assert checked({**raw, "created_at": 1_800_000_000})["created_at"] == 1_800_000_000
+    assert owner(entry) == "~"  # no agent, no conversation
