@@ -61,9 +61,13 @@ def unescape(name: str) -> str:
 def file_name(key: str) -> str:
     """A file name for a path or a writer key: escaped, or cut with a hash."""
     name = escape(key)
-    if len(name.encode("utf-8", "surrogateescape")) <= MAX_NAME_BYTES:
+    raw = name.encode("utf-8", "surrogateescape")
+    if len(raw) <= MAX_NAME_BYTES:
         return name
-    cut = name.encode("utf-8", "surrogateescape")[:120].decode("utf-8", "ignore")
+    end = 120
+    while end > 117 and 0x80 <= raw[end] < 0xC0:  # never cut a character (≤ 4 bytes) in half
+        end -= 1
+    cut = raw[:end].decode("utf-8", "surrogateescape")  # a byte no UTF-8 kept as it was
     while "%" in cut[-2:]:  # never cut an escape in half
         cut = cut[:-1]
     return f"{cut}~{_fnv(key)}"

@@ -114,6 +114,69 @@ def test_fresh_is_ones_own_lease_written_within_resolution() -> None:
     assert not lease.fresh(mine, MAIN, NOW, 5)  # the lease minutes changed
     assert not lease.fresh(mine, SUB, NOW, 10)  # the parent's, not mine: take it over
     assert not lease.fresh({**mine, "written": None}, MAIN, NOW, 10)
+    assert not lease.fresh({**mine, "expires": str(NOW + 600)}, MAIN, NOW, 10)
+    assert not lease.fresh({**mine, "expires": NOW + 601}, MAIN, NOW, 10)
+    written_late = {**mine, "written": NOW + 0.5}  # a float time: expires counts from its second
+    assert lease.fresh(written_late, MAIN, NOW + lease.RESOLUTION, 10)
+    assert not lease.fresh(written_late, MAIN, NOW + lease.RESOLUTION + 0.5, 10)
+
+
+def test_a_lease_counts_until_the_second_it_expires_unless_its_holder_is_dead() -> None:
+    """`expires` is the first moment it no longer counts; a holder that cannot be
+    judged (`alive` → None) counts, only one known dead (False) does not."""
+    assert lease.counts({"expires": NOW + 0.5}, NOW, lambda _: None)
+    assert not lease.counts({"expires": NOW}, NOW, lambda _: None)
+    assert lease.counts({"expires": NOW + 1}, NOW, lambda _: True)
+    assert not lease.counts({"expires": NOW + 1}, NOW, lambda _: False)
+    assert not lease.counts({}, NOW, lambda _: True)
+
+
+@pytest.mark.parametrize("holder", [MAIN, SUB])
+def test_the_same_agent_in_another_conversation_blocks_like_another_agent(holder: Writer) -> None:
+    """One AGENT_NAME in two panes: the other conversation's lease blocks, whether it
+    is that conversation's own or a subagent's — never taken over as one's own."""
+    twin = held(holder)
+    me = Writer("alice", "c9", holder.agent_id)  # the same writer key, another conversation
+    assert me.key == twin["writer"]
+    found = judge(me, twin)
+    assert found.own is None and found.blockers == [twin]
+
+
+@pytest.mark.parametrize(
+    ("mine", "theirs"), [(None, "c1"), ("c9", None), ("c9", ""), ("c9", 7), ("c1", "c1")]
+)
+def test_a_conversation_unknown_on_either_side_is_not_another(mine: Any, theirs: Any) -> None:
+    """Two conversations are told apart only when both are known: a lease without
+    one (an older release's) stays the agent's own."""
+    me = Writer("alice", mine)
+    lease_ = {**held(MAIN), "writer": me.key, "conversation": theirs}
+    assert judge(me, lease_).own is lease_
+
+
+def test_a_new_lease_records_its_holder_worktree_and_times() -> None:
+    me = Writer("alice", "c1", "s1", "Explore", "claude-code")
+    holder = {"pid": 4242, "start": 99, "host": "box", "other": "dropped"}
+    got = lease.new(me, holder, WT, "feat", NOW + 0.7, 7, source="bash", tool_use_id="tu-1")
+    assert got == {
+        "writer": "alice#s1", "agent": "alice", "conversation": "c1", "agent_id": "s1",
+        "agent_type": "Explore", "client": "claude-code",
+        "pid": 4242, "start": 99, "host": "box",
+        "worktree": WT, "worktree_path": WT, "branch": "feat",
+        "claimed": NOW, "written": NOW, "expires": NOW + 7 * 60,
+        "tool_use_id": "tu-1", "source": "bash",
+    }  # fmt: skip
+    assert all(type(got[key]) is int for key in ("claimed", "written", "expires"))
+
+
+def test_a_renewed_lease_keeps_its_claim_time_and_its_mark() -> None:
+    got = lease.new(MAIN, {}, WT, None, NOW + 0.9, 10, source="edit", claimed=NOW - 299.5,
+                    worktree_path="/mnt/repo", mark="fp1")  # fmt: skip
+    assert got["claimed"] == NOW - 300 and type(got["claimed"]) is int
+    assert got["written"] == NOW and got["expires"] == NOW + 600
+    assert got["worktree"] == WT and got["worktree_path"] == "/mnt/repo"
+    assert (got["fp"], got["fp_at"]) == ("fp1", NOW) and type(got["fp_at"]) is int
+    assert got["pid"] is got["start"] is got["host"] is got["tool_use_id"] is None
+    assert "fp" not in lease.new(MAIN, {}, WT, None, NOW, 10, source="edit")
 
 
 # --- file names ---------------------------------------------------------------------------
@@ -157,7 +220,16 @@ def test_a_long_path_is_cut_with_a_hash_and_keeps_its_prefix(path: str) -> None:
     assert lease.file_name(path + "z") != name  # same prefix, another file
 
 
-@given(st.text(min_size=1, max_size=300))
+# Names as the file system gives them: any text, bytes that are no UTF-8 among it.
+NAMES = st.text(
+    st.characters(exclude_categories=["Cs"])
+    | st.characters(min_codepoint=0xDC80, max_codepoint=0xDCFF, categories=["Cs"]),
+    min_size=1,
+    max_size=300,
+)
+
+
+@given(NAMES)
 def test_any_path_gives_a_safe_name_whose_prefix_is_the_paths(path: str) -> None:
     name = lease.file_name(path)
     assert "/" not in name and name.count("~") <= 1
@@ -176,3 +248,20 @@ def test_a_long_names_file_name_ends_with_its_fnv1a_hash() -> None:
     assert lease._fnv("\udcff") == "af64724c8602eb6e"  # the one byte 0xff
     long = "src/" + "d/" * 200 + "x.py"
     assert lease.file_name(long).endswith("~" + lease._fnv(long))
+
+
+def test_a_long_paths_file_name_is_its_first_120_bytes_escaped_then_its_hash() -> None:
+    """A lease file's name must not change between releases (a holder's lease would
+    no longer be found): the escaped path's first 120 bytes, less an escape the cut
+    would halve, then `~` and the hash. A name that is not UTF-8 is cut as its bytes."""
+    path = "x" * 300
+    assert lease.file_name(path) == "x" * 120 + "~" + lease._fnv(path)
+    halved = "x" * 119 + "/" + "y" * 100  # its `%2F` would be cut after the `%`
+    assert lease.file_name(halved) == "x" * 119 + "~" + lease._fnv(halved)
+    wide = "x" * 119 + "é" * 50  # a two-byte character would be cut in half
+    assert lease.file_name(wide) == "x" * 119 + "~" + lease._fnv(wide)
+    odd = "x" * 100 + "\udcff" + "z" * 100  # a byte that is no UTF-8 (surrogateescape)
+    assert lease.file_name(odd) == "x" * 100 + "\udcff" + "z" * 19 + "~" + lease._fnv(odd)
+    assert lease.name_prefix(lease.file_name(odd)) == ("x" * 100 + "\udcff" + "z" * 19, False)
+    stray = "\udc80" * 200  # bytes that continue no character: cut at most 3 short
+    assert lease.file_name(stray) == "\udc80" * 117 + "~" + lease._fnv(stray)
