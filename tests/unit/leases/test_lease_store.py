@@ -339,3 +339,13 @@ def test_paths_under_finds_by_prefix_cut_names_included(book: str) -> None:
     assert lease_store.paths_under(book, lambda p: p.endswith(".py"), "") == sorted(
         ["src/a.py", "src/sub/b.py", "srcfoo/c.py", "lib/d.py", deep]
     )
+
+
+def test_a_cut_name_with_a_byte_that_is_no_utf8_is_found_under_its_directory(book: str) -> None:
+    """A directory whose name is no UTF-8 (`\\xff`, read as `\\udcff`), a leased file deep
+    under it: `rm -rf` of that directory must find the lease."""
+    odd = "d" * 40 + "\udcff" + "e" * 40
+    deep = f"src/{odd}/" + "f" * 150 + ".py"
+    claim(book, deep, ALICE)
+    assert lease_store.paths_under(book, lambda p: True, f"src/{odd}") == [deep]
+    assert lease_store.paths_under(book, lambda p: True, f"src/{odd}/") == [deep]
