@@ -107,11 +107,27 @@ def test_no_usable_pid_cannot_be_judged(pid: Any) -> None:
     assert liveness.alive({"pid": pid, "start": None, "host": liveness.host()}) is None
 
 
-def test_host_names_the_node_the_boot_and_the_pid_namespace() -> None:
+def test_host_names_the_node_the_boot_and_the_pid_namespace(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(liveness, "_HOST", [])  # worked out here, not remembered
     node, boot, namespace = liveness.host().split("/", 2)
     assert node == os.uname().nodename
     assert boot == Path("/proc/sys/kernel/random/boot_id").read_text().strip()
     assert namespace == os.readlink("/proc/self/ns/pid") and namespace.startswith("pid:[")
+
+
+def test_host_leaves_the_parts_it_cannot_read_empty(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No boot id and no pid namespace to read (a /proc that hides them): the host is
+    the node name and two empty parts, the same in every process of that machine."""
+
+    def unreadable(path: str) -> str:
+        raise PermissionError(13, "Permission denied", path)
+
+    monkeypatch.setattr(liveness, "_HOST", [])
+    monkeypatch.setattr(liveness, "_read", lambda path, limit=4096: None)
+    monkeypatch.setattr(liveness.posix, "readlink", unreadable)
+    assert liveness.host() == f"{os.uname().nodename}//"
 
 
 @pytest.mark.parametrize("raw", ["", "abc", "-1", "1234567890", "12 3", "١٢٣", "+5"])
@@ -175,7 +191,7 @@ def test_the_cli_knows_which_client_it_runs_under(
     assert liveness.agent_client({"CLAUDE_PID": "4242"}) == (4242, "claude")
 
 
-NAMES = ["a) b c) 1 2", ") ) ) ) ) ) )", "x (y) z", "sleep 9 9 9 9"]
+NAMES = ["a) b c) 1 2", ") ) ) ) ) ) )", "x (y) z", "sleep 9 9 9 9", "slé€p"]
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -265,3 +265,6 @@ def test_a_long_paths_file_name_is_its_first_120_bytes_escaped_then_its_hash() -
     assert lease.name_prefix(lease.file_name(odd)) == ("x" * 100 + "\udcff" + "z" * 19, False)
     stray = "\udc80" * 200  # bytes that continue no character: cut at most 3 short
     assert lease.file_name(stray) == "\udc80" * 117 + "~" + lease._fnv(stray)
+    for after, kept in (("\x7f", 120), ("\udcbf", 119), ("\udcc0", 120)):  # 0x80-0xBF continue
+        path = "x" * 120 + after + "y" * 100
+        assert lease.file_name(path) == "x" * kept + "~" + lease._fnv(path), after
