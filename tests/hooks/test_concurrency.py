@@ -11,6 +11,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from agent_hooks import storage
 from hook_runner import AGENT, ENTRY, HookRunner, context_of, write_state
 
@@ -62,7 +64,9 @@ def test_16_processes_updating_one_agent_lose_nothing(run_hook: HookRunner, tmp_
     assert len(doc["files_created"]) == len(expected_created)
     assert len(doc["files_read"]) == len(expected_read)
     assert run_hook.log_lines() == []  # no lock timeout, no failure
-    leftovers = [p.name for p in run_hook.state_dir.iterdir() if p.name.endswith(".tmp")]
+    leftovers = [
+        p.name for p in run_hook.state_dir.iterdir() if p.name.endswith((".tmp", ".aside"))
+    ]
     assert leftovers == []
 
 
@@ -73,36 +77,46 @@ sys.path.insert(0, {SRC!r})
 from agent_hooks import storage
 path = sys.argv[1]
 pad = "x" * int(sys.argv[2])
+aside = sys.argv[3] == "aside"
 i = 0
 print("ready", flush=True)
 while True:
     i += 1
-    storage.write_json_atomic(path, {{"version": i, "pad": pad, "tail": i}}, durable=i % 3 == 0)
+    doc = {{"version": i, "pad": pad, "tail": i}}
+    storage.write_json_atomic(path, doc, durable=i % 3 == 0, aside=aside)
 """
 
 
-def test_a_writer_killed_mid_write_leaves_a_whole_version(tmp_path: Path) -> None:
+@pytest.mark.parametrize("how", ["replace", "aside"])
+def test_a_writer_killed_mid_write_leaves_a_whole_version(tmp_path: Path, how: str) -> None:
+    """Killed anywhere in a write, the writer leaves a whole version (written
+    `aside`: read as its readers read it, the document or its aside file)."""
     path = tmp_path / "state-a.json"
-    storage.write_json_atomic(str(path), {"version": 0, "pad": "", "tail": 0})
+    aside = how == "aside"
+    storage.write_json_atomic(str(path), {"version": 0, "pad": "", "tail": 0}, aside=aside)
     rng = random.Random(20260101)
     seen_versions = []
     for round_ in range(8):
         size = rng.choice([10, 50_000, 400_000])
         proc = subprocess.Popen(
-            [sys.executable, "-c", WRITER, str(path), str(size)], stdout=subprocess.PIPE, text=True
+            [sys.executable, "-c", WRITER, str(path), str(size), how],
+            stdout=subprocess.PIPE,
+            text=True,
         )
         assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
         time.sleep(rng.uniform(0.005, 0.08))
         proc.send_signal(signal.SIGKILL)
         proc.wait()
-        doc = json.loads(path.read_text())  # parses: never half a document
+        doc = storage.load_json_object(str(path), aside=aside).doc  # never half a document
+        assert doc is not None, round_
         assert doc["version"] == doc["tail"], round_
         assert doc["pad"] in ("", "x" * 10, "x" * 50_000, "x" * 400_000)
         seen_versions.append(doc["version"])
-        assert path.stat().st_mode & 0o777 == 0o600
+        assert storage.stat_current(str(path), aside=aside).st_mode & 0o777 == 0o600  # type: ignore[union-attr]
     assert any(v > 0 for v in seen_versions), (
         "the writer never got to write: the test proved nothing"
     )
+    storage.write_json_atomic(str(path), {"version": -1}, aside=aside)  # puts the last one in
     strays = storage.sweep_temp_files(
         str(tmp_path), lambda target: target == "state-a.json", time.time() + 60
     )

@@ -344,6 +344,7 @@ def test_purge_honours_claude_config_dir_even_with_nothing_installed(tmp_path: P
         "state-a.json",
         "state-a.json.lock",
         "state-a.json.corrupt-20261101T000000Z",
+        ".state-a.json.aside",
         "agent-state.json",
         "agent-state.json.lock",
         "agent-hooks.log",
@@ -353,7 +354,8 @@ def test_purge_honours_claude_config_dir_even_with_nothing_installed(tmp_path: P
     for name in ours:
         (config / name).write_text("{}")
     (config / "agent-hooks" / "trails").mkdir(parents=True)
-    theirs = {"settings.json": '{"model": "opus"}\n', "history.jsonl": "x\n", "state-.json": "{}"}
+    theirs = {"settings.json": '{"model": "opus"}\n', "history.jsonl": "x\n", "state-.json": "{}",
+              ".settings.json.aside": "{}"}  # fmt: skip
     for name, text in theirs.items():
         (config / name).write_text(text)
     (home / ".claude").mkdir()

@@ -1,5 +1,6 @@
 """All agents known in a state directory, read without locks (each file is
-replaced atomically, so a lock-free read sees a whole document).
+replaced atomically, so a lock-free read sees a whole document; one that a write
+is moving is found under its aside name: `storage`, `aside`).
 
 This scans every state file: it serves SessionStart and the CLI, never the
 PreToolUse/PostToolUse hot path.
@@ -40,13 +41,23 @@ def load_all(state_dir: str, now: float) -> list[AgentRecord]:
         entries = list(os.scandir(state_dir))
     except (FileNotFoundError, NotADirectoryError):
         return []
+    names = {entry.name for entry in entries}
     for entry in entries:
-        agent = identity.agent_from_state_file(state_dir, entry.name)
+        name = entry.name
+        target = storage.aside_target(name)
+        if target is not None:
+            if target in names:
+                continue  # the document itself is listed
+            name = target  # listed while a write moved it (or a killed one left it)
+        agent = identity.agent_from_state_file(state_dir, name)
         if agent is None:
             continue
         try:
-            mtime = entry.stat(follow_symlinks=False).st_mtime
-            loaded = storage.load_json_object(entry.path)
+            found = storage.stat_current(agent.state_path, aside=True)
+            if found is None:
+                continue  # swept meanwhile
+            mtime = found.st_mtime
+            loaded = storage.load_json_object(agent.state_path, aside=True)
         except OSError as exc:
             records.append(AgentRecord(agent, state.normalize(None, agent.name, now), 0, str(exc)))
             continue

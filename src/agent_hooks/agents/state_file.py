@@ -4,6 +4,9 @@ Invariants: every update runs under the agent's lock (or, after the 5 s timeout,
 without it, logged); a corrupt file is quarantined and the agent learns of it at
 its next SessionStart through a notice; the result is always a complete document;
 a `mutate` that returns False changed nothing worth a write, and none is made.
+The file is written `aside` (`storage`: rewritten on every hook, it never replaces
+itself by a rename onto it), so whoever reads it or asks whether it exists goes
+through `read`, `exists` or `storage` with `aside=True`.
 """
 
 from __future__ import annotations
@@ -44,7 +47,9 @@ def update(
         result.update(doc)
         return doc if changed else None
 
-    if not storage.locked_update(agent.state_path, apply, now=now, durable=False, timeout=timeout):
+    if not storage.locked_update(
+        agent.state_path, apply, now=now, durable=False, aside=True, timeout=timeout
+    ):
         log(
             f"lock on {agent.state_path} not acquired in {timeout:g} s; updated without it (fail open)"
         )
@@ -52,24 +57,28 @@ def update(
 
 
 def read(agent: identity.Agent, now: float) -> tuple[dict[str, Any], str | None]:
-    """The agent's document without locking (files are replaced atomically), and
-    the reason it could not be parsed, if it could not."""
-    loaded = storage.load_json_object(agent.state_path)
+    """The agent's document without locking (always a whole one: see the module),
+    and the reason it could not be parsed, if it could not."""
+    loaded = storage.load_json_object(agent.state_path, aside=True)
     return state.normalize(loaded.doc, agent.name, now), loaded.problem
+
+
+def exists(agent: identity.Agent) -> bool:
+    """Whether the agent has a state file (also while a write moves it)."""
+    return storage.exists(agent.state_path, aside=True)
 
 
 def tell(state_dir: str, name: object, text: str, now: float) -> bool:
     """Queue `text` for agent `name`'s next hook that can carry context (its alerts);
     False, and nothing written, when the name is not a valid agent name or the agent
     has no state file here (it is told nothing rather than given a state)."""
-    import posix
-
     try:
         agent = identity.Agent(
             identity.check_agent_name(name) if isinstance(name, str) else None, state_dir
         )
-        posix.stat(agent.state_path)
-    except (identity.IdentityError, OSError):
+    except identity.IdentityError:
+        return False
+    if not exists(agent):
         return False
     update(agent, lambda doc: state.add_alert(doc, text), now, lambda m: None)
     return True

@@ -4,11 +4,13 @@ Invariants:
 
 * Only files of agent-hooks' own naming are ever removed: state files
   (`state-<valid name>.json`, `agent-state.json`), their `.lock` files, their
-  `.corrupt-*` copies, our temp files, and archived trails. Nothing else in the
-  directory is touched.
+  aside files (`storage.aside_path`), their `.corrupt-*` copies, our temp files,
+  and archived trails. Nothing else in the directory is touched.
 * A state file is removed only while its lock is held (taken without waiting),
-  after re-checking its age under that lock; its lock file is removed while still
-  held (`storage` re-validates lock inodes, so waiters are safe).
+  after re-checking its age under that lock, and its aside file with it; its lock
+  file is removed while still held (`storage` re-validates lock inodes, so waiters
+  are safe). An aside file without its state file is the state (a writer was
+  killed between its renames) and is swept as one.
 * A lock file whose state file is gone is removed after an hour, and only if
   nobody holds it (`storage.remove_unused_lock`).
 * A state file whose lock cannot be taken because a symlink stands in its place
@@ -51,12 +53,21 @@ def sweep(
             mtime = entry.stat(follow_symlinks=False).st_mtime
         except FileNotFoundError:
             continue
+        target = storage.aside_target(name)
+        if target is not None and _is_state_file(target):
+            if target in names:
+                continue  # removed with its state file (or replaced by its next write)
+            name = target  # the state itself, held aside by a writer that was killed
         if _is_state_file(name):
-            if name != keep and mtime < cutoff and (dry_run or _remove_state(entry.path, cutoff)):
+            path = os.path.join(state_dir, name)
+            if name != keep and mtime < cutoff and (dry_run or _remove_state(path, cutoff)):
                 removed.append(entry.path)
+                aside = storage.aside_name(name)
+                if entry.name != aside and aside in names:
+                    removed.append(os.path.join(state_dir, aside))  # removed with it
                 if name + ".lock" in names:  # removed with it, under its own lock
-                    removed.append(entry.path + ".lock")
-        elif _is_ours(name, ".lock") and name[:-5] not in names:
+                    removed.append(path + ".lock")
+        elif _is_ours(name, ".lock") and not {name[:-5], storage.aside_name(name[:-5])} & names:
             if mtime < now - ORPHAN_LOCK_AGE and (
                 dry_run or storage.remove_unused_lock(entry.path)
             ):
@@ -92,6 +103,8 @@ def _unlink(path: str) -> bool:
 
 
 def _remove_state(path: str, cutoff: float) -> bool:
+    """Remove the state file at `path` (whichever of it and its aside file is there)
+    if still untouched since `cutoff`, under its lock."""
     lock = storage.Lock(path + ".lock")
     try:
         if not lock.acquire(timeout=0):
@@ -99,13 +112,12 @@ def _remove_state(path: str, cutoff: float) -> bool:
     except storage.StorageError:
         return False  # a symlink planted at its lock: left alone, like the rest of it
     try:
-        try:
-            if os.stat(path, follow_symlinks=False).st_mtime >= cutoff:
-                return False
-        except FileNotFoundError:
+        found = storage.stat_current(path, aside=True)
+        if found is None or found.st_mtime >= cutoff:
             return False
-        os.unlink(path)
+        removed = _unlink(path)
+        removed = _unlink(storage.aside_path(path)) or removed
         lock.unlink_while_held()
-        return True
+        return removed
     finally:
         lock.release()

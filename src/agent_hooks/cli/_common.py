@@ -30,6 +30,7 @@ import orjson
 
 from agent_hooks import identity, jsonio, repository, storage
 from agent_hooks import posix_fs as fs
+from agent_hooks.agents import state_file
 
 if TYPE_CHECKING:
     from agent_hooks.writers import Writer
@@ -61,7 +62,7 @@ class Env:
         state file here is a one-line error, not an empty report."""
         agent = self.agent(name)
         self.check_state_dir()
-        if fs.lexists(agent.state_path):
+        if state_file.exists(agent):
             return agent
         if name is not None:
             raise click.ClickException(

@@ -3,13 +3,13 @@
 An agent's Write, Edit, NotebookEdit or visible Bash write into a ledger (any
 repository's `<common git dir>/agent-hooks/`, or the state directory's
 `agent-hooks/`) or into the state directory's own files (`state-*.json`,
-`agent-state.json`, their `.lock` and `.corrupt-*` copies, `agent-hooks.log*`)
+`agent-state.json`, their `.lock`, `.aside` and `.corrupt-*` copies, `agent-hooks.log*`)
 is refused: a hand-edited ledger is how one bad entry once switched enforcement
 off for a whole project.
 
 Invariants: paths are compared resolved; a directory target is refused when
 it holds one of these files (`rm -rf .git` takes the ledger with it). Built-ins
-only (PreToolUse asks on every edit).
+only (PreToolUse asks on every edit): `storage` is not loaded by every PreToolUse.
 """
 
 from __future__ import annotations
@@ -26,6 +26,8 @@ def _state_file_name(name: str) -> bool:
     base = name.split(".corrupt-")[0]
     if base.endswith(".lock"):
         base = base[:-5]
+    if base.startswith(".") and base.endswith(".aside"):  # `storage.aside_name`
+        base = base[1:-6]
     return identity.agent_from_state_file("", base) is not None or base.startswith(
         identity.LOG_FILE
     )

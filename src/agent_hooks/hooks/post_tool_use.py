@@ -367,7 +367,7 @@ def _record(
             changed = True
         return changed
 
-    if found or fs.lexists(agent.state_path):  # a new agent holds nothing yet
+    if found or state_file.exists(agent):  # a new agent holds nothing yet
         state_file.update(agent, mutate, ctx.now, ctx.log)
     if overflow:  # left the trail's window: kept beside the state, which stays small
         from agent_hooks.agents import trail_spill

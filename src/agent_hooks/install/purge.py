@@ -58,12 +58,14 @@ class Item:
 
 
 def _state_file_base(name: str) -> str | None:
-    """The state file `name` belongs to (itself, its lock, corrupt copy or temp file)."""
+    """The state file `name` belongs to (itself, its lock, corrupt copy, temp file or
+    aside file)."""
     for candidate in (
         name,
         name[:-5] if name.endswith(".lock") else "",
         name.partition(".corrupt-")[0] if ".corrupt-" in name else "",
         storage.temp_target(name) or "",
+        storage.aside_target(name) or "",
     ):
         if candidate and identity.agent_from_state_file("", candidate) is not None:
             return candidate

@@ -88,14 +88,22 @@ def project_roots(state_dir: str) -> list[str]:
 
 def _named_repositories(state_dir: str) -> list[str]:
     """Work trees agents' state files and the git guard's record name."""
-    from agent_hooks import jsonio
+    from agent_hooks import storage
     from agent_hooks.git_guard import guard_record
 
     roots: set[object] = {entry.get("repo") for entry in guard_record.load(state_dir)}
-    for name in _listdir(state_dir):
+    names = _listdir(state_dir)
+    listed = set(names)
+    for name in names:
+        target = storage.aside_target(name)  # a state file a write was moving
+        if target is not None and target not in listed:
+            name = target
         if identity.agent_from_state_file(state_dir, name) is not None:
-            state = jsonio.read_object(fs.join(state_dir, name)) or {}
-            roots.add(state.get("project_root"))
+            try:
+                doc = storage.load_json_object(fs.join(state_dir, name), aside=True).doc
+            except OSError:
+                continue  # a symlink in its place, or unreadable: no repository named
+            roots.add((doc or {}).get("project_root"))
     return sorted(r for r in roots if isinstance(r, str) and fs.isabs(r) and fs.isdir(r))
 
 

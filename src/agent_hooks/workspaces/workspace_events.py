@@ -44,7 +44,7 @@ def after_write(ctx: HookContext, agent: identity.Agent, project: str, path: str
         ctx.log(f"{rel} written in workspace {ws_id}: {exc}; not tracked")
         return
     if not fs.lexists(ws.manifest_path):
-        doc = storage.load_json_object(agent.state_path).doc or {}
+        doc = storage.load_json_object(agent.state_path, aside=True).doc or {}
         mine = workspace_store.bound(doc, project)
         conversation = ctx.text("session_id")
         same = conversation in (None, doc.get("conversation_id"))

@@ -178,3 +178,19 @@ def test_a_fifo_named_like_a_state_file_does_not_block(state_dir: Path) -> None:
     except subprocess.TimeoutExpired:
         pytest.fail("load_all blocked on a FIFO")
     assert proc.stdout.decode().strip() == "[('fifo', True)]"
+
+
+def test_a_state_file_a_write_is_moving_is_listed_once_from_its_aside_name(
+    state_dir: Path,
+) -> None:
+    """A write moves the state to `.state-<name>.json.aside` for an instant (and a
+    writer killed then leaves it there): the agent is still listed, once."""
+    write_state(state_dir, "alice", {"active": True}, mtime=NOW - 60)
+    (state_dir / "state-alice.json").rename(state_dir / ".state-alice.json.aside")
+    write_state(state_dir, "bob", {"active": True})
+    (state_dir / ".state-bob.json.aside").write_text('{"stale": true}')
+    records = roster.load_all(str(state_dir), NOW)
+    assert names(records) == ["alice", "bob"]
+    alice, bob = records
+    assert alice.doc["active"] is True and alice.mtime == NOW - 60 and alice.problem is None
+    assert "stale" not in bob.doc

@@ -408,3 +408,31 @@ def test_a_corrupt_copy_removed_by_someone_else_meanwhile_is_not_reported(
     monkeypatch.setattr(os, "unlink", removed_first)  # the module sweep calls it through
     assert sweep.sweep(str(sdir), NOW) == []
     assert not copy.exists()
+
+
+def test_a_state_file_held_aside_by_a_killed_writer_is_swept_as_the_state(sdir: Path) -> None:
+    """A writer killed between its renames leaves the state only under its aside name
+    (`storage.aside_path`): it is the agent's state, kept while fresh, swept with its
+    lock once untouched for 7 days — and an aside file beside its state goes with it."""
+    fresh = make(sdir, ".state-fresh.json.aside", NOW - DAY)
+    make(sdir, "state-fresh.json.lock", NOW - DAY)
+    old = make(sdir, ".state-old.json.aside", OLD)
+    make(sdir, "state-old.json.lock", OLD)
+    beside = make(sdir, ".state-both.json.aside", OLD)
+    make(sdir, "state-both.json", OLD)
+    assert sorted(sweep.sweep(str(sdir), NOW, dry_run=True)) == sorted(
+        [str(old), str(sdir / "state-old.json.lock"), str(sdir / "state-both.json"), str(beside)]
+    )
+    removed = sweep.sweep(str(sdir), NOW)
+    assert sorted(removed) == sorted(
+        [str(old), str(sdir / "state-old.json.lock"), str(sdir / "state-both.json"), str(beside)]
+    )
+    assert names(sdir) == {fresh.name, "state-fresh.json.lock"}
+
+
+def test_an_aside_file_beside_a_fresh_state_is_left_to_its_next_write(sdir: Path) -> None:
+    make(sdir, "state-a.json", NOW)
+    make(sdir, ".state-a.json.aside", OLD)
+    make(sdir, ".x.aside", OLD)  # not an agent's
+    assert sweep.sweep(str(sdir), NOW) == []
+    assert names(sdir) == {"state-a.json", ".state-a.json.aside", ".x.aside"}

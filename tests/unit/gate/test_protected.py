@@ -50,7 +50,8 @@ def test_the_repository_ledger_is_guarded_from_every_worktree(
 @pytest.mark.parametrize("name", ["state-x.json", "agent-state.json", "state-x.json.lock",
                                   "agent-state.json.lock", "state-x.json.corrupt-20260101T000000Z",
                                   "state-x.json.lock.corrupt-1", "agent-hooks.log",
-                                  "agent-hooks.log.1"])  # fmt: skip
+                                  "agent-hooks.log.1", ".state-x.json.aside",
+                                  ".agent-state.json.aside"])  # fmt: skip
 def test_state_files_and_the_log_are_guarded(sd: str, name: str) -> None:
     what = guarded(os.path.join(sd, name), sd)
     assert what is not None and "state file" in what
@@ -64,7 +65,8 @@ def test_the_data_directory_is_guarded(sd: str, rel: str) -> None:
 
 
 @pytest.mark.parametrize("name", ["settings.json", "CLAUDE.md", "state-.json", "state-x.txt",
-                                  "mystate-x.json", "agents/state-x.json", "projects/p/a.jsonl"])  # fmt: skip
+                                  "mystate-x.json", "agents/state-x.json", "projects/p/a.jsonl",
+                                  ".settings.json.aside", "state-x.json.aside"])  # fmt: skip
 def test_other_files_in_the_claude_directory_are_not_ours(sd: str, name: str) -> None:
     assert guarded(os.path.join(sd, name), sd) is None
 
