@@ -514,6 +514,19 @@ def test_an_agent_without_a_state_file_is_an_error(
     assert sorted(p.name for p in (home / ".claude").iterdir()) == before
 
 
+@pytest.mark.parametrize("command", ["trail", "status", "freshness"])
+def test_an_agent_whose_state_a_write_is_moving_is_shown(
+    home: Path, project: Path, command: str
+) -> None:
+    """Between a write's two renames the state is only under its aside name
+    (ADR-0021): the agent is there all the same."""
+    state = write_state(home / ".claude", ME, doc(project))
+    state.rename(state.with_name(f".{state.name}.aside"))
+    result = invoke(home, [command, ME, "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)
+
+
 @pytest.mark.parametrize("agent", ["newcomer", None])
 def test_the_trail_of_this_agent_before_any_state_is_an_error(
     home: Path, agent: str | None

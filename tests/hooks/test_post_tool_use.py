@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from hook_runner import AGENT, ROOT, HookRunner, write_state
+from hook_runner import AGENT, ROOT, HookRunner, context_of, write_state
 
 
 def post(run_hook: HookRunner, payload: dict[str, Any], **kw: Any) -> None:
@@ -268,3 +268,18 @@ def test_a_huge_trail_is_kept_beside_the_state_which_stays_small(run_hook: HookR
     ).stdout
     listed = json.loads(out)["trails"][0]["files_modified"]
     assert set(listed) == {*paths, str(run_hook.project / "new.py")}
+
+
+def test_a_state_held_aside_is_the_agents_state(run_hook: HookRunner) -> None:
+    """A writer killed between its two renames leaves the state only under its aside
+    name (ADR-0021): the next PostToolUse takes it for the agent's state (a tool that
+    records nothing still brings the alerts waiting there) and puts it back under the
+    state's own name."""
+    doc = {"agent_name": AGENT, "files_read": ["/kept"], "alerts": ["agent-hooks: freed"]}
+    write_state(run_hook.state_dir, AGENT, doc)
+    aside = run_hook.state_dir / f".state-{AGENT}.json.aside"
+    run_hook.state_path().rename(aside)
+    result = run_hook("PostToolUse", run_hook.payload("PostToolUse_Glob"))  # records nothing
+    assert context_of(result, "PostToolUse") == "agent-hooks: freed"
+    assert not aside.exists()
+    assert run_hook.state()["files_read"] == ["/kept"] and run_hook.state()["alerts"] == []

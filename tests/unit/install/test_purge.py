@@ -65,3 +65,8 @@ def test_a_repository_named_only_by_an_agents_state_still_has_its_ledger_listed(
     assert [item.path for item in purge.Plan(args(home)).ledgers] == [
         str(project / ".git" / "agent-hooks")
     ]
+    state = run.state_path()  # a write moving it: still found
+    state.rename(state.with_name(f".{state.name}.aside"))
+    assert [item.path for item in purge.Plan(args(home)).ledgers] == [
+        str(project / ".git" / "agent-hooks")
+    ]
