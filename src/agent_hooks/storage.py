@@ -53,7 +53,7 @@ from agent_hooks import posix_fs as fs
 
 TYPE_CHECKING = False  # mypy treats this name as True; typing is never imported at run time
 if TYPE_CHECKING:
-    from _collections_abc import Callable
+    from _collections_abc import Callable, Collection
     from typing import Any
 
 LOCK_TIMEOUT = 5.0
@@ -241,9 +241,24 @@ def aside_path(path: str) -> str:
 
 def aside_target(name: str) -> str | None:
     """The name whose document a file named `name` holds aside, or None if it is none."""
-    if name.startswith(".") and name.endswith(ASIDE_SUFFIX) and len(name) > 7:
+    if name.startswith(".") and name.endswith(ASIDE_SUFFIX) and len(name) > len(ASIDE_SUFFIX) + 1:
         return name[1 : -len(ASIDE_SUFFIX)]
     return None
+
+
+def listed_document(name: str, listed: Collection[str]) -> str | None:
+    """What a directory entry named `name` stands for in a listing of documents
+    written aside (`listed`: every name listed): itself; for an aside file, its
+    document — or None when that is listed too (it is read under its own name)."""
+    target = aside_target(name)
+    if target is None:
+        return name
+    return None if target in listed else target
+
+
+def _looks(path: str, aside: bool) -> tuple[str, ...]:
+    """The names a document is looked for under, in order (see `_ASIDE_ROUNDS`)."""
+    return (path, aside_path(path)) * _ASIDE_ROUNDS if aside else (path,)
 
 
 def read_current(path: str, *, aside: bool = False) -> tuple[str, bytes] | None:
@@ -251,25 +266,21 @@ def read_current(path: str, *, aside: bool = False) -> tuple[str, bytes] | None:
     none. With `aside`, a document an `aside` write is moving is found under its
     aside name: both names are tried in turn, a few rounds (a missing document
     costs six failed opens)."""
-    names = (path, aside_path(path)) if aside else (path,)
-    for _ in range(_ASIDE_ROUNDS if aside else 1):
-        for name in names:
-            data = read_bytes(name)
-            if data is not None:
-                return name, data
+    for name in _looks(path, aside):
+        data = read_bytes(name)
+        if data is not None:
+            return name, data
     return None
 
 
 def stat_current(path: str, *, aside: bool = False) -> posix.stat_result | None:
     """The file status (not following a symlink) of the document at `path`, None
     when there is none: the same rounds as `read_current`."""
-    names = (path, aside_path(path)) if aside else (path,)
-    for _ in range(_ASIDE_ROUNDS if aside else 1):
-        for name in names:
-            try:
-                return posix.stat(name, follow_symlinks=False)
-            except FileNotFoundError:
-                continue
+    for name in _looks(path, aside):
+        try:
+            return posix.stat(name, follow_symlinks=False)
+        except FileNotFoundError:
+            continue
     return None
 
 

@@ -43,13 +43,8 @@ def load_all(state_dir: str, now: float) -> list[AgentRecord]:
         return []
     names = {entry.name for entry in entries}
     for entry in entries:
-        name = entry.name
-        target = storage.aside_target(name)
-        if target is not None:
-            if target in names:
-                continue  # the document itself is listed
-            name = target  # listed while a write moved it (or a killed one left it)
-        agent = identity.agent_from_state_file(state_dir, name)
+        name = storage.listed_document(entry.name, names)  # a write may be moving it
+        agent = identity.agent_from_state_file(state_dir, name) if name is not None else None
         if agent is None:
             continue
         try:

@@ -53,11 +53,11 @@ def sweep(
             mtime = entry.stat(follow_symlinks=False).st_mtime
         except FileNotFoundError:
             continue
-        target = storage.aside_target(name)
-        if target is not None and _is_state_file(target):
-            if target in names:
-                continue  # removed with its state file (or replaced by its next write)
-            name = target  # the state itself, held aside by a writer that was killed
+        document = storage.listed_document(name, names)
+        if document is None:
+            continue  # an aside file beside its document: removed (or replaced) with it
+        if _is_state_file(document):
+            name = document  # itself, or its state held aside by a writer that was killed
         if _is_state_file(name):
             path = os.path.join(state_dir, name)
             if name != keep and mtime < cutoff and (dry_run or _remove_state(path, cutoff)):

@@ -95,12 +95,10 @@ def _named_repositories(state_dir: str) -> list[str]:
     names = _listdir(state_dir)
     listed = set(names)
     for name in names:
-        target = storage.aside_target(name)  # a state file a write was moving
-        if target is not None and target not in listed:
-            name = target
-        if identity.agent_from_state_file(state_dir, name) is not None:
+        document = storage.listed_document(name, listed)  # a write may be moving it
+        if document is not None and identity.agent_from_state_file(state_dir, document) is not None:
             try:
-                doc = storage.load_json_object(fs.join(state_dir, name), aside=True).doc
+                doc = storage.load_json_object(fs.join(state_dir, document), aside=True).doc
             except OSError:
                 continue  # a symlink in its place, or unreadable: no repository named
             roots.add((doc or {}).get("project_root"))
