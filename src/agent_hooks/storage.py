@@ -314,9 +314,10 @@ def create_new(path: str, data: bytes) -> bool:
 
 
 def write_bytes_atomic(
-    path: str, data: bytes, *, durable: bool = True, aside: bool = False
+    path: str, data: bytes, *, durable: bool = True, aside: bool = False, mode: int = FILE_MODE
 ) -> None:
-    """Replace `path` with `data` atomically; the file ends up 0600. When it fails
+    """Replace `path` with `data` atomically; the file ends up 0600 (or `mode`, set
+    before it takes the name: a user's settings file keeps its own). When it fails
     (a full or read-only disk) `path` is left as it was and the temporary file is
     removed; an error without a file name (ENOSPC from `write`) is given the
     temporary file's (`temp_target` maps it back to `path`). `aside`: by two
@@ -328,6 +329,8 @@ def write_bytes_atomic(
         view = memoryview(data)
         while view:
             view = view[posix.write(fd, view) :]
+        if mode != FILE_MODE:
+            posix.fchmod(fd, mode)
         if durable:
             posix.fsync(fd)
         closing, fd = fd, -1

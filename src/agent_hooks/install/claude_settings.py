@@ -1,34 +1,24 @@
-"""The hooks agent-hooks adds to a Claude Code settings file, and the merge that
-adds or removes them while keeping everything else.
+"""Claude Code's installer module: its hooks table, its settings files, the permission
+rules that let agents run the `agent-hooks` command, and its status line.
 
-Invariants:
+Claude Code reads hooks from `$CLAUDE_CONFIG_DIR/settings.json` (else
+`~/.claude/settings.json`) and, with `--project DIR`, `DIR/.claude/settings.json`. Our
+handler for event `E` runs `hooks_file.hook_command(python, entry, E)` (Claude Code's is
+the entry's default client, so no client argument). Which handlers are ours, the merge,
+backups and writes are `hooks_file`'s; invariants here:
 
-* Only handlers whose command runs agent-hooks' entry script (`…/hooks/entry.py`, or
-  it compiled, `entry.pyc`, then one of our events) are ever added, changed or removed;
-  every other setting and hook of the user stays exactly as it was. The status line is set
-  only when asked and only when the user has none (or it is already ours).
 * The `permissions.allow` rules that let agents run the `agent-hooks` command
   without a prompt (`Bash(agent-hooks *)`, and the same for the CLI link's absolute
   path) are added only when missing. Which ones install added is kept in a record
-  (`--record`, install.sh's `<AGENT_HOOKS_HOME>/install-record.json`, by resolved
-  settings path); uninstall removes exactly those, so a rule the user had before
-  stays. Without a record no rule is removed.
-* `install` is idempotent: on a file that already holds the current block it
-  returns the document unchanged, so a second run writes nothing.
-* A file is backed up before it is changed, then replaced atomically (keeping its
-  mode); a file that is not a JSON object is refused, never overwritten. At most
-  one backup per settings file is kept: a change that installing into the kept
-  backup reproduces needs no new one, a new one replaces the older, and a backup
-  put back by uninstall is removed (the file itself is now that copy).
-* Uninstall restores the user's file exactly when nothing else changed since
-  the install: if the file is what installing into the latest backup gives, that
-  backup (which holds nothing of ours) is put back byte for byte. Otherwise only
-  our handlers and recorded rules are removed (and containers left empty by
-  that); a file we created and that is left holding nothing is removed.
+  (`Setup.rules_record`, install.sh's `<AGENT_HOOKS_HOME>/install-record.json`, by resolved
+  settings path, with whether install created the file); uninstall removes exactly
+  those, so a rule the user had before stays. Without a record no rule is removed.
+* The status line is set only when asked and only when the user has none (or it is
+  already ours).
 * `hooks/hooks.json` (the plugin form) and `settings.example.json` are generated
   from `HOOKS` too (tests keep them in step).
 
-Run as `python -m agent_hooks.install.claude_settings install|uninstall|print …` (install.sh does);
+Run as `python -m agent_hooks.install.claude_settings install|uninstall|print|plugin …`;
 it needs only the standard library, so it also works before dependencies exist.
 """
 
@@ -37,18 +27,21 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shlex
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from agent_hooks import storage
+from agent_hooks.install import hooks_file
+from agent_hooks.install.client_installer import ClientStatus, Outcome, Setup
 
-ENTRY_NAMES = ("/hooks/entry.py", "/hooks/entry.pyc")  # the script, or it compiled (install.sh)
+NAME = "claude"
+LABEL = "Claude Code"
+PROJECT_DIR = ".claude"
+SETTINGS_NAME = "settings.json"
 CLI_NAME = "agent-hooks"
-BACKUP_INFIX = ".agent-hooks-backup-"
-PLUGIN_COMMAND = '"${CLAUDE_PLUGIN_ROOT}/hooks/run" '
+PLUGIN_COMMAND = f'"{hooks_file.PLUGIN_RUNNER}" '
 EDIT_TOOLS = "Write|Edit|MultiEdit|NotebookEdit"
 # (event, matcher or None for "every", timeout in seconds)
 HOOKS: list[tuple[str, str | None, int]] = [
@@ -70,18 +63,29 @@ HOOKS: list[tuple[str, str | None, int]] = [
     ("SubagentStop", None, 30),
     ("SessionEnd", None, 5),
 ]
+EVENTS = tuple(dict.fromkeys(event for event, _, _ in HOOKS))
 
-
-OUR_EVENTS = frozenset({event for event, _, _ in HOOKS} | {"StatusLine"})
+Block = hooks_file.Block
+is_ours = hooks_file.is_ours
+ours_block = hooks_file.ours_block
+read_settings = hooks_file.read_document
+backups = hooks_file.backups
 
 
 def installed_command(python: str, entry: str) -> Callable[[str], str]:
-    """Hook commands for an installed copy: absolute interpreter, -IS, absolute entry."""
-    return lambda event: f"{shlex.quote(python)} -IS {shlex.quote(entry)} {event}"
+    """Hook commands for an installed copy (`hooks_file.hook_command`)."""
+    return lambda event: hooks_file.hook_command(python, entry, event)
 
 
 def plugin_command(event: str) -> str:
     return PLUGIN_COMMAND + event
+
+
+def hooks_block(
+    command: Callable[[str], str], hooks: Sequence[tuple[str, str | None, int]] | None = None
+) -> Block:
+    """Our groups by event: one group (one handler) per entry of `hooks` (default: `HOOKS`)."""
+    return hooks_file.hooks_block(HOOKS if hooks is None else hooks, command)
 
 
 def cli_rules(cli: str | None = None) -> list[str]:
@@ -95,57 +99,19 @@ def cli_rules(cli: str | None = None) -> list[str]:
     return rules
 
 
-def hooks_block(
-    command: Callable[[str], str], hooks: Sequence[tuple[str, str | None, int]] | None = None
-) -> dict[str, list[dict[str, Any]]]:
-    """Our groups by event: one group (one handler) per entry of `hooks` (default:
-    Claude Code's `HOOKS`; Codex reads the same shape)."""
-    block: dict[str, list[dict[str, Any]]] = {}
-    for event, matcher, timeout in HOOKS if hooks is None else hooks:
-        group: dict[str, Any] = {} if matcher is None else {"matcher": matcher}
-        group["hooks"] = [{"type": "command", "command": command(event), "timeout": timeout}]
-        block.setdefault(event, []).append(group)
-    return block
-
-
-def is_ours(handler: object) -> bool:
-    """A handler (or status line) whose command runs our entry script for one of
-    our events, wherever it was installed (AGENT_HOOKS_HOME may move it)."""
-    if not isinstance(handler, dict):
-        return False
-    command = handler.get("command")
-    if not isinstance(command, str):
-        return False
-    head, _, event = command.rstrip().rpartition(" ")
-    return event in OUR_EVENTS and (
-        head.rstrip("'\"").endswith(ENTRY_NAMES) or head.startswith(PLUGIN_COMMAND.rstrip())
-    )
-
-
-def _without_ours(groups: list[Any]) -> list[Any]:
-    kept = []
-    for group in groups:
-        if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
-            kept.append(group)
-            continue
-        handlers = [h for h in group["hooks"] if not is_ours(h)]
-        if handlers:
-            kept.append({**group, "hooks": handlers})
-        elif not any(is_ours(h) for h in group["hooks"]):
-            kept.append(group)
-    return kept
-
-
 def status_line(command: str) -> dict[str, Any]:
     return {"type": "command", "command": command, "padding": 0}
 
 
+# --------------------------------------------------------------------------- the document
+
+
 def install(
-    settings: dict[str, Any],
-    block: dict[str, list[dict[str, Any]]],
+    settings: Mapping[str, Any],
+    block: Block,
     statusline: str | None = None,
-    rules: list[str] | tuple[str, ...] = (),
-    stale_rules: list[str] | tuple[str, ...] = (),
+    rules: Sequence[str] = (),
+    stale_rules: Sequence[str] = (),
 ) -> dict[str, Any]:
     """`settings` with exactly our `block` in it (unchanged if it is already there),
     our status line `statusline` when given and the user has none of their own, the
@@ -155,22 +121,21 @@ def install(
     _set_rules(result, rules, [r for r in stale_rules if r not in rules])
     if statusline is not None and ("statusLine" not in result or is_ours(result["statusLine"])):
         result["statusLine"] = status_line(statusline)
-    hooks = result.setdefault("hooks", {})
-    if not isinstance(hooks, dict):
-        raise ValueError('"hooks" in the settings file is not an object')
-    for event, wanted in block.items():
-        current = hooks.get(event, [])
-        if not isinstance(current, list):
-            raise ValueError(f'"hooks.{event}" in the settings file is not a list')
-        ours = [
-            g
-            for g in current
-            if isinstance(g, dict) and any(is_ours(h) for h in g.get("hooks", []))
-        ]
-        if ours == wanted:
-            continue
-        hooks[event] = _without_ours(current) + wanted
-    return result
+    return hooks_file.install(result, block)
+
+
+def uninstall(settings: Mapping[str, Any], rules: Sequence[str] = ()) -> dict[str, Any]:
+    """`settings` without any agent-hooks handler (events left empty are dropped), without
+    our status line and without the `permissions.allow` entries in `rules` (the ones
+    install added)."""
+    result: dict[str, Any] = json.loads(json.dumps(settings))
+    try:
+        _set_rules(result, (), rules)
+    except ValueError:
+        pass  # not ours to repair: the rules cannot be there
+    if is_ours(result.get("statusLine")):
+        del result["statusLine"]
+    return hooks_file.uninstall(result)
 
 
 def _allow_list(settings: dict[str, Any], create: bool) -> list[Any] | None:
@@ -188,7 +153,7 @@ def _allow_list(settings: dict[str, Any], create: bool) -> list[Any] | None:
     return allow
 
 
-def _set_rules(settings: dict[str, Any], add: Any, remove: Any) -> None:
+def _set_rules(settings: dict[str, Any], add: Sequence[str], remove: Sequence[str]) -> None:
     """Add the rules `add` that are missing and take out every rule in `remove`;
     `allow` and `permissions` emptied by that are dropped."""
     if not add and not remove:
@@ -206,177 +171,29 @@ def _set_rules(settings: dict[str, Any], add: Any, remove: Any) -> None:
             del settings["permissions"]
 
 
-def rules_in(settings: dict[str, Any], rules: list[str]) -> list[str]:
+def rules_in(settings: Mapping[str, Any], rules: Sequence[str]) -> list[str]:
     """Those of `rules` that `settings` allows."""
     permissions = settings.get("permissions")
     allow = permissions.get("allow") if isinstance(permissions, dict) else None
     return [r for r in rules if isinstance(allow, list) and r in allow]
 
 
-def uninstall(settings: dict[str, Any], rules: list[str] | tuple[str, ...] = ()) -> dict[str, Any]:
-    """`settings` without any agent-hooks handler (events left empty are dropped)
-    and without the `permissions.allow` entries in `rules` (the ones install added)."""
-    result: dict[str, Any] = json.loads(json.dumps(settings))
-    try:
-        _set_rules(result, (), rules)
-    except ValueError:
-        pass  # not ours to repair: the rules cannot be there
-    if is_ours(result.get("statusLine")):
-        del result["statusLine"]
-    hooks = result.get("hooks")
-    if not isinstance(hooks, dict):
-        return result
-    for event in list(hooks):
-        if isinstance(hooks[event], list):
-            kept = _without_ours(hooks[event])
-            if kept != hooks[event]:
-                if kept:
-                    hooks[event] = kept
-                else:
-                    del hooks[event]
-    if not hooks:
-        del result["hooks"]
-    return result
+def part(rules: Sequence[str]) -> hooks_file.Part:
+    """Our part of a settings file: handlers, our status line, and of `rules` (those
+    install added) the ones the document allows."""
+
+    def held(doc: Mapping[str, Any]) -> bool:
+        return bool(ours_block(doc)) or is_ours(doc.get("statusLine")) or bool(rules_in(doc, rules))
+
+    def put(into: Mapping[str, Any], source: Mapping[str, Any]) -> dict[str, Any]:
+        line = source.get("statusLine")
+        statusline = line.get("command") if is_ours(line) and isinstance(line, dict) else None
+        return install(into, ours_block(source), statusline, rules_in(source, rules))
+
+    return hooks_file.Part(held=held, put=put, take=lambda doc: uninstall(doc, rules))
 
 
-def backups(path: str) -> list[str]:
-    """Every `<path>.agent-hooks-backup-*` next to the (resolved) settings file, oldest first."""
-    real = os.path.realpath(path)
-    directory, name = os.path.split(real)
-    try:
-        found = [f for f in os.listdir(directory) if f.startswith(name + BACKUP_INFIX)]
-    except OSError:
-        return []
-    return [os.path.join(directory, f) for f in sorted(found, key=_backup_order)]
-
-
-def latest_backup(path: str) -> str | None:
-    """The newest `<path>.agent-hooks-backup-*` next to the (resolved) settings file."""
-    found = backups(path)
-    return found[-1] if found else None
-
-
-def prune_backups(path: str, keep: str | None) -> list[str]:
-    """Remove every backup of `path` but `keep`; return what was removed."""
-    removed = []
-    for backup in backups(path):
-        if backup != keep:
-            try:
-                os.unlink(backup)
-            except FileNotFoundError:
-                continue
-            removed.append(backup)
-    return removed
-
-
-def _backup_order(name: str) -> tuple[str, int]:
-    stamp, _, n = name.rpartition(BACKUP_INFIX)[2].partition("-")
-    return stamp, int(n) if n.isdigit() else 1
-
-
-def _has_ours(settings: dict[str, Any]) -> bool:
-    return bool(ours_block(settings)) or is_ours(settings.get("statusLine"))
-
-
-def ours_block(settings: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
-    """The groups of `settings` that hold our handlers, by event (what install added)."""
-    hooks = settings.get("hooks")
-    block: dict[str, list[dict[str, Any]]] = {}
-    for event, groups in hooks.items() if isinstance(hooks, dict) else ():
-        for group in groups if isinstance(groups, list) else ():
-            if isinstance(group, dict) and any(is_ours(h) for h in group.get("hooks", []) or ()):
-                block.setdefault(event, []).append(group)
-    return block
-
-
-def restorable_backup(
-    path: str, current: dict[str, Any], rules: list[str] | tuple[str, ...] = ()
-) -> str | None:
-    """The backup to put back on uninstall, if the file is exactly our install (our
-    handlers, status line and the `rules` install added) into it."""
-    backup = latest_backup(path)
-    return backup if backup is not None and reproduces(backup, current, rules) else None
-
-
-def reproduces(backup: str, current: dict[str, Any], rules: list[str] | tuple[str, ...]) -> bool:
-    """Whether `backup` holds nothing of ours and installing our part of `current`
-    (handlers, status line, `rules`) into it gives `current` exactly."""
-    try:
-        saved = read_settings(backup)
-    except (ValueError, OSError):
-        return False
-    statusline = (
-        current.get("statusLine", {}).get("command") if is_ours(current.get("statusLine")) else None
-    )
-    try:
-        return (
-            not _has_ours(saved)
-            and install(saved, ours_block(current), statusline, rules) == current
-            and not [r for r in rules_in(saved, list(rules))]
-        )
-    except ValueError:
-        return False
-
-
-def read_settings(path: str) -> dict[str, Any]:
-    try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
-    except FileNotFoundError:
-        return {}
-    if not text.strip():
-        return {}
-    try:
-        doc = json.loads(text)
-    except ValueError as exc:
-        raise ValueError(
-            f"{path} is not valid JSON ({exc}); fix it first, nothing was changed"
-        ) from None
-    if not isinstance(doc, dict):
-        raise ValueError(f"{path} does not hold a JSON object; nothing was changed")
-    settings: dict[str, Any] = doc
-    return settings
-
-
-def write_settings(
-    path: str,
-    before: dict[str, Any],
-    after: dict[str, Any],
-    now: float,
-    *,
-    remove_if_empty: bool = False,
-    backup_first: bool = True,
-) -> str | None:
-    """Write `after` if it differs from `before`; return the backup's path (if any:
-    `backup_first=False` writes none).
-
-    A settings file that is a symlink (dotfiles setups) is written through: its
-    target is replaced, the link stays."""
-    if after == before:
-        return None
-    path = os.path.realpath(path)
-    if not after and remove_if_empty and os.path.exists(path):
-        os.unlink(path)
-        return None
-    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-    backup = None
-    if os.path.exists(path) and backup_first:
-        backup = f"{path}{BACKUP_INFIX}{storage.utc_stamp(now)}"
-        n = 1
-        while os.path.lexists(backup):
-            n += 1
-            backup = f"{path}{BACKUP_INFIX}{storage.utc_stamp(now)}-{n}"
-        with open(path, "rb") as src, open(backup, "xb") as dst:
-            dst.write(src.read())
-        os.chmod(backup, os.stat(path).st_mode & 0o777)
-    text = json.dumps(after, indent=2, ensure_ascii=False) + "\n"
-    storage.write_bytes_atomic(path, text.encode("utf-8"))
-    if backup is not None:
-        os.chmod(path, os.stat(backup).st_mode & 0o777 | 0o600)  # keep the user's mode
-    return backup
-
-
-# --- the record of what install did to each settings file
+# --------------------------------------------------------------------------- the record
 
 
 def load_record(path: str | None) -> dict[str, Any]:
@@ -419,17 +236,133 @@ def _entry(record: dict[str, Any], real: str) -> dict[str, Any]:
     return entry
 
 
-def restore(path: str, backup: str) -> None:
-    """Put `backup`'s bytes (and mode) back at the resolved `path`, atomically."""
+def project_of(settings: str) -> str | None:
+    """The project whose `.claude/settings.json` `settings` is, by its path."""
+    directory, name = os.path.split(settings)
+    if name == SETTINGS_NAME and os.path.basename(directory) == PROJECT_DIR:
+        return os.path.dirname(directory)
+    return None
+
+
+# --------------------------------------------------------------------------- the interface
+
+
+def home(environ: Mapping[str, str]) -> str:
+    """`$CLAUDE_CONFIG_DIR`, else `~/.claude`."""
+    base = environ.get("HOME") or os.path.expanduser("~")
+    return environ.get("CLAUDE_CONFIG_DIR") or os.path.join(base, PROJECT_DIR)
+
+
+def detect(environ: Mapping[str, str], which: Callable[..., str | None]) -> str | None:
+    return "always"
+
+
+def target(home: str, project: str | None) -> str:
+    if project is not None:
+        return os.path.join(os.path.realpath(project), PROJECT_DIR, SETTINGS_NAME)
+    return os.path.join(home, SETTINGS_NAME)
+
+
+def install_file(
+    path: str,
+    python: str,
+    entry: str,
+    now: float,
+    *,
+    cli: str | None = None,
+    record_path: str | None = None,
+    statusline: bool = False,
+) -> list[str]:
+    """Install into the settings file `path`; the lines to tell a person."""
     real = os.path.realpath(path)
-    with open(backup, "rb") as handle:
-        storage.write_bytes_atomic(real, handle.read())
-    os.chmod(real, os.stat(backup).st_mode & 0o777)
+    record = load_record(record_path)
+    recorded: list[str] = _entry(record, real).get("allow", [])
+    created = _entry(record, real).get("created", not os.path.lexists(real)) is True
+    before = read_settings(path)
+    rules = cli_rules(cli) if record_path else []
+    present = rules_in(before, rules)
+    ours = [r for r in rules if r in recorded or r not in present]
+    command = installed_command(python, entry)
+    line = command("StatusLine") if statusline else None
+    block = hooks_block(command)
+    stale = [r for r in recorded if r not in rules]
+    change = hooks_file.plan_install(
+        path, lambda doc: install(doc, block, line, rules, stale), part([*recorded, *ours])
+    )
+    hooks_file.commit(change, now)
+    lines = []
+    if line is not None and change.after.get("statusLine") != status_line(line):
+        lines.append(f"{path}: a statusLine of your own is set; left as it is")
+    if record_path:
+        record["settings"] = {  # files gone since (a project deleted) are forgotten
+            p: e for p, e in record["settings"].items() if p != real and os.path.lexists(p)
+        }
+        record["settings"][real] = {"allow": ours, "created": created}
+        save_record(record_path, record)
+    lines.append(hooks_file.describe(change, LABEL, installing=True))
+    return lines
+
+
+def uninstall_file(path: str, now: float, *, record_path: str | None = None) -> list[str]:
+    """Take agent-hooks out of the settings file `path`; the lines to tell a person."""
+    real = os.path.realpath(path)
+    record = load_record(record_path)
+    entry = _entry(record, real)
+    record["settings"].pop(real, None)
+    created = entry["created"] is True if "created" in entry else None
+    change = hooks_file.plan_uninstall(path, part(entry.get("allow", [])), created=created)
+    hooks_file.commit(change, now)
+    save_record(record_path, record)
+    return [hooks_file.describe(change, LABEL, installing=False)]
+
+
+def add(setup: Setup) -> Outcome:
+    path = target(setup.home, setup.project)
+    lines = install_file(
+        path,
+        setup.python,
+        setup.entry,
+        setup.now,
+        cli=setup.cli,
+        record_path=setup.rules_record,
+        statusline=setup.statusline,
+    )
+    return Outcome(path, lines)
+
+
+def remove(setup: Setup) -> Outcome:
+    path = target(setup.home, setup.project)
+    return Outcome(path, uninstall_file(path, setup.now, record_path=setup.rules_record))
+
+
+def commands(home: str, project: str | None) -> list[list[str]]:
+    return hooks_file.our_argvs(read_settings(target(home, project)))
+
+
+def check(home: str, project: str | None, python: str | None, entry: str | None) -> ClientStatus:
+    """Whether every event of this release has a handler of ours (PreSkillShellCommand
+    came later) and, given the copy, whether they are that copy's."""
+    path = target(home, project)
+    doc = read_settings(path)
+    block = ours_block(doc)
+    problems = []
+    again = "./install.sh" + (f" --project {project}" if project else "")
+    missing = [e for e in EVENTS if e not in block]
+    if missing:
+        problems.append(f"{path}: no agent-hooks handler for {', '.join(missing)} (fix: {again})")
+    elif python and entry and block != hooks_block(installed_command(python, entry)):
+        problems.append(f"{path}: the hooks run another copy of agent-hooks (fix: {again})")
+    lines = [f"{LABEL} hooks in {path}: " + ("ok" if not problems else "PROBLEM")]
+    return ClientStatus(NAME, project, path, not problems, lines, problems)
+
+
+# --------------------------------------------------------------------------- command line
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m agent_hooks.install.claude_settings", description=__doc__.splitlines()[0]
+        prog="python -m agent_hooks.install.claude_settings",
+        description=(__doc__ or "").splitlines()[0],
     )
     parser.add_argument("action", choices=["install", "uninstall", "print", "plugin"])
     parser.add_argument("--settings", help="The settings.json to change.")
@@ -454,88 +387,30 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.action in ("install", "print") and not (args.python and args.entry):
         parser.error("--python and --entry are required")
-    block = hooks_block(installed_command(args.python, args.entry)) if args.python else {}
     if args.action == "print":
-        doc = {"permissions": {"allow": cli_rules(args.cli)}, "hooks": block}
-        print(json.dumps(doc, indent=2))
+        block = hooks_block(installed_command(args.python, args.entry))
+        print(json.dumps({"permissions": {"allow": cli_rules(args.cli)}, "hooks": block}, indent=2))
         return 0
     if not args.settings:
         parser.error("--settings is required")
     try:
         if args.action == "install":
-            return _install(args, block)
-        return _uninstall(args)
+            lines = install_file(
+                args.settings,
+                args.python,
+                args.entry,
+                time.time(),
+                cli=args.cli,
+                record_path=args.record,
+                statusline=args.statusline,
+            )
+        else:
+            lines = uninstall_file(args.settings, time.time(), record_path=args.record)
     except (ValueError, OSError) as exc:
-        print(f"agent-hooks: {exc}", file=sys.stderr)
+        print(f"agent-hooks: {' '.join(str(exc).split())}", file=sys.stderr)
         return 1
-
-
-def _install(args: argparse.Namespace, block: dict[str, list[dict[str, Any]]]) -> int:
-    path = args.settings
-    real = os.path.realpath(path)
-    record = load_record(args.record)
-    entry = _entry(record, real)
-    recorded: list[str] = entry.get("allow", [])
-    before = read_settings(path)
-    rules = cli_rules(args.cli) if args.record else []
-    present = rules_in(before, rules)
-    ours = [r for r in rules if r in recorded or r not in present]
-    line = (
-        f"{installed_command(args.python, args.entry)('StatusLine')}" if args.statusline else None
-    )
-    after = install(before, block, line, rules, [r for r in recorded if r not in rules])
-    if line is not None and after.get("statusLine") != status_line(line):
-        print(f"{path}: a statusLine of your own is set; left as it is")
-    # A backup that our earlier install came from, and that our new install into it
-    # still reproduces, stays the one to restore: no second copy of the same file.
-    kept = None
-    if after != before and (_has_ours(before) or rules_in(before, recorded)):
-        kept = restorable_backup(path, before, [r for r in recorded if r in present])
-        if kept is not None and not reproduces(kept, after, ours):
-            kept = None
-    created = entry.get("created", not os.path.lexists(real)) is True
-    backup = write_settings(path, before, after, time.time(), backup_first=kept is None)
-    if backup is not None:
-        prune_backups(path, keep=backup)
-    if args.record:
-        record["settings"] = {  # files gone since (a project deleted) are forgotten
-            p: e for p, e in record["settings"].items() if p != real and os.path.lexists(p)
-        }
-        record["settings"][real] = {"allow": ours, "created": created}
-        save_record(args.record, record)
-    if after == before:
-        print(f"{path}: already up to date; unchanged")
-    else:
-        print(f"{path}: agent-hooks installed" + (f" (backup: {backup})" if backup else ""))
-    return 0
-
-
-def _uninstall(args: argparse.Namespace) -> int:
-    path = args.settings
-    real = os.path.realpath(path)
-    record = load_record(args.record)
-    entry = _entry(record, real)
-    record["settings"].pop(real, None)
-    rules: list[str] = entry.get("allow", [])
-    before = read_settings(path)
-    if _has_ours(before) or rules_in(before, rules):
-        saved = restorable_backup(path, before, rules)
-        if saved is not None:
-            restore(path, saved)
-            prune_backups(path, keep=None)  # the file is that copy now
-            save_record(args.record, record)
-            print(f"{path}: agent-hooks removed (restored exactly as before from {saved})")
-            return 0
-    after = uninstall(before, rules)
-    created = entry["created"] if "created" in entry else latest_backup(path) is None
-    backup = write_settings(path, before, after, time.time(), remove_if_empty=created is True)
-    if backup is not None:
-        prune_backups(path, keep=backup)
-    save_record(args.record, record)
-    if after == before:
-        print(f"{path}: already without agent-hooks; unchanged")
-    else:
-        print(f"{path}: agent-hooks removed" + (f" (backup: {backup})" if backup else ""))
+    for line in lines:
+        print(line)
     return 0
 
 

@@ -1,5 +1,5 @@
-"""Install agent-hooks' handlers for Codex CLI (0.169.0): a `hooks.json` entry per event, and
-the trust hash Codex requires before it runs any of them.
+"""Codex's installer module (0.169.0, 0.171.0): a `hooks.json` entry per event, and the
+trust hash Codex requires before it runs any of them.
 
 Codex runs a non-managed hook only when the user's `config.toml` holds, for that handler's
 position, `[hooks.state."<abs hooks.json>:<event_snake>:<group idx>:<handler idx>"]
@@ -7,30 +7,30 @@ trusted_hash = "sha256:<hex>"` with the hash of exactly what is configured there
 modified handler is skipped without a word (reference/codex-0.169.0/PROTOCOL.md §3). So installing
 is two edits that must agree: the handlers in `hooks.json` (the user's `$CODEX_HOME/hooks.json`,
 or a project's `<DIR>/.codex/hooks.json`) and their trust tables in the user's
-`$CODEX_HOME/config.toml`.
+`$CODEX_HOME/config.toml` — this client's trust step. Which handlers are ours, the merge of
+`hooks.json`, backups and writes are `hooks_file`'s; invariants here:
 
-Invariants:
-
-* Only handlers whose command runs agent-hooks' entry script for Codex
-  (`"<python>" -IS "<…/hooks/entry.py[c]>" codex <Event>`) are ever added, changed or removed,
-  and only the trust tables of their positions; every other hook stays, in its order.
-* A foreign handler whose position changes because one of ours was removed before it keeps its
-  trust: its table is renamed to the new position (the hash does not include the position).
-* `config.toml` is edited as text: tables that are not touched keep every byte (comments,
-  spacing, order). Each edit is checked by parsing the result with `tomllib` and comparing it with
-  the intended document; if they differ nothing is written. A `config.toml` or `hooks.json` that
-  does not parse is refused with one line, never overwritten.
+* Only the trust tables of our handlers' positions are added, changed or removed. A foreign
+  handler whose position changes because one of ours was removed before it keeps its trust:
+  its table moves to the new position's key (the hash does not include the position).
+* `config.toml` is edited with tomlkit, which keeps every byte it is not asked to change
+  (comments, spacing, order, CRLF line ends); new trust tables are appended at the end, their
+  keys quoted by tomlkit. Each edit is checked by parsing the result with `tomllib` and
+  comparing it with the intended document; if they differ nothing is written. An uninstall
+  whose result is what the newest backup holds writes that backup's bytes. A `config.toml`
+  or `hooks.json` that does not parse is refused with one line, never overwritten.
+  Without tomlkit (an uninstall run by an interpreter that lacks it, the venv gone) the
+  handlers still come out of `hooks.json` and their trust tables stay, said in one line:
+  a hash names one command at one position, so a stale one trusts nothing else.
 * Install is idempotent: when both files already hold the current handlers and hashes, nothing is
   written. Reinstalling with another interpreter or entry rewrites our handlers and hashes.
-* A file is backed up (`<file>.agent-hooks-backup-<UTC stamp>`, the newest kept) before it is
-  changed, then replaced atomically keeping its mode; a symlinked file is written through.
 * A project is never trusted on the user's behalf unless asked (`trust_project=True`,
   `--trust-project`); otherwise the outcome says what to do.
 * Paths in trust keys are the resolved paths Codex uses: `$CODEX_HOME` and the project directory
   are resolved (`realpath`); measured with 0.169.0 `codex app-server` → `hooks/list`.
 
 Run as `python -m agent_hooks.install.codex_config install|uninstall|status --codex-home DIR
---python P --entry E [--project DIR]`. Standard library only.
+--python P --entry E [--project DIR]`.
 """
 
 from __future__ import annotations
@@ -48,11 +48,13 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, NoReturn
 
-from agent_hooks.install import claude_settings
+from agent_hooks.install import client_installer, hooks_file
+from agent_hooks.install.client_installer import ClientStatus, Setup
 
-CLIENT = "codex"
-ENTRY_NAMES = ("/hooks/entry.py", "/hooks/entry.pyc")
-BACKUP_INFIX = ".agent-hooks-backup-"
+NAME = CLIENT = "codex"
+LABEL = "Codex"
+PROJECT_DIR = ".codex"
+ENTRY_NAMES = hooks_file.ENTRY_NAMES
 TOOL_MATCHER = "Bash|apply_patch"  # `apply_patch` also answers to `Edit` and `Write`
 # (event, matcher or None for "every", timeout in seconds). Codex clamps SessionEnd to 3 s.
 HOOKS: tuple[tuple[str, str | None, int], ...] = (
@@ -64,69 +66,32 @@ HOOKS: tuple[tuple[str, str | None, int], ...] = (
     ("Stop", None, 10),
     ("SessionEnd", None, 3),
 )
-# Every event Codex 0.169.0 accepts (a handler of ours for any of them is recognised as ours).
-CODEX_EVENTS = frozenset(
-    {
-        "SessionStart",
-        "UserPromptSubmit",
-        "PreModelRequest",
-        "PreToolUse",
-        "PermissionRequest",
-        "PostToolUse",
-        "PreCompact",
-        "PostCompact",
-        "SubagentStart",
-        "SubagentStop",
-        "Stop",
-        "SessionEnd",
-        "Interrupt",
-    }
-)
 DEFAULT_TIMEOUT = 600
 SHORT_EVENTS = frozenset({"SessionEnd", "Interrupt"})  # default 1 s, at most 3 s
 SHORT_DEFAULT, SHORT_MAX = 1, 3
 
 Status = Literal["trusted", "modified", "missing", "not installed"]
+is_ours = hooks_file.is_ours
+backups = hooks_file.backups
+install_hooks = hooks_file.install
+uninstall_hooks = hooks_file.uninstall
 
 
 # --------------------------------------------------------------------------- commands
 
 
-def _double_quoted(text: str) -> str:
-    """`text` as one bash word in double quotes (`\\`, `"`, `$` and backquote escaped)."""
-    return '"' + re.sub(r'([\\"$`])', r"\\\1", text) + '"'
-
-
 def hook_command(python: str, entry: str, event: str) -> str:
-    """The command Codex runs (through `/bin/bash -c`) for `event`."""
-    return f"{_double_quoted(python)} -IS {_double_quoted(entry)} {CLIENT} {event}"
+    """The command Codex runs (through `/bin/bash -c`) for `event` (`hooks_file.hook_command`)."""
+    return hooks_file.hook_command(python, entry, CLIENT, event)
 
 
 def installed_command(python: str, entry: str) -> Callable[[str], str]:
-    """Hook commands for an installed copy: absolute interpreter, -IS, absolute entry."""
     return lambda event: hook_command(python, entry, event)
-
-
-def is_ours(handler: object) -> bool:
-    """A handler whose command runs our entry script (`…/hooks/entry.py` or `entry.pyc`, quoted
-    or not) followed by ` codex <Event>`, wherever it was installed."""
-    if not isinstance(handler, dict):
-        return False
-    command = handler.get("command")
-    if not isinstance(command, str):
-        return False
-    head, _, event = command.rstrip().rpartition(" ")
-    head, _, client = head.rstrip().rpartition(" ")
-    return (
-        event in CODEX_EVENTS
-        and client == CLIENT
-        and head.rstrip().rstrip("'\"").endswith(ENTRY_NAMES)
-    )
 
 
 def hooks_block(command: Callable[[str], str]) -> dict[str, list[dict[str, Any]]]:
     """Our groups by event: one group (one handler) per entry of `HOOKS`."""
-    return claude_settings.hooks_block(command, HOOKS)
+    return hooks_file.hooks_block(HOOKS, command)
 
 
 # --------------------------------------------------------------------------- trust hash
@@ -206,81 +171,6 @@ def positions(doc: Mapping[str, Any]) -> list[Position]:
     return found
 
 
-def _without_ours(groups: list[Any]) -> list[Any]:
-    kept = []
-    for group in groups:
-        if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
-            kept.append(group)
-            continue
-        handlers = [h for h in group["hooks"] if not is_ours(h)]
-        if handlers:
-            kept.append({**group, "hooks": handlers})
-        elif not any(is_ours(h) for h in group["hooks"]):
-            kept.append(group)  # an empty group of the user's stays as it was
-    return kept
-
-
-def _hooks_table(doc: dict[str, Any], create: bool) -> dict[str, Any] | None:
-    if "hooks" not in doc and not create:
-        return None
-    hooks = doc.setdefault("hooks", {})
-    if not isinstance(hooks, dict):
-        raise ValueError('"hooks" in the hooks file is not an object')
-    for event, groups in hooks.items():
-        if not isinstance(groups, list):
-            raise ValueError(f'"hooks.{event}" in the hooks file is not a list')
-    return hooks
-
-
-def install_hooks(
-    doc: Mapping[str, Any], block: Mapping[str, list[dict[str, Any]]]
-) -> dict[str, Any]:
-    """`doc` with exactly our `block` in it: an event whose groups of ours already equal the
-    block's is left alone (no index moves); otherwise ours are taken out and the block's groups
-    appended after the user's. Handlers of ours for events the block lacks are removed."""
-    result: dict[str, Any] = copy.deepcopy(dict(doc))
-    hooks = _hooks_table(result, create=True)
-    assert hooks is not None
-    for event in list(hooks):
-        if event not in block and any(p.ours for p in positions({"hooks": {event: hooks[event]}})):
-            kept = _without_ours(hooks[event])
-            if kept:
-                hooks[event] = kept
-            else:
-                del hooks[event]
-    for event, wanted in block.items():
-        current = hooks.get(event, [])
-        ours = [
-            g
-            for g in current
-            if isinstance(g, dict)
-            and isinstance(g.get("hooks"), list)
-            and any(is_ours(h) for h in g["hooks"])
-        ]
-        if ours == wanted:
-            continue
-        hooks[event] = _without_ours(current) + copy.deepcopy(wanted)
-    return result
-
-
-def uninstall_hooks(doc: Mapping[str, Any]) -> dict[str, Any]:
-    """`doc` without any handler of ours (groups and events left empty by that are dropped)."""
-    result: dict[str, Any] = copy.deepcopy(dict(doc))
-    hooks = _hooks_table(result, create=False)
-    if hooks is None:
-        return result
-    for event in list(hooks):
-        kept = _without_ours(hooks[event])
-        if kept != hooks[event]:
-            if kept:
-                hooks[event] = kept
-            else:
-                del hooks[event]
-    if not hooks:
-        del result["hooks"]
-    return result
-
-
 def read_hooks(path: str) -> dict[str, Any]:
     """The hooks document at `path` (`{}` when missing or blank); ValueError when it is not a
     JSON object with a `hooks` object of lists."""
@@ -301,10 +191,21 @@ def read_hooks(path: str) -> dict[str, Any]:
         ) from None
     if not isinstance(doc, dict):
         raise ValueError(f"{path} does not hold a JSON object; fix it first, nothing was changed")
-    try:
-        _hooks_table(copy.deepcopy(doc), create=False)
-    except ValueError as exc:
-        raise ValueError(f"{path}: {exc}; fix it first, nothing was changed") from None
+    hooks = doc.get("hooks", {})
+    bad = (
+        '"hooks" in the hooks file is not an object'
+        if not isinstance(hooks, dict)
+        else next(
+            (
+                f'"hooks.{e}" in the hooks file is not a list'
+                for e, g in hooks.items()
+                if not isinstance(g, list)
+            ),
+            None,
+        )
+    )
+    if bad is not None:
+        raise ValueError(f"{path}: {bad}; fix it first, nothing was changed")
     result: dict[str, Any] = doc
     return result
 
@@ -347,147 +248,7 @@ def trust_plan(hooks_path: str, before: Mapping[str, Any], after: Mapping[str, A
     return plan
 
 
-# --------------------------------------------------------------------------- config.toml text
-
-
-def _skip_string(text: str, i: int) -> int:
-    """Index just past the TOML string starting at `text[i]` (a quote)."""
-    quote, n = text[i], len(text)
-    basic = quote == '"'
-    if text.startswith(quote * 3, i):
-        j = i + 3
-        while j < n:
-            if basic and text[j] == "\\":
-                j += 2
-                continue
-            if text.startswith(quote * 3, j):
-                j += 3
-                extra = 0  # up to two more quotes belong to the string's content
-                while extra < 2 and j < n and text[j] == quote:
-                    j, extra = j + 1, extra + 1
-                return j
-            j += 1
-        return n
-    j = i + 1
-    while j < n and text[j] != "\n":
-        if basic and text[j] == "\\":
-            j += 2
-            continue
-        if text[j] == quote:
-            return j + 1
-        j += 1
-    return j
-
-
-def logical_lines(text: str) -> list[str]:
-    """`text` cut into top-level lines (newline kept): a value spanning several physical lines
-    (multi-line string or array) stays one line. Joining the result gives `text` back."""
-    lines: list[str] = []
-    start = i = depth = 0
-    n = len(text)
-    while i < n:
-        c = text[i]
-        if c == "\n":
-            i += 1
-            if depth == 0:
-                lines.append(text[start:i])
-                start = i
-        elif c == "#":
-            end = text.find("\n", i)
-            i = n if end < 0 else end
-        elif c in "\"'":
-            i = _skip_string(text, i)
-        elif c in "[{":
-            depth, i = depth + 1, i + 1
-        elif c in "]}":
-            depth, i = max(0, depth - 1), i + 1
-        else:
-            i += 1
-    if start < n:
-        lines.append(text[start:])
-    return lines
-
-
-_ESCAPES = {"b": "\b", "t": "\t", "n": "\n", "f": "\f", "r": "\r", '"': '"', "\\": "\\"}
-_BARE = re.compile(r"[A-Za-z0-9_-]+")
-
-
-def _basic_string(s: str, i: int) -> tuple[str, int]:
-    """(value, index past the closing quote) of the basic string opening at `s[i]`."""
-    out, j = [], i + 1
-    while s[j] != '"':
-        if s[j] == "\\":
-            code = s[j + 1]
-            if code in "uU":
-                width = 4 if code == "u" else 8
-                out.append(chr(int(s[j + 2 : j + 2 + width], 16)))
-                j += 2 + width
-            else:
-                out.append(_ESCAPES[code])
-                j += 2
-        else:
-            out.append(s[j])
-            j += 1
-    return "".join(out), j + 1
-
-
-def table_header(line: str) -> tuple[bool, tuple[str, ...]] | None:
-    """(is an array of tables, key parts) when `line` (a top-level line of a valid document) is
-    a table header, else None."""
-    s = line.lstrip(" \t")
-    if not s.startswith("["):
-        return None
-    array = s.startswith("[[")
-    i = 2 if array else 1
-    parts: list[str] = []
-    while True:
-        while s[i] in " \t":
-            i += 1
-        if s[i] == '"':
-            part, i = _basic_string(s, i)
-        elif s[i] == "'":
-            end = s.index("'", i + 1)
-            part, i = s[i + 1 : end], end + 1
-        else:
-            match = _BARE.match(s, i)
-            if match is None:
-                return None
-            part, i = match.group(), match.end()
-        parts.append(part)
-        while s[i] in " \t":
-            i += 1
-        if s[i] != ".":
-            break
-        i += 1
-    return array, tuple(parts)
-
-
-def toml_string(text: str) -> str:
-    """`text` as a TOML basic string."""
-    out = ['"']
-    for ch in text:
-        if ch in ('"', "\\"):
-            out.append("\\" + ch)
-        elif ch in "\b\t\n\f\r":
-            out.append("\\" + "btnfr"["\b\t\n\f\r".index(ch)])
-        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
-            out.append(f"\\u{ord(ch):04x}")
-        else:
-            out.append(ch)
-    out.append('"')
-    return "".join(out)
-
-
-def _trust_header(key: str) -> str:
-    return f"[hooks.state.{toml_string(key)}]"
-
-
-def _is_blank_or_comment(line: str) -> bool:
-    stripped = line.strip()
-    return not stripped or stripped.startswith("#")
-
-
-_TRUSTED_HASH_LINE = re.compile(r"[ \t]*trusted_hash[ \t]*=")
+# --------------------------------------------------------------------------- config.toml
 
 
 def parse_config(path: str, text: str) -> dict[str, Any]:
@@ -514,32 +275,8 @@ def trust_state(doc: Mapping[str, Any]) -> dict[str, Any]:
     return state if isinstance(state, dict) else {}
 
 
-def edit_config(path: str, text: str, plan: TrustPlan, *, trust_project: str | None = None) -> str:
-    """`text` with `plan` applied to its `[hooks.state."…"]` tables (and, given `trust_project`,
-    `[projects."<root>"] trust_level = "trusted"` added); every other byte kept.
-
-    Tables are dropped with their key/value lines (and one blank line before them); renamed by
-    rewriting the header line only; a hash is changed on its `trusted_hash` line only. New tables
-    are appended at the end. ValueError when an entry to change is not written as such a table,
-    or when the result does not parse to exactly the intended document.
-    """
-    doc = parse_config(path, text)
-    state = trust_state(doc)
-    newline = "\r\n" if "\r\n" in text else "\n"
-    lines = logical_lines(text)
-    headers = [table_header(line) for line in lines]
-    keys = [_trust_table_key(h) for h in headers]
-    tables = {k for k in keys if k is not None}
-    touched = plan.delete | set(plan.rename) | set(plan.set_hash)
-    for key in sorted(touched):
-        if key in state and key not in tables:
-            raise ValueError(
-                f"{path}: the trust entry {key!r} is not written as a "
-                f'[hooks.state."…"] table; edit it by hand (nothing was changed)'
-            )
-    targets = set(plan.rename.values())
-    delete = set(plan.delete) | {k for k in tables if k in targets and k not in plan.rename}
-
+def _intended(doc: dict[str, Any], plan: TrustPlan, delete: set[str]) -> dict[str, Any]:
+    """The document `plan` (and deleting `delete`) makes of `doc`."""
     expected = copy.deepcopy(doc)
     new_state = trust_state(expected)
     moved = {new: new_state.pop(old) for old, new in plan.rename.items() if old in new_state}
@@ -554,63 +291,72 @@ def edit_config(path: str, text: str, plan: TrustPlan, *, trust_project: str | N
             new_state[key] = {"trusted_hash": digest}
     if new_state and "state" not in expected.get("hooks", {}):
         expected.setdefault("hooks", {})["state"] = new_state
+    return expected
 
-    out: list[str] = []
-    seen: set[str] = set()
-    i = 0
-    while i < len(lines):
-        table_key = keys[i]
-        if table_key is None or (table_key not in touched and table_key not in delete):
-            out.append(lines[i])
-            i += 1
-            continue
-        end = i + 1  # the table's own lines: up to the next header, minus trailing blanks/comments
-        while end < len(lines) and headers[end] is None:
-            end += 1
-        own_end = end
-        while own_end > i + 1 and _is_blank_or_comment(lines[own_end - 1]):
-            own_end -= 1
-        own, rest = lines[i:own_end], lines[own_end:end]
-        if table_key in plan.rename:
-            final = plan.rename[table_key]
-            own[0] = _trust_header(final) + _line_end(own[0], newline)
-        elif table_key in delete:
-            if out and not out[-1].strip():
-                out.pop()
-            out.extend(rest)
-            i = end
-            continue
+
+def edit_config(path: str, text: str, plan: TrustPlan, *, trust_project: str | None = None) -> str:
+    """`text` with `plan` applied to its `[hooks.state]` entries (and, given `trust_project`,
+    `[projects."<root>"] trust_level = "trusted"` added); every other byte kept (see the
+    module's invariants). ValueError when an entry to change is not a table, or when the
+    result does not parse to exactly the intended document."""
+    import tomlkit  # install-time only: the hooks never load it
+
+    doc = parse_config(path, text)
+    state = trust_state(doc)
+    targets = set(plan.rename.values())
+    delete = set(plan.delete) | {k for k in state if k in targets and k not in plan.rename}
+    expected = _intended(doc, plan, delete)
+    for key in sorted(plan.delete | set(plan.rename) | set(plan.set_hash)):
+        if key in state and not isinstance(state[key], dict):
+            raise ValueError(
+                f"{path}: the trust entry {key!r} is not a table; edit it by hand "
+                "(nothing was changed)"
+            )
+    edited = tomlkit.parse(text)
+    hooks = edited.get("hooks")
+    table = hooks.get("state") if hooks is not None else None
+    additions: list[tuple[str, str]] = []
+    if table is not None:
+        moved = {new: table[old] for old, new in plan.rename.items() if old in table}
+        for old in plan.rename:
+            if old in table:
+                del table[old]
+        for key in delete:
+            if key in table:
+                del table[key]
+        for key, item in moved.items():
+            table[key] = item
+    for key, digest in plan.set_hash.items():
+        if table is not None and key in table:
+            table[key]["trusted_hash"] = digest
+        elif isinstance(table, tomlkit.items.InlineTable):
+            table[key] = tomlkit.inline_table()
+            table[key]["trusted_hash"] = digest
         else:
-            final = table_key
-        if final in plan.set_hash:
-            own = _with_hash(own, plan.set_hash[final], newline)
-        seen.add(final)
-        out.extend(own)
-        out.extend(rest)
-        i = end
-
-    additions = [
-        _trust_header(key) + newline + f"trusted_hash = {toml_string(digest)}" + newline
-        for key, digest in plan.set_hash.items()
-        if key not in seen
+            additions.append((tomlkit.key(["hooks", "state", key]).as_string(), digest))
+    result = edited.as_string()
+    newline = "\r\n" if "\r\n" in text else "\n"
+    blocks = [
+        f"[{header}]{newline}trusted_hash = {tomlkit.string(digest).as_string()}{newline}"
+        for header, digest in additions
     ]
     if trust_project is not None:
         project = doc.get("projects", {}).get(trust_project)
         if project is None:
-            additions.append(
-                f'[projects.{toml_string(trust_project)}]{newline}trust_level = "trusted"{newline}'
-            )
+            header = tomlkit.key(["projects", trust_project]).as_string()
+            blocks.append(f'[{header}]{newline}trust_level = "trusted"{newline}')
             expected.setdefault("projects", {})[trust_project] = {"trust_level": "trusted"}
         elif not isinstance(project, dict) or project.get("trust_level") != "trusted":
             raise ValueError(
                 f'{path}: [projects."{trust_project}"] is there but not trust_level = "trusted"; '
                 "change it by hand (nothing was changed)"
             )
-    result = "".join(out)
-    for addition in additions:
+    for block in blocks:
         if result and not result.endswith("\n"):
             result += newline
-        result += (newline if result.strip() else "") + addition
+        result += (newline if result.strip() else "") + block
+    if newline == "\r\n" and "\n" not in text.replace("\r\n", ""):
+        result = re.sub(r"(?<!\r)\n", "\r\n", result)  # tomlkit's own line ends, as the file's
     try:
         parsed = tomllib.loads(result)
     except tomllib.TOMLDecodeError as exc:
@@ -623,13 +369,6 @@ def edit_config(path: str, text: str, plan: TrustPlan, *, trust_project: str | N
             "form it does not edit); nothing was changed"
         )
     return result
-
-
-def _trust_table_key(header: tuple[bool, tuple[str, ...]] | None) -> str | None:
-    """The key of a `[hooks.state."<key>"]` header, else None."""
-    if header is None or header[0] or len(header[1]) != 3 or header[1][:2] != ("hooks", "state"):
-        return None
-    return header[1][2]
 
 
 def _pruned(doc: dict[str, Any]) -> dict[str, Any]:
@@ -647,20 +386,20 @@ def _pruned(doc: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
-def _line_end(line: str, newline: str) -> str:
-    if line.endswith("\r\n"):
-        return "\r\n"
-    return "\n" if line.endswith("\n") else ""
-
-
-def _with_hash(own: list[str], digest: str, newline: str) -> list[str]:
-    """The table's lines with its `trusted_hash` set to `digest` (added after the header)."""
-    value = f"trusted_hash = {toml_string(digest)}"
-    for n, line in enumerate(own[1:], start=1):
-        if _TRUSTED_HASH_LINE.match(line):
-            return [*own[:n], value + (_line_end(line, newline) or newline), *own[n + 1 :]]
-    header = own[0] if own[0].endswith("\n") else own[0] + newline
-    return [header, value + newline, *own[1:]]
+def _text_like_backup(path: str, text: str) -> str:
+    """`text`, or the newest backup's bytes when they parse to the same document (an
+    uninstall right after an install gives the user's file back as it was)."""
+    backup = hooks_file.latest_backup(path)
+    if backup is None:
+        return text
+    try:
+        with open(backup, encoding="utf-8", newline="") as handle:
+            saved = handle.read()
+        if tomllib.loads(saved) == tomllib.loads(text):
+            return saved
+    except (OSError, ValueError):
+        pass
+    return text
 
 
 # --------------------------------------------------------------------------- files
@@ -726,76 +465,11 @@ def _read_text(path: str) -> str:
         raise ValueError(f"{path} is not UTF-8 text; fix it first, nothing was changed") from None
 
 
-def _write_atomic(path: str, data: bytes, mode: int) -> None:
-    directory, name = os.path.split(path)
-    tmp = os.path.join(directory, f".{name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-        os.fsync(fd)
-        os.fchmod(fd, mode)
-        os.close(fd)
-        fd = -1
-        os.replace(tmp, path)
-    except BaseException:
-        if fd >= 0:
-            os.close(fd)
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
-
-
-def backups(path: str) -> list[str]:
-    """Every `<path>.agent-hooks-backup-*` beside the (resolved) file, oldest first."""
-    directory, name = os.path.split(os.path.realpath(path))
-    try:
-        found = sorted(f for f in os.listdir(directory) if f.startswith(name + BACKUP_INFIX))
-    except OSError:
-        return []
-    return [os.path.join(directory, f) for f in found]
-
-
-def write_file(path: str, text: str, now: float) -> str | None:
-    """Replace the (resolved) file with `text`, backing up an existing one first (older backups
-    are removed); return the backup's path. A new file is created 0644, an old one keeps its
-    mode."""
-    real = os.path.realpath(path)
-    os.makedirs(os.path.dirname(real), exist_ok=True)
-    backup = None
-    mode = 0o644
-    if os.path.exists(real):
-        mode = os.stat(real).st_mode & 0o7777
-        stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(now))
-        backup = f"{real}{BACKUP_INFIX}{stamp}"
-        n = 1
-        while os.path.lexists(backup):
-            n += 1
-            backup = f"{real}{BACKUP_INFIX}{stamp}-{n}"
-        with open(real, "rb") as src:
-            _write_atomic(backup, src.read(), mode)
-    _write_atomic(real, text.encode("utf-8"), mode)
-    for old in backups(real):
-        if old != backup and backup is not None:
-            try:
-                os.unlink(old)
-            except FileNotFoundError:
-                pass
-    return backup
-
-
-def _hooks_text(doc: Mapping[str, Any]) -> str:
-    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
-
-
 # --------------------------------------------------------------------------- operations
 
 
 @dataclass
-class Outcome:
+class Result:
     """What install or uninstall did; `advice` holds lines the user must act on."""
 
     hooks_path: str
@@ -839,7 +513,7 @@ def _is_trusted_project(doc: Mapping[str, Any], root: str) -> bool:
     return isinstance(entry, dict) and entry.get("trust_level") == "trusted"
 
 
-def _project_advice(outcome: Outcome, config: str) -> None:
+def _project_advice(outcome: Result, config: str) -> None:
     root = outcome.project_root
     if root is None or outcome.project_trusted:
         return
@@ -858,7 +532,7 @@ def install(
     project: str | None = None,
     trust_project: bool = False,
     now: float | None = None,
-) -> Outcome:
+) -> Result:
     """Add our handlers to the user's (or `project`'s) hooks.json and trust exactly them in the
     user's config.toml; see the module's invariants."""
     _check_paths(python, entry)
@@ -866,77 +540,67 @@ def install(
     config, path = config_path(codex_home), hooks_path(codex_home, project)
     text = _read_text(config)
     doc = parse_config(config, text)
-    before = read_hooks(path)
-    after = install_hooks(before, hooks_block(installed_command(python, entry)))
-    plan = trust_plan(path, before, after)
-    outcome = Outcome(path, config, keys=list(plan.set_hash), renamed=dict(plan.rename))
+    read_hooks(path)
+    block = hooks_block(installed_command(python, entry))
+    change = hooks_file.plan_install(path, lambda d: install_hooks(d, block))
+    plan = trust_plan(path, change.before, change.after)
+    outcome = Result(path, config, keys=list(plan.set_hash), renamed=dict(plan.rename))
     root = None
     if project is not None:
         root = outcome.project_root = project_root(project)
         outcome.project_trusted = _is_trusted_project(doc, root) or trust_project
     want_trust = root if trust_project and root and not _is_trusted_project(doc, root) else None
     new_text = edit_config(config, text, plan, trust_project=want_trust)
-    _commit(outcome, text, new_text, before, after, now)
+    _commit(outcome, text, new_text, change, now)
     _project_advice(outcome, config)
     return outcome
 
 
-def uninstall(codex_home: str, *, project: str | None = None, now: float | None = None) -> Outcome:
+def uninstall(codex_home: str, *, project: str | None = None, now: float | None = None) -> Result:
     """Remove our handlers from the user's (or `project`'s) hooks.json and their trust tables
     from the user's config.toml; nothing else (a project's trust entry stays)."""
     _check_project(project)
     config, path = config_path(codex_home), hooks_path(codex_home, project)
     text = _read_text(config)
     parse_config(config, text)
-    before = read_hooks(path)
-    after = uninstall_hooks(before)
-    plan = trust_plan(path, before, after)
-    outcome = Outcome(path, config, renamed=dict(plan.rename))
-    new_text = edit_config(config, text, plan)
-    _commit(outcome, text, new_text, before, after, now)
+    read_hooks(path)
+    change = hooks_file.plan_uninstall(path, created=True)  # a hooks.json left empty goes
+    plan = trust_plan(path, change.before, change.after)
+    outcome = Result(path, config, renamed=dict(plan.rename))
+    try:
+        new_text = _text_like_backup(config, edit_config(config, text, plan))
+    except ImportError:
+        new_text = text
+        if plan.delete or plan.rename:
+            outcome.advice.append(
+                f"{config}: the trust entries of the removed handlers stay (tomlkit is not "
+                "installed for this Python; they trust nothing else)"
+            )
+    _commit(outcome, text, new_text, change, now)
     return outcome
 
 
 def _commit(
-    outcome: Outcome,
-    text: str,
-    new_text: str,
-    before: Mapping[str, Any],
-    after: Mapping[str, Any],
-    now: float | None,
+    outcome: Result, text: str, new_text: str, change: hooks_file.Change, now: float | None
 ) -> None:
     """Write config.toml first (a trust entry for a handler not yet there is harmless; a handler
     without its entry would be skipped silently), then hooks.json."""
     stamp = time.time() if now is None else now
     if new_text != text:
-        backup = write_file(outcome.config_path, new_text, stamp)
+        backup = hooks_file.write_text(outcome.config_path, new_text, stamp)
+        if backup is not None:
+            hooks_file.prune_backups(outcome.config_path, keep=backup)
+            outcome.backups.append(backup)
         outcome.config_changed = True
-        outcome.backups.extend([backup] if backup else [])
-    if after == before:
+    if not change.changed:
         return
+    hooks_file.commit(change, stamp)
     outcome.hooks_changed = True
-    real = os.path.realpath(outcome.hooks_path)
-    if not after and os.path.exists(real):  # nothing of anyone's is left in it
-        os.unlink(real)
-        outcome.hooks_removed = True
-        return
-    backup = write_file(outcome.hooks_path, _hooks_text_like_before(real, after), stamp)
-    outcome.backups.extend([backup] if backup else [])
-
-
-def _hooks_text_like_before(path: str, doc: Mapping[str, Any]) -> str:
-    """`doc` as JSON text; the newest backup's own text when that holds exactly `doc` (an
-    uninstall right after an install gives the user's file back with its formatting)."""
-    for backup in reversed(backups(path)):
-        try:
-            with open(backup, encoding="utf-8") as handle:
-                text = handle.read()
-            if json.loads(text) == doc:
-                return text
-        except (OSError, ValueError):
-            pass
-        break
-    return _hooks_text(doc)
+    outcome.hooks_removed = change.removed or (
+        change.restore_from is not None
+        and not os.path.lexists(os.path.realpath(outcome.hooks_path))
+    )
+    outcome.backups.extend([change.backup] if change.backup else [])
 
 
 @dataclass(frozen=True)
@@ -1001,6 +665,69 @@ def trust_status(codex_home: str, *, project: str | None = None) -> StatusReport
     return report
 
 
+# --------------------------------------------------------------------------- the interface
+
+
+def home(environ: Mapping[str, str]) -> str:
+    """`$CODEX_HOME`, else `~/.codex` (Codex's own rule)."""
+    base = environ.get("HOME") or os.path.expanduser("~")
+    return environ.get("CODEX_HOME") or os.path.join(base, PROJECT_DIR)
+
+
+def detect(environ: Mapping[str, str], which: Callable[..., str | None]) -> str | None:
+    command = which(CLIENT, path=environ.get("PATH", os.defpath))
+    if command:
+        return f"`{CLIENT}` is on PATH ({command})"
+    where = home(environ)
+    return f"{where} exists" if os.path.isdir(where) else None
+
+
+def target(home: str, project: str | None) -> str:
+    return hooks_path(home, project)
+
+
+def add(setup: Setup) -> client_installer.Outcome:
+    outcome = install(
+        setup.home,
+        setup.python,
+        setup.entry,
+        project=setup.project,
+        trust_project=setup.trust_project,
+        now=setup.now,
+    )
+    return client_installer.Outcome(outcome.hooks_path, list(outcome_lines(outcome, "installed")))
+
+
+def remove(setup: Setup) -> client_installer.Outcome:
+    outcome = uninstall(setup.home, project=setup.project, now=setup.now)
+    return client_installer.Outcome(outcome.hooks_path, list(outcome_lines(outcome, "removed")))
+
+
+def commands(home: str, project: str | None) -> list[list[str]]:
+    return hooks_file.our_argvs(read_hooks(hooks_path(home, project)))
+
+
+def check(home: str, project: str | None, python: str | None, entry: str | None) -> ClientStatus:
+    if project is not None and not os.path.isdir(project):
+        line = f"{project}: the project is gone (fix: ./install.sh --uninstall --project {project})"
+        return ClientStatus(NAME, project, project, False, [line], [line])
+    report = trust_status(home, project=project)
+    again = "./install.sh --clients codex" + (f" --project {project}" if project else "")
+    problems = [
+        f"Codex's {h.event} hook is {h.status}: Codex silently skips it (fix: {again})"
+        for h in report.handlers
+        if h.status != "trusted"
+    ]
+    if report.project_root is not None and not report.project_trusted:
+        problems.append(
+            f"Codex runs no project hook in {report.project_root}: it is not trusted (fix: "
+            f"{again} --trust-project, or `codex exec --trust` there once)"
+        )
+    return ClientStatus(
+        NAME, project, report.hooks_path, report.ok, list(status_lines(report)), problems
+    )
+
+
 # --------------------------------------------------------------------------- command line
 
 
@@ -1043,50 +770,53 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--trust-project needs --project")
     if args.action == "install" and not (args.python and args.entry):
         parser.error("install needs --python and --entry")
-    home = args.codex_home or default_codex_home()
+    codex_home = args.codex_home or default_codex_home()
     try:
         if args.action == "install":
             outcome = install(
-                home,
+                codex_home,
                 args.python,
                 args.entry,
                 project=args.project,
                 trust_project=args.trust_project,
             )
-            _print_outcome(outcome, "installed")
+            _print_lines(outcome_lines(outcome, "installed"))
             return 0
         if args.action == "uninstall":
-            _print_outcome(uninstall(home, project=args.project), "removed")
+            _print_lines(outcome_lines(uninstall(codex_home, project=args.project), "removed"))
             return 0
-        report = trust_status(home, project=args.project)
+        report = trust_status(codex_home, project=args.project)
     except (ValueError, OSError) as exc:
         print(f"agent-hooks: {_one_line(exc)}", file=sys.stderr)
         return 1
-    for line in status_lines(report):
-        print(line)
+    _print_lines(status_lines(report))
     return 0 if report.ok else 3
+
+
+def _print_lines(lines: Iterable[str]) -> None:
+    for line in lines:
+        print(line)
 
 
 def _one_line(exc: BaseException) -> str:
     return " ".join(str(exc).split())
 
 
-def _print_outcome(outcome: Outcome, verb: str) -> None:
+def outcome_lines(outcome: Result, verb: str) -> Iterable[str]:
+    """What install (`verb` "installed") or uninstall ("removed") did, for a person."""
     if not outcome.changed:
-        print(
-            f"{outcome.hooks_path}: already {'up to date' if verb == 'installed' else 'without agent-hooks'}; unchanged"
-        )
+        state = "up to date" if verb == "installed" else "without agent-hooks"
+        yield f"{outcome.hooks_path}: already {state}; unchanged"
     else:
         detail = (
             f"{len(outcome.keys)} handlers trusted in {outcome.config_path}"
             if verb == "installed"
             else f"trust entries removed from {outcome.config_path}"
         )
-        print(f"{outcome.hooks_path}: agent-hooks {verb} for Codex ({detail})")
+        yield f"{outcome.hooks_path}: agent-hooks {verb} for Codex ({detail})"
         for old, new in outcome.renamed.items():
-            print(f"  trust of another tool's handler moved with it: {old} -> {new}")
-    for line in outcome.advice:
-        print(line)
+            yield f"  trust of another tool's handler moved with it: {old} -> {new}"
+    yield from outcome.advice
 
 
 def status_lines(report: StatusReport) -> Iterable[str]:

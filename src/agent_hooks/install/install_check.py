@@ -28,13 +28,12 @@ an event handled twice is better than one handled by nobody.
 from __future__ import annotations
 
 import os
-import shlex
 import time
 from typing import Any
 
 from agent_hooks import identity
 from agent_hooks.agents import trail_spill
-from agent_hooks.install import claude_settings
+from agent_hooks.install import claude_settings, hooks_file
 
 MARKER_DIR = "plugin-stands-aside"
 MARKER_MAX_AGE = 7 * 86400
@@ -69,16 +68,10 @@ class Installed:
 
 def _runnable(command: str) -> str | None:
     """Why an installed hook command cannot run (None: it can)."""
-    try:
-        words = shlex.split(command)
-    except ValueError:
+    argv = hooks_file.command_argv(command)
+    if argv is None:
         return f"cannot parse {command!r}"
-    python, entry = (words[0], words[-2]) if len(words) >= 3 else ("", "")
-    if not (os.path.isabs(python) and os.access(python, os.X_OK)):
-        return f"its interpreter {python or '?'} is missing"
-    if not os.path.isfile(entry):
-        return f"its entry script {entry} is missing"
-    return None
+    return hooks_file.missing_part(argv)
 
 
 def find_installed(files: list[str]) -> Installed:

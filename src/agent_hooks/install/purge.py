@@ -38,11 +38,12 @@ import argparse
 import os
 import shutil
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from agent_hooks import identity, repository, storage
 from agent_hooks.git_guard import guard_hooks, guard_record
-from agent_hooks.install import claude_settings, clients, codex_config
+from agent_hooks.install import clients, hooks_file
 from agent_hooks.ledger import known_ledgers
 from agent_hooks.wording import plural
 from agent_hooks.work_sessions import location
@@ -100,89 +101,38 @@ def state_items(state_dir: str) -> list[Item]:
     return items
 
 
-def backup_items(settings_files: list[str]) -> list[Item]:
-    return [
-        Item(b, "a settings backup agent-hooks made")
-        for path in settings_files
-        for b in claude_settings.backups(path)
-    ]
-
-
-def recorded_settings(record: str | None, user_settings: str) -> list[str]:
-    """Every settings file install put agent-hooks into (the record), and the user's."""
-    files = list(claude_settings.load_record(record)["settings"])
-    real = os.path.realpath(user_settings)
-    return files if real in files else [real, *files]
-
-
-def settings_items(files: list[str], record: str | None) -> list[Item]:
-    items = []
-    for path in files:
-        try:
-            doc = claude_settings.read_settings(path)
-        except (ValueError, OSError):
-            continue
-        entry = claude_settings.load_record(record)["settings"].get(path) or {}
-        rules = claude_settings.rules_in(doc, list(entry.get("allow") or ()))
-        if claude_settings.ours_block(doc) or claude_settings.is_ours(doc.get("statusLine")):
-            extra = f" and the {_rules(rules)}" if rules else ""
-            items.append(Item(path, f"agent-hooks' hooks{extra} taken out"))
-        elif rules:
-            items.append(Item(path, f"the {_rules(rules)} taken out"))
-    return items
-
-
-def client_installs(record: str | None) -> list[tuple[str, str, str | None]]:
-    """(client, its home, project or None) for every Codex and Gemini CLI install to take
-    out: the record's, and at user level a client's default files that still hold ours."""
-    found = [(i["client"], i["home"], i.get("project")) for i in clients.load_record(record)]
-    for client, home in clients.homes(os.environ).items():
-        if (client, home, None) not in found and clients._holds_ours(client, home, None):
-            found.append((client, home, None))
-    return found
-
-
-def client_items(installs: list[tuple[str, str, str | None]]) -> list[Item]:
+def client_items(installs: list[clients.Install]) -> list[Item]:
+    """Every install of agent-hooks into a client: the file it is taken out of."""
     items = []
     for client, home, project in installs:
-        if client == "codex":
-            items.append(
-                Item(
-                    codex_config.hooks_path(home, project),
-                    "agent-hooks' Codex hooks taken out, and their trust entries from "
-                    + codex_config.config_path(home),
-                )
+        module = clients.INSTALLERS[client]
+        where = f" (project {project})" if project else ""
+        items.append(
+            Item(
+                module.target(home, project), f"agent-hooks' {module.LABEL} hooks taken out{where}"
             )
-        else:
-            where = os.path.join(project, ".gemini") if project else home
-            items.append(
-                Item(
-                    os.path.join(where, "settings.json"), "agent-hooks' Gemini CLI hooks taken out"
-                )
-            )
+        )
     return items
 
 
-def client_backup_items(installs: list[tuple[str, str, str | None]]) -> list[Item]:
-    """The backups agent-hooks made of Codex's and Gemini CLI's files: those installed
-    into, and the user level's (a plain uninstall leaves Codex's newest backup)."""
-    paths: set[str] = set()
-    user_level = [(client, home, None) for client, home in clients.homes(os.environ).items()]
-    for client, home, project in [*installs, *user_level]:
-        if client == "codex":
-            paths.add(codex_config.hooks_path(home, project))
-            paths.add(codex_config.config_path(home))
-        else:
-            where = os.path.join(project, ".gemini") if project else home
-            paths.add(os.path.join(where, "settings.json"))
-    found = {
-        b for path in paths for b in codex_config.backups(path) + claude_settings.backups(path)
+def backup_items(installs: list[clients.Install], environ: Mapping[str, str]) -> list[Item]:
+    """The backups agent-hooks made of the clients' files: beside every file installed into,
+    in each client's own directory (Codex's `config.toml`), and the user level's (a plain
+    uninstall may leave the newest)."""
+    scopes = [*installs, *((c, h, None) for c, h in clients.homes(environ).items())]
+    directories = {
+        d
+        for client, home, project in scopes
+        for d in (os.path.dirname(clients.INSTALLERS[client].target(home, project)), home)
     }
+    found: set[str] = set()
+    for directory in directories:
+        try:
+            names = os.listdir(directory)
+        except OSError:
+            continue
+        found.update(os.path.join(directory, n) for n in names if hooks_file.BACKUP_INFIX in n)
     return [Item(b, "a settings backup agent-hooks made") for b in sorted(found)]
-
-
-def _rules(rules: list[str]) -> str:
-    return ("rule " if len(rules) == 1 else "rules ") + ", ".join(rules)
 
 
 def guard_items(state_dir: str) -> list[Item]:
@@ -218,18 +168,18 @@ def project_work(repos: list[str]) -> list[str]:
 class Plan:
     def __init__(self, args: argparse.Namespace) -> None:
         self.state_dir = args.state_dir
-        self.settings_files = recorded_settings(args.record, args.settings)
-        self.settings = settings_items(self.settings_files, args.record)
+        self.record = args.record
+        self.clients_record = getattr(args, "clients_record", None)
+        self.installs = clients.installs(
+            self.clients_record, os.environ, settings_record=self.record, everywhere=True
+        )
+        self.settings = client_items(self.installs)
         self.guards = guard_items(self.state_dir)
         known = known_ledgers.ledgers(self.state_dir)
         self.ledgers = ledger_items(known)
         self.repos = sorted(set(known.values()))
         self.state = state_items(self.state_dir)
-        self.backups = backup_items(self.settings_files)
-        self.clients_record = getattr(args, "clients_record", None)
-        self.client_installs = client_installs(self.clients_record)
-        self.settings += client_items(self.client_installs)
-        self.backups += client_backup_items(self.client_installs)
+        self.backups = backup_items(self.installs, os.environ)
         self.installed: list[Item] = []
         link = getattr(args, "link", None)
         if link and os.path.islink(link):
@@ -297,31 +247,20 @@ def _remove(item: Item) -> None:
 
 def run(args: argparse.Namespace) -> int:
     current = Plan(args)
-    failed = 0
-    for scope in dict.fromkeys(project for _, _, project in current.client_installs):
-        failed += clients.uninstall(
-            project=scope, record=current.clients_record, environ=os.environ
-        )
-    for item in current.settings:
-        if item.path not in current.settings_files:
-            continue  # another client's file: done above
-        code = claude_settings.main(
-            [
-                "uninstall",
-                "--settings",
-                item.path,
-                *(["--record", args.record] if args.record else []),
-            ]
-        )
-        failed += code != 0
+    failed = clients.uninstall(
+        project=None,
+        record=current.clients_record,
+        environ=os.environ,
+        settings_record=current.record,
+        everywhere=True,
+    )
     for item in current.guards:
         try:
             print(f"{item.path}: {remove_guard(item.path)}")
         except OSError as exc:
             print(f"{item.path}: could not be removed ({exc})", file=sys.stderr)
             failed += 1
-    # uninstall may have made or removed one
-    backups = backup_items(current.settings_files) + client_backup_items(current.client_installs)
+    backups = backup_items(current.installs, os.environ)  # uninstall may have made or removed one
     for item in [*current.ledgers, *current.state, *backups]:
         try:
             _remove(item)

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from agent_hooks.install import claude_settings
+from agent_hooks.install import claude_settings, hooks_file
 
 ROOT = Path(__file__).resolve().parents[3]
 PY = "/opt/agent hooks/venv/bin/python"
@@ -83,7 +83,8 @@ def test_the_block_uses_absolute_paths_and_dash_is() -> None:
     for event, groups in block().items():
         for group in groups:
             (handler,) = group["hooks"]
-            assert handler["command"] == f"'{PY}' -IS '{ENTRY}' {event}"
+            assert handler["command"] == hooks_file.hook_command(PY, ENTRY, event)
+            assert hooks_file.command_argv(handler["command"]) == [PY, "-IS", ENTRY, event]
             assert handler["type"] == "command" and isinstance(handler["timeout"], int)
     core = {"SessionStart", "PreToolUse", "PostToolUse", "Stop", "SessionEnd"}
     assert core <= set(block())
@@ -203,7 +204,7 @@ def test_uninstall_removes_exactly_ours() -> None:
     assert claude_settings.uninstall(plugin) == {}
 
 
-STATUS = f"'{PY}' -IS '{ENTRY}' StatusLine"
+STATUS = hooks_file.hook_command(PY, ENTRY, "StatusLine")
 
 
 def test_our_status_line_is_set_only_when_the_user_has_none() -> None:
@@ -246,29 +247,27 @@ def test_write_settings_backs_up_first_and_keeps_the_users_mode(tmp_path: Path) 
     original = json.dumps(USER_SETTINGS, indent=4)
     path.write_text(original)
     path.chmod(0o640)
-    before = claude_settings.read_settings(str(path))
-    after = claude_settings.install(before, block())
-    backup = claude_settings.write_settings(str(path), before, after, NOW)
+    change = hooks_file.commit(_plan(path), NOW)
+    backup = change.backup
     assert backup is not None and Path(backup).read_text() == original
     assert Path(backup).stat().st_mode & 0o777 == 0o640
     assert path.stat().st_mode & 0o777 == 0o640
-    assert json.loads(path.read_text()) == after
-    assert (
-        claude_settings.write_settings(str(path), after, after, NOW + 5) is None
-    )  # unchanged: no backup
+    assert json.loads(path.read_text()) == change.after
+    assert hooks_file.commit(_plan(path), NOW + 5).backup is None  # unchanged: no backup
+
+
+def _plan(path: Path) -> hooks_file.Change:
+    return hooks_file.plan_install(str(path), lambda doc: claude_settings.install(doc, block()))
 
 
 def test_backups_in_the_same_second_never_overwrite_each_other(tmp_path: Path) -> None:
     path = tmp_path / "settings.json"
     path.write_text(json.dumps(USER_SETTINGS))
-    before = claude_settings.read_settings(str(path))
-    installed = claude_settings.install(before, block())
-    first = claude_settings.write_settings(str(path), before, installed, NOW)
-    second = claude_settings.write_settings(
-        str(path), installed, claude_settings.uninstall(installed), NOW
-    )
+    first = hooks_file.write_text(str(path), "{}", NOW)
+    second = hooks_file.write_text(str(path), "[]", NOW)
     assert first is not None and second is not None and first != second
     assert json.loads(Path(first).read_text()) == USER_SETTINGS
+    assert Path(second).read_text() == "{}"
 
 
 def test_a_file_install_created_is_gone_after_uninstall(tmp_path: Path) -> None:
@@ -293,10 +292,7 @@ def test_an_empty_object_file_of_the_user_survives_install_and_uninstall(tmp_pat
 
 def test_a_new_settings_file_gets_no_backup(tmp_path: Path) -> None:
     path = tmp_path / "new" / ".claude" / "settings.json"
-    assert (
-        claude_settings.write_settings(str(path), {}, claude_settings.install({}, block()), NOW)
-        is None
-    )
+    assert hooks_file.commit(_plan(path), NOW).backup is None
     assert path.stat().st_mode & 0o777 == 0o600
     assert os.listdir(path.parent) == ["settings.json"]
 

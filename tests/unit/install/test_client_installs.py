@@ -1,43 +1,67 @@
-"""install.clients: which clients install.sh goes into, installing into Codex and Gemini CLI
-and taking exactly that out again, the record of it, and what `agent-hooks doctor` finds."""
+"""install.clients: the family of client installers in one table — choosing them, installing
+into each and taking exactly that out again (every project recorded too), the record of it,
+hooks left behind that must never refuse a call, and what `agent-hooks doctor` finds."""
 
 from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from agent_hooks.install import claude_settings, clients, codex_config, gemini_settings
+from agent_hooks.install import (
+    claude_settings,
+    clients,
+    codex_config,
+    gemini_settings,
+    hooks_file,
+    opencode_plugin,
+    qwen_settings,
+)
+
+ALL = ["claude", "codex", "gemini", "qwen", "opencode"]
+# The shell each client runs a hook command with (reference/*/PROTOCOL.md, OTHER-CLIENTS.md):
+# Claude Code `sh -c`, Codex `/bin/bash -c`, Gemini CLI `bash -c`, Qwen Code bash.
+SHELLS = {"claude": "/bin/sh", "codex": "/bin/bash", "gemini": "/bin/bash", "qwen": "/bin/bash"}
 
 
 @pytest.fixture
 def world(tmp_path: Path) -> dict[str, Any]:
     home = tmp_path / "home"
     home.mkdir()
-    entry = tmp_path / "data" / "hooks" / "entry.pyc"
+    data = tmp_path / "data"
+    entry = data / "hooks" / "entry.py"
     entry.parent.mkdir(parents=True)
-    entry.write_bytes(b"")
+    # a stand-in entry script: prints what it was run with (the real one is e2e's)
+    entry.write_text("import json, sys\nprint(json.dumps(sys.argv[1:]))\n")
+    venv_bin = data / "venv" / "bin"
+    venv_bin.mkdir(parents=True)
+    python = venv_bin / "python"
+    python.symlink_to(os.path.realpath(sys.executable))
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     project = tmp_path / "proj"
     (project / ".git").mkdir(parents=True)
-    environ = {"HOME": str(home), "PATH": str(bin_dir), "AGENT_HOOKS_HOME": str(tmp_path / "data")}
+    environ = {"HOME": str(home), "PATH": str(bin_dir), "AGENT_HOOKS_HOME": str(data)}
     return {
         "home": home,
         "entry": str(entry),
-        "python": os.path.realpath(sys.executable),
+        "python": str(python),
         "bin": bin_dir,
         "project": Path(os.path.realpath(project)),
         "environ": environ,
-        "record": str(tmp_path / "data" / clients.RECORD_NAME),
+        "record": str(data / clients.RECORD_NAME),
+        "settings_record": str(data / clients.SETTINGS_RECORD_NAME),
     }
 
 
-def _install(world: dict[str, Any], names: list[str], project: Path | None = None) -> int:
+def _install(
+    world: dict[str, Any], names: list[str], project: Path | None = None, **extra: Any
+) -> int:
     return clients.install(
         names,
         world["python"],
@@ -45,6 +69,20 @@ def _install(world: dict[str, Any], names: list[str], project: Path | None = Non
         project=str(project) if project else None,
         record=world["record"],
         environ=world["environ"],
+        settings_record=world["settings_record"],
+        now=1_800_000_000.0,
+        **extra,
+    )
+
+
+def _uninstall(world: dict[str, Any], project: Path | None = None) -> int:
+    return clients.uninstall(
+        project=str(project) if project else None,
+        record=world["record"],
+        environ=world["environ"],
+        settings_record=world["settings_record"],
+        everywhere=project is None,
+        now=1_800_000_100.0,
     )
 
 
@@ -52,7 +90,32 @@ def _tree(root: Path) -> dict[str, bytes]:
     return {
         str(p.relative_to(root)): p.read_bytes() if p.is_file() else b"<dir>"
         for p in sorted(root.rglob("*"))
+        if hooks_file.BACKUP_INFIX not in p.name
     }
+
+
+def _target(world: dict[str, Any], client: str, project: Path | None = None) -> Path:
+    module = clients.INSTALLERS[client]
+    return Path(module.target(module.home(world["environ"]), str(project) if project else None))
+
+
+# --------------------------------------------------------------------------- the table
+
+
+def test_one_table_holds_every_client_and_each_module_names_itself() -> None:
+    assert tuple(ALL) == clients.CLIENTS
+    for name, module in clients.INSTALLERS.items():
+        assert name == module.NAME and module.LABEL and module.PROJECT_DIR.startswith(".")
+    assert clients.LABELS["qwen"] == "Qwen Code" and clients.LABELS["opencode"] == "opencode"
+
+
+def test_no_client_is_special_cased_outside_its_module() -> None:
+    """install, uninstall, purge and doctor reach a client only through the table."""
+    root = Path(clients.__file__).parent
+    for name in ("clients.py", "purge.py"):
+        text = (root / name).read_text()
+        for client in ALL:
+            assert f'== "{client}"' not in text and f"== '{client}'" not in text, (name, client)
 
 
 # --------------------------------------------------------------------------- choosing
@@ -63,6 +126,7 @@ def _tree(root: Path) -> dict[str, bytes]:
     [
         ("claude,codex,gemini", ["claude", "codex", "gemini"]),
         ("gemini, Codex", ["codex", "gemini"]),
+        ("opencode,qwen", ["qwen", "opencode"]),
         ("codex", ["codex"]),
     ],
 )
@@ -76,26 +140,54 @@ def test_an_unknown_client_is_refused_in_one_line(text: str) -> None:
         clients.parse_clients(text)
 
 
+def _command(bin_dir: Path, name: str) -> Path:
+    path = bin_dir / name
+    path.write_text("#!/bin/sh\n")
+    path.chmod(0o755)
+    return path
+
+
 def test_without_clients_claude_code_and_each_client_found(world: dict[str, Any]) -> None:
-    environ = world["environ"]
+    environ, home = world["environ"], world["home"]
     chosen, lines = clients.choose(None, environ)
     assert chosen == ["claude"]
     assert lines[0] == "Claude Code: always"
     assert lines[1].startswith("Codex: not found (no `codex` on PATH, no ")
     assert "`--clients claude,gemini` installs it anyway" in lines[2]
-    codex = world["bin"] / "codex"
-    codex.write_text("#!/bin/sh\n")
-    codex.chmod(0o755)
-    (world["home"] / ".gemini").mkdir()
+    assert (
+        lines[3]
+        == f"Qwen Code: not found (no `qwen` on PATH, no {home / '.qwen'}); `--clients claude,qwen` installs it anyway"
+    )
+    assert lines[4].startswith(
+        f"opencode: not found (no `opencode` on PATH, no {home / '.config' / 'opencode'})"
+    )
+    codex = _command(world["bin"], "codex")
+    qwen = _command(world["bin"], "qwen")
+    (home / ".gemini").mkdir()
+    (home / ".config" / "opencode").mkdir(parents=True)
     chosen, lines = clients.choose(None, environ)
-    assert chosen == ["claude", "codex", "gemini"]
+    assert chosen == ALL
     assert lines[1] == f"Codex: found (`codex` is on PATH ({codex}))"
-    assert lines[2] == f"Gemini CLI: found ({world['home'] / '.gemini'} exists)"
-    moved = {**environ, "CODEX_HOME": str(world["home"] / "cx"), "GEMINI_CLI_HOME": "/nowhere"}
+    assert lines[2] == f"Gemini CLI: found ({home / '.gemini'} exists)"
+    assert lines[3] == f"Qwen Code: found (`qwen` is on PATH ({qwen}))"
+    assert lines[4] == f"opencode: found ({home / '.config' / 'opencode'} exists)"
+    moved = {
+        **environ,
+        "CODEX_HOME": str(home / "cx"),
+        "GEMINI_CLI_HOME": "/nowhere",
+        "QWEN_HOME": str(home / "qw"),
+        "XDG_CONFIG_HOME": str(home / "xdg"),
+    }
     codex.unlink()
+    qwen.unlink()
     assert clients.choose(None, moved)[0] == ["claude"]
-    (world["home"] / "cx").mkdir()
-    assert clients.choose(None, moved)[0] == ["claude", "codex"]
+    for made in ("cx", "qw", "xdg/opencode"):
+        (home / made).mkdir(parents=True)
+    assert clients.choose(None, moved)[0] == ["claude", "codex", "qwen", "opencode"]
+    (home / ".config" / "opencode").rmdir()
+    assert "opencode" not in clients.choose(None, environ)[0]
+    _command(world["bin"], "opencode")
+    assert clients.choose(None, environ)[0] == ["claude", "gemini", "opencode"]
 
 
 def test_asked_clients_are_not_detected(world: dict[str, Any]) -> None:
@@ -105,95 +197,158 @@ def test_asked_clients_are_not_detected(world: dict[str, Any]) -> None:
         "Claude Code: not asked for (--clients)",
         "Codex: asked for (--clients)",
         "Gemini CLI: not asked for (--clients)",
+        "Qwen Code: not asked for (--clients)",
+        "opencode: not asked for (--clients)",
     ]
 
 
 # --------------------------------------------------------------------------- install, uninstall
 
+USER_HOOK = {"type": "command", "command": "/usr/local/bin/my-guard --strict", "timeout": 5}
 
-def test_install_into_both_at_user_level_and_take_exactly_that_out(
-    world: dict[str, Any], capsys: pytest.CaptureFixture[str]
+
+def _users_file(world: dict[str, Any], client: str, project: Path | None) -> tuple[Path, bytes]:
+    """The user's own file where agent-hooks goes, with their own hooks and settings in the
+    user's own formatting (and for opencode: their own plugin beside ours)."""
+    target = _target(world, client, project)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if client == "opencode":
+        mine = target.parent / "my-plugin.js"
+        mine.write_text("export const Mine = async () => ({});\n")
+        return mine, mine.read_bytes()
+    doc: dict[str, Any] = {
+        "model": "mine",
+        "hooks": {
+            "PreToolUse": [{"matcher": "Bash", "hooks": [USER_HOOK]}],
+            "Stop": [{"hooks": [USER_HOOK]}],
+        },
+    }
+    if client == "codex":
+        doc = {"hooks": doc["hooks"]}
+    data = (json.dumps(doc, indent=4, ensure_ascii=True) + "\n\n").encode()
+    target.write_bytes(data)
+    target.chmod(0o640)
+    return target, data
+
+
+@pytest.mark.parametrize("scope", ["user", "project"])
+@pytest.mark.parametrize("client", ALL)
+def test_each_client_installs_and_uninstall_gives_the_users_file_back_byte_for_byte(
+    world: dict[str, Any], client: str, scope: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    home = world["home"]
-    (home / ".codex").mkdir()
-    config = home / ".codex" / "config.toml"
-    config.write_text('model = "gpt-5.5"\n# mine\n')
-    before = _tree(home)
-    assert _install(world, ["claude", "codex", "gemini"]) == 0
+    project = world["project"] if scope == "project" else None
+    if client == "codex":
+        config = world["home"] / ".codex" / "config.toml"
+        config.parent.mkdir()
+        config.write_bytes(b'model = "gpt-5.5"\r\n# mine\r\n')
+    users, data = _users_file(world, client, project)
+    before_home, before_project = _tree(world["home"]), _tree(world["project"])
+    assert _install(world, [client], project) == 0
     out = capsys.readouterr().out
-    assert "Codex:\n" in out and "agent-hooks installed for Codex (7 handlers trusted" in out
-    assert "Gemini CLI:\n" in out
-    report = codex_config.trust_status(str(home / ".codex"))
-    assert report.ok
-    gemini = claude_settings.read_settings(str(home / ".gemini" / "settings.json"))
-    assert set(gemini_settings.ours_block(gemini)) == set(gemini_settings.EVENTS)
-    record = json.loads(Path(world["record"]).read_text())
-    assert [(i["client"], i["project"], i["created"]) for i in record["installs"]] == [
-        ("codex", None, []),
-        ("gemini", None, [str(home / ".gemini")]),
-    ]
-    assert _install(world, ["codex"]) == 0  # again: nothing changes, one record entry
-    assert len(json.loads(Path(world["record"]).read_text())["installs"]) == 2
+    assert f"{clients.LABELS[client]}:\n" in out and "installed" in out
+    target = _target(world, client, project)
+    module = clients.INSTALLERS[client]
+    home = module.home(world["environ"])
+    assert module.commands(home, str(project) if project else None)  # ours are in
+    assert _install(world, [client], project) == 0  # idempotent
+    assert "already up to date" in capsys.readouterr().out
+    (found,) = clients.check(world["environ"])
+    assert found.client == client and found.where == str(target)
+    if project is None or client not in ("codex", "gemini"):  # their project trust: said
+        assert found.ok, found.problems
+    assert users.read_bytes() == data or client != "opencode"
 
-    assert clients.uninstall(project=None, record=world["record"], environ=world["environ"]) == 0
-    after = _tree(home)
-    assert {k: v for k, v in after.items() if "backup" not in k} == before
-    assert config.read_text() == 'model = "gpt-5.5"\n# mine\n'
+    assert _uninstall(world, project) == 0
+    assert users.read_bytes() == data
+    assert (users.stat().st_mode & 0o777) in (0o640, 0o644)
+    assert _tree(world["home"]) == before_home
+    assert _tree(world["project"]) == before_project
     assert not Path(world["record"]).exists()
+    assert not module.commands(home, str(project) if project else None)
 
 
-def test_a_project_install_records_and_removes_the_directories_it_made(
-    world: dict[str, Any], capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize("client", ALL)
+def test_a_file_and_directories_install_made_are_gone_after_uninstall(
+    world: dict[str, Any], client: str
 ) -> None:
-    project = world["project"]
-    assert _install(world, ["codex", "gemini"], project) == 0
-    out = capsys.readouterr().out
-    assert f'add [projects."{project}"] trust_level = "trusted" to ' in out  # what to do
-    assert f'or add "{project}": "TRUST_FOLDER" to ' in out
-    assert (project / ".codex" / "hooks.json").exists()
-    assert (project / ".gemini" / "settings.json").exists()
-    assert _install(world, ["codex"]) == 0  # user level too: both keep ~/.codex
-    home = world["home"]
-    assert clients.uninstall(project=None, record=world["record"], environ=world["environ"]) == 0
-    assert (home / ".codex" / "config.toml").exists()  # the project's trust entries live there
-    assert (
-        clients.uninstall(project=str(project), record=world["record"], environ=world["environ"])
-        == 0
-    )
-    assert not (project / ".codex").exists() and not (project / ".gemini").exists()
-    assert not (home / ".codex").exists()  # made by install, left empty: inherited, removed
-    assert sorted(p.name for p in home.iterdir()) == []
-    assert not Path(world["record"]).exists()
+    before = _tree(world["home"])
+    assert _install(world, [client], world["project"]) == 0
+    assert _target(world, client, world["project"]).exists()
+    assert _uninstall(world, world["project"]) == 0
+    assert _tree(world["project"]) == {".git": b"<dir>"}
+    assert _tree(world["home"]) == before
 
 
-def test_trust_project_only_when_asked(world: dict[str, Any]) -> None:
-    project = world["project"]
+def test_a_plain_uninstall_takes_out_every_project_it_recorded(world: dict[str, Any]) -> None:
+    """The venv and entry script go with `./install.sh --uninstall`: no project may keep a
+    hook that runs them (issue 32: Gemini CLI refused every call in such a project)."""
+    other = world["project"].parent / "other"
+    other.mkdir()
+    assert _install(world, ALL) == 0
+    assert _install(world, ALL, world["project"]) == 0
+    assert _install(world, ["gemini", "qwen"], other) == 0
+    assert _uninstall(world) == 0
+    for project in (None, world["project"], other):
+        for client in ALL:
+            module = clients.INSTALLERS[client]
+            home = module.home(world["environ"])
+            assert not module.commands(home, str(project) if project else None), (client, project)
+    assert not Path(world["record"]).exists() and not Path(world["settings_record"]).exists()
+
+
+def test_uninstall_also_finds_our_hooks_it_has_no_record_of(world: dict[str, Any]) -> None:
+    """A record lost (or from an older release): the user level's files are still read,
+    and a project's when it is named."""
+    assert _install(world, ALL) == 0
+    assert _install(world, ALL, world["project"]) == 0
+    os.unlink(world["record"])
+    os.unlink(world["settings_record"])
+    assert _uninstall(world, world["project"]) == 0
+    assert _uninstall(world) == 0
+    for client in ALL:
+        for project in (None, str(world["project"])):
+            module = clients.INSTALLERS[client]
+            assert not module.commands(module.home(world["environ"]), project), (client, project)
+
+
+def test_claude_codes_record_of_an_earlier_release_counts_as_installs(
+    world: dict[str, Any],
+) -> None:
+    """Releases before this one recorded Claude Code's settings files only in
+    install-record.json: a plain uninstall takes those projects out too."""
     assert (
-        clients.install(
-            ["codex", "gemini"],
-            world["python"],
-            world["entry"],
-            project=str(project),
-            record=world["record"],
-            environ=world["environ"],
-            trust_project=True,
+        claude_settings.main(
+            [
+                "install",
+                "--settings",
+                str(world["project"] / ".claude" / "settings.json"),
+                "--python",
+                world["python"],
+                "--entry",
+                world["entry"],
+                "--record",
+                world["settings_record"],
+            ]
         )
         == 0
     )
-    found = clients.check(world["environ"])
-    assert [(c.client, c.project, c.ok, c.problems) for c in found] == [
-        ("codex", str(project), True, []),
-        ("gemini", str(project), True, []),
-    ]
+    assert not Path(world["record"]).exists()
+    assert _uninstall(world) == 0
+    assert not (world["project"] / ".claude" / "settings.json").exists()
 
 
-def test_uninstall_also_finds_our_handlers_it_has_no_record_of(world: dict[str, Any]) -> None:
-    """A record lost (or from an older release): the user level's files are still read."""
-    assert _install(world, ["codex", "gemini"]) == 0
-    os.unlink(world["record"])
-    assert clients.uninstall(project=None, record=world["record"], environ=world["environ"]) == 0
-    assert not codex_config.read_hooks(str(world["home"] / ".codex" / "hooks.json"))
-    assert not (world["home"] / ".gemini" / "settings.json").exists()
+def test_a_project_gone_is_forgotten(
+    world: dict[str, Any], capsys: pytest.CaptureFixture[str]
+) -> None:
+    gone = world["project"].parent / "gone"
+    gone.mkdir()
+    assert _install(world, ["gemini"], gone) == 0
+    (gone / ".gemini" / "settings.json").unlink()
+    (gone / ".gemini").rmdir()
+    gone.rmdir()
+    assert _uninstall(world) == 0
+    assert "the project is gone; forgotten" in capsys.readouterr().out
+    assert not Path(world["record"]).exists()
 
 
 def test_a_failing_client_is_reported_and_not_recorded(
@@ -207,7 +362,155 @@ def test_a_failing_client_is_reported_and_not_recorded(
     assert [i["client"] for i in clients.load_record(world["record"])] == ["gemini"]
 
 
-# --------------------------------------------------------------------------- doctor
+def test_an_uninstall_that_fails_keeps_its_record(
+    world: dict[str, Any], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """install.sh keeps the installed copy while the record names an install: a hook it
+    could not take out keeps what it runs (and the output says which)."""
+    assert _install(world, ["qwen"], world["project"]) == 0
+    target = _target(world, "qwen", world["project"])
+    target.write_text("{ broken")
+    assert _uninstall(world) == 1
+    err = capsys.readouterr().err
+    assert "could not uninstall" in err and str(target) in err
+    assert [i["client"] for i in clients.load_record(world["record"])] == ["qwen"]
+
+
+def test_trust_project_only_when_asked(world: dict[str, Any]) -> None:
+    project = world["project"]
+    settings = world["home"] / ".qwen" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(json.dumps({"security": {"folderTrust": {"enabled": True}}}))
+    assert _install(world, ["codex", "gemini", "qwen"], project) == 0
+    found = {c.client: c for c in clients.check(world["environ"])}
+    assert not found["codex"].ok and not found["gemini"].ok and not found["qwen"].ok
+    assert "--trust-project" in found["qwen"].problems[0]
+    assert _install(world, ["codex", "gemini", "qwen"], project, trust_project=True) == 0
+    found = {c.client: c for c in clients.check(world["environ"])}
+    assert [(c, f.project, f.ok, f.problems) for c, f in found.items() if c != "claude"] == [
+        ("codex", str(project), True, []),
+        ("gemini", str(project), True, []),
+        ("qwen", str(project), True, []),
+    ]
+    trusted = json.loads((world["home"] / ".qwen" / "trustedFolders.json").read_text())
+    assert trusted == {str(project): "TRUST_FOLDER"}
+
+
+def test_an_opencode_plugin_of_the_users_own_of_our_name_is_never_overwritten(
+    world: dict[str, Any], capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = _target(world, "opencode")
+    target.parent.mkdir(parents=True)
+    target.write_text("// my own agent-hooks.js\n")
+    assert _install(world, ["opencode"]) == 1
+    assert "is not agent-hooks' plugin; left as it is" in capsys.readouterr().err
+    assert target.read_text() == "// my own agent-hooks.js\n"
+    assert _uninstall(world) == 0
+    assert target.read_text() == "// my own agent-hooks.js\n"
+
+
+def test_the_opencode_plugin_holds_the_hook_argv_as_the_template_asks(
+    world: dict[str, Any],
+) -> None:
+    assert _install(world, ["opencode"]) == 0
+    text = _target(world, "opencode").read_text()
+    argv = [world["python"], "-IS", world["entry"], "opencode"]
+    assert text.splitlines()[0] == opencode_plugin.MARKER
+    assert opencode_plugin.PLACEHOLDER not in text and json.dumps(argv) in text
+    assert opencode_plugin.installed_argv(text) == argv
+    template = Path(opencode_plugin.template_path(world["entry"])).read_text()
+    assert text == template.replace(opencode_plugin.PLACEHOLDER, json.dumps(argv))
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        "const C = __AGENT_HOOKS_COMMAND__;\n",  # no marker
+        f"{opencode_plugin.MARKER}\nconst C = 1;\n",  # no placeholder
+        f"{opencode_plugin.MARKER}\nconst C = __AGENT_HOOKS_COMMAND__, D = __AGENT_HOOKS_COMMAND__;\n",
+    ],
+)
+def test_a_template_that_breaks_the_contract_is_refused(template: str) -> None:
+    with pytest.raises(ValueError, match="template"):
+        opencode_plugin.render(template, ["/p", "-IS", "/e/hooks/entry.pyc", "opencode"])
+
+
+# --------------------------------------------------------------------------- leftovers never block
+
+
+def _installed_commands(world: dict[str, Any], client: str, project: Path | None) -> list[str]:
+    """The commands written into the client's file, as the client reads them."""
+    doc = json.loads(_target(world, client, project).read_text())
+    return [
+        h["command"]
+        for groups in doc["hooks"].values()
+        for g in groups
+        for h in g["hooks"]
+        if hooks_file.is_ours(h)
+    ]
+
+
+def _run_as_client(client: str, command: str) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [SHELLS[client], "-c", command],
+        input=b'{"hook_event_name": "PreToolUse"}',
+        capture_output=True,
+        cwd="/",
+        env={"PATH": "/usr/bin:/bin"},
+        timeout=60,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize("gone", ["interpreter", "entry script", "both"])
+@pytest.mark.parametrize("client", ["claude", "codex", "gemini", "qwen"])
+def test_a_hook_left_behind_exits_0_and_says_nothing(
+    world: dict[str, Any], client: str, gone: str
+) -> None:
+    """Every installed command, run by the shell its client runs it with: while agent-hooks
+    is there it starts the entry with its arguments; once the interpreter or the entry
+    script is gone it exits 0 with nothing on stdout or stderr (Claude Code, Codex and
+    Gemini CLI read exit 2 + stderr as a deny, Gemini CLI also 127 + stderr)."""
+    assert _install(world, [client], world["project"]) == 0
+    commands = _installed_commands(world, client, world["project"])
+    assert commands
+    for command in commands:
+        done = _run_as_client(client, command)
+        assert done.returncode == 0 and done.stderr == b""
+        argv = json.loads(done.stdout)  # what the stand-in entry was run with
+        assert argv == (hooks_file.command_argv(command) or [])[3:]
+        assert argv[:-1] == ([] if client == "claude" else [client])
+    if gone in ("interpreter", "both"):
+        os.unlink(world["python"])
+    if gone in ("entry script", "both"):
+        os.unlink(world["entry"])
+    for command in commands:
+        done = _run_as_client(client, command)
+        assert (done.returncode, done.stdout, done.stderr) == (0, b"", b""), command
+
+
+@pytest.mark.parametrize("client", ALL)
+def test_doctor_finds_hooks_that_point_at_nothing(world: dict[str, Any], client: str) -> None:
+    """A project's file naming another user's copy (committed and cloned), or one uninstall
+    could not reach: doctor names it and the fix."""
+    assert _install(world, [client], world["project"], trust_project=True) == 0
+    os.unlink(world["record"])  # a clone: nothing recorded here
+    if os.path.exists(world["settings_record"]):
+        os.unlink(world["settings_record"])
+    assert clients.check(world["environ"]) == []  # not a project this HOME knows...
+    (found,) = clients.check(world["environ"], projects=[str(world["project"])])  # ...but here
+    assert found.ok or client == "codex", found.problems
+    os.unlink(world["entry"])
+    (found,) = clients.check(world["environ"], projects=[str(world["project"])])
+    assert not found.ok
+    assert (
+        f"a hook points at nothing (its entry script {world['entry']} is missing)"
+        in (found.problems[0])
+    )
+    assert found.problems[0].endswith(f"--project {world['project']})")
+
+
+# --------------------------------------------------------------------------- doctor's client checks
 
 
 def test_doctor_finds_a_stale_codex_hash_and_a_reinstall_rewrites_it(world: dict[str, Any]) -> None:
@@ -221,7 +524,7 @@ def test_doctor_finds_a_stale_codex_hash_and_a_reinstall_rewrites_it(world: dict
     (problem,) = found.problems
     assert problem == (
         "Codex's SessionStart hook is modified: Codex silently skips it "
-        "(install again: ./install.sh --clients codex)"
+        "(fix: ./install.sh --clients codex)"
     )
     assert _install(world, ["codex"]) == 0
     assert [c.ok for c in clients.check(world["environ"])] == [True]
@@ -237,6 +540,16 @@ def test_doctor_finds_gemini_hooks_disabled_by_name(world: dict[str, Any]) -> No
     assert not found.ok and "agent-hooks-BeforeTool" in found.problems[0]
 
 
+def test_doctor_finds_qwen_hooks_switched_off(world: dict[str, Any]) -> None:
+    assert _install(world, ["qwen"]) == 0
+    path = world["home"] / ".qwen" / "settings.json"
+    doc = json.loads(path.read_text())
+    doc["disableAllHooks"] = True
+    path.write_text(json.dumps(doc))
+    (found,) = clients.check(world["environ"])
+    assert not found.ok and "disableAllHooks is true" in found.problems[0]
+
+
 def test_doctor_checks_claude_code_settings_for_every_event(world: dict[str, Any]) -> None:
     settings = world["home"] / ".claude" / "settings.json"
     settings.parent.mkdir()
@@ -250,14 +563,28 @@ def test_doctor_checks_claude_code_settings_for_every_event(world: dict[str, Any
     settings.write_text(json.dumps({"hooks": block}))
     (found,) = clients.check(world["environ"])
     assert found.problems == [
-        f"{settings}: no agent-hooks handler for PreSkillShellCommand: install again"
+        f"{settings}: no agent-hooks handler for PreSkillShellCommand (fix: ./install.sh)"
     ]
-    os.unlink(world["entry"])
-    (found,) = clients.check(world["environ"])
-    assert found.problems[0].endswith(
-        "its entry script " + world["entry"] + " is missing: install again"
-    )
 
 
 def test_nothing_installed_is_nothing_to_check(world: dict[str, Any]) -> None:
     assert clients.check(world["environ"]) == []
+
+
+def test_modules_keep_their_own_tables() -> None:
+    """Each client's table names only events its client has (a typo here is a hook that
+    never fires)."""
+    assert [e for e, _, _ in codex_config.HOOKS][:3] == [
+        "SessionStart",
+        "PreToolUse",
+        "PostToolUse",
+    ]
+    assert gemini_settings.EVENTS[:3] == ("SessionStart", "BeforeTool", "AfterTool")
+    assert qwen_settings.EVENTS[:3] == ("SessionStart", "PreToolUse", "PostToolUse")
+    pre = dict((e, m) for e, m, _ in qwen_settings.HOOKS)["PreToolUse"]
+    assert pre is not None and set(pre.split("|")) == {
+        "write_file",
+        "edit",
+        "notebook_edit",
+        "run_shell_command",
+    }

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from agent_hooks.install import codex_config as cc
+from agent_hooks.install import hooks_file
 
 NOW = 1_800_000_000.0
 OTHER_HOOK = {"type": "command", "command": "/usr/local/bin/other-guard --strict", "timeout": 5}
@@ -151,7 +152,7 @@ def entry(tmp_path: Path) -> str:
 PY = sys.executable
 
 
-def hooks_file(codex_home: Path) -> Path:
+def hooks_json(codex_home: Path) -> Path:
     return Path(os.path.realpath(codex_home)) / "hooks.json"
 
 
@@ -170,7 +171,7 @@ def state_of(codex_home: Path) -> dict[str, Any]:
 
 def our_keys(codex_home: Path) -> dict[str, str]:
     """Trust key → hash for each of our handlers, computed from the hooks file on disk."""
-    path = str(hooks_file(codex_home))
+    path = str(hooks_json(codex_home))
     return {p.key(path): p.hash() for p in cc.positions(read_json(Path(path))) if p.ours}
 
 
@@ -226,8 +227,8 @@ def test_the_block_has_one_group_per_event_with_our_matchers_and_timeouts() -> N
         (handler,) = group["hooks"]
         assert handler["type"] == "command"
         assert 1 <= handler["timeout"] <= 30
-    assert block["Stop"][0]["hooks"][0]["command"] == (
-        '"/opt/py/bin/python" -IS "/opt/ah/hooks/entry.pyc" codex Stop'
+    assert block["Stop"][0]["hooks"][0]["command"] == hooks_file.hook_command(
+        "/opt/py/bin/python", "/opt/ah/hooks/entry.pyc", "codex", "Stop"
     )
 
 
@@ -238,9 +239,13 @@ def test_the_block_has_one_group_per_event_with_our_matchers_and_timeouts() -> N
         ("/opt/py/bin/python -IS /opt/ah/hooks/entry.py codex Stop", True),
         ("'/opt/a b/python' -IS '/opt/a b/hooks/entry.pyc' codex SessionEnd", True),
         ('"/p/python" -IS "/p/hooks/entry.pyc" codex UserPromptSubmit', True),  # an older install
-        ('"/p/python" -IS "/p/hooks/entry.pyc" PreToolUse', False),  # Claude Code's form
-        ('"/p/python" -IS "/p/hooks/entry.pyc" gemini BeforeTool', False),
-        ('"/p/python" -IS "/p/hooks/entry.pyc" codex NotAnEvent', False),
+        # one rule for every client and event: a handler of ours put here by mistake, or of
+        # an event dropped since, is taken out too
+        ('"/p/python" -IS "/p/hooks/entry.pyc" PreToolUse', True),  # Claude Code's form
+        ('"/p/python" -IS "/p/hooks/entry.pyc" gemini BeforeTool', True),
+        ('"/p/python" -IS "/p/hooks/entry.pyc" codex NotAnEvent', True),
+        (hooks_file.hook_command("/p/python", "/p/hooks/entry.pyc", "codex", "Stop"), True),
+        ('"/p/python" -IS "/p/hooks/entry.pyc"', False),  # no event after it
         ('"/p/python" -IS "/p/my_entry.pyc" codex Stop', False),
         ("/usr/local/bin/other-guard --strict", False),
     ],
@@ -270,19 +275,19 @@ def test_install_into_an_empty_home_trusts_exactly_our_handlers(
 ) -> None:
     outcome = cc.install(str(codex_home), PY, entry, now=NOW)
     assert outcome.hooks_changed and outcome.config_changed
-    doc = read_json(hooks_file(codex_home))
+    doc = read_json(hooks_json(codex_home))
     assert doc == {"hooks": cc.hooks_block(cc.installed_command(PY, entry))}
     expected = our_keys(codex_home)
     assert len(expected) == len(cc.HOOKS)
     assert {k: v["trusted_hash"] for k, v in state_of(codex_home).items()} == expected
     assert sorted(outcome.keys) == sorted(expected)
-    assert f"{hooks_file(codex_home)}:pre_tool_use:0:0" in expected
+    assert f"{hooks_json(codex_home)}:pre_tool_use:0:0" in expected
     assert outcome.backups == []  # nothing existed to back up
 
 
 def test_install_is_idempotent(codex_home: Path, entry: str) -> None:
     cc.install(str(codex_home), PY, entry, now=NOW)
-    files = [hooks_file(codex_home), config_file(codex_home)]
+    files = [hooks_json(codex_home), config_file(codex_home)]
     before = [(f.read_bytes(), f.stat().st_mtime_ns) for f in files]
     outcome = cc.install(str(codex_home), PY, entry, now=NOW + 1)
     assert not outcome.changed
@@ -302,13 +307,13 @@ def test_foreign_hooks_and_toml_survive_install_and_uninstall_byte_for_byte(
         },
     }
     original = json.dumps(foreign, indent=4, sort_keys=True)  # not how we would write it
-    hooks_file(codex_home).write_text(original, encoding="utf-8")
+    hooks_json(codex_home).write_text(original, encoding="utf-8")
     config_file(codex_home).write_text(USER_CONFIG, encoding="utf-8")
 
     cc.install(str(codex_home), PY, entry, now=NOW)
     text = config_file(codex_home).read_text(encoding="utf-8")
     assert text.startswith(USER_CONFIG)  # ours only appended
-    doc = read_json(hooks_file(codex_home))
+    doc = read_json(hooks_json(codex_home))
     assert doc["description"] == "team hooks"
     assert doc["hooks"]["PreToolUse"][0] == OTHER_GROUP
     assert doc["hooks"]["Notification"] == foreign["hooks"]["Notification"]
@@ -317,15 +322,15 @@ def test_foreign_hooks_and_toml_survive_install_and_uninstall_byte_for_byte(
     outcome = cc.uninstall(str(codex_home), now=NOW + 1)
     assert outcome.changed and not outcome.renamed
     assert config_file(codex_home).read_text(encoding="utf-8") == USER_CONFIG
-    assert hooks_file(codex_home).read_text(encoding="utf-8") == original
+    assert hooks_json(codex_home).read_text(encoding="utf-8") == original
 
 
 def test_other_tools_groups_before_ours_shift_our_index(codex_home: Path, entry: str) -> None:
-    hooks_file(codex_home).write_text(
+    hooks_json(codex_home).write_text(
         json.dumps({"hooks": {"PreToolUse": [OTHER_GROUP, OTHER_GROUP]}}), encoding="utf-8"
     )
     cc.install(str(codex_home), PY, entry, now=NOW)
-    path = hooks_file(codex_home)
+    path = hooks_json(codex_home)
     state = state_of(codex_home)
     assert f"{path}:pre_tool_use:2:0" in state
     assert f"{path}:pre_tool_use:0:0" not in state  # the other tool's handlers: not ours to trust
@@ -336,7 +341,7 @@ def test_removing_ours_before_a_foreign_handler_moves_its_trust_along(
     codex_home: Path, entry: str
 ) -> None:
     cc.install(str(codex_home), PY, entry, now=NOW)
-    path = hooks_file(codex_home)
+    path = hooks_json(codex_home)
     doc = read_json(path)
     doc["hooks"]["Stop"].append({"hooks": [OTHER_HOOK]})  # another tool installs after us
     path.write_text(json.dumps(doc), encoding="utf-8")
@@ -379,7 +384,7 @@ def test_ours_in_a_users_group_is_moved_out_and_the_users_handler_keeps_its_trus
     codex_home: Path, entry: str
 ) -> None:
     ours = {"type": "command", "command": cc.hook_command(PY, entry, "Stop"), "timeout": 10}
-    path = hooks_file(codex_home)
+    path = hooks_json(codex_home)
     path.write_text(json.dumps({"hooks": {"Stop": [{"hooks": [ours, OTHER_HOOK]}]}}))
     theirs = cc.handler_hash("Stop", None, OTHER_HOOK)
     config_file(codex_home).write_text(
@@ -399,7 +404,7 @@ def test_ours_in_a_users_group_is_moved_out_and_the_users_handler_keeps_its_trus
 def test_a_handler_of_an_event_we_no_longer_install_goes_with_its_trust(
     codex_home: Path, entry: str
 ) -> None:
-    path = hooks_file(codex_home)
+    path = hooks_json(codex_home)
     old = {"type": "command", "command": cc.hook_command(PY, entry, "UserPromptSubmit")}
     path.write_text(json.dumps({"hooks": {"UserPromptSubmit": [{"hooks": [old]}]}}))
     digest = cc.handler_hash("UserPromptSubmit", None, old)
@@ -417,7 +422,7 @@ def test_uninstall_removes_a_hooks_file_left_empty_and_is_then_a_no_op(
     config_file(codex_home).write_text(USER_CONFIG, encoding="utf-8")
     cc.install(str(codex_home), PY, entry, now=NOW)
     outcome = cc.uninstall(str(codex_home), now=NOW + 1)
-    assert outcome.hooks_removed and not hooks_file(codex_home).exists()
+    assert outcome.hooks_removed and not hooks_json(codex_home).exists()
     assert config_file(codex_home).read_text(encoding="utf-8") == USER_CONFIG
     again = cc.uninstall(str(codex_home), now=NOW + 2)
     assert not again.changed
@@ -426,7 +431,7 @@ def test_uninstall_removes_a_hooks_file_left_empty_and_is_then_a_no_op(
 def test_extra_keys_of_our_trust_table_survive_a_reinstall(codex_home: Path, entry: str) -> None:
     cc.install(str(codex_home), PY, entry, now=NOW)
     path = config_file(codex_home)
-    key = f"{hooks_file(codex_home)}:stop:0:0"
+    key = f"{hooks_json(codex_home)}:stop:0:0"
     text = path.read_text(encoding="utf-8")
     header = f'[hooks.state."{key}"]\n'
     path.write_text(
@@ -509,7 +514,7 @@ def test_a_config_that_does_not_parse_is_refused_and_left_alone(
     assert "\n" not in str(caught.value)
     assert "nothing was changed" in str(caught.value)
     assert config_file(codex_home).read_text(encoding="utf-8") == content
-    assert not hooks_file(codex_home).exists()
+    assert not hooks_json(codex_home).exists()
 
 
 @pytest.mark.parametrize(
@@ -520,7 +525,7 @@ def test_a_hooks_file_that_does_not_parse_is_refused_and_left_alone(
     codex_home: Path, entry: str, content: str | bytes
 ) -> None:
     data = content if isinstance(content, bytes) else content.encode()
-    hooks_file(codex_home).write_bytes(data)
+    hooks_json(codex_home).write_bytes(data)
     config_file(codex_home).write_text(USER_CONFIG, encoding="utf-8")
     for action in (
         lambda: cc.install(str(codex_home), PY, entry, now=NOW),
@@ -530,18 +535,41 @@ def test_a_hooks_file_that_does_not_parse_is_refused_and_left_alone(
         with pytest.raises(ValueError) as caught:
             action()
         assert "\n" not in str(caught.value)
-    assert hooks_file(codex_home).read_bytes() == data
+    assert hooks_json(codex_home).read_bytes() == data
     assert config_file(codex_home).read_text(encoding="utf-8") == USER_CONFIG
 
 
-def test_our_trust_entry_in_a_form_we_do_not_edit_is_refused(codex_home: Path, entry: str) -> None:
+@pytest.mark.parametrize(
+    "form",
+    [
+        '[hooks]\nstate = {{ "{key}" = {{ trusted_hash = "sha256:x" }} }}\n',  # an inline table
+        'hooks.state."{key}".trusted_hash = "sha256:x"\n',  # dotted keys
+    ],
+)
+def test_our_trust_entry_in_another_form_is_edited_where_it_is(
+    codex_home: Path, entry: str, form: str
+) -> None:
+    """tomlkit edits an entry wherever and however it is written (the hand-written editor
+    refused these); the result is still checked against the intended document."""
     cc.install(str(codex_home), PY, entry, now=NOW)
     key = next(iter(our_keys(codex_home)))
-    inline = f'[hooks]\nstate = {{ "{key}" = {{ trusted_hash = "sha256:x" }} }}\n'
-    config_file(codex_home).write_text(inline, encoding="utf-8")
+    text = "# mine\n" + form.format(key=key) + 'model = "o4"\n'
+    config_file(codex_home).write_text(text, encoding="utf-8")
+    cc.install(str(codex_home), PY, entry, now=NOW + 1)
+    assert cc.trust_status(str(codex_home)).ok
+    edited = config_file(codex_home).read_text(encoding="utf-8")
+    assert edited.startswith("# mine\n") and 'model = "o4"' in edited
+    assert "sha256:x" not in edited
+
+
+def test_a_trust_entry_that_is_not_a_table_is_refused(codex_home: Path, entry: str) -> None:
+    cc.install(str(codex_home), PY, entry, now=NOW)
+    key = next(iter(our_keys(codex_home)))
+    text = f'[hooks.state]\n"{key}" = "sha256:x"\n'
+    config_file(codex_home).write_text(text, encoding="utf-8")
     with pytest.raises(ValueError, match="edit it by hand"):
         cc.install(str(codex_home), PY, entry, now=NOW + 1)
-    assert config_file(codex_home).read_text(encoding="utf-8") == inline
+    assert config_file(codex_home).read_text(encoding="utf-8") == text
 
 
 @pytest.mark.parametrize(
@@ -581,7 +609,7 @@ def test_project_hooks_go_to_the_project_and_trust_to_the_user_config(
 
     path = repo / "sub" / ".codex" / "hooks.json"  # resolved, as Codex keys it
     assert outcome.hooks_path == str(path) and path.exists()
-    assert not hooks_file(codex_home).exists()
+    assert not hooks_json(codex_home).exists()
     assert all(k.startswith(f"{path}:") for k in state_of(codex_home))
     assert outcome.project_root == str(repo) and outcome.project_trusted is False
     (advice,) = outcome.advice
@@ -721,36 +749,39 @@ def test_a_bad_config_on_the_command_line_is_one_line(
     assert "is not valid TOML" in err
 
 
-# --------------------------------------------------------------------------- the TOML reader
+# --------------------------------------------------------------------------- keys tomlkit quotes
 
 
-def test_logical_lines_keep_multi_line_values_whole_and_join_back() -> None:
-    lines = cc.logical_lines(USER_CONFIG)
-    assert "".join(lines) == USER_CONFIG
-    headers = [h for h in map(cc.table_header, lines) if h is not None]
-    assert headers == [
-        (False, ("tui",)),
-        (True, ("mcp_servers_list",)),
-        (False, ("hooks", "state", "/elsewhere/.codex/hooks.json:stop:0:0")),
-        (False, ("projects", "/srv/repo")),
-    ]
+def test_trust_keys_with_odd_characters_round_trip(tmp_path: Path, entry: str) -> None:
+    """A CODEX_HOME whose path holds quotes, a backslash, `#`, `=` and non-ASCII: the keys
+    tomlkit writes parse back to the paths Codex names (tomllib reads them)."""
+    home = tmp_path / 'co "dex" \\ #=é'
+    home.mkdir()
+    cc.install(str(home), PY, entry, now=NOW)
+    state = cc.trust_state(tomllib.loads(config_file(home).read_text(encoding="utf-8")))
+    path = cc.hooks_path(str(home))
+    assert set(state) == {f"{path}:{cc.event_snake(e)}:0:0" for e, _, _ in cc.HOOKS}
+    assert cc.trust_status(str(home)).ok
+    cc.uninstall(str(home), now=NOW + 1)
+    assert not config_file(home).exists() or not cc.trust_state(
+        tomllib.loads(config_file(home).read_text(encoding="utf-8"))
+    )
 
 
-@pytest.mark.parametrize(
-    ("line", "parts"),
-    [
-        ('[ hooks . state . "a\\"b\\u00e9:c" ]  # x\n', ("hooks", "state", 'a"bé:c')),
-        ("[hooks.state.'/lit/path:stop:0:0']\n", ("hooks", "state", "/lit/path:stop:0:0")),
-        ("[a-b.c_d]\n", ("a-b", "c_d")),
-    ],
-)
-def test_table_headers_are_read_with_their_quoting(line: str, parts: tuple[str, ...]) -> None:
-    assert cc.table_header(line) == (False, parts)
-
-
-def test_toml_strings_round_trip_through_tomllib() -> None:
-    odd = 'a "q" \\ \t\n\x01\x7f é /p:stop:0:0'
-    assert tomllib.loads(f"k = {cc.toml_string(odd)}")["k"] == odd
+def test_without_tomlkit_uninstall_still_takes_the_handlers_out(
+    codex_home: Path, entry: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An uninstall run by an interpreter without tomlkit (the venv gone): hooks.json loses
+    our handlers; config.toml is left as it is, and the outcome says so in one line."""
+    config_file(codex_home).write_text(USER_CONFIG, encoding="utf-8")
+    cc.install(str(codex_home), PY, entry, now=NOW)
+    before = config_file(codex_home).read_text(encoding="utf-8")
+    monkeypatch.setitem(sys.modules, "tomlkit", None)  # `import tomlkit` raises ImportError
+    outcome = cc.uninstall(str(codex_home), now=NOW + 1)
+    assert not hooks_json(codex_home).exists()
+    assert config_file(codex_home).read_text(encoding="utf-8") == before
+    (note,) = outcome.advice
+    assert "tomlkit" in note and "\n" not in note
 
 
 def test_a_symlinked_config_is_written_through(

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from agent_hooks.install import gemini_settings as gs
+from agent_hooks.install import hooks_file
 
 ROOT = Path(__file__).resolve().parents[3]
 PY = "/opt/agent hooks/venv/bin/python"
@@ -41,6 +42,7 @@ OTHER_TOOL_HOOK = {
     "type": "command",
     "command": "/usr/local/bin/other-guard --client gemini BeforeTool",
 }
+# another client's handler of agent-hooks, here by mistake: still ours (one rule for all)
 CLAUDE_HOOK = {"type": "command", "command": f"'{PY}' -IS '{ENTRY}' PreToolUse"}
 USER_SETTINGS: dict[str, Any] = {
     "model": {"name": "gemini-2.5-pro"},
@@ -51,7 +53,7 @@ USER_SETTINGS: dict[str, Any] = {
         "BeforeTool": [{"matcher": "write_file|replace", "hooks": [OTHER_TOOL_HOOK]}],
         "AfterAgent": [{"hooks": [USER_HOOK]}],
         "Notification": [{"hooks": [USER_HOOK]}],
-        "PreToolUse": [{"matcher": "Bash", "hooks": [CLAUDE_HOOK]}],
+        "PreToolUse": [{"matcher": "Bash", "hooks": [USER_HOOK]}],
     },
 }
 
@@ -109,9 +111,7 @@ def install_cmd(home: Path, *extra: str) -> tuple[int, str, str]:
 
 
 def backups(path: Path) -> list[str]:
-    return sorted(
-        p.name for p in path.parent.iterdir() if gs.claude_settings.BACKUP_INFIX in p.name
-    )
+    return sorted(p.name for p in path.parent.iterdir() if hooks_file.BACKUP_INFIX in p.name)
 
 
 # --------------------------------------------------------------------------- the block
@@ -125,7 +125,7 @@ def test_the_block_runs_the_entry_for_the_gemini_client_with_millisecond_timeout
         assert handler == {
             "name": f"agent-hooks-{event}",
             "type": "command",
-            "command": f'"{PY}" -IS "{ENTRY}" gemini {event}',
+            "command": hooks_file.hook_command(PY, ENTRY, "gemini", event),
             "timeout": handler["timeout"],
         }
         assert isinstance(handler["timeout"], int) and 1_000 <= handler["timeout"] <= 30_000
@@ -152,6 +152,13 @@ def test_the_command_is_one_word_per_path_for_bash_whatever_the_path_holds(
     )
     assert json.loads(done.stdout) == [str(entry), "gemini", "BeforeTool"]
     assert gs.is_ours({"command": command})
+    assert hooks_file.command_argv(command) == [
+        sys.executable,
+        "-IS",
+        str(entry),
+        "gemini",
+        "BeforeTool",
+    ]
 
 
 @pytest.mark.parametrize(
@@ -161,6 +168,10 @@ def test_the_command_is_one_word_per_path_for_bash_whatever_the_path_holds(
         f"{shlex.quote(PY)} -IS {shlex.quote(ENTRY)} gemini AfterTool",
         "/usr/bin/python3 -IS /srv/agent-hooks/hooks/entry.py gemini SessionStart",
         f'"{PY}" -IS "{ENTRY}" gemini BeforeModel',  # an event an older version installed
+        f'"{PY}" -IS "{ENTRY}" codex BeforeTool',  # one rule for every client
+        f'"{PY}" -IS "{ENTRY}" gemini Before-Tool',  # and any event
+        CLAUDE_HOOK["command"],
+        hooks_file.hook_command(PY, ENTRY, "gemini", "AfterAgent"),  # the guarded form
     ],
 )
 def test_ours_is_any_copy_of_the_entry_for_the_gemini_client(command: str) -> None:
@@ -170,12 +181,11 @@ def test_ours_is_any_copy_of_the_entry_for_the_gemini_client(command: str) -> No
 @pytest.mark.parametrize(
     "handler",
     [
-        CLAUDE_HOOK,  # Claude Code's handler of the same copy: not the gemini client
         OTHER_TOOL_HOOK,
         USER_HOOK,
         {"command": f'"{PY}" -IS "/opt/x/hooks/entry.py.bak" gemini BeforeTool'},
-        {"command": f'"{PY}" -IS "{ENTRY}" codex BeforeTool'},
-        {"command": f'"{PY}" -IS "{ENTRY}" gemini Before-Tool'},
+        {"command": f'"{PY}" -IS "{ENTRY}"'},  # the entry last: no event, not a hook of ours
+        {"command": f"cat '{ENTRY}' 'unbalanced"},
         {"command": "gemini BeforeTool"},
         {"command": 42},
         {"type": "command"},
