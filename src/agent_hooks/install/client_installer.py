@@ -1,5 +1,5 @@
 """What every client's installer module provides (a `Protocol` the type checker holds the
-modules of `clients.INSTALLERS` to, like pre-commit's `Language`), and the values they
+modules of `install.clients.INSTALLERS` to, like pre-commit's `Language`), and the values they
 pass back and forth.
 
 A client's installer module knows its client alone: its name and label, where its files
@@ -7,7 +7,7 @@ are (`home`, `target`), how it is recognised on this machine (`detect`), its tab
 hooks and their command, its trust step (optional), and what it tells `agent-hooks
 doctor` (`check`). What is the same for every client — which handlers are ours, the
 merge, backups, writes, the fail-open command — is `hooks_file`'s; choosing clients, the
-record of installs, uninstall everywhere, purge and doctor are `clients`' and `purge`'s,
+record of installs, uninstall everywhere, purge and doctor are `install.clients`' and `install.purge`'s,
 and they reach a client only through this interface.
 """
 

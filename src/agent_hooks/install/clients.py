@@ -68,6 +68,7 @@ CLIENTS = tuple(INSTALLERS)
 LABELS = {name: module.LABEL for name, module in INSTALLERS.items()}
 RECORD_NAME = "clients.json"
 SETTINGS_RECORD_NAME = "install-record.json"  # Claude Code's: the permission rules it added
+CREATED_DIRS_NAME = "created-dirs"  # install.sh's: directories it made, removed once empty
 
 Install = tuple[str, str, str | None]  # (client, its home, project or None)
 
@@ -338,6 +339,7 @@ def uninstall(
     project = _project(project)
     entries = load_record(record)
     failed = 0
+    kept: list[str] = []
     targets = installs(
         record, environ, settings_record=settings_record, project=project, everywhere=everywhere
     )
@@ -376,8 +378,28 @@ def uninstall(
                 keeper["created"] = [*_created(keeper), made]
             elif _remove_made(made):
                 print(f"  removed {made}/ (install made it; nothing else is in it)")
+            elif os.path.isdir(made):
+                kept.append(made)
     save_record(record, entries)
+    _remember_created(record, kept)
     return 1 if failed else 0
+
+
+def _remember_created(record: str | None, directories: list[str]) -> None:
+    """Hand directories install made that still hold something (agents' state) to
+    install.sh's `<AGENT_HOOKS_HOME>/created-dirs` (one a line, sorted), which removes them
+    once empty — at the end of this uninstall, or of a later `--purge`."""
+    if not record or not directories:
+        return
+    path = os.path.join(os.path.dirname(record), CREATED_DIRS_NAME)
+    try:
+        with open(path, encoding="utf-8") as handle:
+            known = handle.read().splitlines()
+    except (OSError, UnicodeDecodeError):
+        known = []
+    lines = sorted({d for d in [*known, *directories] if d})
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    storage.write_bytes_atomic(path, ("\n".join(lines) + "\n").encode("utf-8"), mode=0o644)
 
 
 def _forget_settings(settings_record: str | None, path: str) -> None:

@@ -5,7 +5,7 @@ Shared by every client whose hooks live in a JSON file of Claude Code's shape,
 `{"hooks": {Event: [{"matcher"?: M, "hooks": [handler, …]}, …]}}`: Claude Code's and Qwen
 Code's `settings.json`, Gemini CLI's `settings.json`, Codex's `hooks.json`. What only a
 client knows (its table of events, its paths, its trust step) is its own module's; the
-table of those modules is `clients.INSTALLERS`.
+table of those modules is `install.clients.INSTALLERS`.
 
 Invariants:
 

@@ -13,7 +13,7 @@ Invariants:
 * Ours is the file named `agent-hooks.js` whose first line is `MARKER`. A file of that
   name that is not ours is never overwritten or removed (install refuses in one line).
 * Install is idempotent (the same text writes nothing) and atomic; uninstall removes
-  exactly our file. Directories install made are `clients`' record's.
+  exactly our file. Directories install made are in `install.clients`' record.
 * The plugin spawns the interpreter itself (no shell), so when agent-hooks is gone the
   spawn fails or the interpreter exits without an answer; the plugin lets the call through
   in both cases (its contract), and uninstall removes the file from every recorded project.
