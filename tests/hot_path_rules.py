@@ -65,7 +65,9 @@ FORBIDDEN_ON_HOT_PATH = frozenset(
     }
 )
 # textual (and rich, which it draws with) serve `agent-hooks watch` only (ADR-0018).
-NEVER_IN_A_HOOK = frozenset({"click", "orjson", "pathspec", "filelock", "textual", "rich"})
+NEVER_IN_A_HOOK = frozenset(
+    {"click", "orjson", "pathspec", "filelock", "textual", "rich", "tomlkit"}
+)
 
 # (importer, imported) -> why this edge may leave the allowlist. Everything reached
 # only through such an edge is exempt with it.
