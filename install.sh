@@ -1,33 +1,45 @@
 #!/usr/bin/env bash
 # agent-hooks installer: a private virtual environment, the `agent-hooks` command,
-# and the hooks merged into each client's settings: Claude Code, Codex, Gemini CLI.
+# and the hooks put into each client: Claude Code, Codex, Gemini CLI, Qwen Code, opencode.
 #
 #   ./install.sh                     install; hooks go into ~/.claude/settings.json, and
-#                                    into Codex (~/.codex/hooks.json + trust entries in
-#                                    ~/.codex/config.toml) and Gemini CLI
-#                                    (~/.gemini/settings.json) when they are found here
-#                                    (the command on PATH or its directory present)
-#   ./install.sh --clients claude,codex,gemini
+#                                    into each other client found here (its command on
+#                                    PATH or its directory present): Codex
+#                                    (~/.codex/hooks.json + trust entries in
+#                                    ~/.codex/config.toml), Gemini CLI
+#                                    (~/.gemini/settings.json), Qwen Code
+#                                    (~/.qwen/settings.json), opencode (a plugin,
+#                                    ~/.config/opencode/plugin/agent-hooks.js)
+#   ./install.sh --clients claude,codex,gemini,qwen,opencode
 #                                    exactly these clients (any subset)
-#   ./install.sh --project DIR       ... into DIR/.claude/settings.json, DIR/.codex/hooks.json
-#                                    and DIR/.gemini/settings.json instead, saying what you
-#                                    must do so each client trusts DIR (--trust-project:
-#                                    trust it in Codex and Gemini CLI for you)
+#   ./install.sh --project DIR       ... into DIR/.claude/settings.json, DIR/.codex/hooks.json,
+#                                    DIR/.gemini/settings.json, DIR/.qwen/settings.json and
+#                                    DIR/.opencode/plugin/ instead, saying what you must do
+#                                    so each client trusts DIR (--trust-project: trust it
+#                                    in Codex, Gemini CLI and Qwen Code for you)
+#   ./install.sh --yes               ... and add the PATH line to your shell's profile when a
+#                                    login shell does not find agent-hooks (asked on a
+#                                    terminal; never done without a terminal or --yes)
 #   ./install.sh --no-settings       only the venv and the CLI (e.g. for the plugin form)
 #   ./install.sh --statusline        also set Claude Code's status line to the active
 #                                    work session (never replaces a status line of yours;
 #                                    asked interactively when run from a terminal)
-#   ./install.sh --uninstall [--project DIR]
-#                                    remove exactly what install added, from every client
+#   ./install.sh --uninstall         remove exactly what install added, from every client
+#                                    and every project it went into, then the installed copy
+#   ./install.sh --uninstall --project DIR
+#                                    ... from DIR's files only (the installed copy stays)
 #   ./install.sh --uninstall --purge [--yes]
-#                                    ... from every settings file it went into, and all
-#                                    of agent-hooks' state, log, data, recorded git
-#                                    guards and ledgers; lists them and asks first
+#                                    ... and all of agent-hooks' state, log, data, recorded
+#                                    git guards and ledgers; lists them and asks first
+#
+# Every hook command runs only while the interpreter and entry script are there, and
+# otherwise exits 0 saying nothing: a hook left behind never refuses a tool call.
 #
 # Environment: PYTHON (interpreter to build the venv from, >= 3.11),
 # AGENT_HOOKS_HOME (default ${XDG_DATA_HOME:-~/.local/share}/agent-hooks),
 # AGENT_HOOKS_BIN (default ~/.local/bin), CLAUDE_CONFIG_DIR (Claude Code's ~/.claude),
-# CODEX_HOME (Codex's ~/.codex), GEMINI_CLI_HOME (Gemini CLI's ~/.gemini is in it).
+# CODEX_HOME (Codex's ~/.codex), GEMINI_CLI_HOME (Gemini CLI's ~/.gemini is in it),
+# QWEN_HOME (Qwen Code's ~/.qwen), XDG_CONFIG_HOME (opencode's ~/.config/opencode is in it).
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -35,8 +47,8 @@ data=${AGENT_HOOKS_HOME:-${XDG_DATA_HOME:-$HOME/.local/share}/agent-hooks}
 bin_dir=${AGENT_HOOKS_BIN:-$HOME/.local/bin}
 venv=$data/venv
 link=$bin_dir/agent-hooks
-record=$data/install-record.json   # which settings files install changed, and what it added
-clients_record=$data/clients.json  # which Codex and Gemini CLI files install went into
+record=$data/install-record.json   # the permission rules install added to Claude Code's files
+clients_record=$data/clients.json  # every client and project install went into
 state_dir=${CLAUDE_CONFIG_DIR:-$HOME/.claude}
 action=install
 project=
@@ -53,7 +65,7 @@ while [ $# -gt 0 ]; do
   case $1 in
     --project) [ $# -ge 2 ] || die "--project needs a directory"; project=$2; shift 2 ;;
     --project=*) project=${1#--project=}; shift ;;
-    --clients) [ $# -ge 2 ] || die "--clients needs a list (claude,codex,gemini)"; clients=$2; shift 2 ;;
+    --clients) [ $# -ge 2 ] || die "--clients needs a list (claude,codex,gemini,qwen,opencode)"; clients=$2; shift 2 ;;
     --clients=*) clients=${1#--clients=}; shift ;;
     --trust-project) trust_project=yes; shift ;;
     --uninstall) action=uninstall; shift ;;
@@ -75,11 +87,12 @@ done
   || die "--uninstall takes agent-hooks out of every client it went into; drop --clients"
 
 if [ -n "$project" ]; then
-  [ -d "$project" ] || die "--project $project: not a directory"
-  settings_file=$(cd "$project" && pwd -P)/.claude/settings.json
+  [ -d "$project" ] || [ "$action" = uninstall ] || die "--project $project: not a directory"
+  settings_file=$(cd "$project" 2>/dev/null && pwd -P || echo "$project")/.claude/settings.json
 else
   settings_file=${CLAUDE_CONFIG_DIR:-$HOME/.claude}/settings.json
 fi
+say() { echo "==> $*"; }  # each step, as it starts
 
 find_python() {
   # The interpreter's own path, never a version manager's shim (a shim made hooks 11x slower).
@@ -96,12 +109,6 @@ run_module() {  # run_module PY MODULE ARGS...: this clone's module, whatever th
   local py=$1 module=$2; shift 2
   "$py" -I -c 'import runpy, sys; sys.path.insert(0, sys.argv.pop(1)); runpy.run_module(sys.argv.pop(1), run_name="__main__", alter_sys=True)' \
     "$repo/src" "$module" "$@"
-}
-
-merge_settings() {  # merge_settings PY install|uninstall ARGS...
-  local py=$1; shift
-  run_module "$py" agent_hooks.install.claude_settings "$@" --settings "$settings_file" \
-    --cli "$link" --record "$record"
 }
 
 created=()
@@ -122,12 +129,17 @@ remove_data_if_unused() {  # once no install and no record is left: the data dir
   [ ! -e "$venv" ] && [ ! -e "$record" ] && [ ! -e "$clients_record" ] || return 0
   local dirs= left=
   dirs=$(cat "$data/created-dirs" 2>/dev/null || true)
-  rm -f "$data/created-dirs" "$data/cli-link"
-  rmdir "$data" 2>/dev/null || true
+  if [ "$purge" = yes ]; then  # purge leaves nothing of ours: the records go with the rest
+    rm -rf "$data" && echo "removed $data/"
+  else
+    rm -f "$data/created-dirs" "$data/cli-link"
+    rmdir "$data" 2>/dev/null || true
+  fi
   [ -n "$dirs" ] || return 0
   printf '%s\n' "$dirs" | LC_ALL=C sort -r | while IFS= read -r dir; do
     rmdir -- "$dir" 2>/dev/null || true
   done
+  [ "$purge" = no ] || return 0  # purge leaves nothing: what still holds something is not ours
   left=$(printf '%s\n' "$dirs" | while IFS= read -r dir; do [ ! -d "$dir" ] || printf '%s\n' "$dir"; done)
   if [ -n "$left" ]; then  # still holding something (agents' state): remembered for --purge
     make_dir "$data"
@@ -135,24 +147,25 @@ remove_data_if_unused() {  # once no install and no record is left: the data dir
     remember_created
   fi
 }
+clients_args=(--record "$clients_record" --settings-record "$record")
 
 if [ "$action" = uninstall ]; then
   py=$venv/bin/python
-  [ -x "$py" ] || py=$(find_python) || die "no Python >= 3.11 found to edit $settings_file"
+  [ -x "$py" ] || py=$(find_python) || die "no Python >= 3.11 found to edit the clients' files"
+  status=0
   if [ "$purge" = yes ]; then
     # List everything first (the CLI is still there), ask, and only then remove.
     yes_flag=()
     [ "$assume_yes" = yes ] && yes_flag=(--yes)
     purge_args=(--state-dir "$state_dir" --settings "$settings_file" --record "$record" --link "$link" --data "$data" --clients-record "$clients_record")
-    status=0
     run_module "$py" agent_hooks.install.purge plan "${purge_args[@]}" ${yes_flag[@]+"${yes_flag[@]}"} || status=$?
     [ "$status" -eq 0 ] || exit "$status"
     # Settings first (no hook starts any more), guards, ledgers, state; then the copy itself.
     run_module "$py" agent_hooks.install.purge run "${purge_args[@]}" || status=$?
   else
-    merge_settings "$py" uninstall
+    say "taking agent-hooks out of every client${project:+ for $project}"
     run_module "$py" agent_hooks.install.clients uninstall ${project:+--project "$project"} \
-      --record "$clients_record" || status=$?
+      "${clients_args[@]}" || status=$?
   fi
   if [ -z "$project" ]; then
     if [ -L "$link" ] && [ "$(readlink "$link")" = "$venv/bin/agent-hooks" ]; then
@@ -160,19 +173,17 @@ if [ "$action" = uninstall ]; then
     fi
     [ "$purge" = yes ] || run_module "$py" agent_hooks.install.purge kept --state-dir "$state_dir" \
       --settings "$settings_file" --record "$record" || true
-    if [ -d "$data" ]; then
+    if [ -d "$data" ] && { [ -e "$clients_record" ] || [ -e "$record" ]; }; then
+      # A hook uninstall could not take out still runs them: keep them (it fails open without
+      # them, but it would guard nothing), and say so.
+      echo "kept $venv and $data/hooks: the hooks above that could not be taken out still run them; fix what stopped it and run ./install.sh --uninstall again" >&2
+    elif [ -d "$data" ]; then
       rm -rf "$venv" "$data/hooks" "$data/installed-source" "$data/cache"
       echo "removed $venv and $data/hooks"
-      if [ -e "$record" ]; then
-        echo "kept $record: agent-hooks is still in other settings files (--uninstall --project DIR takes it out)"
-      fi
-      if [ -e "$clients_record" ]; then
-        echo "kept $clients_record: agent-hooks is still in other projects' Codex or Gemini CLI files (--uninstall --project DIR takes it out)"
-      fi
     fi
   fi
   remove_data_if_unused
-  exit "${status:-0}"
+  exit "$status"
 fi
 
 python=$(find_python) || die "Python >= 3.11 is required (set PYTHON=/path/to/python3.11)"
@@ -185,14 +196,10 @@ if [ "$settings_wanted" = yes ]; then
 else
   chosen=
 fi
-others=
-for client in $chosen; do
-  [ "$client" = claude ] || others=${others:+$others,}$client
-done
 # pip's downloads and version check stay in our own directory: uninstall leaves no trace.
 export PIP_CACHE_DIR=$data/cache/pip PIP_DISABLE_PIP_VERSION_CHECK=1
 if ! { [ -x "$venv/bin/python" ] && "$venv/bin/python" -c 'import sys; assert sys.version_info >= (3, 11)' 2>/dev/null; }; then
-  echo "creating $venv (from $python)"
+  say "creating $venv (from $python)"
   make_dir "$data"
   "$python" -m venv --clear "$venv"
 fi
@@ -226,7 +233,7 @@ if [ "$(cat "$data/installed-source" 2>/dev/null)" = "$wanted" ] \
    && "$venv/bin/python" -I -c 'import agent_hooks.cli' 2>/dev/null; then
   echo "agent-hooks in $venv is up to date"
 else
-  echo "installing agent-hooks into $venv"
+  say "installing agent-hooks and its dependencies into $venv (pip; about 15 s)"
   rm -f "$data/installed-source"
   # setuptools builds in the clone and copies only files newer than its build/
   # copies: start clean, so sources restored with old mtimes are not skipped.
@@ -237,21 +244,19 @@ else
   echo "$wanted" > "$data/installed-source"
 fi
 remember_created
-mkdir -p "$data/hooks"
+say "compiling the hooks' entry script into $data/hooks/"
+mkdir -p "$data/hooks/opencode"
 install -m 0755 "$repo/hooks/entry.py" "$data/hooks/entry.py"
+install -m 0644 "$repo/hooks/opencode/agent-hooks.js" "$data/hooks/opencode/agent-hooks.js"
 # Claude Code runs the entry script compiled: Python compiles a script given as source on
 # every run (~1 M instructions, 4% of a bare interpreter's start; ADR-0005), a .pyc it runs.
 entry="$data/hooks/entry.pyc"
 "$venv/bin/python" -I -c 'import py_compile, sys; py_compile.compile(sys.argv[1], sys.argv[2], doraise=True)' \
   "$data/hooks/entry.py" "$entry" || die "could not compile $data/hooks/entry.py"
 # Run a hook exactly as Claude Code will (-IS, from outside the clone): it must start cleanly.
+# (Each client's own command is run the same way before anything goes into its files.)
 hook_check=$(cd / && echo '{}' | "$venv/bin/python" -IS "$entry" PreToolUse 2>&1) \
   && [ -z "$hook_check" ] || die "the installed hook does not start: $hook_check"
-for client in $chosen; do  # and as each other client runs it
-  case $client in codex) event=PreToolUse ;; gemini) event=BeforeTool ;; *) continue ;; esac
-  hook_check=$(cd / && echo '{}' | "$venv/bin/python" -IS "$entry" "$client" "$event" 2>&1) \
-    && [ -z "$hook_check" ] || die "the installed $client hook does not start: $hook_check"
-done
 "$venv/bin/python" -I -c 'import agent_hooks.cli' || die "the installed CLI does not import"
 
 make_dir "$bin_dir"
@@ -264,51 +269,11 @@ else
 fi
 printf '%s\n' "$link" > "$data/cli-link"
 
-profile_line() {  # the profile file and the line that puts $bin_dir on a login shell's PATH
-  local dir=$bin_dir
-  case $dir in "$HOME"/*) dir="\$HOME/${dir#"$HOME"/}" ;; esac
-  case ${1##*/} in
-    fish) echo "$HOME/.config/fish/config.fish"; echo "fish_add_path \"$bin_dir\"" ;;
-    zsh) echo "${ZDOTDIR:-$HOME}/.zprofile"; echo "export PATH=\"$dir:\$PATH\"" ;;
-    bash)
-      if [ -f "$HOME/.bash_profile" ]; then echo "$HOME/.bash_profile"
-      elif [ -f "$HOME/.bash_login" ]; then echo "$HOME/.bash_login"
-      else echo "$HOME/.profile"; fi
-      echo "export PATH=\"$dir:\$PATH\"" ;;
-    *) echo "$HOME/.profile"; echo "export PATH=\"$dir:\$PATH\"" ;;
-  esac
-}
-check_login_path() {
-  # tmux panes start login shells: that is the PATH agents' Bash tool inherits.
-  local shell=${SHELL:-} found=
-  if [ -z "$shell" ] || ! [ -x "$shell" ]; then
-    shell=$(getent passwd "$(id -un)" 2>/dev/null | cut -d: -f7) || shell=
-  fi
-  if { [ -z "$shell" ] || ! [ -x "$shell" ]; } && command -v dscl >/dev/null 2>&1; then  # macOS: no getent
-    shell=$(dscl . -read "/Users/$(id -un)" UserShell 2>/dev/null | awk '{print $2}') || shell=
-  fi
-  if [ -z "$shell" ] || ! [ -x "$shell" ]; then
-    case ":$PATH:" in *":$bin_dir:"*) return 0 ;; esac
-    echo "warning: $bin_dir is not on your PATH, so agents cannot run agent-hooks by name; add it to your shell's profile" >&2
-    return 0
-  fi
-  local limit=()
-  command -v timeout >/dev/null 2>&1 && limit=(timeout 20)
-  found=$(cd / && ${limit[@]+"${limit[@]}"} "$shell" -lc 'command -v agent-hooks' </dev/null 2>/dev/null | tail -n 1) || found=
-  if [ -n "$found" ] && [ "$found" -ef "$link" ]; then
-    return 0
-  fi
-  local profile line
-  { IFS= read -r profile; IFS= read -r line; } <<< "$(profile_line "$shell")"
-  if [ -n "$found" ]; then
-    echo "warning: a login shell ($shell) finds $found before $link; put $bin_dir first on its PATH with this line in $profile:" >&2
-  else
-    echo "warning: $bin_dir is not on the PATH of your login shell ($shell), so agents in new tmux panes cannot run agent-hooks by name. Add this line to $profile:" >&2
-  fi
-  echo "  $line" >&2
-}
-check_login_path
+say "checking that a login shell finds agent-hooks"
+run_module "$venv/bin/python" agent_hooks.install.login_path offer --link "$link" --bin-dir "$bin_dir" \
+  $([ "$assume_yes" = no ] || echo --yes) || true
 
+extra=()
 case " $chosen " in
   *" claude "*)
     if [ "$statusline" = ask ]; then
@@ -319,18 +284,14 @@ case " $chosen " in
         case $answer in [yY]*) statusline=yes ;; esac
       fi
     fi
-    extra=()
     [ "$statusline" = yes ] && extra=(--statusline)
-    make_dir "$(dirname -- "$settings_file")"
-    remember_created
-    echo "Claude Code:"
-    merge_settings "$venv/bin/python" install --python "$venv/bin/python" --entry "$entry" ${extra[@]+"${extra[@]}"}
     ;;
 esac
-if [ -n "$others" ]; then
-  run_module "$venv/bin/python" agent_hooks.install.clients install --clients "$others" \
-    --python "$venv/bin/python" --entry "$entry" ${project:+--project "$project"} \
-    $([ "$trust_project" = no ] || echo --trust-project) \
-    --record "$clients_record" || die "could not install into every client (see above)"
+if [ -n "$chosen" ]; then
+  say "putting the hooks into each client${project:+ for $project}"
+  run_module "$venv/bin/python" agent_hooks.install.clients install --clients "${chosen// /,}" \
+    --python "$venv/bin/python" --entry "$entry" --cli "$link" ${project:+--project "$project"} \
+    $([ "$trust_project" = no ] || echo --trust-project) ${extra[@]+"${extra[@]}"} \
+    "${clients_args[@]}" || die "could not install into every client (see above)"
 fi
 echo "done. Start agents with distinct AGENT_NAMEs; see README.md for a tour."

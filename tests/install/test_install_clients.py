@@ -1,7 +1,10 @@
-"""The real ./install.sh with Codex and Gemini CLI on the machine (issue 19): found by their
-directories, named in the output, installed at user level beside the user's own hooks and
-settings, and with --project into the project's files with what the user must do to trust
-it; `agent-hooks doctor` agrees; uninstall takes exactly that out of every client; purge too.
+"""The real ./install.sh with Codex, Gemini CLI, Qwen Code and opencode on the machine
+(issues 19, 32): found by their directories, named in the output, installed at user level
+beside the user's own hooks and settings, and with --project into the project's files with
+what the user must do to trust it; `agent-hooks doctor` agrees; a plain uninstall takes
+exactly that out of every client and every project it went into; a hook left behind (a
+project file committed with these paths) lets every call through once the copy is gone;
+purge too.
 
 One module-scoped run does the life cycle and records what it saw; each test checks one
 promise. Needs PyPI; select with `-m install`.
@@ -35,6 +38,18 @@ GEMINI_SETTINGS = {
     "general": {"vimMode": True},
     "hooks": {"AfterTool": [{"hooks": [{"type": "command", "name": "fmt", "command": "fmt"}]}]},
 }
+QWEN_SETTINGS = {
+    "model": {"name": "qwen3-coder"},
+    "hooks": {"PreToolUse": [{"matcher": "edit", "hooks": [{"type": "command", "command": "x"}]}]},
+}
+OPENCODE_PLUGIN = "export const Mine = async () => ({});\n"
+USER_FILES = (
+    ".codex/config.toml",
+    ".codex/hooks.json",
+    ".gemini/settings.json",
+    ".qwen/settings.json",
+    ".config/opencode/plugin/mine.js",
+)
 
 
 class Run:
@@ -52,8 +67,7 @@ class Run:
             p
             for p in os.environ.get("PATH", "/usr/bin:/bin").split(":")
             if ".local/bin" not in p
-            and not (Path(p) / "codex").exists()
-            and not (Path(p) / "gemini").exists()
+            and not any((Path(p) / c).exists() for c in ("codex", "gemini", "qwen", "opencode"))
         )
         return {
             "HOME": str(self.home),
@@ -104,6 +118,10 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Run:
     (r.home / ".codex" / "hooks.json").write_text(json.dumps(CODEX_HOOKS, indent=2) + "\n")
     (r.home / ".gemini").mkdir()
     (r.home / ".gemini" / "settings.json").write_text(json.dumps(GEMINI_SETTINGS, indent=2) + "\n")
+    (r.home / ".qwen").mkdir()
+    (r.home / ".qwen" / "settings.json").write_text(json.dumps(QWEN_SETTINGS, indent=4) + "\n")
+    (r.home / ".config" / "opencode" / "plugin").mkdir(parents=True)
+    (r.home / ".config" / "opencode" / "plugin" / "mine.js").write_text(OPENCODE_PLUGIN)
     (r.project / ".git").mkdir(parents=True)
     r.seen["before"] = r.files()
 
@@ -118,13 +136,59 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Run:
     r.sh("bad clients", "--clients", "claude,cursor", ok=False)
     r.sh("project uninstall", "--uninstall", "--project", str(r.project))
     r.seen["project uninstalled"] = r.files()
-    r.sh("uninstall", "--uninstall")
+    r.sh("project install again", "--project", str(r.project))
+    r.seen["project files"] = {
+        k: v for k, v in r.files().items() if k.startswith(str(r.project)) and "/.git/" not in k
+    }
+    r.sh("uninstall", "--uninstall")  # the project's hooks too: the copy they run goes
     r.seen["uninstalled"] = r.files()
-    r.sh("install for purge", "--clients", "codex,gemini", "--project", str(r.project))
+    r.seen["leftover runs"] = _run_left_behind(r)
+    r.sh(
+        "install for purge", "--clients", "codex,gemini,qwen,opencode", "--project", str(r.project)
+    )
     r.sh("purge", "--uninstall", "--purge", "--yes")
     r.seen["purged"] = r.files()
     r.seen["purged dirs"] = sorted(str(p) for p in r.project.rglob("*"))
+    r.seen["data after purge"] = r.data.exists()
     return r
+
+
+def _run_left_behind(r: Run) -> dict[str, tuple[int, str, str]]:
+    """The project's files as they were installed (committed, then cloned by a teammate, or
+    restored from a backup) after the installed copy is gone: each hook command, run by the
+    shell its client runs it with, on a payload, exits 0 and says nothing — Claude Code,
+    Codex and Gemini CLI read exit 2 + stderr (Gemini CLI also 127 + stderr) as a deny."""
+    shells = {
+        ".claude": "/bin/sh",
+        ".codex": "/bin/bash",
+        ".gemini": "/bin/bash",
+        ".qwen": "/bin/bash",
+    }
+    seen = {}
+    for path, data in r.seen["project files"].items():
+        if not path.endswith(".json") or "backup" in path:
+            continue
+        shell = next(sh for d, sh in shells.items() if f"/{d}/" in path)
+        for groups in json.loads(data).get("hooks", {}).values():
+            for group in groups:
+                for handler in group["hooks"]:
+                    if "entry.py" not in handler["command"]:
+                        continue
+                    proc = subprocess.run(
+                        [shell, "-c", handler["command"]],
+                        input='{"tool_name": "write_file", "tool_input": {"file_path": "x"}}',
+                        capture_output=True,
+                        text=True,
+                        env=r.env(),
+                        cwd=str(r.project),
+                        timeout=60,
+                    )
+                    seen[f"{path} {handler['command'].split()[-4]}"] = (
+                        proc.returncode,
+                        proc.stdout,
+                        proc.stderr,
+                    )
+    return seen
 
 
 def _run_installed_hooks(r: Run) -> dict[str, Any]:
@@ -178,8 +242,12 @@ def test_each_client_found_is_named_and_installed(run: Run) -> None:
     assert "  Claude Code: always\n" in out
     assert f"  Codex: found ({run.home}/.codex exists)\n" in out
     assert f"  Gemini CLI: found ({run.home}/.gemini exists)\n" in out
+    assert f"  Qwen Code: found ({run.home}/.qwen exists)\n" in out
+    assert f"  opencode: found ({run.home}/.config/opencode exists)\n" in out
     assert "agent-hooks installed for Codex (7 handlers trusted in " in out
     assert f"{run.home}/.gemini/settings.json: agent-hooks installed" in out
+    assert f"{run.home}/.qwen/settings.json: agent-hooks installed" in out
+    assert f"{run.home}/.config/opencode/plugin/agent-hooks.js: agent-hooks installed" in out
 
 
 def test_the_users_own_hooks_and_settings_stay(run: Run) -> None:
@@ -191,6 +259,11 @@ def test_the_users_own_hooks_and_settings_stay(run: Run) -> None:
     gemini = json.loads(run.seen["installed"][f"{run.home}/.gemini/settings.json"])
     assert gemini["general"] == {"vimMode": True}
     assert gemini["hooks"]["AfterTool"][0] == GEMINI_SETTINGS["hooks"]["AfterTool"][0]
+    qwen = json.loads(run.seen["installed"][f"{run.home}/.qwen/settings.json"])
+    assert qwen["model"] == QWEN_SETTINGS["model"]
+    assert qwen["hooks"]["PreToolUse"][0] == QWEN_SETTINGS["hooks"]["PreToolUse"][0]
+    mine = f"{run.home}/.config/opencode/plugin/mine.js"
+    assert run.seen["installed"][mine] == OPENCODE_PLUGIN.encode()
 
 
 def test_a_second_install_changes_nothing(run: Run) -> None:
@@ -206,12 +279,14 @@ def test_the_installed_hooks_run_as_each_client_runs_them(run: Run) -> None:
 
 def test_doctor_says_every_client_runs_its_hooks(run: Run) -> None:
     proc = run.out["doctor"]
-    assert proc.returncode == 0, proc.stderr
-    found = json.loads(proc.stdout)
-    assert [(f["client"], f["ok"]) for f in found] == [
+    assert proc.returncode in (0, 1), proc.stderr
+    doc = json.loads(proc.stdout)
+    assert [(f["client"], f["ok"]) for f in doc["clients"]] == [
         ("claude", True),
         ("codex", True),
         ("gemini", True),
+        ("qwen", True),
+        ("opencode", True),
     ]
 
 
@@ -225,35 +300,54 @@ def test_a_project_install_says_what_to_do_to_trust_it(run: Run) -> None:
     assert f'or add "{project}": "TRUST_FOLDER" to {run.home}/.gemini/trustedFolders.json' in out
     proc = run.out["doctor with an untrusted project"]
     assert proc.returncode == 1
-    problems = {(f["client"], f["project"]): f["problems"] for f in json.loads(proc.stdout)}
+    problems = {
+        (f["client"], f["project"]): f["problems"] for f in json.loads(proc.stdout)["clients"]
+    }
     assert "is not trusted" in problems[("codex", project)][0]
     assert "is not trusted by Gemini CLI" in problems[("gemini", project)][0]
+    assert problems[("qwen", project)] == []  # Qwen Code's folder trust is off by default
 
 
 def test_an_unknown_client_is_refused_before_anything_is_done(run: Run) -> None:
     proc = run.out["bad clients"]
-    assert "--clients takes a comma-separated list of claude, codex, gemini, not 'cursor'" in (
-        proc.stderr
+    assert (
+        "--clients takes a comma-separated list of claude, codex, gemini, qwen, opencode, "
+        "not 'cursor'" in proc.stderr
     )
 
 
 def test_uninstall_takes_exactly_what_was_added_out_of_every_client(run: Run) -> None:
-    project_files = {k for k in run.seen["project uninstalled"] if k.startswith(str(run.project))}
-    assert not any("/.codex/" in k or "/.gemini/" in k for k in project_files)
+    for step in ("project uninstalled", "uninstalled"):
+        project_files = {k for k in run.seen[step] if k.startswith(str(run.project))}
+        assert not any(
+            f"/{d}/" in k
+            for k in project_files
+            for d in (".claude", ".codex", ".gemini", ".qwen", ".opencode")
+        ), (step, project_files)
     after = {k: v for k, v in run.seen["uninstalled"].items() if "agent-hooks-backup" not in k}
     before = run.seen["before"]
-    for path in (".codex/config.toml", ".codex/hooks.json", ".gemini/settings.json"):
+    for path in USER_FILES:
         assert after[f"{run.home}/{path}"] == before[f"{run.home}/{path}"], path
+    assert "agent-hooks.js" not in " ".join(after)
+    out = run.out["uninstall"].stdout
+    assert f"Gemini CLI in {os.path.realpath(run.project)}:" in out
 
 
-def test_purge_takes_agent_hooks_out_of_every_client_and_leaves_no_backup(run: Run) -> None:
+def test_a_hook_left_behind_lets_every_call_through_once_the_copy_is_gone(run: Run) -> None:
+    seen = run.seen["leftover runs"]
+    assert len(seen) >= 4 * 5, seen  # Claude Code's, Codex's, Gemini CLI's and Qwen Code's
+    assert not (run.data / "venv").exists()
+    assert {k: v for k, v in seen.items() if v != (0, "", "")} == {}
+
+
+def test_purge_takes_agent_hooks_out_of_every_client_and_leaves_nothing(run: Run) -> None:
     out = run.out["purge"].stdout
-    assert (
-        "agent-hooks' Codex hooks taken out" in out
-        and "agent-hooks' Gemini CLI hooks taken out" in out
-    )
+    for label in ("Codex", "Gemini CLI", "Qwen Code", "opencode"):
+        assert f"agent-hooks' {label} hooks taken out" in out, label
     purged = run.seen["purged"]
     assert not any("agent-hooks-backup" in k for k in purged)
-    for path in (".codex/config.toml", ".codex/hooks.json", ".gemini/settings.json"):
+    for path in USER_FILES:
         assert purged[f"{run.home}/{path}"] == run.seen["before"][f"{run.home}/{path}"], path
-    assert all("/.codex" not in p and "/.gemini" not in p for p in run.seen["purged dirs"])
+    for d in ("/.codex", "/.gemini", "/.qwen", "/.opencode", "/.claude"):
+        assert all(d not in p for p in run.seen["purged dirs"]), d
+    assert run.seen["data after purge"] is False

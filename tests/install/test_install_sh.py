@@ -18,6 +18,8 @@ from typing import Any
 
 import pytest
 
+from agent_hooks.install import hooks_file
+
 pytestmark = pytest.mark.install
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -228,7 +230,7 @@ def test_install_merges_the_hooks_with_absolute_paths(run: Run) -> None:
     commands = run.snapshots["commands"]
     assert set(commands) >= {"SessionStart", "PreToolUse", "PostToolUse", "Stop", "SessionEnd"}
     for event, command in commands.items():
-        assert command == f"{venv_python} -IS {entry} {event}"
+        assert command == hooks_file.hook_command(str(venv_python), str(entry), event)
     for key, value in USER_SETTINGS.items():
         if key not in ("hooks", "permissions"):
             assert doc[key] == value

@@ -14,6 +14,7 @@ import hashlib
 import json
 import os
 import pty
+import re
 import shutil
 import subprocess
 import sys
@@ -185,12 +186,20 @@ def life(tmp_path_factory: pytest.TempPathFactory) -> Life:
     life.install_sh("install 1")
     profile = life.home / ".profile"
     stderr = life.steps["install 1"].stderr
-    line = (
-        stderr.split("Add this line to ")[1].splitlines()[1].strip() if "Add this" in stderr else ""
-    )
-    life.snapshots["profile line"] = line
-    profile.write_text(PROFILE + line + "\n")  # what the newcomer is told to do
+    said = re.search(r"\(fix: add `(.+)` to (\S+), or run ./install.sh --yes\)", stderr)
+    life.snapshots["profile line"] = said.group(1) if said else ""
+    life.snapshots["profile told"] = said.group(2) if said else ""
+    life.snapshots["profile after install 1"] = profile.read_text()
+    profile.write_text(PROFILE + life.snapshots["profile line"] + "\n")  # what it is told to do
     life.install_sh("install with the line in .profile")
+    profile.write_text(PROFILE)
+    life.install_sh("install --yes", "--yes")  # install.sh adds the line itself
+    life.snapshots["profile after --yes"] = profile.read_text()
+    life.install_sh("install --yes again", "--yes")
+    life.snapshots["profile after --yes again"] = profile.read_text()
+    profile.write_text(PROFILE)
+    life.snapshots["offer on a terminal"] = _on_a_terminal(life, [], "y\n")
+    life.snapshots["profile after yes on a terminal"] = profile.read_text()
     profile.write_text(PROFILE)
 
     settings = json.loads((life.state_dir / "settings.json").read_text())
@@ -201,6 +210,11 @@ def life(tmp_path_factory: pytest.TempPathFactory) -> Life:
     life.snapshots["after uninstall"] = snapshot(life.home)
     life.install_sh("install 2")
     life.use(2)
+    # Claude Code's own files in the directory install made for it: purge leaves them, and
+    # nothing of its own (install.sh's record of that directory included; issue 33 item 7)
+    own = life.state_dir / "projects" / "p"
+    own.mkdir(parents=True)
+    (own / "session.jsonl").write_text("{}\n")
 
     before_refusal = snapshot(life.home)
     life.install_sh("purge without a terminal", "--uninstall", "--purge", check=False)
@@ -216,27 +230,39 @@ def life(tmp_path_factory: pytest.TempPathFactory) -> Life:
 
 def _purge_on_a_terminal(life: Life, answer: str) -> tuple[int, str]:
     """Run `--uninstall --purge` with a terminal on stdin, answering `answer`."""
+    return _on_a_terminal(life, ["--uninstall", "--purge"], answer)
+
+
+def _on_a_terminal(life: Life, args: list[str], answer: str) -> tuple[int, str]:
+    """Run install.sh ARGS with a terminal on stdin, answering `answer`."""
     main, child = pty.openpty()
     try:
         os.write(main, answer.encode())
         proc = subprocess.run(
-            [str(life.clone / "install.sh"), "--uninstall", "--purge"],
+            [str(life.clone / "install.sh"), *args],
             stdin=child,
             capture_output=True,
             text=True,
             env=life.env(),
             cwd=str(life.base),
-            timeout=120,
+            timeout=300,
         )
     finally:
         os.close(child)
         os.close(main)
-    return proc.returncode, proc.stdout
+    return proc.returncode, proc.stdout + proc.stderr
+
+
+CLAUDE_CODES_OWN = {".claude/projects/", ".claude/projects/p/", ".claude/projects/p/session.jsonl"}
 
 
 def test_home_is_as_it_was_before_the_first_install(life: Life) -> None:
-    diff = differences(life.snapshots["home before"], life.snapshots["home after"])
-    assert diff == [], diff
+    """Purge leaves nothing of agent-hooks (`created-dirs` included): only Claude Code's own
+    files in the directory install once made for it stay, and that directory with them."""
+    after = {k: v for k, v in life.snapshots["home after"].items() if k not in CLAUDE_CODES_OWN}
+    diff = differences(life.snapshots["home before"], after)
+    assert diff == ["+ .claude/"], diff
+    assert not (life.home / ".local" / "share" / "agent-hooks").exists()
 
 
 def test_the_repository_is_as_it_was(life: Life) -> None:
@@ -254,11 +280,46 @@ def test_the_cli_is_allowed_by_name_and_by_path(life: Life) -> None:
 
 
 def test_install_says_how_to_put_the_cli_on_a_login_shells_path(life: Life) -> None:
+    """Without a terminal and without --yes the profile is never edited: the line is said."""
     stderr = life.steps["install 1"].stderr
     assert "is not on the PATH of your login shell (/bin/bash)" in stderr
-    assert f"Add this line to {life.home}/.profile:" in stderr
+    assert life.snapshots["profile told"] == f"{life.home}/.profile"
     assert life.snapshots["profile line"] == 'export PATH="$HOME/.local/bin:$PATH"'
+    assert life.snapshots["profile after install 1"] == PROFILE
     assert "PATH" not in life.steps["install with the line in .profile"].stderr
+    assert (
+        f"a login shell finds {life.link}" in life.steps["install with the line in .profile"].stdout
+    )
+
+
+def test_install_yes_adds_the_path_line_once(life: Life) -> None:
+    line = 'export PATH="$HOME/.local/bin:$PATH"'
+    added = life.snapshots["profile after --yes"]
+    assert added.startswith(PROFILE) and added.endswith(f"\n{line}\n")
+    assert added.count(line) == 1 and "agent-hooks" in added[len(PROFILE) :]
+    assert life.snapshots["profile after --yes again"] == added
+    assert "PATH" not in life.steps["install --yes again"].stderr
+
+
+def test_install_asks_on_a_terminal_before_adding_the_path_line(life: Life) -> None:
+    code, out = life.snapshots["offer on a terminal"]
+    assert code == 0, out
+    assert f'Add `export PATH="$HOME/.local/bin:$PATH"` to {life.home}/.profile? [y/N]' in out
+    assert (
+        life.snapshots["profile after yes on a terminal"] == life.snapshots["profile after --yes"]
+    )
+
+
+def test_install_says_each_step_as_it_runs(life: Life) -> None:
+    out = life.steps["install 1"].stdout
+    steps = [line for line in out.splitlines() if line.startswith("==> ")]
+    assert [s.split()[1] for s in steps] == [
+        "creating",
+        "installing",
+        "compiling",
+        "checking",
+        "putting",
+    ]
 
 
 def test_purge_lists_everything_before_removing_anything(life: Life) -> None:
