@@ -15,7 +15,8 @@ or a project's `<DIR>/.codex/hooks.json`) and their trust tables in the user's
   its table moves to the new position's key (the hash does not include the position).
 * `config.toml` is edited with tomlkit, which keeps every byte it is not asked to change
   (comments, spacing, order, CRLF line ends); new trust tables are appended at the end, their
-  keys quoted by tomlkit. Each edit is checked by parsing the result with `tomllib` and
+  keys quoted by tomlkit; the blank line before a removed table goes with it. Each edit is
+  checked by parsing the result with `tomllib` and
   comparing it with the intended document; if they differ nothing is written. An uninstall
   whose result is what the newest backup holds writes that backup's bytes. A `config.toml`
   or `hooks.json` that does not parse is refused with one line, never overwritten.
@@ -37,6 +38,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import difflib
 import hashlib
 import json
 import os
@@ -334,7 +336,7 @@ def edit_config(path: str, text: str, plan: TrustPlan, *, trust_project: str | N
             table[key]["trusted_hash"] = digest
         else:
             additions.append((tomlkit.key(["hooks", "state", key]).as_string(), digest))
-    result = edited.as_string()
+    result = _without_blank_lines_of_removed(text, edited.as_string())
     newline = "\r\n" if "\r\n" in text else "\n"
     blocks = [
         f"[{header}]{newline}trusted_hash = {tomlkit.string(digest).as_string()}{newline}"
@@ -369,6 +371,21 @@ def edit_config(path: str, text: str, plan: TrustPlan, *, trust_project: str | N
             "form it does not edit); nothing was changed"
         )
     return result
+
+
+def _without_blank_lines_of_removed(before: str, after: str) -> str:
+    """`after` (tomlkit's edit of `before`) without the blank line that stood before a
+    removed table and that tomlkit leaves (it belongs to what precedes the table): where
+    a run of lines that did not end blank was removed right after a blank line, that blank
+    line goes too — our tables are appended after one (`edit_config`)."""
+    old, new = before.splitlines(keepends=True), after.splitlines(keepends=True)
+    out: list[str] = []
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    for tag, _, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "delete" and old[i2 - 1].strip() and out and not out[-1].strip():
+            out.pop()
+        out.extend(new[j1:j2])
+    return "".join(out)
 
 
 def _pruned(doc: dict[str, Any]) -> dict[str, Any]:

@@ -36,8 +36,14 @@ def world(tmp_path: Path) -> dict[str, Any]:
     data = tmp_path / "data"
     entry = data / "hooks" / "entry.py"
     entry.parent.mkdir(parents=True)
-    # a stand-in entry script: prints what it was run with (the real one is e2e's)
-    entry.write_text("import json, sys\nprint(json.dumps(sys.argv[1:]))\n")
+    # a stand-in entry script: prints what it was run with (the real one is e2e's), and
+    # its parent process in the environment variable's place the test reads
+    entry.write_text(
+        "import json, os, sys\n"
+        "print(json.dumps(sys.argv[1:]))\n"
+        "open(os.environ['PARENT_FILE'], 'w').write(str(os.getppid())) "
+        "if os.environ.get('PARENT_FILE') else None\n"
+    )
     venv_bin = data / "venv" / "bin"
     venv_bin.mkdir(parents=True)
     python = venv_bin / "python"
@@ -450,16 +456,33 @@ def _installed_commands(world: dict[str, Any], client: str, project: Path | None
     ]
 
 
-def _run_as_client(client: str, command: str) -> subprocess.CompletedProcess[bytes]:
+def _run_as_client(
+    client: str, command: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[bytes]:
     return subprocess.run(
         [SHELLS[client], "-c", command],
         input=b'{"hook_event_name": "PreToolUse"}',
         capture_output=True,
         cwd="/",
-        env={"PATH": "/usr/bin:/bin"},
+        env={"PATH": "/usr/bin:/bin", **(env or {})},
         timeout=60,
         check=False,
     )
+
+
+@pytest.mark.parametrize("client", ["claude", "codex", "gemini", "qwen"])
+def test_the_hook_is_the_clients_own_child(
+    world: dict[str, Any], client: str, tmp_path: Path
+) -> None:
+    """The shell the client starts execs the hook, as it did the plain command: the hook's
+    parent is the client (Codex's and Gemini CLI's holder process, ADR-0019). Here the
+    client is this test's process."""
+    assert _install(world, [client]) == 0
+    parent = tmp_path / "parent"
+    for command in _installed_commands(world, client, None):
+        done = _run_as_client(client, command, {"PARENT_FILE": str(parent)})
+        assert done.returncode == 0, done.stderr
+        assert int(parent.read_text()) == os.getpid(), command
 
 
 @pytest.mark.parametrize("gone", ["interpreter", "entry script", "both"])

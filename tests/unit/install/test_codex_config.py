@@ -798,3 +798,60 @@ def test_a_symlinked_config_is_written_through(
     assert (
         dotfiles.read_text(encoding="utf-8") == USER_CONFIG and config_file(codex_home).is_symlink()
     )
+
+
+def test_a_crlf_config_keeps_its_line_ends_where_tomlkit_rewrites_a_table(
+    codex_home: Path, entry: str
+) -> None:
+    """A foreign handler's trust moves to its new position: tomlkit writes that table's
+    header anew, with the file's own line ends."""
+    cc.install(str(codex_home), PY, entry, now=NOW)
+    path = hooks_json(codex_home)
+    doc = read_json(path)
+    doc["hooks"]["Stop"].append({"hooks": [OTHER_HOOK]})
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    theirs = cc.handler_hash("Stop", None, OTHER_HOOK)
+    config = config_file(codex_home)
+    text = (
+        config.read_text(encoding="utf-8")
+        + f'\n[hooks.state."{path}:stop:1:0"]\n# theirs\ntrusted_hash = "{theirs}"\n'
+    )
+    config.write_bytes(text.replace("\n", "\r\n").encode())
+    outcome = cc.uninstall(str(codex_home), now=NOW + 1)
+    assert outcome.renamed == {f"{path}:stop:1:0": f"{path}:stop:0:0"}
+    data = config.read_bytes()
+    assert b"\n" not in data.replace(b"\r\n", b""), data
+    assert b"# theirs\r\n" in data
+    assert state_of(codex_home) == {f"{path}:stop:0:0": {"trusted_hash": theirs}}
+
+
+def test_an_edit_that_does_not_parse_to_the_intended_document_writes_nothing(
+    codex_home: Path, entry: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The re-parse check: whatever tomlkit made is compared with what was meant."""
+    config_file(codex_home).write_text(USER_CONFIG, encoding="utf-8")
+    monkeypatch.setattr(cc, "_intended", lambda doc, plan, delete: {**doc, "model": "other"})
+    with pytest.raises(ValueError, match="could not edit its trust entries safely"):
+        cc.install(str(codex_home), PY, entry, now=NOW)
+    assert config_file(codex_home).read_text(encoding="utf-8") == USER_CONFIG
+    assert not hooks_json(codex_home).exists()
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_the_users_config_comes_back_byte_for_byte_after_interleaved_installs(
+    codex_home: Path, entry: str, tmp_path: Path, newline: str
+) -> None:
+    """User level and a project share config.toml: installs and uninstalls of the two in any
+    order leave the user's bytes exactly (no blank line of ours left where a table was)."""
+    project = tmp_path / "proj"
+    (project / ".git").mkdir(parents=True)
+    original = USER_CONFIG.replace("\n", newline)
+    config_file(codex_home).write_bytes(original.encode())
+    cc.install(str(codex_home), PY, entry, now=NOW)
+    cc.install(str(codex_home), PY, entry, project=str(project), now=NOW + 1)
+    cc.uninstall(str(codex_home), project=str(project), now=NOW + 2)
+    cc.install(str(codex_home), PY, entry, project=str(project), now=NOW + 3)
+    cc.uninstall(str(codex_home), now=NOW + 4)
+    assert state_of(codex_home) and not any(str(codex_home) in k for k in state_of(codex_home))
+    cc.uninstall(str(codex_home), project=str(project), now=NOW + 5)
+    assert config_file(codex_home).read_bytes() == original.encode()
