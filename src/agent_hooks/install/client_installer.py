@@ -13,6 +13,7 @@ and they reach a client only through this interface.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -60,6 +61,17 @@ class ClientStatus:
             "ok": self.ok,
             "problems": self.problems,
         }
+
+
+def found_on_machine(
+    command: str, directory: str, environ: Mapping[str, str], which: Callable[..., str | None]
+) -> str | None:
+    """Why a client counts as present (its `command` on PATH, else its own `directory`
+    exists), or None: the rule every client but Claude Code (always installed) follows."""
+    where = which(command, path=environ.get("PATH", os.defpath))
+    if where:
+        return f"`{command}` is on PATH ({where})"
+    return f"{directory} exists" if os.path.isdir(directory) else None
 
 
 class ClientInstaller(Protocol):

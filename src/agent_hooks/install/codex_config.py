@@ -175,41 +175,17 @@ def positions(doc: Mapping[str, Any]) -> list[Position]:
 
 def read_hooks(path: str) -> dict[str, Any]:
     """The hooks document at `path` (`{}` when missing or blank); ValueError when it is not a
-    JSON object with a `hooks` object of lists."""
-    try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
-    except FileNotFoundError:
-        return {}
-    except UnicodeDecodeError:
-        raise ValueError(f"{path} is not UTF-8 text; fix it first, nothing was changed") from None
-    if not text.strip():
-        return {}
-    try:
-        doc = json.loads(text)
-    except ValueError as exc:
-        raise ValueError(
-            f"{path} is not valid JSON ({exc}); fix it first, nothing was changed"
-        ) from None
-    if not isinstance(doc, dict):
-        raise ValueError(f"{path} does not hold a JSON object; fix it first, nothing was changed")
+    JSON object with a `hooks` object of lists (Codex's positions count every event's)."""
+    doc = hooks_file.read_document(path)
     hooks = doc.get("hooks", {})
-    bad = (
-        '"hooks" in the hooks file is not an object'
-        if not isinstance(hooks, dict)
-        else next(
-            (
-                f'"hooks.{e}" in the hooks file is not a list'
-                for e, g in hooks.items()
-                if not isinstance(g, list)
-            ),
-            None,
-        )
-    )
+    if not isinstance(hooks, dict):
+        bad: str | None = '"hooks" in the hooks file is not an object'
+    else:
+        bad = next((f'"hooks.{e}" in the hooks file is not a list' for e, g in hooks.items()
+                    if not isinstance(g, list)), None)  # fmt: skip
     if bad is not None:
         raise ValueError(f"{path}: {bad}; fix it first, nothing was changed")
-    result: dict[str, Any] = doc
-    return result
+    return doc
 
 
 # --------------------------------------------------------------------------- trust plan
@@ -692,11 +668,7 @@ def home(environ: Mapping[str, str]) -> str:
 
 
 def detect(environ: Mapping[str, str], which: Callable[..., str | None]) -> str | None:
-    command = which(CLIENT, path=environ.get("PATH", os.defpath))
-    if command:
-        return f"`{CLIENT}` is on PATH ({command})"
-    where = home(environ)
-    return f"{where} exists" if os.path.isdir(where) else None
+    return client_installer.found_on_machine(CLIENT, home(environ), environ, which)
 
 
 def target(home: str, project: str | None) -> str:

@@ -35,7 +35,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent_hooks.install import hooks_file
+from agent_hooks.install import client_installer, hooks_file
 from agent_hooks.install.client_installer import ClientStatus, Outcome, Setup
 
 NAME = CLIENT = "gemini"
@@ -343,11 +343,7 @@ def home(environ: Mapping[str, str]) -> str:
 
 
 def detect(environ: Mapping[str, str], which: Callable[..., str | None]) -> str | None:
-    command = which(CLIENT, path=environ.get("PATH", os.defpath))
-    if command:
-        return f"`{CLIENT}` is on PATH ({command})"
-    where = home(environ)
-    return f"{where} exists" if os.path.isdir(where) else None
+    return client_installer.found_on_machine(CLIENT, home(environ), environ, which)
 
 
 def target(home: str, project: str | None) -> str:

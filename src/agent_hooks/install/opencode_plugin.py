@@ -25,7 +25,7 @@ import json
 import os
 from collections.abc import Callable, Mapping
 
-from agent_hooks.install import hooks_file
+from agent_hooks.install import client_installer, hooks_file
 from agent_hooks.install.client_installer import ClientStatus, Outcome, Setup
 
 NAME = "opencode"
@@ -113,11 +113,7 @@ def home(environ: Mapping[str, str]) -> str:
 
 
 def detect(environ: Mapping[str, str], which: Callable[..., str | None]) -> str | None:
-    command = which(NAME, path=environ.get("PATH", os.defpath))
-    if command:
-        return f"`{NAME}` is on PATH ({command})"
-    where = home(environ)
-    return f"{where} exists" if os.path.isdir(where) else None
+    return client_installer.found_on_machine(NAME, home(environ), environ, which)
 
 
 def target(home: str, project: str | None) -> str:
