@@ -34,7 +34,10 @@ from typing import Any
 
 from agent_hooks import storage
 from agent_hooks.install import hooks_file
-from agent_hooks.install.client_installer import ClientStatus, Outcome, Setup
+
+TYPE_CHECKING = False  # the plugin form's SessionStart loads this module: no dataclasses
+if TYPE_CHECKING:
+    from agent_hooks.install.client_installer import ClientStatus, Outcome, Setup
 
 NAME = "claude"
 LABEL = "Claude Code"
@@ -317,6 +320,8 @@ def uninstall_file(path: str, now: float, *, record_path: str | None = None) -> 
 
 
 def add(setup: Setup) -> Outcome:
+    from agent_hooks.install.client_installer import Outcome
+
     path = target(setup.home, setup.project)
     lines = install_file(
         path,
@@ -331,6 +336,8 @@ def add(setup: Setup) -> Outcome:
 
 
 def remove(setup: Setup) -> Outcome:
+    from agent_hooks.install.client_installer import Outcome
+
     path = target(setup.home, setup.project)
     return Outcome(path, uninstall_file(path, setup.now, record_path=setup.rules_record))
 
@@ -342,6 +349,8 @@ def commands(home: str, project: str | None) -> list[list[str]]:
 def check(home: str, project: str | None, python: str | None, entry: str | None) -> ClientStatus:
     """Whether every event of this release has a handler of ours (PreSkillShellCommand
     came later) and, given the copy, whether they are that copy's."""
+    from agent_hooks.install.client_installer import ClientStatus
+
     path = target(home, project)
     doc = read_settings(path)
     block = ours_block(doc)

@@ -44,7 +44,6 @@ import json
 import os
 import shlex
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from agent_hooks import storage
@@ -234,16 +233,20 @@ def uninstall(doc: Mapping[str, Any]) -> Document:
     return result
 
 
-@dataclass(frozen=True)
 class Part:
     """What of a document is agent-hooks': `held` says whether a document holds any of
     it, `put(into, source)` puts `source`'s part into `into`, `take` takes it out. The
     plain part is our handlers (`HANDLERS`); Claude Code's adds its status line and the
-    permission rules install added."""
+    permission rules install added. (A plain class, like `Change`: the plugin form's
+    SessionStart loads this module, and `dataclasses` would bring `copy` with it.)"""
 
-    held: Callable[[Mapping[str, Any]], bool]
-    put: Callable[[Mapping[str, Any], Mapping[str, Any]], Document]
-    take: Callable[[Mapping[str, Any]], Document]
+    def __init__(
+        self,
+        held: Callable[[Mapping[str, Any]], bool],
+        put: Callable[[Mapping[str, Any], Mapping[str, Any]], Document],
+        take: Callable[[Mapping[str, Any]], Document],
+    ) -> None:
+        self.held, self.put, self.take = held, put, take
 
 
 HANDLERS = Part(
@@ -379,19 +382,27 @@ def restorable_backup(path: str, current: Mapping[str, Any], part: Part) -> str 
     return backup if backup is not None and reproduces(backup, current, part) else None
 
 
-@dataclass
 class Change:
     """What one file is to become (`plan_install`, `plan_uninstall`) and, once `commit`
-    ran, what was done."""
+    ran, what was done: `restore_from` a backup whose bytes become the file, `backup` the
+    backup `commit` made, `removed` whether it removed the file (left holding nothing)."""
 
-    path: str
-    before: Document
-    after: Document
-    restore_from: str | None = None  # a backup whose bytes become the file
-    backup_first: bool = True
-    remove_if_empty: bool = False
-    backup: str | None = None  # the backup `commit` made
-    removed: bool = False  # `commit` removed the file (left holding nothing)
+    def __init__(
+        self,
+        path: str,
+        before: Document,
+        after: Document,
+        *,
+        restore_from: str | None = None,
+        backup_first: bool = True,
+        remove_if_empty: bool = False,
+    ) -> None:
+        self.path, self.before, self.after = path, before, after
+        self.restore_from = restore_from
+        self.backup_first = backup_first
+        self.remove_if_empty = remove_if_empty
+        self.backup: str | None = None
+        self.removed = False
 
     @property
     def changed(self) -> bool:
