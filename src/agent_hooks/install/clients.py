@@ -27,7 +27,9 @@ directories that install made)}]}`; an entry is added when an install succeeded 
 removed when its uninstall did, which also removes the directories it made once nothing
 but what install left is in them (an empty `config.toml`, our backups) and no other
 recorded install keeps its files there (that one inherits them); a record left empty is
-deleted. A record that cannot be read counts as empty (uninstall then still finds the
+deleted. A directory install made that still holds something else when its install is
+taken out (agents' state) is handed to install.sh's `created-dirs`, which removes it once
+empty. A record that cannot be read counts as empty (uninstall then still finds the
 user level's files holding our hooks). Claude Code's settings files named by its own
 record (`install-record.json`, of releases before this one too) count as installs.
 

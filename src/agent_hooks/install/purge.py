@@ -3,15 +3,17 @@ listed first, then removed (docs/adr/0010-installer-and-plugin.md).
 
 install.sh runs `python -I -m agent_hooks.install.purge plan|run|kept` from the clone:
 
-* `plan` prints every thing `--purge` will remove — settings it installed into
-  (Claude Code's, and Codex's and Gemini CLI's: the clients record, and at user
-  level any of their default files still holding our handlers), the CLI link, the installed copy, recorded git guards, ledgers, agents' state,
-  the log, agent-hooks' data, settings backups — and what stays, then asks for
+* `plan` prints every thing `--purge` will remove — every client's file it installed
+  into (`install.clients.installs`: the records, and at user level any client's file
+  still holding our hooks), the CLI link, the installed copy, recorded git guards,
+  ledgers, agents' state, the log, agent-hooks' data, the backups install made — and
+  what stays, then asks for
   confirmation (exit 0: go on; 2: not confirmed, nothing was changed). Without a
   terminal and without `--yes` it refuses in one line.
-* `run` takes agent-hooks out of every recorded settings file (every client) and removes the
-  guards, ledgers and state files, printing each as it goes; install.sh then
-  removes the CLI link and the installed copy itself.
+* `run` takes agent-hooks out of every client and project it went into
+  (`install.clients.uninstall`) and removes the guards, ledgers and state files,
+  printing each as it goes; install.sh then removes the CLI link and the installed
+  copy itself, and the data directory whole.
 * `kept` (a plain `--uninstall`) lists what stays and how `--purge` removes it.
 
 Invariants:
