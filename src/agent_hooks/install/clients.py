@@ -246,6 +246,10 @@ def check_commands(clients: Sequence[str], python: str, entry: str) -> list[str]
     for client in clients:
         module = RUNTIME.get(client)
         if module is None:
+            print(
+                f"note: this copy's hooks do not handle {LABELS[client]} yet: its hooks are "
+                "installed and let every call through"
+            )
             continue
         events = importlib.import_module(f"agent_hooks.clients.{module}").EVENTS
         event = next(
