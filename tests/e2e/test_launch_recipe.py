@@ -1,8 +1,9 @@
-"""Issue 12, "done when": the README's launch recipe, run in tmux panes with the real ``claude``
-CLI, names each agent after its session and pane, and relaunching an agent in its pane keeps
-its name, whatever the interactive client did to the pane's title meanwhile.
+"""Issue 12, "done when" (issue 36: the recipe is now ``agent-hooks launch claude``): the
+README's launch line, run in tmux panes with the real ``claude`` CLI, names each agent after its
+session and pane, and relaunching an agent in its pane keeps its name, whatever the interactive
+client did to the pane's title meanwhile.
 
-The recipe is read from README.md (so the two cannot drift) and typed into the panes of a private
+The launch line is read from README.md (so the two cannot drift) and typed into the panes of a private
 tmux server laid out as ntm lays out a project: session ``myproject``, a user pane 0, agent panes
 1 and 2 titled ``myproject__cc_1`` and ``myproject__cc_2``. Only the recipe's last word,
 ``claude``, is replaced: by the non-interactive ``claude -p`` the e2e harness drives against the
@@ -46,7 +47,7 @@ if TYPE_CHECKING:
     from .conftest import InstallAgentHooks, MockApiFactory
 
 SESSION = "myproject"
-RECIPE_START = 'AGENT_NAME="$(tmux display-message'
+RECIPE_START = "agent-hooks launch "
 # The recipe the README gave before issue 12: the name is whatever the pane is titled at launch.
 OLD_RECIPE = """AGENT_NAME="$(tmux display-message -t "$TMUX_PANE" -p '#{pane_title}')" claude"""
 CLIENT_TITLE = "✳ Claude Code"  # what the interactive client titles its pane

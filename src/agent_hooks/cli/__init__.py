@@ -17,6 +17,7 @@ from agent_hooks.cli import (
     doctor,
     freshness,
     guard,
+    launch,
     ledger_remote,
     ledger_settings,
     reservations,
@@ -66,5 +67,6 @@ for module in (
     watch,
     demo,
     doctor,
+    launch,
 ):
     module.register(main)

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from agent_hooks.hooks.hook_runtime import Answer
 
 NAME = "claude"  # as the entry script's first argument says, and as leases record it
+SHORT = "cc"  # its code in a pane's agent name, as ntm writes it (myproject__cc_1)
 # The client's event -> the adapter (agent_hooks.hooks.<module>) that handles it.
 EVENTS = {
     "SessionStart": "session_start",

@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from agent_hooks.hooks.hook_runtime import Answer
 
 NAME = "codex"  # as the entry script's first argument says, and as leases record it
+SHORT = "cod"  # its code in a pane's agent name, as ntm writes it (myproject__cod_1)
 EVENTS = {
     "SessionStart": "session_start",
     "PreToolUse": "pre_tool_use",

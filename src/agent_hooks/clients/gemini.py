@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from agent_hooks.hooks.hook_runtime import Answer
 
 NAME = "gemini"  # as the entry script's first argument says, and as leases record it
+SHORT = "gmi"  # its code in a pane's agent name, as ntm writes it (myproject__gmi_1)
 EVENTS = {
     "SessionStart": "session_start",
     "BeforeTool": "pre_tool_use",

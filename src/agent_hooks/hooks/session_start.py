@@ -64,7 +64,7 @@ def handle(ctx: hook_runtime.HookContext) -> hook_runtime.Answer | None:
         ctx.log(f"swept {plural(len(swept), 'file')} untouched for 7 days: {', '.join(swept)}")
     lines = [_identity_line(agent, project, conversation, source, facts["archive"] is not None)]
     lines.append(_cli_line())
-    warning = _name_warning(agent, project, ctx.now)
+    warning = _name_warning(agent, project, ctx.now, ctx.client.NAME)
     if warning is not None:
         lines.append(f"Warning: {warning}")
     lines += [f"Notice: {text}" for text in facts["notices"]]
@@ -104,16 +104,19 @@ def _cli_line() -> str:
     return f"The agent-hooks command is {command} (use this path if `agent-hooks` is not found)."
 
 
-def _name_warning(agent: identity.Agent, project: str | None, now: float) -> str | None:
-    """Why this agent's identity is probably not what the person meant, if it is not."""
+def _name_warning(
+    agent: identity.Agent, project: str | None, now: float, client: str
+) -> str | None:
+    """Why this agent's identity is probably not what the person meant, if it is not
+    (`client`: the client's command, for the launch line that fixes it)."""
     if agent.name is not None:
         why = identity.suspicious(agent.name)
         if why is None:
             return None
         return (
             f"AGENT_NAME {agent.name!r} is probably not a chosen name: {why}. Relaunch with a "
-            'stable name, e.g. AGENT_NAME="$(tmux display-message -p -t "$TMUX_PANE" '
-            "'#{session_name}__cc_#{pane_index}')\" claude (see the README)."
+            f"stable name: `agent-hooks launch {client}` in a tmux pane names it after the "
+            f"pane (or `agent-hooks launch --name NAME {client}`)."
         )
     active = [
         record
