@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 _ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
 MAX_ID = 128
 MAX_TYPE = 64
+MAX_PERSON = 64  # characters of a person's user name shown as a holder
 
 # Every client the hooks serve (agent_hooks.clients), as people read its name.
 CLIENT_LABELS = {"claude": "Claude Code", "codex": "Codex", "gemini": "Gemini CLI"}
@@ -159,16 +160,35 @@ def from_environ(agent: str | None, environ: Mapping[str, str]) -> Writer:
     return Writer(agent, None)
 
 
+def person(record: Mapping[str, Any]) -> str | None:
+    """Who made a reservation at a terminal, no agent process above the command: the
+    user name its holder records (`"person"`), "" for one an earlier release made
+    from a plain shell (no holder at all); None for an agent's claim (a lease, or a
+    reservation with a holder process)."""
+    if "holder" not in record:
+        return None
+    holder = record.get("holder")
+    if holder is None:
+        return "" if not (record.get("conversation") or record.get("conversation_id")) else None
+    found = holder.get("person") if isinstance(holder, dict) else None
+    if not isinstance(found, str):
+        return None
+    return short_text(found, MAX_PERSON) or ""  # a ledger is outside input: one clean line
+
+
 def describe(
     record: Mapping[str, Any], description: str | None = None, name: str | None = None
 ) -> str:
-    """`agent "a"`, `the general-purpose subagent "fix login" (a4d71bd7) of agent "a"`,
+    """`agent "a"`, `person "ann"` (a reservation made at a terminal by no agent), `the general-purpose subagent "fix login" (a4d71bd7) of agent "a"`,
     `teammate "alice" (a4d71bd7) of agent "a"`, `the unnamed agent of conversation 54c88e3a`;
     an agent of another client than Claude Code is named with it: `Codex agent "b"`."""
     agent = record.get("agent")
     conversation = record.get("conversation") or record.get("conversation_id")
     client = record.get("client")
     label = f"{CLIENT_LABELS[client]} " if client in CLIENT_LABELS and client != "claude" else ""
+    someone = person(record)
+    if someone is not None and not isinstance(agent, str):
+        return f'person "{someone}"' if someone else "a person"
     if isinstance(agent, str):
         owner = f'{label}agent "{agent}"'
     elif isinstance(conversation, str) and conversation:

@@ -85,9 +85,7 @@ def test_outside_tmux_without_a_name_says_how(monkeypatch: pytest.MonkeyPatch) -
     ]
 
 
-def test_a_client_not_on_path_is_one_line(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
+def test_a_client_not_on_path_is_one_line(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("PATH", str(tmp_path))
     result = CliRunner().invoke(cli(), ["launch", "--name", "proj__cc_1", "claude"])
     assert result.exit_code == 1
@@ -220,10 +218,18 @@ def test_each_pane_names_its_agent_as_tmux_shows_the_pane(
 
 
 @needs_tmux
-def test_a_relaunch_in_the_same_pane_gets_the_same_name(
-    server: Server, clients_dir: Path
-) -> None:
+def test_a_relaunch_in_the_same_pane_gets_the_same_name(server: Server, clients_dir: Path) -> None:
     log = clients_dir / "log"
     command = launcher(clients_dir, log) + " gemini"
-    server("new-session", "-d", "-s", "web app", "-x", "80", "-y", "20", f"{command}; {command}; sleep 60")
+    server(
+        "new-session",
+        "-d",
+        "-s",
+        "web app",
+        "-x",
+        "80",
+        "-y",
+        "20",
+        f"{command}; {command}; sleep 60",
+    )
     assert wait_lines(log, 2) == ["gemini|web_app__gmi_0|", "gemini|web_app__gmi_0|"]

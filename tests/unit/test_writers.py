@@ -156,3 +156,26 @@ def test_two_different_writers_never_share_a_key(name: str, twin: Writer) -> Non
     with pytest.raises(identity.IdentityError, match="'#' or starts with '~'"):
         identity.check_agent_name(name)
     assert twin.key not in {Writer(n, "c9").key for n in ("alice", "alice_s1", "c1")}
+
+
+@pytest.mark.parametrize(
+    ("record", "expected"),
+    [
+        ({"id": "r-1"}, None),  # a lease: no holder field
+        ({"holder": {"pid": 7, "start": 1, "host": "h"}}, None),  # an agent's process
+        ({"holder": None}, ""),  # an earlier release's, from a plain shell
+        ({"holder": None, "conversation_id": "c1"}, None),  # an agent's, no process known
+        ({"holder": {"person": "ann"}}, "ann"),
+        ({"holder": {"person": "a\x1b[2Jnn\n" + "x" * 100}}, "a[2Jnn" + "x" * 58),
+        ({"holder": {"person": 7}}, None),
+    ],
+)
+def test_a_persons_claim_is_told_by_its_holder(record: dict[str, object], expected: object) -> None:
+    assert writers.person(record) == expected
+
+
+def test_a_person_is_described_as_a_person() -> None:
+    assert writers.describe({"agent": None, "holder": {"person": "ann"}}) == 'person "ann"'
+    assert writers.describe({"agent": None, "holder": None}) == "a person"
+    named = {"agent": "me", "holder": {"person": "ann"}}
+    assert writers.describe(named) == 'agent "me"'  # a name of its own choosing wins

@@ -62,6 +62,14 @@ def load_all(state_dir: str, now: float) -> list[AgentRecord]:
     return records
 
 
+def ever_ran(record: AgentRecord) -> bool:
+    """Did a conversation ever start on this state file (or can it not be read)? One
+    that never did holds only what an earlier release's CLI mirrored into it from
+    a shell (its reservations): it is no agent, and listings leave it out."""
+    doc = record.doc
+    return record.problem is not None or doc["registered"] or bool(doc["conversations"])
+
+
 def pid_alive(pid: object) -> bool | None:
     """True/False when the process can be checked, None when no pid is known."""
     if not isinstance(pid, int) or isinstance(pid, bool) or not 0 < pid < 1 << 31:

@@ -12,6 +12,9 @@ Invariants:
   not valid Unicode (a lone surrogate: bytes of a file name that are not UTF-8)
   is written as a `\\udXXX` escape there, and as the same escape in text output.
 * Times are shown to people in local time; `--json` keeps epoch seconds or UTC.
+* Colour (`styled`) only on a terminal: `click.echo` drops it when the output is
+  piped or captured, and none is made at all while `NO_COLOR` is set (no-color.org).
+  A table is aligned on its text, never on the escapes around it.
 """
 
 from __future__ import annotations
@@ -245,20 +248,50 @@ def emit_json(data: object) -> None:
     click.echo(text)
 
 
+# What each tone looks like on a terminal: a verdict that passed, one that did not, one
+# to look at, and what no longer counts.
+TONES: dict[str, dict[str, Any]] = {
+    "ok": {"fg": "green"},
+    "bad": {"fg": "red", "bold": True},
+    "warn": {"fg": "yellow"},
+    "dim": {"dim": True},
+}
+
+
+def styled(text: str, tone: str | None) -> str:
+    """`text` in the colour of `tone` (`TONES`), unless NO_COLOR is set (then as it
+    is). `click.echo` writes the colour only to a terminal."""
+    if tone is None or get_env().environ.get("NO_COLOR"):
+        return text
+    return click.style(text, **TONES[tone])
+
+
 def table(
-    header: Sequence[str], rows: Iterable[Sequence[object]], right: Collection[int] = ()
+    header: Sequence[str],
+    rows: Iterable[Sequence[object]],
+    right: Collection[int] = (),
+    tones: Mapping[int, Callable[[str], str | None]] | None = None,
 ) -> list[str]:
     """Lines of a table under a header, columns two spaces apart, each as wide as
-    its widest cell; the columns in `right` (numbers) are right-aligned. Every
-    listing for people (`agents`, `reservations`) is printed by this."""
+    its widest cell; the columns in `right` (numbers) are right-aligned; a column
+    in `tones` has each body cell coloured by the tone its text gets (`styled`),
+    the padding left plain. Every listing for people (`agents`, `reservations`)
+    is printed by this."""
     grid = [[str(cell) for cell in header]] + [[str(cell) for cell in row] for row in rows]
     widths = [max(len(r[i]) for r in grid) for i in range(len(header))]
+    tones = tones or {}
+
+    def cell_text(row: int, i: int, cell: str, width: int) -> str:
+        pad = " " * (width - len(cell))
+        tone = tones[i](cell) if row and i in tones else None
+        shown = styled(cell, tone) if tone is not None else cell
+        return pad + shown if i in right else shown + pad
+
     return [
         "  ".join(
-            cell.rjust(w) if i in right else cell.ljust(w)
-            for i, (cell, w) in enumerate(zip(r, widths, strict=True))
+            cell_text(n, i, cell, w) for i, (cell, w) in enumerate(zip(r, widths, strict=True))
         ).rstrip()
-        for r in grid
+        for n, r in enumerate(grid)
     ]
 
 

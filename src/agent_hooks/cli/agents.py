@@ -22,7 +22,7 @@ def agents(project: str | None, as_json: bool) -> None:
     rows = []
     for record in roster.load_all(env.state_dir, env.now):
         doc = record.doc
-        if root is not None and doc["project_root"] != root:
+        if not roster.ever_ran(record) or (root is not None and doc["project_root"] != root):
             continue
         trail = trail_spill.counts(record.agent, doc)
         rows.append(
@@ -66,7 +66,8 @@ def agents(project: str | None, as_json: bool) -> None:
             )
         )
     header = ("AGENT", "CLIENT", "STATE", "LAST ACTIVE", "CREATED", "MODIFIED", "READ", "PROJECT")
-    for line in table(header, body, right={4, 5, 6}):
+    tones = {2: {"active": "ok", "idle": "dim", "unreadable": "bad"}.get}
+    for line in table(header, body, right={4, 5, 6}, tones=tones):
         click.echo(line)
 
 

@@ -14,6 +14,7 @@ from agent_hooks.cli._common import (
     json_option,
     project_option,
     require_project,
+    styled,
     table,
 )
 from agent_hooks.cli.reserve import public, until
@@ -47,7 +48,8 @@ def holder_state(
     """`live`, `holder gone` (its process ended on this host: it blocks nobody),
     `silent` (on another host, not heard from within a lease's time: it blocks
     nobody), `kept` (made with --keep: it blocks until it expires, whatever its
-    holder does), or `no process` (made outside Claude Code: until it expires)."""
+    holder does), or `no process` (no holder process known: until it expires). A
+    person's reservation (`writers.person`) is `person`: see `_reservation_rows`."""
     if holder is None or holder.get("pid") is None:
         return "no process"
     alive = liveness.alive(holder)
@@ -77,6 +79,8 @@ def _reservation_rows(
         if here is not None and isinstance(machine, str) and machine != here:
             row["holder_label"] = reservation.holder_label(res)  # names the other machine
             row["state"] = _other_machine_state(res, directory, machine, now)
+        elif writers.person(res) is not None:  # made at a terminal: until it expires or is released
+            row["state"] = "person"
         else:
             row["state"] = holder_state(
                 res.get("holder"), directory, reservation.owner(res), now, minutes, res["keep"]
@@ -189,31 +193,39 @@ def _local(moment: object) -> str:
     return timestamps.local(moment)
 
 
+HEADER = ("HOLDER", "CLIENT", "KIND", "PATH", "MODE", "LEFT", "STATE", "REASON", "ID")
+
+
+def state_tone(state: str) -> str | None:
+    """How a holder's state is coloured for people: live green, one that no longer
+    blocks dim, a silent one or a file someone else changed yellow."""
+    if "changed by" in state or state == "silent":
+        return "warn"
+    if state.startswith("live"):
+        return "ok"
+    return "dim" if state == "holder gone" else None
+
+
 def _table(rows: list[dict[str, Any]]) -> list[str]:
     body = []
     for row in rows:
-        who = row["holder_label"]
-        ident = row.get("id") or ""
+        ident = row.get("id") or "-"
         if row.get("keep"):
-            ident += " keep"
-        reason = reservation.one_line(row.get("reason"), 40) or "-"
+            ident += " (keep)"
         body.append(
             (
-                reservation.one_line(who, 60),
+                reservation.one_line(row["holder_label"], 60),
                 row["client"] or "-",
                 row["kind"],
                 reservation.one_line(row["pattern"], 60),
                 row["mode"],
                 f"{row['minutes_left']} min",
                 row["state"],
-                f"{reason} {ident}".strip(),
+                reservation.one_line(row.get("reason"), 40) or "-",
+                ident,
             )
         )
-    return table(
-        ("HOLDER", "CLIENT", "KIND", "PATH", "MODE", "LEFT", "STATE", "REASON / ID"),
-        body,
-        right={5},
-    )
+    return table(HEADER, body, right={5}, tones={6: state_tone})
 
 
 @click.command()
@@ -309,7 +321,7 @@ def check(paths: tuple[str, ...], project: str | None, as_json: bool) -> None:
         for item in results:
             if item["allowed"]:
                 note = f" ({item['why']})" if "why" in item else ""
-                click.echo(f"allowed  {item['path']}{note}")
+                click.echo(f"{styled('allowed', 'ok')}  {item['path']}{note}")
             elif "held_by" in item:
                 who = "; ".join(
                     f"{h['holder']} holds {h['pattern']} "
@@ -317,9 +329,9 @@ def check(paths: tuple[str, ...], project: str | None, as_json: bool) -> None:
                     f"{h['minutes_left']} min left)"
                     for h in item["held_by"]
                 )
-                click.echo(f"denied   {item['path']}: {who}")
+                click.echo(f"{styled('denied', 'bad')}   {item['path']}: {who}")
             else:
-                click.echo(f"denied   {item['path']}: {item['why']}")
+                click.echo(f"{styled('denied', 'bad')}   {item['path']}: {item['why']}")
     if not all(item["allowed"] for item in results):
         raise SystemExit(1)
 

@@ -8,7 +8,15 @@ from typing import Any
 import click
 
 from agent_hooks import liveness, timestamps, writers
-from agent_hooks.cli._common import emit_json, get_env, json_option, project_option, require_project
+from agent_hooks.cli import reserve_hints
+from agent_hooks.cli._common import (
+    emit_json,
+    get_env,
+    json_option,
+    project_option,
+    require_project,
+    styled,
+)
 from agent_hooks.leases import lease_messages, writer_cards
 from agent_hooks.reservations import pattern, pattern_input, reservation, reservation_store
 
@@ -58,11 +66,13 @@ def checked_reason(reason: str) -> str:
 
 
 def granted_line(res: dict[str, Any], now: float, verb: str) -> str:
+    """`reserved src/** (exclusive, id r-…, reason: …, 60 min left)`: the time left
+    in minutes, as every listing and refusal gives it."""
     keep = ", kept after the session ends" if res.get("keep") else ""
     reason = f", reason: {res['reason']}" if res.get("reason") else ""
     return (
-        f"{verb} {res['pattern']} ({res['mode']}, id {res['id']}{reason}, until {until(res)}, "
-        f"{reservation.minutes_left(res, now)} min{keep})"
+        f"{verb} {res['pattern']} ({res['mode']}, id {res['id']}{reason}, "
+        f"{reservation.minutes_left(res, now)} min left{keep})"
     )
 
 
@@ -76,7 +86,7 @@ def public(res: dict[str, Any], now: float) -> dict[str, Any]:
 
 def _fail_on(outcome: reservation_store.Outcome) -> None:
     for note in outcome.notes:
-        click.echo(f"warning: {note}", err=True)
+        click.echo(f"{styled('warning', 'warn')}: {note}", err=True)
 
 
 @click.command()
@@ -154,11 +164,13 @@ def reserve(
     _fail_on(outcome)
     for note in notes:
         click.echo(f"note: {note}", err=True)
+    nothing_there = _matching_nothing(root, normalized) if outcome.changed else []
     if outcome.changed:
         _heartbeat(env.state_dir, root, me, env.environ, env.now)
     if as_json:
         emit_json(
             {
+                "unmatched": nothing_there,
                 "granted": [public(r, env.now) for r in outcome.changed],
                 "conflicts": [
                     {"requested": req["pattern"], "held": public(held, env.now)}
@@ -176,28 +188,46 @@ def reserve(
     if outcome.conflicts or outcome.leased:
         for req, held in outcome.conflicts:
             click.echo(
-                f"conflict: {req['pattern']} overlaps: {reservation.describe(held, env.now)}, "
-                f"until {until(held)}",
+                f"{styled('conflict', 'bad')}: {req['pattern']} overlaps: "
+                f"{reservation.describe(held, env.now)}",
                 err=True,
             )
         for req, rel, item in outcome.leased:
             click.echo(
-                f"conflict: {req['pattern']} covers {rel}, which "
+                f"{styled('conflict', 'bad')}: {req['pattern']} covers {rel}, which "
                 f"{lease_messages.holder_label(item)} is changing (a lease)",
                 err=True,
             )
+        _quoting_hint(patterns)
         raise click.ClickException(
             "nothing was reserved; see `agent-hooks reservations`, reserve something else, or wait"
         )
-    if agent.name is None:
-        whose = (
-            f"this conversation ({me.conversation})"
-            if me.conversation
-            else "nobody in particular (no AGENT_NAME, not run by an agent)"
+    if agent.name is None and me.conversation:
+        click.echo(
+            f"warning: AGENT_NAME is unset: this belongs to this conversation ({me.conversation})",
+            err=True,
         )
-        click.echo(f"warning: AGENT_NAME is unset: this belongs to {whose}", err=True)
     for res in outcome.changed:
         click.echo(granted_line(res, env.now, "reserved"))
+    for line in reserve_hints.unmatched_lines(nothing_there):
+        click.echo(f"{styled('warning', 'warn')}: {line}", err=True)
+
+
+def _matching_nothing(root: str, normalized: list[tuple[str, Any]]) -> list[dict[str, Any]]:
+    """The patterns just reserved that match no file of the project (a typo protects
+    nothing), each with the nearest existing path when one is close."""
+    return reserve_hints.unmatched(normalized, reserve_hints.project_files(root))
+
+
+def _quoting_hint(typed: tuple[str, ...]) -> None:
+    """A refused list that the shell expanded from an unquoted glob: say so."""
+    glob = reserve_hints.expanded_by_shell(typed, os.getcwd())
+    if glob is not None:
+        click.echo(
+            f"hint: the shell expanded an unquoted pattern into these {len(typed)} paths; "
+            f"quote it to reserve the pattern itself, e.g. agent-hooks reserve {glob}",
+            err=True,
+        )
 
 
 @click.command()
@@ -309,7 +339,10 @@ def release(
         if not outcome.changed and not freed and everything:
             click.echo("nothing to release")
     if outcome.unmatched:
-        raise click.ClickException(_not_held(env.state_dir, root, outcome.unmatched, env.now))
+        person = liveness.agent_process(env.environ) is None
+        raise click.ClickException(
+            _not_held(env.state_dir, root, outcome.unmatched, env.now, person)
+        )
 
 
 @click.command()
@@ -392,20 +425,34 @@ def _person(environ: Any, agent: str | None) -> str:
     return f'agent "{agent}"' if agent else f"{user} (release --force)"
 
 
-def _not_held(state_dir: str, root: str, names: list[str], now: float) -> str:
-    """Why release found nothing, naming the holder of an id held by someone else."""
-    held = {r["id"]: r for r in reservation_store.listing(state_dir, root, now).live}
-    parts = []
+def _not_held(state_dir: str, root: str, names: list[str], now: float, person: bool) -> str:
+    """Why release let go of nothing under these names, in one line: a name another
+    holder holds names that holder and what can be done (a person at a terminal:
+    `release --force` with its ids; an agent: wait, or ask the user); any other
+    was never reserved here, has expired, or was released."""
+    live = reservation_store.listing(state_dir, root, now).live
+    parts, ids, nobodys = [], [], []
     for name in names:
-        other = held.get(name)
-        if other is not None:
-            parts.append(
-                f"{name} is held by {writers.describe(other)} ({other['pattern']}); "
-                "only its holder releases it: ask them, or ask the user"
-            )
-        else:
-            parts.append(name)
-    return "not held by this agent (never reserved, expired, or released): " + "; ".join(parts)
+        other = next((r for r in live if name in (r["id"], r["pattern"])), None)
+        if other is None:
+            nobodys.append(name)
+            continue
+        shown = name if name == other["pattern"] else f"{name} ({other['pattern']})"
+        parts.append(f"{shown} is held by {writers.describe(other)}, not by you")
+        ids.append(other["id"])
+    if nobodys:
+        parts.append(
+            ", ".join(nobodys) + " is not held (never reserved here, expired, or released)"
+        )
+    if ids and person:
+        parts.append(
+            "to take it from its holder: `agent-hooks release --force "
+            + " ".join(f"--id {rid}" for rid in dict.fromkeys(ids))
+            + "`"
+        )
+    elif ids:
+        parts.append("only its holder releases it: wait for it, or ask the user")
+    return "; ".join(parts)
 
 
 def _tell_holder(state_dir: str, res: dict[str, Any], by: str | None, now: float) -> None:
@@ -456,11 +503,28 @@ def _release_own_leases(state_dir: str, root: str, me: Any, now: float) -> list[
     return sorted({rel for rel, _ in dropped})
 
 
-def _holder(environ: Any) -> dict[str, Any] | None:
-    """The client process a reservation made now lives with (`--keep` aside), or
-    None from a plain shell: the reservation then lives by its expiry alone."""
+def _holder(environ: Any) -> dict[str, Any]:
+    """The client process a reservation made now lives with (`--keep` aside); from
+    a plain shell (no agent process above the command) the person at it, by user
+    name: a person's reservation lives by its expiry alone, or until released."""
     pid = liveness.agent_process(environ)
-    return liveness.process(pid) if pid is not None else None
+    if pid is not None:
+        return liveness.process(pid)
+    return {"person": user_name(environ)}
+
+
+def user_name(environ: Any) -> str:
+    """The person at this terminal, as people know them: USER, LOGNAME, else the
+    password database's name for this uid (one line, at most 64 characters)."""
+    name = environ.get("USER") or environ.get("LOGNAME")
+    if not name:
+        import pwd
+
+        try:
+            name = pwd.getpwuid(os.getuid()).pw_name
+        except KeyError:
+            name = str(os.getuid())
+    return reservation.one_line(name, 64)
 
 
 def register(group: click.Group) -> None:

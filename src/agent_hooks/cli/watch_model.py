@@ -116,6 +116,8 @@ def agents(state_dir: str, project: str, now: float) -> list[Agent]:
     """Every agent with a state file: the watched project's first, each group by name."""
     found = []
     for record in roster.load_all(state_dir, now):
+        if not roster.ever_ran(record):
+            continue
         doc = record.doc
         root = doc["project_root"]
         found.append(

@@ -89,15 +89,19 @@ def build_hot(doc: dict[str, Any]) -> index_records.HotIndex:
 
 
 def _holder(raw: dict[str, Any] | None) -> dict[str, Any] | None:
-    """Only what liveness reads, in types marshal keeps exactly."""
+    """Only what liveness reads (and a person's name), in types marshal keeps exactly."""
     if raw is None:
         return None
     pid, start, host = raw.get("pid"), raw.get("start"), raw.get("host")
-    return {
+    found = {
         "pid": pid if isinstance(pid, int) and not isinstance(pid, bool) else None,
         "start": start if isinstance(start, int) and not isinstance(start, bool) else None,
         "host": host if isinstance(host, str) else None,
     }
+    person = raw.get("person")
+    if isinstance(person, str):  # made at a terminal: who, for the refusal to name
+        found["person"] = person
+    return found
 
 
 def write_cache(

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 TRUTH = "reservations.json"
 CACHE = "reservations.cache"
-CACHE_VERSION = 5  # 4: the machine of another machine's reservation, the remote setting; 5: client
+CACHE_VERSION = 6  # 4: the machine of another machine's reservation, the remote setting; 5: client; 6: a person's name in the holder
 GLOB_GROUP = ""
 
 # A cached record: (owner, exclusive, expires_at, compiled, id, pattern, reason,

@@ -7,8 +7,9 @@ A reservation is a dict (it lives in JSON):
 in), `pattern` (normalized, relative to the work tree), `compiled`
 (pattern.compile of it), `mode` (exclusive | shared), `reason`, `created_at`,
 `expires_at` (epoch seconds), `keep` (survives SessionEnd), `holder` (the
-Claude Code process that made it: `liveness.process`, or None from a plain
-shell), `source` (`cli` or `mcp-agent-mail`); in a ledger shared with other
+client process that made it: `liveness.process`; from a plain shell `{"person":
+<user name>}`, a person's, which lives by its expiry alone — earlier releases
+wrote None there), `source` (`cli` or `mcp-agent-mail`); in a ledger shared with other
 machines (docs/adr/0016) also `machine`, the host it was made on, and `local`
 (made with `--local`: this machine only).
 

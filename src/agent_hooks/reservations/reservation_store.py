@@ -244,11 +244,15 @@ def _locked(
 def _mirror(
     state_dir: str, project_root: str, live: list[Reservation], agents: set[str | None], now: float
 ) -> None:
-    """Copy each agent's live reservations in this project into its state file."""
+    """Copy each agent's live reservations in this project into its state file —
+    only into one that exists: a person's reservation from a shell gives nobody a
+    state (it would list as an agent that never ran)."""
     for name in agents:
         try:
             agent = identity.Agent(identity.check_agent_name(name) if name else None, state_dir)
         except identity.IdentityError:
+            continue
+        if not state_file.exists(agent):
             continue
         mine = [
             {

@@ -38,7 +38,12 @@ HOUR = 3600
 
 @pytest.fixture
 def state_dir(home: Path) -> str:
-    return str(home / ".claude")
+    """The state directory, where alice and bob have run (their SessionStart made
+    their state files, which the ledger's changes are mirrored into)."""
+    found = str(home / ".claude")
+    for name in ("alice", "bob"):
+        state_file.update(identity.Agent(name, found), lambda doc: None, NOW, lambda m: None)
+    return found
 
 
 @pytest.fixture
@@ -307,6 +312,21 @@ def test_state_mirror_uses_the_seed_field_names(state_dir: str, root: str) -> No
         assert entry["project_root"] == root and entry["keep"] is True
     assert sorted(e["id"] for e in entries) == sorted(r["id"] for r in granted)
     assert agent_state(state_dir, "bob")["reservations"] == []
+
+
+def test_a_reservation_gives_no_state_to_who_never_ran(state_dir: str, root: str) -> None:
+    """A person's reservation from a shell (no AGENT_NAME, or a name no conversation
+    ran under) is in the ledger, and mirrored into no state file: it would list as a
+    phantom agent in `agents` and `watch`. An agent that ran keeps its mirror."""
+    grant(state_dir, root, None, "src/**")
+    grant(state_dir, root, "carol", "docs/**")
+    grant(state_dir, root, "alice", "lib/**")
+    assert held(state_dir, root) == [(None, "src/**"), ("alice", "lib/**"), ("carol", "docs/**")]
+    assert sorted(os.listdir(state_dir)) == sorted(
+        ["state-alice.json", "state-alice.json.lock", "state-bob.json", "state-bob.json.lock"]
+        + [n for n in os.listdir(state_dir) if not n.startswith(("state-", "agent-state"))]
+    )
+    assert [r["pattern"] for r in agent_state(state_dir, "alice")["reservations"]] == ["lib/**"]
 
 
 def test_issue_id_is_filled_only_from_an_issue_like_reason_and_only_once(
