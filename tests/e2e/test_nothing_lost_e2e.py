@@ -359,7 +359,7 @@ def test_a_long_command_that_overwrites_an_edit_made_while_it_ran_is_told_to_bot
     assert app.read_text() == "by B"
     warned = told_after(b_api, ran)
     assert (
-        "agent-hooks: your last Bash command changed files that another writer holds: "
+        "agent-hooks: your last shell command changed files that another writer holds: "
         f"src/app.py ({HOLDER} is changing it). If your command made these changes, undo them"
     ) in warned, warned
     wrote, looked = a_api.tool_results()
@@ -417,7 +417,7 @@ def test_a_write_landing_while_the_holders_own_command_runs_is_told_to_the_holde
     assert app.read_text() == "by B"
     if b_mode == "bypassPermissions":  # B's command reports the file: B is told
         assert (
-            "agent-hooks: your last Bash command changed files that another writer holds: "
+            "agent-hooks: your last shell command changed files that another writer holds: "
             f"src/app.py ({HOLDER} is changing it)."
         ) in told_after(b_api, python)
     else:

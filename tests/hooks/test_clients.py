@@ -250,7 +250,7 @@ def test_a_codex_shell_write_into_a_held_file_is_refused(
     (run_hook.project / "sub").mkdir()
     allowed(claude_write(run_hook, "held.py"))
     reason = codex_denied(codex_bash(run_hook, command))
-    assert "This Bash command would write" in reason and f'agent "{CC}"' in reason
+    assert "This shell command would write" in reason and f'agent "{CC}"' in reason
 
 
 def test_a_codex_workdir_is_the_payload_cwd(run_hook: HookRunner) -> None:
@@ -375,7 +375,7 @@ def test_a_claude_lease_refuses_gemini_in_gemini_form(run_hook: HookRunner) -> N
     assert reason.startswith(f'agent-hooks: existing.txt is being changed by agent "{CC}": ')
     gemini_denied(gemini_call(run_hook, "write_file", {"file_path": "./existing.txt"}))
     shell = {"command": "echo hi >> existing.txt", "description": "append"}
-    assert "This Bash command would write" in gemini_denied(
+    assert "This shell command would write" in gemini_denied(
         gemini_call(run_hook, "run_shell_command", shell)
     )
 

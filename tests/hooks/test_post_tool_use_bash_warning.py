@@ -79,7 +79,7 @@ def test_changed_file_held_by_another_agent_is_reported(
     payload = bash_done(run_hook, [files["src/app.py"], files["docs/notes.md"]])
     text = context_of(run_hook("PostToolUse", payload, agent=BOB), "PostToolUse")
     assert text.startswith(
-        "agent-hooks: your last Bash command changed files that another writer holds"
+        "agent-hooks: your last shell command changed files that another writer holds"
     )
     assert 'src/app.py (agent "alice" holds src/** (exclusive, reason: farmhand-42, ' in text
     assert "docs/notes.md" not in text
@@ -87,7 +87,7 @@ def test_changed_file_held_by_another_agent_is_reported(
     # the trail still records what the command changed
     state = run_hook.state(BOB)
     assert str(files["src/app.py"]) in state["files_modified"]
-    assert any("your last Bash command changed files" in line for line in run_hook.log_lines())
+    assert any("your last shell command changed files" in line for line in run_hook.log_lines())
 
 
 def test_every_held_file_is_named(run_hook: HookRunner, files: dict[str, Path]) -> None:

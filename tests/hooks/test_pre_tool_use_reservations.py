@@ -148,9 +148,11 @@ def allowed(result: HookResult) -> bool:
 def assert_names_holder_and_choices(reason: str, pattern_text: str, why: str) -> None:
     assert f'agent "{ALICE}" holds {pattern_text} (exclusive, reason: {why}, ' in reason
     assert re.search(r"\b(59|60) min left\b", reason), reason
-    assert "work on something else" in reason
+    assert "- work on other files or another part of the task" in reason
     assert "`agent-hooks reservations`" in reason
     assert re.search(r"wait: .*\(in (59|60) min\)", reason), reason
+    assert "- if this file must change now, stop and ask the user how to proceed." in reason
+    assert "ask the holder" not in reason  # a holder the model has no way to reach
     for bypass in ("AGENT_HOOKS_ENFORCE", "AGENT_HOOKS_GUARD", "--no-verify"):
         assert bypass not in reason  # never offered to the model (docs/adr/0017)
 
@@ -540,7 +542,7 @@ def test_bash_writes_into_held_paths_are_denied(
     reason = denial(bash(held, command, cwd=str(held.project / cwd) if cwd else None))
     if names:
         assert reason.startswith(f"agent-hooks: {names} is reserved by another agent"), reason
-        assert f"This Bash command would write {names}; do not run it now." in reason
+        assert f"This Bash command would write {names}; do not run it now." in reason  # Claude's
     assert f'agent "{ALICE}" holds ' in reason
     assert "`agent-hooks reservations`" in reason
 

@@ -105,7 +105,14 @@ def test_every_client_in_the_table_has_its_module_and_protocol() -> None:
     for name, module_name in CLIENTS.items():
         module = __import__(f"agent_hooks.clients.{module_name}", fromlist=["NAME"])
         assert name == module.NAME and name in CLIENT_LABELS
-        for attribute in ("EVENTS", "CONTEXT_LIMIT", "CONTEXT_EVENTS", "TRANSCRIPTS", "SHORT"):
+        for attribute in (
+            "EVENTS",
+            "CONTEXT_LIMIT",
+            "CONTEXT_EVENTS",
+            "TRANSCRIPTS",
+            "SHORT",
+            "SHELL_COMMAND",
+        ):
             assert hasattr(module, attribute), (name, attribute)
         for function in ("tool_use", "holder_pid", "render"):
             assert callable(getattr(module, function)), (name, function)

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 
 NAME = "claude"  # as the entry script's first argument says, and as leases record it
 SHORT = "cc"  # its code in a pane's agent name, as ntm writes it (myproject__cc_1)
+SHELL_COMMAND = "Bash command"  # what its model calls a command its shell tool runs
 # The client's event -> the adapter (agent_hooks.hooks.<module>) that handles it.
 EVENTS = {
     "SessionStart": "session_start",

@@ -43,6 +43,7 @@ if TYPE_CHECKING:
 
 NAME = "codex"  # as the entry script's first argument says, and as leases record it
 SHORT = "cod"  # its code in a pane's agent name, as ntm writes it (myproject__cod_1)
+SHELL_COMMAND = "shell command"  # what its model calls a command its shell tool runs
 EVENTS = {
     "SessionStart": "session_start",
     "PreToolUse": "pre_tool_use",
@@ -158,7 +159,8 @@ def render(event: str, answer: Answer) -> dict[str, Any] | None:
     specific: dict[str, Any] = {"hookEventName": event}
     if answer.deny is not None:
         specific["permissionDecision"] = "deny"
-        specific["permissionDecisionReason"] = answer.deny
+        # Codex shows `…hook: R. Command: …`: a reason's own closing period would read "..".
+        specific["permissionDecisionReason"] = answer.deny.rstrip().removesuffix(".")
     elif answer.context is not None:
         specific["additionalContext"] = answer.context
     return {"hookSpecificOutput": specific} if len(specific) > 1 else None

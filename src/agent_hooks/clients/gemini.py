@@ -41,6 +41,7 @@ if TYPE_CHECKING:
 
 NAME = "gemini"  # as the entry script's first argument says, and as leases record it
 SHORT = "gmi"  # its code in a pane's agent name, as ntm writes it (myproject__gmi_1)
+SHELL_COMMAND = "shell command"  # what its model calls a command its shell tool runs
 EVENTS = {
     "SessionStart": "session_start",
     "BeforeTool": "pre_tool_use",

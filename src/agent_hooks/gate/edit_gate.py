@@ -117,7 +117,7 @@ def _leased(call: ToolCall, verdict: Verdict, place: Place, holds: bool) -> bool
 
         holder = blockers[0]
         card = writer_cards.card(repo.ledger, holder.get("writer"))
-        reason = lease_messages.deny_message(place.rel, holder, call.now, card)
+        reason = lease_messages.deny_message(place.rel, holder, call.now, card, call.writer)
         refuse(call, verdict, reason, _waiting(call, place, "lease", holder.get("writer")))
         return True
     if elsewhere:

@@ -175,7 +175,7 @@ def after_bash(
         notes.append(f"{'and ' if notes else ''}{more} more changed files in held paths")
     if notes:
         result.warning = (
-            "agent-hooks: your last Bash command changed files that another writer holds: "
+            "agent-hooks: your last shell command changed files that another writer holds: "
             + ", ".join(notes)
             + ". If your command made these changes, undo them (restore the files' previous "
             "content, e.g. `git checkout -- <file>` for a committed file) and leave these "

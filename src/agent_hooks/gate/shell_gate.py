@@ -150,7 +150,7 @@ def _too_complex(call: ToolCall, whole: Place, why: str) -> str | None:
         return None
     from agent_hooks.reservations import reservation_messages
 
-    return reservation_messages.too_complex_message(why, held)
+    return reservation_messages.too_complex_message(why, held, call.shell_command)
 
 
 def _check_target(call: ToolCall, path: str, glob: bool, entry: bool = False) -> str | None:
@@ -177,7 +177,7 @@ def _check_target(call: ToolCall, path: str, glob: bool, entry: bool = False) ->
         if repo.index is not None:
             holders = _reserved(call, repo.index, repo.ledger, repo.minutes, compiled)
             if holders:
-                return _deny_text(rel, holders, now)
+                return _deny_text(rel, holders, now, call.shell_command)
         if repo.minutes > 0:
             reason = _leased_under(call, place, compiled, glob)
             if reason is not None:
@@ -239,9 +239,9 @@ def _leased_under(call: ToolCall, place: Place, compiled: list[Any], glob: bool)
 
     leased, holder, card = found
     shown = place.rel or "the whole project"
-    return lease_messages.deny_message(leased, holder, call.now, card).replace(
+    return lease_messages.deny_message(leased, holder, call.now, card, call.writer).replace(
         "Do not edit it now.",
-        f"This Bash command would write {shown}, which includes it; do not run it now.",
+        f"This {call.shell_command} would write {shown}, which includes it; do not run it now.",
         1,
     )
 
@@ -304,12 +304,12 @@ def _reserved(
     return blocking.blocking(index, compiled, first, call.writer.owner, call.now, None, counts)
 
 
-def _deny_text(rel: str, holders: list[Any], now: float) -> str:
+def _deny_text(rel: str, holders: list[Any], now: float, shell_command: str) -> str:
     from agent_hooks.reservations import reservation_messages
 
     shown = rel or "the whole project"
     return reservation_messages.deny_message(shown, holders, now).replace(
-        "Do not edit it now.", f"This Bash command would write {shown}; do not run it now.", 1
+        "Do not edit it now.", f"This {shell_command} would write {shown}; do not run it now.", 1
     )
 
 

@@ -69,6 +69,7 @@ class ToolCall:
         "holder_pid",
         "now",
         "project",
+        "shell_command",
         "state_dir",
         "tool_use_id",
         "writer",
@@ -85,6 +86,7 @@ class ToolCall:
         now: float,
         tool_use_id: str | None = None,
         holder_pid: int | None = None,
+        shell_command: str = "Bash command",  # Claude Code's (the default client's) words
     ) -> None:
         self.writer = writer
         self.cwd = cwd
@@ -94,6 +96,7 @@ class ToolCall:
         self.now = now
         self.tool_use_id = tool_use_id
         self.holder_pid = holder_pid  # the client process the writer's claims live with
+        self.shell_command = shell_command  # the client's words for it (`SHELL_COMMAND`)
         self._repos: dict[str, Repo] = {}
 
     def repo(self, root: str) -> Repo:

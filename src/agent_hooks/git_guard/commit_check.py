@@ -200,7 +200,8 @@ def finding_lines(
 
 
 def common_choices(found: list[Finding], now: float, urgent: str) -> list[str]:
-    """The choices every refusal offers: ask the holder, wait, or ask the user."""
+    """The choices every refusal offers: other work, wait, or ask the user (never a
+    holder the reader may have no way to reach)."""
     waits = []
     reserved = [reservation.minutes_left(h, now) for item in found for h in item.holders]
     if reserved:
@@ -218,7 +219,8 @@ def common_choices(found: list[Finding], now: float, urgent: str) -> list[str]:
             f"a lease ends when its holder finishes or after {min(leased)} min without a write"
         )
     return [
-        "- run `agent-hooks reservations` to see who holds what, and ask the holder to release it;",
+        "- run `agent-hooks reservations` to see who holds what, and work on something else"
+        " meanwhile;",
         f"- wait: {'; '.join(waits)};",
         f"- if {urgent} now, stop and ask the user how to proceed.",
     ]

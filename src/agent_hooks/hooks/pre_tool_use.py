@@ -62,6 +62,7 @@ def handle(ctx: hook_runtime.HookContext) -> hook_runtime.Answer | None:
         now=ctx.now,
         tool_use_id=writers.safe_id(ctx.payload.get("tool_use_id")),
         holder_pid=ctx.client.holder_pid(ctx.environ),
+        shell_command=ctx.client.SHELL_COMMAND,
     )
     verdict = _decide(call, use)
     if call.project is not None:

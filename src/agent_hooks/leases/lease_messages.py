@@ -45,11 +45,31 @@ def holder_label(lease: Mapping[str, Any], card: Mapping[str, Any] | None = None
 
 
 def deny_message(
-    rel: str, lease: Mapping[str, Any], now: float, card: Mapping[str, Any] | None
+    rel: str,
+    lease: Mapping[str, Any],
+    now: float,
+    card: Mapping[str, Any] | None,
+    me: writers.Writer | None = None,
 ) -> str:
-    """Why an edit of `rel` is refused, and what the model can do instead."""
+    """Why an edit of `rel` is refused, and what the model can do instead. When the
+    holder runs under the refused writer's own AGENT_NAME in another conversation
+    (`me`: one name given to two panes), it is told so, and how that is mended."""
     who = holder_label(lease, card)
     ends = minutes_until(lease.get("expires"), now)
+    twin = _same_name_elsewhere(lease, me)
+    if twin is not None:
+        return (
+            f"agent-hooks: {rel} is being changed by another conversation ({twin}) that runs "
+            f'under your own AGENT_NAME "{lease.get("agent")}" ({who} there): two conversations '
+            f"share one name. It last wrote the file {ago(lease.get('written'), now)}; its "
+            f"lease ends when it finishes or after {ends} min without a write.\n"
+            "Do not edit it now. Choose one:\n"
+            "- work on other files or another part of the task, and come back to this one later"
+            " (you will be told when it is free);\n"
+            "- tell the user that two conversations run as the same agent, and ask them to "
+            "relaunch one of them with a name of its own (e.g. `agent-hooks launch --name "
+            "NAME <client>`)."
+        )
     return (
         f"agent-hooks: {rel} is being changed by {who}: it last wrote the file "
         f"{ago(lease.get('written'), now)}, and its lease ends when it finishes "
@@ -60,6 +80,17 @@ def deny_message(
         "- wait for the holder to finish;\n"
         "- if this file must change now, stop and ask the user how to proceed."
     )
+
+
+def _same_name_elsewhere(lease: Mapping[str, Any], me: writers.Writer | None) -> str | None:
+    """The holder's conversation (its first 8 characters) when it is another
+    conversation of the refused writer's own agent name, else None."""
+    theirs = lease.get("conversation")
+    if me is None or me.agent is None or lease.get("agent") != me.agent:
+        return None
+    if not isinstance(theirs, str) or not me.conversation or theirs == me.conversation:
+        return None
+    return theirs[:8]
 
 
 def elsewhere_note(rel: str, leases: list[Lease], now: float) -> str:

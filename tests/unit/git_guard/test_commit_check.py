@@ -71,7 +71,8 @@ REFUSAL = [
     r"lease ends when it finishes or after 10 min without a write\)",
     "Choose one:",
     r"- unstage them \(`git restore --staged <file>`\) and commit the rest;",
-    r"- run `agent-hooks reservations` to see who holds what, and ask the holder to release it;",
+    r"- run `agent-hooks reservations` to see who holds what, and work on something else "
+    r"meanwhile;",
     r"- wait: a reservation ends when its holder releases it or it expires \(the soonest in "
     r"(59|60) min\); a lease ends when its holder finishes or after 10 min without a write;",
     r"- if this commit must go in now, stop and ask the user how to proceed\.",
