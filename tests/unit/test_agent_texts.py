@@ -106,6 +106,7 @@ def rendered(now: float) -> list[str]:
         lease_messages.elsewhere_note("src/a.py", [{"agent": "bob", "worktree": "/w"}], now),
         protected.message("agent-hooks' data in /h", "x"),
         ledger_summary.HOW_TO,
+        ledger_summary.LEASES,
         commit_check.message(found, "/r", now, warn_only=False),
         commit_check.message(found, "/r", now, warn_only=True),
         ref_check.message(found, ["main"], "/r", now, True, None),

@@ -1,7 +1,8 @@
 """What the model is told about its repository's ledger at SessionStart: who holds
 what (reservations and other writers' leases), its own reservations, what was
-dropped from it, files its branch shares with other worktrees, how to claim, and
-the strict / enforcement settings.
+dropped from it, files its branch shares with other worktrees, that its edits are
+leased, how to claim (only where reservations are in use), and the strict /
+enforcement settings: what is in use, not every feature.
 
 Invariants: every item from another agent (pattern, reason, name) is one line
 and trimmed (`reservation.one_line`), and each list is cut at `MAX_LISTED` with
@@ -13,7 +14,7 @@ SessionStart also tidies the ledger here: leases of dead or silent holders go.
 from __future__ import annotations
 
 from agent_hooks import switches, writers
-from agent_hooks.leases import lease, lease_messages, lease_release, writer_cards
+from agent_hooks.leases import lease, lease_messages, lease_minutes, lease_release, writer_cards
 from agent_hooks.ledger import ledger_location
 from agent_hooks.reservations import reservation, reservation_store
 from agent_hooks.wording import plural
@@ -25,12 +26,16 @@ if TYPE_CHECKING:
 MAX_LISTED = 25  # the whole SessionStart context is capped at 10,000 characters
 ITEM_LIMIT = 300  # characters of one listed item
 
-HOW_TO = (
+LEASES = (
     "Every file you change is leased to you while you work on it: other writers (other agents, "
-    "and your own subagents) cannot change it meanwhile. To claim a whole area ahead of time: "
-    "`agent-hooks reserve 'src/auth/**' --reason <issue-id>` (refused if someone else holds an "
-    "overlapping path); release with `agent-hooks release --all` when done; "
+    "and your own subagents) cannot change it meanwhile, nor you theirs; "
     "`agent-hooks reservations` shows who holds what."
+)
+# Told only where reservations are in use (someone holds one here, or strict mode).
+HOW_TO = (
+    "To claim a whole area ahead of time: `agent-hooks reserve 'src/auth/**' --reason "
+    "<issue-id>` (refused if someone else holds an overlapping path); release with "
+    "`agent-hooks release --all` when done."
 )
 
 
@@ -71,8 +76,6 @@ def session_start_lines(
             for r in mine
         ]
         lines.append(f"Your reservations: {_listed(own)}.")
-    if not held:
-        lines.append("No reservations are held in this repository.")
     leased = _leases_of_others(directory, me, project, now)
     if leased:
         lines.append(f"Files other writers are changing right now (leases): {_listed(leased)}.")
@@ -91,9 +94,13 @@ def session_start_lines(
             "Files your branch changed that agents in other worktrees are also changing "
             f"(a merge conflict ahead): {_listed(described)}."
         )
-    lines.append(HOW_TO)
+    if lease_minutes.effective(environ, found.settings) > 0:
+        lines.append(LEASES)
+    strict = switches.strict(environ, found.settings["strict"])
+    if held or strict:
+        lines.append(HOW_TO)
     lines += shared_lines(directory, found.settings, now)
-    if switches.strict(environ, found.settings["strict"]):
+    if strict:
         lines.append("Strict mode is on: every edit needs your own reservation covering the file.")
     if switches.is_off(environ, switches.ENFORCE):
         lines.append(

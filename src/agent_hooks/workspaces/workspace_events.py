@@ -63,7 +63,7 @@ def after_write(ctx: HookContext, agent: identity.Agent, project: str, path: str
 
 def session_start_lines(ctx: HookContext, doc: dict[str, Any], project: str | None) -> list[str]:
     """Lines for SessionStart's additionalContext: the agent's workspace and its
-    context files, or how to make one; other live workspaces. Sweeps the
+    context files, and other live workspaces — nothing when none is in use. Sweeps the
     project's workspaces idle for 24 h, sparing the agent's own."""
     if project is None:
         return []
@@ -102,13 +102,6 @@ def _workspace_lines(ws: Any, project: str, now: float) -> list[str]:
         if len(files) > MAX_FILES_LISTED:
             more = len(files) - MAX_FILES_LISTED
             lines.append(f"- … and {more} more (`agent-hooks context list`)")
-    else:
-        lines.append(
-            "Context hand-off: `agent-hooks context add TASK --category C --summary …` "
-            "writes a context file into your own workspace (.tmp/sessions/<id>/, created "
-            "on first use); `agent-hooks context find KEYWORD --delegate` prints the "
-            "paths to give a subagent."
-        )
     if others:
         count = sum(len(m["context_files"]) for _, m in others)
         lines.append(
