@@ -63,7 +63,7 @@ COMMANDS: list[list[str]] = [
     ["workspace", "sweep"],
     ["cleanup"],
     ["cleanup", "--dry-run"],
-    ["session", "start", "--client", "A", "--project", "B", "--yes"],
+    ["session", "start", "--client", "A", "--code", "B", "--yes"],
     ["session", "note", "n"],
     ["session", "status"],
 ]
@@ -86,7 +86,7 @@ REMOVING: list[list[str]] = [
     ["workspace", "close"],
     ["session", "pause"],
     ["session", "close"],
-    ["session", "start", "--client", "C", "--project", "D", "--yes"],
+    ["session", "start", "--client", "C", "--code", "D", "--yes"],
 ]
 
 
@@ -133,7 +133,7 @@ class Run:
             ["reserve", "z.py", "--reason", "r"],
             ["brief", "set-goal", "ship it"],
             ["context", "add", "t", "-c", "features"],
-            ["session", "start", "--client", "A", "--project", "B"],
+            ["session", "start", "--client", "A", "--code", "B"],
         ):
             self.ok(*args)
 

@@ -138,7 +138,7 @@ def test_group_help(run: Cli) -> None:
 
 
 def test_start_text_and_json(run: Cli) -> None:
-    out = run.ok("start", "--client", "acme", "--project", "audit")
+    out = run.ok("start", "--client", "acme", "--code", "audit")
     assert out.splitlines()[0] == f"Started work session SES202611-ACME-AUDIT {work_session.GREEN}"
     assert run.doc("SES202611-ACME-AUDIT")["status"] == "active"
     data = run.json(
@@ -147,7 +147,7 @@ def test_start_text_and_json(run: Cli) -> None:
         "eng",
         "--client",
         "tesla",
-        "--project",
+        "--code",
         "api",
         "--yes",
         "--max-tokens",
@@ -160,21 +160,41 @@ def test_start_text_and_json(run: Cli) -> None:
     assert data["path"] == f"{run.sessions}/ENG202611-TESLA-API.json"
 
 
+def test_the_ids_code_is_code_and_project_is_a_deprecated_alias(run: Cli) -> None:
+    """`--project` is a directory in every other command: the id's last part is --code;
+    --project still starts the same session, with one line saying so, and is hidden."""
+    old = run("start", "--client", "acme", "--project", "audit")
+    assert old.exit_code == 0, old.output
+    assert old.stderr == (
+        "warning: `session start --project` is now --code (--project names a directory in "
+        "every other command); --project still works for now\n"
+    )
+    assert run.doc("SES202611-ACME-AUDIT")["status"] == "active"
+    new = run("start", "--client", "acme", "--code", "api", "--yes")
+    assert new.exit_code == 0 and new.stderr == "", new.output
+    both = run("start", "--client", "acme", "--code", "a", "--project", "b")
+    assert both.exit_code == 2 and "--code a and --project b: give one" in both.stderr
+    neither = run("start", "--client", "acme")
+    assert neither.exit_code == 2 and "Missing option '--code'" in neither.stderr
+    shown = run("start", "--help").stdout
+    assert "--code CODE" in shown and "--project " not in shown
+
+
 def test_start_refuses_ids_outside_the_rule(run: Cli) -> None:
-    line = run.fails("start", "--client", "acme-corp", "--project", "audit")
+    line = run.fails("start", "--client", "acme-corp", "--code", "audit")
     assert "client 'acme-corp' is not allowed" in line and "[A-Z0-9]+" in line
     assert not run.sessions.exists()
 
 
 def test_start_while_active_asks_and_respects_the_answer(run: Cli) -> None:
-    run.ok("start", "--client", "acme", "--project", "audit")
-    refused = run("start", "--client", "acme", "--project", "api", input="n\n")
+    run.ok("start", "--client", "acme", "--code", "audit")
+    refused = run("start", "--client", "acme", "--code", "api", input="n\n")
     assert refused.exit_code == 1
     assert "Active session found: SES202611-ACME-AUDIT. Close it first?" in refused.stderr
     assert "not started: SES202611-ACME-AUDIT is still active" in refused.stderr
     assert not (run.sessions / "SES202611-ACME-API.json").exists()
-    assert run("start", "--client", "acme", "--project", "api", input="").exit_code == 1
-    accepted = run("start", "--client", "acme", "--project", "api", input="y\n")
+    assert run("start", "--client", "acme", "--code", "api", input="").exit_code == 1
+    accepted = run("start", "--client", "acme", "--code", "api", input="y\n")
     assert accepted.exit_code == 0, accepted.output
     assert "Closed SES202611-ACME-AUDIT" in accepted.stdout
     assert run.doc("SES202611-ACME-AUDIT")["status"] == "closed"
@@ -183,20 +203,20 @@ def test_start_while_active_asks_and_respects_the_answer(run: Cli) -> None:
 
 
 def test_start_with_yes_closes_without_asking(run: Cli) -> None:
-    run.ok("start", "--client", "acme", "--project", "audit")
-    out = run.ok("start", "--client", "acme", "--project", "api", "--yes", input="")
+    run.ok("start", "--client", "acme", "--code", "audit")
+    out = run.ok("start", "--client", "acme", "--code", "api", "--yes", input="")
     assert "Close it first?" not in out and "Closed SES202611-ACME-AUDIT" in out
 
 
 def test_where_the_files_go(run: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    run.ok("start", "--client", "a", "--project", "b", "--sessions-dir", str(tmp_path / "given"))
+    run.ok("start", "--client", "a", "--code", "b", "--sessions-dir", str(tmp_path / "given"))
     assert (tmp_path / "given" / "SES202611-A-B.json").exists()
     environ = {**run.environ, "AGENT_HOOKS_SESSIONS_DIR": "docs/sessions"}
-    run.ok("start", "--client", "c", "--project", "d", environ=environ)
+    run.ok("start", "--client", "c", "--code", "d", environ=environ)
     assert (run.project / "docs" / "sessions" / "SES202611-C-D.json").exists()
     other = tmp_path / "other"
     other.mkdir()
-    run.ok("start", "--client", "e", "--project", "f", "--project-dir", str(other))
+    run.ok("start", "--client", "e", "--code", "f", "--project-dir", str(other))
     assert (other / ".claude" / "sessions" / "SES202611-E-F.json").exists()
     monkeypatch.chdir(other)  # not inside any git repository, no CLAUDE_PROJECT_DIR
     nowhere = {"HOME": str(run.home)}
@@ -207,7 +227,7 @@ def test_where_the_files_go(run: Cli, tmp_path: Path, monkeypatch: pytest.Monkey
 
 
 def seeded(run: Cli) -> None:
-    run.ok("start", "--client", "acme", "--project", "audit")
+    run.ok("start", "--client", "acme", "--code", "audit")
     run.ok("milestone", "add", "Requirements", "Complete")
     run.ok("milestone", "add", "Implementation Started")
     run.ok("milestone", "done", "Requirements Complete", now=NOW + 2 * HOUR)
@@ -273,7 +293,7 @@ def test_commands_without_an_active_session_fail_in_one_line(run: Cli) -> None:
 
 
 def test_milestones_notes_and_summary_json(run: Cli) -> None:
-    run.ok("start", "--client", "acme", "--project", "audit")
+    run.ok("start", "--client", "acme", "--code", "audit")
     assert run.json("milestone", "add", "Setup") == {
         "session_id": "SES202611-ACME-AUDIT",
         "milestone": {"name": "Setup", "completed": None},
@@ -307,17 +327,17 @@ def test_close_writes_the_summary_and_archives(run: Cli) -> None:
     assert text.rstrip().endswith(f"Archived to: {archived}")
     assert archived.exists() and not (run.sessions / "SES202611-ACME-AUDIT.json").exists()
     assert not (run.sessions / "active-session.json").exists()
-    run.ok("start", "--client", "acme", "--project", "api")
+    run.ok("start", "--client", "acme", "--code", "api")
     data = run.json("close")
     assert data["archived_to"].endswith("archive/SES202611-ACME-API.json")
     assert data["session"]["closing_summary"]["decisions"] == []
 
 
 def test_list_text_and_json(run: Cli) -> None:
-    run.ok("start", "--client", "acme", "--project", "audit")
+    run.ok("start", "--client", "acme", "--code", "audit")
     run.ok("close", now=NOW + HOUR)
-    run.ok("start", "--client", "tesla", "--project", "api", now=NOW + HOUR)
-    run.ok("start", "--client", "acme", "--project", "mvp", "--yes", now=NOW + 2 * HOUR)
+    run.ok("start", "--client", "tesla", "--code", "api", now=NOW + HOUR)
+    run.ok("start", "--client", "acme", "--code", "mvp", "--yes", now=NOW + 2 * HOUR)
     run.ok("switch", "SES202611-TESLA-API", now=NOW + 3 * HOUR)  # reopens it; MVP is paused
     (run.sessions / "notes.json").write_text("{}")  # not a work session: reported, not fatal
     # ages from `created`: TESLA-API NOW+1h -> 3 d 0.5 h; ACME-MVP NOW+2h -> 2 d 23.5 h
@@ -341,7 +361,7 @@ def test_list_text_and_json(run: Cli) -> None:
 def test_switch_keeps_both_files_intact(run: Cli) -> None:
     seeded(run)
     audit_before = run.doc("SES202611-ACME-AUDIT")
-    run.ok("start", "--client", "tesla", "--project", "api", "--yes")
+    run.ok("start", "--client", "tesla", "--code", "api", "--yes")
     run.ok("switch", "SES202611-ACME-AUDIT")  # reopen the closed one
     run.ok("note", "audit again")
     text = run.ok("switch", "ses202611-tesla-api")
@@ -400,7 +420,7 @@ def test_tokens_and_savings_reports(run: Cli) -> None:
 
 def test_token_figures_from_the_sample_transcripts(run: Cli, tmp_path: Path) -> None:
     """The hooks' figures for the captured 'extras' run, as `session tokens` reports them."""
-    run.ok("start", "--client", "acme", "--project", "audit")
+    run.ok("start", "--client", "acme", "--code", "audit")
     main = tmp_path / "t" / "main.jsonl"
     (main.parent / "subagents").mkdir(parents=True)
     shutil.copy(TRANSCRIPTS / "main-with-subagent.jsonl", main)
@@ -453,7 +473,7 @@ def _stop_before_the_transcript_is_written(run: Cli, tmp_path: Path) -> Path:
 
 
 def test_reports_read_pending_subagents_on_before_they_report(run: Cli, tmp_path: Path) -> None:
-    session_id = run.json("start", "--client", "acme", "--project", "audit")["session"][
+    session_id = run.json("start", "--client", "acme", "--code", "audit")["session"][
         "session_id"
     ]
     late = _stop_before_the_transcript_is_written(run, tmp_path)
@@ -478,7 +498,7 @@ def test_reports_read_pending_subagents_on_before_they_report(run: Cli, tmp_path
 
 
 def test_close_counts_pending_subagents_in_the_closing_summary(run: Cli, tmp_path: Path) -> None:
-    run.ok("start", "--client", "acme", "--project", "audit")
+    run.ok("start", "--client", "acme", "--code", "audit")
     late = _stop_before_the_transcript_is_written(run, tmp_path)
     shutil.copy(TRANSCRIPTS / "subagents" / f"agent-{SUB_ID}.jsonl", late)
     closed = run.json("close", now=NOW + 60)["session"]
@@ -490,7 +510,7 @@ def test_close_counts_pending_subagents_in_the_closing_summary(run: Cli, tmp_pat
 
 
 def test_other_session_commands_read_pending_subagents_on_too(run: Cli, tmp_path: Path) -> None:
-    session_id = run.json("start", "--client", "acme", "--project", "audit")["session"][
+    session_id = run.json("start", "--client", "acme", "--code", "audit")["session"][
         "session_id"
     ]
     late = _stop_before_the_transcript_is_written(run, tmp_path)
@@ -501,7 +521,7 @@ def test_other_session_commands_read_pending_subagents_on_too(run: Cli, tmp_path
 
 
 def test_note_counts_notes_in_words(run: Cli) -> None:
-    run.ok("start", "--client", "acme", "--project", "audit")
+    run.ok("start", "--client", "acme", "--code", "audit")
     assert run.ok("note", "first").strip() == "Noted in SES202611-ACME-AUDIT (1 note now)."
     assert run.ok("note", "second").strip() == "Noted in SES202611-ACME-AUDIT (2 notes now)."
     assert "saved (1 character)." in run.ok("summary", "x")

@@ -55,7 +55,7 @@ def session(repo: Path, *args: str, environ: dict[str, str] | None = None) -> No
 
 
 def test_session_start_leaves_git_status_clean(repo: Path) -> None:
-    session(repo, "start", "--client", "ACME", "--project", "AUDIT")
+    session(repo, "start", "--client", "ACME", "--code", "AUDIT")
     session(repo, "milestone", "add", "Requirements complete")
     session(repo, "close")  # archive/ too
     sessions = repo / ".claude" / "sessions"
@@ -70,7 +70,7 @@ def test_an_edited_gitignore_is_respected(repo: Path) -> None:
     sessions = repo / ".claude" / "sessions"
     sessions.mkdir(parents=True)
     (sessions / ".gitignore").write_text("!*\n")
-    session(repo, "start", "--client", "ACME", "--project", "AUDIT")
+    session(repo, "start", "--client", "ACME", "--code", "AUDIT")
     assert (sessions / ".gitignore").read_text() == "!*\n"
     assert "?? .claude/" in git(repo, "status", "--porcelain")
 
@@ -81,7 +81,7 @@ def test_a_moved_sessions_directory_ignores_itself_too(repo: Path) -> None:
         "start",
         "--client",
         "ACME",
-        "--project",
+        "--code",
         "AUDIT",
         environ={"AGENT_HOOKS_SESSIONS_DIR": "notes/sessions"},
     )

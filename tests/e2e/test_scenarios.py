@@ -503,7 +503,7 @@ def test_subagent_is_recorded_in_the_work_session(
     install = install_agent_hooks()
     project = git_project.resolve()
     started = install.cli_json(
-        "session", "start", "--client", "ACME", "--project", "AUDIT", cwd=project
+        "session", "start", "--client", "ACME", "--code", "AUDIT", cwd=project
     )
     session_id = started["session"]["session_id"]
     first, last = (
@@ -577,7 +577,7 @@ def test_subagent_figures_are_complete_once_the_cli_reads_them(
     project = git_project.resolve()
     (project / "notes.txt").write_text("notes\n")
     started = install.cli_json(
-        "session", "start", "--client", "ACME", "--project", "SURVEY", cwd=project
+        "session", "start", "--client", "ACME", "--code", "SURVEY", cwd=project
     )
     session_id = started["session"]["session_id"]
     marker = agent_marker("A")

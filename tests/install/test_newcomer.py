@@ -163,7 +163,7 @@ class Life:
         self.cli(f"brief {round}", "brief", "set-goal", "Learn agent-hooks")
         self.cli(f"guard {round}", "guard", "install")
         if round == 1:
-            self.cli("session", "session", "start", "--client", "ACME", "--project", "FIRST")
+            self.cli("session", "session", "start", "--client", "ACME", "--code", "FIRST")
         ledger = self.project / ".git" / "agent-hooks"  # where the repository's ledger lives
         ledger.mkdir(exist_ok=True)
         (ledger / "ledger.json").write_text("{}\n")

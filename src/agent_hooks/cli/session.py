@@ -25,7 +25,7 @@ from agent_hooks.work_sessions import work_session, work_session_report
 @click.group()
 def session() -> None:
     """Work sessions: a named unit of work across conversations (id
-    PREFIXYYYYMM-CLIENT-PROJECT, e.g. SES202611-ACME-AUDIT) with milestones,
+    PREFIXYYYYMM-CLIENT-CODE, e.g. SES202611-ACME-AUDIT) with milestones,
     artifacts, subagents and measured token figures. One is active per project."""
 
 
@@ -41,11 +41,12 @@ session_reports.register(session)
 )
 @click.option("--client", required=True, help="Client part of the id ([A-Z0-9]+, upper-cased).")
 @click.option(
-    "--project",
-    "project_name",
-    required=True,
-    help="Project part of the id ([A-Z0-9]+, upper-cased).",
+    "--code",
+    "code",
+    metavar="CODE",
+    help="The work's code, the id's last part ([A-Z0-9]+, upper-cased; e.g. AUDIT).  [required]",
 )
+@click.option("--project", "old_code", hidden=True, help="Deprecated: --code.")
 @click.option(
     "--max-tokens",
     type=click.IntRange(min=1),
@@ -59,22 +60,25 @@ session_reports.register(session)
 def start(
     prefix: str,
     client: str,
-    project_name: str,
+    code: str | None,
+    old_code: str | None,
     max_tokens: int,
     yes: bool,
     project_dir: str | None,
     sessions_dir: str | None,
     as_json: bool,
 ) -> None:
-    """Start a work session and make it the project's active one."""
+    """Start a work session (id PREFIXYYYYMM-CLIENT-CODE, e.g. SES202611-ACME-AUDIT
+    from --client ACME --code AUDIT) and make it the project's active one."""
     env = get_env()
+    code = _code(code, old_code)
     s = open_store(project_dir, sessions_dir)
-    session_id = work_session.make_id(prefix, client, project_name, env.now)
+    session_id = work_session.make_id(prefix, client, code, env.now)
     doc = work_session.new_document(
         session_id,
         work_session.check_part("prefix", prefix),
         work_session.check_part("client", client),
-        work_session.check_part("project", project_name),
+        work_session.check_part("code", code),
         env.now,
         max_tokens,
     )
@@ -107,6 +111,23 @@ def start(
     click.echo(f"Started work session {session_id} {work_session.GREEN}")
     click.echo(f"  budget: {max_tokens:,} tokens per conversation context")
     click.echo(f"  file:   {s.directory}/{session_id}.json")
+
+
+def _code(code: str | None, old_code: str | None) -> str:
+    """`--code`, or the `--project` it was called before (with a one-line notice:
+    everywhere else `--project` names a directory)."""
+    if old_code is not None:
+        click.echo(
+            "warning: `session start --project` is now --code (--project names a directory "
+            "in every other command); --project still works for now",
+            err=True,
+        )
+        if code is not None and code != old_code:
+            raise click.UsageError(f"--code {code} and --project {old_code}: give one")
+        code = old_code
+    if code is None:
+        raise click.UsageError("Missing option '--code' (the id's last part, e.g. AUDIT).")
+    return code
 
 
 @command(session)

@@ -4,8 +4,8 @@ one-line errors, `--json`, and the store they open.
 Where the files are: `--sessions-dir DIR`, else `AGENT_HOOKS_SESSIONS_DIR`
 (relative: from the project root), else `<project>/.claude/sessions/`; the
 project is `--project-dir DIR`, else `CLAUDE_PROJECT_DIR`, else the git top
-level of the working directory. (`--project` is the work session's PROJECT
-part of its id, as in the seed.)
+level of the working directory. (`session start --code` is the last part of the
+work session's id; it was `--project`, still taken with a notice.)
 
 Every WorkSessionError a subcommand raises becomes one line on stderr and exit
 1 (an OSError does too, through the `agent-hooks` group: `_common.Group`); a

@@ -69,7 +69,7 @@ def make_id(prefix: str, client: str, project: str, now: float) -> str:
     month = time.strftime("%Y%m", time.gmtime(now))
     return (
         f"{check_part('prefix', prefix)}{month}-{check_part('client', client)}-"
-        f"{check_part('project', project)}"
+        f"{check_part('code', project)}"
     )
 
 

@@ -172,7 +172,7 @@ class Store:
             )
             raise NoActiveSession(
                 f"No active session in {self.directory}{why}. Start one with `agent-hooks session "
-                "start --client C --project P`, or `agent-hooks session switch ID`"
+                "start --client C --code CODE`, or `agent-hooks session switch ID`"
             )
         return found
 
@@ -257,7 +257,7 @@ class Store:
                 where = "archived" if existing.archived else existing.doc["status"]
                 raise work_session.WorkSessionError(
                     f"work session {doc['session_id']} already exists ({where}); continue it with "
-                    f"`agent-hooks session switch {doc['session_id']}` or choose another --project"
+                    f"`agent-hooks session switch {doc['session_id']}` or choose another --code"
                 )
             closed = None
             current = self.active()

@@ -50,10 +50,10 @@ def test_id_parts_outside_the_rule_are_refused_in_one_line(bad: str) -> None:
     assert "[A-Z0-9]+" in message and "client" in message and "\n" not in message
 
 
-def test_prefix_and_project_follow_the_same_rule() -> None:
+def test_prefix_and_code_follow_the_same_rule() -> None:
     with pytest.raises(work_session.WorkSessionError, match="prefix"):
         work_session.make_id("S-S", "ACME", "AUDIT", NOW)
-    with pytest.raises(work_session.WorkSessionError, match="project"):
+    with pytest.raises(work_session.WorkSessionError, match="code"):
         work_session.make_id("SES", "ACME", "audit/..", NOW)
     assert work_session.make_id("A" * 32, "B" * 32, "C" * 32, NOW).count("-") == 2
 
