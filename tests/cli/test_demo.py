@@ -18,8 +18,9 @@ from click.testing import CliRunner
 from agent_hooks.cli import demo as demo_module
 from agent_hooks.cli.demo import demo
 
-DENY_START = (
-    'agent-hooks: src/app.py is reserved by another agent: agent "alice" holds src/** '
+LEASE_DENY = 'agent-hooks: src/app.py is being changed by agent "alice": it last wrote the file '
+RESERVATION_DENY = (
+    'agent-hooks: docs/guide.md is reserved by another agent: agent "bob" holds docs/** '
     "(exclusive, reason: demo-42, "
 )
 
@@ -47,25 +48,27 @@ def test_demo_narrates_every_step_and_cleans_up(isolated_user: dict[str, Path]) 
     assert result.exit_code == 0, result.output
     out = result.stdout
     steps = re.findall(r"^Step (\d+)\. ", out, re.MULTILINE)
-    assert steps == [str(n) for n in range(1, 11)]
+    assert steps == [str(n) for n in range(1, 12)]
     assert f"{sys.executable} -IS " in out and "hooks/entry.py <Event>" in out
-    # the real SessionStart context, the real CLI output, the real deny message
+    # the real SessionStart context, the real CLI output, the real deny messages
     assert '    | agent-hooks: you are agent "alice" in project ' in out
-    assert "    $ AGENT_NAME=alice agent-hooks reserve 'src/**' --reason demo-42" in out
+    # the automatic lease comes first, then the reservation
+    lease, reserve = out.index(f"    | {LEASE_DENY}"), out.index(f"    | {RESERVATION_DENY}")
+    assert lease < out.index("    $ AGENT_NAME=bob agent-hooks reserve 'docs/**' --reason demo-42")
+    assert out.index("agent-hooks reserve") < reserve
     assert re.search(
-        r"^    reserved src/\*\* \(exclusive, id r-[0-9a-f]{8}, reason: demo-42, ",
+        r"^    reserved docs/\*\* \(exclusive, id r-[0-9a-f]{8}, reason: demo-42, 60 min left\)$",
         out,
         re.MULTILINE,
     )
-    assert f"    | {DENY_START}" in out
-    assert "    | - run `agent-hooks reservations` to see who holds what" in out
-    assert re.search(r"^    released src/\*\* \(id r-[0-9a-f]{8}\)$", out, re.MULTILINE)
+    assert "warning" not in out  # docs/** matches a file
+    assert "    | - wait: a reservation ends when its holder releases it or is done" in out
+    assert re.search(r"^    released docs/\*\* \(id r-[0-9a-f]{8}\)$", out, re.MULTILINE)
     # both trails, as the trail command prints them
     alice = out.index("$ AGENT_NAME=alice agent-hooks trail alice")
     bob = out.index("$ AGENT_NAME=bob agent-hooks trail bob")
-    assert "created (1):\n      src/auth.py\n    modified (0):\n    read (0):" in out[alice:bob]
-    bob_trail = "created (0):\n    modified (1):\n      src/app.py\n    read (1):\n      src/app.py"
-    assert bob_trail in out[bob:]
+    assert "created (0):\n    modified (1):\n      src/app.py\n    read (0):" in out[alice:bob]
+    assert "created (0):\n    modified (1):\n      src/app.py\n    read (0):" in out[bob:]
     [base] = re.findall(r"The temporary directory (\S+) was removed", out)
     assert not Path(base).exists()
     assert all(not any(path.iterdir()) for path in isolated_user.values())
@@ -77,33 +80,35 @@ def test_demo_json_transcript() -> None:
     assert doc["agents"] == ["alice", "bob"] and doc["kept"] is False
     assert not Path(doc["directory"]).exists()
     steps = doc["steps"]
-    assert [s["step"] for s in steps] == list(range(1, 11))
+    assert [s["step"] for s in steps] == list(range(1, 12))
     assert [(s["agent"], s["kind"], s.get("event") or s["command"][1]) for s in steps] == [
         ("alice", "hook", "SessionStart"),
         ("bob", "hook", "SessionStart"),
-        ("alice", "cli", "reserve"),
         ("alice", "hook", "PreToolUse"),
         ("bob", "hook", "PreToolUse"),
+        ("bob", "cli", "reserve"),
+        ("alice", "hook", "PreToolUse"),
+        ("alice", "hook", "SessionEnd"),
         ("bob", "hook", "PreToolUse"),
-        ("alice", "cli", "release"),
-        ("bob", "hook", "PreToolUse"),
+        ("bob", "cli", "release"),
         ("alice", "cli", "trail"),
         ("bob", "cli", "trail"),
     ]
     writes = [(s["agent"], s["tool"], s["path"], s["decision"]) for s in steps if s.get("tool")]
     assert writes == [
-        ("alice", "Write", "src/auth.py", "allow"),
-        ("bob", "Read", "src/app.py", "allow"),
+        ("alice", "Write", "src/app.py", "allow"),
         ("bob", "Write", "src/app.py", "deny"),
+        ("alice", "Write", "docs/guide.md", "deny"),
         ("bob", "Write", "src/app.py", "allow"),
     ]
-    denied = steps[5]
-    assert denied["text"].startswith(DENY_START)
-    assert denied["output"]["hookSpecificOutput"]["permissionDecision"] == "deny"
-    assert denied["output"]["hookSpecificOutput"]["permissionDecisionReason"] == denied["text"]
+    assert steps[3]["text"].startswith(LEASE_DENY)
+    assert steps[5]["text"].startswith(RESERVATION_DENY)
+    for denied in (steps[3], steps[5]):
+        assert denied["output"]["hookSpecificOutput"]["permissionDecision"] == "deny"
+        assert denied["output"]["hookSpecificOutput"]["permissionDecisionReason"] == denied["text"]
     assert steps[0]["output"]["hookSpecificOutput"]["hookEventName"] == "SessionStart"
-    assert steps[2]["command"] == ["agent-hooks", "reserve", "src/**", "--reason", "demo-42"]
-    assert "src/auth.py" in steps[8]["text"] and "src/app.py" in steps[9]["text"]
+    assert steps[4]["command"] == ["agent-hooks", "reserve", "docs/**", "--reason", "demo-42"]
+    assert "src/app.py" in steps[9]["text"] and "src/app.py" in steps[10]["text"]
 
 
 def test_demo_keep_leaves_a_directory_to_inspect() -> None:
@@ -113,16 +118,17 @@ def test_demo_keep_leaves_a_directory_to_inspect() -> None:
         assert code == 0 and doc["kept"] is True and base.is_dir()
         project, state = Path(doc["project"]), Path(doc["home"]) / ".claude"
         assert (project / "src" / "app.py").read_text() == 'print("hello from bob")\n'
-        assert (project / "src" / "auth.py").is_file()
+        assert not (project / "docs" / "guide.md").exists()  # refused
         alice = json.loads((state / "state-alice.json").read_text())
         bob = json.loads((state / "state-bob.json").read_text())
-        assert alice["files_created"] == [str(project / "src" / "auth.py")]
+        assert alice["files_modified"] == [str(project / "src" / "app.py")]
         assert bob["files_modified"] == [str(project / "src" / "app.py")]
-        assert alice["reservations"] == []  # released in step 7
+        assert bob["reservations"] == []  # released in step 9
         ledger = project / ".git" / "agent-hooks" / "reservations.json"
         assert json.loads(ledger.read_text())["reservations"] == []
         log = (state / "agent-hooks.log").read_text()
-        assert "denied Write: agent-hooks: src/app.py is reserved" in log
+        assert "denied Write: agent-hooks: src/app.py is being changed by" in log
+        assert "denied Write: agent-hooks: docs/guide.md is reserved" in log
     finally:
         shutil.rmtree(base, ignore_errors=True)
     result = CliRunner().invoke(demo, ["--keep"])
@@ -151,11 +157,11 @@ def test_demo_fails_loudly_when_the_hooks_do_not_enforce(
     code, doc = run_json()
     assert code == 1 and doc["ok"] is False
     assert doc["error"] == "bob's Write of src/app.py was allowed; it should be denied"
-    assert len(doc["steps"]) == 6 and not Path(doc["directory"]).exists()
+    assert len(doc["steps"]) == 4 and not Path(doc["directory"]).exists()
     result = CliRunner().invoke(demo, [])
     assert result.exit_code == 1
     assert result.stderr.strip() == (
-        "Error: demo step 6: bob's Write of src/app.py was allowed; "
+        "Error: demo step 4: bob's Write of src/app.py was allowed; "
         "it should be denied (run with --keep to inspect)"
     )
 

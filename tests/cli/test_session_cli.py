@@ -473,9 +473,7 @@ def _stop_before_the_transcript_is_written(run: Cli, tmp_path: Path) -> Path:
 
 
 def test_reports_read_pending_subagents_on_before_they_report(run: Cli, tmp_path: Path) -> None:
-    session_id = run.json("start", "--client", "acme", "--code", "audit")["session"][
-        "session_id"
-    ]
+    session_id = run.json("start", "--client", "acme", "--code", "audit")["session"]["session_id"]
     late = _stop_before_the_transcript_is_written(run, tmp_path)
     assert [p["id"] for p in run.doc(session_id)["pending_subagents"]] == [SUB_ID]
     # still missing: shown as being counted, and nothing is written
@@ -510,9 +508,7 @@ def test_close_counts_pending_subagents_in_the_closing_summary(run: Cli, tmp_pat
 
 
 def test_other_session_commands_read_pending_subagents_on_too(run: Cli, tmp_path: Path) -> None:
-    session_id = run.json("start", "--client", "acme", "--code", "audit")["session"][
-        "session_id"
-    ]
+    session_id = run.json("start", "--client", "acme", "--code", "audit")["session"]["session_id"]
     late = _stop_before_the_transcript_is_written(run, tmp_path)
     shutil.copy(TRANSCRIPTS / "subagents" / f"agent-{SUB_ID}.jsonl", late)
     run.ok("note", "Figures", "checked", now=NOW + 5)

@@ -135,7 +135,8 @@ def add(
     project: str | None,
     as_json: bool,
 ) -> None:
-    """Write TASK's context file (the seed's template) and print its path.
+    """Write TASK's context file (sections: request summary, background, expected output,
+    constraints) and print its path.
 
     Each section you do not fill with --summary, --background, --expected or
     --constraints keeps the template's `[…]` placeholder: you are told which, and

@@ -3,9 +3,11 @@
 Two simulated agents, alice and bob, share a throw-away project. Every hook call is
 made exactly as Claude Code makes it — a new `<python> -IS hooks/entry.py <Event>`
 process with a realistic payload on stdin — and every `agent-hooks` command is the
-real command, run in-process. alice reserves `src/**`, bob's Write there is denied
-(the real message is shown), alice releases, bob's Write passes, and both trails
-are printed.
+real command, run in-process. First the automatic part: alice writes `src/app.py`
+and so holds it (a lease), bob's Write of it is denied (the real message is
+shown). Then a reservation: bob claims `docs/**`, alice's Write there is denied;
+alice's conversation ends and her lease with it, bob's Write passes, bob releases,
+and both trails are printed.
 
 Invariants:
 
@@ -40,9 +42,11 @@ from agent_hooks.cli._common import Env, emit_json, json_option
 
 ALICE = "alice"
 BOB = "bob"
-RESERVED = "src/**"
+LEASED = "src/app.py"
+RESERVED = "docs/**"
 REASON = "demo-42"
 HOOK_TIMEOUT = 30
+ALICE_WRITES = 'print("hello from alice")\n'
 BOB_WRITES = 'print("hello from bob")\n'
 
 
@@ -91,8 +95,10 @@ class Demo:
     def set_up(self) -> None:
         self.home.mkdir()
         (self.project / "src").mkdir(parents=True)
+        (self.project / "docs").mkdir()
         (self.project / ".git").mkdir()  # marks the project root (hooks look for .git, not git)
         (self.project / "README.md").write_text("# demo project\n")
+        (self.project / "docs" / "index.md").write_text("# docs\n")
         (self.project / "src" / "app.py").write_text('print("hello")\n')
         self.project = Path(os.path.realpath(self.project))
 
@@ -260,6 +266,19 @@ class Demo:
         entry["text"] = done
         self.say(done, "    ")
 
+    def end(self, agent: str) -> None:
+        entry = self.step(
+            f"{agent}'s conversation ends (SessionEnd): what it held goes with it.",
+            agent,
+            "hook",
+            event="SessionEnd",
+        )
+        entry["output"] = self.hook(
+            agent, "SessionEnd", self.payload(agent, "SessionEnd", reason="prompt_input_exit")
+        )
+        entry["text"] = f"{agent}'s lease on {LEASED} is released."
+        self.say(entry["text"], "    ")
+
     def run(self) -> None:
         self.say(f"agent-hooks demo: two simulated agents, {ALICE} and {BOB}, share one project.")
         self.say(f"It all happens in {self.base}, with its own HOME: your ~/.claude is untouched.")
@@ -267,9 +286,26 @@ class Demo:
         self.say(f"{sys.executable} -IS {self.entry} <Event>", "    ")
         self.start(ALICE)
         self.start(BOB)
-        self.command(
+        # 1. The automatic part: an edit holds its file (a lease); nobody reserves anything.
+        self.tool(
             ALICE,
-            f"{ALICE} claims everything under src/ before working there:",
+            "Write",
+            LEASED,
+            f"{ALICE} writes {LEASED}; the file is now hers while she works on it (a lease):",
+            content=ALICE_WRITES,
+        )
+        self.tool(
+            BOB,
+            "Write",
+            LEASED,
+            f"{BOB} tries to write {LEASED}, which {ALICE} is changing:",
+            content=BOB_WRITES,
+            expect_deny=True,
+        )
+        # 2. Claiming an area ahead: a reservation.
+        self.command(
+            BOB,
+            f"{BOB} claims everything under docs/ before rewriting it:",
             "reserve",
             RESERVED,
             "--reason",
@@ -278,27 +314,20 @@ class Demo:
         self.tool(
             ALICE,
             "Write",
-            "src/auth.py",
-            f"{ALICE} writes src/auth.py, inside her own reservation:",
-            content="def login():\n    return True\n",
-        )
-        self.tool(BOB, "Read", "src/app.py", f"{BOB} reads src/app.py:")
-        self.tool(
-            BOB,
-            "Write",
-            "src/app.py",
-            f"{BOB} tries to write src/app.py, which {ALICE} holds:",
-            content=BOB_WRITES,
+            "docs/guide.md",
+            f"{ALICE} tries to write docs/guide.md, inside {BOB}'s reservation:",
+            content="# guide\n",
             expect_deny=True,
         )
-        self.command(ALICE, f"{ALICE} is done and releases src/:", "release", RESERVED)
+        self.end(ALICE)
         self.tool(
             BOB,
             "Write",
-            "src/app.py",
-            f"{BOB} tries again, now that src/ is free:",
+            LEASED,
+            f"{BOB} tries {LEASED} again, now that {ALICE} is done:",
             content=BOB_WRITES,
         )
+        self.command(BOB, f"{BOB} is done with docs/ and releases it:", "release", RESERVED)
         for agent in (ALICE, BOB):
             self.command(
                 agent,
@@ -306,8 +335,8 @@ class Demo:
                 "trail",
                 agent,
             )
-        if (self.project / "src" / "app.py").read_text() != BOB_WRITES:
-            raise DemoError("src/app.py does not hold bob's write")
+        if (self.project / LEASED).read_text() != BOB_WRITES:
+            raise DemoError(f"{LEASED} does not hold bob's write")
 
 
 @click.command("demo")
@@ -316,8 +345,10 @@ class Demo:
 def demo(keep: bool, as_json: bool) -> None:
     """Watch two simulated agents share a project; no Claude Code needed.
 
-    alice reserves src/**, bob's Write there is denied with the real message,
-    alice releases, bob's Write passes, and both trails are shown. The real hook
+    alice writes src/app.py and so holds it (a lease: automatic), bob's Write of
+    it is denied with the real message; bob reserves docs/**, alice's Write there
+    is denied; alice's conversation ends, bob's Write passes, and both trails are
+    shown. The real hook
     entry points run with realistic payloads in a temporary directory with its
     own HOME: nothing of yours is read or changed. Exits 1 if a step does not
     behave as described.
@@ -356,8 +387,9 @@ def demo(keep: bool, as_json: bool) -> None:
         return
     click.echo()
     click.echo(
-        "That is the idea: claim paths with `agent-hooks reserve`; other agents' edits "
-        "there are refused until you release them or they expire."
+        "That is the idea: a file an agent is changing is its own until it is done (a lease, "
+        "taken at the edit); `agent-hooks reserve` claims a whole area ahead. A refused agent "
+        "is told who holds what, and when it frees."
     )
     if keep:
         env = shlex.join([f"HOME={run.home}", f"CLAUDE_PROJECT_DIR={run.project}"])

@@ -79,10 +79,7 @@ def tmux_pane(environ: dict[str, str]) -> tuple[str, str]:
     return index, session
 
 
-@click.command(
-    context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False},
-    short_help="Start a client in this tmux pane with its agent named.",
-)
+@click.command(context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
 @click.option(
     "--name",
     metavar="NAME",

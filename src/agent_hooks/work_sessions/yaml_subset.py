@@ -48,8 +48,8 @@ class _Yaml:
 
     def fail(self, why: str) -> None:
         raise work_session.WorkSessionError(
-            f"{self.source}: line {self.line + 1}: {why} (only the seed's "
-            "YAML subset is read; convert the file to JSON otherwise)"
+            f"{self.source}: line {self.line + 1}: {why} (only a simple YAML subset is "
+            "read: mappings, lists, plain and quoted scalars; convert the file to JSON otherwise)"
         )
 
     def peek(self) -> tuple[int, str] | None:
