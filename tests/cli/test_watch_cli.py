@@ -64,7 +64,7 @@ def test_json_is_the_snapshot(world: World) -> None:
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)
     assert set(doc) == {f.name for f in dataclasses.fields(watch_model.Snapshot)}
-    assert [a["name"] for a in doc["agents"]] == ["proj__cc_1", "proj__cc_2"]
+    assert [a["agent"] for a in doc["agents"]] == ["proj__cc_1", "proj__cc_2"]
     assert [(h["pattern"], h["minutes_left"]) for h in doc["holdings"]] == [("src/auth/**", 120)]
     assert doc["denials"][0]["tool"] == "Write" and doc["work_session"] is None
 
@@ -129,7 +129,7 @@ def test_the_app_redraws_only_what_changed_and_q_quits(
         async with app.run_test(size=(120, 40)) as pilot:
             await _until(pilot, lambda: app.refreshes >= 3)
             agents = app.query_one("#agents", Static)
-            assert agents.border_title == "Agents (1 alive of 2)"
+            assert agents.border_title == "Agents (1 active of 2)"
             first = list(updates)
             assert sorted(x for x in first if x != "problems") == [
                 "agents",
@@ -193,6 +193,6 @@ def test_a_failed_refresh_is_shown_and_the_next_one_recovers(world: World) -> No
             seen[0] = True
             await _until(pilot, lambda: str(problems.content) == "")
             assert str(problems.content) == ""
-            assert app.query_one("#agents", Static).border_title == "Agents (1 alive of 2)"
+            assert app.query_one("#agents", Static).border_title == "Agents (1 active of 2)"
 
     asyncio.run(drive())

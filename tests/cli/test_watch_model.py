@@ -46,18 +46,18 @@ def populate(world: World) -> None:
 
 def test_agents_alive_or_gone_with_last_activity_and_current_work(world: World) -> None:
     populate(world)
-    agents = {a.name: a for a in snap(world).agents}
+    agents = {a.agent: a for a in snap(world).agents}
     assert [agents[n].client for n in ("proj__cc_1", "proj__cc_2", "other__cc_1")] == [
         "claude",
         "codex",
         None,
     ]
     one, two, other = agents["proj__cc_1"], agents["proj__cc_2"], agents["other__cc_1"]
-    assert (one.alive, one.ago, one.work, one.elsewhere) == (True, "2m ago", "farmhand-42", False)
+    assert (one.active, one.ago, one.work, one.elsewhere) == (True, "2m ago", "farmhand-42", False)
     # no issue: the file changed last (newest fingerprint, not the trail's last entry)
-    assert (two.alive, two.ago, two.work) == (False, "3h ago", "src/new.py")
+    assert (two.active, two.ago, two.work) == (False, "3h ago", "src/new.py")
     assert other.elsewhere and other.project_root == str(world.home / "other")
-    assert [a.name for a in snap(world).agents] == ["proj__cc_1", "proj__cc_2", "other__cc_1"]
+    assert [a.agent for a in snap(world).agents] == ["proj__cc_1", "proj__cc_2", "other__cc_1"]
 
 
 def test_reservations_and_leases_with_holder_state_and_time_left(world: World) -> None:
@@ -68,9 +68,9 @@ def test_reservations_and_leases_with_holder_state_and_time_left(world: World) -
         ("lease", "lib/util.py", 5),
     ]
     reservation, lease = held
-    assert reservation.holder == 'agent "proj__cc_1"' and reservation.reason == "farmhand-42"
+    assert reservation.holder_label == 'agent "proj__cc_1"' and reservation.reason == "farmhand-42"
     assert reservation.id and reservation.id.startswith("r-")
-    assert lease.state == "live" and lease.holder == 'Codex agent "proj__cc_2"'
+    assert lease.state == "live" and lease.holder_label == 'Codex agent "proj__cc_2"'
     assert (reservation.client, lease.client) == (None, "codex")
 
 
@@ -182,13 +182,13 @@ def test_the_text_frame_shows_every_section(world: World) -> None:
     session_id = world.work_session(NOW, current=45_000)
     text = watch_text.frame(snap(world))
     assert f"agent-hooks watch · {world.project} · " in text.splitlines()[0]
-    assert "Agents (2 alive of 3)" in text
+    assert "Agents (2 active of 3)" in text
     for row in (
-        "proj__cc_1 claude alive 2m ago farmhand-42",
-        "proj__cc_2 codex gone 3h ago src/new.py",
-        "other__cc_1 - alive just now x-1 (in other)",
-        'agent "proj__cc_1" - reservation src/auth/** exclusive 120 min no process farmhand-42 r-',
-        'Codex agent "proj__cc_2" codex lease lib/util.py exclusive 10 min live -',
+        "proj__cc_1 claude active 2m ago farmhand-42",
+        "proj__cc_2 codex idle 3h ago src/new.py",
+        "other__cc_1 - active just now x-1 (in other)",
+        'agent "proj__cc_1" - reservation src/auth/** exclusive 120 min person farmhand-42 r-',
+        'Codex agent "proj__cc_2" codex lease lib/util.py exclusive 10 min live - -',
         "proj__cc_2 Write src/auth/login.py is reserved by another agent",
         f"{session_id} 🟢 active 45,000/200,000 22.5%",
     ):
@@ -211,17 +211,26 @@ def test_cells_carry_no_control_characters(world: World) -> None:
     assert "evil?[2Jissue" in text
 
 
+HOLDINGS = ("HOLDER", "CLIENT", "KIND", "PATH", "MODE", "LEFT", "STATE", "REASON", "ID")
+NATURAL = [18, 6, 11, 11, 9, 7, 10, 11, 10]  # agent "proj__cc_1", … src/auth/**, …
+
+
 @pytest.mark.parametrize(
-    ("natural", "wide", "room", "expected"),
+    ("room", "expected"),
     [
-        ([4, 10, 30], [False, False, True], None, [4, 10, 30]),
-        ([4, 10, 30], [False, False, True], 100, [4, 10, 30]),
-        ([4, 10, 30], [False, False, True], 30, [4, 10, 12]),  # 4+2+10+2+12
-        ([4, 20, 30], [False, True, True], 40, [4, 16, 16]),  # the widest gives way first
-        ([4, 10, 30], [False, False, True], 10, [4, 10, watch_text.MIN_WIDE]),  # then cropped
+        (None, NATURAL),
+        (120, NATURAL),  # 93 + 8 gaps of 2
+        (106, [18, 6, 11, 11, 9, 7, 10, 8, 10]),  # the reason gives way first, to 8
+        (80, [18, 0, 11, 11, 0, 7, 10, 8, 0]),  # then client, mode and id are hidden
+        (60, [18, 0, 0, 11, 0, 7, 10, 0, 0]),  # then kind and reason: holder and path whole
+        (40, [18, 0, 0, 11, 0, 7, 0, 0, 0]),  # then the state, then the time left
+        (20, [9, 0, 0, 9, 0, 0, 0, 0, 0]),  # only then do the holder and the path give way
+        (10, [8, 0, 0, 8, 0, 0, 0, 0, 0]),  # to MIN_WIDE; past that a row is cropped
     ],
 )
-def test_fit_narrows_the_wide_columns_only(
-    natural: list[int], wide: list[bool], room: int | None, expected: list[int]
+def test_fit_gives_the_holder_and_the_path_the_width_first(
+    room: int | None, expected: list[int]
 ) -> None:
-    assert watch_text.fit(natural, wide, room) == expected
+    assert watch_text.fit(NATURAL, HOLDINGS, room) == expected
+    shown = [w for w in expected if w]
+    assert room is None or sum(shown) + 2 * (len(shown) - 1) <= room or set(shown) == {8}

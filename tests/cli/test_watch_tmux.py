@@ -21,7 +21,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from watch_world import World
+from watch_world import ALIVE, World
+
+from agent_hooks.writers import Writer
 
 TMUX = shutil.which("tmux")
 pytestmark = pytest.mark.skipif(
@@ -34,9 +36,10 @@ ERASE = re.compile(rb"\x1b\[[0-3]?J|\x1b\[\?1049[hl]")  # erase display; leave/e
 class Pane:
     """One tmux server (own socket, no config) with one session running a command."""
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, size: tuple[str, str] = SIZE) -> None:
         self.socket = str(directory / "tmux.sock")
         self.stream = directory / "pane.bytes"
+        self.size = size
 
     def tmux(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
         assert TMUX is not None
@@ -56,7 +59,7 @@ class Pane:
         line = f"until [ -e {flag} ]; do sleep 0.02; done; exec env {exports} " + " ".join(
             shell(c) for c in command
         )
-        self.tmux("new-session", "-d", "-s", "watch", "-x", SIZE[0], "-y", SIZE[1], line)
+        self.tmux("new-session", "-d", "-s", "watch", "-x", self.size[0], "-y", self.size[1], line)
         self.tmux("pipe-pane", "-t", "watch", "-o", f"cat >> {shell(str(self.stream))}")
         Path(str(self.stream) + ".go").touch()
 
@@ -94,10 +97,10 @@ def refreshes_seen(log: Path, count: int) -> bool:
     return True
 
 
-def full_width(screen: str) -> bool:
+def full_width(screen: str, width: str = SIZE[0]) -> bool:
     """Is the frame drawn across the whole pane (its first panel's border that wide)?"""
     return any(
-        line.startswith("╭─ Agents") and len(line.rstrip()) == int(SIZE[0])
+        line.startswith("╭─ Agents") and len(line.rstrip()) == int(width)
         for line in screen.splitlines()
     )
 
@@ -146,9 +149,9 @@ def test_the_live_view_in_tmux(pane: Pane, home: Path, project: Path) -> None:
     )
     screen = pane.screen()
     print(screen)
-    assert re.search(r"proj__cc_1\s+-\s+alive\s+2m ago\s+farmhand-42", screen), screen
-    assert re.search(r"proj__cc_2\s+-\s+gone\s+10m ago\s+src/app\.py", screen), screen
-    assert re.search(r"src/auth/\*\*\s+exclusive\s+1[12]\d min\s+no process\s+farmhand-42", screen)
+    assert re.search(r"proj__cc_1\s+-\s+active\s+2m ago\s+farmhand-42", screen), screen
+    assert re.search(r"proj__cc_2\s+-\s+idle\s+10m ago\s+src/app\.py", screen), screen
+    assert re.search(r"src/auth/\*\*\s+exclusive\s+1[12]\d min\s+person\s+farmhand-42\s+r-", screen)
     assert re.search(r"\d\d:\d\d:\d\d\s+proj__cc_2\s+Write\s+src/auth/login\.py", screen), screen
 
     # Nothing changes on disk: over three refreshes (seen by their reads of the hook log)
@@ -189,3 +192,67 @@ def test_the_live_view_in_tmux(pane: Pane, home: Path, project: Path) -> None:
     # q quits: the program ends, and with it the pane and the session.
     pane.tmux("send-keys", "-t", "watch", "q")
     wait_for(lambda: not pane.alive(), timeout=SHOWN_WITHIN)
+
+
+@pytest.fixture
+def pane_of() -> Iterator[Callable[[tuple[str, str]], Pane]]:
+    made: list[Pane] = []
+    directory = Path(tempfile.mkdtemp(prefix="ahw-", dir="/tmp"))
+
+    def make(size: tuple[str, str]) -> Pane:
+        made.append(Pane(directory, size))
+        return made[-1]
+
+    try:
+        yield make
+    finally:
+        for p in made:
+            p.tmux("kill-server", check=False)
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+@pytest.mark.parametrize("size", [("60", "15"), ("80", "24"), ("120", "30")])
+def test_a_narrow_pane_keeps_the_holder_and_the_path_whole(
+    pane_of: Callable[[tuple[str, str]], Pane], home: Path, project: Path, size: tuple[str, str]
+) -> None:
+    """Issue 36: at 60 columns HOLDER was cut to `agent "…` and PATH to `src/aut…` while
+    CLIENT, KIND and MODE kept their width, and at 60x15 a scrollbar glyph was drawn
+    beside the boxes. Now other columns give way first, and nothing is drawn outside them."""
+    now = time.time()
+    world = World(home, project)
+    world.agent("proj__cc_1", now, alive=True, idle=120, issue="farmhand-42")
+    world.agent("proj__cod_2", now, alive=True, idle=30, client="codex")
+    world.reserve("proj__cc_1", "src/auth/**", now, reason="farmhand-42 login", ttl=7200)
+    holder = Writer("proj__cod_2", "conv-2", client="codex")
+    world.lease(holder, "src/auth/session_store.py", now)
+    for n in range(5):  # enough rows that a short pane scrolls
+        world.deny(now - n, "proj__cod_2", f"src/auth/x{n}.py")
+    env = {"HOME": str(home), "PATH": os.environ.get("PATH", "/usr/bin:/bin"), **ALIVE}
+    pane = pane_of(size)
+    pane.start([sys.executable, "-m", "agent_hooks.cli", "watch", "--project", str(project)], env)
+    wait_for(
+        lambda: (
+            "src/auth/session_store.py" in (s := pane.screen())
+            and "q Quit" in s
+            and full_width(s, size[0])
+        ),
+        SHOWN_WITHIN,
+    )
+    screen = pane.screen()
+    print(screen)
+    lines = screen.splitlines()
+    assert all(len(line) <= int(size[0]) for line in lines), screen
+    held = [line for line in lines if "src/auth/**" in line or "session_store" in line]
+    assert any('agent "proj__cc_1"' in line and "src/auth/**" in line for line in held)
+    assert any(
+        'Codex agent "proj__cod_2"' in line and "src/auth/session_store.py" in line for line in held
+    ), screen
+    if size != ("60", "15"):  # the time left and the state, where there is room
+        assert re.search(r"src/auth/\*\*\s+(exclusive\s+)?1[12]\d min\s+person", screen), screen
+    # Inside the frame every line is a box's edge or a row between its two sides.
+    body = lines[1 : next(i for i, line in enumerate(lines) if line.startswith(" q Quit"))]
+    for line in body:
+        text = line.rstrip()
+        assert text == "" or (text[0], text[-1]) in {("╭", "╮"), ("│", "│"), ("╰", "╯")}, line
+    if size == ("60", "15"):
+        assert lines[0].startswith(" ↓ more: PgDn"), lines[0]  # said in the head, no scrollbar

@@ -34,8 +34,9 @@ TONES = {watch_text.NORMAL: "", watch_text.DIM: "dim", watch_text.WARN: "yellow"
 
 
 class Grid:
-    """A section as aligned columns fitted to the panel's width at each render:
-    the wide columns (paths, reasons) give way with an ellipsis (`watch_text.fit`)."""
+    """A section as aligned columns fitted to the panel's width at each render
+    (`watch_text.fit`): free text gives way with an ellipsis, then whole columns
+    are hidden, so the holder and the path stay whole; no line passes the edge."""
 
     def __init__(self, section: watch_text.Section) -> None:
         self.section = section
@@ -47,18 +48,19 @@ class Grid:
             return
         rows = [section.header, *section.rows]
         natural = [max(cell_len(r[i]) for r in rows) for i in range(len(section.header))]
-        wide = [name in watch_text.WIDE for name in section.header]
-        widths = watch_text.fit(natural, wide, options.max_width)
+        widths = watch_text.fit(natural, section.header, options.max_width)
+        shown = [i for i, width in enumerate(widths) if width > 0]
         styles = ["bold", *(TONES.get(tone, "") for tone in section.tones)]
         for row, style in zip(rows, styles, strict=True):
             line = Text(style=style, no_wrap=True, overflow="crop", end="")
-            for i, (cell, width) in enumerate(zip(row, widths, strict=True)):
-                piece = Text(cell)
-                piece.truncate(width, overflow="ellipsis", pad=i < len(row) - 1)
+            for n, i in enumerate(shown):
+                piece = Text(row[i])
+                piece.truncate(widths[i], overflow="ellipsis", pad=n < len(shown) - 1)
                 line.append_text(piece)
-                if i < len(row) - 1:
+                if n < len(shown) - 1:
                     line.append(" " * watch_text.GAP)
             line.rstrip()
+            line.truncate(options.max_width, overflow="crop")  # never past the panel's edge
             yield line
             yield Segment.line()
 
@@ -68,11 +70,19 @@ class WatchApp(App[None]):
 
     TITLE = "agent-hooks watch"
     ENABLE_COMMAND_PALETTE = False
+    # The body scrolls with the keys and shows no scrollbar: drawn in the screen's own
+    # colours it was a stray glyph beside the panels (issue 36), and it took two columns
+    # from a narrow pane. The head says when more is below instead (`MORE`).
     CSS = """
-    #head { height: 1; padding: 0 1; background: $panel; color: $text; }
+    #head {
+        height: 1; padding: 0 1; background: $panel; color: $text;
+        text-wrap: nowrap; text-overflow: ellipsis;
+    }
+    VerticalScroll { scrollbar-size-vertical: 0; scrollbar-size-horizontal: 0; }
     .panel { height: auto; border: round $primary; padding: 0 1; }
     #problems { height: auto; padding: 0 1; color: $warning; }
     """
+    MORE = "↓ more: PgDn"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q", "quit", "Quit"),
         Binding("ctrl+c", "quit", "Quit", show=False, priority=True),
@@ -87,9 +97,15 @@ class WatchApp(App[None]):
         self._shown: dict[str, object] = {}
         self.refreshes = 0  # snapshots taken (for tests)
 
+    def head(self, more: bool) -> str:
+        """The first line: the project and the interval, and whether more is below
+        (first, so that a narrow pane does not cut it off)."""
+        shown = f"agent-hooks watch · {one_line(self._project, 200)} · every {self._interval:g}s"
+        return f"{self.MORE} · {shown}" if more else shown
+
     def compose(self) -> ComposeResult:
-        head = f"agent-hooks watch · {one_line(self._project, 200)} · every {self._interval:g}s"
-        yield Static(Text(head), id="head")
+        self._shown["head"] = self.head(False)
+        yield Static(self._line(self.head(False)), id="head")
         with VerticalScroll():
             for key in self.PANELS:
                 yield Static(id=key, classes="panel", markup=False)
@@ -116,8 +132,23 @@ class WatchApp(App[None]):
             panel.border_title = section.title
             panel.update(Grid(section))
         self._show("problems", "\n".join(f"warning: {one_line(p, 200)}" for p in snap.problems))
+        self.call_after_refresh(self.show_more)
+
+    def show_more(self) -> None:
+        """Say in the head whether the body goes on below what is shown."""
+        body = self.query_one(VerticalScroll)
+        self._show("head", self.head(body.scroll_y < body.max_scroll_y))
+
+    def on_key(self) -> None:
+        self.call_after_refresh(self.show_more)  # a scroll key moves the body
 
     def _show(self, key: str, text: str) -> None:
         if self._shown.get(key) != text:
             self._shown[key] = text
-            self.query_one(f"#{key}", Static).update(Text(text))
+            shown = self._line(text) if key == "head" else Text(text)
+            self.query_one(f"#{key}", Static).update(shown)
+
+    @staticmethod
+    def _line(text: str) -> Text:
+        """The head: one line, cut with an ellipsis where the pane ends."""
+        return Text(text, no_wrap=True, overflow="ellipsis")

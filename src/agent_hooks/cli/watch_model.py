@@ -7,7 +7,9 @@ imported here, so `--once` and the unit tests never load one.
 
 Invariants: nothing is written or created (no lock taken, no directory made, no
 sweep); an unreadable source becomes a line in `problems`, never an exception;
-the same files and the same `now` give the same snapshot.
+the same files and the same `now` give the same snapshot. Its fields are named
+as the other commands' `--json` names them (`agents`: `agent`, None for the
+agent without AGENT_NAME, and `active`; `reservations`: `holder_label`).
 """
 
 from __future__ import annotations
@@ -29,13 +31,14 @@ DENIALS = 10  # how many recent denials are shown
 LOG_TAIL = 256 << 10  # bytes read from the end of each log file
 DROPPED_WINDOW = 86400  # "dropped lately": within the last day
 _LOG_LINE = re.compile(r"(\S+) pid=\d+ agent=(.*?) event=(\S+) (.*)")
+UNNAMED_LOG_LABEL = identity.Agent(None, "/").label  # how the log names an unnamed agent
 
 
 @dataclasses.dataclass(frozen=True)
 class Agent:
-    name: str
+    agent: str | None  # its AGENT_NAME; None: the agents without one (agent-state.json)
     client: str | None  # the client its latest conversation runs in (claude, codex, gemini)
-    alive: bool
+    active: bool
     last_activity: int
     ago: str
     work: str  # its issue_id, else the last file it modified, else ""
@@ -47,7 +50,7 @@ class Agent:
 @dataclasses.dataclass(frozen=True)
 class Holding:
     kind: str  # "reservation" or "lease"
-    holder: str
+    holder_label: str
     client: str | None  # the holder's client, when known
     pattern: str
     mode: str
@@ -60,7 +63,7 @@ class Holding:
 @dataclasses.dataclass(frozen=True)
 class Denial:
     at: int  # epoch seconds (the log's UTC stamp)
-    agent: str
+    agent: str | None  # None: an agent without AGENT_NAME
     tool: str
     text: str  # the first line of the refusal, without the "agent-hooks: " prefix
     project_root: str | None = None  # the denied agent's project, when its state says
@@ -122,9 +125,9 @@ def agents(state_dir: str, project: str, now: float) -> list[Agent]:
         root = doc["project_root"]
         found.append(
             Agent(
-                name=record.agent.name or "(shared agent-state.json)",
+                agent=record.agent.name,
                 client=doc["client"],
-                alive=roster.is_active(doc, now),
+                active=roster.is_active(doc, now),
                 last_activity=doc["last_activity"],
                 ago=durations.ago(now - doc["last_activity"]),
                 work=doc["issue_id"] or _last_modified(doc),
@@ -162,7 +165,7 @@ def _holdings(
     held = [
         Holding(
             kind=row["kind"],
-            holder=row["holder_label"],
+            holder_label=row["holder_label"],
             client=row["client"],
             pattern=row["pattern"],
             mode=row["mode"],
@@ -199,7 +202,7 @@ def denials(state_dir: str, limit: int = DENIALS) -> list[Denial]:
 def placed(found: list[Denial], listed: list[Agent], project: str) -> list[Denial]:
     """The denials with their agent's project (from its state), marked `elsewhere`
     when that is not the watched one, as the agents panel marks agents."""
-    roots = {a.name: a.project_root for a in listed}
+    roots = {a.agent: a.project_root for a in listed}
     return [
         dataclasses.replace(
             d,
@@ -220,7 +223,8 @@ def parse_denial(line: str) -> Denial | None:
     except ValueError:
         return None
     tool, _, text = match[4].removeprefix("denied ").partition(": ")
-    return Denial(at=at, agent=match[2], tool=tool, text=text.removeprefix("agent-hooks: "))
+    agent = None if match[2] in ("-", UNNAMED_LOG_LABEL) else match[2]
+    return Denial(at=at, agent=agent, tool=tool, text=text.removeprefix("agent-hooks: "))
 
 
 def _tail_lines(path: str) -> list[str]:

@@ -16,7 +16,14 @@ from agent_hooks.cli.watch_model import Snapshot
 from agent_hooks.reservations.reservation import one_line
 
 NORMAL, DIM, WARN = "", "dim", "warn"  # a row's tone: the live view colours by it
-WIDE = frozenset({"HOLDER", "PATH", "REASON / ID", "WORK", "WHY"})  # columns that give way
+UNNAMED = "(shared agent-state.json)"  # the agents without AGENT_NAME, as people read it
+# How a section fits a narrow panel (`fit`): free text gives way first, then whole
+# columns are hidden in this order, and only then the holder and the path are cut.
+SOFT = frozenset({"REASON", "WORK", "WHY"})
+HIDDEN_FIRST = (
+    *("CLIENT", "MODE", "ID", "KIND", "TOOL", "TIME", "LAST ACTIVE", "STATUS", "REASON"),
+    *("STATE", "LEFT", "WORK"),  # last: the holder and the path come before these
+)
 MIN_WIDE = 8
 GAP = 2
 
@@ -42,14 +49,16 @@ def sections(snap: Snapshot) -> list[Section]:
 def agents(snap: Snapshot) -> Section:
     rows, tones = [], []
     for a in snap.agents:
-        state = "unreadable" if a.problem else "alive" if a.alive else "gone"
+        state = "unreadable" if a.problem else "active" if a.active else "idle"
         where = f" (in {os.path.basename(a.project_root or '')})" if a.elsewhere else ""
-        rows.append(_cells(a.name, a.client or "-", state, a.ago, (a.work or "-") + where))
-        tones.append(NORMAL if a.alive and not a.problem else DIM)
-    alive = sum(1 for a in snap.agents if a.alive)
+        rows.append(
+            _cells(a.agent or UNNAMED, a.client or "-", state, a.ago, (a.work or "-") + where)
+        )
+        tones.append(NORMAL if a.active and not a.problem else DIM)
+    active = sum(1 for a in snap.agents if a.active)
     return Section(
         "agents",
-        f"Agents ({alive} alive of {len(snap.agents)})",
+        f"Agents ({active} active of {len(snap.agents)})",
         ("NAME", "CLIENT", "STATE", "LAST ACTIVE", "WORK"),
         tuple(rows),
         tuple(tones),
@@ -60,17 +69,17 @@ def agents(snap: Snapshot) -> Section:
 def holdings(snap: Snapshot) -> Section:
     rows, tones = [], []
     for h in snap.holdings:
-        why = " ".join(part for part in (h.reason, h.id or "") if part) or "-"
         rows.append(
             _cells(
-                h.holder,
+                h.holder_label,
                 h.client or "-",
                 h.kind,
                 h.pattern,
                 h.mode,
                 f"{h.minutes_left} min",
                 h.state,
-                why,
+                h.reason or "-",
+                h.id or "-",
             )
         )
         tones.append(NORMAL if h.state.startswith("live") else WARN if h.state == "silent" else DIM)
@@ -80,7 +89,7 @@ def holdings(snap: Snapshot) -> Section:
     return Section(
         "holdings",
         title,
-        ("HOLDER", "CLIENT", "KIND", "PATH", "MODE", "LEFT", "STATE", "REASON / ID"),
+        ("HOLDER", "CLIENT", "KIND", "PATH", "MODE", "LEFT", "STATE", "REASON", "ID"),
         tuple(rows),
         tuple(tones),
         "no live reservations or leases",
@@ -91,7 +100,8 @@ def denials(snap: Snapshot) -> Section:
     rows = tuple(
         _cells(
             time.strftime("%H:%M:%S", time.localtime(d.at)),
-            d.agent + (f" (in {os.path.basename(d.project_root or '')})" if d.elsewhere else ""),
+            (d.agent or UNNAMED)
+            + (f" (in {os.path.basename(d.project_root or '')})" if d.elsewhere else ""),
             d.tool,
         )
         + _cells(d.text, limit=120)
@@ -128,21 +138,33 @@ def work_session(snap: Snapshot) -> Section:
     )
 
 
-def fit(natural: list[int], wide: list[bool], room: int | None) -> list[int]:
-    """Column widths within `room` cells (GAP between columns): the widest of the
-    `wide` columns gives way first, none below MIN_WIDE; the short ones keep
-    theirs (a row may still overflow on a very narrow screen: it is cropped)."""
+def fit(natural: list[int], header: tuple[str, ...], room: int | None) -> list[int]:
+    """Column widths within `room` cells (GAP between shown columns), 0 for a column
+    hidden: free text (`SOFT`) gives way first, down to MIN_WIDE; then columns are
+    hidden in `HIDDEN_FIRST` order; only then do the rest (the holder, the path, the
+    agent) give way, the widest first, none below MIN_WIDE (past that a row is cropped)."""
     widths = list(natural)
     if room is None:
         return widths
-    excess = sum(widths) + GAP * (len(widths) - 1) - room
-    while excess > 0:
-        shrinkable = [i for i, w in enumerate(widths) if wide[i] and w > MIN_WIDE]
-        if not shrinkable:
+
+    def excess() -> int:
+        shown = [w for w in widths if w > 0]
+        return sum(shown) + GAP * (len(shown) - 1) - room
+
+    def shrink(allowed: set[int]) -> None:
+        while excess() > 0:
+            fat = [i for i in allowed if widths[i] > MIN_WIDE]
+            if not fat:
+                return
+            widths[max(fat, key=lambda j: (widths[j], j))] -= 1
+
+    shrink({i for i, name in enumerate(header) if name in SOFT})
+    for name in HIDDEN_FIRST:
+        if excess() <= 0:
             break
-        i = max(shrinkable, key=lambda j: (widths[j], j))
-        widths[i] -= 1
-        excess -= 1
+        if name in header:
+            widths[header.index(name)] = 0
+    shrink({i for i, w in enumerate(widths) if w > 0})
     return widths
 
 
