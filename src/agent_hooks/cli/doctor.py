@@ -24,7 +24,7 @@ from typing import Any
 import click
 
 from agent_hooks import identity, repository
-from agent_hooks.cli._common import emit_json, get_env, json_option
+from agent_hooks.cli._common import emit_json, get_env, json_option, styled
 from agent_hooks.install import clients, login_path
 
 
@@ -118,16 +118,20 @@ def doctor(as_json: bool) -> None:
             click.echo("agent-hooks is installed into no client here (./install.sh installs it)")
         for item in found:
             where = f" (project {item.project})" if item.project else ""
-            verdict = "ok" if item.ok else "PROBLEM"
-            click.echo(f"{clients.LABELS[item.client]}{where}: {verdict} — {item.where}")
+            click.echo(f"{clients.LABELS[item.client]}{where}: {_verdict(item.ok)} — {item.where}")
             for line in item.problems:
                 click.echo(f"  {line}")
         for c in checks:
-            click.echo(f"{c.name}: {'ok' if c.ok else 'PROBLEM'} — {c.where}")
+            click.echo(f"{c.name}: {_verdict(c.ok)} — {c.where}")
             for line in c.problems:
                 click.echo(f"  {line}")
     if not ok:
         raise SystemExit(1)
+
+
+def _verdict(ok: bool) -> str:
+    """`ok` in green, `PROBLEM` in red, on a terminal (`styled`)."""
+    return styled("ok", "ok") if ok else styled("PROBLEM", "bad")
 
 
 def problems(environ: dict[str, str]) -> list[str]:
