@@ -23,10 +23,16 @@ EOF
     exit 0 ;;
 esac
 cd "$(dirname "${BASH_SOURCE[0]}")"
+step() { printf '\n== %s\n' "$*"; }  # a label before each tool, so its output is attributed
 if ! [ -x .venv/bin/python ]; then
+  step "creating .venv"
   "${PYTHON:-python3}" -m venv .venv
 fi
+step "pip install -e '.[test]' (into .venv)"
 .venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
+step "ruff check (lint)"
 .venv/bin/ruff check src tests bench hooks/entry.py
+step "mypy (types)"
 .venv/bin/mypy
+step "pytest $*"
 exec .venv/bin/python -m pytest "$@"

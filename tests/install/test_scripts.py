@@ -15,23 +15,55 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def run_test_sh(directory: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """A copy of ./test.sh run in `directory` (nothing else of the clone there)."""
+    shutil.copy(ROOT / "test.sh", directory / "test.sh")
+    return subprocess.run(
+        ["bash", str(directory / "test.sh"), *args],
+        capture_output=True,
+        text=True,
+        cwd=directory,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(directory)},
+        timeout=60,
+    )
+
+
 @pytest.mark.parametrize("flag", ["--help", "-h"])
 def test_test_sh_help_prints_usage_without_building_anything(tmp_path: Path, flag: str) -> None:
     """It used to create .venv/, install the package and lint before pytest printed
     its help; in a directory with no package that meant a failure, not help."""
-    shutil.copy(ROOT / "test.sh", tmp_path / "test.sh")
-    proc = subprocess.run(
-        ["bash", str(tmp_path / "test.sh"), flag],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
-        timeout=60,
-    )
+    proc = run_test_sh(tmp_path, flag)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("Usage: ./test.sh [pytest arguments]")
     assert '-m "not e2e and not install"' in proc.stdout
     assert sorted(p.name for p in tmp_path.iterdir()) == ["test.sh"]  # nothing built
+
+
+def test_test_sh_says_which_tool_printed_what(tmp_path: Path) -> None:
+    """Each tool's output comes under a label line naming it: ruff's bare "All checks
+    passed!" was read as the whole suite's verdict. The tools here are stand-ins in a
+    .venv of their own, each printing what the real one prints."""
+    bin_dir = tmp_path / ".venv" / "bin"
+    bin_dir.mkdir(parents=True)
+    stand_ins = {
+        "python": 'case "$2" in pip) ;; pytest) shift 2; echo "pytest ran: $*";; esac',
+        "ruff": "echo 'All checks passed!'",
+        "mypy": "echo 'Success: no issues found in 1 source file'",
+    }
+    for name, body in stand_ins.items():
+        (bin_dir / name).write_text(f"#!/bin/sh\n{body}\n")
+        (bin_dir / name).chmod(0o755)
+    proc = run_test_sh(tmp_path, "-x", "tests/cli")
+    assert proc.returncode == 0, proc.stderr
+    assert [line for line in proc.stdout.splitlines() if line] == [
+        "== pip install -e '.[test]' (into .venv)",
+        "== ruff check (lint)",
+        "All checks passed!",
+        "== mypy (types)",
+        "Success: no issues found in 1 source file",
+        "== pytest -x tests/cli",
+        "pytest ran: -x tests/cli",
+    ]
 
 
 def _source_hash_function() -> str:
