@@ -87,3 +87,25 @@ def test_a_huge_multiline_reason_is_trimmed_to_one_line_and_keeps_the_rest(
     assert 'agent "proj__cc_3" holds docs/**' in text
     assert "Your reservations: tests/**" in text
     assert "To claim a whole area ahead of time" in text
+
+
+def test_session_start_says_what_is_in_use_not_every_feature(run_hook: HookRunner) -> None:
+    """Issue 36: up to 11 lines in every conversation advertised features not in use.
+    A fresh project gets who it is, where the command is, who else works here and that
+    its edits are leased; how to reserve comes once someone holds a reservation."""
+    fresh = context_of(run_hook("SessionStart", "SessionStart_startup")).splitlines()
+    assert len(fresh) == 4, fresh
+    assert fresh[0].startswith('agent-hooks: you are agent "proj__cc_1" in project ')
+    assert fresh[1].startswith("The agent-hooks command is ")
+    assert fresh[2] == "No other agent is active in this project."
+    assert fresh[3].startswith("Every file you change is leased to you while you work on it")
+    for advert in ("agent-hooks reserve", "context add", "No reservations are held"):
+        assert not [line for line in fresh if advert in line], advert
+    reserve(run_hook, "proj__cc_2", ["src/**"])
+    held = context_of(run_hook("SessionStart", "SessionStart_startup"))
+    assert 'Reservations held by other agents (do not edit these paths): agent "proj__cc_2"' in held
+    assert "To claim a whole area ahead of time: `agent-hooks reserve 'src/auth/**'" in held
+    off = context_of(
+        run_hook("SessionStart", "SessionStart_startup", env={"AGENT_HOOKS_LEASE_MINUTES": "0"})
+    )
+    assert "Every file you change is leased" not in off  # leases off: not told they are on
