@@ -81,6 +81,7 @@ def codex_refused(output: str, rel: str, holder: str) -> None:
         output
     )
     assert ". Command: " in output
+    assert ".. Command: " not in output  # Codex adds the period: the reason ends without one
 
 
 def gemini_refused(result: GeminiToolResult, rel: str, holder: str) -> None:

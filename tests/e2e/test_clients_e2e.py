@@ -182,7 +182,7 @@ def test_a_codex_agent_and_a_claude_agent_are_refused_each_others_files(
     holder_cc = f'agent "{CC}"'
     for call_id in ("call_sh_x", "call_patch_x", "call_heredoc_x"):
         codex_refused(_codex_output(codex_api, call_id), "x.txt", holder_cc)
-    assert "This Bash command would write x.txt" in _codex_output(codex_api, "call_sh_x")
+    assert "This shell command would write x.txt" in _codex_output(codex_api, "call_sh_x")
     assert _codex_output(codex_api, "call_add_y").endswith("A y.txt\n")
     wrote_x, refused_y = claude_api.tool_results()
     assert not wrote_x.is_error

@@ -401,7 +401,7 @@ def test_worktree_is_refused_a_path_reserved_from_the_main_checkout(
     assert "reserved src/** (exclusive" in reserved.stdout
     from_worktree = install.cli_json("reservations", cwd=worktree)
     assert [(r["agent"], r["pattern"], r["state"]) for r in from_worktree] == [
-        (AGENT_A, "src/**", "no process")
+        (AGENT_A, "src/**", "person")
     ]
     app, doc = worktree / "src" / "app.py", worktree / "docs" / "x.md"
     seen: dict[str, Any] = {}
