@@ -32,7 +32,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "src"), str(ROOT / "tests")]
 
+from agent_hooks.ledger.repo import Repo  # noqa: E402
 from agent_hooks.reservations import pattern, reservation_store  # noqa: E402
+from agent_hooks.writers import Writer  # noqa: E402
 from hook_runner import HookRunner  # noqa: E402
 
 SESSION_END_BUDGET = 1.5  # s: what the client waits for SessionEnd
@@ -106,15 +108,14 @@ def bash_200k_case(tmp: Path, runs: int) -> dict[str, float]:
     now = time.time()
     for text in ("d1/**", "**/f1*.txt"):
         reservation_store.reserve(
-            str(hooks.state_dir),
-            str(hooks.project),
-            "alice",
+            Repo(str(hooks.project), str(hooks.state_dir)),
+            Writer("alice", None),
             [(text, pattern.compile(text))],
+            now,
             reason="scale",
             ttl=3600,
             shared=False,
             keep=True,
-            now=now,
         )
     payload = hooks.payload("PostToolUse_Bash", duration_ms=3000)
     paths = [str(hooks.project / f"d{i % 100}" / f"f{i}.txt") for i in range(200_000)]

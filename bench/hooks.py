@@ -199,7 +199,9 @@ def seed_reservations(env: dict[str, str], project: Path, agents: range, each: i
     """Agents bench__cc_<a> each reserve `each` directories spread over pkg0..pkg9."""
     sys.path.insert(0, str(ROOT / "src"))
     from agent_hooks import identity
+    from agent_hooks.ledger.repo import Repo
     from agent_hooks.reservations import pattern, reservation_store
+    from agent_hooks.writers import Writer
 
     state_dir = identity.state_dir(env)
     now = time.time()
@@ -207,15 +209,14 @@ def seed_reservations(env: dict[str, str], project: Path, agents: range, each: i
         name = f"bench__cc_{a}"
         texts = [f"pkg{a % 10}/mod{a}_{r}/**" for r in range(each)]
         reservation_store.reserve(
-            state_dir,
-            str(project),
-            name,
+            Repo(str(project), state_dir),
+            Writer(name, None),
             [(t, pattern.compile(t)) for t in texts],
+            now,
             reason=f"bench-{a}",
             ttl=3600,
             shared=False,
             keep=True,
-            now=now,
         )
 
 
@@ -223,22 +224,19 @@ def seed_leases(env: dict[str, str], project: Path, agents: range, each: int) ->
     """Agents bench__cc_<a> each lease `each` files spread over pkg0..pkg9 (held by
     this live process, so every lease counts)."""
     sys.path.insert(0, str(ROOT / "src"))
-    from agent_hooks import identity, repository, writers
+    from agent_hooks import identity, writers
     from agent_hooks.leases import lease_store
-    from agent_hooks.ledger import ledger_location
+    from agent_hooks.ledger.repo import Repo
 
-    directory = ledger_location.directory(identity.state_dir(env), str(project))
+    repo = Repo(str(project), identity.state_dir(env), {"AGENT_HOOKS_LEASE_MINUTES": "600"})
     for a in agents:
         rels = [f"pkg{(a + r) % 10}/lease{a}_{r}.py" for r in range(each)]
         lease_store.claim_many(
-            directory,
+            repo,
             rels,
             writers.Writer(f"bench__cc_{a}", f"conv-{a}"),
-            worktree=repository.worktree_id(str(project)),
-            branch=None,
+            time.time(),
             holder_pid=os.getpid(),
-            now=time.time(),
-            minutes=600,
         )
 
 

@@ -9,10 +9,11 @@ import os
 import time
 from pathlib import Path
 
-from agent_hooks import liveness, repository
+from agent_hooks import liveness
 from agent_hooks.gate.tool_call import ToolCall
 from agent_hooks.leases import lease_store, writer_cards
 from agent_hooks.ledger import ledger_location
+from agent_hooks.ledger.repo import Repo
 from agent_hooks.reservations import pattern, reservation_store
 from agent_hooks.writers import Writer
 
@@ -54,8 +55,14 @@ def reserve(
 ) -> str:
     """`owner` reserves `text` (granted, or the test fails): the reservation's id."""
     outcome = reservation_store.reserve(
-        state_dir, project, owner, [(text, pattern.compile(text))], reason="issue-7",
-        ttl=ttl, shared=shared, keep=keep, now=at,
+        Repo(project, state_dir),
+        Writer(owner, None),
+        [(text, pattern.compile(text))],
+        at,
+        reason="issue-7",
+        ttl=ttl,
+        shared=shared,
+        keep=keep,
         holder=liveness.process(pid) if pid is not None else None,
     )  # fmt: skip
     assert outcome.changed, "the reservation was granted"
@@ -73,12 +80,13 @@ def lease_for(
     worktree: str | None = None,
 ) -> None:
     """`who` leases `rel` a minute ago, in this work tree or the one named."""
-    lease_store.claim_many(
-        ledger(state_dir, project), [rel], who,
-        worktree=worktree or repository.worktree_id(project), branch="other",
-        worktree_path=None if worktree is None else "/elsewhere/wt",
-        holder_pid=pid, now=NOW - 60, minutes=10,
-    )  # fmt: skip
+    minutes = {"AGENT_HOOKS_LEASE_MINUTES": "10"}
+    if worktree is None:
+        repo = Repo(project, state_dir, minutes, branch="other")
+    else:
+        repo = Repo("/elsewhere/wt", state_dir, minutes, ledger=ledger(state_dir, project),
+                    worktree=worktree, branch="other")  # fmt: skip
+    lease_store.claim_many(repo, [rel], who, NOW - 60, holder_pid=pid)
 
 
 def holders(state_dir: str, project: str, rel: str = TARGET) -> list[str]:
@@ -91,8 +99,15 @@ def reserved_on_another_host(state_dir: str, project: str, heard_ago: float) -> 
     judged from here), carol last heard from `heard_ago` seconds before NOW."""
     holder = {"pid": 4242, "start": 1, "host": "another-host"}
     outcome = reservation_store.reserve(
-        state_dir, project, "carol", [("src/**", pattern.compile("src/**"))], reason="issue-7",
-        ttl=7200, shared=False, keep=False, now=NOW, holder=holder,
+        Repo(project, state_dir),
+        Writer("carol", None),
+        [("src/**", pattern.compile("src/**"))],
+        NOW,
+        reason="issue-7",
+        ttl=7200,
+        shared=False,
+        keep=False,
+        holder=holder,
     )  # fmt: skip
     assert outcome.changed
     card = writer_cards.writer_path(ledger(state_dir, project), "carol")

@@ -14,10 +14,12 @@ from pathlib import Path
 from typing import Any
 
 import agent_hooks
-from agent_hooks import repository, writers
+import agent_hooks.ledger.repo
+from agent_hooks import writers
 from agent_hooks.git_guard import guard_hooks
 from agent_hooks.leases import lease_store
 from agent_hooks.ledger import ledger_location
+from agent_hooks.ledger.repo import Place
 from agent_hooks.reservations import pattern, reservation_store
 from hook_runner import mutant_under_test
 
@@ -110,18 +112,21 @@ class Repo:
         keep: bool = False,
     ) -> None:
         outcome = reservation_store.reserve(
-            self.state_dir,
-            root or str(self.path),
-            agent,
+            self.rules(root),
+            writers.Writer(agent, None),
             [(p, pattern.compile(p)) for p in patterns],
+            time.time(),
             reason=reason,
             ttl=3600,
             shared=shared,
             keep=keep,
-            now=time.time(),
             holder=holder,
         )
         assert not outcome.conflicts
+
+    def rules(self, root: str | None = None, **given: Any) -> agent_hooks.ledger.repo.Repo:
+        """This work tree (or the project `root`) as the rules see it (`ledger.repo`)."""
+        return agent_hooks.ledger.repo.Repo(root or str(self.path), self.state_dir, **given)
 
     @property
     def ledger(self) -> str:
@@ -138,22 +143,18 @@ class Repo:
         """`agent` (in `conversation`; a subagent with `agent_id`) leases `rel` in this
         work tree, as its edit would, held by `holder_pid` (default: this process)."""
         me = writers.Writer(agent, conversation, agent_id)
+        repo = self.rules(environ={"AGENT_HOOKS_LEASE_MINUTES": "10"}, branch="main")
         outcome = lease_store.claim(
-            self.ledger,
-            rel,
+            Place(repo, rel),
             me,
-            worktree=repository.worktree_id(str(self.path)),
-            worktree_path=str(self.path),
-            branch="main",
+            time.time(),
             holder_pid=os.getpid() if holder_pid is None else holder_pid,
-            now=time.time(),
-            minutes=10,
         )
         assert outcome.written and not outcome.blockers
 
     def release(self, agent: str | None) -> None:
         reservation_store.release(
-            self.state_dir, str(self.path), agent, everything=True, now=time.time()
+            self.rules(), writers.Writer(agent, None), time.time(), everything=True
         )
 
     @property

@@ -18,10 +18,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from agent_hooks import identity, repository, writers
+from agent_hooks import identity, writers
 from agent_hooks.leases import lease_store
 from agent_hooks.ledger import ledger_sync, remote_git, remote_ledger
+from agent_hooks.ledger.repo import Place, Repo
 from agent_hooks.reservations import pattern, reservation, reservation_index, reservation_store
+from agent_hooks.writers import Writer
 
 NOW = 1_800_000_000.0
 REMOTE = "origin"
@@ -177,15 +179,10 @@ class Machine:
         )
 
     def claim(self, rel: str, agent: str, now: float = NOW) -> lease_store.Claim:
+        minutes = {"AGENT_HOOKS_LEASE_MINUTES": "10"}
+        repo = Repo(str(self.repo), self.state_dir, minutes, branch="main")
         return lease_store.claim(
-            str(self.ledger),
-            rel,
-            writers.Writer(agent, "conv-" + agent),
-            worktree=repository.worktree_id(str(self.repo)),
-            branch="main",
-            holder_pid=None,
-            now=now,
-            minutes=10,
+            Place(repo, rel), writers.Writer(agent, "conv-" + agent), now, holder_pid=None
         )
 
     def truth(self) -> dict[str, Any]:
@@ -212,7 +209,7 @@ class Machine:
 
     def store_release(self, agent: str, now: float = NOW, **kw: Any) -> reservation_store.Outcome:
         return reservation_store.release(
-            self.state_dir, str(self.repo), agent, now=now, environ=self.environ, **kw
+            Repo(str(self.repo), self.state_dir, self.environ), Writer(agent, None), now, **kw
         )
 
 
@@ -230,14 +227,12 @@ def store_reserve(
     kw.setdefault("shared", False)
     kw.setdefault("keep", False)
     return reservation_store.reserve(
-        state_dir,
-        str(repo),
-        agent,
+        Repo(str(repo), state_dir, environ),
+        Writer(agent, None),
         [(text, pattern.compile(text))],
+        now,
         reason="",
         ttl=ttl,
-        now=now,
-        environ=environ,
         **kw,
     )
 

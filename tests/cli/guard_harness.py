@@ -14,7 +14,9 @@ from click.testing import CliRunner, Result
 
 from agent_hooks.cli._common import Env
 from agent_hooks.cli.guard import guard
+from agent_hooks.ledger.repo import Repo
 from agent_hooks.reservations import pattern, reservation_store
+from agent_hooks.writers import Writer
 
 NOW = 1_800_000_000.0
 
@@ -57,15 +59,14 @@ def reserve(
     """`agent` reserves `patterns` at NOW; `holder`: the Claude Code process that made
     it (ADR-0014; None: made outside Claude Code, counts until it expires)."""
     outcome = reservation_store.reserve(
-        str(home / ".claude"),
-        str(repo),
-        agent,
+        Repo(str(repo), str(home / ".claude")),
+        Writer(agent, None),
         [(p, pattern.compile(p)) for p in patterns],
+        NOW,
         reason="farmhand-7",
         ttl=ttl,
         shared=False,
         keep=keep,
-        now=NOW,
         holder=holder,
     )
     assert not outcome.conflicts

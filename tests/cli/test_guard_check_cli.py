@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 from guard_harness import NOW, as_json, git, make_repo, reserve, run, stage
 
-from agent_hooks import liveness, repository, writers
+from agent_hooks import liveness, writers
 from agent_hooks.git_guard import guard_hooks
 from agent_hooks.leases import lease_store
-from agent_hooks.ledger import ledger_location
+from agent_hooks.ledger.repo import Place, Repo
 
 
 @pytest.fixture
@@ -65,10 +65,9 @@ def test_check_reports_another_writers_lease(home: Path, repo: Path) -> None:
     """A file another writer is changing in this work tree: refused, the holder named
     (`leased_by`); the lease's own agent is let through."""
     stage(repo, home, "src/a.py", "docs/b.md")
-    ledger = ledger_location.directory(str(home / ".claude"), str(repo))
     bob = writers.Writer("bob", "conv-b", "a1b2c3d4", "general-purpose")
-    lease_store.claim(ledger, "src/a.py", bob, worktree=repository.worktree_id(str(repo)),
-                      branch=None, holder_pid=os.getpid(), now=NOW, minutes=10)  # fmt: skip
+    rules = Repo(str(repo), str(home / ".claude"), {"AGENT_HOOKS_LEASE_MINUTES": "10"})
+    lease_store.claim(Place(rules, "src/a.py"), bob, NOW, holder_pid=os.getpid())
     result = run(home, "check", "--repo", str(repo), "--json", now=NOW + 120)
     assert result.exit_code == 1
     (blocked,) = as_json(result)["blocked"]

@@ -13,7 +13,6 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
-from agent_hooks import repository
 from agent_hooks.cli import main as cli_main
 from agent_hooks.cli._common import Env
 
@@ -543,19 +542,16 @@ def _lease(cli: Cli, rel: str, agent: str, agent_id: str | None = None) -> None:
     this test's own process."""
     from agent_hooks import identity
     from agent_hooks.leases import lease_store
-    from agent_hooks.ledger import ledger_location
+    from agent_hooks.ledger.repo import Place, Repo
     from agent_hooks.writers import Writer
 
-    book = ledger_location.directory(identity.state_dir({"HOME": str(cli.home)}), str(cli.project))
+    state_dir = identity.state_dir({"HOME": str(cli.home)})
+    repo = Repo(str(cli.project), state_dir, {"AGENT_HOOKS_LEASE_MINUTES": "10"}, branch="main")
     out = lease_store.claim(
-        book,
-        rel,
+        Place(repo, rel),
         Writer(agent, f"c-{agent}", agent_id, "general-purpose" if agent_id else None),
-        worktree=repository.worktree_id(str(cli.project)),
-        branch="main",
+        NOW,
         holder_pid=os.getpid(),
-        now=NOW,
-        minutes=10,
     )
     assert out.written and not out.blockers
 

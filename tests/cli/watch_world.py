@@ -11,10 +11,10 @@ import sys
 import time
 from pathlib import Path
 
-from agent_hooks import identity, repository
+from agent_hooks import identity
 from agent_hooks.agents import state
 from agent_hooks.leases import lease_store
-from agent_hooks.ledger import ledger_location
+from agent_hooks.ledger.repo import Place, Repo
 from agent_hooks.reservations import pattern, reservation_store
 from agent_hooks.work_sessions import location, work_session, work_session_store
 from agent_hooks.writers import Writer
@@ -68,29 +68,22 @@ class World:
 
     def reserve(self, agent: str, text: str, now: float, *, reason: str, ttl: int) -> None:
         outcome = reservation_store.reserve(
-            self.state_dir,
-            str(self.project),
-            agent,
+            Repo(str(self.project), self.state_dir),
+            Writer(agent, None),
             [(text, pattern.compile(text))],
+            now,
             reason=reason,
             ttl=ttl,
             shared=False,
             keep=False,
-            now=now,
         )
         assert outcome.changed, outcome
 
     def lease(self, writer: Writer, rel: str, now: float, minutes: int = 10) -> None:
-        directory = ledger_location.directory(self.state_dir, str(self.project))
+        minutes_set = {"AGENT_HOOKS_LEASE_MINUTES": str(minutes)}
+        repo = Repo(str(self.project), self.state_dir, minutes_set, branch="main")
         claim = lease_store.claim(
-            directory,
-            rel,
-            writer,
-            worktree=repository.worktree_id(str(self.project)),
-            branch="main",
-            holder_pid=int(ALIVE["CLAUDE_PID"]),
-            now=now,
-            minutes=minutes,
+            Place(repo, rel), writer, now, holder_pid=int(ALIVE["CLAUDE_PID"])
         )
         assert not claim.blockers, claim
 

@@ -552,19 +552,19 @@ def reserve_src(run_hook: HookRunner, agent: str, client: str | None = None) -> 
     """`agent` (of `client`) reserves src/** for farmhand-42, as `agent-hooks reserve` does."""
     import time
 
+    from agent_hooks.ledger.repo import Repo
     from agent_hooks.reservations import pattern, reservation_store
+    from agent_hooks.writers import Writer
 
     outcome = reservation_store.reserve(
-        str(run_hook.state_dir),
-        str(run_hook.project),
-        agent,
+        Repo(str(run_hook.project), str(run_hook.state_dir)),
+        Writer(agent, None, client=client),
         [("src/**", pattern.compile("src/**"))],
+        time.time(),
         reason="farmhand-42",
         ttl=3600,
         shared=False,
         keep=True,
-        now=time.time(),
-        client=client,
     )
     assert outcome.changed
 

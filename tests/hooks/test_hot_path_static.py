@@ -96,6 +96,7 @@ def _preload_lists() -> dict[str, tuple[str, ...]]:
     from agent_hooks.hooks.post_tool_use import BASH_MODULES, HELD_MODULES, WRITE_MODULES
     from agent_hooks.hooks.pre_tool_use import EDIT_MODULES, SHELL_MODULES
     from agent_hooks.leases.lease_store import CLAIM_MODULES
+    from agent_hooks.ledger.repo import RULES_MODULES
     from agent_hooks.reservations.blocking import MATCHING, OVERLAPPING
     from agent_hooks.shell.prefilter import PARSER_MODULES
 
@@ -108,6 +109,7 @@ def _preload_lists() -> dict[str, tuple[str, ...]]:
         "PreToolUse Bash parser": PARSER_MODULES,
         "PostToolUse held files": HELD_MODULES,
         "lease claim": CLAIM_MODULES,
+        "repository rules": RULES_MODULES,
         "reservation matching": MATCHING,
         "reservation overlapping": OVERLAPPING,
         "shell plain command": PLAIN_MODULES,
@@ -119,11 +121,20 @@ def _preload_lists() -> dict[str, tuple[str, ...]]:
 # that calls `preload` with that list goes on to import.
 PRELOAD_ROOTS: dict[str, tuple[str, ...]] = {
     "PreToolUse edit": ("agent_hooks.gate.edit_gate", "agent_hooks.leases.lease_store"),
+    "repository rules": (  # what `ledger.repo.Repo` asks lazily
+        "agent_hooks.leases.lease_minutes",
+        "agent_hooks.reservations.reservation_index",
+    ),
     "PreToolUse Bash parser": ("agent_hooks.shell.writes",),
     "PreToolUse shell": ("agent_hooks.gate.shell_gate",),
-    "PostToolUse writes": ("agent_hooks.ledger.ledger_location", "agent_hooks.leases.lease_store"),
+    "PostToolUse writes": ("agent_hooks.ledger.repo", "agent_hooks.leases.lease_store"),
     "PostToolUse held files": ("agent_hooks.leases.held_files",),
-    "PostToolUse Bash": ("agent_hooks.gate.shell_aftermath",),
+    "PostToolUse Bash": (  # the aftermath, and what it asks of the repository (`ledger.repo`)
+        "agent_hooks.gate.shell_aftermath",
+        "agent_hooks.ledger.repo",
+        "agent_hooks.reservations.reservation_index",
+        "agent_hooks.leases.lease_minutes",
+    ),
     "lease claim": ("agent_hooks.storage", "agent_hooks.leases.writer_cards"),  # claim_many
     "reservation matching": ("agent_hooks.reservations.pattern",),  # once a record may block
     "reservation overlapping": ("agent_hooks.reservations.pattern_overlap",),

@@ -23,9 +23,11 @@ import pytest
 
 from agent_hooks import identity
 from agent_hooks.ledger import ledger_location
+from agent_hooks.ledger.repo import Repo
 from agent_hooks.reservations import pattern, reservation_store
 from agent_hooks.work_sessions import work_session, work_session_store
 from agent_hooks.workspaces import workspace_store
+from agent_hooks.writers import Writer
 from hook_runner import ENTRY, HookRunner, context_of
 from hot_path_rules import (
     FORBIDDEN_ON_HOT_PATH,
@@ -118,22 +120,21 @@ def test_startup_set_matches_this_interpreter() -> None:
 
 def _reserve(run_hook: HookRunner, agent: str, text: str) -> None:
     outcome = reservation_store.reserve(
-        identity.state_dir({"HOME": str(run_hook.home)}),
-        str(run_hook.project),
-        agent,
+        Repo(str(run_hook.project), identity.state_dir({"HOME": str(run_hook.home)})),
+        Writer(agent, None),
         [(text, pattern.compile(text))],
+        time.time(),
         reason="imports-1",
         ttl=3600,
         shared=False,
         keep=True,
-        now=time.time(),
     )
     assert outcome.changed and not outcome.conflicts
 
 
 def _strict(run_hook: HookRunner) -> None:
     state_dir = identity.state_dir({"HOME": str(run_hook.home)})
-    reservation_store.set_strict(state_dir, str(run_hook.project), True, time.time())
+    reservation_store.set_strict(Repo(str(run_hook.project), state_dir), True, time.time())
 
 
 def _work_session(run_hook: HookRunner) -> None:
@@ -149,7 +150,7 @@ def _shared(run_hook: HookRunner) -> None:
 
     now = time.time()
     state_dir = identity.state_dir({"HOME": str(run_hook.home)})
-    reservation_store.set_setting(state_dir, str(run_hook.project), "remote", "origin", now)
+    reservation_store.set_setting(Repo(str(run_hook.project), state_dir), "remote", "origin", now)
     ledger = ledger_location.directory(state_dir, str(run_hook.project))
     lease = {"writer": "x", "agent": "x", "machine": "other", "worktree": "other:/w",
              "written": now, "expires": now + 600}  # fmt: skip

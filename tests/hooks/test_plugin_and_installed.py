@@ -22,7 +22,9 @@ from typing import Any
 import pytest
 
 from agent_hooks.install import claude_settings
+from agent_hooks.ledger.repo import Repo
 from agent_hooks.reservations import pattern, reservation_store
+from agent_hooks.writers import Writer
 from hook_runner import ENTRY, ROOT, load_payload
 
 ME, OTHER = "proj__cc_1", "proj__cc_2"
@@ -108,15 +110,14 @@ class Both:
 
     def reserve_for_other(self) -> None:
         outcome = reservation_store.reserve(
-            str(self.state_dir),
-            str(self.project),
-            OTHER,
+            Repo(str(self.project), str(self.state_dir)),
+            Writer(OTHER, None),
             [("src/**", pattern.compile("src/**"))],
+            time.time(),
             reason="farmhand-42",
             ttl=3600,
             shared=False,
             keep=False,
-            now=time.time(),
         )
         assert not outcome.conflicts
 

@@ -14,8 +14,10 @@ from typing import Any
 
 import pytest
 
+from agent_hooks.ledger.repo import Repo
 from agent_hooks.reservations import pattern, reservation_store
 from agent_hooks.work_sessions import work_session, work_session_store
+from agent_hooks.writers import Writer
 from hook_runner import HookResult, HookRunner
 
 ME, ALICE, CAROL = "proj__cc_1", "alice", "carol"
@@ -32,15 +34,14 @@ def busy(run_hook: HookRunner) -> HookRunner:
     now = time.time()
     for text in ("d1/**", "**/f1*.txt"):
         out = reservation_store.reserve(
-            str(run_hook.state_dir),
-            str(run_hook.project),
-            ALICE,
+            Repo(str(run_hook.project), str(run_hook.state_dir)),
+            Writer(ALICE, None),
             [(text, pattern.compile(text))],
+            now,
             reason="scale",
             ttl=3600,
             shared=False,
             keep=True,
-            now=now,
         )
         assert out.conflicts == []
     doc = work_session.new_document("SES202611-ACME-SCALE", "SES", "ACME", "SCALE", now)

@@ -12,7 +12,9 @@ from typing import Any
 
 import pytest
 
+from agent_hooks.ledger.repo import Repo
 from agent_hooks.reservations import pattern, reservation_store
+from agent_hooks.writers import Writer
 from hook_runner import ENTRY, HookResult, HookRunner, context_of
 
 ALICE = "alice"
@@ -29,15 +31,14 @@ def reserve(
     now: float | None = None,
 ) -> None:
     out = reservation_store.reserve(
-        str(run_hook.state_dir),
-        str(run_hook.project),
-        agent,
+        Repo(str(run_hook.project), str(run_hook.state_dir)),
+        Writer(agent, None),
         [(pat, pattern.compile(pat))],
+        time.time() if now is None else now,
         reason=reason,
         ttl=3600,
         shared=shared,
         keep=False,
-        now=time.time() if now is None else now,
     )
     assert out.conflicts == []
 
@@ -143,7 +144,10 @@ def test_no_warning_when_nobody_else_holds_the_file(
     elif situation == "released":
         reserve(run_hook, ALICE, "src/**")
         reservation_store.release(
-            str(run_hook.state_dir), str(run_hook.project), ALICE, everything=True, now=time.time()
+            Repo(str(run_hook.project), str(run_hook.state_dir)),
+            Writer(ALICE, None),
+            time.time(),
+            everything=True,
         )
     elif situation == "elsewhere":
         reserve(run_hook, ALICE, "docs/**")

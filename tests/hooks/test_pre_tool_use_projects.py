@@ -6,15 +6,23 @@ import time
 from pathlib import Path
 
 from agent_hooks import identity
+from agent_hooks.ledger.repo import Repo
 from agent_hooks.reservations import pattern, reservation_store
+from agent_hooks.writers import Writer
 from hook_runner import HookRunner
 
 
 def reserve(runner: HookRunner, project: Path, agent: str, text: str) -> None:
     state_dir = identity.state_dir({"HOME": str(runner.home)})
     outcome = reservation_store.reserve(
-        state_dir, str(project), agent, [(text, pattern.compile(text))],
-        reason="farmhand-7", ttl=3600, shared=False, keep=True, now=time.time(),
+        Repo(str(project), state_dir),
+        Writer(agent, None),
+        [(text, pattern.compile(text))],
+        time.time(),
+        reason="farmhand-7",
+        ttl=3600,
+        shared=False,
+        keep=True,
     )  # fmt: skip
     assert not outcome.conflicts
 

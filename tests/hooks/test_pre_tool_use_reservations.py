@@ -23,8 +23,10 @@ from click.testing import CliRunner
 
 from agent_hooks.cli import main as cli_main
 from agent_hooks.cli._common import Env
+from agent_hooks.ledger.repo import Repo
 from agent_hooks.repository import WORKSPACES_DIR
 from agent_hooks.reservations import pattern, reservation_store
+from agent_hooks.writers import Writer
 from hook_runner import ENTRY, HookResult, HookRunner, context_of, failures
 
 ALICE = "alice"
@@ -42,15 +44,14 @@ def reserve(
     now: float | None = None,
 ) -> None:
     out = reservation_store.reserve(
-        str(run_hook.state_dir),
-        str(run_hook.project),
-        agent,
+        Repo(str(run_hook.project), str(run_hook.state_dir)),
+        Writer(agent, None),
         [(p, pattern.compile(p)) for p in patterns],
+        time.time() if now is None else now,
         reason=reason,
         ttl=ttl,
         shared=shared,
         keep=False,
-        now=time.time() if now is None else now,
     )
     assert out.conflicts == [], out.conflicts
 
@@ -243,7 +244,10 @@ def test_released_reservation_stops_blocking_at_once(held: HookRunner) -> None:
     target = str(held.project / "src/app.py")
     denial(edit(held, "Edit", target))
     reservation_store.release(
-        str(held.state_dir), str(held.project), ALICE, patterns=["src/**"], now=time.time()
+        Repo(str(held.project), str(held.state_dir)),
+        Writer(ALICE, None),
+        time.time(),
+        patterns=["src/**"],
     )
     assert allowed(edit(held, "Edit", target))
     denial(edit(held, "Edit", str(held.project / "lib/core/engine.py")))
@@ -297,15 +301,14 @@ def test_a_file_of_another_project_is_checked_against_that_projects_reservations
     (other / ".git").mkdir(parents=True)
     (other / "src").mkdir()
     out = reservation_store.reserve(
-        str(run_hook.state_dir),
-        os.path.realpath(other),
-        ALICE,
+        Repo(os.path.realpath(other), str(run_hook.state_dir)),
+        Writer(ALICE, None),
         [("src/**", pattern.compile("src/**"))],
+        time.time(),
         reason="farmhand-42",
         ttl=HOUR,
         shared=False,
         keep=False,
-        now=time.time(),
     )
     assert out.conflicts == []
     reason = denial(edit(run_hook, "Write", str(other / "src" / "x.py")))
@@ -768,7 +771,10 @@ def test_bash_is_not_parsed_when_no_other_agent_holds_anything(
     elif situation == "all released":
         reserve(run_hook, ALICE, "src/**")
         reservation_store.release(
-            str(run_hook.state_dir), str(proj), ALICE, everything=True, now=time.time()
+            Repo(str(proj), str(run_hook.state_dir)),
+            Writer(ALICE, None),
+            time.time(),
+            everything=True,
         )
     result, modules = imported_modules(run_hook, "echo x > src/app.py")
     assert allowed(result)

@@ -21,7 +21,9 @@ from typing import Any
 import pytest
 
 import gate_calls
+from agent_hooks.ledger.repo import Repo
 from agent_hooks.reservations import pattern, reservation_store
+from agent_hooks.writers import Writer
 from hook_runner import HookResult, HookRunner
 
 CC, CX, GM = "proj__cc_1", "proj__cod_1", "proj__gmi_1"
@@ -188,8 +190,8 @@ def test_codex_reads_no_doubled_period(run: HookRunner) -> None:
 
 def test_a_persons_reservation_is_told_as_a_persons(run: HookRunner) -> None:
     outcome = reservation_store.reserve(  # `agent-hooks reserve 'src/**'` from a shell
-        str(run.state_dir), str(run.project), None, [("src/**", pattern.compile("src/**"))],
-        reason="farmhand-42", ttl=3600, shared=False, keep=False, now=time.time(),
+        Repo(str(run.project), str(run.state_dir)), Writer(None, None),
+        [("src/**", pattern.compile("src/**"))], time.time(), reason="farmhand-42", ttl=3600,
         holder={"person": "ann"},
     )  # fmt: skip
     assert outcome.changed

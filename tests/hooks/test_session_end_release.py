@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from agent_hooks.ledger.repo import Repo
 from agent_hooks.reservations import pattern, reservation_store
+from agent_hooks.writers import Writer
 from hook_runner import HookRunner
 
 BOB = "bob"
@@ -20,21 +22,20 @@ def reserve(
     run_hook: HookRunner, project: Path, agent: str, pat: str, *, keep: bool = False
 ) -> None:
     out = reservation_store.reserve(
-        str(run_hook.state_dir),
-        str(project),
-        agent,
+        Repo(str(project), str(run_hook.state_dir)),
+        Writer(agent, None),
         [(pat, pattern.compile(pat))],
+        time.time(),
         reason="farmhand-42",
         ttl=HOUR,
         shared=False,
         keep=keep,
-        now=time.time(),
     )
     assert out.conflicts == []
 
 
 def held(run_hook: HookRunner, project: Path) -> list[tuple[str | None, str]]:
-    live, _ = reservation_store.live(str(run_hook.state_dir), str(project), time.time())
+    live, _ = reservation_store.live(Repo(str(project), str(run_hook.state_dir)), time.time())
     return sorted(((r["agent"], r["pattern"]) for r in live), key=lambda x: (x[0] or "", x[1]))
 
 

@@ -20,7 +20,9 @@ import pytest
 
 from agent_hooks import identity
 from agent_hooks.ledger import ledger_location
+from agent_hooks.ledger.repo import Repo
 from agent_hooks.reservations import pattern, reservation_store
+from agent_hooks.writers import Writer
 from hook_runner import HookResult, HookRunner
 
 ME, OTHER = "proj__cc_1", "proj__cc_2"
@@ -62,15 +64,14 @@ def runner(home: Path, top: Path) -> HookRunner:
 
 def reserve(home: Path, top: Path, agent: str, text: str) -> None:
     outcome = reservation_store.reserve(
-        identity.state_dir({"HOME": str(home)}),
-        str(top),
-        agent,
+        Repo(str(top), identity.state_dir({"HOME": str(home)})),
+        Writer(agent, None),
         [(text, pattern.compile(text))],
+        time.time(),
         reason="farmhand-42",
         ttl=3600,
         shared=False,
         keep=True,
-        now=time.time(),
     )
     assert outcome.changed and not outcome.conflicts
 
@@ -128,7 +129,7 @@ def test_a_lease_in_another_worktree_is_context_not_a_deny_unless_set_to_deny(
     assert "also being changed in another worktree" in note and "on branch main" in note
     assert 'agent "proj__cc_2"' in note and "merge conflict" in note
     state_dir = identity.state_dir({"HOME": str(home)})
-    reservation_store.set_setting(state_dir, str(wt), "worktree_leases", "deny", time.time())
+    reservation_store.set_setting(Repo(str(wt), state_dir), "worktree_leases", "deny", time.time())
     verdict, reason = decision(edit(runner(home, wt), "src/auth/login.py"))
     assert verdict == "deny" and 'agent "proj__cc_2"' in reason
 
@@ -310,8 +311,14 @@ def test_a_submodule_path_is_held_by_the_superprojects_reservation(tmp_path: Pat
     home.mkdir()
     state_dir = identity.state_dir({"HOME": str(home)})
     reservation_store.reserve(
-        state_dir, str(top), OTHER, [("lib/sub/**", pattern.compile("lib/sub/**"))],
-        reason="", ttl=3600, shared=False, keep=True, now=time.time(),
+        Repo(str(top), state_dir),
+        Writer(OTHER, None),
+        [("lib/sub/**", pattern.compile("lib/sub/**"))],
+        time.time(),
+        reason="",
+        ttl=3600,
+        shared=False,
+        keep=True,
     )  # fmt: skip
     inside = top / "lib" / "sub"
     run = runner(home, inside)  # the agent was launched in the submodule

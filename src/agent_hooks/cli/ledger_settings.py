@@ -7,6 +7,7 @@ import click
 
 from agent_hooks.cli._common import emit_json, get_env, json_option, project_option, require_project
 from agent_hooks.leases import overlaps
+from agent_hooks.ledger.repo import Repo
 from agent_hooks.reservations import reservation, reservation_store
 
 SETTINGS = {
@@ -47,12 +48,14 @@ def settings(name: str | None, value: str | None, project: str | None, as_json: 
     if name is not None and value is not None:
         key = SETTINGS[name]
         try:
-            reservation_store.set_setting(env.state_dir, root, key, _value(key, value), env.now)
+            reservation_store.set_setting(
+                Repo(root, env.state_dir), key, _value(key, value), env.now
+            )
         except reservation.ReservationError as exc:
             raise click.ClickException(str(exc)) from None
     elif name is not None:
         raise click.UsageError(f"give a value for {name}")
-    current = reservation_store.listing(env.state_dir, root, env.now).settings
+    current = reservation_store.listing(Repo(root, env.state_dir), env.now).settings
     if as_json:
         emit_json({"project_root": root, **current})
         return

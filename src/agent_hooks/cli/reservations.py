@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from agent_hooks import liveness, repository, timestamps, writers
+from agent_hooks import liveness, timestamps, writers
 from agent_hooks.cli._common import (
     emit_json,
     get_env,
@@ -22,17 +22,15 @@ from agent_hooks.gate import places
 from agent_hooks.leases import (
     lease,
     lease_messages,
-    lease_minutes,
     lease_release,
     lease_store,
     writer_cards,
 )
-from agent_hooks.ledger import ledger_location
+from agent_hooks.ledger.repo import Repo
 from agent_hooks.reservations import (
     blocking,
     index_records,
     reservation,
-    reservation_index,
     reservation_store,
 )
 
@@ -65,11 +63,12 @@ def holder_state(
 
 
 def _reservation_rows(
-    root: str, found: reservation_store.Listing, directory: str, now: float
+    repo: Repo, found: reservation_store.Listing, now: float
 ) -> list[dict[str, Any]]:
     rows = []
+    root, directory = repo.root, repo.ledger
     minutes = found.settings["lease_minutes"]
-    here = _this_machine(directory) if found.settings.get("remote") else None
+    here = _this_machine(directory) if repo.shared else None
     for res in found.live:
         row = public(res, now)
         row["kind"] = "reservation"
@@ -182,9 +181,9 @@ def rows_for(
     state_dir: str, root: str, now: float
 ) -> tuple[list[dict[str, Any]], reservation_store.Listing]:
     """Every live reservation and lease of `root`'s repository, as shown to people."""
-    directory = ledger_location.directory(state_dir, root)
-    found = reservation_store.listing(state_dir, root, now)
-    return _reservation_rows(root, found, directory, now) + _lease_rows(root, directory, now), found
+    repo = Repo(root, state_dir)
+    found = reservation_store.listing(repo, now)
+    return _reservation_rows(repo, found, now) + _lease_rows(root, repo.ledger, now), found
 
 
 def _local(moment: object) -> str:
@@ -338,11 +337,10 @@ def check(paths: tuple[str, ...], project: str | None, as_json: bool) -> None:
 
 def _verdict(state_dir: str, root: str, rel: str, me: writers.Writer, now: float) -> dict[str, Any]:
     """Would `me`'s edit of `rel` in project `root` pass, and if not, why."""
-    directory = ledger_location.directory(state_dir, root)
-    hot = reservation_index.load_hot(directory)
-    minutes = lease_minutes.effective(os.environ, hot.settings if hot is not None else None)
+    repo = Repo(root, state_dir, os.environ)
+    directory, hot = repo.ledger, repo.index
     verdict: dict[str, Any] = {"path": rel, "project_root": root, "allowed": True}
-    counts = blocking.holder_counts(directory, minutes, now)
+    counts = blocking.holder_counts(directory, repo.minutes, now)
     holders = blocking.blocking_edit(hot, rel, me.owner, now, counts) if hot is not None else []
     if holders:
         verdict["allowed"] = False
@@ -359,9 +357,7 @@ def _verdict(state_dir: str, root: str, rel: str, me: writers.Writer, now: float
             for h in (index_records.as_dict(rec) for rec in holders)
         ]
         return verdict
-    seen = lease.judge(
-        lease_store.read(directory, rel), me, repository.worktree_id(root), now, liveness.alive
-    )
+    seen = lease.judge(lease_store.read(directory, rel), me, repo.worktree, now, liveness.alive)
     if seen.blockers:
         verdict["allowed"] = False
         verdict["held_by"] = [

@@ -18,6 +18,7 @@ from agent_hooks.cli._common import (
     styled,
 )
 from agent_hooks.leases import lease_messages, writer_cards
+from agent_hooks.ledger.repo import Repo
 from agent_hooks.reservations import pattern, pattern_input, reservation, reservation_store
 
 
@@ -143,21 +144,18 @@ def reserve(
         for text in patterns:
             norm = pattern_input.normalize(text, root, os.getcwd(), notes)
             normalized.append((norm, pattern.compile(norm)))
+        client = liveness.agent_client(env.environ)[1]
         outcome = reservation_store.reserve(
-            env.state_dir,
-            root,
-            agent.name,
+            Repo(root, env.state_dir, env.environ),
+            writers.Writer(agent.name, me.conversation, client=client),
             normalized,
+            env.now,
             reason=reason,
             ttl=seconds,
             shared=shared,
             keep=keep,
-            now=env.now,
-            conversation_id=me.conversation,
             holder=_holder(env.environ),
             local=local,
-            environ=env.environ,
-            client=liveness.agent_client(env.environ)[1],
         )
     except (pattern.PatternError, reservation.ReservationError) as exc:
         raise click.ClickException(str(exc)) from None
@@ -294,18 +292,15 @@ def release(
     try:
         names = [pattern_input.normalize(text, root, os.getcwd()) for text in patterns]
         outcome = reservation_store.release(
-            env.state_dir,
-            root,
-            agent.name,
+            Repo(root, env.state_dir, env.environ),
+            writers.Writer(agent.name, me.conversation),
+            env.now,
             patterns=names,
             ids=list(ids),
             everything=everything,
             force=force,
-            now=env.now,
-            conversation_id=me.conversation,
             forced_by=_person(env.environ, agent.name),
             offline=local,
-            environ=env.environ,
         )
     except (pattern.PatternError, reservation.ReservationError) as exc:
         raise click.ClickException(str(exc)) from None
@@ -368,14 +363,12 @@ def renew(
         seconds = ttl_seconds(ttl)
         names = [pattern_input.normalize(text, root, os.getcwd()) for text in patterns]
         outcome = reservation_store.renew(
-            env.state_dir,
-            root,
-            agent.name,
+            Repo(root, env.state_dir, env.environ),
+            writers.Writer(agent.name, None),
+            env.now,
             patterns=names,
             ttl=seconds,
-            now=env.now,
             offline=local,
-            environ=env.environ,
         )
     except (pattern.PatternError, reservation.ReservationError) as exc:
         raise click.ClickException(str(exc)) from None
@@ -410,10 +403,10 @@ def strict(setting: str, project: str | None, as_json: bool) -> None:
     root = require_project(env, project)
     if setting != "show":
         try:
-            reservation_store.set_strict(env.state_dir, root, setting == "on", env.now)
+            reservation_store.set_strict(Repo(root, env.state_dir), setting == "on", env.now)
         except reservation.ReservationError as exc:
             raise click.ClickException(str(exc)) from None
-    _, value = reservation_store.live(env.state_dir, root, env.now)
+    _, value = reservation_store.live(Repo(root, env.state_dir), env.now)
     if as_json:
         emit_json({"project_root": root, "strict": value})
     else:
@@ -430,7 +423,7 @@ def _not_held(state_dir: str, root: str, names: list[str], now: float, person: b
     holder holds names that holder and what can be done (a person at a terminal:
     `release --force` with its ids; an agent: wait, or ask the user); any other
     was never reserved here, has expired, or was released."""
-    live = reservation_store.listing(state_dir, root, now).live
+    live = reservation_store.listing(Repo(root, state_dir), now).live
     parts, ids, nobodys = [], [], []
     for name in names:
         other = next((r for r in live if name in (r["id"], r["pattern"])), None)

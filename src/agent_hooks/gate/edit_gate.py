@@ -29,7 +29,8 @@ from __future__ import annotations
 
 from agent_hooks import liveness, writers
 from agent_hooks.gate import places, protected
-from agent_hooks.gate.tool_call import Place, ToolCall, Verdict, refuse
+from agent_hooks.gate.tool_call import ToolCall, Verdict, refuse
+from agent_hooks.ledger.repo import Place
 from agent_hooks.reservations import blocking, index_records
 
 TYPE_CHECKING = False
@@ -87,7 +88,7 @@ def _leased(call: ToolCall, verdict: Verdict, place: Place, holds: bool) -> bool
 
     repo = place.repo
     remote: list[dict[str, Any]] = []  # other machines' leases (a ledger shared through git)
-    if repo.index is not None and repo.index.settings.get("remote"):
+    if repo.shared:
         from agent_hooks.ledger import remote_view
 
         remote = remote_view.elsewhere(repo.ledger, repo.index, place.rel, call.now)
@@ -128,21 +129,10 @@ def _leased(call: ToolCall, verdict: Verdict, place: Place, holds: bool) -> bool
 
 
 def _claim(call: ToolCall, place: Place) -> Claim:
-    from agent_hooks import repository
     from agent_hooks.leases import lease_store
 
     return lease_store.claim(
-        place.repo.ledger,
-        place.rel,
-        call.writer,
-        worktree=place.repo.worktree,
-        branch=repository.branch(place.repo.root),
-        worktree_path=place.repo.root,
-        holder_pid=call.holder_pid,
-        now=call.now,
-        minutes=place.repo.minutes,
-        tool_use_id=call.tool_use_id,
-        deny_elsewhere=place.repo.deny_elsewhere,
+        place, call.writer, call.now, holder_pid=call.holder_pid, tool_use_id=call.tool_use_id
     )
 
 

@@ -37,17 +37,17 @@ lease write.
 
 from __future__ import annotations
 
-from agent_hooks import fingerprints, liveness, repository
+from agent_hooks import fingerprints, liveness
 from agent_hooks import posix_fs as fs
-from agent_hooks.leases import lease, lease_minutes, lease_store, writer_cards
-from agent_hooks.ledger import ledger_location
-from agent_hooks.reservations import blocking, index_records, reservation_index
+from agent_hooks.leases import lease, lease_store, writer_cards
+from agent_hooks.reservations import blocking, index_records
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from _collections_abc import Callable, Mapping
+    from _collections_abc import Callable
     from typing import Any
 
+    from agent_hooks.ledger.repo import Repo
     from agent_hooks.writers import Writer
 
 MAX_LEASED = 200  # files one Bash command may lease; the rest are only recorded
@@ -76,34 +76,27 @@ def _rels(paths: list[str], project: str) -> list[tuple[str, str]]:
 
 
 def after_bash(
-    state_dir: str,
-    project: str,
+    repo: Repo,
     me: Writer,
     changed: list[str],
     now: float,
     *,
     duration_ms: object,
-    environ: Mapping[str, str],
     holder_pid: int | None,
     marks: dict[str, str | None] | None = None,
-    ledger: str | None = None,
-    worktree: str | None = None,
 ) -> Aftermath:
-    """Sort the changed files, lease this writer's own, and warn about held ones.
-    `ledger` and `worktree`, when the caller has them, are the work tree's ledger
-    directory and worktree id (worked out here otherwise)."""
+    """Sort the changed files (normalised absolute paths) that lie in the work tree
+    of `repo`, lease this writer's own, and warn about held ones. `holder_pid`: the
+    client process the writer's claims live with; `marks`: the files' fingerprints
+    (rel -> fingerprint) after the command, for its leases to record."""
     result = Aftermath()
-    directory = ledger if ledger is not None else ledger_location.directory(state_dir, project)
-    hot = reservation_index.load_hot(directory)
-    minutes = lease_minutes.effective(environ, hot.settings if hot is not None else None)
-    deny_elsewhere = hot is not None and hot.deny_elsewhere
+    directory, hot, minutes = repo.ledger, repo.index, repo.minutes
     took = duration_ms / 1000 if isinstance(duration_ms, int | float) and duration_ms > 0 else 0.0
     start = now - took - SLACK
     mine: list[str] = []
     leased_by_others: dict[str, dict[str, Any]] = {}
-    if worktree is None:
-        worktree = repository.worktree_id(project)
-    inside = _rels(changed, project)
+    worktree = repo.worktree
+    inside = _rels(changed, repo.root)
     leased = _LeaseNames(directory, minutes, len(inside))
     for path, rel in inside:
         if not (leased and rel in leased):
@@ -126,18 +119,7 @@ def after_bash(
             mine.append(rel)
     if minutes > 0 and mine:
         claims = lease_store.claim_many(
-            directory,
-            mine[:MAX_LEASED],
-            me,
-            worktree=worktree,
-            branch=repository.branch(project),
-            worktree_path=project,
-            holder_pid=holder_pid,
-            now=now,
-            minutes=minutes,
-            source="bash",
-            marks=marks,
-            deny_elsewhere=deny_elsewhere,
+            repo, mine[:MAX_LEASED], me, now, holder_pid=holder_pid, source="bash", marks=marks
         )
         for rel, outcome in claims.items():
             if outcome.problem:
@@ -149,7 +131,7 @@ def after_bash(
         if any(outcome.new_ledger for outcome in claims.values()):
             from agent_hooks.ledger import known_ledgers  # the first lease in this repository
 
-            known_ledgers.remember(state_dir, project, directory, now)
+            known_ledgers.remember(repo.state_dir, repo.root, directory, now)
     cards: dict[object, dict[str, Any] | None] = {}
     notes = []
     if leased_by_others:
@@ -167,7 +149,7 @@ def after_bash(
     if hot is not None and hot.others_hold_exclusive(me.owner, now):
         counts = blocking.holder_counts(directory, minutes, now)
         found, unchecked = _reserved_notes(
-            state_dir, hot, me, inside, result.foreign, now, MAX_NOTES - len(notes), counts
+            repo.state_dir, hot, me, inside, result.foreign, now, MAX_NOTES - len(notes), counts
         )
         notes += found
         more += unchecked

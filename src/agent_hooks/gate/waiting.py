@@ -9,10 +9,10 @@ which files are free. Nothing here runs unless a note exists.
 
 from __future__ import annotations
 
-from agent_hooks import liveness, repository
+from agent_hooks import liveness
 from agent_hooks.agents import state_file
 from agent_hooks.leases import lease, lease_store
-from agent_hooks.ledger import ledger_location
+from agent_hooks.ledger.repo import Repo
 from agent_hooks.reservations import blocking, index_records, reservation_index
 
 TYPE_CHECKING = False
@@ -69,8 +69,8 @@ def _free(state_dir: str, me: Writer, entry: dict[str, Any], now: float) -> str 
     root, rel = entry.get("project_root"), entry.get("rel")
     if not isinstance(root, str) or not isinstance(rel, str):
         return "it is no longer tracked"
-    directory = ledger_location.directory(state_dir, root)
-    hot = reservation_index.load_hot(directory)
+    repo = Repo(root, state_dir)
+    directory, hot = repo.ledger, repo.index
     if hot is not None and blocking.blocking_edit(
         hot,
         rel,
@@ -79,9 +79,7 @@ def _free(state_dir: str, me: Writer, entry: dict[str, Any], now: float) -> str 
         lambda rec: liveness.alive(rec[index_records.HOLDER] or {}) is not False,
     ):
         return None
-    seen = lease.judge(
-        lease_store.read(directory, rel), me, repository.worktree_id(root), now, liveness.alive
-    )
+    seen = lease.judge(lease_store.read(directory, rel), me, repo.worktree, now, liveness.alive)
     if seen.blockers:
         return None
     return _why_free(state_dir, entry, directory, now)

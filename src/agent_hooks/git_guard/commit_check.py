@@ -37,18 +37,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent_hooks import liveness, repository, writers
+from agent_hooks import liveness, writers
 from agent_hooks import posix_fs as fs
 from agent_hooks.git_guard.guard_hooks import git
-from agent_hooks.leases import lease, lease_messages, lease_minutes, lease_store, writer_cards
-from agent_hooks.ledger import ledger_location
-from agent_hooks.reservations import (
-    blocking,
-    index_records,
-    reservation,
-    reservation_index,
-    reservation_store,
-)
+from agent_hooks.leases import lease, lease_messages, lease_store, writer_cards
+from agent_hooks.ledger.repo import Repo
+from agent_hooks.reservations import blocking, index_records, reservation, reservation_store
 
 _STATUS_WORDS = {
     "A": "added",
@@ -126,17 +120,15 @@ def findings(
     it; and, with `leases`, each one another owner's writer leases in `top`."""
     found: list[Finding] = []
     for root in _projects(state_dir, top):
-        directory = ledger_location.directory(state_dir, root)
-        hot = reservation_index.load_hot(directory)
-        minutes = lease_minutes.effective(environ, hot.settings if hot is not None else None)
+        repo = Repo(root, state_dir, environ)
+        hot, minutes = repo.index, repo.minutes
         reserved = hot if hot is not None and hot.others_hold_exclusive(me.owner, now) else None
         leased = (
-            set(lease_store.all_paths(directory)) if leases and root == top and minutes else set()
+            set(lease_store.all_paths(repo.ledger)) if leases and root == top and minutes else set()
         )
         if reserved is None and not leased:
             continue
-        counts = blocking.holder_counts(directory, minutes, now)
-        here = repository.worktree_id(top) if leased else top  # as leases record it
+        counts = blocking.holder_counts(repo.ledger, minutes, now)
         for item in paths:
             absolute = os.path.join(top, item.path)
             if not fs.is_within(absolute, root) or absolute == root:
@@ -147,19 +139,18 @@ def findings(
                 if reserved is not None
                 else []
             )
-            others = _other_writers(directory, rel, me, here, now) if rel in leased else []
+            others = _other_writers(repo, rel, me, now) if rel in leased else []
             if holders or others:
                 held = [index_records.as_dict(rec) for rec in holders]
                 found.append(Finding(item, root, held, branch, others))
     return found
 
 
-def _other_writers(
-    directory: str, rel: str, me: writers.Writer, worktree: str, now: float
-) -> list[dict[str, Any]]:
-    """The leases on `rel` in the work tree `worktree` (`repository.worktree_id`)
+def _other_writers(repo: Repo, rel: str, me: writers.Writer, now: float) -> list[dict[str, Any]]:
+    """The leases on `rel` in the work tree of `repo` (`repository.worktree_id`)
     that count and are not the committer's own, each with its holder's name (`label`)."""
-    seen = lease.judge(lease_store.read(directory, rel), me, worktree, now, liveness.alive)
+    directory = repo.ledger
+    seen = lease.judge(lease_store.read(directory, rel), me, repo.worktree, now, liveness.alive)
     out = []
     for held in seen.blockers:
         key = held.get("writer")

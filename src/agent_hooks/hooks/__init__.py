@@ -31,10 +31,8 @@ PRELOAD = {
     "pre_tool_use": (
         *CORE,
         "agent_hooks.switches",
-        "agent_hooks.leases.lease_minutes",
         "agent_hooks.ledger.ledger_location",
-        "agent_hooks.reservations.index_records",
-        "agent_hooks.reservations.reservation_index",
+        "agent_hooks.ledger.repo",
         "agent_hooks.gate.tool_call",
         "agent_hooks.hooks.pre_tool_use",
     ),

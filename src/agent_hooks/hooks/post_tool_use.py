@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from types import ModuleType
     from typing import Any
 
+    from agent_hooks.ledger.repo import Place, Repo, Repos
     from agent_hooks.tool_use import ToolUse
 
 MAX_VISIBLE = 200  # files read from one command line (the rest are left to the net)
@@ -33,6 +34,7 @@ MAX_REPOSITORIES = 8  # repositories one shell command's files are sorted into
 # What noting a tool call's own writes always loads (after the event's preload).
 WRITE_MODULES = (
     "agent_hooks.ledger.ledger_location",
+    "agent_hooks.ledger.repo",
     "agent_hooks.leases.lease",
     "agent_hooks.leases.lease_store",
 )
@@ -45,6 +47,7 @@ BASH_MODULES = (
     "agent_hooks.reservations.blocking",
     "agent_hooks.reservations.reservation_index",
     "agent_hooks.ledger.ledger_location",
+    "agent_hooks.ledger.repo",
     "agent_hooks.leases.lease",
     "agent_hooks.leases.lease_minutes",
     "agent_hooks.leases.lease_store",
@@ -74,13 +77,12 @@ def handle(ctx: hook_runtime.HookContext) -> hook_runtime.Answer | None:
         name, agent = None, None
     me = writers.from_payload(name, ctx.payload, ctx.environ, ctx.client.NAME)
     told: list[str] = []
-    repos = _Repositories(project)
     if use.kind == SHELL and not use.reported and use.command:  # the client did not say
         found += _visible_writes(ctx, use, project)
-    written = _Written(ctx, use, found, repos)
-    if use.kind == SHELL:
-        for top in repos.of_files(found):  # each file in the ledger of its repository
-            found = _after_shell(ctx, top, me, found, told, written, repos)
+    written = _Written(ctx, use, found)
+    if use.kind == SHELL and written.repos is not None:
+        for top in _work_trees(written.repos, found, project):
+            found = _after_shell(ctx, written.repos.repo(top), me, found, told, written)
     if use.kind == LAUNCH and project is not None:
         _describe_launched(ctx, project, me, use)
     if agent is not None:
@@ -96,12 +98,11 @@ def handle(ctx: hook_runtime.HookContext) -> hook_runtime.Answer | None:
 
 def _after_shell(
     ctx: hook_runtime.HookContext,
-    project: str,
+    repo: Repo,
     me: writers.Writer,
     found: list[tuple[str, str]],
     told: list[str],
     written: _Written,
-    repos: _Repositories,
 ) -> list[tuple[str, str]]:
     """The files the command changed that are this writer's (leased, with their
     fingerprints: `written`); a warning for held ones it changed."""
@@ -109,21 +110,16 @@ def _after_shell(
     from agent_hooks.gate import shell_aftermath
 
     changed = [path for _, path in found]
-    ledger, worktree = repos.ledger(ctx.state_dir, project)
     result = shell_aftermath.after_bash(
-        ctx.state_dir,
-        project,
+        repo,
         me,
         changed,
         ctx.now,
         duration_ms=ctx.payload.get("duration_ms"),
-        environ=ctx.environ,
         holder_pid=ctx.client.holder_pid(ctx.environ),
-        marks=written.marks_in(project),
-        ledger=ledger,
-        worktree=worktree,
+        marks=written.marks_in(repo),
     )
-    written.leased(project, result.held)
+    written.leased(repo, result.held)
     for problem in result.problems:
         ctx.log(problem)
     if result.foreign:
@@ -140,107 +136,76 @@ def _after_shell(
 
 
 class _Written:
-    """The files this tool call wrote (at most MAX_NOTED): where each is held
-    (ledger, path relative to its work tree, worktree id), its fingerprint now, and
-    the end of the writer's lease on it once that lease records the fingerprint —
-    by the shell aftermath's own claim, or `note` for an edit's lease taken before."""
+    """The files this tool call wrote (at most MAX_NOTED): the repository each is
+    held in and its path relative to that work tree, its fingerprint now, and the
+    end of the writer's lease on it once that lease records the fingerprint — by
+    the shell aftermath's own claim, or `note` for an edit's lease taken before."""
 
-    __slots__ = ("ends", "places", "taken")
+    __slots__ = ("ends", "places", "repos", "taken")
 
     def __init__(
-        self,
-        ctx: hook_runtime.HookContext,
-        use: ToolUse,
-        found: list[tuple[str, str]],
-        repos: _Repositories,
+        self, ctx: hook_runtime.HookContext, use: ToolUse, found: list[tuple[str, str]]
     ) -> None:
-        self.places: dict[str, tuple[str, str, str]] = {}
+        self.places: dict[str, Place] = {}
         self.ends: dict[str, float] = {}
         self.taken: dict[str, str | None] = {}
+        self.repos: Repos | None = None  # each file in the ledger of its repository
         if use.kind not in (EDIT, SHELL) or not found:
             return
         from agent_hooks import fingerprints
 
         preload(WRITE_MODULES)
+        from agent_hooks.ledger.repo import Place, Repos
+
+        self.repos = repos = Repos(ctx.state_dir, ctx.environ)
         for field, path in found:
             if len(self.places) >= MAX_NOTED:
                 break
-            top = repos.top(path) if field != READ else None
-            if top is not None:
-                ledger, worktree = repos.ledger(ctx.state_dir, top)
-                rel = path[len(top.rstrip("/")) + 1 :]
-                self.places[path] = (ledger, rel, worktree)
+            repo = repos.of_file(path) if field != READ else None
+            if repo is not None:
+                self.places[path] = Place(repo, path[len(repo.root.rstrip("/")) + 1 :])
         self.taken = {path: fingerprints.of(path) for path in self.places}
 
-    def marks_in(self, top: str) -> dict[str, str | None]:
-        root = top.rstrip("/") + "/"
-        return {p[len(root) :]: self.taken[p] for p in self.places if p.startswith(root)}
+    def held_at(self, path: str) -> tuple[str, str, str]:
+        """Where the writer holds `path`, as its state records it: (ledger, rel, worktree)."""
+        place = self.places[path]
+        return place.repo.ledger, place.rel, place.repo.worktree
 
-    def leased(self, top: str, held: dict[str, float]) -> None:
-        """The aftermath's claims in `top` recorded these files' fingerprints."""
-        root = top.rstrip("/") + "/"
-        for path in self.places:
-            if path.startswith(root) and path[len(root) :] in held:
-                self.ends[path] = held[path[len(root) :]]
+    def marks_in(self, repo: Repo) -> dict[str, str | None]:
+        return {p.rel: self.taken[path] for path, p in self.places.items() if p.repo is repo}
+
+    def leased(self, repo: Repo, held: dict[str, float]) -> None:
+        """The aftermath's claims in `repo` recorded these files' fingerprints."""
+        for path, place in self.places.items():
+            if place.repo is repo and place.rel in held:
+                self.ends[path] = held[place.rel]
 
     def note(self, writer: str, now: float) -> None:
         """Record the fingerprints on the writer's leases not noted yet (an edit's,
         taken at its PreToolUse), one lock per ledger."""
-        todo = {p: place for p, place in self.places.items() if p not in self.ends}
+        todo = {path: place for path, place in self.places.items() if path not in self.ends}
         if not todo:
             return
         from agent_hooks.leases import lease_store
 
-        for ledger, worktree in {(place[0], place[2]) for place in todo.values()}:
-            mine = {p: rel for p, (b, rel, w) in todo.items() if (b, w) == (ledger, worktree)}
-            marks = {rel: self.taken[p] for p, rel in mine.items()}
-            noted = lease_store.note_written(ledger, marks, writer, worktree, now)
-            self.ends.update({p: noted[rel] for p, rel in mine.items() if rel in noted})
+        repos = list({id(place.repo): place.repo for place in todo.values()}.values())
+        for repo in repos:
+            mine = {path: place.rel for path, place in todo.items() if place.repo is repo}
+            marks = {rel: self.taken[path] for path, rel in mine.items()}
+            noted = lease_store.note_written(repo.ledger, marks, writer, repo.worktree, now)
+            self.ends.update({path: noted[rel] for path, rel in mine.items() if rel in noted})
 
 
-class _Repositories:
-    """The work tree each changed file lies in, worked out once per directory, and
-    each work tree's ledger and worktree id, once per work tree (each costs a walk of
-    the path): a file is judged, leased and noted in the ledger of its own
-    repository, wherever the agent was launched (issue 18, defect 9)."""
-
-    __slots__ = ("_ledgers", "_tops", "project")
-
-    def __init__(self, project: str | None) -> None:
-        self.project = project
-        self._tops: dict[str, str | None] = {}
-        self._ledgers: dict[str, tuple[str, str]] = {}
-
-    def ledger(self, state_dir: str, top: str) -> tuple[str, str]:
-        """(the ledger directory, the worktree id) of the work tree `top`."""
-        if top not in self._ledgers:
-            from agent_hooks import repository
-            from agent_hooks.ledger import ledger_location
-
-            self._ledgers[top] = (
-                ledger_location.directory(state_dir, top),
-                repository.worktree_id(top),
-            )
-        return self._ledgers[top]
-
-    def top(self, path: str) -> str | None:
-        directory = fs.dirname(path)
-        if directory not in self._tops:
-            from agent_hooks import repository
-
-            self._tops[directory] = repository.git_top_level(directory, resolved=True)
-        return self._tops[directory]
-
-    def of_files(self, found: list[tuple[str, str]]) -> list[str]:
-        """The work trees the files lie in (at most MAX_REPOSITORIES), the project first."""
-        tops: list[str] = []
-        for _, path in found:
-            top = self.top(path)
-            if top is not None and top not in tops:
-                tops.append(top)
-                if len(tops) >= MAX_REPOSITORIES:
-                    break
-        return sorted(tops, key=lambda top: top != self.project)
+def _work_trees(repos: Repos, found: list[tuple[str, str]], project: str | None) -> list[str]:
+    """The work trees the files lie in (at most MAX_REPOSITORIES), the project first."""
+    tops: list[str] = []
+    for _, path in found:
+        top = repos.top(fs.dirname(path))
+        if top is not None and top not in tops:
+            tops.append(top)
+            if len(tops) >= MAX_REPOSITORIES:
+                break
+    return sorted(tops, key=lambda top: top != project)
 
 
 def _visible_writes(
@@ -314,7 +279,7 @@ def _record(
     workspaces = trail.workspace_prefix(project)
     marked = me.key if me.agent_id else None
     written.note(me.key, ctx.now)
-    places, taken, ends = written.places, written.taken, written.ends
+    taken, ends = written.taken, written.ends
     window = _window(ctx, use)
     told: list[str] = []
     beat: list[bool] = []
@@ -344,7 +309,9 @@ def _record(
                     seen = {path for _, path in _visible_writes(ctx, use, project)}
                     own.extend(c for c in blamed if c.path not in seen)
             for path, until in ends.items():
-                held_files.note(doc, me.key, path, taken.get(path), places[path], until, ctx.now)
+                held_files.note(
+                    doc, me.key, path, taken.get(path), written.held_at(path), until, ctx.now
+                )
             start = window[0] if window is not None else doc["last_activity"]
             foreign, inside = held_files.check(
                 doc, me.key, ctx.now, (start, ctx.now) if use.kind == SHELL else None

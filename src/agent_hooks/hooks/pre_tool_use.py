@@ -64,6 +64,11 @@ def handle(ctx: hook_runtime.HookContext) -> hook_runtime.Answer | None:
         holder_pid=ctx.client.holder_pid(ctx.environ),
         shell_command=ctx.client.SHELL_COMMAND,
     )
+    if call.project is not None:  # its repository's rules are asked (`_shared_ledger` at least)
+        from agent_hooks import preload
+        from agent_hooks.ledger.repo import RULES_MODULES
+
+        preload(RULES_MODULES)
     verdict = _decide(call, use)
     if call.project is not None:
         _shared_ledger(call, verdict)
@@ -122,7 +127,7 @@ def _shared_ledger(call: tool_call.ToolCall, verdict: Verdict) -> None:
     say so when what this machine knows of the others is behind (docs/adr/0016)."""
     assert call.project is not None
     home = call.repo(call.project)
-    if home.index is not None and home.index.settings.get("remote"):
+    if home.shared:
         from agent_hooks.ledger import remote_view
 
         note = remote_view.on_tool_call(home.ledger, home.index, call.now)

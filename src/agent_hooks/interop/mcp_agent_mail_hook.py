@@ -29,7 +29,7 @@ import math
 import os
 from typing import TYPE_CHECKING, Any
 
-from agent_hooks import identity, liveness, repository, storage
+from agent_hooks import identity, liveness, repository, storage, writers
 from agent_hooks import posix_fs as fs
 from agent_hooks.interop.mcp_agent_mail import (
     Action,
@@ -41,6 +41,7 @@ from agent_hooks.interop.mcp_agent_mail import (
     tool_of,
 )
 from agent_hooks.ledger import ledger_location
+from agent_hooks.ledger.repo import Repo
 from agent_hooks.reservations import pattern, pattern_input, reservation, reservation_store
 
 if TYPE_CHECKING:
@@ -136,16 +137,14 @@ def _grant(
             done.append(f"{norm} already expired")
             return
     outcome = reservation_store.reserve(
-        ctx.state_dir,
-        root,
-        agent,
+        Repo(root, ctx.state_dir, ctx.environ),
+        writers.Writer(agent, ctx.environ.get("CLAUDE_CODE_SESSION_ID")),
         [(norm, pattern.compile(norm))],
+        ctx.now,
         reason=grant.reason,
         ttl=min(ttl, reservation.MAX_TTL),
         shared=not grant.exclusive,
         keep=True,
-        now=ctx.now,
-        conversation_id=ctx.environ.get("CLAUDE_CODE_SESSION_ID"),
         holder=liveness.process(ctx.client.holder_pid(ctx.environ)),
         source=SOURCE,
         offline=True,  # a hook: a shared ledger keeps it on this machine, never waits
@@ -179,7 +178,7 @@ def _release(
     ctx: HookContext, agent: str | None, project: str, release: Release, done: list[str]
 ) -> None:
     for root in _roots(project, _key_dir(release.project_key)):
-        held, _ = reservation_store.live(ctx.state_dir, root, ctx.now)
+        held, _ = reservation_store.live(Repo(root, ctx.state_dir, ctx.environ), ctx.now)
         mine = [r for r in held if r.get("agent") == agent and r.get("source") == SOURCE]
         if release.patterns is not None:
             named = set()
@@ -197,7 +196,11 @@ def _release(
             mine = [r for r in mine if r["pattern"] in by_id]
         if mine:
             outcome = reservation_store.release(
-                ctx.state_dir, root, agent, ids=[r["id"] for r in mine], now=ctx.now, offline=True
+                Repo(root, ctx.state_dir, ctx.environ),
+                writers.Writer(agent, None),
+                ctx.now,
+                ids=[r["id"] for r in mine],
+                offline=True,
             )
             done.append("released " + ", ".join(r["pattern"] for r in outcome.changed))
 
@@ -213,12 +216,11 @@ def _renew(
     ttl = math.ceil(renew.expires_at - ctx.now)
     if ttl > 0:
         outcome = reservation_store.renew(
-            ctx.state_dir,
-            root,
-            agent,
+            Repo(root, ctx.state_dir, ctx.environ),
+            writers.Writer(agent, None),
+            ctx.now,
             patterns=[norm],
             ttl=min(ttl, reservation.MAX_TTL),
-            now=ctx.now,
             offline=True,
         )
         if outcome.changed:
@@ -231,7 +233,7 @@ def _ids_path(state_dir: str, root: str) -> str:
 
 def _remember(ctx: HookContext, root: str, agent: str | None, ids: dict[int, str]) -> None:
     """Note mcp_agent_mail's ids of the agent's patterns; forget patterns no longer held."""
-    held, _ = reservation_store.live(ctx.state_dir, root, ctx.now)
+    held, _ = reservation_store.live(Repo(root, ctx.state_dir, ctx.environ), ctx.now)
     live = {(r.get("agent") or "", r["pattern"]) for r in held if r.get("source") == SOURCE}
 
     def mutate(loaded: storage.Loaded) -> dict[str, Any]:

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from _collections_abc import Callable
     from typing import Any
 
+    from agent_hooks.ledger.repo import Place, Repo
     from agent_hooks.writers import Writer
 
 LEASES = "leases"
@@ -102,60 +103,45 @@ def locked(ledger: str, work: Callable[[], None], timeout: float = LOCK_TIMEOUT)
 
 
 def claim(
-    ledger: str,
-    rel: str,
+    place: Place,
     me: Writer,
-    *,
-    worktree: str,
-    branch: str | None,
-    worktree_path: str | None = None,
-    holder_pid: int | None,
     now: float,
-    minutes: int,
+    *,
+    holder_pid: int | None,
     tool_use_id: str | None = None,
     source: str = "edit",
-    deny_elsewhere: bool = False,
 ) -> Claim:
-    """Take (or renew) `me`'s lease on `rel` unless another writer's lease blocks it."""
+    """Take (or renew) `me`'s lease on the place unless another writer's lease
+    blocks it."""
     return claim_many(
-        ledger,
-        [rel],
-        me,
-        worktree=worktree,
-        branch=branch,
-        worktree_path=worktree_path,
-        holder_pid=holder_pid,
-        now=now,
-        minutes=minutes,
-        tool_use_id=tool_use_id,
+        place.repo, [place.rel], me, now, holder_pid=holder_pid, tool_use_id=tool_use_id,
         source=source,
-        deny_elsewhere=deny_elsewhere,
-    )[rel]
+    )[place.rel]  # fmt: skip
 
 
 def claim_many(
-    ledger: str,
+    repo: Repo,
     rels: list[str],
     me: Writer,
-    *,
-    worktree: str,
-    branch: str | None,
-    worktree_path: str | None = None,
-    holder_pid: int | None,
     now: float,
-    minutes: int,
+    *,
+    holder_pid: int | None,
     tool_use_id: str | None = None,
     source: str = "edit",
     marks: dict[str, str | None] | None = None,
-    deny_elsewhere: bool = False,
 ) -> dict[str, Claim]:
-    """`claim` for several paths under one lock (the files a Bash command changed).
-    With `marks` (rel -> fingerprint, taken after the writer's own write), each lease
-    records what its file looks like now (`fingerprints`): a lease whose mark moved
-    is rewritten even when fresh. With `deny_elsewhere` (the repository's
-    `worktree_leases` is `deny`), a live lease in another worktree blocks like one in
-    this worktree — judged under the lock too, so a refused writer never holds one."""
+    """`claim` for several paths of one repository under one lock (the files a Bash
+    command changed): in its ledger, for its worktree and branch, for its lease
+    minutes. With `marks` (rel -> fingerprint, taken after the writer's own write),
+    each lease records what its file looks like now (`fingerprints`): a lease whose
+    mark moved is rewritten even when fresh. When the repository's `worktree_leases`
+    is `deny` (`repo.deny_elsewhere`), a live lease in another worktree blocks like
+    one in this worktree — judged under the lock too, so a refused writer never
+    holds one. `holder_pid`: the client process the writer's claims live with."""
     from agent_hooks import liveness
+
+    ledger, worktree, minutes = repo.ledger, repo.worktree, repo.minutes
+    deny_elsewhere = repo.deny_elsewhere
 
     outcomes = {rel: Claim() for rel in rels}
     todo = []
@@ -183,6 +169,7 @@ def claim_many(
 
         taken: list[str] = []
         last: dict[str, Any] = {}
+        branch = repo.branch  # read only when a lease is written
         for rel in todo:
             current, problem = read_checked(ledger, rel)
             if problem is not None:
@@ -206,7 +193,7 @@ def claim_many(
                 source=source,
                 tool_use_id=tool_use_id,
                 claimed=mine.get("claimed") if mine is not None else None,
-                worktree_path=worktree_path,
+                worktree_path=repo.root,
                 mark=marks.get(rel) if marks is not None else None,
             )
             kept = [item for item in current if item.get("worktree") != worktree]

@@ -12,7 +12,7 @@ Invariants:
 * Paths inside a ledger are relative to the work tree they were made in, so a
   reservation made in one worktree applies to the same repository path in all.
 * `directory` reads two small files at most (a worktree's `.git` file and its
-  `commondir`) and runs nothing: it is on the hot path.
+  `commondir`: `repository.layout`) and runs nothing: it is on the hot path.
 * The ledger directory is created 0700 and must be a real directory: a symlink
   planted at `<common>/agent-hooks` is refused (`StorageError`), never followed.
 * A ledger written by an earlier release at the old location (`has_legacy`) is
@@ -48,10 +48,14 @@ def legacy_directory(state_dir: str, project_root: str) -> str:
 
 def directory(state_dir: str, project_root: str) -> str:
     """The ledger of the repository holding the work tree `project_root`."""
-    common = repository.common_dir(project_root)
-    if common is None:
-        return legacy_directory(state_dir, project_root)
-    return fs.join(common, SUBDIR)
+    return of_layout(state_dir, repository.layout(project_root))
+
+
+def of_layout(state_dir: str, layout: repository.Layout) -> str:
+    """`directory` of a work tree whose git layout is read already."""
+    if layout.common_dir is None:
+        return legacy_directory(state_dir, layout.top)
+    return fs.join(layout.common_dir, SUBDIR)
 
 
 def is_repository_ledger(path: str) -> bool:
@@ -71,7 +75,8 @@ def ensure(path: str) -> None:
         raise storage.StorageError(f"{path} is not a directory (a symlink?); refusing to use it")
 
 
-def has_legacy(state_dir: str, project_root: str) -> bool:
-    """Does an earlier release's ledger wait at the old location? (one `stat`)"""
-    old_dir = legacy_directory(state_dir, project_root)
-    return repository.common_dir(project_root) is not None and fs.lexists(fs.join(old_dir, TRUTH))
+def has_legacy(state_dir: str, layout: repository.Layout) -> bool:
+    """Does an earlier release's ledger wait at the old location for the work tree
+    of `layout`? (one `stat`)"""
+    old_dir = legacy_directory(state_dir, layout.top)
+    return layout.common_dir is not None and fs.lexists(fs.join(old_dir, TRUTH))

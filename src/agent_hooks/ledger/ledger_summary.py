@@ -14,8 +14,8 @@ SessionStart also tidies the ledger here: leases of dead or silent holders go.
 from __future__ import annotations
 
 from agent_hooks import switches, writers
-from agent_hooks.leases import lease, lease_messages, lease_minutes, lease_release, writer_cards
-from agent_hooks.ledger import ledger_location
+from agent_hooks.leases import lease, lease_messages, lease_release, writer_cards
+from agent_hooks.ledger.repo import Repo
 from agent_hooks.reservations import reservation, reservation_store
 from agent_hooks.wording import plural
 
@@ -52,13 +52,14 @@ def session_start_lines(
 ) -> list[str]:
     """The ledger's lines for this writer; `since` is when the agent was last heard
     of (what was dropped after it is news)."""
-    directory = ledger_location.directory(state_dir, project)
+    repo = Repo(project, state_dir, environ)
+    directory = repo.ledger
     swept = lease_release.sweep(directory, now)
     try:
-        reservation_store.adopt(state_dir, project, now)  # earlier release's ledger; dead holders
+        reservation_store.adopt(repo, now)  # earlier release's ledger; dead holders
     except reservation.ReservationError:
         pass
-    found = reservation_store.listing(state_dir, project, now)
+    found = reservation_store.listing(repo, now)
     held = found.live
     lines = [f"Ledger problem: {problem}" for problem in found.problems[:3]]
     mine = [r for r in held if reservation.owner(r) == me.owner]
@@ -76,7 +77,7 @@ def session_start_lines(
             for r in mine
         ]
         lines.append(f"Your reservations: {_listed(own)}.")
-    leased = _leases_of_others(directory, me, project, now)
+    leased = _leases_of_others(repo, me, now)
     if leased:
         lines.append(f"Files other writers are changing right now (leases): {_listed(leased)}.")
     lines += _dropped_lines(found.dropped, me, since)
@@ -94,7 +95,7 @@ def session_start_lines(
             "Files your branch changed that agents in other worktrees are also changing "
             f"(a merge conflict ahead): {_listed(described)}."
         )
-    if lease_minutes.effective(environ, found.settings) > 0:
+    if repo.minutes > 0:
         lines.append(LEASES)
     strict = switches.strict(environ, found.settings["strict"])
     if held or strict:
@@ -132,10 +133,10 @@ def shared_lines(directory: str, settings: dict[str, Any], now: float) -> list[s
     return [line] if note is None else [line, note]
 
 
-def _leases_of_others(directory: str, me: writers.Writer, project: str, now: float) -> list[str]:
-    from agent_hooks import liveness, repository
+def _leases_of_others(repo: Repo, me: writers.Writer, now: float) -> list[str]:
+    from agent_hooks import liveness
 
-    worktree = repository.worktree_id(project)
+    directory, worktree = repo.ledger, repo.worktree
     items = []
     for rel, item in lease_release.everything(directory):
         if item.get("worktree") != worktree or not lease.counts(item, now, liveness.alive):

@@ -201,7 +201,7 @@ _VIEWS: dict[str, tuple[tuple[int, int, int], View | None]] = {}
 def shared(index: Any) -> bool:
     """Is the ledger of this reservation index (`index_records.HotIndex`, or None)
     shared with other machines (its `remote` setting)?"""
-    return index is not None and bool(index.settings.get("remote"))
+    return index is not None and bool(index.shared)
 
 
 def view_of(ledger: str) -> View | None:

@@ -81,6 +81,12 @@ class HotIndex:
         """`worktree_leases deny`: a lease in another worktree refuses like one here."""
         return self.settings.get("worktree_leases") == "deny"
 
+    @property
+    def shared(self) -> bool:
+        """Is the ledger shared with other machines (its `remote` setting: the git
+        remote it is shared through, docs/adr/0016)?"""
+        return self.settings.get("remote") is not None
+
     def others_hold_exclusive(self, owner: str, now: float) -> bool:
         return any(key != owner and until > now for key, until in self.exclusive_until.items())
 

@@ -37,14 +37,16 @@ Invariants:
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from agent_hooks import identity, liveness, storage
 from agent_hooks.agents import state_file
 from agent_hooks.ledger import ledger_location
+from agent_hooks.ledger.repo import Repo
 from agent_hooks.reservations import index_build, reservation, reservation_index
 from agent_hooks.wording import plural
+from agent_hooks.writers import Writer
 
 Reservation = dict[str, Any]
 SCHEMA_VERSION = 2
@@ -78,10 +80,6 @@ def _empty(project_root: str) -> dict[str, Any]:
         "settings": {},
         "reservations": [],
     }
-
-
-def directory_of(state_dir: str, project_root: str) -> str:
-    return ledger_location.directory(state_dir, project_root)
 
 
 def _dropped_entry(res: Reservation, why: str, now: float) -> dict[str, Any]:
@@ -157,8 +155,7 @@ def _record_dropped(doc: dict[str, Any], entries: list[dict[str, Any]]) -> None:
 
 
 def _locked(
-    state_dir: str,
-    project_root: str,
+    repo: Repo,
     now: float,
     operate: Callable[[dict[str, Any], Outcome], bool],
     *,
@@ -166,18 +163,16 @@ def _locked(
     needs_remote: Callable[[Outcome], bool] | None = None,
     offline: bool = False,
     what: str = "changed",
-    environ: Mapping[str, str] | None = None,
 ) -> Outcome:
-    """Run `operate` on the ledger under its lock. In a ledger shared with other
-    machines, `needs_remote(outcome of a trial run here)` says whether the change
-    must reach the remote (None: never, e.g. a setting); `offline` makes it here
-    now and leaves it to the next sync (`shared_reservations.change`)."""
-    directory = directory_of(state_dir, project_root)
+    """Run `operate` on the repository's ledger under its lock. In a ledger shared
+    with other machines, `needs_remote(outcome of a trial run here)` says whether
+    the change must reach the remote (None: never, e.g. a setting); `offline` makes
+    it here now and leaves it to the next sync (`shared_reservations.change`), which
+    runs git with the repository's environment (`repo.environ`)."""
+    state_dir, project_root, directory = repo.state_dir, repo.root, repo.ledger
     ledger_location.ensure(directory)
     if timeout is None:  # a lock-free look: is the ledger shared (a remote transaction)?
-        hot = reservation_index.load_hot(directory)
-        shared = hot is not None and hot.settings.get("remote") is not None
-        timeout = SHARED_LOCK_TIMEOUT if shared else storage.LOCK_TIMEOUT
+        timeout = SHARED_LOCK_TIMEOUT if repo.shared else storage.LOCK_TIMEOUT
     lock = storage.Lock(reservation_index.lock_path(directory))
     if not lock.acquire(timeout):
         raise reservation.ReservationError(
@@ -186,7 +181,7 @@ def _locked(
         )
     outcome = Outcome()
     try:
-        outcome.notes += adopt_legacy(state_dir, project_root, now)
+        outcome.notes += adopt_legacy(repo, now)
         loaded = reservation_index.load_truth(directory, recover_at=now)
         if loaded.problem:
             outcome.notes.append(
@@ -216,7 +211,7 @@ def _locked(
                 offline=offline,
                 forced=bool(loaded.problem or outcome.notes),
                 what=what,
-                environ=environ,
+                environ=repo.environ,
             )
         else:
             tidied = _tidy(doc, now, outcome)
@@ -226,6 +221,7 @@ def _locked(
                 index_build.write(directory, doc)
                 written = doc
         if written is not None:
+            repo.changed()
             from agent_hooks.ledger import known_ledgers
 
             known_ledgers.remember(state_dir, project_root, directory, now)
@@ -292,33 +288,30 @@ def _mirror(
 
 
 def reserve(
-    state_dir: str,
-    project_root: str,
-    agent: str | None,
+    repo: Repo,
+    me: Writer,
     patterns: list[tuple[str, list[Any]]],
+    now: float,
     *,
     reason: str,
     ttl: int,
-    shared: bool,
-    keep: bool,
-    now: float,
-    conversation_id: str | None = None,
+    shared: bool = False,
+    keep: bool = False,
     holder: dict[str, Any] | None = None,
     source: str = "cli",
     local: bool = False,
     offline: bool = False,
-    environ: Mapping[str, str] | None = None,
-    client: str | None = None,
 ) -> Outcome:
-    """Grant every (pattern, compiled) pair to `agent`, or — on any conflict — none.
-    In a ledger shared with other machines: `local` reserves on this machine only;
-    `offline` (a hook) does too, saying so, rather than wait for the network. `client`: the client the agent runs in
-    (`writers.CLIENT_LABELS`), when known."""
+    """Grant every (pattern, compiled) pair to the writer's agent (its name, else
+    its conversation: `me.owner`), or — on any conflict — none; the reservations
+    name the client it runs in (`me.client`, when known). In a ledger shared with
+    other machines: `local` reserves on this machine only; `offline` (a hook) does
+    too, saying so, rather than wait for the network."""
     requested = [
         {
             "id": "r-" + os.urandom(4).hex(),
-            "agent": agent,
-            "project_root": project_root,
+            "agent": me.agent,
+            "project_root": repo.root,
             "pattern": text,
             "compiled": compiled,
             "mode": reservation.SHARED if shared else reservation.EXCLUSIVE,
@@ -326,11 +319,11 @@ def reserve(
             "created_at": int(now),
             "expires_at": int(now) + ttl,
             "keep": keep,
-            "conversation_id": conversation_id,
+            "conversation_id": me.conversation,
             "holder": holder,
             "source": source,
             **({"local": True} if local else {}),
-            **({"client": client} if client is not None else {}),
+            **({"client": me.client} if me.client is not None else {}),
         }
         for text, compiled in patterns
     ]
@@ -342,7 +335,7 @@ def reserve(
             outcome.conflicts = conflicts
             return False
         outcome.leased = _leased_by_others(
-            directory_of(state_dir, project_root), requested, reservation.owner(requested[0]), now
+            repo.ledger, requested, reservation.owner(requested[0]), now
         )
         if outcome.leased:
             return False
@@ -351,14 +344,12 @@ def reserve(
         return True
 
     return _locked(
-        state_dir,
-        project_root,
+        repo,
         now,
         operate,
         needs_remote=None if local else lambda outcome: True,
         offline=offline,
         what="reserved",
-        environ=environ,
     )
 
 
@@ -417,27 +408,25 @@ def _select(
 
 
 def release(
-    state_dir: str,
-    project_root: str,
-    agent: str | None,
+    repo: Repo,
+    me: Writer,
+    now: float,
     *,
     patterns: Sequence[str] = (),
     ids: Sequence[str] = (),
     everything: bool = False,
     force: bool = False,
-    now: float,
     keep_kept: bool = False,
-    conversation_id: str | None = None,
     forced_by: str | None = None,
     timeout: float | None = None,
     offline: bool = False,
-    environ: Mapping[str, str] | None = None,
 ) -> Outcome:
-    """Release exactly what is named. `keep_kept` (SessionEnd) spares `--keep` ones.
-    With `force`, an id may name another owner's reservation: it is recorded in
-    `dropped` as released by `forced_by`. `offline`: in a ledger shared with other
-    machines, released here now and on the remote at the next sync."""
-    owner = reservation.owner({"agent": agent, "conversation_id": conversation_id})
+    """Release exactly what is named of the writer's agent's (`me.owner`).
+    `keep_kept` (SessionEnd) spares `--keep` ones. With `force`, an id may name
+    another owner's reservation: it is recorded in `dropped` as released by
+    `forced_by`. `offline`: in a ledger shared with other machines, released here
+    now and on the remote at the next sync."""
+    owner = me.owner
 
     def operate(doc: dict[str, Any], outcome: Outcome) -> bool:
         chosen = _select(doc, outcome, owner, patterns, ids, everything, force)
@@ -455,16 +444,9 @@ def release(
         return bool(chosen)
 
     return _locked(
-        state_dir,
-        project_root,
-        now,
-        operate,
-        timeout=timeout,
-        needs_remote=_beyond_here,
-        offline=offline,
+        repo, now, operate, timeout=timeout, needs_remote=_beyond_here, offline=offline,
         what="released",
-        environ=environ,
-    )
+    )  # fmt: skip
 
 
 def _beyond_here(outcome: Outcome) -> bool:
@@ -474,21 +456,12 @@ def _beyond_here(outcome: Outcome) -> bool:
 
 
 def renew(
-    state_dir: str,
-    project_root: str,
-    agent: str | None,
-    *,
-    patterns: list[str],
-    ttl: int,
-    now: float,
-    conversation_id: str | None = None,
-    offline: bool = False,
-    environ: Mapping[str, str] | None = None,
+    repo: Repo, me: Writer, now: float, *, patterns: list[str], ttl: int, offline: bool = False
 ) -> Outcome:
-    """Extend the agent's live reservations (all of them when no pattern is named)
-    to at least now + ttl. Expired ones are gone and stay gone. `offline` as for
-    `release`."""
-    owner = reservation.owner({"agent": agent, "conversation_id": conversation_id})
+    """Extend the writer's agent's live reservations (all of them when no pattern is
+    named) to at least now + ttl. Expired ones are gone and stay gone. `offline` as
+    for `release`."""
+    owner = me.owner
 
     def operate(doc: dict[str, Any], outcome: Outcome) -> bool:
         chosen = _select(doc, outcome, owner, patterns, [], not patterns, False)
@@ -497,28 +470,19 @@ def renew(
         outcome.changed = chosen
         return bool(chosen)
 
-    return _locked(
-        state_dir,
-        project_root,
-        now,
-        operate,
-        needs_remote=_beyond_here,
-        offline=offline,
-        what="renewed",
-        environ=environ,
-    )
+    return _locked(repo, now, operate, needs_remote=_beyond_here, offline=offline, what="renewed")
 
 
-def set_strict(state_dir: str, project_root: str, strict: bool, now: float) -> Outcome:
+def set_strict(repo: Repo, strict: bool, now: float) -> Outcome:
     def operate(doc: dict[str, Any], outcome: Outcome) -> bool:
         changed = doc.get("strict") is not strict
         doc["strict"] = strict
         return changed
 
-    return _locked(state_dir, project_root, now, operate)
+    return _locked(repo, now, operate)
 
 
-def set_setting(state_dir: str, project_root: str, name: str, value: Any, now: float) -> Outcome:
+def set_setting(repo: Repo, name: str, value: Any, now: float) -> Outcome:
     """Change one repository setting (`lease_minutes`, `worktree_leases`)."""
 
     def operate(doc: dict[str, Any], outcome: Outcome) -> bool:
@@ -528,16 +492,16 @@ def set_setting(state_dir: str, project_root: str, name: str, value: Any, now: f
         doc["settings"] = {**settings, name: value}
         return changed
 
-    return _locked(state_dir, project_root, now, operate)
+    return _locked(repo, now, operate)
 
 
-def adopt_legacy(state_dir: str, project_root: str, now: float) -> list[str]:
+def adopt_legacy(repo: Repo, now: float) -> list[str]:
     """Merge what an earlier release left at the old per-HOME location into the
     repository's ledger (caller holds the ledger's lock); return notes on what was
     adopted. Nothing is lost: the old file is kept, renamed
     `reservations.json.migrated-<UTC>`."""
-    target = ledger_location.directory(state_dir, project_root)
-    old_dir = ledger_location.legacy_directory(state_dir, project_root)
+    target = repo.ledger
+    old_dir = ledger_location.legacy_directory(repo.state_dir, repo.root)
     if old_dir == target:
         return []
     old = os.path.join(old_dir, ledger_location.TRUTH)
@@ -571,9 +535,9 @@ def adopt_legacy(state_dir: str, project_root: str, now: float) -> list[str]:
     return notes
 
 
-def adopt(state_dir: str, project_root: str, now: float) -> Outcome:
+def adopt(repo: Repo, now: float) -> Outcome:
     """Take the ledger's lock once: adopts an earlier release's ledger, tidies."""
-    return _locked(state_dir, project_root, now, lambda doc, outcome: False)
+    return _locked(repo, now, lambda doc, outcome: False)
 
 
 class Listing:
@@ -593,8 +557,8 @@ class Listing:
         self.problems = problems
 
 
-def listing(state_dir: str, project_root: str, now: float) -> Listing:
-    loaded = reservation_index.load_truth(directory_of(state_dir, project_root))
+def listing(repo: Repo, now: float) -> Listing:
+    loaded = reservation_index.load_truth(repo.ledger)
     doc = loaded.doc or {}
     live: list[Reservation] = []
     problems = [f"the ledger is not valid JSON: {loaded.problem}"] if loaded.problem else []
@@ -611,9 +575,9 @@ def listing(state_dir: str, project_root: str, now: float) -> Listing:
     return Listing(live, index_build.settings_of(doc), recent, problems)
 
 
-def live(state_dir: str, project_root: str, now: float) -> tuple[list[Reservation], bool]:
-    """The project's live reservations (lock-free read) and its strict setting."""
-    found = listing(state_dir, project_root, now)
+def live(repo: Repo, now: float) -> tuple[list[Reservation], bool]:
+    """The repository's live reservations (lock-free read) and its strict setting."""
+    found = listing(repo, now)
     return found.live, found.settings["strict"]
 
 
@@ -641,17 +605,11 @@ def release_at_session_end(
     mirrored = [r.get("project_root") for r in doc.get("reservations", []) if not r.get("keep")]
     roots = {p for p in (*projects, *mirrored) if isinstance(p, str)}
     released = 0
+    me = Writer(agent, conversation_id)
     for project_root in sorted(roots):
         outcome = release(
-            state_dir,
-            project_root,
-            agent,
-            everything=True,
-            keep_kept=True,
-            now=now,
-            conversation_id=conversation_id,
-            timeout=timeout,
-            offline=True,
-        )
+            Repo(project_root, state_dir), me, now, everything=True, keep_kept=True,
+            timeout=timeout, offline=True,
+        )  # fmt: skip
         released += len(outcome.changed)
     return released

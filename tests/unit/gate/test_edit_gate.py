@@ -18,6 +18,7 @@ from agent_hooks.gate import edit_gate, protected
 from agent_hooks.gate.tool_call import ToolCall, Verdict
 from agent_hooks.leases import lease_messages, lease_store, writer_cards
 from agent_hooks.ledger import known_ledgers, remote_view
+from agent_hooks.ledger.repo import Repo
 from agent_hooks.reservations import reservation_messages, reservation_store
 from agent_hooks.writers import Writer
 from gate_calls import (
@@ -141,7 +142,7 @@ def test_a_reservation_refuses_before_a_lease_is_judged(state_dir: str, project:
 def test_strict_mode_refuses_a_file_the_writer_has_not_reserved(
     state_dir: str, project: str
 ) -> None:
-    reservation_store.set_strict(state_dir, project, True, NOW)
+    reservation_store.set_strict(Repo(project, state_dir), True, NOW)
     verdict = edit_gate.decide(call(state_dir, project), TARGET)
     assert verdict.refusal is not None
     assert verdict.refusal.reason == reservation_messages.strict_message(TARGET)
@@ -160,21 +161,21 @@ def test_strict_mode_from_the_environment_without_a_reservations_file(
 
 
 def test_strict_mode_allows_the_writers_own_reservation(state_dir: str, project: str) -> None:
-    reservation_store.set_strict(state_dir, project, True, NOW)
+    reservation_store.set_strict(Repo(project, state_dir), True, NOW)
     reserve(state_dir, project, "bob", "src/**", shared=True)
     allowed(edit_gate.decide(call(state_dir, project), TARGET))
     assert holders(state_dir, project) == ["bob"]
 
 
 def test_strict_mode_allows_the_writers_workspace(state_dir: str, project: str) -> None:
-    reservation_store.set_strict(state_dir, project, True, NOW)
+    reservation_store.set_strict(Repo(project, state_dir), True, NOW)
     rel = f"{repository.WORKSPACES_DIR}/s1/notes.md"
     allowed(edit_gate.decide(call(state_dir, project), rel))
     assert holders(state_dir, project, rel) == ["bob"]
 
 
 def test_without_strict_mode_an_unreserved_file_is_allowed(state_dir: str, project: str) -> None:
-    reservation_store.set_strict(state_dir, project, False, NOW)
+    reservation_store.set_strict(Repo(project, state_dir), False, NOW)
     allowed(edit_gate.decide(call(state_dir, project), TARGET))
 
 
@@ -211,7 +212,7 @@ def test_strict_mode_names_the_file_as_the_first_strict_project_sees_it(
 def test_strict_mode_allows_a_file_one_of_its_projects_reserved_to_the_writer(
     state_dir: str, project: str, inner: str
 ) -> None:
-    reservation_store.set_strict(state_dir, inner, True, NOW)
+    reservation_store.set_strict(Repo(inner, state_dir), True, NOW)
     reserve(state_dir, project, "bob", "lib/**")  # the outer project, not strict
     allowed(edit_gate.decide(call(state_dir, project), "lib/x.py"))
 
@@ -442,7 +443,7 @@ def test_claim_false_tells_a_lease_in_another_worktree_too(state_dir: str, proje
 def test_a_lease_in_another_worktree_refuses_with_the_deny_setting(
     state_dir: str, project: str
 ) -> None:
-    reservation_store.set_setting(state_dir, project, "worktree_leases", "deny", NOW)
+    reservation_store.set_setting(Repo(project, state_dir), "worktree_leases", "deny", NOW)
     lease_for(state_dir, project, TARGET, CAROL, worktree="worktrees/wt")
     verdict = edit_gate.decide(call(state_dir, project), TARGET)
     assert verdict.refusal is not None and verdict.refusal.waiting is not None
@@ -466,7 +467,7 @@ def test_under_the_deny_setting_a_refused_edit_never_locks_the_holder_out(
     os.makedirs(wt)
     Path(wt, ".git").write_text(f"gitdir: {gitdir}\n")
     assert repository.worktree_id(wt) == "worktrees/wt"
-    reservation_store.set_setting(state_dir, project, "worktree_leases", "deny", NOW)
+    reservation_store.set_setting(Repo(project, state_dir), "worktree_leases", "deny", NOW)
     assert edit_gate.decide(call(state_dir, wt, CAROL), TARGET).refusal is None  # carol's
     assert edit_gate.decide(call(state_dir, project), TARGET).refusal is not None  # bob's
     assert holders(state_dir, project) == ["carol"]
@@ -479,7 +480,7 @@ def test_a_deny_refusal_found_under_the_lock_takes_no_lease(
 ) -> None:
     """Another worktree's lease taken between the look and the lock: the claim judges
     again under the lock and, under the deny setting, refuses there too."""
-    reservation_store.set_setting(state_dir, project, "worktree_leases", "deny", NOW)
+    reservation_store.set_setting(Repo(project, state_dir), "worktree_leases", "deny", NOW)
     real = lease_store.read
     calls: list[str] = []
 
@@ -498,7 +499,7 @@ def test_a_deny_refusal_found_under_the_lock_takes_no_lease(
 
 def remote_lease(state_dir: str, project: str, *, heard: float = NOW) -> dict[str, Any]:
     """A ledger shared with another machine `m2`, whose last sync saw carol lease TARGET."""
-    reservation_store.set_setting(state_dir, project, "remote", "origin", NOW)
+    reservation_store.set_setting(Repo(project, state_dir), "remote", "origin", NOW)
     theirs = {
         "writer": "carol", "agent": "carol", "conversation": "c3", "machine": "m2",
         "worktree": ".", "worktree_path": "m2:/srv/proj", "branch": "main",
@@ -531,7 +532,7 @@ def test_another_machines_lease_refuses_with_the_deny_setting_and_nothing_is_tak
     state_dir: str, project: str
 ) -> None:
     remote_lease(state_dir, project)
-    reservation_store.set_setting(state_dir, project, "worktree_leases", "deny", NOW)
+    reservation_store.set_setting(Repo(project, state_dir), "worktree_leases", "deny", NOW)
     verdict = edit_gate.decide(call(state_dir, project), TARGET)
     assert verdict.refusal is not None and verdict.refusal.waiting is not None
     assert verdict.refusal.waiting["holder"] == "carol"
@@ -542,7 +543,7 @@ def test_with_the_deny_setting_a_shared_ledger_without_other_leases_takes_the_le
     state_dir: str, project: str
 ) -> None:
     remote_lease(state_dir, project)
-    reservation_store.set_setting(state_dir, project, "worktree_leases", "deny", NOW)
+    reservation_store.set_setting(Repo(project, state_dir), "worktree_leases", "deny", NOW)
     allowed(edit_gate.decide(call(state_dir, project), "other.py"))
     assert holders(state_dir, project, "other.py") == ["bob"]
 
@@ -569,7 +570,7 @@ def test_enforce_off_marks_the_refusal_overridden(state_dir: str, project: str, 
 def test_a_target_that_is_not_a_usable_path_yields_an_empty_verdict(
     state_dir: str, project: str, target: object
 ) -> None:
-    reservation_store.set_strict(state_dir, project, True, NOW)  # would refuse any path
+    reservation_store.set_strict(Repo(project, state_dir), True, NOW)  # would refuse any path
     given = Verdict()
     verdict = edit_gate.decide(call(state_dir, project), target, verdict=given)
     assert verdict is given

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from agent_hooks import repository
 from agent_hooks.gate import shell_aftermath
 from agent_hooks.leases import lease_store
 from agent_hooks.ledger import ledger_location
+from agent_hooks.ledger.repo import Repo
 from agent_hooks.writers import Writer
 
 NOW = float(int(time.time()))
@@ -35,16 +35,14 @@ def state_dir(tmp_path: Path) -> str:
 
 
 def lease_for(state_dir: str, project: str, rels: list[str], who: Writer, now: float) -> None:
-    lease_store.claim_many(
-        ledger_location.directory(state_dir, project), rels, who, worktree=repository.worktree_id(project), branch="main",
-        holder_pid=ALIVE, now=now, minutes=10,
-    )  # fmt: skip
+    repo = Repo(project, state_dir, {"AGENT_HOOKS_LEASE_MINUTES": "10"}, branch="main")
+    lease_store.claim_many(repo, rels, who, now, holder_pid=ALIVE)
 
 
 def after(state_dir: str, project: str, rels: list[str]) -> shell_aftermath.Aftermath:
     return shell_aftermath.after_bash(
-        state_dir, project, ME, [f"{project}/{rel}" for rel in rels], NOW,
-        duration_ms=1000, environ={}, holder_pid=ALIVE,
+        Repo(project, state_dir, {}), ME, [f"{project}/{rel}" for rel in rels], NOW,
+        duration_ms=1000, holder_pid=ALIVE,
     )  # fmt: skip
 
 
@@ -96,12 +94,11 @@ def test_a_file_leased_in_another_worktree_is_held_there_only_under_the_deny_set
     warned about and takes no lease, which would lock that writer out of its file."""
     from agent_hooks.reservations import reservation_store
 
-    reservation_store.set_setting(state_dir, project, "worktree_leases", setting, NOW - 300)
+    reservation_store.set_setting(Repo(project, state_dir), "worktree_leases", setting, NOW - 300)
     book = ledger_location.directory(state_dir, project)
-    lease_store.claim_many(
-        book, ["shared.txt"], CAROL, worktree="worktrees/wt", branch="feature",
-        worktree_path="/elsewhere/wt", holder_pid=ALIVE, now=NOW - 120, minutes=10,
-    )  # fmt: skip
+    elsewhere = Repo("/elsewhere/wt", state_dir, {"AGENT_HOOKS_LEASE_MINUTES": "10"},
+                     ledger=book, worktree="worktrees/wt", branch="feature")  # fmt: skip
+    lease_store.claim_many(elsewhere, ["shared.txt"], CAROL, NOW - 120, holder_pid=ALIVE)
     result = after(state_dir, project, ["shared.txt"])
     writers = sorted(item["writer"] for item in lease_store.read(book, "shared.txt"))
     if setting == "deny":

@@ -14,11 +14,12 @@ from typing import Any
 
 import pytest
 
-from agent_hooks import identity, liveness, repository
+from agent_hooks import identity, liveness
 from agent_hooks.agents import state_file
 from agent_hooks.gate import waiting
 from agent_hooks.leases import lease_release, lease_store
 from agent_hooks.ledger import ledger_location
+from agent_hooks.ledger.repo import Place, Repo
 from agent_hooks.reservations import pattern, reservation_store
 from agent_hooks.writers import Writer
 
@@ -46,14 +47,23 @@ def dead_pid() -> int:
 def lease(
     sd: str, root: str, me: Writer, rel: str, now: float = NOW, pid: int = os.getpid()
 ) -> None:
-    out = lease_store.claim(ledger_location.directory(sd, root), rel, me, worktree=repository.worktree_id(root), branch="main",
-                            holder_pid=pid, now=now, minutes=10)  # fmt: skip
+    repo = Repo(root, sd, {"AGENT_HOOKS_LEASE_MINUTES": "10"}, branch="main")
+    out = lease_store.claim(Place(repo, rel), me, now, holder_pid=pid)
     assert out.written
 
 
 def reserve(sd: str, root: str, agent: str, pat: str, holder: dict[str, Any] | None = None) -> str:
-    out = reservation_store.reserve(sd, root, agent, [(pat, pattern.compile(pat))], reason="",
-                                    ttl=3600, shared=False, keep=False, now=NOW, holder=holder)  # fmt: skip
+    out = reservation_store.reserve(
+        Repo(root, sd),
+        Writer(agent, None),
+        [(pat, pattern.compile(pat))],
+        NOW,
+        reason="",
+        ttl=3600,
+        shared=False,
+        keep=False,
+        holder=holder,
+    )  # fmt: skip
     assert out.conflicts == []
     rid: str = out.changed[0]["id"]
     return rid
@@ -111,7 +121,7 @@ def test_a_reservation_held_then_released(sd: str, root: str) -> None:
     rid = reserve(sd, root, "bob", "src/**")
     waits = note(root, "src/app.py", "reservation", rid)
     assert freed(sd, waits) == ([], [waits])
-    reservation_store.release(sd, root, "bob", everything=True, now=NOW)
+    reservation_store.release(Repo(root, sd), Writer("bob", None), NOW, everything=True)
     assert freed(sd, waits) == (said("src/app.py", "the reservation was released or expired"), [])
 
 
@@ -125,7 +135,14 @@ def test_a_reservation_dropped_because_its_holder_is_gone(sd: str, root: str) ->
 
 def test_a_reservation_released_by_force_says_by_whom(sd: str, root: str) -> None:
     rid = reserve(sd, root, "bob", "src/**")
-    reservation_store.release(sd, root, "dana", ids=[rid], force=True, forced_by="dana", now=NOW)
+    reservation_store.release(
+        Repo(root, sd),
+        Writer("dana", None),
+        NOW,
+        ids=[rid],
+        force=True,
+        forced_by="dana",
+    )
     told, _ = freed(sd, note(root, "src/app.py", "reservation", rid))
     assert told == said(
         "src/app.py", "the reservation was dropped: released by dana (release --force)"

@@ -16,6 +16,7 @@ import pytest
 
 from agent_hooks import liveness, repository, writers
 from agent_hooks.leases import lease_release, lease_store, writer_cards
+from agent_hooks.ledger.repo import Place
 from agent_hooks.reservations import reservation_store
 from guard_repo import BYPASS_WORDS, Repo, dead_pid, init_repo, install
 from hook_runner import HookRunner
@@ -165,8 +166,8 @@ def test_leases_that_do_not_count_never_refuse(repo: Repo, tmp_path: Path) -> No
         ("docs/d.md", "worktrees/other", time.time()),
         ("README.md", repository.worktree_id(str(repo.path)), time.time() - 11 * 60),
     ):
-        lease_store.claim(repo.ledger, rel, me, worktree=worktree, branch="x",
-                          holder_pid=os.getpid(), now=now, minutes=10)  # fmt: skip
+        given = repo.rules(environ={"AGENT_HOOKS_LEASE_MINUTES": "10"}, worktree=worktree)
+        lease_store.claim(Place(given, rel), me, now, holder_pid=os.getpid())
     repo.add("src/app.py", "docs/d.md", "README.md")
     assert repo.commit("alice").returncode == 0
     repo.lease("dave", "src/app.py")
@@ -182,7 +183,7 @@ def test_leases_off_by_the_repositorys_setting_never_refuse(repo: Repo) -> None:
     repo.write("src/app.py", "dave's edit\n")
     repo.git("add", "-A")
     assert repo.commit("alice").returncode != 0  # leases on: refused
-    reservation_store.set_setting(repo.state_dir, str(repo.path), "lease_minutes", 0, time.time())
+    reservation_store.set_setting(repo.rules(), "lease_minutes", 0, time.time())
     assert repo.commit("alice").returncode == 0
 
 
@@ -191,7 +192,7 @@ def test_leases_off_refuse_nothing_while_reservations_are_checked(repo: Repo) ->
     agent's reservation elsewhere makes the guard look at every staged file."""
     repo.lease("dave", "src/app.py")
     repo.reserve("carol", "docs/**")
-    reservation_store.set_setting(repo.state_dir, str(repo.path), "lease_minutes", 0, time.time())
+    reservation_store.set_setting(repo.rules(), "lease_minutes", 0, time.time())
     repo.write("src/app.py", "dave's edit\n")
     repo.git("add", "-A")
     proc = repo.commit("alice")
@@ -261,7 +262,7 @@ def test_a_holder_on_another_host_is_judged_by_the_repositorys_lease_minutes(
     heard from 15 minutes ago still counts (the default 10 would have let it go)."""
     remote = {"pid": 4242, "start": 1, "host": "other-box/boot-id/pid:[4026531836]"}
     repo.reserve("bob", "src/**", holder=remote)
-    reservation_store.set_setting(repo.state_dir, str(repo.path), "lease_minutes", 30, time.time())
+    reservation_store.set_setting(repo.rules(), "lease_minutes", 30, time.time())
     writer_cards.heartbeat(repo.ledger, writers.Writer("bob", None), None, time.time())
     heard = time.time() - 15 * 60
     os.utime(writer_cards.writer_path(repo.ledger, "bob"), (heard, heard))

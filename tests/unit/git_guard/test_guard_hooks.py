@@ -17,6 +17,7 @@ import pytest
 
 from agent_hooks.git_guard import commit_check, guard_hooks
 from agent_hooks.reservations import pattern, reservation_store
+from agent_hooks.writers import Writer
 from guard_repo import (
     BYPASS_WORDS,
     PYTHON,
@@ -98,9 +99,7 @@ def test_rename_is_checked_under_both_names(repo: Repo) -> None:
     assert "old/f.py (renamed from)" in proc.stderr
     assert "new/f.py" not in proc.stderr
 
-    reservation_store.release(
-        repo.state_dir, str(repo.path), "bob", everything=True, now=time.time()
-    )
+    repo.release("bob")
     repo.reserve("bob", "new/**")
     proc = repo.commit("alice")
     assert proc.returncode != 0
@@ -122,15 +121,12 @@ def test_deleting_a_held_file_is_refused(repo: Repo) -> None:
 def test_expired_reservations_stop_counting(repo: Repo) -> None:
     install(repo)
     reservation_store.reserve(
-        repo.state_dir,
-        str(repo.path),
-        "bob",
+        repo.rules(),
+        Writer("bob", None),
         [("src/**", pattern.compile("src/**"))],
+        time.time() - 120,
         reason="",
         ttl=60,
-        shared=False,
-        keep=False,
-        now=time.time() - 120,
     )
     repo.add("src/a.py")
     assert repo.commit("alice").returncode == 0

@@ -22,7 +22,9 @@ import pytest
 from agent_hooks.clients import claude_code
 from agent_hooks.hooks.hook_runtime import HookContext
 from agent_hooks.interop import mcp_agent_mail, mcp_agent_mail_hook
+from agent_hooks.ledger.repo import Repo
 from agent_hooks.reservations import pattern, reservation_store
+from agent_hooks.writers import Writer
 from hook_runner import HookRunner, load_payload
 
 NOW = 1_800_000_000.0
@@ -103,7 +105,7 @@ class World:
         return mcp_agent_mail_hook.handle(self.ctx(data, agent, now))
 
     def held(self, root: str | None = None, now: float = NOW) -> list[dict[str, Any]]:
-        return reservation_store.live(self.state_dir, root or self.project, now)[0]
+        return reservation_store.live(Repo(root or self.project, self.state_dir), now)[0]
 
     def log(self) -> str:
         path = Path(self.state_dir) / "agent-hooks.log"
@@ -117,15 +119,14 @@ def world(home: Path, project: Path) -> World:
 
 def reserve_cli(world: World, agent: str, *patterns: str, root: str | None = None) -> None:
     outcome = reservation_store.reserve(
-        world.state_dir,
-        root or world.project,
-        agent,
+        Repo(root or world.project, world.state_dir),
+        Writer(agent, None),
         [(p, pattern.compile(p)) for p in patterns],
+        NOW,
         reason="cli",
         ttl=3600,
         shared=False,
         keep=False,
-        now=NOW,
     )
     assert not outcome.conflicts
 

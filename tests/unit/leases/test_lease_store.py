@@ -20,6 +20,7 @@ import pytest
 
 from agent_hooks import liveness
 from agent_hooks.leases import lease, lease_release, lease_store, writer_cards
+from agent_hooks.ledger.repo import Place, Repo
 from agent_hooks.writers import Writer
 from hook_runner import ROOT
 
@@ -35,10 +36,16 @@ def book(tmp_path: Path) -> str:
     return str(tmp_path / "ledger")
 
 
+def at(book: str, worktree: str = WT, minutes: int = 10, branch: str | None = "main") -> Repo:
+    """The work tree `worktree` (no git: its own path is its id) of a repository whose
+    ledger is `book`, with `minutes` lease minutes."""
+    return Repo(worktree, os.path.dirname(book), {"AGENT_HOOKS_LEASE_MINUTES": str(minutes)},
+                ledger=book, worktree=worktree, branch=branch)  # fmt: skip
+
+
 def claim(book: str, rel: str, me: Writer, now: float = NOW, worktree: str = WT,
           holder: int | None = ALIVE, minutes: int = 10) -> lease_store.Claim:  # fmt: skip
-    return lease_store.claim(book, rel, me, worktree=worktree, branch="main", holder_pid=holder,
-                             now=now, minutes=minutes)  # fmt: skip
+    return lease_store.claim(Place(at(book, worktree, minutes), rel), me, now, holder_pid=holder)
 
 
 def holders(book: str, rel: str) -> list[str]:
@@ -119,8 +126,8 @@ def test_one_lease_per_worktree(book: str) -> None:
 
 def test_claim_many_takes_what_is_free_under_one_lock(book: str) -> None:
     claim(book, "b.py", BOB)
-    out = lease_store.claim_many(book, ["a.py", "b.py", "c/d.py"], ALICE, worktree=WT,
-                                 branch=None, holder_pid=ALIVE, now=NOW, minutes=10)  # fmt: skip
+    out = lease_store.claim_many(at(book, branch=None), ["a.py", "b.py", "c/d.py"], ALICE, NOW,
+                                 holder_pid=ALIVE)  # fmt: skip
     assert {rel: o.written for rel, o in out.items()} == {
         "a.py": True,
         "b.py": False,
@@ -260,12 +267,14 @@ import json, os, sys, time
 sys.path.insert(0, sys.argv[1])
 from agent_hooks.writers import Writer
 from agent_hooks.leases import lease_store
+from agent_hooks.ledger.repo import Place, Repo
 book, name, barrier, ready, pid, now = sys.argv[2:8]
+repo = Repo("/repo", book, {}, ledger=book, worktree="/repo", branch="main")
 open(ready, "w").close()
 while not os.path.exists(barrier):
     time.sleep(0.0005)
-out = lease_store.claim(book, "src/app.py", Writer(name, "c-" + name), worktree="/repo",
-                        branch="main", holder_pid=int(pid), now=float(now), minutes=10)
+out = lease_store.claim(Place(repo, "src/app.py"), Writer(name, "c-" + name), float(now),
+                        holder_pid=int(pid))
 print(json.dumps([out.written, [b["writer"] for b in out.blockers], out.problem]))
 """
 
@@ -303,9 +312,10 @@ sys.path.insert(0, sys.argv[1])
 import os
 from agent_hooks.writers import Writer
 from agent_hooks.leases import lease_store
-out = lease_store.claim(sys.argv[2], "a.py", Writer("alice", "c1"), worktree="/repo",
-                        branch=None, holder_pid=os.getpid(),
-                        now=time.time(), minutes=10)
+from agent_hooks.ledger.repo import Place, Repo
+repo = Repo("/repo", sys.argv[2], {}, ledger=sys.argv[2], worktree="/repo")
+out = lease_store.claim(Place(repo, "a.py"), Writer("alice", "c1"), time.time(),
+                        holder_pid=os.getpid())
 print(out.written, flush=True)
 time.sleep(60)
 """

@@ -20,9 +20,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agent_hooks import identity, storage
+from agent_hooks import identity, repository, storage
 from agent_hooks.ledger import ledger_location
+from agent_hooks.ledger.repo import Repo
 from agent_hooks.reservations import index_records, reservation_index, reservation_store
+from agent_hooks.writers import Writer
 from git_repo import init, worktree
 from hook_runner import HookRunner
 
@@ -122,7 +124,8 @@ def test_a_directory_outside_git_keeps_the_legacy_location(tmp_path: Path, state
     assert not ledger_location.is_repository_ledger(
         ledger_location.directory(str(state_dir), plain)
     )
-    assert not ledger_location.has_legacy(str(state_dir), plain)  # it *is* the legacy location
+    # it *is* the legacy location
+    assert not ledger_location.has_legacy(str(state_dir), repository.layout(plain))
 
 
 # --- ensure -----------------------------------------------------------------------------------
@@ -159,7 +162,7 @@ def test_a_store_write_through_a_planted_symlink_is_refused(
     (tmp_path / "elsewhere").mkdir()
     Path(repos[0], ".git", ledger_location.SUBDIR).symlink_to(tmp_path / "elsewhere")
     with pytest.raises(storage.StorageError):
-        reservation_store.set_strict(str(state_dir), repos[1], True, NOW)
+        reservation_store.set_strict(Repo(repos[1], str(state_dir)), True, NOW)
     assert list((tmp_path / "elsewhere").iterdir()) == []
 
 
@@ -179,16 +182,17 @@ def test_adoption_merges_once_keeps_ids_and_the_old_file(
     ledger_location.ensure(target)
     storage.write_json_atomic(os.path.join(target, ledger_location.TRUTH), {"reservations": [
         entry("r-2", "bob", "docs/**"), entry("r-3", "carol", "lib/**")]})  # fmt: skip
-    assert ledger_location.has_legacy(state, wt) and not ledger_location.has_legacy(state, main)
-    notes = reservation_store.adopt_legacy(state, wt, NOW)
+    assert ledger_location.has_legacy(state, repository.layout(wt))
+    assert not ledger_location.has_legacy(state, repository.layout(main))
+    notes = reservation_store.adopt_legacy(Repo(wt, state), NOW)
     assert notes == [f"adopted 1 reservation from {old}"]
     assert ids(target) == ["r-2", "r-3", "r-1"]
     assert json.loads(Path(target, ledger_location.TRUTH).read_text())["strict"] is True
-    assert not old.exists() and not ledger_location.has_legacy(state, wt)
+    assert not old.exists() and not ledger_location.has_legacy(state, repository.layout(wt))
     [kept] = glob.glob(f"{old}.migrated-*")
     assert kept == f"{old}.migrated-{storage.utc_stamp(NOW)}"
     assert [r["id"] for r in json.loads(Path(kept).read_text())["reservations"]] == ["r-1", "r-2"]
-    assert reservation_store.adopt_legacy(state, wt, NOW + 60) == []
+    assert reservation_store.adopt_legacy(Repo(wt, state), NOW + 60) == []
     assert ids(target) == ["r-2", "r-3", "r-1"]
 
 
@@ -198,8 +202,16 @@ def test_adoption_through_the_store_makes_old_reservations_bind(
     """The first write adopts: bob meets alice's old reservation, in every worktree."""
     main, wt = repos
     legacy_truth(str(state_dir), wt, {"reservations": [entry("r-1", "alice", "src/**")]})
-    out = reservation_store.reserve(str(state_dir), wt, "bob", [("src/a.py", ["", "src", "a.py"])],
-                                    reason="", ttl=600, shared=False, keep=False, now=NOW)  # fmt: skip
+    out = reservation_store.reserve(
+        Repo(wt, str(state_dir)),
+        Writer("bob", None),
+        [("src/a.py", ["", "src", "a.py"])],
+        NOW,
+        reason="",
+        ttl=600,
+        shared=False,
+        keep=False,
+    )  # fmt: skip
     assert [held["id"] for _, held in out.conflicts] == ["r-1"]
     assert any("adopted 1" in note for note in out.notes)
     hot = reservation_index.load_hot(ledger_location.directory(str(state_dir), main))
@@ -208,11 +220,11 @@ def test_adoption_through_the_store_makes_old_reservations_bind(
 
 def test_nothing_to_adopt(repos: tuple[str, str], state_dir: Path, tmp_path: Path) -> None:
     """No old ledger, or a project outside git (its ledger *is* the old location)."""
-    assert reservation_store.adopt_legacy(str(state_dir), repos[0], NOW) == []
+    assert reservation_store.adopt_legacy(Repo(repos[0], str(state_dir)), NOW) == []
     plain = str(tmp_path / "plain")
     os.mkdir(plain)
     old = legacy_truth(str(state_dir), plain, {"reservations": [entry("r-1", "a", "x")]})
-    assert reservation_store.adopt_legacy(str(state_dir), plain, NOW) == [] and old.exists()
+    assert reservation_store.adopt_legacy(Repo(plain, str(state_dir)), NOW) == [] and old.exists()
 
 
 def test_adoption_never_overwrites_a_corrupt_ledger_unseen(
@@ -224,7 +236,7 @@ def test_adoption_never_overwrites_a_corrupt_ledger_unseen(
     target = ledger_location.directory(str(state_dir), main)
     ledger_location.ensure(target)
     Path(target, ledger_location.TRUTH).write_bytes(b'{"reservations": [{"id": "r-9", torn')
-    out = reservation_store.adopt(str(state_dir), main, NOW)
+    out = reservation_store.adopt(Repo(main, str(state_dir)), NOW)
     assert any("not valid JSON" in note for note in out.notes)
     [moved] = glob.glob(os.path.join(target, ledger_location.TRUTH + ".corrupt-*"))
     assert Path(moved).read_bytes().endswith(b"torn")
@@ -250,7 +262,7 @@ def test_old_reservations_bind_at_once_after_the_upgrade(
     old = {"reservations": [{**entry("r-1", "alice", "src/**"), "expires_at": time.time() + 3600}]}
     legacy_truth(str(state_dir), main, old)
     if other_first:
-        reservation_store.set_setting(str(state_dir), wt, "lease_minutes", 5, time.time())
+        reservation_store.set_setting(Repo(wt, str(state_dir)), "lease_minutes", 5, time.time())
     run = HookRunner(home, Path(main))
     payload = run.payload("PreToolUse_Write", cwd=main)
     payload["tool_input"]["file_path"] = os.path.join(main, "src", "a.py")

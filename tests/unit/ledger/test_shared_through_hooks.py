@@ -20,6 +20,7 @@ import pytest
 
 from agent_hooks import liveness
 from agent_hooks.ledger import ledger_sync, remote_git, remote_ledger, remote_view
+from agent_hooks.ledger.repo import Repo
 from agent_hooks.reservations import reservation, reservation_store
 from hook_runner import HookResult, HookRunner
 from ledger_machines import (
@@ -234,7 +235,10 @@ def test_an_edit_on_one_machine_is_told_to_the_writer_on_another_after_one_sync(
     assert f"alpha:{alpha.machine.repo}" in note and "last write" in note
     assert deny_of(beta.write("src/other.py")) is None and context(beta.write("src/other.py")) == ""
     reservation_store.set_setting(
-        beta.machine.state_dir, str(beta.machine.repo), "worktree_leases", "deny", time.time()
+        Repo(str(beta.machine.repo), beta.machine.state_dir),
+        "worktree_leases",
+        "deny",
+        time.time(),
     )
     reason = deny_of(beta.write("src/app.py"))
     assert reason is not None and 'agent "a"' in reason

@@ -22,6 +22,7 @@ import pytest
 from agent_hooks import identity, liveness, storage
 from agent_hooks.agents import state_file
 from agent_hooks.ledger import ledger_location
+from agent_hooks.ledger.repo import Repo
 from agent_hooks.reservations import (
     index_records,
     pattern,
@@ -29,6 +30,7 @@ from agent_hooks.reservations import (
     reservation_index,
     reservation_store,
 )
+from agent_hooks.writers import Writer
 from hook_runner import ROOT
 
 SRC = str(ROOT / "src")
@@ -65,21 +67,20 @@ def grant(
     keep: bool = False,
 ) -> reservation_store.Outcome:
     return reservation_store.reserve(
-        state_dir,
-        root,
-        agent,
+        Repo(root, state_dir),
+        Writer(agent, None),
         [(p, pattern.compile(p)) for p in patterns],
+        now,
         reason=reason,
         ttl=ttl,
         shared=shared,
         keep=keep,
-        now=now,
     )
 
 
 def held(state_dir: str, root: str, now: float = NOW) -> list[tuple[str | None, str]]:
     return sorted(
-        ((r["agent"], r["pattern"]) for r in reservation_store.live(state_dir, root, now)[0]),
+        ((r["agent"], r["pattern"]) for r in reservation_store.live(Repo(root, state_dir), now)[0]),
         key=lambda item: (item[0] or "", item[1]),
     )
 
@@ -188,7 +189,12 @@ def test_shared_holders_coexist(state_dir: str, root: str) -> None:
 def test_release_by_pattern_releases_exactly_that(state_dir: str, root: str) -> None:
     grant(state_dir, root, "alice", "src/**", "docs/**")
     grant(state_dir, root, "bob", "lib/**")
-    out = reservation_store.release(state_dir, root, "alice", patterns=["docs/**"], now=NOW)
+    out = reservation_store.release(
+        Repo(root, state_dir),
+        Writer("alice", None),
+        NOW,
+        patterns=["docs/**"],
+    )
     assert [r["pattern"] for r in out.changed] == ["docs/**"] and out.unmatched == []
     assert held(state_dir, root) == [("alice", "src/**"), ("bob", "lib/**")]
 
@@ -197,7 +203,11 @@ def test_release_names_that_match_nothing_are_reported(state_dir: str, root: str
     grant(state_dir, root, "alice", "src/**")
     grant(state_dir, root, "bob", "lib/**")
     out = reservation_store.release(
-        state_dir, root, "alice", patterns=["lib/**", "src/"], ids=["r-nope"], now=NOW
+        Repo(root, state_dir),
+        Writer("alice", None),
+        NOW,
+        patterns=["lib/**", "src/"],
+        ids=["r-nope"],
     )
     assert out.changed == [] and out.unmatched == ["lib/**", "src/", "r-nope"]
     assert held(state_dir, root) == [("alice", "src/**"), ("bob", "lib/**")]
@@ -206,13 +216,19 @@ def test_release_names_that_match_nothing_are_reported(state_dir: str, root: str
 def test_release_by_id_own_only_unless_forced(state_dir: str, root: str) -> None:
     mine = grant(state_dir, root, "alice", "src/**").changed[0]["id"]
     theirs = grant(state_dir, root, "bob", "lib/**").changed[0]["id"]
-    out = reservation_store.release(state_dir, root, "alice", ids=[theirs], now=NOW)
+    out = reservation_store.release(Repo(root, state_dir), Writer("alice", None), NOW, ids=[theirs])
     assert out.changed == [] and out.unmatched == [theirs]
     assert held(state_dir, root) == [("alice", "src/**"), ("bob", "lib/**")]
-    out = reservation_store.release(state_dir, root, "alice", ids=[theirs], force=True, now=NOW)
+    out = reservation_store.release(
+        Repo(root, state_dir),
+        Writer("alice", None),
+        NOW,
+        ids=[theirs],
+        force=True,
+    )
     assert [r["id"] for r in out.changed] == [theirs]
     assert agent_state(state_dir, "bob")["reservations"] == []  # bob's mirror follows
-    out = reservation_store.release(state_dir, root, "alice", ids=[mine], now=NOW)
+    out = reservation_store.release(Repo(root, state_dir), Writer("alice", None), NOW, ids=[mine])
     assert [r["id"] for r in out.changed] == [mine]
     assert held(state_dir, root) == []
 
@@ -221,10 +237,20 @@ def test_release_all_takes_only_own(state_dir: str, root: str) -> None:
     grant(state_dir, root, "alice", "src/**", "docs/**")
     grant(state_dir, root, "bob", "lib/**")
     grant(state_dir, root, None, "etc/**")
-    out = reservation_store.release(state_dir, root, "alice", everything=True, now=NOW)
+    out = reservation_store.release(
+        Repo(root, state_dir),
+        Writer("alice", None),
+        NOW,
+        everything=True,
+    )
     assert sorted(r["pattern"] for r in out.changed) == ["docs/**", "src/**"]
     assert held(state_dir, root) == [(None, "etc/**"), ("bob", "lib/**")]
-    out = reservation_store.release(state_dir, root, "alice", everything=True, now=NOW)
+    out = reservation_store.release(
+        Repo(root, state_dir),
+        Writer("alice", None),
+        NOW,
+        everything=True,
+    )
     assert out.changed == [] and out.unmatched == []
 
 
@@ -232,7 +258,11 @@ def test_release_keep_kept_spares_keep_reservations(state_dir: str, root: str) -
     grant(state_dir, root, "alice", "src/**")
     grant(state_dir, root, "alice", "docs/**", keep=True)
     out = reservation_store.release(
-        state_dir, root, "alice", everything=True, keep_kept=True, now=NOW
+        Repo(root, state_dir),
+        Writer("alice", None),
+        NOW,
+        everything=True,
+        keep_kept=True,
     )
     assert [r["pattern"] for r in out.changed] == ["src/**"]
     assert held(state_dir, root) == [("alice", "docs/**")]
@@ -245,7 +275,13 @@ def test_renew_extends_live_and_never_shortens(state_dir: str, root: str) -> Non
     grant(state_dir, root, "alice", "src/**", ttl=600)
     grant(state_dir, root, "alice", "docs/**", ttl=3 * HOUR)
     grant(state_dir, root, "bob", "lib/**", ttl=600)
-    out = reservation_store.renew(state_dir, root, "alice", patterns=[], ttl=HOUR, now=NOW + 300)
+    out = reservation_store.renew(
+        Repo(root, state_dir),
+        Writer("alice", None),
+        NOW + 300,
+        patterns=[],
+        ttl=HOUR,
+    )
     assert sorted(r["pattern"] for r in out.changed) == ["docs/**", "src/**"]
     stored = truth(state_dir, root)["reservations"]
     expiry = {(r["agent"], r["pattern"]): r["expires_at"] for r in stored}
@@ -263,10 +299,20 @@ def test_renew_never_revives_an_expired_reservation(state_dir: str, root: str) -
     grant(state_dir, root, "alice", "src/**", ttl=600)
     later = NOW + 601
     out = reservation_store.renew(
-        state_dir, root, "alice", patterns=["src/**"], ttl=HOUR, now=later
+        Repo(root, state_dir),
+        Writer("alice", None),
+        later,
+        patterns=["src/**"],
+        ttl=HOUR,
     )
     assert out.changed == [] and out.unmatched == ["src/**"]
-    out = reservation_store.renew(state_dir, root, "alice", patterns=[], ttl=HOUR, now=later)
+    out = reservation_store.renew(
+        Repo(root, state_dir),
+        Writer("alice", None),
+        later,
+        patterns=[],
+        ttl=HOUR,
+    )
     assert out.changed == [] and out.unmatched == []
     assert held(state_dir, root, later) == []
     assert truth(state_dir, root)["reservations"] == []  # pruned by that write
@@ -274,7 +320,13 @@ def test_renew_never_revives_an_expired_reservation(state_dir: str, root: str) -
 
 def test_renew_names_only_own(state_dir: str, root: str) -> None:
     grant(state_dir, root, "bob", "lib/**", ttl=600)
-    out = reservation_store.renew(state_dir, root, "alice", patterns=["lib/**"], ttl=HOUR, now=NOW)
+    out = reservation_store.renew(
+        Repo(root, state_dir),
+        Writer("alice", None),
+        NOW,
+        patterns=["lib/**"],
+        ttl=HOUR,
+    )
     assert out.changed == [] and out.unmatched == ["lib/**"]
     assert truth(state_dir, root)["reservations"][0]["expires_at"] == int(NOW) + 600
 
@@ -283,14 +335,14 @@ def test_renew_names_only_own(state_dir: str, root: str) -> None:
 
 
 def test_strict_setting_round_trips(state_dir: str, root: str) -> None:
-    assert reservation_store.live(state_dir, root, NOW) == ([], False)
-    reservation_store.set_strict(state_dir, root, True, NOW)
-    assert reservation_store.live(state_dir, root, NOW)[1] is True
+    assert reservation_store.live(Repo(root, state_dir), NOW) == ([], False)
+    reservation_store.set_strict(Repo(root, state_dir), True, NOW)
+    assert reservation_store.live(Repo(root, state_dir), NOW)[1] is True
     hot = reservation_index.load_hot(ledger_location.directory(state_dir, root))
     assert hot is not None and hot.strict is True
     grant(state_dir, root, "alice", "src/**")  # other writes keep the setting
-    assert reservation_store.live(state_dir, root, NOW)[1] is True
-    reservation_store.set_strict(state_dir, root, False, NOW)
+    assert reservation_store.live(Repo(root, state_dir), NOW)[1] is True
+    reservation_store.set_strict(Repo(root, state_dir), False, NOW)
     hot = reservation_index.load_hot(ledger_location.directory(state_dir, root))
     assert hot is not None and hot.strict is False
 
@@ -355,7 +407,7 @@ def test_mirror_keeps_other_projects_and_follows_release(
     other_root = os.path.realpath(other)
     grant(state_dir, root, "alice", "src/**")
     grant(state_dir, other_root, "alice", "lib/**")
-    reservation_store.release(state_dir, root, "alice", everything=True, now=NOW)
+    reservation_store.release(Repo(root, state_dir), Writer("alice", None), NOW, everything=True)
     doc = agent_state(state_dir, "alice")
     mirrored = [(r["project_root"], r["paths"]) for r in doc["reservations"]]
     assert mirrored == [(other_root, ["lib/**"])]
@@ -394,7 +446,12 @@ def test_expired_entries_are_ignored_when_read_and_pruned_at_next_write(
 
 def test_a_write_that_only_prunes_still_rewrites(state_dir: str, root: str) -> None:
     grant(state_dir, root, "alice", "src/**", ttl=600)
-    out = reservation_store.release(state_dir, root, "bob", patterns=["x"], now=NOW + 601)
+    out = reservation_store.release(
+        Repo(root, state_dir),
+        Writer("bob", None),
+        NOW + 601,
+        patterns=["x"],
+    )
     assert out.unmatched == ["x"]
     assert truth(state_dir, root)["reservations"] == []
 
@@ -502,7 +559,7 @@ def test_corrupt_truth_is_quarantined_and_noted(state_dir: str, root: str) -> No
     path = truth_path(state_dir, root)
     Path(path).write_bytes(b'{"reservations": [')  # torn by hand or a disk error
     # a lock-free read moves nothing and sees nothing
-    assert reservation_store.live(state_dir, root, NOW) == ([], False)
+    assert reservation_store.live(Repo(root, state_dir), NOW) == ([], False)
     assert glob.glob(path + ".corrupt-*") == []
     out = grant(state_dir, root, "bob", "docs/**")
     assert out.conflicts == []
@@ -598,10 +655,15 @@ def test_releasing_ones_own_entry_never_takes_another_owners_entry_with_the_same
             ]
         },
     )
-    out = reservation_store.release(state_dir, root, "bob", everything=True, now=NOW)
+    out = reservation_store.release(
+        Repo(root, state_dir),
+        Writer("bob", None),
+        NOW,
+        everything=True,
+    )
     assert [r["agent"] for r in out.changed] == ["bob"]
     assert held(state_dir, root) == [("alice", "src/**")]
-    reservation_store.release(state_dir, root, "alice", ids=["r-1"], now=NOW)
+    reservation_store.release(Repo(root, state_dir), Writer("alice", None), NOW, ids=["r-1"])
     assert held(state_dir, root) == []
 
 
@@ -749,9 +811,9 @@ def dead_holder() -> dict[str, Any]:
 
 
 def reserve_as(state_dir: str, root: str, agent: str, pat: str, **kw: Any) -> str:
-    out = reservation_store.reserve(state_dir, root, agent, [(pat, pattern.compile(pat))],
-                                    reason="", ttl=HOUR, shared=False, now=NOW,
-                                    **{"keep": False, **kw})  # fmt: skip
+    out = reservation_store.reserve(Repo(root, state_dir), Writer(agent, None),
+                                    [(pat, pattern.compile(pat))], NOW, reason="", ttl=HOUR,
+                                    **kw)  # fmt: skip
     assert out.conflicts == []
     rid: str = out.changed[0]["id"]
     return rid
@@ -772,7 +834,7 @@ def test_bad_entries_are_set_aside_with_their_reason_the_rest_stay_enforced(
     doc = truth(state_dir, root)
     doc["reservations"][1:1] = BAD_ENTRIES
     storage.write_json_atomic(truth_path(state_dir, root), doc)
-    listed = reservation_store.listing(state_dir, root, NOW)
+    listed = reservation_store.listing(Repo(root, state_dir), NOW)
     assert [r["pattern"] for r in listed.live] == ["src/**"] and len(listed.problems) == 4
     out = grant(state_dir, root, "bob", "docs/**", "src/app.py")
     assert [(held["agent"], held["pattern"]) for _, held in out.conflicts] == [("alice", "src/**")]
@@ -816,19 +878,31 @@ def test_a_dead_holders_reservation_is_dropped_at_the_next_write_unless_keep(
     [dropped] = after["dropped"]
     assert dropped == {"id": gone, "pattern": "src/**", "agent": "alice", "conversation_id": None,
                        "why": "its holder's process is gone", "at": int(NOW)}  # fmt: skip
-    assert reservation_store.listing(state_dir, root, NOW).dropped == [dropped]
+    assert reservation_store.listing(Repo(root, state_dir), NOW).dropped == [dropped]
 
 
 def test_forced_release_records_who_released_it(state_dir: str, root: str) -> None:
     bobs = reserve_as(state_dir, root, "bob", "src/**")
     carols = reserve_as(state_dir, root, "carol", "lib/**")
     mine = reserve_as(state_dir, root, "dana", "etc/**")
-    out = reservation_store.release(state_dir, root, "dana", ids=[bobs, mine], force=True,
-                                    forced_by='agent "dana"', now=NOW)  # fmt: skip
+    out = reservation_store.release(
+        Repo(root, state_dir),
+        Writer("dana", None),
+        NOW,
+        ids=[bobs, mine],
+        force=True,
+        forced_by='agent "dana"',
+    )  # fmt: skip
     assert sorted(r["id"] for r in out.changed) == sorted([bobs, mine])
     why = 'released by agent "dana" (release --force)'
     assert [(d["id"], d["agent"], d["why"]) for d in out.dropped] == [(bobs, "bob", why)]
-    reservation_store.release(state_dir, root, None, ids=[carols], force=True, now=NOW)
+    reservation_store.release(
+        Repo(root, state_dir),
+        Writer(None, None),
+        NOW,
+        ids=[carols],
+        force=True,
+    )
     assert [(d["id"], d["why"]) for d in truth(state_dir, root)["dropped"]] == [
         (bobs, why), (carols, "released by a person (release --force)")]  # fmt: skip
     assert held(state_dir, root) == []
