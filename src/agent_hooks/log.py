@@ -15,7 +15,7 @@ from __future__ import annotations
 import posix
 import time
 
-from agent_hooks import identity
+from agent_hooks import identity, timestamps
 from agent_hooks import posix_fs as fs
 
 MAX_LOG_BYTES = 1 << 20
@@ -49,7 +49,7 @@ def escape(text: str) -> str:
 
 
 def log(state_dir: str, event: str, agent: str, message: str, now: float | None = None) -> None:
-    stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() if now is None else now))
+    stamp = timestamps.iso(time.time() if now is None else now)
     line = (
         f"{stamp} pid={posix.getpid()} agent={escape(agent)} event={escape(event)} "
         f"{escape(message)}\n"

@@ -71,6 +71,18 @@ def basename(path: str) -> str:
     return path[path.rfind("/") + 1 :]
 
 
+def name_hash(text: str) -> str:
+    """A stable 64-bit hash of `text` (FNV-1a of its UTF-8 bytes, a lone surrogate
+    kept as the byte it stands for) as 16 lower-case hex digits: for names that
+    must be short, safe in a file name, and the same in every process and release
+    (a cut lease file name, an earlier release's ledger directory, a double claim's
+    id). Not a checksum of content (`fingerprints`) and not for secrets."""
+    h = 0xCBF29CE484222325
+    for byte in text.encode("utf-8", "surrogateescape"):
+        h = ((h ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return f"{h:016x}"
+
+
 def _normpath(path: str) -> str:
     if not path:
         return "."

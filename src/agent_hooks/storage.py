@@ -393,6 +393,9 @@ def write_json_atomic(path: str, doc: object, *, durable: bool = True, aside: bo
 
 
 def utc_stamp(now: float) -> str:
+    """`20261129T054540Z`: UTC to the second, for the names of files kept aside (a
+    quarantined document, an adopted ledger, a settings backup); documents and logs
+    write `timestamps.iso`."""
     return time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(now))
 
 

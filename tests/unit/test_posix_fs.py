@@ -281,3 +281,14 @@ def test_as_written_is_the_path_the_client_writes(path: str, written: str) -> No
     such a path made trail fingerprints and lease files raise UnicodeEncodeError)."""
     assert fs.as_written(path) == written
     fs.as_written(path).encode("utf-8")
+
+
+def test_name_hash_is_fnv1a_64_of_the_bytes() -> None:
+    """Names on disk (cut lease file names, earlier releases' ledger directories) and
+    double claims' ids are made with it, so it must never change: the published
+    FNV-1a 64 test vectors, and a name that is not UTF-8 hashed as its bytes."""
+    assert fs.name_hash("") == "cbf29ce484222325"
+    assert fs.name_hash("a") == "af63dc4c8601ec8c"
+    assert fs.name_hash("foobar") == "85944171f73967e8"
+    assert fs.name_hash("\udcff") == "af64724c8602eb6e"  # the one byte 0xff
+    assert fs.name_hash("é") == fs.name_hash("\udcc3\udca9")  # UTF-8's two bytes

@@ -154,9 +154,7 @@ def _other_writers(repo: Repo, rel: str, me: writers.Writer, now: float) -> list
     out = []
     for held in seen.blockers:
         key = held.get("writer")
-        theirs = held.get("conversation")
-        elsewhere = bool(me.conversation and isinstance(theirs, str) and theirs != me.conversation)
-        if me.relation(str(key)) != writers.OTHER and not elsewhere:
+        if me.relation(str(key)) != writers.OTHER and not lease.another_conversation(held, me):
             continue  # a subagent of the committer's own conversation
         label = lease_messages.holder_label(held, writer_cards.card(directory, key))
         out.append({**held, "label": label})

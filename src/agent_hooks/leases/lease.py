@@ -28,6 +28,7 @@ Invariants:
 
 from __future__ import annotations
 
+from agent_hooks import posix_fs as fs
 from agent_hooks import writers
 
 TYPE_CHECKING = False
@@ -40,13 +41,6 @@ if TYPE_CHECKING:
 RESOLUTION = 60  # seconds: a renewal of one's own fresh lease needs no write
 DEFAULT_MINUTES = 10
 MAX_NAME_BYTES = 180
-
-
-def _fnv(text: str) -> str:
-    h = 0xCBF29CE484222325
-    for byte in text.encode("utf-8", "surrogateescape"):
-        h = ((h ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
-    return f"{h:016x}"
 
 
 def escape(text: str) -> str:
@@ -70,7 +64,7 @@ def file_name(key: str) -> str:
     cut = raw[:end].decode("utf-8", "surrogateescape")  # a byte no UTF-8 kept as it was
     while "%" in cut[-2:]:  # never cut an escape in half
         cut = cut[:-1]
-    return f"{cut}~{_fnv(key)}"
+    return f"{cut}~{fs.name_hash(key)}"
 
 
 def name_prefix(name: str) -> tuple[str, bool]:
@@ -115,7 +109,7 @@ def judge(
             found.elsewhere.append(lease)
             continue
         relation = me.relation(str(lease.get("writer")))
-        if relation != writers.OTHER and _another_conversation(lease, me):
+        if relation != writers.OTHER and another_conversation(lease, me):
             relation = writers.OTHER  # one AGENT_NAME in two running conversations
         if relation == writers.SELF:
             found.own = lease
@@ -126,9 +120,11 @@ def judge(
     return found
 
 
-def _another_conversation(lease: Mapping[str, Any], me: writers.Writer) -> bool:
-    """Is the lease held by another conversation of the same owner (two panes
-    launched with one AGENT_NAME)? Only when both conversations are known."""
+def another_conversation(lease: Mapping[str, Any], me: writers.Writer) -> bool:
+    """Is the lease held by another conversation than the writer's (for a lease of
+    the same owner: two panes launched with one AGENT_NAME, another writer)? Only
+    when both conversations are known. The one rule: the gate (`judge`) and the git
+    guard's commit check ask it."""
     theirs = lease.get("conversation")
     return bool(
         me.conversation and isinstance(theirs, str) and theirs and theirs != me.conversation

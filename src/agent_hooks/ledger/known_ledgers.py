@@ -60,6 +60,7 @@ def remember(state_dir: str, project_root: str, directory: str, now: float) -> N
 def ledgers(state_dir: str) -> dict[str, str]:
     """Ledger directory -> a work tree it serves, for every ledger that exists."""
     from agent_hooks import jsonio
+    from agent_hooks.reservations import index_records
 
     found: dict[str, str] = {}
     doc = jsonio.read_object(path(state_dir)) or {}
@@ -75,7 +76,7 @@ def ledgers(state_dir: str) -> dict[str, str]:
     legacy = fs.join(identity.data_dir(state_dir), "projects")
     for name in _listdir(legacy):
         entry_dir = fs.join(legacy, name)
-        truth = jsonio.read_object(fs.join(entry_dir, "reservations.json")) or {}
+        truth = jsonio.read_object(fs.join(entry_dir, index_records.TRUTH)) or {}
         root = truth.get("project_root")
         if isinstance(root, str) and ledger_location.directory(state_dir, root) == entry_dir:
             found.setdefault(entry_dir, root)

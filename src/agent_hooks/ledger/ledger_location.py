@@ -28,16 +28,13 @@ from agent_hooks import identity, repository
 from agent_hooks import posix_fs as fs
 
 SUBDIR = "agent-hooks"
-TRUTH = "reservations.json"
 
 
 def legacy_key(project_root: str) -> str:
-    """`<basename>-<64-bit FNV-1a of the root path>`: stable and file-name safe."""
-    h = 0xCBF29CE484222325
-    for byte in project_root.encode("utf-8", "surrogateescape"):
-        h = ((h ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    """`<basename>-<64-bit hash of the root path>` (`posix_fs.name_hash`): stable and
+    file-name safe."""
     base = "".join(c if c.isalnum() or c in "._-" else "_" for c in fs.basename(project_root))
-    return f"{base.lstrip('.')[:40] or 'root'}-{h:016x}"
+    return f"{base.lstrip('.')[:40] or 'root'}-{fs.name_hash(project_root)}"
 
 
 def legacy_directory(state_dir: str, project_root: str) -> str:
@@ -78,5 +75,7 @@ def ensure(path: str) -> None:
 def has_legacy(state_dir: str, layout: repository.Layout) -> bool:
     """Does an earlier release's ledger wait at the old location for the work tree
     of `layout`? (one `stat`)"""
+    from agent_hooks.reservations.index_records import TRUTH  # the gate has it loaded
+
     old_dir = legacy_directory(state_dir, layout.top)
     return layout.common_dir is not None and fs.lexists(fs.join(old_dir, TRUTH))

@@ -49,6 +49,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from agent_hooks import __version__, identity, jsonio, liveness, log, storage
+from agent_hooks import posix_fs as fs
 from agent_hooks.leases import lease, lease_minutes, lease_release
 from agent_hooks.ledger import ledger_location, remote_git, remote_ledger, remote_view
 from agent_hooks.reservations import index_build, reservation, reservation_index
@@ -115,13 +116,6 @@ class SyncResult:
         self.notes: list[str] = []
         self.double_claims: list[dict[str, Any]] = []
         self.report: dict[str, Any] = {}
-
-
-def _fnv(text: str) -> str:
-    h = 0xCBF29CE484222325
-    for byte in text.encode("utf-8", "surrogateescape"):
-        h = ((h ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
-    return f"{h:016x}"
 
 
 def _num(value: object, default: float = 0.0) -> float:
@@ -260,7 +254,7 @@ def find_double_claims(
         if len({h["machine"] for h in holders}) < 2:
             continue
         holders.sort(key=lambda h: (_num(h.get("claimed"), float("inf")), h["machine"]))
-        ident = _fnv(
+        ident = fs.name_hash(
             rel + "\0" + "\0".join(f"{h['machine']}|{h['writer']}|{h['claimed']}" for h in holders)
         )
         found.append(

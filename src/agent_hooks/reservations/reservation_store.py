@@ -44,7 +44,7 @@ from agent_hooks import identity, liveness, storage
 from agent_hooks.agents import state_file
 from agent_hooks.ledger import ledger_location
 from agent_hooks.ledger.repo import Repo
-from agent_hooks.reservations import index_build, reservation, reservation_index
+from agent_hooks.reservations import index_build, index_records, reservation, reservation_index
 from agent_hooks.wording import plural
 from agent_hooks.writers import Writer
 
@@ -504,7 +504,7 @@ def adopt_legacy(repo: Repo, now: float) -> list[str]:
     old_dir = ledger_location.legacy_directory(repo.state_dir, repo.root)
     if old_dir == target:
         return []
-    old = os.path.join(old_dir, ledger_location.TRUTH)
+    old = os.path.join(old_dir, index_records.TRUTH)
     try:
         loaded = storage.load_json_object(old)
     except OSError:
@@ -514,7 +514,7 @@ def adopt_legacy(repo: Repo, now: float) -> list[str]:
     notes: list[str] = []
     found = loaded.doc.get("reservations") if loaded.doc else None
     if isinstance(found, list) and found:
-        new = os.path.join(target, ledger_location.TRUTH)
+        new = os.path.join(target, index_records.TRUTH)
         present = storage.load_json_object(new, recover_at=now)  # a corrupt one is kept aside
         if present.problem:
             notes.append(

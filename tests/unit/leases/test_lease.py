@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from agent_hooks import posix_fs as fs
 from agent_hooks.leases import lease
 from agent_hooks.writers import Writer
 
@@ -240,14 +241,10 @@ def test_any_path_gives_a_safe_name_whose_prefix_is_the_paths(path: str) -> None
 
 
 def test_a_long_names_file_name_ends_with_its_fnv1a_hash() -> None:
-    """The hash names a long path's lease file on disk, so it must never change: the
-    published FNV-1a 64 test vectors, and a name that is not UTF-8 hashed as its bytes."""
-    assert lease._fnv("") == "cbf29ce484222325"
-    assert lease._fnv("a") == "af63dc4c8601ec8c"
-    assert lease._fnv("foobar") == "85944171f73967e8"
-    assert lease._fnv("\udcff") == "af64724c8602eb6e"  # the one byte 0xff
+    """The hash names a long path's lease file on disk, so it must never change
+    (`posix_fs.name_hash`: tests/unit/test_posix_fs.py pins its vectors)."""
     long = "src/" + "d/" * 200 + "x.py"
-    assert lease.file_name(long).endswith("~" + lease._fnv(long))
+    assert lease.file_name(long).endswith("~" + fs.name_hash(long))
 
 
 def test_a_long_paths_file_name_is_its_first_120_bytes_escaped_then_its_hash() -> None:
@@ -255,16 +252,16 @@ def test_a_long_paths_file_name_is_its_first_120_bytes_escaped_then_its_hash() -
     no longer be found): the escaped path's first 120 bytes, less an escape the cut
     would halve, then `~` and the hash. A name that is not UTF-8 is cut as its bytes."""
     path = "x" * 300
-    assert lease.file_name(path) == "x" * 120 + "~" + lease._fnv(path)
+    assert lease.file_name(path) == "x" * 120 + "~" + fs.name_hash(path)
     halved = "x" * 119 + "/" + "y" * 100  # its `%2F` would be cut after the `%`
-    assert lease.file_name(halved) == "x" * 119 + "~" + lease._fnv(halved)
+    assert lease.file_name(halved) == "x" * 119 + "~" + fs.name_hash(halved)
     wide = "x" * 119 + "é" * 50  # a two-byte character would be cut in half
-    assert lease.file_name(wide) == "x" * 119 + "~" + lease._fnv(wide)
+    assert lease.file_name(wide) == "x" * 119 + "~" + fs.name_hash(wide)
     odd = "x" * 100 + "\udcff" + "z" * 100  # a byte that is no UTF-8 (surrogateescape)
-    assert lease.file_name(odd) == "x" * 100 + "\udcff" + "z" * 19 + "~" + lease._fnv(odd)
+    assert lease.file_name(odd) == "x" * 100 + "\udcff" + "z" * 19 + "~" + fs.name_hash(odd)
     assert lease.name_prefix(lease.file_name(odd)) == ("x" * 100 + "\udcff" + "z" * 19, False)
     stray = "\udc80" * 200  # bytes that continue no character: cut at most 3 short
-    assert lease.file_name(stray) == "\udc80" * 117 + "~" + lease._fnv(stray)
+    assert lease.file_name(stray) == "\udc80" * 117 + "~" + fs.name_hash(stray)
     for after, kept in (("\x7f", 120), ("\udcbf", 119), ("\udcc0", 120)):  # 0x80-0xBF continue
         path = "x" * 120 + after + "y" * 100
-        assert lease.file_name(path) == "x" * kept + "~" + lease._fnv(path), after
+        assert lease.file_name(path) == "x" * kept + "~" + fs.name_hash(path), after

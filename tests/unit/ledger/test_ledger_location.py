@@ -47,7 +47,7 @@ def entry(rid: str, agent: str, pat: str) -> dict[str, Any]:
 def legacy_truth(state_dir: str, root: str, doc: dict[str, Any]) -> Path:
     directory = ledger_location.legacy_directory(state_dir, root)
     storage.ensure_dir(directory)
-    path = Path(directory) / ledger_location.TRUTH
+    path = Path(directory) / index_records.TRUTH
     path.write_text(json.dumps(doc))
     return path
 
@@ -55,7 +55,7 @@ def legacy_truth(state_dir: str, root: str, doc: dict[str, Any]) -> Path:
 def ids(directory: str) -> list[str]:
     return [
         r["id"]
-        for r in json.loads(Path(directory, ledger_location.TRUTH).read_text())["reservations"]
+        for r in json.loads(Path(directory, index_records.TRUTH).read_text())["reservations"]
     ]
 
 
@@ -180,14 +180,14 @@ def test_adoption_merges_once_keeps_ids_and_the_old_file(
         entry("r-1", "alice", "src/**"), entry("r-2", "bob", "docs/**")]})  # fmt: skip
     target = ledger_location.directory(state, wt)
     ledger_location.ensure(target)
-    storage.write_json_atomic(os.path.join(target, ledger_location.TRUTH), {"reservations": [
+    storage.write_json_atomic(os.path.join(target, index_records.TRUTH), {"reservations": [
         entry("r-2", "bob", "docs/**"), entry("r-3", "carol", "lib/**")]})  # fmt: skip
     assert ledger_location.has_legacy(state, repository.layout(wt))
     assert not ledger_location.has_legacy(state, repository.layout(main))
     notes = reservation_store.adopt_legacy(Repo(wt, state), NOW)
     assert notes == [f"adopted 1 reservation from {old}"]
     assert ids(target) == ["r-2", "r-3", "r-1"]
-    assert json.loads(Path(target, ledger_location.TRUTH).read_text())["strict"] is True
+    assert json.loads(Path(target, index_records.TRUTH).read_text())["strict"] is True
     assert not old.exists() and not ledger_location.has_legacy(state, repository.layout(wt))
     [kept] = glob.glob(f"{old}.migrated-*")
     assert kept == f"{old}.migrated-{storage.utc_stamp(NOW)}"
@@ -235,10 +235,10 @@ def test_adoption_never_overwrites_a_corrupt_ledger_unseen(
     legacy_truth(str(state_dir), main, {"reservations": [entry("r-1", "alice", "src/**")]})
     target = ledger_location.directory(str(state_dir), main)
     ledger_location.ensure(target)
-    Path(target, ledger_location.TRUTH).write_bytes(b'{"reservations": [{"id": "r-9", torn')
+    Path(target, index_records.TRUTH).write_bytes(b'{"reservations": [{"id": "r-9", torn')
     out = reservation_store.adopt(Repo(main, str(state_dir)), NOW)
     assert any("not valid JSON" in note for note in out.notes)
-    [moved] = glob.glob(os.path.join(target, ledger_location.TRUTH + ".corrupt-*"))
+    [moved] = glob.glob(os.path.join(target, index_records.TRUTH + ".corrupt-*"))
     assert Path(moved).read_bytes().endswith(b"torn")
 
 
