@@ -13,6 +13,10 @@ Invariants:
   Stored values are read back through `read`, which also accepts the
   `[mtime_ns, size, checksum]` lists of earlier releases, so an upgrade changes
   nothing that was recorded.
+* One name: in code a fingerprint is a `fingerprint`, and files' fingerprints by path
+  a `fingerprint_of`; on disk it is stored as `fp` beside a lease and a held file
+  and under `fingerprints` in an agent's trail (field names other tools read,
+  which stay).
 * A fingerprint is taken of a regular file only; None when there is none (missing,
   a directory, a FIFO, unreadable). The checksum covers the whole file up to 2 MiB
   and the first and last MiB beyond that: the content read as one integer modulo
@@ -94,14 +98,14 @@ def read(recorded: object) -> str | None:
     return None
 
 
-def mtime_ns(mark: str) -> int:
-    """When the file was last modified, as `mark` saw it (0 for `GONE`)."""
-    return int(mark.partition(":")[0], 16)
+def mtime_ns(fingerprint: str) -> int:
+    """When the file was last modified, as `fingerprint` saw it (0 for `GONE`)."""
+    return int(fingerprint.partition(":")[0], 16)
 
 
-def content(mark: str) -> str:
+def content(fingerprint: str) -> str:
     """What a fingerprint says of the content alone (size and checksum)."""
-    return mark.partition(":")[2]
+    return fingerprint.partition(":")[2]
 
 
 def changed(path: str, recorded: str) -> str | None:

@@ -16,6 +16,8 @@ Invariants:
 * `reported` says whether the client reported the files a shell command changed
   (Claude Code does in its auto and bypassPermissions modes only): without such
   a report, the files the command visibly wrote are read from the command itself.
+* A shell command's `Window` is when it ran; `SLACK` (1 s, reasoned beside it) is
+  the one allowance for the clocks compared with it.
 
 Built-ins only: every hook builds one.
 """
@@ -64,3 +66,40 @@ class ToolUse:
             if field != READ and path not in seen:
                 seen.append(path)
         return seen
+
+
+# Seconds before a shell command's start, or after its end, still counted as inside it.
+# One slack for every clock compared with the window: a lease records its write in whole
+# seconds (`int(now)`: up to 1 s before the moment it was made), a file's mtime comes from
+# the kernel's coarse clock, and the client's `duration_ms` is measured around the process,
+# not its writes. With less (0.25 s once held here for mtimes), an edit another writer made
+# in the command's first second looked older than the command and its file was taken for
+# the command's own; with this, a change someone else made up to a second before the
+# command is told to the holder as possibly its own command's — with the same advice, to
+# re-read the file — never silently.
+SLACK = 1.0
+
+
+class Window:
+    """When a shell command ran, as far as can be told: `start` to `end` (epoch
+    seconds). `holds` is the one test of "inside the command": the shell
+    aftermath's (was another writer's edit made while it ran?) and the held files'
+    (may a change of a held file be the command's own?)."""
+
+    __slots__ = ("end", "start")
+
+    def __init__(self, start: float, end: float) -> None:
+        self.start = start
+        self.end = end
+
+    @classmethod
+    def reported(cls, duration_ms: object, now: float) -> Window | None:
+        """The window a client reports for a command that ended `now` (Claude Code's
+        `duration_ms`), or None when it reports none (a number, not a bool; a
+        negative one is taken as 0)."""
+        if isinstance(duration_ms, bool) or not isinstance(duration_ms, int | float):
+            return None
+        return cls(now - max(0.0, duration_ms / 1000), now)
+
+    def holds(self, moment: float) -> bool:
+        return self.start - SLACK <= moment <= self.end + SLACK

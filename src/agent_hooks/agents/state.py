@@ -98,16 +98,16 @@ def _optional_str(value: object) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _earlier_marks(marks: dict[Any, Any]) -> dict[Any, str]:
+def _earlier_fingerprints(recorded: dict[Any, Any]) -> dict[Any, str]:
     """Fingerprints as strings, those an earlier release stored as lists converted;
     what is neither is dropped."""
     from agent_hooks import fingerprints
 
     out = {}
-    for path, value in marks.items():
-        mark = value if value.__class__ is str else fingerprints.read(value)
-        if mark is not None:
-            out[path] = mark
+    for path, value in recorded.items():
+        fingerprint = value if value.__class__ is str else fingerprints.read(value)
+        if fingerprint is not None:
+            out[path] = fingerprint
     return out
 
 
@@ -134,12 +134,14 @@ def normalize(raw: Doc | None, agent_name: str | None, now: float) -> Doc:
         doc[field] = (
             [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
         )
-    marks = raw.get("fingerprints")
-    if isinstance(marks, dict):
+    recorded = raw.get("fingerprints")
+    if isinstance(recorded, dict):
         # strings as they are (`fingerprints.read` judges one when it is used): this
         # runs over every trail file on every hook
-        kept = {k: v for k, v in marks.items() if v.__class__ is str}
-        doc["fingerprints"] = kept if len(kept) == len(marks) else _earlier_marks(marks)
+        kept = {k: v for k, v in recorded.items() if v.__class__ is str}
+        doc["fingerprints"] = (
+            kept if len(kept) == len(recorded) else _earlier_fingerprints(recorded)
+        )
     doc["notices"] = _str_list(raw.get("notices"))[-MAX_NOTICES:]
     doc["alerts"] = _str_list(raw.get("alerts"))[-MAX_NOTICES:]
     targeted = raw.get("alerts_for")

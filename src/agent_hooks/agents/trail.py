@@ -79,13 +79,13 @@ def record(
     read_limit: int,
     workspaces: str | None = None,
     writer: str | None = None,
-    taken: dict[str, str | None] | None = None,
+    fingerprint_of: dict[str, str | None] | None = None,
     overflow: list[tuple[str, str]] | None = None,
 ) -> bool:
     """Add `found` to the document's trail lists and refresh their fingerprints;
     paths under `workspaces` (a prefix ending in "/") go to `workspace_files`;
     `writer` (a subagent's or teammate's key) is noted in `trail_writers` for each
-    path; `taken` holds fingerprints the caller took already. Each list is a window
+    path; `fingerprint_of` holds fingerprints the caller took already. Each list is a window
     of the files seen last: past `MAX_TRAIL_FILES` (or `read_limit` for reads) the
     ones seen first leave it, created, modified and workspace files into
     `overflow`, which the caller keeps beside the state (`trail_spill.spill`), so
@@ -94,7 +94,7 @@ def record(
     file whose content moved). Linear in the number of paths: at most
     `MAX_FINGERPRINTS` files are read per call (a Bash command can report hundreds
     of thousands), only files still in the window."""
-    marks = doc["fingerprints"]
+    recorded = doc["fingerprints"]
     changed = False
     present = {field: set(doc[field]) for field in (CREATED, MODIFIED, READ, WORKSPACE)}
     seen: list[str] = []  # paths of `found` outside the workspaces, each once
@@ -122,7 +122,7 @@ def record(
     created, modified, read = present[CREATED], present[MODIFIED], present[READ]
     for path in left:
         if path not in created and path not in modified and path not in read:
-            marks.pop(path, None)
+            recorded.pop(path, None)
             doc["trail_writers"].pop(path, None)
     budget = MAX_FINGERPRINTS
     for path in dict.fromkeys(seen):
@@ -135,8 +135,12 @@ def record(
                 changed = True
         if budget > 0:
             budget -= 1
-            mark = taken[path] if taken is not None and path in taken else fingerprints.of(path)
-            if mark is not None and marks.get(path) != mark:
-                marks[path] = mark
+            fingerprint = (
+                fingerprint_of[path]
+                if fingerprint_of is not None and path in fingerprint_of
+                else fingerprints.of(path)
+            )
+            if fingerprint is not None and recorded.get(path) != fingerprint:
+                recorded[path] = fingerprint
                 changed = True
     return changed

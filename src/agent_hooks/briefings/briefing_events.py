@@ -90,7 +90,7 @@ def _report(
     current = doc.get("conversation_id")
     others = [t for t in trail_archive.list_archived(agent) if t.get("conversation_id") != current]
     return freshness.check(
-        doc, project, freshness.critical_globs(environ, project), freshness.own_marks(others)
+        doc, project, freshness.critical_globs(environ, project), freshness.own_contents(others)
     )
 
 

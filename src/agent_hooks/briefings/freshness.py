@@ -157,21 +157,21 @@ def examined(doc: Mapping[str, Any]) -> list[str]:
     return list(seen)
 
 
-def own_marks(trails: Iterable[Mapping[str, Any]]) -> dict[str, set[str]]:
+def own_contents(trails: Iterable[Mapping[str, Any]]) -> dict[str, set[str]]:
     """The contents (`fingerprints.content`) this agent left each file in, by its own
     edits in other conversations (fingerprints of files those trails created or
     modified)."""
-    marks: dict[str, set[str]] = {}
+    contents: dict[str, set[str]] = {}
     for item in trails:
-        prints = item.get("fingerprints")
-        if not isinstance(prints, dict):
+        recorded = item.get("fingerprints")
+        if not isinstance(recorded, dict):
             continue
         for field in (tool_use.CREATED, tool_use.MODIFIED):
             for path in item.get(field) or ():
-                mark = fingerprints.read(prints.get(path))
-                if mark is not None:
-                    marks.setdefault(path, set()).add(fingerprints.content(mark))
-    return marks
+                fingerprint = fingerprints.read(recorded.get(path))
+                if fingerprint is not None:
+                    contents.setdefault(path, set()).add(fingerprints.content(fingerprint))
+    return contents
 
 
 def _is_file(path: str) -> bool:
@@ -183,10 +183,10 @@ def _is_file(path: str) -> bool:
 
 def has_changed(path: str, recorded: object, own: set[str] | None = None) -> bool:
     """Whether `path` differs from its fingerprint `recorded` (see the module docstring)."""
-    mark = fingerprints.read(recorded)
-    if mark is None:
+    fingerprint = fingerprints.read(recorded)
+    if fingerprint is None:
         return _is_file(path)  # none was recorded: it did not exist (or was unreadable)
-    now = fingerprints.changed(path, mark)
+    now = fingerprints.changed(path, fingerprint)
     if now is None:
         return False
     return not (own and now != fingerprints.GONE and fingerprints.content(now) in own)
@@ -233,8 +233,8 @@ def check(
 ) -> Report:
     """Compare the conversation's examined files with the disk now."""
     files = examined(doc)
-    prints = doc.get("fingerprints") or {}
-    changed = [p for p in files if has_changed(p, prints.get(p), (own or {}).get(p))]
+    recorded = doc.get("fingerprints") or {}
+    changed = [p for p in files if has_changed(p, recorded.get(p), (own or {}).get(p))]
     if not changed:  # nothing to classify: pathspec is not even loaded
         return Report(decide(0, 0), len(files), [], [], [])
     matcher = CriticalMatcher(globs)

@@ -146,12 +146,12 @@ def _last_modified(doc: dict[str, Any]) -> str:
     changed = doc["files_modified"] + doc["files_created"]
     if not changed:
         return ""
-    marks = doc["fingerprints"]
+    recorded = doc["fingerprints"]
     order = {path: i for i, path in enumerate(changed)}
 
     def recency(path: str) -> tuple[int, int]:
-        mark = fingerprints.read(marks.get(path))
-        stamp = fingerprints.mtime_ns(mark) if mark is not None else -1
+        fingerprint = fingerprints.read(recorded.get(path))
+        stamp = fingerprints.mtime_ns(fingerprint) if fingerprint is not None else -1
         return stamp, order[path]
 
     return relative(max(changed, key=recency), doc["project_root"])

@@ -6,8 +6,9 @@ any concurrent change on the command too: a long Bash listed another agent's
 Write as its own modification. So:
 
 * A changed file that another writer wrote with a file tool inside the
-  command's time window (its edit lease's last write falls between the
-  command's start — `duration_ms` before now, less a second of slack — and now)
+  command's time window (its edit lease's last write falls inside the command's
+  `tool_use.Window`: from `duration_ms` before now to now, give or take
+  `tool_use.SLACK`; without a reported duration, just now)
   is not this writer's: it gets no trail entry, no lease, and no warning —
   unless it changed after that edit (the edit's fingerprint on its lease no
   longer matches): then this command overwrote the edit, and it is warned about
@@ -41,6 +42,7 @@ from agent_hooks import fingerprints, liveness
 from agent_hooks import posix_fs as fs
 from agent_hooks.leases import lease, lease_store, writer_cards
 from agent_hooks.reservations import blocking, index_records
+from agent_hooks.tool_use import Window
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -53,7 +55,6 @@ if TYPE_CHECKING:
 MAX_LEASED = 200  # files one Bash command may lease; the rest are only recorded
 MAX_CHECKS = 1000  # held files whose content is compared with their holder's last write
 MAX_NOTES = 20  # held files the warning names; the rest are counted
-SLACK = 1.0  # seconds before the command's reported start still counted as inside it
 LIST_FROM = 32  # changed files past which the lease directory is listed once
 
 
@@ -81,18 +82,19 @@ def after_bash(
     changed: list[str],
     now: float,
     *,
-    duration_ms: object,
+    window: Window | None,
     holder_pid: int | None,
-    marks: dict[str, str | None] | None = None,
+    fingerprint_of: dict[str, str | None] | None = None,
 ) -> Aftermath:
     """Sort the changed files (normalised absolute paths) that lie in the work tree
-    of `repo`, lease this writer's own, and warn about held ones. `holder_pid`: the
-    client process the writer's claims live with; `marks`: the files' fingerprints
-    (rel -> fingerprint) after the command, for its leases to record."""
+    of `repo`, lease this writer's own, and warn about held ones. `window`: when the
+    command ran, as the client reports it (None: it ended now, and that is all that
+    is known); `holder_pid`: the client process the writer's claims live with;
+    `fingerprint_of`: the files' fingerprints (rel -> fingerprint) after the command, for its
+    leases to record."""
     result = Aftermath()
     directory, hot, minutes = repo.ledger, repo.index, repo.minutes
-    took = duration_ms / 1000 if isinstance(duration_ms, int | float) and duration_ms > 0 else 0.0
-    start = now - took - SLACK
+    ran = window if window is not None else Window(now, now)
     mine: list[str] = []
     leased_by_others: dict[str, dict[str, Any]] = {}
     worktree = repo.worktree
@@ -103,7 +105,7 @@ def after_bash(
             mine.append(rel)  # no lease file: nobody else's
             continue
         leases = lease_store.read(directory, rel)
-        edited = _written_by_another(leases, me, start, now, "edit")
+        edited = _written_by_another(leases, me, ran, "edit")
         if edited is not None:
             if _left_as_written(path, edited):
                 result.foreign.add(path)  # the other writer's edit is the file: not ours
@@ -111,7 +113,7 @@ def after_bash(
                 leased_by_others[rel] = edited
             continue
         seen = lease.judge(leases, me, worktree, now, liveness.alive)
-        if _written_by_another(seen.blockers, me, start, now, "bash") is not None:
+        if _written_by_another(seen.blockers, me, ran, "bash") is not None:
             continue  # ambiguous: both commands may have reported it
         if seen.blockers:
             leased_by_others[rel] = seen.blockers[0]
@@ -119,7 +121,13 @@ def after_bash(
             mine.append(rel)
     if minutes > 0 and mine:
         claims = lease_store.claim_many(
-            repo, mine[:MAX_LEASED], me, now, holder_pid=holder_pid, source="bash", marks=marks
+            repo,
+            mine[:MAX_LEASED],
+            me,
+            now,
+            holder_pid=holder_pid,
+            source="bash",
+            fingerprint_of=fingerprint_of,
         )
         for rel, outcome in claims.items():
             if outcome.problem:
@@ -194,7 +202,7 @@ class _LeaseNames:
 
 
 def _written_by_another(
-    leases: list[dict[str, Any]], me: Writer, start: float, now: float, source: str
+    leases: list[dict[str, Any]], me: Writer, ran: Window, source: str
 ) -> dict[str, Any] | None:
     """Another writer's lease from `source` (edit, bash) whose write falls inside the
     command's window, or None."""
@@ -202,7 +210,7 @@ def _written_by_another(
         written = item.get("written")
         if item.get("writer") == me.key or item.get("source") != source:
             continue
-        if isinstance(written, int | float) and start <= written <= now + SLACK:
+        if isinstance(written, int | float) and ran.holds(written):
             return item
     return None
 
@@ -214,10 +222,10 @@ def _left_as_written(path: str, edited: dict[str, Any]) -> bool:
     an edit made while it ran: issue 18, defect 4)."""
     from agent_hooks import fingerprints
 
-    mark = fingerprints.read(edited.get("fp"))
-    if mark is None:
+    fingerprint = fingerprints.read(edited.get("fp"))
+    if fingerprint is None:
         return True
-    return fingerprints.changed(path, mark) is None
+    return fingerprints.changed(path, fingerprint) is None
 
 
 def _reserved_notes(
@@ -242,7 +250,7 @@ def _reserved_notes(
             living[id(rec)] = holder_counts(rec)
         return living[id(rec)]
 
-    marks: dict[str | None, dict[str, Any]] = {}  # holder agent -> its trail's fingerprints
+    trails: dict[str | None, dict[str, Any]] = {}  # holder agent -> its trail's fingerprints
     described: dict[tuple[int, ...], str] = {}
     notes: list[str] = []
     more = checks = 0
@@ -257,12 +265,13 @@ def _reserved_notes(
             more += 1
             continue
         checks += 1
-        mark = fingerprints.of(path)
+        fingerprint = fingerprints.of(path)
         holders = [
             rec
             for rec in holders
-            if mark is None
-            or _holder_mark(marks, state_dir, rec[index_records.AGENT], path, now) != mark
+            if fingerprint is None
+            or _holder_fingerprint(trails, state_dir, rec[index_records.AGENT], path, now)
+            != fingerprint
         ]
         if holders:
             from agent_hooks.reservations import reservation  # only to describe a holder
@@ -276,17 +285,17 @@ def _reserved_notes(
     return notes, more
 
 
-def _holder_mark(
-    marks: dict[str | None, dict[str, Any]],
+def _holder_fingerprint(
+    trails: dict[str | None, dict[str, Any]],
     state_dir: str,
     holder: str | None,
     path: str,
     now: float,
 ) -> object:
     """The fingerprint of `path` in the holder's trail (its state read once per call)."""
-    if holder not in marks:
-        marks[holder] = _fingerprints(state_dir, holder, now)
-    return marks[holder].get(path)
+    if holder not in trails:
+        trails[holder] = _fingerprints(state_dir, holder, now)
+    return trails[holder].get(path)
 
 
 def _fingerprints(state_dir: str, holder: str | None, now: float) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from agent_hooks import identity, preload, writers
 from agent_hooks import posix_fs as fs
 from agent_hooks.agents import state, state_file, trail
 from agent_hooks.hooks import hook_runtime
-from agent_hooks.tool_use import EDIT, LAUNCH, MODIFIED, READ, SHELL
+from agent_hooks.tool_use import EDIT, LAUNCH, MODIFIED, READ, SHELL, Window
 from agent_hooks.work_sessions import work_session_events
 
 TYPE_CHECKING = False
@@ -80,13 +80,15 @@ def handle(ctx: hook_runtime.HookContext) -> hook_runtime.Answer | None:
     if use.kind == SHELL and not use.reported and use.command:  # the client did not say
         found += _visible_writes(ctx, use, project)
     written = _Written(ctx, use, found)
+    window = Window.reported(ctx.payload.get("duration_ms"), ctx.now) if use.kind == SHELL else None
     if use.kind == SHELL and written.repos is not None:
         for top in _work_trees(written.repos, found, project):
-            found = _after_shell(ctx, written.repos.repo(top), me, found, told, written)
+            repo = written.repos.repo(top)
+            found = _after_shell(ctx, repo, me, found, window, told, written)
     if use.kind == LAUNCH and project is not None:
         _describe_launched(ctx, project, me, use)
     if agent is not None:
-        told += _record(ctx, agent, me, use, found, project, written)
+        told += _record(ctx, agent, me, use, found, project, written, window)
     session = work_session_events.post_tool_use(ctx, name, project, found)
     if session is not None:
         told.append(session["additionalContext"])
@@ -101,11 +103,13 @@ def _after_shell(
     repo: Repo,
     me: writers.Writer,
     found: list[tuple[str, str]],
+    window: Window | None,
     told: list[str],
     written: _Written,
 ) -> list[tuple[str, str]]:
     """The files the command changed that are this writer's (leased, with their
-    fingerprints: `written`); a warning for held ones it changed."""
+    fingerprints: `written`); a warning for held ones it changed. `window`: when the
+    command ran, as the client reports it."""
     preload(BASH_MODULES)
     from agent_hooks.gate import shell_aftermath
 
@@ -115,9 +119,9 @@ def _after_shell(
         me,
         changed,
         ctx.now,
-        duration_ms=ctx.payload.get("duration_ms"),
+        window=window,
         holder_pid=ctx.client.holder_pid(ctx.environ),
-        marks=written.marks_in(repo),
+        fingerprint_of=written.fingerprints_in(repo),
     )
     written.leased(repo, result.held)
     for problem in result.problems:
@@ -141,14 +145,14 @@ class _Written:
     end of the writer's lease on it once that lease records the fingerprint — by
     the shell aftermath's own claim, or `note` for an edit's lease taken before."""
 
-    __slots__ = ("ends", "places", "repos", "taken")
+    __slots__ = ("ends", "fingerprint_of", "places", "repos")
 
     def __init__(
         self, ctx: hook_runtime.HookContext, use: ToolUse, found: list[tuple[str, str]]
     ) -> None:
         self.places: dict[str, Place] = {}
         self.ends: dict[str, float] = {}
-        self.taken: dict[str, str | None] = {}
+        self.fingerprint_of: dict[str, str | None] = {}
         self.repos: Repos | None = None  # each file in the ledger of its repository
         if use.kind not in (EDIT, SHELL) or not found:
             return
@@ -164,15 +168,17 @@ class _Written:
             repo = repos.of_file(path) if field != READ else None
             if repo is not None:
                 self.places[path] = Place(repo, path[len(repo.root.rstrip("/")) + 1 :])
-        self.taken = {path: fingerprints.of(path) for path in self.places}
+        self.fingerprint_of = {path: fingerprints.of(path) for path in self.places}
 
     def held_at(self, path: str) -> tuple[str, str, str]:
         """Where the writer holds `path`, as its state records it: (ledger, rel, worktree)."""
         place = self.places[path]
         return place.repo.ledger, place.rel, place.repo.worktree
 
-    def marks_in(self, repo: Repo) -> dict[str, str | None]:
-        return {p.rel: self.taken[path] for path, p in self.places.items() if p.repo is repo}
+    def fingerprints_in(self, repo: Repo) -> dict[str, str | None]:
+        return {
+            p.rel: self.fingerprint_of[path] for path, p in self.places.items() if p.repo is repo
+        }
 
     def leased(self, repo: Repo, held: dict[str, float]) -> None:
         """The aftermath's claims in `repo` recorded these files' fingerprints."""
@@ -191,8 +197,10 @@ class _Written:
         repos = list({id(place.repo): place.repo for place in todo.values()}.values())
         for repo in repos:
             mine = {path: place.rel for path, place in todo.items() if place.repo is repo}
-            marks = {rel: self.taken[path] for path, rel in mine.items()}
-            noted = lease_store.note_written(repo.ledger, marks, writer, repo.worktree, now)
+            fingerprint_of = {rel: self.fingerprint_of[path] for path, rel in mine.items()}
+            noted = lease_store.note_written(
+                repo.ledger, fingerprint_of, writer, repo.worktree, now
+            )
             self.ends.update({path: noted[rel] for path, rel in mine.items() if rel in noted})
 
 
@@ -271,93 +279,26 @@ def _record(
     found: list[tuple[str, str]],
     project: str | None,
     written: _Written,
+    window: Window | None,
 ) -> list[str]:
     """The trail, the writer's held files (its own writes noted on their leases,
     in the ledgers of their repositories, and others' changes found:
-    `leases.held_files`), waiting notes and alerts, in one state update."""
-    limit = trail.read_limit(ctx.environ)
-    workspaces = trail.workspace_prefix(project)
-    marked = me.key if me.agent_id else None
+    `leases.held_files`), waiting notes and alerts, in one state update; then what
+    the update found is told and kept, outside the agent's lock. `window`: when a
+    shell command ran, as the client reports it."""
     written.note(me.key, ctx.now)
-    taken, ends = written.taken, written.ends
-    window = _window(ctx, use)
-    told: list[str] = []
-    beat: list[bool] = []
-    changes: list[Any] = []  # held_files.Change: held files someone else changed
-    maybe_own: list[Any] = []
-    overflow: list[tuple[str, str]] = []
-    conversation: list[object] = []
-
-    def mutate(doc: dict[str, Any]) -> bool:
-        recorded = (
-            trail.record(doc, found, limit, workspaces, marked, taken, overflow) if found else False
-        )
-        conversation[:] = [doc["conversation_id"]]
-        foreign: list[Any] = []
-        own: list[Any] = []
-        maybe_own.clear()
-        if ends or doc["held"]:  # only a writer that holds files has any to watch
-            preload(HELD_MODULES)
-            from agent_hooks.leases import held_files
-
-            if use.kind == SHELL and use.reported:
-                # A held file the client says the command changed, which the command line
-                # does not visibly write, may have been changed by someone else while the
-                # command ran (the client blames every change on it): said, not assumed.
-                blamed = held_files.moved(doc, me.key, {p: taken.get(p) for p in ends})
-                if blamed:  # rare, so read here, under the lock, rather than on every call
-                    seen = {path for _, path in _visible_writes(ctx, use, project)}
-                    own.extend(c for c in blamed if c.path not in seen)
-            for path, until in ends.items():
-                held_files.note(
-                    doc, me.key, path, taken.get(path), written.held_at(path), until, ctx.now
-                )
-            start = window[0] if window is not None else doc["last_activity"]
-            foreign, inside = held_files.check(
-                doc, me.key, ctx.now, (start, ctx.now) if use.kind == SHELL else None
-            )
-            own.extend(inside)
-            changes.extend(foreign)
-            maybe_own.extend(own)
-        moved = state.touch(doc, ctx.now, state.ACTIVITY_RESOLUTION)
-        if moved and doc["reservations"]:
-            beat.append(True)
-        changed = moved or recorded or bool(ends) or bool(foreign) or bool(own)
-        if doc["waiting"]:
-            from agent_hooks.gate import waiting  # only while a writer waits
-
-            before = len(doc["waiting"])
-            told.extend(waiting.freed(doc, me, ctx.state_dir, ctx.now))
-            changed = changed or len(doc["waiting"]) != before
-        if doc["alerts"] or (me.conversation and me.conversation in doc["alerts_for"]):
-            told.extend(state.take_alerts(doc, me.conversation))
-            changed = True
-        return changed
-
+    update = _StateUpdate(ctx, me, use, found, project, written, window)
     if found or state_file.exists(agent):  # a new agent holds nothing yet
-        state_file.update(agent, mutate, ctx.now, ctx.log)
-    if overflow:  # left the trail's window: kept beside the state, which stays small
-        from agent_hooks.agents import trail_spill
-
-        try:
-            trail_spill.spill(agent, conversation[0] if conversation else None, overflow)
-        except OSError as exc:
-            ctx.log(f"{len(overflow)} trail entries that left the window not kept: {exc}")
-    told += _changed_held_files(ctx, me, changes, maybe_own)
-    if beat and project is not None:
-        from agent_hooks.leases import writer_cards
-        from agent_hooks.ledger import ledger_location
-
-        owner = writers.Writer(me.agent, me.conversation, client=me.client)
-        writer_cards.heartbeat(
-            ledger_location.directory(ctx.state_dir, project),
-            owner,
-            ctx.client.holder_pid(ctx.environ),
-            ctx.now,
-        )
-    if workspaces is not None and project is not None and use.kind == EDIT:
+        state_file.update(agent, update.apply, ctx.now, ctx.log)
+    if update.overflow:  # left the trail's window: kept beside the state, which stays small
+        _spill(ctx, agent, update)
+    maybe_own = _maybe_own(ctx, use, project, update)
+    told = update.told + _changed_held_files(ctx, me, update.changes, maybe_own)
+    if update.beat and project is not None:
+        _heartbeat(ctx, me, project)
+    if update.workspaces is not None and project is not None and use.kind == EDIT:
         for _, path in found:
-            if path.startswith(workspaces):
+            if path.startswith(update.workspaces):
                 # only for a file written into a workspace
                 from agent_hooks.workspaces import workspace_events
 
@@ -365,12 +306,164 @@ def _record(
     return told
 
 
-def _window(ctx: hook_runtime.HookContext, use: ToolUse) -> tuple[float, float] | None:
-    """When a shell command ran, as far as the client says (`duration_ms`)."""
-    took = ctx.payload.get("duration_ms")
-    if use.kind != SHELL or isinstance(took, bool) or not isinstance(took, int | float):
-        return None
-    return (ctx.now - max(0.0, took / 1000), ctx.now)
+class _StateUpdate:
+    """One PostToolUse's change of the agent's state, in plain steps run under its
+    lock (`apply`: the trail, the held files, the activity, the waiting notes, the
+    alerts); each step says whether it changed the document and keeps what it found
+    for after the lock: what to tell (`told`, `changes`, `blamed`, `inside`), the
+    trail entries that left the window (`overflow`), whether the writer's heartbeat
+    is due (`beat`)."""
+
+    __slots__ = (
+        "beat",
+        "blamed",
+        "changes",
+        "conversation",
+        "ctx",
+        "found",
+        "inside",
+        "limit",
+        "me",
+        "overflow",
+        "told",
+        "use",
+        "window",
+        "workspaces",
+        "written",
+    )
+
+    def __init__(
+        self,
+        ctx: hook_runtime.HookContext,
+        me: writers.Writer,
+        use: ToolUse,
+        found: list[tuple[str, str]],
+        project: str | None,
+        written: _Written,
+        window: Window | None,
+    ) -> None:
+        self.ctx, self.me, self.use, self.found, self.written = ctx, me, use, found, written
+        self.limit = trail.read_limit(ctx.environ)
+        self.workspaces = trail.workspace_prefix(project)
+        self.window = window
+        self.conversation: object = None
+        self.overflow: list[tuple[str, str]] = []
+        self.told: list[str] = []
+        self.changes: list[Any] = []  # held_files.Change: held files someone else changed
+        self.blamed: list[Any] = []  # ... that the client blames on the command, maybe its own
+        self.inside: list[Any] = []  # ... changed while the writer's own command ran
+        self.beat = False
+
+    def apply(self, doc: dict[str, Any]) -> bool:
+        """Every step, in order: True when the document changed."""
+        self.conversation = doc["conversation_id"]
+        changed = self._trail(doc)
+        changed = self._held_files(doc) or changed
+        changed = self._activity(doc) or changed
+        changed = self._waiting(doc) or changed
+        return self._alerts(doc) or changed
+
+    def _trail(self, doc: dict[str, Any]) -> bool:
+        """What the tool touched, marked with the writer inside a subagent."""
+        if not self.found:
+            return False
+        marked = self.me.key if self.me.agent_id else None
+        return trail.record(
+            doc,
+            self.found,
+            self.limit,
+            self.workspaces,
+            marked,
+            self.written.fingerprint_of,
+            self.overflow,
+        )
+
+    def _held_files(self, doc: dict[str, Any]) -> bool:
+        """The writer's own writes noted as its held files' last writes; held files
+        someone else changed found (each told once)."""
+        ends = self.written.ends
+        if not ends and not doc["held"]:  # only a writer that holds files has any to watch
+            return False
+        preload(HELD_MODULES)
+        from agent_hooks.leases import held_files
+
+        me, now, fingerprint_of = self.me, self.ctx.now, self.written.fingerprint_of
+        if self.use.kind == SHELL and self.use.reported:
+            # A held file the client says the command changed may have been changed by
+            # someone else while the command ran (the client blames every change on
+            # it): said, not assumed, unless the command line visibly writes it
+            # (`_maybe_own`, after the lock).
+            self.blamed = held_files.moved(doc, me.key, {p: fingerprint_of.get(p) for p in ends})
+        for path, until in ends.items():
+            held_files.note(
+                doc, me.key, path, fingerprint_of.get(path), self.written.held_at(path), until, now
+            )
+        ran = None
+        if self.use.kind == SHELL:  # without a reported duration: since its last activity
+            ran = self.window if self.window is not None else Window(doc["last_activity"], now)
+        self.changes, self.inside = held_files.check(doc, me.key, now, ran)
+        return bool(ends) or bool(self.changes) or bool(self.inside)
+
+    def _activity(self, doc: dict[str, Any]) -> bool:
+        """The agent was active now; a holder of reservations is heard from."""
+        moved = state.touch(doc, self.ctx.now, state.ACTIVITY_RESOLUTION)
+        self.beat = moved and bool(doc["reservations"])
+        return moved
+
+    def _waiting(self, doc: dict[str, Any]) -> bool:
+        """Files the writer waited for that are free now (their notes removed)."""
+        if not doc["waiting"]:
+            return False
+        from agent_hooks.gate import waiting  # only while a writer waits
+
+        before = len(doc["waiting"])
+        self.told += waiting.freed(doc, self.me, self.ctx.state_dir, self.ctx.now)
+        return len(doc["waiting"]) != before
+
+    def _alerts(self, doc: dict[str, Any]) -> bool:
+        """What was kept to tell this writer (its conversation's too)."""
+        conversation = self.me.conversation
+        if not doc["alerts"] and not (conversation and conversation in doc["alerts_for"]):
+            return False
+        self.told += state.take_alerts(doc, conversation)
+        return True
+
+
+def _maybe_own(
+    ctx: hook_runtime.HookContext, use: ToolUse, project: str | None, update: _StateUpdate
+) -> list[Any]:
+    """Held files changed during the writer's own shell command, told as possibly
+    its own: those the client blamed on it that its command line does not visibly
+    write (the command read once, only then, and never under the agent's lock),
+    and those changed while it ran."""
+    if not update.blamed:
+        return update.inside
+    seen = {path for _, path in _visible_writes(ctx, use, project)}
+    return [c for c in update.blamed if c.path not in seen] + update.inside
+
+
+def _spill(ctx: hook_runtime.HookContext, agent: identity.Agent, update: _StateUpdate) -> None:
+    """Trail entries that left the state's window, kept beside it."""
+    from agent_hooks.agents import trail_spill
+
+    try:
+        trail_spill.spill(agent, update.conversation, update.overflow)
+    except OSError as exc:
+        ctx.log(f"{len(update.overflow)} trail entries that left the window not kept: {exc}")
+
+
+def _heartbeat(ctx: hook_runtime.HookContext, me: writers.Writer, project: str) -> None:
+    """A holder of reservations is heard from (how other hosts judge it)."""
+    from agent_hooks.leases import writer_cards
+    from agent_hooks.ledger import ledger_location
+
+    owner = writers.Writer(me.agent, me.conversation, client=me.client)
+    writer_cards.heartbeat(
+        ledger_location.directory(ctx.state_dir, project),
+        owner,
+        ctx.client.holder_pid(ctx.environ),
+        ctx.now,
+    )
 
 
 def _changed_held_files(

@@ -32,9 +32,9 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    Doc = dict[str, Any]
+    from agent_hooks.tool_use import Window
 
-SLACK = 0.25  # seconds: an mtime this much before a command's start is still inside it
+    Doc = dict[str, Any]
 
 
 class Change:
@@ -55,17 +55,17 @@ def note(
     doc: Doc,
     writer: str,
     path: str,
-    mark: str | None,
+    fingerprint: str | None,
     place: tuple[str, str, str],
     until: float,
     now: float,
 ) -> None:
     """`writer` wrote `path` (absolute), which it holds in `place` = (ledger, rel,
-    worktree) until `until` (its lease's end): its fingerprint `mark` is the
+    worktree) until `until` (its lease's end): its fingerprint (`fingerprint`) is the
     writer's last write."""
     held = doc["held"]
     held.pop(path, None)  # the newest last
-    if mark is None:  # gone (deleted by the writer): nothing to hold any more
+    if fingerprint is None:  # gone (deleted by the writer): nothing to hold any more
         return
     ledger, rel, worktree = place
     held[path] = {
@@ -73,7 +73,7 @@ def note(
         "ledger": ledger,
         "rel": rel,
         "worktree": worktree,
-        "fp": mark,
+        "fp": fingerprint,
         "at": int(now),
         "until": int(until),
     }
@@ -81,30 +81,31 @@ def note(
         del held[next(iter(held))]
 
 
-def moved(doc: Doc, writer: str, marks: dict[str, str | None]) -> list[Change]:
+def moved(doc: Doc, writer: str, fingerprint_of: dict[str, str | None]) -> list[Change]:
     """Of the files a writer's own tool call just changed (path -> fingerprint now),
     those it held with another content before: their change may be its own or
     someone else's (a shell command the client blames for every change)."""
     found = []
-    for path, mark in marks.items():
+    for path, fingerprint in fingerprint_of.items():
         entry = doc["held"].get(path)
         if (
             entry is None
             or entry.get("writer") != writer
-            or fingerprints.read(entry.get("fp")) == mark
+            or fingerprints.read(entry.get("fp")) == fingerprint
         ):
             continue
-        at = fingerprints.mtime_ns(mark) / 1e9 if mark else 0.0
+        at = fingerprints.mtime_ns(fingerprint) / 1e9 if fingerprint else 0.0
         found.append(Change(path, entry, at, entry.get("at")))
     return found
 
 
 def check(
-    doc: Doc, writer: str, now: float, window: tuple[float, float] | None = None
+    doc: Doc, writer: str, now: float, window: Window | None = None
 ) -> tuple[list[Change], list[Change]]:
     """This writer's held files changed by someone else since its last write:
-    (changes, changes inside `window`, the writer's own shell command's time, which
-    may be its own). Both are reported once; entries past their lease are dropped."""
+    (changes, changes inside `window`, the writer's own shell command's time
+    (`tool_use.Window.holds`), which may be its own). Both are reported once;
+    entries past their lease are dropped."""
     held = doc["held"]
     foreign: list[Change] = []
     own: list[Change] = []
@@ -116,21 +117,25 @@ def check(
         if not isinstance(at, int | float) or not isinstance(until, int | float) or until <= now:
             del held[path]  # its lease is over: nothing held to watch
             continue
-        mark = fingerprints.read(entry.get("fp"))
-        if mark is None:
+        fingerprint = fingerprints.read(entry.get("fp"))
+        if fingerprint is None:
             del held[path]
             continue
-        now_mark = fingerprints.changed(path, mark)
-        if now_mark is None:
+        now_fingerprint = fingerprints.changed(path, fingerprint)
+        if now_fingerprint is None:
             continue
-        changed_at = fingerprints.mtime_ns(now_mark) / 1e9 if now_mark != fingerprints.GONE else now
+        changed_at = (
+            fingerprints.mtime_ns(now_fingerprint) / 1e9
+            if now_fingerprint != fingerprints.GONE
+            else now
+        )
         found = Change(path, entry, changed_at, at)
-        if window is not None and window[0] - SLACK <= changed_at <= window[1] + SLACK:
+        if window is not None and window.holds(changed_at):
             own.append(found)
         else:
             foreign.append(found)
-        if now_mark == fingerprints.GONE:
+        if now_fingerprint == fingerprints.GONE:
             del held[path]  # gone: told once
         else:
-            entry["fp"] = now_mark  # told once
+            entry["fp"] = now_fingerprint  # told once
     return foreign, own

@@ -143,9 +143,9 @@ def new(
     tool_use_id: str | None = None,
     claimed: float | None = None,
     worktree_path: str | None = None,
-    mark: str | None = None,
+    fingerprint: str | None = None,
 ) -> Lease:
-    noted = {"fp": mark, "fp_at": int(now)} if mark is not None else {}
+    noted = {"fp": fingerprint, "fp_at": int(now)} if fingerprint is not None else {}
     return {
         **noted,
         **me.as_dict(),

@@ -128,13 +128,13 @@ def claim_many(
     holder_pid: int | None,
     tool_use_id: str | None = None,
     source: str = "edit",
-    marks: dict[str, str | None] | None = None,
+    fingerprint_of: dict[str, str | None] | None = None,
 ) -> dict[str, Claim]:
     """`claim` for several paths of one repository under one lock (the files a Bash
     command changed): in its ledger, for its worktree and branch, for its lease
-    minutes. With `marks` (rel -> fingerprint, taken after the writer's own write),
+    minutes. With `fingerprint_of` (rel -> fingerprint, taken after the writer's own write),
     each lease records what its file looks like now (`fingerprints`): a lease whose
-    mark moved is rewritten even when fresh. When the repository's `worktree_leases`
+    fingerprint moved is rewritten even when fresh. When the repository's `worktree_leases`
     is `deny` (`repo.deny_elsewhere`), a live lease in another worktree blocks like
     one in this worktree — judged under the lock too, so a refused writer never
     holds one. `holder_pid`: the client process the writer's claims live with."""
@@ -154,7 +154,11 @@ def claim_many(
         elif (
             seen.own is None
             or not lease.fresh(seen.own, me, now, minutes)
-            or (marks is not None and rel in marks and seen.own.get("fp") != marks[rel])
+            or (
+                fingerprint_of is not None
+                and rel in fingerprint_of
+                and seen.own.get("fp") != fingerprint_of[rel]
+            )
         ):
             todo.append(rel)
         else:
@@ -194,7 +198,7 @@ def claim_many(
                 tool_use_id=tool_use_id,
                 claimed=mine.get("claimed") if mine is not None else None,
                 worktree_path=repo.root,
-                mark=marks.get(rel) if marks is not None else None,
+                fingerprint=fingerprint_of.get(rel) if fingerprint_of is not None else None,
             )
             kept = [item for item in current if item.get("worktree") != worktree]
             doc = {"path": rel, "leases": [*kept, last]}
@@ -278,7 +282,7 @@ def paths_under(ledger: str, test: Callable[[str], bool], prefix: str = "") -> l
 
 def note_written(
     ledger: str,
-    marks: dict[str, str | None],
+    fingerprint_of: dict[str, str | None],
     writer: str,
     worktree: str,
     now: float,
@@ -293,7 +297,7 @@ def note_written(
     ends: dict[str, float] = {}
 
     def work() -> None:
-        for rel, mark in marks.items():
+        for rel, fingerprint in fingerprint_of.items():
             current, problem = read_checked(ledger, rel)
             if problem is not None:
                 continue
@@ -304,14 +308,14 @@ def note_written(
                     and item.get("worktree") == worktree
                     and isinstance(expires, int | float)
                 ):
-                    item["fp"] = mark
+                    item["fp"] = fingerprint
                     item["fp_at"] = int(now)
                     item.pop("changed", None)
                     ends[rel] = expires
                     write_doc(lease_path(ledger, rel), {"path": rel, "leases": current})
                     break
 
-    if marks and fs.isdir(fs.join(ledger, LEASES)):
+    if fingerprint_of and fs.isdir(fs.join(ledger, LEASES)):
         try:
             locked(ledger, work, timeout)
         except OSError:

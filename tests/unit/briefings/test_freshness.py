@@ -94,13 +94,13 @@ def test_the_agents_edit_in_another_conversation_does_not_count(project: Path) -
     change(project / "src" / "a.py", "edited in a later conversation\n")
     trail.record(later, [(tool_use.MODIFIED, str(project / "src/a.py"))], 500)
     assert verdict(resumed, project).decision is Decision.RESUME_WITH_UPDATE
-    marks = freshness.own_marks([state.trail(later)])
+    marks = freshness.own_contents([state.trail(later)])
     assert verdict(resumed, project, own=marks).decision is Decision.RESUME
     # what it merely read in the later conversation is not its own change
     reader = touched(project, [])
     change(project / "src" / "a.py", "someone else again\n")
     trail.record(reader, [(tool_use.READ, str(project / "src/a.py"))], 500)
-    marks = freshness.own_marks([state.trail(reader)])
+    marks = freshness.own_contents([state.trail(reader)])
     assert verdict(resumed, project, own=marks).decision is Decision.RESUME_WITH_UPDATE
 
 
@@ -121,8 +121,8 @@ def test_fingerprints_an_earlier_release_stored_are_judged_alike(project: Path) 
     old, old_later = as_earlier_release(resumed), as_earlier_release(state.trail(later))
     assert isinstance(old["fingerprints"][str(project / "src/b.py")], list)
     assert verdict(old, project).changed == [str(project / "src/a.py")]
-    own = freshness.own_marks([old_later])
-    assert own == freshness.own_marks([state.trail(later)]) and own
+    own = freshness.own_contents([old_later])
+    assert own == freshness.own_contents([state.trail(later)]) and own
     assert verdict(old, project, own=own).decision is Decision.RESUME
 
 

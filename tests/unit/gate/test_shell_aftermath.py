@@ -15,6 +15,7 @@ from agent_hooks.gate import shell_aftermath
 from agent_hooks.leases import lease_store
 from agent_hooks.ledger import ledger_location
 from agent_hooks.ledger.repo import Repo
+from agent_hooks.tool_use import Window
 from agent_hooks.writers import Writer
 
 NOW = float(int(time.time()))
@@ -42,7 +43,7 @@ def lease_for(state_dir: str, project: str, rels: list[str], who: Writer, now: f
 def after(state_dir: str, project: str, rels: list[str]) -> shell_aftermath.Aftermath:
     return shell_aftermath.after_bash(
         Repo(project, state_dir, {}), ME, [f"{project}/{rel}" for rel in rels], NOW,
-        duration_ms=1000, holder_pid=ALIVE,
+        window=Window(NOW - 1.0, NOW), holder_pid=ALIVE,
     )  # fmt: skip
 
 
@@ -65,6 +66,19 @@ def test_a_write_of_another_writer_during_the_command_is_not_attributed(
     lease_for(state_dir, project, ["theirs.txt"], CAROL, NOW - 0.5)
     result = after(state_dir, project, ["theirs.txt"])
     assert result.foreign == {f"{project}/theirs.txt"} and result.warning is None
+
+
+def test_an_edit_stamped_in_the_second_before_the_command_began_is_inside_it(
+    state_dir: str, project: str
+) -> None:
+    """A lease records its write in whole seconds: an edit made 0.9 s after a command
+    began (NOW - 1) may be stamped NOW - 2 — still inside, by `tool_use.SLACK`; one
+    stamped before that is not (the command overwrote it: warned about)."""
+    lease_for(state_dir, project, ["theirs.txt"], CAROL, NOW - 1.9)
+    lease_for(state_dir, project, ["before.txt"], CAROL, NOW - 2.1)
+    result = after(state_dir, project, ["theirs.txt", "before.txt"])
+    assert result.foreign == {f"{project}/theirs.txt"}
+    assert result.warning is not None and "before.txt (" in result.warning
 
 
 def test_the_warning_names_at_most_twenty_files_and_counts_the_rest(

@@ -14,6 +14,7 @@ import pytest
 from agent_hooks import fingerprints
 from agent_hooks.agents import state
 from agent_hooks.leases import held_files
+from agent_hooks.tool_use import SLACK, Window
 
 NOW = 1_800_000_000.0
 PLACE = ("/ledger", "src/a.py", "wt")
@@ -76,18 +77,18 @@ def test_a_change_by_someone_else_is_told_once_and_then_held_as_it_is(tmp_path: 
 
 
 def test_a_change_inside_the_writers_own_command_may_be_its_own(tmp_path: Path) -> None:
-    """Inside the command's time, a quarter second of slack either side (an mtime in
-    ns read as float seconds is exact to about 0.2 µs: the edges are tested 10 ms in)."""
+    """Inside the command's time, `tool_use.SLACK` either side (an mtime in ns read as
+    float seconds is exact to about 0.2 µs: the edges are tested 10 ms in)."""
     doc, path = noted(tmp_path)
     for mtime, inside in [
-        (NOW - 3 - 0.24, True),  # the command ran from NOW - 3 to NOW - 1
-        (NOW - 3 - 0.26, False),
+        (NOW - 3 - SLACK + 0.01, True),  # the command ran from NOW - 3 to NOW - 1
+        (NOW - 3 - SLACK - 0.01, False),
         (NOW - 2, True),
-        (NOW - 1 + 0.24, True),
-        (NOW - 1 + 0.26, False),
+        (NOW - 1 + SLACK - 0.01, True),
+        (NOW - 1 + SLACK + 0.01, False),
     ]:
         rewrite(path, f"changed at {mtime}\n", mtime)
-        foreign, own = held_files.check(doc, "w", NOW, window=(NOW - 3, NOW - 1))
+        foreign, own = held_files.check(doc, "w", NOW, window=Window(NOW - 3, NOW - 1))
         assert (len(own), len(foreign)) == ((1, 0) if inside else (0, 1)), mtime
 
 

@@ -171,7 +171,7 @@ def test_a_new_lease_records_its_holder_worktree_and_times() -> None:
 
 def test_a_renewed_lease_keeps_its_claim_time_and_its_mark() -> None:
     got = lease.new(MAIN, {}, WT, None, NOW + 0.9, 10, source="edit", claimed=NOW - 299.5,
-                    worktree_path="/mnt/repo", mark="fp1")  # fmt: skip
+                    worktree_path="/mnt/repo", fingerprint="fp1")  # fmt: skip
     assert got["claimed"] == NOW - 300 and type(got["claimed"]) is int
     assert got["written"] == NOW and got["expires"] == NOW + 600
     assert got["worktree"] == WT and got["worktree_path"] == "/mnt/repo"
