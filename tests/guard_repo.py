@@ -19,7 +19,6 @@ from agent_hooks import writers
 from agent_hooks.git_guard import guard_hooks
 from agent_hooks.leases import lease_store
 from agent_hooks.ledger import ledger_location
-from agent_hooks.ledger.repo import Place
 from agent_hooks.reservations import pattern, reservation_store
 from hook_runner import mutant_under_test
 
@@ -145,7 +144,8 @@ class Repo:
         me = writers.Writer(agent, conversation, agent_id)
         repo = self.rules(environ={"AGENT_HOOKS_LEASE_MINUTES": "10"}, branch="main")
         outcome = lease_store.claim(
-            Place(repo, rel),
+            repo,
+            rel,
             me,
             time.time(),
             holder_pid=os.getpid() if holder_pid is None else holder_pid,

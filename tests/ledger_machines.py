@@ -21,7 +21,7 @@ from typing import Any
 from agent_hooks import identity, writers
 from agent_hooks.leases import lease_store
 from agent_hooks.ledger import ledger_sync, remote_git, remote_ledger
-from agent_hooks.ledger.repo import Place, Repo
+from agent_hooks.ledger.repo import Repo
 from agent_hooks.reservations import pattern, reservation, reservation_index, reservation_store
 from agent_hooks.writers import Writer
 
@@ -182,7 +182,7 @@ class Machine:
         minutes = {"AGENT_HOOKS_LEASE_MINUTES": "10"}
         repo = Repo(str(self.repo), self.state_dir, minutes, branch="main")
         return lease_store.claim(
-            Place(repo, rel), writers.Writer(agent, "conv-" + agent), now, holder_pid=None
+            repo, rel, writers.Writer(agent, "conv-" + agent), now, holder_pid=None
         )
 
     def truth(self) -> dict[str, Any]:

@@ -108,6 +108,17 @@ def content(fingerprint: str) -> str:
     return fingerprint.partition(":")[2]
 
 
+def same(current: str | None, recorded: str) -> bool:
+    """Is a file whose fingerprint is `current` (taken just now; None: it has none,
+    gone or no regular file) as `recorded` saw it? Decided as `changed` decides: the
+    same mtime and size, else the same size and checksum."""
+    if current is None:
+        return False
+    if current.rpartition(":")[0] == recorded.rpartition(":")[0]:
+        return True
+    return content(current) == content(recorded)
+
+
 def changed(path: str, recorded: str) -> str | None:
     """The file's fingerprint now when it differs in content from `recorded`
     (`GONE` when it is gone), else None (see the module docstring)."""

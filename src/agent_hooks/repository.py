@@ -86,47 +86,30 @@ def git_dir(top: str) -> str | None:
     return fs.normpath(fs.join(top, named)) if named else None
 
 
-class Layout:
-    """A work tree's git layout, read once (`layout`): its own git directory
-    (`git_dir`), the repository's common git directory (`common_dir`, resolved;
-    None outside git) and which work tree of the repository it is (`worktree`,
-    `worktree_id`). Reading it costs one `lstat` of `.git` (and a read when it is
-    a worktree's file) and one read of `commondir`: the ledger's place and the
-    leases' worktree both come from it, so a tool call reads them once."""
-
-    __slots__ = ("common_dir", "git_dir", "top", "worktree")
-
-    def __init__(self, top: str, git_dir: str | None, common: str | None, worktree: str) -> None:
-        self.top = top
-        self.git_dir = git_dir
-        self.common_dir = common
-        self.worktree = worktree
-
-    def branch(self) -> str | None:
-        """`branch` of this work tree (its HEAD read now)."""
-        return _branch_of(self.git_dir)
-
-
-def layout(top: str) -> Layout:
-    """The git layout of the work tree `top` (see `Layout`): `common_dir` is what
-    `git rev-parse --git-common-dir` prints, resolved (a worktree's git dir names
-    it in `commondir`), the same for every worktree of one repository."""
+def layout(top: str) -> tuple[str | None, str | None, str]:
+    """The git layout of the work tree `top`, read once: (its own git directory
+    (`git_dir`), the repository's common git directory (`common_dir`; None outside
+    git), which work tree of the repository it is (`worktree_id`)). It costs one
+    look at `.git` (and a read when it is a worktree's file) and one read of
+    `commondir`: the ledger's place and the leases' worktree both come from it, so
+    a tool call reads them once. The common git dir is what `git rev-parse
+    --git-common-dir` prints, resolved (a worktree's git dir names it in
+    `commondir`), the same for every worktree of one repository."""
     own = git_dir(top)
     if own is None:
-        return Layout(top, None, None, top)
+        return None, None, top
     pointer = _read_small(fs.join(own, "commondir"))
     common = fs.realpath(fs.normpath(fs.join(own, pointer) if pointer else own))
     if not pointer:
-        return Layout(top, own, common, ".")
+        return own, common, "."
     real = fs.realpath(fs.normpath(own))
     seen_from = fs.realpath(fs.normpath(fs.join(real, pointer)))
-    worktree = real[len(seen_from) + 1 :] if real.startswith(seen_from + "/") else real
-    return Layout(top, own, common, worktree)
+    return own, common, real[len(seen_from) + 1 :] if real.startswith(seen_from + "/") else real
 
 
 def common_dir(top: str) -> str | None:
-    """The repository's common git directory for the work tree `top` (`Layout`)."""
-    return layout(top).common_dir
+    """The repository's common git directory for the work tree `top` (`layout`)."""
+    return layout(top)[1]
 
 
 def superproject(top: str) -> str | None:
@@ -147,16 +130,17 @@ def worktree_id(top: str) -> str:
     (a container's mount, a bind mount, a renamed directory): "." for the main work
     tree, the git dir relative to the common git dir for a linked worktree
     (`worktrees/<name>`); a directory outside git is its own path."""
-    return layout(top).worktree
+    return layout(top)[2]
 
 
 def branch(top: str) -> str | None:
     """The work tree's checked-out branch (`main`), a short commit id when HEAD is
     detached, or None when it cannot be read."""
-    return _branch_of(git_dir(top))
+    return branch_in(git_dir(top))
 
 
-def _branch_of(own: str | None) -> str | None:
+def branch_in(own: str | None) -> str | None:
+    """`branch` of the work tree whose own git directory is `own` (`git_dir`)."""
     head = _read_small(fs.join(own, "HEAD")) if own is not None else None
     if not head:
         return None

@@ -16,13 +16,18 @@ Invariants:
 * `reported` says whether the client reported the files a shell command changed
   (Claude Code does in its auto and bypassPermissions modes only): without such
   a report, the files the command visibly wrote are read from the command itself.
-* A shell command's `Window` is when it ran; `SLACK` (1 s, reasoned beside it) is
-  the one allowance for the clocks compared with it.
+* When a shell command ran is a window, (start, end) (`reported_window`); `SLACK`
+  (1 s, reasoned beside it) is the one allowance for the clocks compared with it
+  (`in_window`).
 
 Built-ins only: every hook builds one.
 """
 
 from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    Window = tuple[float, float]  # when a shell command ran: (start, end), epoch seconds
 
 EDIT = "edit"
 SHELL = "shell"
@@ -80,26 +85,18 @@ class ToolUse:
 SLACK = 1.0
 
 
-class Window:
-    """When a shell command ran, as far as can be told: `start` to `end` (epoch
-    seconds). `holds` is the one test of "inside the command": the shell
-    aftermath's (was another writer's edit made while it ran?) and the held files'
-    (may a change of a held file be the command's own?)."""
+def reported_window(duration_ms: object, now: float) -> Window | None:
+    """When a shell command that ended `now` ran, as the client reports it (Claude
+    Code's `duration_ms`): (start, end) in epoch seconds, or None when it reports
+    nothing (a number, not a bool; a negative one is taken as 0)."""
+    if isinstance(duration_ms, bool) or not isinstance(duration_ms, int | float):
+        return None
+    return now - max(0.0, duration_ms / 1000), now
 
-    __slots__ = ("end", "start")
 
-    def __init__(self, start: float, end: float) -> None:
-        self.start = start
-        self.end = end
-
-    @classmethod
-    def reported(cls, duration_ms: object, now: float) -> Window | None:
-        """The window a client reports for a command that ended `now` (Claude Code's
-        `duration_ms`), or None when it reports none (a number, not a bool; a
-        negative one is taken as 0)."""
-        if isinstance(duration_ms, bool) or not isinstance(duration_ms, int | float):
-            return None
-        return cls(now - max(0.0, duration_ms / 1000), now)
-
-    def holds(self, moment: float) -> bool:
-        return self.start - SLACK <= moment <= self.end + SLACK
+def in_window(window: Window, moment: float) -> bool:
+    """The one test of "inside the command": was `moment` within `window`, give or
+    take `SLACK`? The shell aftermath asks it (was another writer's edit made while
+    the command ran?), and so do the held files (may a change of a held file be the
+    command's own?)."""
+    return window[0] - SLACK <= moment <= window[1] + SLACK

@@ -18,7 +18,7 @@ from guard_harness import NOW, as_json, git, make_repo, reserve, run, stage
 from agent_hooks import liveness, writers
 from agent_hooks.git_guard import guard_hooks
 from agent_hooks.leases import lease_store
-from agent_hooks.ledger.repo import Place, Repo
+from agent_hooks.ledger.repo import Repo
 
 
 @pytest.fixture
@@ -67,7 +67,7 @@ def test_check_reports_another_writers_lease(home: Path, repo: Path) -> None:
     stage(repo, home, "src/a.py", "docs/b.md")
     bob = writers.Writer("bob", "conv-b", "a1b2c3d4", "general-purpose")
     rules = Repo(str(repo), str(home / ".claude"), {"AGENT_HOOKS_LEASE_MINUTES": "10"})
-    lease_store.claim(Place(rules, "src/a.py"), bob, NOW, holder_pid=os.getpid())
+    lease_store.claim(rules, "src/a.py", bob, NOW, holder_pid=os.getpid())
     result = run(home, "check", "--repo", str(repo), "--json", now=NOW + 120)
     assert result.exit_code == 1
     (blocked,) = as_json(result)["blocked"]

@@ -542,13 +542,14 @@ def _lease(cli: Cli, rel: str, agent: str, agent_id: str | None = None) -> None:
     this test's own process."""
     from agent_hooks import identity
     from agent_hooks.leases import lease_store
-    from agent_hooks.ledger.repo import Place, Repo
+    from agent_hooks.ledger.repo import Repo
     from agent_hooks.writers import Writer
 
     state_dir = identity.state_dir({"HOME": str(cli.home)})
     repo = Repo(str(cli.project), state_dir, {"AGENT_HOOKS_LEASE_MINUTES": "10"}, branch="main")
     out = lease_store.claim(
-        Place(repo, rel),
+        repo,
+        rel,
         Writer(agent, f"c-{agent}", agent_id, "general-purpose" if agent_id else None),
         NOW,
         holder_pid=os.getpid(),

@@ -14,7 +14,7 @@ from pathlib import Path
 from agent_hooks import identity
 from agent_hooks.agents import state
 from agent_hooks.leases import lease_store
-from agent_hooks.ledger.repo import Place, Repo
+from agent_hooks.ledger.repo import Repo
 from agent_hooks.reservations import pattern, reservation_store
 from agent_hooks.work_sessions import location, work_session, work_session_store
 from agent_hooks.writers import Writer
@@ -82,9 +82,7 @@ class World:
     def lease(self, writer: Writer, rel: str, now: float, minutes: int = 10) -> None:
         minutes_set = {"AGENT_HOOKS_LEASE_MINUTES": str(minutes)}
         repo = Repo(str(self.project), self.state_dir, minutes_set, branch="main")
-        claim = lease_store.claim(
-            Place(repo, rel), writer, now, holder_pid=int(ALIVE["CLAUDE_PID"])
-        )
+        claim = lease_store.claim(repo, rel, writer, now, holder_pid=int(ALIVE["CLAUDE_PID"]))
         assert not claim.blockers, claim
 
     def log(self, at: float, agent: str, message: str, event: str = "PreToolUse") -> None:

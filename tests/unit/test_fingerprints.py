@@ -182,3 +182,30 @@ def test_a_content_that_is_the_modulus_itself_folds_to_zero() -> None:
     for value in (mersenne, mersenne * 2, mersenne << 61, mersenne * ((1 << 40_000) + 1)):
         data = value.to_bytes((value.bit_length() + 7) // 8, "little")
         assert fingerprints.checksum(data) == 0 ^ len(data)
+
+
+def test_a_fingerprint_taken_just_now_is_judged_as_changed_judges_the_file(
+    tmp_path: Path,
+) -> None:
+    """`same(of(path), recorded)` is `changed(path, recorded) is None`, for each case
+    above: the shell aftermath judges with the fingerprint it took, not another look."""
+    path = tmp_path / "a.txt"
+    path.write_text("alpha\n")
+    now = fingerprints.of(str(path))
+    assert now is not None
+    mtime, size, checksum = (int(part, 16) for part in now.split(":"))
+    recorded = [
+        now,
+        mark_of(mtime, size, 0xBAD),  # the same mtime and size: not read
+        mark_of(mtime - 10**9, size, checksum),  # touched, the same content
+        mark_of(mtime - 10**9, size, checksum + 1),  # new content of the same size
+        mark_of(mtime - 1, size + 1, checksum),  # the same checksum at another size
+        mark_of(mtime * 16, size, 0xBAD),  # an mtime that merely begins like it
+        GONE,
+    ]
+    for mark in recorded:
+        assert fingerprints.same(now, mark) is (fingerprints.changed(str(path), mark) is None)
+    assert [fingerprints.same(now, mark) for mark in recorded] == [
+        True, True, True, False, False, False, False,
+    ]  # fmt: skip
+    assert not fingerprints.same(None, now)  # gone, or no regular file

@@ -29,8 +29,7 @@ from __future__ import annotations
 
 from agent_hooks import liveness, writers
 from agent_hooks.gate import places, protected
-from agent_hooks.gate.tool_call import ToolCall, Verdict, refuse
-from agent_hooks.ledger.repo import Place
+from agent_hooks.gate.tool_call import Place, ToolCall, Verdict, refuse
 from agent_hooks.reservations import blocking, index_records
 
 TYPE_CHECKING = False
@@ -44,15 +43,49 @@ def decide(
     call: ToolCall, target: object, *, claim: bool = True, verdict: Verdict | None = None
 ) -> Verdict:
     """May `call.writer` change the file `target` (as the client gave it)? The
-    answer is added to `verdict` when given (one edit writing several files)."""
+    answer is added to `verdict` when given."""
     verdict = Verdict() if verdict is None else verdict
+    where = _judged(call, target, verdict)
+    if where:
+        _leases(call, verdict, where, claim)
+    return verdict
+
+
+def decide_all(call: ToolCall, targets: list[object]) -> Verdict:
+    """May `call.writer` change all the files one edit writes (a patch)? Refused as
+    a whole before any file is leased: each file is located and judged once, and
+    only when none is refused are their leases taken (each claim judges its file
+    again under the lease lock, as every claim does)."""
+    if len(targets) == 1:
+        return decide(call, targets[0])
+    judged = []
+    for target in targets:
+        verdict = Verdict()
+        where = _judged(call, target, verdict)
+        if where:
+            _leases(call, verdict, where, claim=False)
+        if verdict.refusal is not None:
+            return verdict
+        judged.append(where)
+    verdict = Verdict()
+    for where in judged:
+        if where and _leases(call, verdict, where, claim=True):
+            break
+    return verdict
+
+
+def _judged(call: ToolCall, target: object, verdict: Verdict) -> list[Place]:
+    """The places `target` lies in, once nothing refuses it there but leases (our
+    own files, reservations, strict mode: else the refusal is in `verdict`, and no
+    places)."""
     if not isinstance(target, str) or not target or "\x00" in target:
-        return verdict
+        return []
     resolved = places.resolve(target, call.cwd, call.project)
     where = call.places(places.places(resolved, call.project))
     what = protected.guarded(resolved, call.state_dir, [p.repo.ledger for p in where])
     if what is not None:
-        return refuse(call, verdict, protected.message(what, target))
+        refuse(call, verdict, protected.message(what, target))
+        return []
     owner, now = call.writer.owner, call.now
     strict_rel = None
     owned = False
@@ -66,19 +99,24 @@ def decide(
 
                 waiting = _waiting(call, place, "reservation", holders[0][index_records.RID])
                 reason = reservation_messages.deny_message(rel, holders, now)
-                return refuse(call, verdict, reason, waiting)
+                refuse(call, verdict, reason, waiting)
+                return []
         owned = owned or blocking.owns(repo.index, rel, owner, now)
         if strict_rel is None and repo.strict and not places.in_workspaces(p.rel for p in where):
             strict_rel = rel
     if strict_rel is not None and not owned:
         from agent_hooks.reservations import reservation_messages
 
-        return refuse(call, verdict, reservation_messages.strict_message(strict_rel))
+        refuse(call, verdict, reservation_messages.strict_message(strict_rel))
+        return []
+    return where
+
+
+def _leases(call: ToolCall, verdict: Verdict, where: list[Place], claim: bool) -> bool:
+    """Judge (and, with `claim`, take) the writer's leases on the target's places:
+    True when another writer's lease refuses the edit."""
     holds = claim and call.writer.conversation != writers.NOBODY
-    for place in where:
-        if place.repo.minutes > 0 and _leased(call, verdict, place, holds):
-            return verdict
-    return verdict
+    return any(place.repo.minutes > 0 and _leased(call, verdict, place, holds) for place in where)
 
 
 def _leased(call: ToolCall, verdict: Verdict, place: Place, holds: bool) -> bool:
@@ -132,7 +170,12 @@ def _claim(call: ToolCall, place: Place) -> Claim:
     from agent_hooks.leases import lease_store
 
     return lease_store.claim(
-        place, call.writer, call.now, holder_pid=call.holder_pid, tool_use_id=call.tool_use_id
+        place.repo,
+        place.rel,
+        call.writer,
+        call.now,
+        holder_pid=call.holder_pid,
+        tool_use_id=call.tool_use_id,
     )
 
 

@@ -39,7 +39,7 @@ def guarded(
     """What protected thing the resolved target is (or, for a directory target,
     holds): a one-line description, or None when the write is none of our business.
     `ledgers` are the ledger directories of the repositories the target lies in
-    (`ledger.repo.Place`: its `repo.ledger`): a target inside one, or a directory target
+    (`tool_call.Place`: its `repo.ledger`): a target inside one, or a directory target
     holding one (`rm -rf` of the repository, or above), is refused."""
     data = identity.data_dir(state_dir)
     if fs.is_within(resolved, data) or (directory and fs.is_within(data, resolved)):

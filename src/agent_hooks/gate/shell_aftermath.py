@@ -7,8 +7,8 @@ Write as its own modification. So:
 
 * A changed file that another writer wrote with a file tool inside the
   command's time window (its edit lease's last write falls inside the command's
-  `tool_use.Window`: from `duration_ms` before now to now, give or take
-  `tool_use.SLACK`; without a reported duration, just now)
+  window, `tool_use.in_window`: from `duration_ms` before now to now, give or
+  take `tool_use.SLACK`; without a reported duration, just now)
   is not this writer's: it gets no trail entry, no lease, and no warning —
   unless it changed after that edit (the edit's fingerprint on its lease no
   longer matches): then this command overwrote the edit, and it is warned about
@@ -42,7 +42,7 @@ from agent_hooks import fingerprints, liveness
 from agent_hooks import posix_fs as fs
 from agent_hooks.leases import lease, lease_store, writer_cards
 from agent_hooks.reservations import blocking, index_records
-from agent_hooks.tool_use import Window
+from agent_hooks.tool_use import in_window
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from agent_hooks.ledger.repo import Repo
+    from agent_hooks.tool_use import Window
     from agent_hooks.writers import Writer
 
 MAX_LEASED = 200  # files one Bash command may lease; the rest are only recorded
@@ -94,20 +95,22 @@ def after_bash(
     leases to record."""
     result = Aftermath()
     directory, hot, minutes = repo.ledger, repo.index, repo.minutes
-    ran = window if window is not None else Window(now, now)
+    ran = window if window is not None else (now, now)
     mine: list[str] = []
+    read: dict[str, list[dict[str, Any]]] = {}  # rel -> its leases, read once
     leased_by_others: dict[str, dict[str, Any]] = {}
     worktree = repo.worktree
     inside = _rels(changed, repo.root)
-    leased = _LeaseNames(directory, minutes, len(inside))
+    names = _lease_names(directory, minutes, len(inside))
     for path, rel in inside:
-        if not (leased and rel in leased):
+        if names is not None and lease.file_name(rel) not in names:
             mine.append(rel)  # no lease file: nobody else's
+            read[rel] = []
             continue
-        leases = lease_store.read(directory, rel)
+        leases = read[rel] = lease_store.read(directory, rel)
         edited = _written_by_another(leases, me, ran, "edit")
         if edited is not None:
-            if _left_as_written(path, edited):
+            if _left_as_written(path, edited, fingerprint_of, rel):
                 result.foreign.add(path)  # the other writer's edit is the file: not ours
             else:  # changed after that edit: this command overwrote it
                 leased_by_others[rel] = edited
@@ -128,6 +131,7 @@ def after_bash(
             holder_pid=holder_pid,
             source="bash",
             fingerprint_of=fingerprint_of,
+            leases_of=read,
         )
         for rel, outcome in claims.items():
             if outcome.problem:
@@ -157,8 +161,9 @@ def after_bash(
     if hot is not None and hot.others_hold_exclusive(me.owner, now):
         counts = blocking.holder_counts(directory, minutes, now)
         found, unchecked = _reserved_notes(
-            repo.state_dir, hot, me, inside, result.foreign, now, MAX_NOTES - len(notes), counts
-        )
+            repo.state_dir, hot, me, inside, result.foreign, now, MAX_NOTES - len(notes), counts,
+            fingerprint_of or {},
+        )  # fmt: skip
         notes += found
         more += unchecked
     if more:
@@ -174,31 +179,23 @@ def after_bash(
     return result
 
 
-class _LeaseNames:
-    """Is there a lease file for a path? Linear whatever the sizes: for a few changed
-    files each is looked up on its own (a failed open); past `LIST_FROM` the ledger's
-    lease directory is listed once, its names compared with the files' escaped names
-    (a listing of 5,000 leases costs more than a few lookups)."""
+def _lease_names(directory: str, minutes: int, changed: int) -> set[str] | None:
+    """The names of the ledger's lease files, to tell whether a path has one; None:
+    look each up on its own. Linear whatever the sizes: for a few changed files each
+    is looked up on its own (a failed open); past `LIST_FROM` the ledger's lease
+    directory is listed once, its names compared with the files' escaped names
+    (`lease.file_name`: a listing of 5,000 leases costs more than a few lookups);
+    with leases off there are none."""
+    if minutes <= 0:
+        return set()
+    if changed <= LIST_FROM:
+        return None
+    import posix
 
-    __slots__ = ("names",)
-
-    def __init__(self, directory: str, minutes: int, changed: int) -> None:
-        import posix
-
-        self.names: set[str] | None = None
-        if minutes > 0 and changed > LIST_FROM:
-            try:
-                self.names = set(posix.listdir(fs.join(directory, lease_store.LEASES)))
-            except OSError:
-                self.names = set()
-        elif minutes <= 0:
-            self.names = set()
-
-    def __bool__(self) -> bool:
-        return self.names is None or bool(self.names)
-
-    def __contains__(self, rel: str) -> bool:
-        return self.names is None or lease.file_name(rel) in self.names
+    try:
+        return set(posix.listdir(fs.join(directory, lease_store.LEASES)))
+    except OSError:
+        return set()
 
 
 def _written_by_another(
@@ -210,22 +207,25 @@ def _written_by_another(
         written = item.get("written")
         if item.get("writer") == me.key or item.get("source") != source:
             continue
-        if isinstance(written, int | float) and ran.holds(written):
+        if isinstance(written, int | float) and in_window(ran, written):
             return item
     return None
 
 
-def _left_as_written(path: str, edited: dict[str, Any]) -> bool:
+def _left_as_written(
+    path: str, edited: dict[str, Any], fingerprint_of: dict[str, str | None] | None, rel: str
+) -> bool:
     """Is the file as the other writer's edit left it? Yes while that edit's
     fingerprint is not recorded yet (its PostToolUse is still to come), or the file
     still matches it; no when the file changed after it (a long command overwrote
-    an edit made while it ran: issue 18, defect 4)."""
-    from agent_hooks import fingerprints
-
-    fingerprint = fingerprints.read(edited.get("fp"))
-    if fingerprint is None:
+    an edit made while it ran: issue 18, defect 4). The file's fingerprint taken
+    after the command (`fingerprint_of`), when there is one, is not taken again."""
+    recorded = fingerprints.read(edited.get("fp"))
+    if recorded is None:
         return True
-    return fingerprints.changed(path, fingerprint) is None
+    if fingerprint_of is not None and rel in fingerprint_of:
+        return fingerprints.same(fingerprint_of[rel], recorded)
+    return fingerprints.changed(path, recorded) is None
 
 
 def _reserved_notes(
@@ -237,11 +237,13 @@ def _reserved_notes(
     now: float,
     room: int,
     holder_counts: Callable[[tuple[Any, ...]], bool],
+    fingerprint_of: dict[str, str | None],
 ) -> tuple[list[str], int]:
     """Changed files another owner holds exclusively by reservation whose holder
     counts (`blocking.holder_counts`) — unless the file's current content is the
     holder's own last write: at most `room` notes (and at most MAX_CHECKS files
-    compared), and how many more held files there were (not compared)."""
+    compared), and how many more held files there were (not compared). A file's
+    fingerprint taken after the command (`fingerprint_of`, by rel) is not taken again."""
 
     living: dict[int, bool] = {}  # id(record) -> does its holder count (asked once)
 
@@ -265,7 +267,7 @@ def _reserved_notes(
             more += 1
             continue
         checks += 1
-        fingerprint = fingerprints.of(path)
+        fingerprint = fingerprint_of[rel] if rel in fingerprint_of else fingerprints.of(path)
         holders = [
             rec
             for rec in holders

@@ -29,8 +29,7 @@ from __future__ import annotations
 
 from agent_hooks import posix_fs as fs
 from agent_hooks import preload
-from agent_hooks.gate.tool_call import ToolCall, Verdict, refuse
-from agent_hooks.ledger.repo import Place
+from agent_hooks.gate.tool_call import Place, ToolCall, Verdict, refuse
 from agent_hooks.shell import prefilter
 
 TYPE_CHECKING = False

@@ -5,8 +5,8 @@ A `ToolCall` carries who writes, from where and when. Every repository a target
 lies in is worked out once per call (`repo`: a `ledger.repo.Repo`, adopting an
 earlier release's per-HOME ledger on first use): its ledger directory, its
 reservation index, its lease minutes, strict mode and whether a lease in another
-worktree refuses. A `ledger.repo.Place` is one target inside one such
-repository; the decisions pass places down, never asking twice.
+worktree refuses. A `Place` is one target inside one such repository; the
+decisions pass places down, never asking twice.
 
 A `Verdict` carries a `Refusal` (the reason the model reads), context for an
 allowed call, and problems to log. `AGENT_HOOKS_ENFORCE=off` never hides a
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from agent_hooks import switches
 from agent_hooks.ledger import ledger_location
-from agent_hooks.ledger.repo import Place, Repos
+from agent_hooks.ledger.repo import Repos
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -27,6 +27,17 @@ if TYPE_CHECKING:
     from agent_hooks.gate.places import Pair
     from agent_hooks.ledger.repo import Repo
     from agent_hooks.writers import Writer
+
+
+class Place:
+    """A target inside one repository: `rel` is relative to `repo.root` ("" is the
+    whole work tree)."""
+
+    __slots__ = ("rel", "repo")
+
+    def __init__(self, repo: Repo, rel: str) -> None:
+        self.repo = repo
+        self.rel = rel
 
 
 class ToolCall:
@@ -81,7 +92,7 @@ class ToolCall:
         adopted when its repository is first met (one `stat` otherwise: gone once
         adopted); the check goes on without it when that fails (the next write
         adopts it)."""
-        if repo.layout is None or not ledger_location.has_legacy(self.state_dir, repo.layout):
+        if not ledger_location.has_legacy(self.state_dir, repo.root, repo.common_dir):
             return
         from agent_hooks.reservations import reservation_store
 

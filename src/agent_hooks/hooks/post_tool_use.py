@@ -17,7 +17,7 @@ from agent_hooks import identity, preload, writers
 from agent_hooks import posix_fs as fs
 from agent_hooks.agents import state, state_file, trail
 from agent_hooks.hooks import hook_runtime
-from agent_hooks.tool_use import EDIT, LAUNCH, MODIFIED, READ, SHELL, Window
+from agent_hooks.tool_use import EDIT, LAUNCH, MODIFIED, READ, SHELL, reported_window
 from agent_hooks.work_sessions import work_session_events
 
 TYPE_CHECKING = False
@@ -25,8 +25,8 @@ if TYPE_CHECKING:
     from types import ModuleType
     from typing import Any
 
-    from agent_hooks.ledger.repo import Place, Repo, Repos
-    from agent_hooks.tool_use import ToolUse
+    from agent_hooks.ledger.repo import Repo, Repos
+    from agent_hooks.tool_use import ToolUse, Window
 
 MAX_VISIBLE = 200  # files read from one command line (the rest are left to the net)
 MAX_NOTED = 32  # files of one tool call whose fingerprints the writer's held files keep
@@ -80,7 +80,7 @@ def handle(ctx: hook_runtime.HookContext) -> hook_runtime.Answer | None:
     if use.kind == SHELL and not use.reported and use.command:  # the client did not say
         found += _visible_writes(ctx, use, project)
     written = _Written(ctx, use, found)
-    window = Window.reported(ctx.payload.get("duration_ms"), ctx.now) if use.kind == SHELL else None
+    window = reported_window(ctx.payload.get("duration_ms"), ctx.now) if use.kind == SHELL else None
     if use.kind == SHELL and written.repos is not None:
         for top in _work_trees(written.repos, found, project):
             repo = written.repos.repo(top)
@@ -150,7 +150,7 @@ class _Written:
     def __init__(
         self, ctx: hook_runtime.HookContext, use: ToolUse, found: list[tuple[str, str]]
     ) -> None:
-        self.places: dict[str, Place] = {}
+        self.places: dict[str, tuple[Repo, str]] = {}  # path -> (its repository, rel)
         self.ends: dict[str, float] = {}
         self.fingerprint_of: dict[str, str | None] = {}
         self.repos: Repos | None = None  # each file in the ledger of its repository
@@ -159,7 +159,7 @@ class _Written:
         from agent_hooks import fingerprints
 
         preload(WRITE_MODULES)
-        from agent_hooks.ledger.repo import Place, Repos
+        from agent_hooks.ledger.repo import Repos
 
         self.repos = repos = Repos(ctx.state_dir, ctx.environ)
         for field, path in found:
@@ -167,24 +167,24 @@ class _Written:
                 break
             repo = repos.of_file(path) if field != READ else None
             if repo is not None:
-                self.places[path] = Place(repo, path[len(repo.root.rstrip("/")) + 1 :])
+                self.places[path] = (repo, path[len(repo.root.rstrip("/")) + 1 :])
         self.fingerprint_of = {path: fingerprints.of(path) for path in self.places}
 
     def held_at(self, path: str) -> tuple[str, str, str]:
         """Where the writer holds `path`, as its state records it: (ledger, rel, worktree)."""
-        place = self.places[path]
-        return place.repo.ledger, place.rel, place.repo.worktree
+        repo, rel = self.places[path]
+        return repo.ledger, rel, repo.worktree
 
     def fingerprints_in(self, repo: Repo) -> dict[str, str | None]:
         return {
-            p.rel: self.fingerprint_of[path] for path, p in self.places.items() if p.repo is repo
+            rel: self.fingerprint_of[path] for path, (r, rel) in self.places.items() if r is repo
         }
 
     def leased(self, repo: Repo, held: dict[str, float]) -> None:
         """The aftermath's claims in `repo` recorded these files' fingerprints."""
-        for path, place in self.places.items():
-            if place.repo is repo and place.rel in held:
-                self.ends[path] = held[place.rel]
+        for path, (r, rel) in self.places.items():
+            if r is repo and rel in held:
+                self.ends[path] = held[rel]
 
     def note(self, writer: str, now: float) -> None:
         """Record the fingerprints on the writer's leases not noted yet (an edit's,
@@ -194,9 +194,9 @@ class _Written:
             return
         from agent_hooks.leases import lease_store
 
-        repos = list({id(place.repo): place.repo for place in todo.values()}.values())
+        repos = list({id(repo): repo for repo, _ in todo.values()}.values())
         for repo in repos:
-            mine = {path: place.rel for path, place in todo.items() if place.repo is repo}
+            mine = {path: rel for path, (r, rel) in todo.items() if r is repo}
             fingerprint_of = {rel: self.fingerprint_of[path] for path, rel in mine.items()}
             noted = lease_store.note_written(
                 repo.ledger, fingerprint_of, writer, repo.worktree, now
@@ -400,7 +400,7 @@ class _StateUpdate:
             )
         ran = None
         if self.use.kind == SHELL:  # without a reported duration: since its last activity
-            ran = self.window if self.window is not None else Window(doc["last_activity"], now)
+            ran = self.window if self.window is not None else (doc["last_activity"], now)
         self.changes, self.inside = held_files.check(doc, me.key, now, ran)
         return bool(ends) or bool(self.changes) or bool(self.inside)
 

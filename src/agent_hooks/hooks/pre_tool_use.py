@@ -108,18 +108,7 @@ def _decide(call: tool_call.ToolCall, use: object) -> Verdict:
     preload(EDIT_MODULES)
     from agent_hooks.gate import edit_gate
 
-    targets = use.targets()
-    if len(targets) > 1:  # one patch, several files: refused as a whole before any is leased
-        for target in targets:
-            judged = edit_gate.decide(call, target, claim=False)
-            if judged.refusal is not None:
-                return judged
-    verdict = tool_call.Verdict()
-    for target in targets:
-        verdict = edit_gate.decide(call, target, verdict=verdict)
-        if verdict.refusal is not None:
-            break
-    return verdict
+    return edit_gate.decide_all(call, use.targets())
 
 
 def _shared_ledger(call: tool_call.ToolCall, verdict: Verdict) -> None:

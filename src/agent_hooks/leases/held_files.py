@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from agent_hooks import fingerprints
 from agent_hooks.agents.state import MAX_HELD
+from agent_hooks.tool_use import in_window
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -104,7 +105,7 @@ def check(
 ) -> tuple[list[Change], list[Change]]:
     """This writer's held files changed by someone else since its last write:
     (changes, changes inside `window`, the writer's own shell command's time
-    (`tool_use.Window.holds`), which may be its own). Both are reported once;
+    (`tool_use.in_window`), which may be its own). Both are reported once;
     entries past their lease are dropped."""
     held = doc["held"]
     foreign: list[Change] = []
@@ -130,7 +131,7 @@ def check(
             else now
         )
         found = Change(path, entry, changed_at, at)
-        if window is not None and window.holds(changed_at):
+        if window is not None and in_window(window, changed_at):
             own.append(found)
         else:
             foreign.append(found)

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from _collections_abc import Callable
     from typing import Any
 
-    from agent_hooks.ledger.repo import Place, Repo
+    from agent_hooks.ledger.repo import Repo
     from agent_hooks.writers import Writer
 
 LEASES = "leases"
@@ -61,11 +61,13 @@ def read_checked(ledger: str, rel: str) -> tuple[list[dict[str, Any]], str | Non
     """The leases on `rel`, and why the file holding them could not be used (a
     file that exists but does not parse counts as no lease, and says so)."""
     path = lease_path(ledger, rel)
-    doc = jsonio.read_object(path)
-    if doc is None:
-        return [], (
-            f"lease file {path} is unreadable; taken as no lease" if fs.lexists(path) else None
-        )
+    try:
+        data = fs.read_file(path)  # one failed open when there is no lease
+        doc = jsonio.loads(data) if data is not None else None
+    except (OSError, ValueError):
+        doc = data = b""
+    if not isinstance(doc, dict):
+        return [], None if data is None else f"lease file {path} is unreadable; taken as no lease"
     if doc.get("path") != rel:
         return [], f"lease file {path} names {str(doc.get('path'))[:80]!r}, not {rel!r}; ignored"
     found = doc.get("leases")
@@ -103,7 +105,8 @@ def locked(ledger: str, work: Callable[[], None], timeout: float = LOCK_TIMEOUT)
 
 
 def claim(
-    place: Place,
+    repo: Repo,
+    rel: str,
     me: Writer,
     now: float,
     *,
@@ -111,12 +114,11 @@ def claim(
     tool_use_id: str | None = None,
     source: str = "edit",
 ) -> Claim:
-    """Take (or renew) `me`'s lease on the place unless another writer's lease
+    """Take (or renew) `me`'s lease on `rel` in `repo` unless another writer's lease
     blocks it."""
     return claim_many(
-        place.repo, [place.rel], me, now, holder_pid=holder_pid, tool_use_id=tool_use_id,
-        source=source,
-    )[place.rel]  # fmt: skip
+        repo, [rel], me, now, holder_pid=holder_pid, tool_use_id=tool_use_id, source=source
+    )[rel]
 
 
 def claim_many(
@@ -129,6 +131,7 @@ def claim_many(
     tool_use_id: str | None = None,
     source: str = "edit",
     fingerprint_of: dict[str, str | None] | None = None,
+    leases_of: dict[str, list[dict[str, Any]]] | None = None,
 ) -> dict[str, Claim]:
     """`claim` for several paths of one repository under one lock (the files a Bash
     command changed): in its ledger, for its worktree and branch, for its lease
@@ -137,7 +140,9 @@ def claim_many(
     fingerprint moved is rewritten even when fresh. When the repository's `worktree_leases`
     is `deny` (`repo.deny_elsewhere`), a live lease in another worktree blocks like
     one in this worktree — judged under the lock too, so a refused writer never
-    holds one. `holder_pid`: the client process the writer's claims live with."""
+    holds one. `holder_pid`: the client process the writer's claims live with;
+    `leases_of`: rel -> its leases, as the caller read them a moment ago (without
+    the lock, as the first look here reads them): not read again before the lock."""
     from agent_hooks import liveness
 
     ledger, worktree, minutes = repo.ledger, repo.worktree, repo.minutes
@@ -146,7 +151,10 @@ def claim_many(
     outcomes = {rel: Claim() for rel in rels}
     todo = []
     for rel in rels:
-        seen = lease.judge(read(ledger, rel), me, worktree, now, liveness.alive)
+        current = (
+            leases_of[rel] if leases_of is not None and rel in leases_of else read(ledger, rel)
+        )
+        seen = lease.judge(current, me, worktree, now, liveness.alive)
         outcome = outcomes[rel]
         outcome.elsewhere = seen.elsewhere
         if seen.blockers or (deny_elsewhere and seen.elsewhere):

@@ -45,14 +45,15 @@ def legacy_directory(state_dir: str, project_root: str) -> str:
 
 def directory(state_dir: str, project_root: str) -> str:
     """The ledger of the repository holding the work tree `project_root`."""
-    return of_layout(state_dir, repository.layout(project_root))
+    return in_common(state_dir, project_root, repository.common_dir(project_root))
 
 
-def of_layout(state_dir: str, layout: repository.Layout) -> str:
-    """`directory` of a work tree whose git layout is read already."""
-    if layout.common_dir is None:
-        return legacy_directory(state_dir, layout.top)
-    return fs.join(layout.common_dir, SUBDIR)
+def in_common(state_dir: str, project_root: str, common: str | None) -> str:
+    """`directory` of the work tree `project_root` whose common git dir is known
+    (`repository.layout`; None outside git)."""
+    if common is None:
+        return legacy_directory(state_dir, project_root)
+    return fs.join(common, SUBDIR)
 
 
 def is_repository_ledger(path: str) -> bool:
@@ -72,10 +73,10 @@ def ensure(path: str) -> None:
         raise storage.StorageError(f"{path} is not a directory (a symlink?); refusing to use it")
 
 
-def has_legacy(state_dir: str, layout: repository.Layout) -> bool:
+def has_legacy(state_dir: str, project_root: str, common: str | None) -> bool:
     """Does an earlier release's ledger wait at the old location for the work tree
-    of `layout`? (one `stat`)"""
+    `project_root` of a repository whose common git dir is `common`? (one `stat`)"""
     from agent_hooks.reservations.index_records import TRUTH  # the gate has it loaded
 
-    old_dir = legacy_directory(state_dir, layout.top)
-    return layout.common_dir is not None and fs.lexists(fs.join(old_dir, TRUTH))
+    old_dir = legacy_directory(state_dir, project_root)
+    return common is not None and fs.lexists(fs.join(old_dir, TRUTH))

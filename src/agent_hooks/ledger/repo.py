@@ -8,8 +8,9 @@ aftermath, PostToolUse, the git guard's commit check and the CLI's
 
 * `root`: the work tree, as this process reaches it; `worktree`: which work tree
   of the repository it is (`repository.worktree_id`, as leases record it);
-  `ledger`: the repository's ledger directory (`ledger_location`); `branch`.
-  The git layout behind the three is read once (`repository.layout`).
+  `ledger`: the repository's ledger directory (`ledger_location`); `branch`;
+  `git_dir` and `common_dir`. The git layout behind them is read once
+  (`repository.layout`).
 * `index`: the repository's reservations (`reservation_index.load_hot`; None when
   it has no reservations file), read on first use; `minutes` (the lease minutes:
   `lease_minutes.effective`; 0 = leases off), `strict` (`switches.strict`),
@@ -17,7 +18,6 @@ aftermath, PostToolUse, the git guard's commit check and the CLI's
   worktree refuses like one here) and `shared` (the ledger is shared with other
   machines through a git remote: docs/adr/0016) follow from it and the
   environment. A PostToolUse that only notes its own writes never reads it.
-* A `Place` is one target inside one repository: `rel` relative to its root.
 
 Invariants: a `Repo` reads the disk, never writes it. `ledger`, `worktree` and
 `branch` may be given instead of read (a test, a tool that knows them).
@@ -54,8 +54,9 @@ class Repo:
         "_index",
         "_indexed",
         "_minutes",
+        "common_dir",
         "environ",
-        "layout",
+        "git_dir",
         "ledger",
         "root",
         "state_dir",
@@ -75,12 +76,15 @@ class Repo:
         self.root = root  # the work tree, as this process reaches it
         self.state_dir = state_dir
         self.environ = environ  # None: this process's
-        # its git layout, read once (None when the ledger and the worktree are given)
-        self.layout: repository.Layout | None = None
+        # its git layout, read once: its own and the common git dir (None outside git,
+        # and when the ledger and the worktree are given)
+        self.git_dir: str | None = None
+        self.common_dir: str | None = None
         if ledger is None or worktree is None:
-            self.layout = repository.layout(root)
-            ledger = ledger_location.of_layout(state_dir, self.layout) if ledger is None else ledger
-            worktree = self.layout.worktree if worktree is None else worktree
+            self.git_dir, self.common_dir, read = repository.layout(root)
+            if ledger is None:
+                ledger = ledger_location.in_common(state_dir, root, self.common_dir)
+            worktree = read if worktree is None else worktree
         self.ledger = ledger
         self.worktree = worktree
         self._branch = branch
@@ -92,8 +96,8 @@ class Repo:
     def branch(self) -> str | None:
         """The work tree's checked-out branch (`repository.branch`), or None; read
         when first asked (only a claim records it)."""
-        if self._branch is None and self.layout is not None:
-            self._branch = self.layout.branch()
+        if self._branch is None and self.git_dir is not None:
+            self._branch = repository.branch_in(self.git_dir)
         return self._branch
 
     @property
@@ -148,17 +152,6 @@ class Repo:
 
     def _environ(self) -> Mapping[str, str]:
         return fs.environ() if self.environ is None else self.environ
-
-
-class Place:
-    """A target inside one repository: `rel` is relative to `repo.root` ("" is the
-    whole work tree)."""
-
-    __slots__ = ("rel", "repo")
-
-    def __init__(self, repo: Repo, rel: str) -> None:
-        self.repo = repo
-        self.rel = rel
 
 
 class Repos:

@@ -655,3 +655,61 @@ def test_a_lease_refusal_in_the_first_project_takes_no_lease_in_the_next(
     assert verdict.refusal.waiting["project_root"] == inner
     assert holders(state_dir, project, "lib/x.py") == []
     assert holders(state_dir, inner, "x.py") == ["carol"]
+
+
+# One edit writing several files (a patch).
+
+
+def test_a_patch_is_refused_as_a_whole_before_any_file_is_leased(
+    state_dir: str, project: str
+) -> None:
+    lease_for(state_dir, project, "src/b.py", CAROL)
+    verdict = edit_gate.decide_all(call(state_dir, project), ["src/a.py", "src/b.py", "c.py"])
+    assert verdict.refusal is not None and "src/b.py" in verdict.refusal.reason
+    assert holders(state_dir, project, "src/a.py") == [] == holders(state_dir, project, "c.py")
+
+
+def test_each_file_of_a_patch_is_located_and_judged_once(
+    state_dir: str, project: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Judged as a whole, then leased: a file's place, our own files, reservations
+    and strict mode are asked once (its claim judges the lease again, under the lock)."""
+    from agent_hooks.gate import places
+
+    located: list[str] = []
+    real = places.resolve
+
+    def resolve(path: str, cwd: str | None, root: str | None) -> str:
+        located.append(path)
+        return real(path, cwd, root)
+
+    monkeypatch.setattr(places, "resolve", resolve)
+    allowed(edit_gate.decide_all(call(state_dir, project), ["src/a.py", "src/b.py", "c.py"]))
+    assert located == ["src/a.py", "src/b.py", "c.py"]
+    assert [holders(state_dir, project, rel) for rel in ("src/a.py", "src/b.py", "c.py")] == [
+        ["bob"],
+        ["bob"],
+        ["bob"],
+    ]
+
+
+def test_a_refused_edit_reads_its_repositorys_git_layout_once(
+    state_dir: str, project: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The ledger, the worktree id and the branch of the lease come from one look at
+    `.git` and one read of `commondir` (a Codex deny once read `commondir` 3 times)."""
+    lease_for(state_dir, project, TARGET, CAROL)
+    read: list[str] = []
+    real = repository._read_small
+
+    def counted(path: str) -> str | None:
+        read.append(os.path.basename(path))
+        return real(path)
+
+    monkeypatch.setattr(repository, "_read_small", counted)
+    looked: list[str] = []
+    real_git_dir = repository.git_dir
+    monkeypatch.setattr(repository, "git_dir", lambda top: looked.append(top) or real_git_dir(top))
+    verdict = edit_gate.decide_all(call(state_dir, project), [TARGET])
+    assert verdict.refusal is not None
+    assert read.count("commondir") == 1 and looked == [project]

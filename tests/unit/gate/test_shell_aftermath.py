@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -15,7 +16,6 @@ from agent_hooks.gate import shell_aftermath
 from agent_hooks.leases import lease_store
 from agent_hooks.ledger import ledger_location
 from agent_hooks.ledger.repo import Repo
-from agent_hooks.tool_use import Window
 from agent_hooks.writers import Writer
 
 NOW = float(int(time.time()))
@@ -43,7 +43,7 @@ def lease_for(state_dir: str, project: str, rels: list[str], who: Writer, now: f
 def after(state_dir: str, project: str, rels: list[str]) -> shell_aftermath.Aftermath:
     return shell_aftermath.after_bash(
         Repo(project, state_dir, {}), ME, [f"{project}/{rel}" for rel in rels], NOW,
-        window=Window(NOW - 1.0, NOW), holder_pid=ALIVE,
+        window=(NOW - 1.0, NOW), holder_pid=ALIVE,
     )  # fmt: skip
 
 
@@ -121,3 +121,22 @@ def test_a_file_leased_in_another_worktree_is_held_there_only_under_the_deny_set
     else:
         assert result.warning is None
         assert writers == sorted([CAROL.key, ME.key]) and "shared.txt" in result.held
+
+
+def test_a_changed_files_leases_are_read_once_before_the_lock_and_once_under_it(
+    state_dir: str, project: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lease_for(state_dir, project, ["theirs.txt"], CAROL, NOW - 120)
+    real = lease_store.read_checked
+    looked: list[str] = []
+
+    def read_checked(ledger: str, rel: str) -> tuple[list[dict[str, Any]], str | None]:
+        looked.append(rel)
+        return real(ledger, rel)
+
+    monkeypatch.setattr(lease_store, "read_checked", read_checked)
+    result = after(state_dir, project, ["mine.txt", "theirs.txt"])
+    assert "mine.txt" in result.held and result.warning is not None
+    # each: one look; then mine.txt's claim, and theirs.txt's note of the change, under
+    # the lease lock
+    assert looked.count("mine.txt") == 2 and looked.count("theirs.txt") == 2

@@ -19,7 +19,7 @@ from agent_hooks.agents import state_file
 from agent_hooks.gate import waiting
 from agent_hooks.leases import lease_release, lease_store
 from agent_hooks.ledger import ledger_location
-from agent_hooks.ledger.repo import Place, Repo
+from agent_hooks.ledger.repo import Repo
 from agent_hooks.reservations import pattern, reservation_store
 from agent_hooks.writers import Writer
 
@@ -48,7 +48,7 @@ def lease(
     sd: str, root: str, me: Writer, rel: str, now: float = NOW, pid: int = os.getpid()
 ) -> None:
     repo = Repo(root, sd, {"AGENT_HOOKS_LEASE_MINUTES": "10"}, branch="main")
-    out = lease_store.claim(Place(repo, rel), me, now, holder_pid=pid)
+    out = lease_store.claim(repo, rel, me, now, holder_pid=pid)
     assert out.written
 
 

@@ -16,7 +16,6 @@ import pytest
 
 from agent_hooks import liveness, repository, writers
 from agent_hooks.leases import lease_release, lease_store, writer_cards
-from agent_hooks.ledger.repo import Place
 from agent_hooks.reservations import reservation_store
 from guard_repo import BYPASS_WORDS, Repo, dead_pid, init_repo, install
 from hook_runner import HookRunner
@@ -167,7 +166,7 @@ def test_leases_that_do_not_count_never_refuse(repo: Repo, tmp_path: Path) -> No
         ("README.md", repository.worktree_id(str(repo.path)), time.time() - 11 * 60),
     ):
         given = repo.rules(environ={"AGENT_HOOKS_LEASE_MINUTES": "10"}, worktree=worktree)
-        lease_store.claim(Place(given, rel), me, now, holder_pid=os.getpid())
+        lease_store.claim(given, rel, me, now, holder_pid=os.getpid())
     repo.add("src/app.py", "docs/d.md", "README.md")
     assert repo.commit("alice").returncode == 0
     repo.lease("dave", "src/app.py")

@@ -14,7 +14,7 @@ import pytest
 from agent_hooks import fingerprints
 from agent_hooks.agents import state
 from agent_hooks.leases import held_files
-from agent_hooks.tool_use import SLACK, Window
+from agent_hooks.tool_use import SLACK
 
 NOW = 1_800_000_000.0
 PLACE = ("/ledger", "src/a.py", "wt")
@@ -88,7 +88,7 @@ def test_a_change_inside_the_writers_own_command_may_be_its_own(tmp_path: Path) 
         (NOW - 1 + SLACK + 0.01, False),
     ]:
         rewrite(path, f"changed at {mtime}\n", mtime)
-        foreign, own = held_files.check(doc, "w", NOW, window=Window(NOW - 3, NOW - 1))
+        foreign, own = held_files.check(doc, "w", NOW, window=(NOW - 3, NOW - 1))
         assert (len(own), len(foreign)) == ((1, 0) if inside else (0, 1)), mtime
 
 

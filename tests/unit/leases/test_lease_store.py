@@ -20,7 +20,7 @@ import pytest
 
 from agent_hooks import liveness
 from agent_hooks.leases import lease, lease_release, lease_store, writer_cards
-from agent_hooks.ledger.repo import Place, Repo
+from agent_hooks.ledger.repo import Repo
 from agent_hooks.writers import Writer
 from hook_runner import ROOT
 
@@ -45,7 +45,7 @@ def at(book: str, worktree: str = WT, minutes: int = 10, branch: str | None = "m
 
 def claim(book: str, rel: str, me: Writer, now: float = NOW, worktree: str = WT,
           holder: int | None = ALIVE, minutes: int = 10) -> lease_store.Claim:  # fmt: skip
-    return lease_store.claim(Place(at(book, worktree, minutes), rel), me, now, holder_pid=holder)
+    return lease_store.claim(at(book, worktree, minutes), rel, me, now, holder_pid=holder)
 
 
 def holders(book: str, rel: str) -> list[str]:
@@ -267,13 +267,13 @@ import json, os, sys, time
 sys.path.insert(0, sys.argv[1])
 from agent_hooks.writers import Writer
 from agent_hooks.leases import lease_store
-from agent_hooks.ledger.repo import Place, Repo
+from agent_hooks.ledger.repo import Repo
 book, name, barrier, ready, pid, now = sys.argv[2:8]
 repo = Repo("/repo", book, {}, ledger=book, worktree="/repo", branch="main")
 open(ready, "w").close()
 while not os.path.exists(barrier):
     time.sleep(0.0005)
-out = lease_store.claim(Place(repo, "src/app.py"), Writer(name, "c-" + name), float(now),
+out = lease_store.claim(repo, "src/app.py", Writer(name, "c-" + name), float(now),
                         holder_pid=int(pid))
 print(json.dumps([out.written, [b["writer"] for b in out.blockers], out.problem]))
 """
@@ -312,9 +312,9 @@ sys.path.insert(0, sys.argv[1])
 import os
 from agent_hooks.writers import Writer
 from agent_hooks.leases import lease_store
-from agent_hooks.ledger.repo import Place, Repo
+from agent_hooks.ledger.repo import Repo
 repo = Repo("/repo", sys.argv[2], {}, ledger=sys.argv[2], worktree="/repo")
-out = lease_store.claim(Place(repo, "a.py"), Writer("alice", "c1"), time.time(),
+out = lease_store.claim(repo, "a.py", Writer("alice", "c1"), time.time(),
                         holder_pid=os.getpid())
 print(out.written, flush=True)
 time.sleep(60)

@@ -125,7 +125,7 @@ def test_a_directory_outside_git_keeps_the_legacy_location(tmp_path: Path, state
         ledger_location.directory(str(state_dir), plain)
     )
     # it *is* the legacy location
-    assert not ledger_location.has_legacy(str(state_dir), repository.layout(plain))
+    assert not ledger_location.has_legacy(str(state_dir), plain, repository.common_dir(plain))
 
 
 # --- ensure -----------------------------------------------------------------------------------
@@ -182,13 +182,13 @@ def test_adoption_merges_once_keeps_ids_and_the_old_file(
     ledger_location.ensure(target)
     storage.write_json_atomic(os.path.join(target, index_records.TRUTH), {"reservations": [
         entry("r-2", "bob", "docs/**"), entry("r-3", "carol", "lib/**")]})  # fmt: skip
-    assert ledger_location.has_legacy(state, repository.layout(wt))
-    assert not ledger_location.has_legacy(state, repository.layout(main))
+    assert ledger_location.has_legacy(state, wt, repository.common_dir(wt))
+    assert not ledger_location.has_legacy(state, main, repository.common_dir(main))
     notes = reservation_store.adopt_legacy(Repo(wt, state), NOW)
     assert notes == [f"adopted 1 reservation from {old}"]
     assert ids(target) == ["r-2", "r-3", "r-1"]
     assert json.loads(Path(target, index_records.TRUTH).read_text())["strict"] is True
-    assert not old.exists() and not ledger_location.has_legacy(state, repository.layout(wt))
+    assert not old.exists() and not ledger_location.has_legacy(state, wt, repository.common_dir(wt))
     [kept] = glob.glob(f"{old}.migrated-*")
     assert kept == f"{old}.migrated-{storage.utc_stamp(NOW)}"
     assert [r["id"] for r in json.loads(Path(kept).read_text())["reservations"]] == ["r-1", "r-2"]

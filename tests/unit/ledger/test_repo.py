@@ -51,7 +51,7 @@ def test_a_directory_outside_git_keeps_the_ledger_of_earlier_releases(
     os.makedirs(plain)
     repo = Repo(plain, state_dir)
     assert repo.ledger == ledger_location.legacy_directory(state_dir, plain)
-    assert repo.worktree == plain and repo.branch is None and repo.layout is not None
+    assert repo.worktree == plain and repo.branch is None and repo.common_dir is None
 
 
 def test_the_git_layout_is_read_once(
@@ -128,7 +128,7 @@ def test_a_given_ledger_and_worktree_are_taken_as_they_are(tmp_path: Path) -> No
         "worktrees/wt",
         "feature",
     )
-    assert repo.layout is None and repo.index is None
+    assert repo.git_dir is None and repo.common_dir is None and repo.index is None
 
 
 def test_repos_work_each_repository_out_once_and_meet_it_once(
