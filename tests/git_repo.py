@@ -43,3 +43,11 @@ def worktree(repo: Path, path: Path, branch: str) -> Path:
     """A linked worktree of `repo` at `path` on a new `branch`."""
     git(repo, "worktree", "add", "-q", "-b", branch, str(path))
     return path
+
+
+def with_worktree(base: Path) -> tuple[Path, Path]:
+    """(a repository at `base`/repo on `main`, its linked worktree at `base`/wt on
+    `feature`), `base` resolved first."""
+    base = Path(os.path.realpath(base))
+    main = init(base / "repo")
+    return main, worktree(main, base / "wt", "feature")

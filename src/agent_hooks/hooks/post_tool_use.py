@@ -88,7 +88,7 @@ def handle(ctx: hook_runtime.HookContext) -> hook_runtime.Answer | None:
     if use.kind == LAUNCH and project is not None:
         _describe_launched(ctx, project, me, use)
     if agent is not None:
-        told += _record(ctx, agent, me, use, found, project, written, window)
+        told += _record(agent, _StateUpdate(ctx, me, use, found, project, written, window))
     session = work_session_events.post_tool_use(ctx, name, project, found)
     if session is not None:
         told.append(session["additionalContext"])
@@ -271,23 +271,13 @@ def _describe_launched(
         ctx.log(f"subagent {launched} not described: {exc}")
 
 
-def _record(
-    ctx: hook_runtime.HookContext,
-    agent: identity.Agent,
-    me: writers.Writer,
-    use: ToolUse,
-    found: list[tuple[str, str]],
-    project: str | None,
-    written: _Written,
-    window: Window | None,
-) -> list[str]:
+def _record(agent: identity.Agent, update: _StateUpdate) -> list[str]:
     """The trail, the writer's held files (its own writes noted on their leases,
     in the ledgers of their repositories, and others' changes found:
     `leases.held_files`), waiting notes and alerts, in one state update; then what
-    the update found is told and kept, outside the agent's lock. `window`: when a
-    shell command ran, as the client reports it."""
-    written.note(me.key, ctx.now)
-    update = _StateUpdate(ctx, me, use, found, project, written, window)
+    the update found is told and kept, outside the agent's lock."""
+    ctx, me, use, found, project = update.ctx, update.me, update.use, update.found, update.project
+    update.written.note(me.key, ctx.now)
     if found or state_file.exists(agent):  # a new agent holds nothing yet
         state_file.update(agent, update.apply, ctx.now, ctx.log)
     if update.overflow:  # left the trail's window: kept beside the state, which stays small
@@ -307,12 +297,13 @@ def _record(
 
 
 class _StateUpdate:
-    """One PostToolUse's change of the agent's state, in plain steps run under its
-    lock (`apply`: the trail, the held files, the activity, the waiting notes, the
-    alerts); each step says whether it changed the document and keeps what it found
-    for after the lock: what to tell (`told`, `changes`, `blamed`, `inside`), the
-    trail entries that left the window (`overflow`), whether the writer's heartbeat
-    is due (`beat`)."""
+    """One PostToolUse's change of the agent's state: what the tool call did (the
+    writer, the tool, the files it touched, its project, its own writes and when a
+    shell command ran), and the steps run under the agent's lock (`apply`: the trail,
+    the held files, the activity, the waiting notes, the alerts); each step says
+    whether it changed the document and keeps what it found for after the lock: what
+    to tell (`told`, `changes`, `blamed`, `inside`), the trail entries that left the
+    window (`overflow`), whether the writer's heartbeat is due (`beat`)."""
 
     __slots__ = (
         "beat",
@@ -325,6 +316,7 @@ class _StateUpdate:
         "limit",
         "me",
         "overflow",
+        "project",
         "told",
         "use",
         "window",
@@ -343,6 +335,7 @@ class _StateUpdate:
         window: Window | None,
     ) -> None:
         self.ctx, self.me, self.use, self.found, self.written = ctx, me, use, found, written
+        self.project = project
         self.limit = trail.read_limit(ctx.environ)
         self.workspaces = trail.workspace_prefix(project)
         self.window = window

@@ -15,7 +15,7 @@ from agent_hooks import repository
 from agent_hooks.ledger import ledger_location
 from agent_hooks.ledger.repo import Repo, Repos
 from agent_hooks.reservations import reservation_index, reservation_store
-from git_repo import init, worktree
+from git_repo import with_worktree
 
 NOW = 1_790_000_000.0
 
@@ -23,9 +23,8 @@ NOW = 1_790_000_000.0
 @pytest.fixture
 def repos(tmp_path: Path) -> tuple[str, str]:
     """(main work tree on `main`, linked worktree on `feature`), symlinks resolved."""
-    base = Path(os.path.realpath(tmp_path))
-    main = init(base / "repo")
-    return str(main), str(worktree(main, base / "wt", "feature"))
+    main, wt = with_worktree(tmp_path)
+    return str(main), str(wt)
 
 
 @pytest.fixture
