@@ -185,6 +185,38 @@ class Machine:
             repo, rel, writers.Writer(agent, "conv-" + agent), now, holder_pid=None
         )
 
+    def meet(self, agent: str, now: float = NOW) -> None:
+        """Give `agent` a state file here (what its first hook does): an agent with
+        none is told nothing."""
+        from agent_hooks.agents import state_file
+
+        state_file.update(identity.Agent(agent, self.state_dir), lambda d: None, now, print)
+
+    def alerts(self, agent: str, now: float = NOW) -> list[str]:
+        """What `agent` will be told at its next hook that carries context."""
+        from agent_hooks.agents import state_file
+
+        doc, _ = state_file.read(identity.Agent(agent, self.state_dir), now)
+        return list(doc.get("alerts") or [])
+
+    def blockers(self, agent: str, rel: str, now: float = NOW) -> list[str]:
+        """The patterns of the reservations that refuse `agent` an edit of `rel`
+        here (what PreToolUse reads: the hot index, and whether holders count)."""
+        from agent_hooks.reservations import blocking, index_records
+
+        hot = reservation_index.load_hot(str(self.ledger))
+        if hot is None:
+            return []
+        counts = blocking.holder_counts(str(self.ledger), 10, now)
+        return [
+            rec[index_records.PATTERN]
+            for rec in blocking.blocking_edit(hot, rel, agent, now, counts)
+        ]
+
+    def dropped(self) -> list[dict[str, Any]]:
+        found = self.truth().get("dropped")
+        return list(found) if isinstance(found, list) else []
+
     def truth(self) -> dict[str, Any]:
         return reservation_index.load_truth(str(self.ledger)).doc or {}
 
@@ -342,6 +374,29 @@ def wait_for_syncs(ledger: Path, timeout: float = 90.0) -> None:
         time.sleep(0.02)
 
 
+def remote_reservations(repo: Path) -> list[dict[str, Any]]:
+    """Every reservation in the machines' documents (`grants/<host>.json`) of the
+    ledger in the bare repository `repo`, each with its `machine`, ended or not
+    by a tombstone (`remote_tombstones`)."""
+    import json
+
+    found: list[dict[str, Any]] = []
+    for name, text in sorted(remote_files(repo).items()):
+        if name.startswith("grants/"):
+            found += json.loads(text)["reservations"]
+    return found
+
+
+def remote_tombstones(repo: Path) -> list[dict[str, Any]]:
+    import json
+
+    found: list[dict[str, Any]] = []
+    for name, text in sorted(remote_files(repo).items()):
+        if name.startswith("grants/"):
+            found += json.loads(text)["tombstones"]
+    return found
+
+
 def remote_files(repo: Path) -> dict[str, str]:
     """The ledger commit's files in the bare repository `repo` ({} when absent)."""
     try:
@@ -365,3 +420,76 @@ class World:
 
     def machine(self, name: str) -> Machine:
         return Machine(self.tmp, name, self.url)
+
+
+def bare_git(repo: Path, *args: str, data: bytes | None = None) -> str:
+    """git run in the bare repository `repo` itself, as a person on the server could."""
+    env = {
+        **base_env(repo),
+        "GIT_DIR": str(repo),
+        "GIT_AUTHOR_NAME": "p",
+        "GIT_COMMITTER_NAME": "p",
+    }
+    out = subprocess.run(["git", *args], env=env, input=data, capture_output=True, check=False)
+    if out.returncode:
+        raise RuntimeError(f"git {' '.join(args)}: {out.stderr.decode().strip()}")
+    return out.stdout.decode().strip()
+
+
+def set_ref_by_hand(repo: Path, files: dict[str, bytes], kind: str = "commit") -> str:
+    """Point the ledger ref of the bare repository `repo` at a commit holding
+    `files` (or, `kind="blob"`, at the first file's blob), made by hand."""
+    blobs = {
+        name: bare_git(repo, "hash-object", "-w", "--stdin", data=data)
+        for name, data in files.items()
+    }
+
+    def tree(found: dict[str, str]) -> str:
+        top = {n: b for n, b in found.items() if "/" not in n}
+        folders = {n.partition("/")[0] for n in found if "/" in n}
+        lines = [f"100644 blob {b}\t{n}\n" for n, b in top.items()]
+        for folder in sorted(folders):
+            inner = {n.partition("/")[2]: b for n, b in found.items() if n.startswith(folder + "/")}
+            lines.append(f"040000 tree {tree(inner)}\t{folder}\n")
+        return bare_git(repo, "mktree", data="".join(lines).encode())
+
+    target = (
+        next(iter(blobs.values()))
+        if kind == "blob"
+        else bare_git(repo, "commit-tree", tree(blobs), "-m", "by hand")
+    )
+    bare_git(repo, "update-ref", remote_git.REF, target)
+    return target
+
+
+def ledger_commit(repo: Path) -> str | None:
+    """The commit the ledger ref of the bare repository `repo` names now (None: absent)."""
+    try:
+        return bare_git(repo, "rev-parse", "--verify", "-q", remote_git.REF) or None
+    except RuntimeError:
+        return None
+
+
+class History:
+    """Every commit the ledger ref of a bare repository has named, in order: what a
+    fault can set it back to. `record` after each change (the ledger's commits
+    have no parents: a rewind picks one from here)."""
+
+    def __init__(self, repo: Path) -> None:
+        self.repo = repo
+        self.commits: list[str] = []
+
+    def record(self) -> None:
+        found = ledger_commit(self.repo)
+        if found is not None and (not self.commits or self.commits[-1] != found):
+            self.commits.append(found)
+
+    def rewind(self, index: int) -> str:
+        """Set the ref back to the `index`-th commit recorded (a stale mirror pushed,
+        a restore from backup)."""
+        target = self.commits[index]
+        bare_git(self.repo, "update-ref", remote_git.REF, target)
+        return target
+
+    def delete(self) -> None:
+        bare_git(self.repo, "update-ref", "-d", remote_git.REF)

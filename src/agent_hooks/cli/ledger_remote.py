@@ -1,5 +1,6 @@
-"""`agent-hooks ledger remote | sync | status`: share a repository's reservations and
-leases with agents on other machines through a git remote (docs/adr/0016)."""
+"""`agent-hooks ledger remote | sync | status | repair`: share a repository's
+reservations and leases with agents on other machines through a git remote
+(docs/adr/0016)."""
 
 from __future__ import annotations
 
@@ -185,6 +186,8 @@ def _sync_json(result: ledger_sync.SyncResult) -> dict[str, Any]:
         "attempts": result.attempts,
         "elapsed_ms": round(result.elapsed * 1000, 1),
         "double_claims": result.double_claims,
+        "reservation_double_claims": result.reservation_claims,
+        "blocked": result.blocked,
         "notes": result.notes,
     }
 
@@ -196,8 +199,8 @@ def _sync_line(remote: str, result: ledger_sync.SyncResult) -> str:
     hosts = report.get("hosts") or {}
     others = [h for h, info in hosts.items() if isinstance(info, dict) and not info.get("this")]
     leases = sum(len(v) for v in (report.get("leases") or {}).values())
-    claims = len(result.double_claims)
-    pushed = "pushed this host's leases; " if result.pushed else ""
+    claims = len(result.double_claims) + len(result.reservation_claims)
+    pushed = "pushed this host's files; " if result.pushed else ""
     return (
         f"synced with {remote} in {result.elapsed * 1000:.0f} ms: {pushed}"
         f"{len(others)} other host(s), {leases} lease(s) of theirs, "
@@ -232,6 +235,7 @@ def sync_command(project: str | None, as_json: bool) -> None:
         click.echo(f"warning: {note}", err=True)
     click.echo(_sync_line(remote, result))
     _print_double_claims(result.double_claims, env.now)
+    _print_reservation_claims(result.reservation_claims)
 
 
 def _print_double_claims(claims: list[dict[str, Any]], now: float) -> None:
@@ -248,6 +252,35 @@ def _print_double_claims(claims: list[dict[str, Any]], now: float) -> None:
             f"double claim: {reservation.one_line(claim.get('path'), 200)} is leased by {names}; "
             f"{claim.get('winner')} claimed it first"
         )
+
+
+def _print_reservation_claims(claims: list[dict[str, Any]]) -> None:
+    for claim in claims:
+        winner, loser = claim.get("winner") or {}, claim.get("loser") or {}
+        click.echo(
+            "double claim: "
+            f"{reservation.one_line(loser.get('pattern'), 200)} ({loser.get('id')}) of "
+            f"{reservation.one_line(loser.get('agent'), 80) or '?'} on {loser.get('machine')} "
+            f"overlaps {reservation.one_line(winner.get('pattern'), 200)} ({winner.get('id')}) "
+            f"of {reservation.one_line(winner.get('agent'), 80) or '?'} on "
+            f"{winner.get('machine')}, granted earlier: {winner.get('machine')}'s stands, "
+            f"{loser.get('machine')} drops its own at its sync and tells its holder"
+        )
+
+
+def _lost_lately(ledger: str, now: float) -> list[dict[str, Any]]:
+    """This machine's grants dropped in the last day because another machine's
+    stood (a double claim lost, a tombstone)."""
+    doc = reservation_index.load_truth(ledger).doc or {}
+    dropped = doc.get("dropped")
+    return [
+        d
+        for d in (dropped if isinstance(dropped, list) else [])
+        if isinstance(d, dict)
+        and isinstance(d.get("machine"), str)
+        and isinstance(d.get("at"), int | float)
+        and now - d["at"] < 86400
+    ]
 
 
 def _silent(info: dict[str, Any], now: float) -> bool:
@@ -296,6 +329,10 @@ def status_command(project: str | None, as_json: bool) -> None:
                     if isinstance(info, dict)
                 },
                 "double_claims": report.get("double_claims") or [],
+                "reservation_double_claims": report.get("reservation_double_claims") or [],
+                "blocked": report.get("blocked"),
+                "unreadable": report.get("unreadable") or {},
+                "dropped_here": _lost_lately(place.ledger, now) if remote else [],
             }
         )
         return
@@ -319,6 +356,18 @@ def status_command(project: str | None, as_json: bool) -> None:
         click.echo(
             f"last sync: {_ago(report.get('attempted_at'), now)}, failed: {report.get('error')}; "
             f"last good sync {_ago(report.get('synced_at'), now)}"
+        )
+    if report.get("blocked"):
+        click.echo(
+            f"the shared ledger cannot be read ({report['blocked']}): this machine pushes nothing "
+            "and reservation changes are refused until `agent-hooks ledger repair`"
+        )
+    unreadable = report.get("unreadable") or {}
+    for path, why in sorted(unreadable.items() if isinstance(unreadable, dict) else []):
+        click.echo(
+            f"unreadable on the remote: {path} ({why}); it is left as it is, what was read of it "
+            "before stands, and `reserve` is refused until its machine writes it again or "
+            "`agent-hooks ledger repair` removes it"
         )
     if view_stale:
         click.echo(
@@ -344,10 +393,96 @@ def status_command(project: str | None, as_json: bool) -> None:
                 f"{info.get('leases', 0)} lease(s), lease minutes {info.get('lease_minutes')}{silent}"
             )
     claims = report.get("double_claims") or []
-    if claims:
-        _print_double_claims(claims, now)
-    else:
+    reserved = report.get("reservation_double_claims") or []
+    lost = [d for d in _lost_lately(place.ledger, now) if "double claim" in str(d.get("why"))]
+    _print_double_claims(claims, now)
+    _print_reservation_claims(reserved)
+    for item in lost:
+        click.echo(
+            f"dropped here {_ago(item.get('at'), now)}: {reservation.one_line(item.get('pattern'), 200)} "
+            f"({item.get('id')}) of {reservation.one_line(item.get('agent'), 80) or '?'}: "
+            f"{reservation.one_line(item.get('why'), 300)}"
+        )
+    if not claims and not reserved and not lost:
         click.echo("double claims: none")
+
+
+@ledger_group.command("repair")
+@click.option(
+    "--yes", is_flag=True, help="Replace without asking (after reading what it replaces)."
+)
+@project_option
+@json_option
+def repair_command(yes: bool, project: str | None, as_json: bool) -> None:
+    """Make a shared ledger that cannot be read usable again: a person's command.
+
+    Nothing that cannot be read is ever written over by a sync or a reservation
+    change; this is the way out. It fetches the ledger, says what it would
+    replace — a ledger that cannot be read at all (a ref naming no commit, a
+    damaged or unknown ledger.json) is started anew; a machine's file that cannot
+    be read (too large, damaged, an unknown format) is removed — and asks first.
+    Every machine writes its own reservations and leases again at its next sync,
+    from its own ledger; those of a machine that never syncs again are lost.
+    """
+    env = get_env()
+    place = Place(env, project)
+    remote = place.remote()
+    if remote is None:
+        raise click.ClickException(
+            "the shared ledger is off for this repository; there is nothing to repair"
+        )
+    git, host = place.git(), place.host()
+    try:
+        state = remote_ledger.parse(git.fetch(remote))
+    except remote_git.GitFailure as exc:
+        raise click.ClickException(f"cannot read the shared ledger on {remote}: {exc}") from None
+    plan = remote_ledger.repair_plan(state)
+    lines = (
+        [f"start the shared ledger anew: {plan.restart}"] if plan.restart is not None else []
+    ) + [f"remove {path}: {why}" for path, why in sorted(plan.remove.items())]
+    if not plan.needed():
+        if as_json:
+            emit_json({"project_root": place.root, "remote": remote, "repaired": []})
+        else:
+            click.echo(f"nothing to repair: the shared ledger on {remote} can be read")
+        return
+    if not as_json:
+        for line in lines:
+            click.echo(f"would {line}")
+    if not yes:
+        try:
+            agreed = click.confirm(
+                "replace it? every machine writes its own again at its next sync", err=True
+            )
+        except click.Abort:  # no answer (stdin closed): never taken as yes
+            agreed = False
+        if not agreed:
+            raise click.ClickException(
+                "nothing was changed: repair replaces what cannot be read on the remote only "
+                "when confirmed (answer y, or add --yes)"
+            )
+    try:
+        remote_ledger.repair(git, remote, plan, host, env.now)
+    except remote_git.LostRace:
+        raise click.ClickException(
+            f"the shared ledger on {remote} changed since it was read; nothing was changed: "
+            "run `agent-hooks ledger repair` again"
+        ) from None
+    except (remote_git.GitFailure, remote_ledger.RemoteUnavailable, remote_ledger.TooLarge) as exc:
+        raise click.ClickException(f"repair failed, nothing was changed: {exc}") from None
+    result = ledger_sync.sync(place.ledger, git, remote, host, env.now)
+    if as_json:
+        emit_json(
+            {
+                "project_root": place.root,
+                "remote": remote,
+                "repaired": lines,
+                "sync": _sync_json(result),
+            }
+        )
+        return
+    click.echo(f"repaired the shared ledger on {remote}")
+    click.echo(_sync_line(remote, result) if not result.error else f"sync failed: {result.error}")
 
 
 def register(group: click.Group) -> None:

@@ -26,6 +26,7 @@ from agent_hooks.leases import (
     lease_store,
     writer_cards,
 )
+from agent_hooks.ledger import remote_grants
 from agent_hooks.ledger.repo import Repo
 from agent_hooks.reservations import (
     blocking,
@@ -75,6 +76,8 @@ def _reservation_rows(
         row["client"] = res.get("client") if res.get("client") in writers.CLIENT_LABELS else None
         row["holder_label"] = writers.describe(res)
         machine = res.get("machine")
+        if here is not None:  # where the grant stands in the double-claim rule
+            row["order"] = list(remote_grants.order_key(res, here))
         if here is not None and isinstance(machine, str) and machine != here:
             row["holder_label"] = reservation.holder_label(res)  # names the other machine
             row["state"] = _other_machine_state(res, directory, machine, now)

@@ -1,6 +1,7 @@
 """One sync of this machine's ledger with the shared remote (docs/adr/0016):
-push this host's leases and heartbeat, pull the other machines' leases and the
-remote reservations, find double claims.
+push this host's leases and heartbeat, and this machine's reservations when the
+remote's copy of them differs; pull the other machines' leases and
+reservations; decide double claims.
 
 Run by `agent-hooks ledger sync`, and detached by hooks (`remote_view.start_sync`
 runs `main`) when the last sync is older than the interval. Never on the hot
@@ -11,22 +12,29 @@ Invariants:
 * At most one sync per ledger at a time: a non-blocking lock on
   `remote.sync.lock`; a second sync started meanwhile returns at once
   (`skipped`). A killed sync leaves its lock to the kernel, which drops it.
-* Each machine writes only its own `hosts/<host>.json`, pushed with a lease on
-  the fetched commit: a lost race is a fetch and a retry (at most
-  `remote_ledger.ATTEMPTS`), never a merge of another host's file. The one
-  exception: the file of a host silent for `FORGET_AFTER` (7 days) is removed
-  by the next push of any host. A host file
-  claimed by another ledger (another `instance`) that is still heard from is
-  never overwritten: the sync fails and says to set `AGENT_HOOKS_HOST`.
+* Each machine writes only its own `hosts/<host>.json` and `grants/<host>.json`,
+  pushed with a lease on the fetched commit: a lost race is a fetch and a retry
+  within the same sync (at most `remote_ledger.ATTEMPTS`), never a merge of
+  another host's file. The one exception: the files of a host silent for
+  `FORGET_AFTER` (7 days) are removed by the next push of any host (its
+  reservations file only once nothing in it still counts). A host file claimed
+  by another ledger (another `instance`) that is still heard from is never
+  overwritten: the sync fails and says to set `AGENT_HOOKS_HOST`.
 * This host's file is pushed when its leases or double claims changed, or its
-  heartbeat is older than `HEARTBEAT_EVERY`; otherwise a sync is one fetch.
+  heartbeat is older than `HEARTBEAT_EVERY`; its reservations file whenever the
+  remote's copy differs from what the local truth holds (`remote_ledger`: a
+  deleted, rewound or damaged ref loses none of this machine's live grants);
+  otherwise a sync is one fetch.
+* A remote that cannot be read (`remote_ledger.RemoteState.broken`) is never
+  written over: the sync fails, saying why and naming `agent-hooks ledger
+  repair`, and changes nothing.
 * Every local write is atomic (`storage`): `remote.view` (hooks), `remote.json`
   (people) and, under the ledger's reservation lock, the local truth
   (`remote_ledger.write_local`). A failed sync keeps the last view of the other
   machines, marks it failed with the one-line reason, and changes nothing else.
 * A corrupt or hand-rewritten remote never breaks the local ledger: unreadable
-  files are reported and left out; an unreadable `reservations.json` is
-  repaired from this machine's last copy; an absent ref starts a new ledger.
+  files are reported and left as they are; another machine's reservations that
+  cannot be read stand as last taken; an absent ref starts a new ledger.
 * Another machine's lease counts while its `expires` has not passed and its host
   was heard from within that host's lease minutes. Silence is judged on this
   machine's clock: a heartbeat counts from when this machine first saw it, or
@@ -35,10 +43,13 @@ Invariants:
   holder's clock: clocks are assumed to agree well within a lease (NTP).
 * What another machine wrote reaches hooks only as numbers and single printable
   lines (`_safe`): its texts may end up in a model's context.
-* A double claim is one path leased, counting, by writers on two machines; the
-  earlier `claimed` wins (ties: the host name). Both sides learn it: each sync
-  that sees one records it in its own host file for that host's lease minutes,
-  and each view lists those found by anyone that involve this host.
+* A double claim of a lease is one path leased, counting, by writers on two
+  machines; the earlier `claimed` wins (ties: the host name). Both sides learn
+  it: each sync that sees one records it in its own host file for that host's
+  lease minutes, and each view lists those found by anyone that involve this
+  host. A double claim of reservations is decided by `remote_grants` (the
+  earlier grant wins); the losing machine drops its grant at its sync and tells
+  its holder.
 """
 
 from __future__ import annotations
@@ -51,11 +62,16 @@ from typing import Any
 from agent_hooks import __version__, identity, jsonio, liveness, log, storage
 from agent_hooks import posix_fs as fs
 from agent_hooks.leases import lease, lease_minutes, lease_release
-from agent_hooks.ledger import ledger_location, remote_git, remote_ledger, remote_view
+from agent_hooks.ledger import (
+    ledger_location,
+    remote_git,
+    remote_grants,
+    remote_ledger,
+    remote_view,
+)
 from agent_hooks.reservations import index_build, reservation, reservation_index
 
 LOCK = "remote.sync.lock"
-INSTANCE = "remote.instance"
 HEARTBEAT_EVERY = 60  # seconds: a host file is refreshed at least this often while syncing
 FORGET_AFTER = 7 * 86400  # seconds: the file of a host silent this long is removed
 LOCAL_LOCK_TIMEOUT = 5.0
@@ -96,6 +112,7 @@ class SyncResult:
 
     __slots__ = (
         "attempts",
+        "blocked",
         "double_claims",
         "elapsed",
         "error",
@@ -103,6 +120,7 @@ class SyncResult:
         "ok",
         "pushed",
         "report",
+        "reservation_claims",
         "skipped",
     )
 
@@ -115,6 +133,8 @@ class SyncResult:
         self.elapsed = 0.0
         self.notes: list[str] = []
         self.double_claims: list[dict[str, Any]] = []
+        self.reservation_claims: list[dict[str, Any]] = []
+        self.blocked: str | None = None
         self.report: dict[str, Any] = {}
 
 
@@ -122,19 +142,6 @@ def _num(value: object, default: float = 0.0) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return default
     return float(value)
-
-
-def instance_id(ledger_dir: str) -> str:
-    """This ledger's random id, made once: tells two ledgers apart that were
-    given one host name (two clones on one machine)."""
-    path = os.path.join(ledger_dir, INSTANCE)
-    data = storage.read_bytes(path)
-    text = data.decode("ascii", "replace").strip() if data else ""
-    if len(text) == 16 and all(c in "0123456789abcdef" for c in text):
-        return text
-    text = os.urandom(8).hex()
-    storage.write_bytes_atomic(path, text.encode() + b"\n", durable=False)
-    return text
 
 
 def local_leases(ledger_dir: str, now: float) -> list[dict[str, Any]]:
@@ -168,19 +175,8 @@ def _key(lease: Mapping[str, Any]) -> tuple[str, str, str]:
     return (str(lease.get("writer")), str(lease.get("host")), str(lease.get("claimed")))
 
 
-def heartbeat_of(doc: Mapping[str, Any], seen_at: float | None, now: float) -> float:
-    """A host's last heartbeat on this machine's clock: its own time, but never
-    later than when this machine first saw that heartbeat (`seen_at`; now when
-    unknown). A host whose clock runs ahead therefore falls silent on time."""
-    return min(_num(doc.get("heartbeat")), now if seen_at is None else seen_at)
-
-
-def heard_from(doc: Mapping[str, Any], now: float, seen_at: float | None = None) -> bool:
-    """Was the host of `doc` heard from within its lease minutes?"""
-    heartbeat = heartbeat_of(doc, seen_at, now)
-    minutes = doc.get("lease_minutes")
-    minutes = minutes if isinstance(minutes, int) and minutes > 0 else lease_minutes.DEFAULT
-    return heartbeat + minutes * 60 > now
+heartbeat_of = remote_ledger.heartbeat_of
+heard_from = remote_ledger.heard_from
 
 
 def first_seen(
@@ -197,6 +193,18 @@ def first_seen(
         same = prev.get("sent") == doc.get("heartbeat") and _num(prev.get("seen_at"), -1) >= 0
         seen[name] = _num(prev.get("seen_at")) if same else now
     return seen
+
+
+def first_seen_of(ledger_dir: str) -> dict[str, float]:
+    """When this machine first saw each host's current heartbeat, as the last
+    sync recorded it (for judging a host silent outside a sync)."""
+    hosts = read_report(ledger_dir).get("hosts")
+    found: dict[str, float] = {}
+    for name, info in (hosts if isinstance(hosts, dict) else {}).items():
+        seen = info.get("seen_at") if isinstance(info, dict) else None
+        if isinstance(name, str) and isinstance(seen, int | float) and not isinstance(seen, bool):
+            found[name] = float(seen)
+    return found
 
 
 def others_leases(
@@ -320,36 +328,6 @@ def involving(
     return sorted(merged.values(), key=lambda d: (_num(d.get("found_at")), str(d.get("id"))))
 
 
-def _own_dead_holders(
-    state: remote_ledger.RemoteState, host: str, now: float
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """The remote reservations made on this host whose holder process is gone
-    (not `--keep`): only this host can judge them. (kept, dropped entries)."""
-    kept, dropped = [], []
-    for entry in state.reservations or []:
-        holder = entry.get("holder")
-        ours = entry.get("machine") == host
-        if (
-            ours
-            and isinstance(holder, dict)
-            and entry.get("keep") is not True
-            and liveness.alive(holder) is False
-        ):
-            dropped.append(
-                {
-                    "id": entry.get("id"),
-                    "pattern": entry.get("pattern"),
-                    "agent": entry.get("agent"),
-                    "conversation_id": entry.get("conversation_id"),
-                    "why": "its holder's process is gone",
-                    "at": int(now),
-                }
-            )
-        else:
-            kept.append(entry)
-    return kept, dropped
-
-
 def read_report(ledger_dir: str) -> dict[str, Any]:
     """The last sync's report (`remote.json`), or {}."""
     try:
@@ -438,6 +416,7 @@ def sync(
                 "attempted_at": now,
                 "ok": False,
                 "error": result.error,
+                "blocked": result.blocked,
             }
             report.setdefault("synced_at", None)
             result.report = report
@@ -461,56 +440,39 @@ def _sync_locked(
 ) -> None:
     local = reservation_index.load_truth(ledger_dir).doc or {}
     minutes = index_build.settings_of(local)["lease_minutes"]
-    instance = instance_id(ledger_dir)
+    instance = remote_ledger.instance_id(ledger_dir)
     mine = local_leases(ledger_dir, now)
     earlier = previous.get("own_double_claims")
     earlier = earlier if isinstance(earlier, list) else []
     state = None
     own_claims: list[dict[str, Any]] = []
-    fetched_problems: list[str] = []
+    grants: Grants | None = None
     for attempt in range(1, remote_ledger.ATTEMPTS + 1):
         result.attempts = attempt
         state = remote_ledger.parse(git.fetch(remote))
-        fetched_problems = list(state.problems)
-        current = state.hosts.get(host)
-        if (
-            current is not None
-            and current.get("instance") not in (None, instance)
-            and heard_from(current, now)
-        ):
-            raise remote_git.GitFailure(
-                f"host name {host!r} is in use by another ledger (another clone or machine, "
-                f"heard from {max(0, int(now - _num(current.get('heartbeat'))))} s ago); "
-                "give each one its own AGENT_HOOKS_HOST"
-            )
+        if state.broken is not None:
+            result.blocked = state.broken
+            raise remote_ledger.blocked(remote, state.broken, "synced")
+        remote_ledger.check_instance(state, host, instance, now, "synced")
         seen = first_seen(state, previous, now)
         others = others_leases(state, host, mine, now, seen)
         found = find_double_claims(host, mine, others, now)
         own_claims = _kept_double_claims(earlier, found, now, minutes)
+        grants = _settle_grants(ledger_dir, state, remote, host, instance, now, seen, state_dir)
         changes: dict[str, bytes | None] = {}
+        if grants.own is not None and grants.own.push:
+            changes[remote_grants.grants_file(host)] = grants.own.data
+        current = state.hosts.get(host)
         if _host_file_stale(current, mine, own_claims, minutes, now):
-            changes[remote_ledger.host_file(host)] = jsonio.encode(
-                {
-                    "schema": remote_ledger.SCHEMA,
-                    "host": host,
-                    "instance": instance,
-                    "heartbeat": int(now),
-                    "lease_minutes": minutes,
-                    "leases": mine,
-                    "double_claims": own_claims,
-                    "agent_hooks": __version__,
-                }
+            changes[remote_ledger.host_file(host)] = _host_document(
+                host, instance, now, minutes, mine, own_claims, result
             )
-        repaired = _repaired_reservations(ledger_dir, state, host, local, now, result)
-        if repaired is not None:
-            changes[remote_ledger.RESERVATIONS] = repaired
-        if changes:  # a push anyway: take the files of hosts long gone with it
-            for name in _forgotten(state, host, seen, now):
-                changes[remote_ledger.host_file(name)] = None
-        else:
+        if not changes:
             break
+        for path in _forgotten(state, host, seen, now):  # a push anyway: take them with it
+            changes[path] = None
         try:
-            state = remote_ledger.publish(git, remote, state, changes, host, now)
+            state = _publish(git, remote, state, changes, host, now, result)
         except remote_git.LostRace:
             state = None
             if attempt < remote_ledger.ATTEMPTS:
@@ -518,19 +480,20 @@ def _sync_locked(
             continue
         result.pushed = True
         break
-    if state is None:
+    if state is None or grants is None:
         raise remote_git.GitFailure(
             f"the ledger on {remote} changed under {remote_ledger.ATTEMPTS} attempts in a row; "
             "the next sync tries again"
         )
-    result.notes = list(dict.fromkeys([*fetched_problems, *result.notes]))
-    _follow_locally(ledger_dir, state, remote, host, now, result)
+    result.notes = list(dict.fromkeys([*state.problems, *grants.notes, *result.notes]))
     seen = first_seen(state, previous, now)
     others = others_leases(state, host, mine, now, seen)
     result.double_claims = involving(state, host, own_claims)
+    result.reservation_claims = grants.claims
     result.ok = True
     report = {
         "schema": 1,
+        "format": remote_ledger.FORMAT,
         "remote": remote,
         "host": host,
         "interval": interval,
@@ -538,12 +501,16 @@ def _sync_locked(
         "synced_at": now,
         "ok": True,
         "error": None,
+        "blocked": None,
         "pushed_at": now if result.pushed else previous.get("pushed_at"),
         **state.identity(),
         "hosts": _hosts_report(state, host, now, seen),
         "leases": others,
         "double_claims": result.double_claims,
         "own_double_claims": own_claims,
+        "reservation_double_claims": grants.claims,
+        "dropped": [remote_ledger.dropped_record(r, why, now) for r, why in grants.dropped],
+        "unreadable": state.unreadable(),
         "told": tell_double_claims(state_dir, host, result.double_claims, previous, now),
         "problems": result.notes[-20:],
     }
@@ -553,6 +520,161 @@ def _sync_locked(
         git.prune(now)
     except (remote_git.GitFailure, OSError) as exc:
         result.notes.append(f"pruning the private repository failed: {exc}")
+
+
+class Grants:
+    """What a sync settled of the reservations: this machine's document as it
+    should stand on the remote (None: the local ledger stayed locked), the double
+    claims found, this machine's grants dropped, and notes."""
+
+    __slots__ = ("claims", "dropped", "notes", "own")
+
+    def __init__(self) -> None:
+        self.own: remote_ledger.OwnDocument | None = None
+        self.claims: list[dict[str, Any]] = []
+        self.dropped: list[tuple[dict[str, Any], str]] = []
+        self.notes: list[str] = []
+
+
+def _settle_grants(
+    ledger_dir: str,
+    state: remote_ledger.RemoteState,
+    remote: str,
+    host: str,
+    instance: str,
+    now: float,
+    seen: Mapping[str, float],
+    state_dir: str | None,
+) -> Grants:
+    """Under the ledger's reservation lock (held briefly: never across the network):
+    take the other machines' reservations, drop this machine's that ended (a
+    tombstone, a double claim lost, a holder process gone), write the local
+    truth, and say what this machine's document must be. A change written
+    through meanwhile is never undone: it wrote the local truth before it gave up
+    the lock, and a push built from an older read loses its race."""
+    grants = Grants()
+    lock = storage.Lock(reservation_index.lock_path(ledger_dir))
+    if not lock.acquire(LOCAL_LOCK_TIMEOUT):
+        grants.notes.append("the local ledger stayed locked; reservations follow at the next sync")
+        return grants
+    try:
+        loaded = reservation_index.load_truth(ledger_dir, recover_at=now)
+        if loaded.problem:
+            grants.notes.append(
+                f"the local ledger was not valid JSON ({loaded.problem}); it was moved to "
+                f"{loaded.moved_to}"
+            )
+        doc = loaded.doc or {"schema": 2, "strict": False, "settings": {}, "reservations": []}
+        gone = _dead_holders(doc, host, now)
+
+        def counts(machine: str) -> bool:
+            found = state.hosts.get(machine)
+            return found is not None and heard_from(found, now, seen.get(machine))
+
+        cache = remote_ledger.seeded_cache(ledger_dir, doc, host)
+        merged = remote_ledger.merge(state, doc, cache, host, now, counts)
+        own = remote_ledger.own_document(
+            state, remote_ledger.record_of(doc), host, instance, merged.own, merged.tombstones, now
+        )
+        told = list(merged.dropped)
+        merged.dropped += gone
+        remote_ledger.settle(doc, merged, state, remote, host, instance, own, now)
+        remote_ledger.write_settled(ledger_dir, doc, merged)
+        remote_ledger.tell_dropped(state_dir, told, now)
+    finally:
+        lock.release()
+    grants.own = own
+    grants.claims = merged.claims
+    grants.dropped = merged.dropped
+    grants.notes = merged.notes
+    if gone:
+        grants.notes.append(f"dropped {len(gone)} reservation(s) whose holder process here is gone")
+    return grants
+
+
+def _dead_holders(doc: dict[str, Any], host: str, now: float) -> list[tuple[dict[str, Any], str]]:
+    """Take out of `doc` this machine's reservations whose holder process is gone
+    (not `--keep`): only this machine can judge them. Returns them, with why."""
+    entries = doc.get("reservations")
+    kept, gone = [], []
+    for entry in entries if isinstance(entries, list) else []:
+        holder = entry.get("holder") if isinstance(entry, dict) else None
+        if (
+            remote_ledger.is_own(entry, host)
+            and isinstance(holder, dict)
+            and entry.get("keep") is not True
+            and liveness.alive(holder) is False
+        ):
+            gone.append(({**entry, "machine": host}, "its holder's process is gone"))
+        else:
+            kept.append(entry)
+    doc["reservations"] = kept
+    return gone
+
+
+def _host_document(
+    host: str,
+    instance: str,
+    now: float,
+    minutes: int,
+    leases: list[dict[str, Any]],
+    claims: list[dict[str, Any]],
+    result: SyncResult,
+) -> bytes:
+    """This host's file, held to the size every machine reads: when its leases
+    would pass it, the most recently written are shared and the rest are not
+    (said in the notes)."""
+    shared = list(leases)
+    while True:
+        data = jsonio.encode(
+            {
+                "format": remote_ledger.FORMAT,
+                "host": host,
+                "instance": instance,
+                "heartbeat": int(now),
+                "lease_minutes": minutes,
+                "leases": shared,
+                "double_claims": claims,
+                "agent_hooks": __version__,
+            }
+        )
+        if len(data) <= remote_git.MAX_BLOB or not shared:
+            break
+        shared = sorted(shared, key=lambda x: -_num(x.get("written")))[: len(shared) // 2]
+        shared.sort(key=lambda x: (x["path"], str(x.get("writer")), str(x.get("worktree"))))
+    if len(shared) < len(leases):
+        result.notes.append(
+            f"{len(leases) - len(shared)} of this machine's {len(leases)} leases are not shared: "
+            f"its host file would pass the {remote_git.MAX_BLOB}-byte limit"
+        )
+    return data
+
+
+def _publish(
+    git: remote_git.Git,
+    remote: str,
+    state: remote_ledger.RemoteState,
+    changes: dict[str, bytes | None],
+    host: str,
+    now: float,
+    result: SyncResult,
+) -> remote_ledger.RemoteState:
+    """`remote_ledger.publish`; this machine's reservations file over the limit
+    is left as it was (said in the notes) and the rest pushed."""
+    try:
+        return remote_ledger.publish(git, remote, state, changes, host, now)
+    except remote_ledger.TooLarge as exc:
+        own = remote_grants.grants_file(host)
+        if own not in changes:
+            raise remote_git.GitFailure(str(exc)) from None
+        result.notes.append(
+            f"this machine's reservations are not shared: {exc}; release some of them"
+        )
+        rest = {path: data for path, data in changes.items() if path != own}
+        try:
+            return remote_ledger.publish(git, remote, state, rest, host, now)
+        except remote_ledger.TooLarge as again:
+            raise remote_git.GitFailure(str(again)) from None
 
 
 def tell_double_claims(
@@ -625,14 +747,25 @@ def writers_label(holder: Mapping[str, Any]) -> str:
 def _forgotten(
     state: remote_ledger.RemoteState, host: str, seen: Mapping[str, float], now: float
 ) -> list[str]:
-    """Hosts silent for `FORGET_AFTER` (containers come and go under new names):
-    their files go with this host's next push. One that comes back writes its
-    file again."""
-    return sorted(
+    """The files of hosts silent for `FORGET_AFTER` (containers come and go under
+    new names), to go with this host's next push: their host file, and their
+    reservations file once nothing in it counts (it is read, and its reservations
+    and tombstones have all ended). One that comes back writes them again."""
+    gone = {
         name
         for name, doc in state.hosts.items()
         if name != host and heartbeat_of(doc, seen.get(name), now) + FORGET_AFTER < now
-    )
+    }
+    paths = [remote_ledger.host_file(name) for name in gone]
+    for name, grants in state.grants.items():
+        if name == host or (name in state.hosts and name not in gone):
+            continue
+        if grants.written_at + FORGET_AFTER >= now:
+            continue
+        live = any(reservation.is_live(r, now) for r in grants.reservations)
+        if not live and not remote_grants.kept_tombstones(grants.tombstones, now):
+            paths.append(remote_grants.grants_file(name))
+    return sorted(paths)
 
 
 def _host_file_stale(
@@ -653,69 +786,6 @@ def _host_file_stale(
     ids = current.get("double_claims")
     had = {d.get("id") for d in ids if isinstance(d, dict)} if isinstance(ids, list) else set()
     return had != {d["id"] for d in own_claims}
-
-
-def _repaired_reservations(
-    ledger_dir: str,
-    state: remote_ledger.RemoteState,
-    host: str,
-    local: Mapping[str, Any],
-    now: float,
-    result: SyncResult,
-) -> bytes | None:
-    """A new remote `reservations.json` when the remote one needs it: unreadable
-    (rebuilt from this machine's last copy), holding reservations of this host's
-    holders whose processes are gone, or behind the releases and renewals made
-    here without waiting for the network (`remote_ledger.queue`)."""
-    if state.reservations is None:
-        entries = local.get("reservations")
-        copy = [
-            e
-            for e in (entries if isinstance(entries, list) else [])
-            if isinstance(e, dict)
-            and not remote_ledger.is_local(e)
-            and _num(e.get("expires_at")) > now
-        ]
-        result.notes.append(
-            f"the remote {remote_ledger.RESERVATIONS} was unreadable; rewritten from this "
-            f"machine's last copy ({len(copy)} reservations)"
-        )
-        return jsonio.encode(remote_ledger.remote_document({"reservations": copy}))
-    kept, dropped = _own_dead_holders(state, host, now)
-    pending = remote_ledger.read_pending(ledger_dir)
-    kept, caught_up = remote_ledger.apply_pending(kept, pending)
-    if not dropped and not caught_up:
-        return None
-    if dropped:
-        result.notes.append(
-            f"dropped {len(dropped)} reservation(s) whose holder process here is gone"
-        )
-    old = state.doc.get("dropped")
-    doc = {
-        **state.doc,
-        "reservations": [e for e in kept if _num(e.get("expires_at")) > now],
-        "dropped": [*(old if isinstance(old, list) else []), *dropped],
-    }
-    return jsonio.encode(remote_ledger.remote_document(doc))
-
-
-def _follow_locally(
-    ledger_dir: str,
-    state: remote_ledger.RemoteState,
-    remote: str,
-    host: str,
-    now: float,
-    result: SyncResult,
-) -> None:
-    """Write the remote reservations into the local truth, under its lock."""
-    lock = storage.Lock(reservation_index.lock_path(ledger_dir))
-    if not lock.acquire(LOCAL_LOCK_TIMEOUT):
-        result.notes.append("the local ledger stayed locked; reservations follow at the next sync")
-        return
-    try:
-        result.notes += remote_ledger.write_local(ledger_dir, state, remote, now, host=host)
-    finally:
-        lock.release()
 
 
 def sync_repository(

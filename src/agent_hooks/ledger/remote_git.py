@@ -1,5 +1,5 @@
 """Git plumbing for the remote ledger (docs/adr/0016-ledger-beyond-one-machine.md):
-fetch `refs/agent-hooks/ledger` from a remote, read its tree, make a new
+fetch `refs/agent-hooks/v2/ledger` from a remote, read its tree, make a new
 parentless commit from a set of files, and push it with a lease.
 
 Never on the hook hot path: every call spawns git.
@@ -26,10 +26,15 @@ Invariants:
   retry), `Unreachable` when the remote could not be reached, refused the
   credentials, or refused the ref for another reason. Each message is one line
   naming what failed; a URL's user and password never appear in it.
-* Reading a commit never trusts it: a ref that names no commit, a tree that
-  cannot be listed, a file that is not a blob or is larger than `MAX_BLOB`, or
-  more than `MAX_FILES` files, are reported in `Snapshot.problems` and left out,
-  never raised.
+* Reading a commit never trusts it, and never loses what it could not read: a
+  ref that names no commit, a tree that cannot be listed or holds more than
+  `MAX_ENTRIES` entries, or objects missing from what was fetched make the
+  snapshot `broken` (nothing in it may be written over); a file that is not a
+  regular blob, is larger than `MAX_BLOB`, or lies beyond the first `MAX_FILES`
+  is `unread` (with why). Every entry of the tree, read or not, is in `entries`,
+  so a new commit made from them carries each one over unchanged (`commit`).
+* The first layout (format 1, `FORMAT1_REF`) is never read nor written: a
+  machine still on it never sees this layout, so it never overwrites it.
 """
 
 from __future__ import annotations
@@ -42,12 +47,15 @@ from collections.abc import Mapping
 
 from agent_hooks import storage
 
-REF = "refs/agent-hooks/ledger"
+REF = "refs/agent-hooks/v2/ledger"
+FORMAT1_REF = "refs/agent-hooks/ledger"  # the first layout's ref: left to machines still on it
 TMP_REFS = "refs/agent-hooks/tmp"
 PRIVATE_REPO = "remote.git"
 TIMEOUT = 30.0
-MAX_FILES = 1000
-MAX_BLOB = 1 << 20
+MAX_FILES = 1000  # files read from one ledger commit
+MAX_ENTRIES = 10 * MAX_FILES  # entries listed; more: the commit is not read at all
+MAX_BLOB = 1 << 20  # bytes of one file read; what is written is held to it too
+FILE_MODES = ("100644", "100755")
 PRUNE_EVERY = 3600.0
 PRUNE_STAMP = "agent-hooks-pruned"
 _LOCATING = (
@@ -95,16 +103,20 @@ class LostRace(GitFailure):
 
 class Snapshot:
     """One version of the remote ledger as fetched: `commit` (None: the ref does
-    not exist), its files by path (`files`: content, `blobs`: blob id), and what
-    could not be read (`problems`, one line each)."""
+    not exist); every entry of its tree (`entries`: path -> (mode, object id)),
+    the files read (`files`: content), the entries not read and why (`unread`,
+    one line each), what else was odd (`problems`), and `broken`: why the
+    commit itself could not be read (then nothing in it is known)."""
 
-    __slots__ = ("blobs", "commit", "files", "problems")
+    __slots__ = ("broken", "commit", "entries", "files", "problems", "unread")
 
     def __init__(self, commit: str | None) -> None:
         self.commit = commit
+        self.entries: dict[str, tuple[str, str]] = {}
         self.files: dict[str, bytes] = {}
-        self.blobs: dict[str, str] = {}
+        self.unread: dict[str, str] = {}
         self.problems: list[str] = []
+        self.broken: str | None = None
 
 
 def one_line(text: str, limit: int = 300) -> str:
@@ -357,7 +369,7 @@ class Git:
         commit, kind = found[1], found[2]
         if kind != "commit":
             snapshot = Snapshot(commit)
-            snapshot.problems.append(f"{REF} on {remote} names a {kind}, not a commit")
+            snapshot.broken = f"{REF} on {remote} names a {kind}, not a commit"
             return snapshot
         return self.read(commit)
 
@@ -370,47 +382,56 @@ class Git:
         snapshot = Snapshot(commit)
         listed = self.run("ls-tree", "-r", "-z", "-l", "--full-tree", commit, check=False)
         if listed.returncode != 0:
-            snapshot.problems.append(
-                f"the ledger commit {commit[:12]} cannot be read: {reason_of(listed.err, 'ls-tree failed')}"
+            snapshot.broken = (
+                f"the ledger commit {commit[:12]} cannot be read: "
+                f"{reason_of(listed.err, 'ls-tree failed')}"
             )
             return snapshot
-        wanted: list[tuple[str, str, int]] = []
+        wanted: list[tuple[str, str]] = []
         for record in listed.out.split(b"\0"):
             if not record:
                 continue
             meta, _, raw_path = record.partition(b"\t")
-            path = raw_path.decode("utf-8", "replace")
-            fields = meta.split()
-            if len(fields) != 4 or fields[1] != b"blob" or fields[0] not in (b"100644", b"100755"):
-                snapshot.problems.append(f"ledger entry {path!r} is not a file; ignored")
-                continue
-            size = int(fields[3]) if fields[3].isdigit() else MAX_BLOB + 1
-            if size > MAX_BLOB:
-                snapshot.problems.append(f"ledger file {path!r} is {size} bytes; ignored")
-                continue
-            if len(wanted) >= MAX_FILES:
-                snapshot.problems.append(
-                    f"the ledger holds more than {MAX_FILES} files; the rest ignored"
+            path = raw_path.decode("utf-8", "surrogateescape")
+            fields = meta.decode("ascii", "replace").split()
+            if len(fields) != 4 or "\0" in path:
+                snapshot.broken = f"the ledger commit {commit[:12]} lists an entry git cannot name"
+                return snapshot
+            mode, kind, oid, size_text = fields
+            if len(snapshot.entries) >= MAX_ENTRIES:
+                snapshot.broken = (
+                    f"the ledger commit {commit[:12]} holds more than {MAX_ENTRIES} entries"
                 )
-                break
-            wanted.append((path, fields[2].decode(), size))
+                return snapshot
+            snapshot.entries[path] = (mode, oid)
+            shown = one_line(path, 120)
+            if kind != "blob" or mode not in FILE_MODES:
+                snapshot.unread[path] = f"{shown} is not a file ({kind} {mode})"
+            elif not size_text.isdigit() or int(size_text) > MAX_BLOB:
+                snapshot.unread[path] = (
+                    f"{shown} is {size_text} bytes, over the {MAX_BLOB}-byte limit"
+                )
+            elif len(wanted) >= MAX_FILES:
+                snapshot.unread[path] = f"{shown} lies beyond the first {MAX_FILES} files"
+            else:
+                wanted.append((path, oid))
         if not wanted:
             return snapshot
         batch = self.run(
-            "cat-file", "--batch", data="".join(f"{b}\n" for _, b, _ in wanted).encode()
+            "cat-file", "--batch", data="".join(f"{oid}\n" for _, oid in wanted).encode()
         )
         out, at = batch.out, 0
-        for path, blob, _ in wanted:
+        for path, _ in wanted:
             end = out.find(b"\n", at)
             header = out[at:end].split()
-            if end < 0 or len(header) != 3 or header[1] != b"blob":
-                snapshot.problems.append(
-                    f"ledger file {path!r} is missing from the fetched objects"
+            if end < 0 or len(header) != 3 or header[1] != b"blob" or not header[2].isdigit():
+                snapshot.broken = (
+                    f"the ledger commit {commit[:12]}: {one_line(path, 120)} is missing "
+                    "from the fetched objects"
                 )
-                break
+                return snapshot
             size = int(header[2])
             snapshot.files[path] = out[end + 1 : end + 1 + size]
-            snapshot.blobs[path] = blob
             at = end + 1 + size + 1
         return snapshot
 
@@ -420,35 +441,43 @@ class Git:
         """Store `data` as a blob in the private repository; its id."""
         return self.run("hash-object", "-w", "--stdin", data=data).out.decode().strip()
 
-    def commit(self, blobs: Mapping[str, str], now: float, message: str) -> str:
-        """A parentless commit whose tree holds `blobs` (path -> blob id)."""
-        tree = self._tree(blobs)
+    def commit(self, tree: Mapping[str, str | tuple[str, str]], now: float, message: str) -> str:
+        """A parentless commit whose tree holds `tree` (path -> blob id, or
+        (mode, object id) for an entry carried over as it was)."""
+        made = self._tree(
+            {p: e if isinstance(e, tuple) else ("100644", e) for p, e in tree.items()}
+        )
         date = f"@{int(now)} +0000"
         env = {"GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date}
         done = self._spawn(
-            ["git", f"--git-dir={self.git_dir}", "commit-tree", tree, "-m", message],
+            ["git", f"--git-dir={self.git_dir}", "commit-tree", made, "-m", message],
             {**self.env(), **env},
         )
         if done.returncode != 0:
             raise GitFailure(f"git commit-tree: {reason_of(done.err, 'failed')}")
         return done.out.decode().strip()
 
-    def _tree(self, blobs: Mapping[str, str]) -> str:
-        files: dict[str, str] = {}
-        folders: dict[str, dict[str, str]] = {}
-        for path, blob in blobs.items():
+    def _tree(self, entries: Mapping[str, tuple[str, str]]) -> str:
+        files: dict[str, tuple[str, str]] = {}
+        folders: dict[str, dict[str, tuple[str, str]]] = {}
+        for path, entry in entries.items():
             head, slash, rest = path.partition("/")
-            if not head or "\0" in path:
+            if not head or "\0" in path or (slash and not rest):
                 raise GitFailure(f"cannot store a ledger file named {path!r}")
             if slash:
-                folders.setdefault(head, {})[rest] = blob
+                folders.setdefault(head, {})[rest] = entry
             else:
-                files[head] = blob
-        entries = [f"100644 blob {blob}\t{name}\0" for name, blob in sorted(files.items())]
-        entries += [
-            f"040000 tree {self._tree(inner)}\t{name}\0" for name, inner in sorted(folders.items())
-        ]
-        return self.run("mktree", "-z", data="".join(entries).encode()).out.decode().strip()
+                files[head] = entry
+        lines = []
+        for name, (mode, oid) in sorted(files.items()):
+            kind = "commit" if mode == "160000" else "blob"
+            lines.append(f"{mode} {kind} {oid}\t{name}\0".encode("utf-8", "surrogateescape"))
+        for name, inner in sorted(folders.items()):
+            lines.append(
+                f"040000 tree {self._tree(inner)}\t{name}\0".encode("utf-8", "surrogateescape")
+            )
+        done = self.run("mktree", "-z", "--missing", data=b"".join(lines))
+        return done.out.decode().strip()
 
     def push(self, remote: str, new: str, expected: str | None) -> None:
         """Move the remote's ref from `expected` (None: absent) to `new`, or raise

@@ -12,10 +12,12 @@ and runs it first on a copy of the local truth, to see what it touches:
   a lost race, and only then written here; a remote that does not answer
   refuses the change with one line naming `--local`, and nothing is written;
 * otherwise, from a hook (`offline`): a hook never waits for the network. A
-  release or renewal is made here now and queued for the remote
-  (`remote_ledger.queue`, carried by the next push of any kind), and a
+  release or renewal of this machine's grants is made here now and reaches the
+  remote with this machine's next sync (which writes the remote's copy of this
+  machine's grants whenever it differs from the local truth); another
+  machine's grant it released leaves a tombstone here that the sync pushes; a
   detached sync is started; a new reservation is kept on this machine only
-  (`local`), which the outcome's notes say.
+  (`local`, never pushed), which the outcome's notes say.
 
 Invariants: the caller (`reservation_store._locked`) holds the ledger's lock;
 `outcome.host` is this machine for the whole change (whose holders alone this
@@ -30,7 +32,7 @@ import os
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from agent_hooks.ledger import remote_git, remote_ledger
+from agent_hooks.ledger import remote_git, remote_grants, remote_ledger
 from agent_hooks.reservations import index_build, reservation, reservation_index
 
 if TYPE_CHECKING:
@@ -100,9 +102,20 @@ def change(
         return apply(planned, run)
 
     git = remote_git.Git(os.path.dirname(directory.rstrip("/")), directory, environ)
+    from agent_hooks import identity
+
     try:
         done = remote_ledger.write_through(
-            directory, git, remote, host, now, attempt, what=what, hint=HINTS.get(what, "")
+            directory,
+            git,
+            remote,
+            host,
+            now,
+            attempt,
+            what=what,
+            hint=HINTS.get(what, ""),
+            checks_others=what == "reserved",
+            state_dir=identity.state_dir(environ),
         )
     except remote_ledger.RemoteUnavailable as exc:
         raise reservation.ReservationError(str(exc)) from None
@@ -139,21 +152,27 @@ def _offline(
     environ: Mapping[str, str],
 ) -> dict[str, Any]:
     """A change a hook made: here now, the remote at the next sync."""
+    host = outcome.host or this_host(environ)
     old = {
         e.get("id"): e
         for e in before.get("reservations") or []
         if isinstance(e, dict) and not remote_ledger.is_local(e)
     }
     new = {e.get("id"): e for e in after["reservations"] if not remote_ledger.is_local(e)}
-    ops: list[dict[str, Any]] = []
+    reaches_remote = False
+    stones = []
     for rid, entry in old.items():
-        if not isinstance(rid, str):
-            continue
         kept = new.get(rid)
-        if kept is None:
-            ops.append({"op": "release", "id": rid, "at": int(now)})
-        elif _expiry(kept) > _expiry(entry):
-            ops.append({"op": "renew", "id": rid, "expires_at": _expiry(kept), "at": int(now)})
+        if kept is not None and _expiry(kept) <= _expiry(entry):
+            continue
+        reaches_remote = True
+        if kept is None and not remote_ledger.is_own(entry, host) and _expiry(entry) > now:
+            why = _why_dropped(after, rid) or "released (release --force)"
+            stones.append(remote_grants.tombstone(entry, host, f"{why} on machine {host}", now))
+    if stones:
+        after["tombstones"] = remote_grants.kept_tombstones(
+            [*(after.get("tombstones") or []), *stones], now
+        )
     added = [e for rid, e in new.items() if rid not in old]
     for entry in added:
         entry["local"] = True
@@ -162,8 +181,7 @@ def _offline(
             LOCAL_NOTE.format(patterns=", ".join(str(e.get("pattern")) for e in added))
         )
     written = _write_here(directory, after, now)
-    if ops:
-        remote_ledger.queue(directory, ops)
+    if reaches_remote:
         from agent_hooks.ledger import remote_view
 
         try:
@@ -171,6 +189,15 @@ def _offline(
         except OSError:
             pass  # the next hook that finds the sync due starts it
     return written
+
+
+def _why_dropped(doc: dict[str, Any], rid: object) -> str | None:
+    """Why the store recorded `rid` as dropped in this change (a forced release)."""
+    dropped = doc.get("dropped")
+    for item in reversed(dropped if isinstance(dropped, list) else []):
+        if isinstance(item, dict) and item.get("id") == rid and isinstance(item.get("why"), str):
+            return str(item["why"])
+    return None
 
 
 def _expiry(entry: dict[str, Any]) -> float:

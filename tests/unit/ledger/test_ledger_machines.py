@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 
-from agent_hooks import jsonio, storage, writers
+import ledger_machines
+from agent_hooks import jsonio, writers
 from agent_hooks.leases import lease, lease_messages, lease_release
 from agent_hooks.ledger import ledger_sync, remote_git, remote_ledger, remote_view
 from agent_hooks.reservations import index_records, reservation_index
@@ -24,9 +25,7 @@ ROOT = Path(__file__).resolve().parents[3]
 
 
 def remote_reservations(world: Any) -> list[dict[str, Any]]:
-    files = remote_files(world.remote)
-    doc = json.loads(files.get("reservations.json", '{"reservations": []}'))
-    return list(doc["reservations"])
+    return ledger_machines.remote_reservations(world.remote)
 
 
 def three(world: Any) -> list[Machine]:
@@ -126,7 +125,7 @@ def test_a_reservation_made_on_one_machine_refuses_another_and_is_enforced_after
     alpha.switch_on()
     beta.switch_on()
     granted, done = alpha.reserve("a", "src/**")
-    assert granted and done.transacted.pushed
+    assert granted and done.pushed
     assert [r["pattern"] for r in alpha.live()] == ["src/**"]
     assert beta.live() == []  # not yet synced
     refused, _ = beta.reserve("b", "src/app/main.py")
@@ -299,6 +298,35 @@ def _valid_local(machine: Machine) -> None:
         jsonio.loads(report.read_bytes())
 
 
+def test_a_sync_never_undoes_a_reservation_written_through_while_it_ran(
+    world: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reserve on this machine lands between the sync's fetch and its push: the
+    sync reads the local truth only under the ledger's lock, after its fetch, and
+    a push built before the reserve loses its race; the grant stays here and on
+    the remote."""
+    alpha = world.machine("alpha")
+    alpha.switch_on()
+    alpha.claim("src/a.py", "a")
+    git = alpha.git()
+    real_fetch = git.fetch
+    fetched: list[int] = []
+
+    def fetch(remote: str) -> remote_git.Snapshot:
+        snap = real_fetch(remote)
+        if not fetched:
+            fetched.append(1)
+            assert alpha.reserve("a", "lib/**", NOW + 1)[0]
+        return snap
+
+    monkeypatch.setattr(git, "fetch", fetch)
+    result = ledger_sync.sync(str(alpha.ledger), git, REMOTE, "alpha", NOW + 2)
+    assert result.ok, result.error
+    assert [r["pattern"] for r in alpha.live(NOW + 2)] == ["lib/**"]
+    assert [r["pattern"] for r in remote_reservations(world)] == ["lib/**"]
+    assert alpha.sync(NOW + 3).ok and not alpha.sync(NOW + 4).pushed
+
+
 def test_a_sync_killed_half_way_leaves_the_local_ledger_valid_and_the_next_one_recovers(
     world: Any,
 ) -> None:
@@ -331,124 +359,6 @@ def test_a_sync_killed_half_way_leaves_the_local_ledger_valid_and_the_next_one_r
     assert json.loads(files["hosts/alpha.json"])["leases"][0]["path"] == "src/app.py"
 
 
-def _push_by_hand(world: Any, files: dict[str, bytes], kind: str = "commit") -> str:
-    """Replace the remote ledger ref by hand, as a person with git could."""
-    repo = world.remote
-    env = {"GIT_DIR": str(repo), **{k: v for k, v in os.environ.items() if k == "PATH"}}
-    env.update(GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull, HOME=str(repo))
-    env.update(
-        GIT_AUTHOR_NAME="p",
-        GIT_AUTHOR_EMAIL="p@p",
-        GIT_COMMITTER_NAME="p",
-        GIT_COMMITTER_EMAIL="p@p",
-    )
-
-    def git(*args: str, data: bytes | None = None) -> str:
-        out = subprocess.run(["git", *args], env=env, input=data, capture_output=True, check=True)
-        return out.stdout.decode().strip()
-
-    blobs = {name: git("hash-object", "-w", "--stdin", data=data) for name, data in files.items()}
-
-    def tree(found: dict[str, str]) -> str:
-        top = {n: b for n, b in found.items() if "/" not in n}
-        folders = {n.partition("/")[0] for n in found if "/" in n}
-        lines = [f"100644 blob {b}\t{n}\n" for n, b in top.items()]
-        for folder in sorted(folders):
-            inner = {n.partition("/")[2]: b for n, b in found.items() if n.startswith(folder + "/")}
-            lines.append(f"040000 tree {tree(inner)}\t{folder}\n")
-        return git("mktree", data="".join(lines).encode())
-
-    if kind == "blob":
-        target = next(iter(blobs.values()))
-    else:
-        target = git("commit-tree", tree(blobs), "-m", "by hand")
-    git("update-ref", remote_git.REF, target)
-    return target
-
-
-def test_a_remote_rewritten_by_hand_is_taken_and_the_local_ledger_stays_valid(world: Any) -> None:
-    alpha, beta = world.machine("alpha"), world.machine("beta")
-    for machine in (alpha, beta):
-        machine.switch_on()
-    assert alpha.reserve("a", "src/**")[0]
-    handmade = {
-        "reservations": [
-            {"id": "r-hand", "agent": "p", "pattern": "docs/**", "expires_at": NOW + 600},
-            {"id": "r-bad", "pattern": "[unclosed", "expires_at": NOW + 600},
-            "not an object",
-        ]
-    }
-    _push_by_hand(world, {"reservations.json": json.dumps(handmade).encode()})
-    result = alpha.sync(NOW + 1)
-    assert result.ok
-    assert [r["id"] for r in alpha.live(NOW + 1)] == ["r-hand"]  # a new lineage, taken as is
-    assert any("not objects" in note for note in result.notes)
-    _valid_local(alpha)
-    assert beta.sync(NOW + 2).ok and [r["id"] for r in beta.live(NOW + 2)] == ["r-hand"]
-    meta = json.loads(remote_files(world.remote)["ledger.json"])
-    assert meta["generation"] >= 1 and meta["updated_by"] in ("alpha", "beta")
-
-
-def test_an_unreadable_remote_reservations_file_is_repaired_from_the_last_copy(world: Any) -> None:
-    alpha = world.machine("alpha")
-    alpha.switch_on()
-    assert alpha.reserve("a", "src/**")[0]
-    assert alpha.sync().ok
-    files = {k: v.encode() for k, v in remote_files(world.remote).items()}
-    files["reservations.json"] = b'{"reservations": [ truncated'
-    _push_by_hand(world, files)
-    result = alpha.sync(NOW + 1)
-    assert result.ok and result.pushed
-    assert any(
-        "rewritten from this machine's last copy (1 reservations)" in n for n in result.notes
-    )
-    assert [r["pattern"] for r in remote_reservations(world)] == ["src/**"]
-    assert [r["pattern"] for r in alpha.live(NOW + 1)] == ["src/**"]
-
-
-def test_a_ledger_ref_that_names_no_commit_is_replaced(world: Any) -> None:
-    alpha = world.machine("alpha")
-    alpha.switch_on()
-    assert alpha.reserve("a", "src/**")[0]
-    _push_by_hand(world, {"x": b"garbage"}, kind="blob")
-    result = alpha.sync(NOW + 1)
-    assert result.ok and result.pushed
-    assert any("not a commit" in note for note in result.notes)
-    assert [r["pattern"] for r in remote_reservations(world)] == ["src/**"]  # from its copy
-    _valid_local(alpha)
-
-
-def test_a_deleted_ledger_ref_starts_a_new_ledger_keeping_local_reservations(world: Any) -> None:
-    alpha = world.machine("alpha")
-    alpha.switch_on()
-    assert alpha.reserve("a", "src/**")[0]
-    truth = alpha.truth()
-    truth["reservations"].append(
-        {**truth["reservations"][0], "id": "r-local", "pattern": "tmp/**", "local": True}
-    )
-    storage.write_json_atomic(str(alpha.ledger / "reservations.json"), truth)
-    run_git(world.remote, "update-ref", "-d", remote_git.REF)
-    result = alpha.sync(NOW + 1)
-    assert result.ok
-    assert [r["id"] for r in alpha.live(NOW + 1)] == ["r-local"]  # the reset is taken
-    assert remote_reservations(world) == []  # a --local entry is never pushed
-
-
-def test_a_slow_sync_never_undoes_a_reservation_written_meanwhile(world: Any) -> None:
-    alpha = world.machine("alpha")
-    alpha.switch_on()
-    assert alpha.sync().ok
-    old = remote_ledger.parse(alpha.git().fetch(REMOTE))  # what a slow sync fetched
-    assert alpha.reserve("a", "src/**")[0]
-    lock = storage.Lock(reservation_index.lock_path(str(alpha.ledger)))
-    assert lock.acquire(5)
-    try:
-        remote_ledger.write_local(str(alpha.ledger), old, REMOTE, NOW + 1)
-    finally:
-        lock.release()
-    assert [r["pattern"] for r in alpha.live()] == ["src/**"]
-
-
 def test_one_host_name_used_by_two_ledgers_is_refused_with_what_to_do(world: Any) -> None:
     alpha = world.machine("alpha")
     twin = world.machine("twin")
@@ -464,6 +374,9 @@ def test_one_host_name_used_by_two_ledgers_is_refused_with_what_to_do(world: Any
 
 
 def test_reservations_of_this_hosts_dead_holders_are_dropped_from_the_remote(world: Any) -> None:
+    """Only the machine a holder ran on judges its process: beta keeps alpha's
+    reservation; alpha's sync drops it, records why, and its document on the
+    remote follows."""
     from agent_hooks import liveness
 
     alpha, beta = world.machine("alpha"), world.machine("beta")
@@ -472,18 +385,15 @@ def test_reservations_of_this_hosts_dead_holders_are_dropped_from_the_remote(wor
     gone = subprocess.Popen([sys.executable, "-c", "pass"])
     holder = {"pid": gone.pid, "start": liveness.start_time(gone.pid), "host": liveness.host()}
     gone.wait()
-    assert alpha.reserve("a", "src/**")[0]
-    truth = json.loads(remote_files(world.remote)["reservations.json"])
-    truth["reservations"][0]["holder"] = holder
-    files = {k: v.encode() for k, v in remote_files(world.remote).items()}
-    files["reservations.json"] = json.dumps(truth).encode()
-    _push_by_hand(world, files)
+    assert alpha.store_reserve("a", "src/**", holder=holder).changed
+    assert [r["pattern"] for r in remote_reservations(world)] == ["src/**"]
     assert beta.sync(NOW + 1).ok
-    assert len(remote_reservations(world)) == 1  # beta cannot judge alpha's process
+    assert len(beta.live(NOW + 1)) == 1  # beta cannot judge alpha's process
     result = alpha.sync(NOW + 2)
-    assert result.ok and remote_reservations(world) == []
-    dropped = json.loads(remote_files(world.remote)["reservations.json"])["dropped"]
-    assert dropped[-1]["why"] == "its holder's process is gone"
+    assert result.ok and result.pushed and remote_reservations(world) == []
+    assert alpha.live(NOW + 2) == []
+    assert alpha.dropped()[-1]["why"] == "its holder's process is gone"
+    assert beta.sync(NOW + 3).ok and beta.live(NOW + 3) == []
 
 
 def test_the_users_repository_gets_no_ledger_objects_refs_or_fetch_head(world: Any) -> None:

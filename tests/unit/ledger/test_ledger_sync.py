@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from agent_hooks.ledger import ledger_sync, remote_git, remote_ledger
 from agent_hooks.reservations import index_build
 from ledger_machines import NOW, REMOTE, remote_files, run_git
@@ -90,6 +92,33 @@ def test_what_another_machine_wrote_reaches_hooks_as_numbers_and_one_line_texts(
         and told["path"] == "a?.py"
         and told["holders"] == [{"machine": "me", "writer": "w?[31m"}]
     )
+
+
+def test_a_double_claim_of_a_lease_is_won_by_the_earlier_claimer_that_sorts_last_by_name() -> None:
+    """zulu claimed first and sorts after alpha: a rule that looked at the host name
+    first (or only) would give it to alpha."""
+    mine = [lease("a.py", "m", NOW + 5)]
+    others = {"a.py": [{**lease("a.py", "z", NOW), "machine": "zulu", "worktree": "zulu:/w"}]}
+    [claim] = ledger_sync.find_double_claims("alpha", mine, others, NOW + 10)
+    assert claim["winner"] == "zulu"
+    assert [h["machine"] for h in claim["holders"]] == ["zulu", "alpha"]
+    text = ledger_sync.double_claim_text(claim, claim["holders"][1], claim["holders"])
+    assert "machine zulu claimed it first" in text
+
+
+def test_another_machines_lease_that_expires_now_no_longer_counts() -> None:
+    state = state_of(
+        {
+            "beta": host_doc(
+                NOW,
+                [
+                    lease("ends.py", "b", NOW - 600, expires=NOW),
+                    lease("left.py", "b", NOW - 600, expires=NOW + 0.5),
+                ],
+            )
+        }
+    )
+    assert list(ledger_sync.others_leases(state, "me", [], NOW)) == ["left.py"]
 
 
 def test_a_double_claim_is_won_by_the_earlier_claim_then_by_the_host_name() -> None:
@@ -206,6 +235,55 @@ def test_hosts_silent_for_a_week_are_forgotten_with_the_next_push(world: Any) ->
     week = NOW + ledger_sync.FORGET_AFTER + 1
     alpha.claim("src/a.py", "a", week)  # something to push
     assert alpha.sync(week).pushed
-    assert sorted(remote_files(world.remote)) == ["hosts/alpha.json", "ledger.json"]
-    assert beta.sync(week + 1).ok  # it comes back: its file is written again
-    assert "hosts/beta.json" in remote_files(world.remote)
+    assert sorted(remote_files(world.remote)) == [
+        "grants/alpha.json",
+        "hosts/alpha.json",
+        "ledger.json",
+    ]
+    assert beta.sync(week + 1).ok  # it comes back: its files are written again
+    assert {"hosts/beta.json", "grants/beta.json"} <= set(remote_files(world.remote))
+
+
+def test_a_silent_hosts_reservations_file_stays_while_a_reservation_in_it_counts(
+    world: Any,
+) -> None:
+    alpha, beta = world.machine("alpha"), world.machine("beta")
+    for machine in (alpha, beta):
+        machine.switch_on()
+    assert beta.reserve("b", "lib/**", ttl=8 * 86400)[0]  # --keep-like: no holder process
+    assert beta.sync(NOW).ok
+    week = NOW + ledger_sync.FORGET_AFTER + 1
+    alpha.claim("src/a.py", "a", week)
+    assert alpha.sync(week).pushed
+    files = remote_files(world.remote)
+    assert "hosts/beta.json" not in files and "grants/beta.json" in files
+    assert [r["pattern"] for r in alpha.live(week)] == ["lib/**"]
+
+
+def test_a_lost_race_on_the_host_file_is_retried_within_the_same_sync(
+    world: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """beta pushes between alpha's fetch and alpha's push: alpha's push loses its
+    race, and the same sync fetches again and pushes (never leaving this host's
+    lease for the next interval)."""
+    alpha, beta = world.machine("alpha"), world.machine("beta")
+    for machine in (alpha, beta):
+        machine.switch_on()
+    monkeypatch.setattr(remote_ledger, "BACKOFF", 0.0)
+    alpha.claim("src/a.py", "a")
+    git = alpha.git()
+    real_push = git.push
+    raced: list[str | None] = []
+
+    def push(remote: str, new: str, expected: str | None) -> None:
+        if not raced:
+            raced.append(expected)
+            assert beta.sync(NOW).pushed  # another machine gets there first
+        real_push(remote, new, expected)
+
+    monkeypatch.setattr(git, "push", push)
+    result = ledger_sync.sync(str(alpha.ledger), git, REMOTE, "alpha", NOW + 1)
+    assert result.ok and result.pushed and result.attempts == 2, (result.error, result.attempts)
+    files = remote_files(world.remote)
+    assert [x["path"] for x in json.loads(files["hosts/alpha.json"])["leases"]] == ["src/a.py"]
+    assert "hosts/beta.json" in files  # beta's push stands: no merge, no loss

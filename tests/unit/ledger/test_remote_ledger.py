@@ -1,5 +1,6 @@
-"""The remote ledger's documents, transactions written through to the remote, the
-local ledger following it, and switching a repository on and off."""
+"""The remote ledger's documents (format 2), the merge of what one fetch shows
+with what this machine holds, changes written through to the remote, and
+switching a repository on and off."""
 
 from __future__ import annotations
 
@@ -9,27 +10,25 @@ from typing import Any
 
 import pytest
 
-from agent_hooks.ledger import remote_git, remote_ledger, remote_view
+from agent_hooks import jsonio
+from agent_hooks.ledger import remote_git, remote_grants, remote_ledger, remote_view
 from agent_hooks.reservations import (
     index_build,
-    index_records,
     pattern,
     reservation,
     reservation_index,
+    reservation_store,
 )
-from ledger_machines import NOW, REMOTE, lock_held_elsewhere, remote_files, run_git
+from ledger_machines import (
+    NOW,
+    REMOTE,
+    lock_held_elsewhere,
+    remote_files,
+    remote_reservations,
+    run_git,
+)
 
-
-def snapshot(
-    commit: str | None, files: dict[str, Any], problems: list[str] | None = None
-) -> remote_git.Snapshot:
-    snap = remote_git.Snapshot(commit)
-    snap.files = {
-        k: v if isinstance(v, bytes) else json.dumps(v).encode() for k, v in files.items()
-    }
-    snap.blobs = {k: "0" * 40 for k in files}
-    snap.problems = problems or []
-    return snap
+INSTANCE = "0123456789abcdef"
 
 
 def entry(rid: str, text: str, agent: str = "a", **extra: Any) -> dict[str, Any]:
@@ -42,6 +41,36 @@ def entry(rid: str, text: str, agent: str = "a", **extra: Any) -> dict[str, Any]
         "created_at": NOW,
         **extra,
     }
+
+
+def meta(**over: Any) -> dict[str, Any]:
+    return {"format": 2, "lineage": "L", "generation": 4, **over}
+
+
+def grants_doc(
+    host: str,
+    entries: list[dict[str, Any]],
+    seq: int = 1,
+    stones: list[dict[str, Any]] | None = None,
+    instance: str = INSTANCE,
+) -> dict[str, Any]:
+    return remote_grants.document(host, instance, seq, entries, stones or [], NOW)
+
+
+def snapshot(
+    files: dict[str, Any], unread: dict[str, str] | None = None, commit: str = "c" * 40
+) -> remote_git.Snapshot:
+    snap = remote_git.Snapshot(commit)
+    snap.files = {
+        k: v if isinstance(v, bytes) else json.dumps(v).encode() for k, v in files.items()
+    }
+    snap.entries = {k: ("100644", "0" * 40) for k in [*files, *(unread or {})]}
+    snap.unread = dict(unread or {})
+    return snap
+
+
+def state_of(files: dict[str, Any], **kw: Any) -> remote_ledger.RemoteState:
+    return remote_ledger.parse(snapshot({"ledger.json": meta(), **files}, **kw))
 
 
 # --- names ---------------------------------------------------------------------------
@@ -57,294 +86,228 @@ def test_a_host_is_named_by_agent_hooks_host_or_by_the_machine() -> None:
         assert "\n" not in str(caught.value) and "AGENT_HOOKS_HOST" in str(caught.value)
 
 
-# --- parsing what was fetched -------------------------------------------------------------
+# --- parsing what was fetched ------------------------------------------------------------
 
 
-def test_an_absent_ledger_is_empty_and_of_no_lineage() -> None:
+def test_an_absent_ledger_is_empty_and_not_broken() -> None:
     state = remote_ledger.parse(remote_git.Snapshot(None))
-    assert state.reservations == [] and state.hosts == {} and state.lineage == ""
-    assert state.newer_than({"lineage": "x", "generation": 3})  # a reset is taken
+    assert state.grants == {} and state.hosts == {} and state.broken is None
+    assert state.lineage == "" and state.generation == 0
 
 
-def test_a_ledger_commit_is_parsed_and_what_is_bad_is_reported() -> None:
-    state = remote_ledger.parse(
-        snapshot(
-            "c" * 40,
-            {
-                "ledger.json": {"schema": 1, "lineage": "abc", "generation": 7},
-                "reservations.json": {"reservations": [entry("r-1", "src/**"), 5]},
-                "hosts/alpha.json": {"heartbeat": NOW, "leases": []},
-                "hosts/beta.json": b"not json",
-                "hosts/..json": {"heartbeat": NOW},
-                "notes/extra.txt": b"kept",
-            },
-        )
+def test_a_ledger_commit_is_parsed_and_what_cannot_be_read_is_named_never_taken_as_empty() -> None:
+    state = state_of(
+        {
+            "grants/alpha.json": grants_doc("alpha", [entry("r-1", "src/**")]),
+            "grants/beta.json": b"{ truncated",
+            "grants/gamma.json": {**grants_doc("gamma", []), "format": 3},
+            "hosts/alpha.json": {"format": 2, "heartbeat": NOW, "leases": []},
+            "hosts/beta.json": {"format": 1, "heartbeat": NOW},
+            "hosts/..json": {"format": 2, "heartbeat": NOW},
+            "notes/extra.txt": b"kept",
+        },
+        unread={"grants/delta.json": "grants/delta.json is 2000000 bytes, over the limit"},
     )
-    assert (state.lineage, state.generation, state.meta_ok) == ("abc", 7, True)
-    assert [r["id"] for r in state.reservations or []] == ["r-1"]
-    assert list(state.hosts) == ["alpha"] and "beta" in state.host_problems
-    assert any("not objects" in p for p in state.problems)
-    assert any("bad name" in p for p in state.problems)
-    assert state.newer_than({"lineage": "abc", "generation": 6})
-    assert not state.newer_than({"lineage": "abc", "generation": 7})
-    assert state.newer_than({"lineage": "other", "generation": 99})
-    assert state.newer_than(None)
+    assert state.broken is None and (state.lineage, state.generation) == ("L", 4)
+    assert [r["id"] for r in state.grants["alpha"].reservations] == ["r-1"]
+    assert sorted(state.grant_problems) == ["beta", "delta", "gamma"]
+    assert "not JSON" in state.grant_problems["beta"]
+    assert "format 3 where this agent-hooks reads format 2" in state.grant_problems["gamma"]
+    assert "over the limit" in state.grant_problems["delta"]
+    assert list(state.hosts) == ["alpha"] and "format 1" in state.host_problems["beta"]
+    assert any("bad host name" in p for p in state.problems)
+    assert sorted(state.unreadable()) == [
+        "grants/beta.json",
+        "grants/delta.json",
+        "grants/gamma.json",
+        "hosts/beta.json",
+    ]
+    assert "notes/extra.txt" in state.entries  # carried over by whoever pushes next
 
 
 @pytest.mark.parametrize(
-    "meta", [b"{", {"lineage": "", "generation": 1}, {"lineage": "x", "generation": True}, []]
+    ("files", "unread", "why"),
+    [
+        ({}, None, "holds no ledger.json"),
+        ({"ledger.json": b"{"}, None, "ledger.json is damaged"),
+        ({"ledger.json": {"schema": 1, "lineage": "L", "generation": 2}}, None, "of format None"),
+        ({"ledger.json": meta(format=3)}, None, "of format 3, which this agent-hooks (format 2)"),
+        ({"ledger.json": meta(generation=True)}, None, "no lineage or generation"),
+        ({}, {"ledger.json": "ledger.json is 9 bytes"}, "ledger.json cannot be read"),
+    ],
 )
-def test_an_unreadable_ledger_json_makes_the_commit_its_own_lineage(meta: Any) -> None:
-    state = remote_ledger.parse(snapshot("d" * 40, {"ledger.json": meta}))
-    assert not state.meta_ok and state.lineage == "commit:" + "d" * 40
-    assert any("ledger.json is unreadable" in p for p in state.problems)
-
-
-@pytest.mark.parametrize("doc", [b"[", {"reservations": "x"}, [1]])
-def test_an_unreadable_reservations_file_is_never_taken_as_empty(doc: Any) -> None:
-    state = remote_ledger.parse(snapshot("e" * 40, {"reservations.json": doc}))
-    assert state.reservations is None
-
-
-def test_the_remote_keeps_no_compiled_form_and_no_local_entry() -> None:
-    doc = {
-        "reservations": [
-            {**entry("r-1", "src/**"), "compiled": pattern.compile("src/**")},
-            {**entry("r-2", "tmp/**"), "local": True},
-        ],
-        "dropped": list(range(80)),
-    }
-    out = remote_ledger.remote_document(doc)
-    assert [r["id"] for r in out["reservations"]] == ["r-1"]
-    assert "compiled" not in out["reservations"][0]
-    assert out["dropped"] == list(range(30, 80))
-
-
-# --- the local ledger following the remote ---------------------------------------------------
-
-
-def test_the_local_truth_follows_a_newer_remote_and_keeps_local_entries(tmp_path: Path) -> None:
-    ledger = str(tmp_path)
-    local = {
-        "settings": {"lease_minutes": 5},
-        "strict": True,
-        "reservations": [
-            entry("r-old", "old/**", machine="beta"),
-            entry("r-mine", "tmp/**", local=True),
-        ],
-        "dropped": [{"id": "r-x", "at": 1}],
-    }
-    index_build.write(ledger, local)
+def test_a_ledger_json_that_cannot_be_read_makes_the_whole_ledger_broken(
+    files: dict[str, Any], unread: dict[str, str] | None, why: str
+) -> None:
     state = remote_ledger.parse(
-        snapshot(
-            "f" * 40,
-            {
-                "ledger.json": {"lineage": "L", "generation": 2},
-                "reservations.json": {
-                    "reservations": [
-                        entry("r-new", "src/**", machine="beta"),
-                        entry("r-gone", "x/**", expires_at=NOW - 1),
-                        {"id": "r-bad", "pattern": "[", "expires_at": NOW + 5},
-                    ],
-                    "dropped": [{"id": "r-y", "at": 2}],
-                },
-            },
-        )
+        snapshot({**files, "grants/alpha.json": grants_doc("alpha", [])}, unread)
     )
-    notes = remote_ledger.write_local(ledger, state, REMOTE, NOW)
-    doc = reservation_index.load_truth(ledger).doc
-    assert doc is not None
-    assert [r["id"] for r in doc["reservations"]] == ["r-new", "r-mine"]
-    assert doc["settings"] == {"lease_minutes": 5} and doc["strict"] is True
-    assert [d["id"] for d in doc["dropped"]] == ["r-x", "r-y"]
-    assert doc["remote_ledger"]["lineage"] == "L" and doc["remote_ledger"]["generation"] == 2
-    assert any("r-bad" in n for n in notes)
-    hot = reservation_index.load_hot(ledger)
-    assert hot is not None and sorted(
-        r[index_records.RID] for g in hot.groups for r in hot.group(g)
-    ) == [
-        "r-mine",
-        "r-new",
-    ]
-    before = Path(ledger, "reservations.json").read_bytes()
-    assert remote_ledger.write_local(ledger, state, REMOTE, NOW) == []  # not newer: untouched
-    assert Path(ledger, "reservations.json").read_bytes() == before
+    assert state.broken is not None and why in state.broken, state.broken
+    assert state.grants == {}  # nothing of it is believed
 
 
-def test_a_corrupt_local_truth_is_set_aside_and_rebuilt(tmp_path: Path) -> None:
-    (tmp_path / "reservations.json").write_bytes(b"{oops")
-    state = remote_ledger.parse(
-        snapshot(
-            "a" * 40,
-            {
-                "ledger.json": {"lineage": "L", "generation": 1},
-                "reservations.json": {"reservations": [entry("r-1", "src/**")]},
-            },
-        )
+def test_a_snapshot_git_could_not_read_is_broken() -> None:
+    snap = remote_git.Snapshot("d" * 40)
+    snap.broken = "refs/agent-hooks/v2/ledger on origin names a blob, not a commit"
+    assert remote_ledger.parse(snap).broken == snap.broken
+
+
+# --- this machine's document ----------------------------------------------------------------
+
+
+def test_this_machines_document_keeps_its_seq_while_unchanged_and_is_pushed_when_the_remote_differs() -> (
+    None
+):
+    own = [reservation.checked(entry("r-1", "src/**", machine="alpha"))]
+    empty = state_of({})
+    first = remote_ledger.own_document(empty, {}, "alpha", INSTANCE, own, [], NOW)
+    assert first.seq == 1 and first.push  # absent on the remote
+    record = {"own": {"seq": first.seq, "digest": first.digest, "instance": INSTANCE}}
+    there = state_of({"grants/alpha.json": jsonio.loads(first.data)})
+    again = remote_ledger.own_document(there, record, "alpha", INSTANCE, own, [], NOW + 5)
+    assert (again.seq, again.push) == (1, False)  # unchanged, already there
+    rewound = state_of({"grants/alpha.json": grants_doc("alpha", [], seq=0)})
+    assert remote_ledger.own_document(rewound, record, "alpha", INSTANCE, own, [], NOW).push
+    changed = remote_ledger.own_document(there, record, "alpha", INSTANCE, [], [], NOW)
+    assert (changed.seq, changed.push) == (2, True)
+    ahead = state_of({"grants/alpha.json": grants_doc("alpha", [], seq=7)})
+    past = remote_ledger.own_document(ahead, record, "alpha", INSTANCE, own, [], NOW)
+    assert (past.seq, past.push) == (8, True)  # a write whose local half was lost
+    theirs = state_of({"grants/alpha.json": grants_doc("alpha", [], seq=9, instance="x" * 16)})
+    assert remote_ledger.own_document(theirs, record, "alpha", INSTANCE, own, [], NOW).push
+    damaged = state_of({"grants/alpha.json": b"{"})
+    assert remote_ledger.own_document(damaged, record, "alpha", INSTANCE, own, [], NOW).push
+    expired = [reservation.checked(entry("r-1", "src/**", expires_at=NOW - 1))]
+    gone = remote_ledger.own_document(there, record, "alpha", INSTANCE, expired, [], NOW)
+    assert jsonio.loads(gone.data)["reservations"] == []  # type: ignore[index]
+
+
+# --- the merge: what this machine believes after one fetch --------------------------------------
+
+
+def local_doc(*entries: dict[str, Any], **over: Any) -> dict[str, Any]:
+    return {"settings": {"remote": REMOTE}, "reservations": list(entries), **over}
+
+
+def test_another_machines_older_version_never_replaces_a_newer_one_taken_before() -> None:
+    """The remote rewound to an earlier commit: beta's document there (seq 1) still
+    holds r-old, released since (seq 2, taken before); the newer stands."""
+    cache = {"beta": grants_doc("beta", [entry("r-new", "lib/**")], seq=2)}
+    state = state_of({"grants/beta.json": grants_doc("beta", [entry("r-old", "src/**")], seq=1)})
+    merged = remote_ledger.merge(state, local_doc(), cache, "alpha", NOW)
+    assert [r["id"] for r in merged.others] == ["r-new"]
+    assert any("older version" in n and "rewound" in n for n in merged.notes)
+    assert merged.cache["beta"]["seq"] == 2
+    newer = state_of({"grants/beta.json": grants_doc("beta", [entry("r-3", "x/**")], seq=3)})
+    taken = remote_ledger.merge(newer, local_doc(), cache, "alpha", NOW)
+    assert [r["id"] for r in taken.others] == ["r-3"] and taken.cache["beta"]["seq"] == 3
+
+
+def test_a_document_missing_or_unreadable_stands_as_taken_until_its_reservations_end() -> None:
+    cache = {
+        "beta": grants_doc("beta", [entry("r-b", "lib/**")]),
+        "gamma": grants_doc("gamma", [entry("r-g", "doc/**")]),
+    }
+    state = state_of({"grants/gamma.json": b"{"})  # beta's is gone (a deleted ref, say)
+    merged = remote_ledger.merge(state, local_doc(), cache, "alpha", NOW)
+    assert sorted(r["id"] for r in merged.others) == ["r-b", "r-g"]
+    assert list(merged.unreadable) == ["gamma"] and "not JSON" in merged.unreadable["gamma"]
+    assert any("beta's reservations are missing" in n for n in merged.notes)
+    later = remote_ledger.merge(state, local_doc(), cache, "alpha", NOW + 601)
+    assert later.others == [] and later.cache == {}  # ended: forgotten
+
+
+def test_a_tombstone_from_another_machine_ends_this_machines_grant() -> None:
+    mine = entry("r-1", "src/**", machine="alpha")
+    stone = remote_grants.tombstone(
+        {**mine, "machine": "alpha"}, "beta", "released by b (release --force)", NOW
     )
-    notes = remote_ledger.write_local(str(tmp_path), state, REMOTE, NOW)
-    assert any("moved to" in n for n in notes)
-    assert [r["id"] for r in reservation_index.load_truth(str(tmp_path)).doc["reservations"]] == [
-        "r-1"
-    ]  # type: ignore[index]
-    assert list(tmp_path.glob("reservations.json.corrupt-*"))
+    state = state_of({"grants/beta.json": grants_doc("beta", [], stones=[stone])})
+    merged = remote_ledger.merge(state, local_doc(mine), {}, "alpha", NOW)
+    assert merged.own == []
+    [(res, why)] = merged.dropped
+    assert res["id"] == "r-1" and why == "released by b (release --force) (machine beta)"
 
 
-def _state(generation: int, entries: list[dict[str, Any]]) -> remote_ledger.RemoteState:
-    return remote_ledger.parse(
-        snapshot(
-            f"{generation:040x}",
-            {
-                "ledger.json": {"lineage": "L", "generation": generation},
-                "reservations.json": {"reservations": entries},
-            },
-        )
+def test_this_machines_tombstones_end_the_others_grant_here_at_once() -> None:
+    theirs = entry("r-b", "lib/**")
+    stone = remote_grants.tombstone({**theirs, "machine": "beta"}, "alpha", "released", NOW)
+    state = state_of({"grants/beta.json": grants_doc("beta", [theirs])})
+    merged = remote_ledger.merge(state, local_doc(tombstones=[stone]), {}, "alpha", NOW)
+    assert merged.others == [] and merged.tombstones == [stone]
+
+
+def test_a_double_claim_is_lost_by_the_later_grant_on_every_machine() -> None:
+    """zulu granted src/** first; alpha (which sorts first by name) later granted
+    src/app/** after a rewind hid zulu's. alpha drops its own; zulu keeps its."""
+    early = entry("r-z", "src/**", created_at=NOW - 60)
+    late = entry("r-a", "src/app/**", created_at=NOW - 10, machine="alpha")
+    on_alpha = remote_ledger.merge(
+        state_of({"grants/zulu.json": grants_doc("zulu", [early])}),
+        local_doc(late),
+        {},
+        "alpha",
+        NOW,
     )
+    assert on_alpha.own == [] and [r["id"] for r in on_alpha.others] == ["r-z"]
+    [(res, why)] = on_alpha.dropped
+    assert res["id"] == "r-a" and "lost a double claim to" in why and "r-z" in why
+    [claim] = on_alpha.claims
+    assert claim["winner"]["machine"] == "zulu" and claim["loser"]["machine"] == "alpha"
+    on_zulu = remote_ledger.merge(
+        state_of({"grants/alpha.json": grants_doc("alpha", [late])}),
+        local_doc({**early, "machine": "zulu"}),
+        {},
+        "zulu",
+        NOW,
+    )
+    assert [r["id"] for r in on_zulu.own] == ["r-z"] and on_zulu.others == []
+    assert on_zulu.dropped == []
 
 
-def test_pending_releases_and_renewals_never_come_back_and_go_once_the_remote_has_them(
+def test_a_silent_machines_grants_are_set_aside_for_planning() -> None:
+    held = entry("r-b", "lib/**", holder={"pid": 4, "start": 1, "host": "b"})
+    kept = entry("r-k", "doc/**", keep=True, holder={"pid": 4, "start": 1, "host": "b"})
+    state = state_of({"grants/beta.json": grants_doc("beta", [held, kept])})
+    merged = remote_ledger.merge(state, local_doc(), {}, "alpha", NOW, counts=lambda m: False)
+    assert [r["id"] for r in merged.silent] == ["r-b"]
+    assert sorted(r["id"] for r in merged.others) == ["r-b", "r-k"]
+
+
+def test_a_local_truth_of_format_1_seeds_the_others_as_older_than_any_they_write(
     tmp_path: Path,
 ) -> None:
-    """A release or renewal a hook made here (`queue`) stays applied to every newer
-    remote version that does not have it yet, and is forgotten once one does."""
-    ledger = str(tmp_path)
-    gone, kept = entry("r-gone", "src/**", machine="alpha"), entry("r-kept", "lib/**")
-    remote_ledger.write_local(ledger, _state(1, [gone, kept]), REMOTE, NOW, host="alpha")
-    remote_ledger.queue(
-        ledger,
-        [
-            {"op": "release", "id": "r-gone"},
-            {"op": "renew", "id": "r-kept", "expires_at": NOW + 3600},
-        ],
+    doc = local_doc(
+        entry("r-mine", "src/**", machine="alpha"),
+        entry("r-b", "lib/**", machine="beta"),
+        entry("r-loc", "tmp/**", local=True, machine="beta"),
     )
-
-    def local() -> dict[str, float]:
-        doc = reservation_index.load_truth(ledger).doc or {}
-        return {r["id"]: r["expires_at"] for r in doc["reservations"]}
-
-    remote_ledger.write_local(ledger, _state(2, [gone, kept]), REMOTE, NOW)  # not taken yet
-    assert local() == {"r-kept": NOW + 3600}
-    assert len(remote_ledger.read_pending(ledger)) == 2
-    doc = reservation_index.load_truth(ledger).doc or {}
-    assert doc["remote_ledger"]["host"] == "alpha"  # kept from the earlier write
-    renewed = {**kept, "expires_at": NOW + 3600}
-    remote_ledger.write_local(ledger, _state(3, [gone, renewed]), REMOTE, NOW)
-    assert local() == {"r-kept": NOW + 3600}
-    assert [op["op"] for op in remote_ledger.read_pending(ledger)] == ["release"]
-    remote_ledger.write_local(ledger, _state(4, [renewed]), REMOTE, NOW)
-    assert remote_ledger.read_pending(ledger) == []
-    assert not (tmp_path / remote_ledger.PENDING).exists()
+    doc["remote_ledger"] = {"lineage": "old", "generation": 9, "host": "alpha"}
+    cache = remote_ledger.seeded_cache(str(tmp_path), doc, "alpha")
+    assert list(cache) == ["beta"] and [r["id"] for r in cache["beta"]["reservations"]] == ["r-b"]
+    merged = remote_ledger.merge(state_of({}), doc, cache, "alpha", NOW)
+    assert [r["id"] for r in merged.others] == ["r-b"]
+    assert [r["id"] for r in merged.own] == ["r-mine"]
+    written = state_of({"grants/beta.json": grants_doc("beta", [], seq=1)})
+    assert remote_ledger.merge(written, doc, cache, "alpha", NOW).others == []
 
 
-def test_apply_pending_releases_and_renews_only_what_it_names() -> None:
-    entries = [entry("r-1", "a/**"), entry("r-2", "b/**"), entry("r-3", "c/**")]
-    ops = [
-        {"op": "release", "id": "r-1"},
-        {"op": "renew", "id": "r-2", "expires_at": NOW + 60},  # earlier: no change
-        {"op": "renew", "id": "r-3", "expires_at": NOW + 7200},
-    ]
-    after, changed = remote_ledger.apply_pending(entries, ops)
-    assert changed and [(e["id"], e["expires_at"]) for e in after] == [
-        ("r-2", NOW + 600),
-        ("r-3", NOW + 7200),
-    ]
-    assert entries[2]["expires_at"] == NOW + 600  # the input is not changed
-    assert remote_ledger.apply_pending(entries, []) == (entries, False)
-    assert remote_ledger.apply_pending(entries, [{"op": "release", "id": "r-9"}])[1] is False
-
-
-# --- transactions ----------------------------------------------------------------------------
-
-
-def test_a_plan_that_changes_nothing_pushes_nothing(world: Any) -> None:
-    alpha = world.machine("alpha")
-    done = remote_ledger.transact(alpha.git(), REMOTE, lambda doc: None, host="alpha", now=NOW)
-    assert not done.pushed and done.attempts == 1 and remote_files(world.remote) == {}
-
-
-def test_a_lost_race_plans_again_on_a_fresh_copy(
-    world: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    alpha, beta = world.machine("alpha"), world.machine("beta")
-    monkeypatch.setattr(remote_ledger, "BACKOFF", 0.0)
-    seen: list[list[str]] = []
-
-    def plan(doc: dict[str, Any]) -> dict[str, Any]:
-        seen.append([r["id"] for r in doc["reservations"]])
-        if len(seen) == 1:  # another machine writes between our fetch and our push
-            remote_ledger.transact(
-                beta.git(),
-                REMOTE,
-                lambda d: {**d, "reservations": [*d["reservations"], entry("r-b", "b/**")]},
-                host="beta",
-                now=NOW,
-            )
-        doc["reservations"].append(entry("r-a", "a/**"))
-        return doc
-
-    done = remote_ledger.transact(alpha.git(), REMOTE, plan, host="alpha", now=NOW)
-    assert done.pushed and done.attempts == 2
-    assert seen == [[], ["r-b"]]
-    doc = json.loads(remote_files(world.remote)["reservations.json"])
-    assert [r["id"] for r in doc["reservations"]] == ["r-b", "r-a"]
-    assert json.loads(remote_files(world.remote)["ledger.json"])["generation"] == 2
-
-
-def test_a_remote_that_keeps_moving_is_refused_as_busy(
-    world: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    alpha, beta = world.machine("alpha"), world.machine("beta")
-    monkeypatch.setattr(remote_ledger, "BACKOFF", 0.0)
-
-    def plan(doc: dict[str, Any]) -> dict[str, Any]:
-        remote_ledger.transact(beta.git(), REMOTE, lambda d: {**d, "n": 1}, host="beta", now=NOW)
-        return doc
-
-    with pytest.raises(remote_ledger.RemoteUnavailable) as caught:
-        remote_ledger.transact(alpha.git(), REMOTE, plan, host="alpha", now=NOW, what="released")
-    text = str(caught.value)
-    assert "5 attempts in a row" in text and "nothing was released" in text and "\n" not in text
-
-
-def test_an_unreadable_remote_document_is_planned_from_the_fallback(world: Any) -> None:
-    alpha = world.machine("alpha")
-    git = alpha.git()
-    git.ensure()
-    broken = git.commit({"reservations.json": git.blob(b"{")}, NOW, "m")
-    git.push(REMOTE, broken, None)
-    planned: list[Any] = []
-
-    def plan(doc: dict[str, Any]) -> dict[str, Any]:
-        planned.append(doc["reservations"])
-        return doc
-
-    done = remote_ledger.transact(
-        git,
-        REMOTE,
-        plan,
-        host="alpha",
-        now=NOW,
-        fallback=[{**entry("r-1", "src/**"), "compiled": [1]}],
-    )
-    assert [[r["id"] for r in p] for p in planned] == [["r-1"]] and "compiled" not in planned[0][0]
-    assert any("last copy (1 reservations) stood in" in n for n in done.notes)
-    assert (
-        json.loads(remote_files(world.remote)["reservations.json"])["reservations"][0]["id"]
-        == "r-1"
-    )
+# --- changes written through ------------------------------------------------------------------
 
 
 def test_write_through_keeps_local_entries_local_and_marks_the_machine(world: Any) -> None:
     alpha = world.machine("alpha")
     index_build.write(str(alpha.ledger), {"reservations": [entry("r-loc", "tmp/**", local=True)]})
     granted, done = alpha.reserve("a", "src/**")
-    assert granted and done.changed and done.transacted.pushed
-    remote = json.loads(remote_files(world.remote)["reservations.json"])["reservations"]
+    assert granted and done.changed and done.pushed
+    remote = remote_reservations(world.remote)
     assert [(r["pattern"], r["machine"]) for r in remote] == [("src/**", "alpha")]
     assert sorted(r["id"] for r in alpha.live()) == sorted(["r-loc", remote[0]["id"]])
     refused, again = alpha.reserve("b", "src/x.py")
-    assert not refused and not again.changed
+    assert not refused and not again.changed and not again.pushed
     assert sorted(r["pattern"] for r in alpha.live()) == ["src/**", "tmp/**"]
+    record = alpha.truth()["remote_ledger"]
+    assert record["format"] == 2 and record["own"]["seq"] == 1 and record["host"] == "alpha"
 
 
 def test_write_through_to_an_unreachable_remote_changes_nothing(world: Any) -> None:
@@ -356,6 +319,91 @@ def test_write_through_to_an_unreachable_remote_changes_nothing(world: Any) -> N
         alpha.reserve("a", "src/**")
     assert "nothing was reserved" in str(caught.value) and "--local" in str(caught.value)
     assert not (alpha.ledger / "reservations.json").exists()
+
+
+def test_a_lost_race_plans_again_on_a_fresh_fetch(
+    world: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """beta's grant lands between alpha's fetch and alpha's push: alpha's push loses,
+    alpha plans again on what beta pushed, and refuses (they overlap)."""
+    alpha, beta = world.machine("alpha"), world.machine("beta")
+    for machine in (alpha, beta):
+        machine.switch_on()
+    monkeypatch.setattr(remote_ledger, "BACKOFF", 0.0)
+    seen: list[int] = []
+    git = alpha.git()
+    real_push = git.push
+
+    def push(remote: str, new: str, expected: str | None) -> None:
+        if not seen:
+            assert beta.reserve("b", "src/app.py")[0]
+        seen.append(1)
+        real_push(remote, new, expected)
+
+    monkeypatch.setattr(git, "push", push)
+    granted, done = remote_ledger_reserve(alpha, git, "a", "src/**")
+    assert not granted and len(seen) == 1 and done.attempts == 2
+    assert [r["pattern"] for r in remote_reservations(world.remote)] == ["src/app.py"]
+
+
+def remote_ledger_reserve(machine: Any, git: remote_git.Git, agent: str, text: str) -> Any:
+    from ledger_machines import reserve_through
+
+    return reserve_through(str(machine.ledger), git, machine.name, agent, text, NOW)
+
+
+def test_a_remote_that_keeps_moving_is_refused_as_busy(
+    world: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    alpha, beta = world.machine("alpha"), world.machine("beta")
+    for machine in (alpha, beta):
+        machine.switch_on()
+    monkeypatch.setattr(remote_ledger, "BACKOFF", 0.0)
+    git = alpha.git()
+    real_push = git.push
+    count = iter(range(100))
+
+    def push(remote: str, new: str, expected: str | None) -> None:
+        beta.reserve("b", f"lib/{next(count)}.py")  # another machine always gets there first
+        real_push(remote, new, expected)
+
+    monkeypatch.setattr(git, "push", push)
+    with pytest.raises(remote_ledger.RemoteUnavailable) as caught:
+        remote_ledger_reserve(alpha, git, "a", "src/**")
+    text = str(caught.value)
+    assert "5 attempts in a row" in text and "nothing was reserved" in text and "\n" not in text
+    assert "src/**" not in [r["pattern"] for r in remote_reservations(world.remote)]
+    assert [r["pattern"] for r in alpha.live()] == []
+
+
+def test_a_reservation_that_would_pass_the_read_limit_is_refused_before_anything_is_pushed(
+    world: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    alpha = world.machine("alpha")
+    alpha.switch_on()
+    assert alpha.reserve("a", "docs/**")[0]
+    before_local = (alpha.ledger / "reservations.json").read_bytes()
+    before_remote = remote_files(world.remote)
+    monkeypatch.setattr(remote_git, "MAX_BLOB", 1500)
+    texts = [f"src/f{n}.py" for n in range(12)]
+    with pytest.raises(reservation.ReservationError) as caught:
+        reservation_store.reserve(
+            alpha.state_dir,
+            str(alpha.repo),
+            "a",
+            [(t, pattern.compile(t)) for t in texts],
+            reason="",
+            ttl=3600,
+            shared=False,
+            keep=False,
+            now=NOW,
+            environ=alpha.environ,
+        )
+    message = str(caught.value)
+    assert "\n" not in message and "over the 1500-byte limit" in message
+    assert "nothing was reserved" in message
+    assert (alpha.ledger / "reservations.json").read_bytes() == before_local
+    assert remote_files(world.remote) == before_remote
 
 
 # --- switching on and off ------------------------------------------------------------------
@@ -372,7 +420,7 @@ def test_switching_on_pushes_this_machines_reservations(world: Any) -> None:
     doc = alpha.truth()
     assert doc["settings"] == {"lease_minutes": 3, "remote": REMOTE}
     assert remote_ledger.remote_of(doc) == REMOTE
-    remote = json.loads(remote_files(world.remote)["reservations.json"])["reservations"]
+    remote = remote_reservations(world.remote)
     assert [(r["id"], r["machine"]) for r in remote] == [("r-1", "alpha")]
 
 
@@ -395,6 +443,7 @@ def test_switching_on_over_a_conflict_changes_nothing(world: Any) -> None:
     assert mine["id"] == "r-a" and theirs["agent"] == "b"
     assert (alpha.ledger / "reservations.json").read_bytes() == before
     assert remote_files(world.remote) == remote_before
+    assert not (alpha.ledger / remote_ledger.CACHE).exists()
 
 
 def test_switching_off_keeps_this_machines_reservations_only(world: Any) -> None:
@@ -411,6 +460,7 @@ def test_switching_off_keeps_this_machines_reservations_only(world: Any) -> None
     assert [r["pattern"] for r in alpha.live()] == ["src/**"]
     assert remote_ledger.remote_of(alpha.truth()) is None and "remote_ledger" not in alpha.truth()
     assert not (alpha.ledger / remote_view.VIEW).exists()
+    assert not (alpha.ledger / remote_ledger.CACHE).exists()
 
 
 def test_a_busy_ledger_lock_refuses_the_switch(world: Any, monkeypatch: pytest.MonkeyPatch) -> None:

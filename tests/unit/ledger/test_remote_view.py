@@ -74,6 +74,16 @@ def test_only_leases_that_count_now_are_told() -> None:
     assert view.counting("other", NOW) == []
 
 
+def test_another_machines_lease_that_expires_this_instant_no_longer_counts() -> None:
+    """`expires` is the first moment it no longer holds (as `lease.counts` has it
+    for leases on this machine)."""
+    ends = {"writer": "a", "machine": "alpha", "expires": NOW}
+    left = {"writer": "b", "machine": "alpha", "expires": NOW + 0.001}
+    view = remote_view.View({"hosts": {"alpha": (NOW, 10)}}, {"f": marshal.dumps([ends, left])})
+    assert view.counting("f", NOW) == [left]
+    assert view.counting("f", NOW - 0.001) == [ends, left]
+
+
 def test_a_view_is_stale_after_two_intervals() -> None:
     view = remote_view.View({"synced_at": NOW, "interval": 15}, {})
     assert not view.stale(NOW + 30)
