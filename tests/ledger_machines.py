@@ -239,6 +239,36 @@ class Machine:
         ReservationError when the remote does not answer)."""
         return store_reserve(self.state_dir, self.repo, self.environ, agent, text, now, **kw)
 
+    def store_reserve_all(
+        self, agent: str, texts: list[str], now: float = NOW, *, reason: str = ""
+    ) -> reservation_store.Outcome:
+        """One `agent-hooks reserve` of many patterns (all or none)."""
+        return reservation_store.reserve(
+            self.state_dir,
+            str(self.repo),
+            agent,
+            [(text, pattern.compile(text)) for text in texts],
+            reason=reason,
+            ttl=3600,
+            shared=False,
+            keep=False,
+            now=now,
+            environ=self.environ,
+        )
+
+    def force_release(self, rid: str, now: float = NOW) -> reservation_store.Outcome:
+        """`agent-hooks release --force ID` by a person on this machine."""
+        return reservation_store.release(
+            self.state_dir,
+            str(self.repo),
+            "person",
+            ids=[rid],
+            force=True,
+            forced_by="person",
+            now=now,
+            environ=self.environ,
+        )
+
     def store_release(self, agent: str, now: float = NOW, **kw: Any) -> reservation_store.Outcome:
         return reservation_store.release(
             Repo(str(self.repo), self.state_dir, self.environ), Writer(agent, None), now, **kw

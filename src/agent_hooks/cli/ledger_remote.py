@@ -73,7 +73,7 @@ def remote_command(name: str | None, off: bool, project: str | None, as_json: bo
     """Share the ledger through the git remote NAME (`git remote -v` lists them), or
     stop with --off; without either, say which remote it is shared through.
 
-    The ledger lives at refs/agent-hooks/ledger on the remote, a ref that clones
+    The ledger lives at refs/agent-hooks/v2/ledger on the remote, a ref that clones
     do not fetch. Switching on pushes this machine's reservations (all or none: a
     conflict with one already there refuses it) and runs a first sync. Git runs
     without prompts: credentials must work non-interactively (an ssh agent or a

@@ -73,7 +73,7 @@ from agent_hooks.reservations import index_build, reservation, reservation_index
 
 LOCK = "remote.sync.lock"
 HEARTBEAT_EVERY = 60  # seconds: a host file is refreshed at least this often while syncing
-FORGET_AFTER = 7 * 86400  # seconds: the file of a host silent this long is removed
+FORGET_AFTER = remote_ledger.FORGET_AFTER  # seconds: the files of a host silent this long go
 LOCAL_LOCK_TIMEOUT = 5.0
 MAX_DOUBLE_CLAIMS = 50
 MAX_TEXT = 200  # characters of a text field from another machine that reach hooks

@@ -97,6 +97,11 @@ class Unreachable(GitFailure):
     """The remote could not be reached, refused our credentials, or refused the ref."""
 
 
+class Refused(Unreachable):
+    """The remote answered and refused to update the ledger's ref (a protected-ref
+    rule, a hook): retrying changes nothing."""
+
+
 class LostRace(GitFailure):
     """The remote ref moved since it was read: read it again and retry."""
 
@@ -507,7 +512,7 @@ class Git:
         summary = rejected[0][2] if len(rejected[0]) > 2 else "rejected"
         if any(word in summary.lower() for word in _RACE_WORDS):
             raise LostRace(f"the ledger on {remote} moved meanwhile ({one_line(summary)})")
-        raise Unreachable(f"{remote} refused the ledger ref {REF}: {one_line(summary)}")
+        raise Refused(f"{remote} refused the ledger ref {REF}: {one_line(summary)}")
 
     # --- upkeep ------------------------------------------------------------------
 

@@ -38,7 +38,8 @@ Invariants:
   its `instance`) than the version taken before (`remote.grants.json`, the
   newest version of each): a rewound remote never brings back what it released.
   One missing or unreadable keeps the copy taken before until its reservations
-  end.
+  end. A version taken is kept, even once nothing in it counts, until it is
+  `FORGET_AFTER` old: an empty newer version is what keeps an older one out.
 * A reservation ends where a tombstone names it, and a double claim is decided
   by `remote_grants.double_claims`; this machine's grants that end so are
   dropped from its ledger, recorded in `dropped`, and their holders told.
@@ -72,6 +73,7 @@ INSTANCE = "remote.instance"
 PENDING = "remote.pending.json"  # format 1's queue of changes: its changes are in the local truth
 SETTING = "remote"  # the repository setting naming the remote (None: off)
 DEFAULT_LEASE_MINUTES = 10
+FORGET_AFTER = 7 * 86400  # seconds: what a host silent this long wrote is forgotten
 MAX_HOST = 64
 _HOST_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")
 LOCAL_HINT = "or add --local to reserve on this machine only"
@@ -367,6 +369,11 @@ def busy(remote: str, attempts: int, what: str) -> RemoteUnavailable:
 
 
 def unavailable(remote: str, reason: str, what: str, hint: str = LOCAL_HINT) -> RemoteUnavailable:
+    if "refused the ledger ref" in reason:  # remote_git.Refused: it answered, and said no
+        return RemoteUnavailable(
+            f"the shared ledger cannot be written: {reason}; nothing was {what}: the remote must "
+            f"accept pushes to refs/agent-hooks/* (ask whoever runs it), {hint}"
+        )
     return RemoteUnavailable(
         f"the shared ledger on remote {remote!r} did not answer ({reason}); nothing was {what}: "
         f"check the network and the credentials git uses, then run the command again, {hint}"
@@ -538,9 +545,10 @@ def merge(
             continue
         live = [r for r in copy.reservations if reservation.is_live(r, now)]
         stones = remote_grants.kept_tombstones(copy.tombstones, now)
-        if not live and not stones:
-            continue  # nothing of it matters any more: forgotten
-        if remote is None and name not in state.grant_problems and state.commit is not None:
+        if not live and not stones and copy.written_at + FORGET_AFTER < now:
+            continue  # nothing of it counts, and it is a week old: forgotten
+        missing = remote is None and name not in state.grant_problems
+        if live and missing and state.commit is not None:
             notes.append(
                 f"host {name}'s reservations are missing from the remote; the copy taken "
                 f"before stands until {name} writes them again"
@@ -949,14 +957,14 @@ def write_through(
         if checks_others and merged.unreadable:
             name, why = sorted(merged.unreadable.items())[0]
             raise blocked(remote, f"the reservations of host {name}: {why}", what)
-        planning = _copied(local_doc)
+        planning = copied(local_doc)
         entries = planning.get("reservations")
         local = [e for e in entries if is_local(e)] if isinstance(entries, list) else []
         silent = {id(r) for r in merged.silent}
         offered = [r for r in merged.others if id(r) not in silent]
         before = [remote_grants.cleaned(e) for e in merged.own]
         planning["reservations"] = [
-            *_copied(before),
+            *copied(before),
             *[remote_grants.cleaned(e) for e in offered],
             *local,
         ]
@@ -1016,12 +1024,12 @@ def write_through(
     raise busy(remote, ATTEMPTS, what)
 
 
-def _copied(value: Any) -> Any:
+def copied(value: Any) -> Any:
     """A deep copy of a JSON document (`copy` would try to import Jython's modules)."""
     if isinstance(value, dict):
-        return {k: _copied(v) for k, v in value.items()}
+        return {k: copied(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [_copied(v) for v in value]
+        return [copied(v) for v in value]
     return value
 
 

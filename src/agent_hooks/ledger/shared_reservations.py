@@ -87,7 +87,7 @@ def change(
         return made
 
     trial = fresh()
-    here = _copied(doc)
+    here = remote_ledger.copied(doc)
     changed = apply(here, trial)
     if needs_remote is None or not needs_remote(trial):
         if not (changed or forced or trial.notes):
@@ -125,15 +125,6 @@ def change(
     result = latest.get("outcome", trial)
     result.notes += done.notes
     return reservation_index.load_truth(directory).doc, result
-
-
-def _copied(value: Any) -> Any:
-    """A deep copy of a JSON document (`copy` would try to import Jython's modules)."""
-    if isinstance(value, dict):
-        return {k: _copied(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_copied(v) for v in value]
-    return value
 
 
 def _write_here(directory: str, doc: dict[str, Any], now: float) -> dict[str, Any]:

@@ -15,8 +15,8 @@ from click.testing import CliRunner
 
 from agent_hooks.cli import main
 from agent_hooks.cli._common import Env
-from agent_hooks.ledger import remote_git
-from agent_hooks.reservations import reservation, reservation_store
+from agent_hooks.ledger import remote_git, remote_ledger
+from agent_hooks.reservations import reservation
 from ledger_machines import (
     NOW,
     History,
@@ -54,6 +54,19 @@ def settle(*hosts: Machine, now: float = NOW) -> None:
     raise AssertionError("the hosts kept pushing")
 
 
+def granted_behind_a_rewind(
+    world: World, first: Machine, first_text: str, second: Machine, second_text: str
+) -> None:
+    """`first` is granted `first_text`; the ref is set back to the commit before;
+    `second` is granted `second_text` (it cannot see the first grant)."""
+    history = History(world.remote)
+    history.record()
+    assert first.reserve("a", first_text, NOW)[0]
+    history.record()
+    history.rewind(-2)
+    assert second.reserve("b", second_text, NOW + 5)[0]  # granted: the remote forgot it
+
+
 def cli_on(machine: Machine, *args: str, input: str | None = None, now: float = NOW) -> Any:
     """`agent-hooks ARGS` on `machine`, at `now`."""
     env = {**machine.environ, "AGENT_NAME": "person"}
@@ -78,12 +91,7 @@ def test_a_rewound_ref_loses_no_live_grant_and_the_later_double_claim_is_dropped
     grant is dropped on host2 with a2 told, `reservations --dropped` says so, and
     `ledger status` shows it."""
     host1, host2 = machines(world, "host1", "host2")
-    history = History(world.remote)
-    history.record()
-    assert host1.reserve("a", "src/**", NOW)[0]
-    history.record()
-    history.rewind(-2)
-    assert host2.reserve("b", "src/**", NOW + 5)[0]  # granted: the remote forgot a1's
+    granted_behind_a_rewind(world, host1, "src/**", host2, "src/**")
     settle(host1, host2, now=NOW + 10)
     for host in (host1, host2):
         [held] = host.live(NOW + 10)
@@ -107,12 +115,7 @@ def test_the_double_claim_is_won_by_the_earlier_grant_even_from_a_machine_that_s
 ) -> None:
     """zulu grants first, alpha (first by name) later after a rewind: zulu's stands."""
     zulu, alpha = machines(world, "zulu", "alpha")
-    history = History(world.remote)
-    history.record()
-    assert zulu.reserve("a", "lib/**", NOW)[0]
-    history.record()
-    history.rewind(-2)
-    assert alpha.reserve("b", "lib/x/**", NOW + 5)[0]
+    granted_behind_a_rewind(world, zulu, "lib/**", alpha, "lib/x/**")
     settle(alpha, zulu, now=NOW + 10)
     for host in (alpha, zulu):
         assert [(r["machine"], r["pattern"]) for r in host.live(NOW + 10)] == [("zulu", "lib/**")]
@@ -153,16 +156,7 @@ def test_a_forced_release_from_another_machine_stays_released_across_a_rewind(
     history.record()
     settle(host1, host2, now=NOW + 1)
     [held] = host2.live(NOW + 1)
-    forced = reservation_store.release(
-        host2.state_dir,
-        str(host2.repo),
-        "b",
-        ids=[held["id"]],
-        force=True,
-        forced_by="person",
-        now=NOW + 2,
-        environ=host2.environ,
-    )
+    forced = host2.force_release(held["id"], NOW + 2)
     assert [r["id"] for r in forced.changed] == [held["id"]]
     [stone] = remote_tombstones(world.remote)
     assert (stone["id"], stone["machine"], stone["by"]) == (held["id"], "host1", "host2")
@@ -241,21 +235,8 @@ def test_a_reservation_past_the_read_limit_is_refused_in_one_line_before_anythin
     before = remote_files(world.remote)
     local = (host2.ledger / "reservations.json").read_bytes()
     texts = [f"src/module_{n:05d}/implementation_file_{n:05d}.py" for n in range(3000)]
-    from agent_hooks.reservations import pattern
-
     with pytest.raises(reservation.ReservationError) as caught:
-        reservation_store.reserve(
-            host2.state_dir,
-            str(host2.repo),
-            "b",
-            [(t, pattern.compile(t)) for t in texts],
-            reason="refactoring the whole source tree in one pass",
-            ttl=3600,
-            shared=False,
-            keep=False,
-            now=NOW + 1,
-            environ=host2.environ,
-        )
+        host2.store_reserve_all("b", texts, NOW + 1, reason="refactoring the whole source tree")
     message = str(caught.value)
     assert "\n" not in message and f"over the {remote_git.MAX_BLOB}-byte limit" in message
     assert "nothing was reserved" in message and "src/**" in message
@@ -433,12 +414,7 @@ def test_a_grant_over_a_silent_machines_reservation_ends_it_there_when_it_comes_
 
 def test_a_rewound_ref_over_git_daemon_loses_no_live_grant(any_world: World) -> None:
     host1, host2, host3 = machines(any_world, "host1", "host2", "host3")
-    history = History(any_world.remote)
-    history.record()
-    assert host1.reserve("a", "src/**", NOW)[0]
-    history.record()
-    history.rewind(0)
-    assert host3.reserve("b", "src/app.py", NOW + 1)[0]
+    granted_behind_a_rewind(any_world, host1, "src/**", host3, "src/app.py")
     settle(host1, host2, host3, now=NOW + 2)
     for host in (host1, host2, host3):
         assert [(r["machine"], r["pattern"]) for r in host.live(NOW + 2)] == [("host1", "src/**")]
@@ -452,3 +428,30 @@ def test_status_and_reservations_json_show_the_order_key(world: World) -> None:
     shown = cli_on(host2, "reservations", "--json")
     [row] = [r for r in json.loads(shown.output) if r["kind"] == "reservation"]
     assert row["order"] == [NOW, "host1", row["id"]]
+
+
+def test_a_remote_that_refuses_refs_agent_hooks_is_said_in_one_line_and_nothing_changes(
+    world: World,
+) -> None:
+    """A server that accepts branches but not `refs/agent-hooks/*` (a hosted forge's
+    rule, here a pre-receive hook): switching on fails in one line naming the ref,
+    and the ledger stays this machine's alone."""
+    hook = world.remote / "hooks" / "pre-receive"
+    hook.write_text(
+        "#!/bin/sh\n"
+        "while read old new ref; do case $ref in refs/agent-hooks/*)"
+        ' echo "refs/agent-hooks/* are not allowed here" >&2; exit 1;; esac; done\n'
+    )
+    hook.chmod(0o755)
+    alpha = world.machine("alpha")
+    with pytest.raises(remote_ledger.RemoteUnavailable) as caught:
+        alpha.switch_on()
+    message = str(caught.value)
+    assert "\n" not in message and "refs/agent-hooks/v2/ledger" in message
+    assert (
+        "nothing was switched on" in message
+        and "must accept pushes to refs/agent-hooks/*" in message
+    )
+    assert "did not answer" not in message
+    assert ledger_commit(world.remote) is None
+    assert alpha.truth().get("settings", {}).get("remote") is None

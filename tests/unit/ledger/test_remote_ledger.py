@@ -17,7 +17,6 @@ from agent_hooks.reservations import (
     pattern,
     reservation,
     reservation_index,
-    reservation_store,
 )
 from ledger_machines import (
     NOW,
@@ -214,7 +213,22 @@ def test_a_document_missing_or_unreadable_stands_as_taken_until_its_reservations
     assert list(merged.unreadable) == ["gamma"] and "not JSON" in merged.unreadable["gamma"]
     assert any("beta's reservations are missing" in n for n in merged.notes)
     later = remote_ledger.merge(state, local_doc(), cache, "alpha", NOW + 601)
-    assert later.others == [] and later.cache == {}  # ended: forgotten
+    assert later.others == [] and sorted(later.cache) == ["beta", "gamma"]  # ended, still known
+    week = NOW + remote_ledger.FORGET_AFTER + 1
+    assert remote_ledger.merge(state, local_doc(), cache, "alpha", week).cache == {}
+
+
+def test_an_empty_newer_version_keeps_an_older_one_out() -> None:
+    """beta reserved r-1 (seq 1) and released it (seq 2, nothing left): a reader that
+    took seq 2 keeps it, so the remote rewound to seq 1 does not bring r-1 back —
+    not at this sync, nor at the next (found by the model: a version taken was
+    forgotten once nothing in it counted, and the older one was taken next)."""
+    cache = {"beta": grants_doc("beta", [], seq=2)}
+    rewound = state_of({"grants/beta.json": grants_doc("beta", [entry("r-1", "src/**")], seq=1)})
+    first = remote_ledger.merge(rewound, local_doc(), cache, "alpha", NOW)
+    assert first.others == [] and first.cache["beta"]["seq"] == 2
+    second = remote_ledger.merge(rewound, local_doc(), first.cache, "alpha", NOW + 60)
+    assert second.others == []
 
 
 def test_a_tombstone_from_another_machine_ends_this_machines_grant() -> None:
@@ -387,18 +401,7 @@ def test_a_reservation_that_would_pass_the_read_limit_is_refused_before_anything
     monkeypatch.setattr(remote_git, "MAX_BLOB", 1500)
     texts = [f"src/f{n}.py" for n in range(12)]
     with pytest.raises(reservation.ReservationError) as caught:
-        reservation_store.reserve(
-            alpha.state_dir,
-            str(alpha.repo),
-            "a",
-            [(t, pattern.compile(t)) for t in texts],
-            reason="",
-            ttl=3600,
-            shared=False,
-            keep=False,
-            now=NOW,
-            environ=alpha.environ,
-        )
+        alpha.store_reserve_all("a", texts)
     message = str(caught.value)
     assert "\n" not in message and "over the 1500-byte limit" in message
     assert "nothing was reserved" in message
