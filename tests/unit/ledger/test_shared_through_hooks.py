@@ -13,6 +13,7 @@ import socket
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -358,3 +359,45 @@ def test_stop_and_session_start_start_the_sync(pair: tuple[Host, Host]) -> None:
 
 def remote_files_of(host: Host) -> dict[str, str]:
     return remote_files(host.world.remote)
+
+
+# --- a reservation a hook records (mcp_agent_mail) ---------------------------------------
+
+
+def test_a_grant_mcp_agent_mail_reports_is_recorded_on_this_machine_only_and_never_pushed(
+    pair: tuple[Host, Host],
+) -> None:
+    """PostToolUse of mcp_agent_mail's file_reservation_paths on a shared ledger: a
+    hook never waits for the network, so the grant is kept here (`local`), the
+    model is told so, no sync ever pushes it, and the other machine never has it."""
+    alpha, beta = pair
+    expires = datetime.fromtimestamp(time.time() + 3600, UTC).isoformat()
+    result = {
+        "granted": [
+            {
+                "id": 41,
+                "path_pattern": "src/**",
+                "exclusive": True,
+                "reason": "farmhand-7",
+                "expires_ts": expires,
+            }
+        ],
+        "conflicts": [],
+    }
+    payload = {
+        **alpha.hooks.payload("PostToolUse_Write"),
+        "tool_name": "mcp__mcp-agent-mail__file_reservation_paths",
+        "tool_input": {"project_key": str(alpha.machine.repo), "paths": ["src/**"]},
+        "tool_response": [{"type": "text", "text": json.dumps(result)}],
+    }
+    told = alpha.hook("PostToolUse", payload)
+    [entry] = alpha.machine.live(time.time())
+    assert entry["pattern"] == "src/**" and entry["source"] == "mcp-agent-mail"
+    assert entry["local"] is True
+    assert "recorded on this machine only" in context(told)
+    wait_for_syncs(alpha.ledger)
+    alpha.sync()
+    assert remote_reservations(alpha.world.remote) == []
+    beta.sync()
+    assert beta.machine.live(time.time()) == []
+    assert deny_of(beta.write("src/app.py")) is None
