@@ -287,3 +287,24 @@ def test_a_lost_race_on_the_host_file_is_retried_within_the_same_sync(
     files = remote_files(world.remote)
     assert [x["path"] for x in json.loads(files["hosts/alpha.json"])["leases"]] == ["src/a.py"]
     assert "hosts/beta.json" in files  # beta's push stands: no merge, no loss
+
+
+def test_a_host_file_past_the_read_limit_shares_its_newest_leases_and_says_so(
+    world: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Writes are held to the limit reads enforce: a host file that would pass it
+    (here 2,500 bytes) is pushed with the most recently written leases that fit,
+    and the sync says how many it left out."""
+    alpha = world.machine("alpha")
+    alpha.switch_on()
+    for n in range(12):
+        alpha.claim(f"src/f{n:02d}.py", "a", NOW + n)
+    monkeypatch.setattr(remote_git, "MAX_BLOB", 2500)
+    result = alpha.sync(NOW + 20)
+    assert result.ok and result.pushed, result.error
+    text = remote_files(world.remote)["hosts/alpha.json"]
+    assert len(text.encode()) <= 2500
+    shared = [x["path"] for x in json.loads(text)["leases"]]
+    assert shared == [f"src/f{n:02d}.py" for n in range(12 - len(shared), 12)] and shared
+    [note] = [n for n in result.notes if "leases are not shared" in n]
+    assert note.startswith(f"{12 - len(shared)} of this machine's 12 leases")
