@@ -123,7 +123,7 @@ def _switch_on(place: Place, name: str, as_json: bool) -> None:
             + (f" (and {more} more)" if more else "")
             + "; release one of them and try again"
         )
-    result = ledger_sync.sync(place.ledger, git, name, host, env.now)
+    result = ledger_sync.sync(place.ledger, git, name, host, env.now, state_dir=env.state_dir)
     for note in switched.notes:
         click.echo(f"warning: {note}", err=True)
     if as_json:
@@ -223,7 +223,9 @@ def sync_command(project: str | None, as_json: bool) -> None:
             "the shared ledger is off for this repository; switch it on with "
             "`agent-hooks ledger remote NAME`"
         )
-    result = ledger_sync.sync(place.ledger, place.git(), remote, place.host(), env.now)
+    result = ledger_sync.sync(
+        place.ledger, place.git(), remote, place.host(), env.now, state_dir=env.state_dir
+    )
     if as_json:
         emit_json({"project_root": place.root, "remote": remote, **_sync_json(result)})
         if result.error:
@@ -470,7 +472,7 @@ def repair_command(yes: bool, project: str | None, as_json: bool) -> None:
         ) from None
     except (remote_git.GitFailure, remote_ledger.RemoteUnavailable, remote_ledger.TooLarge) as exc:
         raise click.ClickException(f"repair failed, nothing was changed: {exc}") from None
-    result = ledger_sync.sync(place.ledger, git, remote, host, env.now)
+    result = ledger_sync.sync(place.ledger, git, remote, host, env.now, state_dir=env.state_dir)
     if as_json:
         emit_json(
             {

@@ -92,6 +92,8 @@ def test_a_rewound_ref_loses_no_live_grant_and_the_later_double_claim_is_dropped
     `ledger status` shows it."""
     host1, host2 = machines(world, "host1", "host2")
     granted_behind_a_rewind(world, host1, "src/**", host2, "src/**")
+    assert cli_on(host1, "ledger", "sync", now=NOW + 10).exit_code == 0  # as a person runs it
+    assert cli_on(host2, "ledger", "sync", now=NOW + 10).exit_code == 0
     settle(host1, host2, now=NOW + 10)
     for host in (host1, host2):
         [held] = host.live(NOW + 10)
