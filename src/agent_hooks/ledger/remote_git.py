@@ -113,11 +113,12 @@ class Snapshot:
     one line each), what else was odd (`problems`), and `broken`: why the
     commit itself could not be read (then nothing in it is known)."""
 
-    __slots__ = ("broken", "commit", "entries", "files", "problems", "unread")
+    __slots__ = ("broken", "commit", "entries", "files", "problems", "trees", "unread")
 
     def __init__(self, commit: str | None) -> None:
         self.commit = commit
         self.entries: dict[str, tuple[str, str]] = {}
+        self.trees: dict[str, str] = {}  # folder -> tree id: what a commit left alone reuses
         self.files: dict[str, bytes] = {}
         self.unread: dict[str, str] = {}
         self.problems: list[str] = []
@@ -385,7 +386,7 @@ class Git:
     def read(self, commit: str) -> Snapshot:
         """The files of ledger commit `commit` (see the module's invariants)."""
         snapshot = Snapshot(commit)
-        listed = self.run("ls-tree", "-r", "-z", "-l", "--full-tree", commit, check=False)
+        listed = self.run("ls-tree", "-r", "-t", "-z", "-l", "--full-tree", commit, check=False)
         if listed.returncode != 0:
             snapshot.broken = (
                 f"the ledger commit {commit[:12]} cannot be read: "
@@ -403,6 +404,9 @@ class Git:
                 snapshot.broken = f"the ledger commit {commit[:12]} lists an entry git cannot name"
                 return snapshot
             mode, kind, oid, size_text = fields
+            if kind == "tree":
+                snapshot.trees[path] = oid
+                continue
             if len(snapshot.entries) >= MAX_ENTRIES:
                 snapshot.broken = (
                     f"the ledger commit {commit[:12]} holds more than {MAX_ENTRIES} entries"
@@ -446,11 +450,19 @@ class Git:
         """Store `data` as a blob in the private repository; its id."""
         return self.run("hash-object", "-w", "--stdin", data=data).out.decode().strip()
 
-    def commit(self, tree: Mapping[str, str | tuple[str, str]], now: float, message: str) -> str:
+    def commit(
+        self,
+        tree: Mapping[str, str | tuple[str, str]],
+        now: float,
+        message: str,
+        base: Snapshot | None = None,
+    ) -> str:
         """A parentless commit whose tree holds `tree` (path -> blob id, or
-        (mode, object id) for an entry carried over as it was)."""
+        (mode, object id) for an entry carried over as it was). A folder that
+        holds exactly what it held in `base` is that folder's tree again (one
+        `mktree` fewer for each)."""
         made = self._tree(
-            {p: e if isinstance(e, tuple) else ("100644", e) for p, e in tree.items()}
+            {p: e if isinstance(e, tuple) else ("100644", e) for p, e in tree.items()}, "", base
         )
         date = f"@{int(now)} +0000"
         env = {"GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date}
@@ -462,7 +474,9 @@ class Git:
             raise GitFailure(f"git commit-tree: {reason_of(done.err, 'failed')}")
         return done.out.decode().strip()
 
-    def _tree(self, entries: Mapping[str, tuple[str, str]]) -> str:
+    def _tree(
+        self, entries: Mapping[str, tuple[str, str]], prefix: str, base: Snapshot | None
+    ) -> str:
         files: dict[str, tuple[str, str]] = {}
         folders: dict[str, dict[str, tuple[str, str]]] = {}
         for path, entry in entries.items():
@@ -478,9 +492,11 @@ class Git:
             kind = "commit" if mode == "160000" else "blob"
             lines.append(f"{mode} {kind} {oid}\t{name}\0".encode("utf-8", "surrogateescape"))
         for name, inner in sorted(folders.items()):
-            lines.append(
-                f"040000 tree {self._tree(inner)}\t{name}\0".encode("utf-8", "surrogateescape")
-            )
+            folder = prefix + name
+            made = base.trees.get(folder) if base is not None else None
+            if made is None or inner != _inside(base, folder):
+                made = self._tree(inner, folder + "/", base)
+            lines.append(f"040000 tree {made}\t{name}\0".encode("utf-8", "surrogateescape"))
         done = self.run("mktree", "-z", "--missing", data=b"".join(lines))
         return done.out.decode().strip()
 
@@ -537,6 +553,13 @@ class Git:
             pass
         os.utime(stamp, (now, now))
         return True
+
+
+def _inside(snapshot: Snapshot | None, folder: str) -> dict[str, tuple[str, str]]:
+    """The entries of `snapshot` under `folder`, by their path inside it."""
+    lead = folder + "/"
+    found = snapshot.entries if snapshot is not None else {}
+    return {p[len(lead) :]: e for p, e in found.items() if p.startswith(lead)}
 
 
 def _running(pid: int) -> bool:

@@ -190,11 +190,13 @@ class RemoteState:
         "hosts",
         "lineage",
         "problems",
+        "trees",
     )
 
     def __init__(self, commit: str | None) -> None:
         self.commit = commit
         self.broken: str | None = None
+        self.trees: dict[str, str] = {}
         self.lineage = ""
         self.generation = 0
         self.entries: dict[str, tuple[str, str]] = {}
@@ -255,6 +257,7 @@ def parse(snapshot: remote_git.Snapshot) -> RemoteState:
     if snapshot.commit is None:
         return state
     state.entries = dict(snapshot.entries)
+    state.trees = dict(snapshot.trees)
     state.files = dict(snapshot.files)
     state.problems = list(snapshot.problems)
     broken = _meta(state, snapshot.files.get(META), snapshot.unread.get(META))
@@ -339,7 +342,9 @@ def publish(
     for path, data in merged.items():
         if data is not None:
             tree[path] = git.blob(data)
-    commit = git.commit(tree, now, f"agent-hooks ledger {meta['generation']} by {host}")
+    base = remote_git.Snapshot(state.commit)
+    base.entries, base.trees = state.entries, state.trees
+    commit = git.commit(tree, now, f"agent-hooks ledger {meta['generation']} by {host}", base)
     git.push(remote, commit, state.commit)
     pushed = remote_git.Snapshot(commit)
     pushed.entries = {
@@ -440,8 +445,10 @@ def load_cache(ledger_dir: str) -> dict[str, dict[str, Any]]:
 
 
 def write_cache(ledger_dir: str, cache: Mapping[str, Mapping[str, Any]]) -> None:
+    """Atomically, not durably: after a machine's crash an older file (or none)
+    only means a version taken again from the remote."""
     storage.write_json_atomic(
-        f"{ledger_dir}/{CACHE}", {"format": FORMAT, "hosts": dict(cache)}, durable=True
+        f"{ledger_dir}/{CACHE}", {"format": FORMAT, "hosts": dict(cache)}, durable=False
     )
 
 

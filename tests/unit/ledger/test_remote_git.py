@@ -236,3 +236,24 @@ def test_machines_reach_the_remote_through_git_daemon(any_world: Any) -> None:
     commit = git.commit({"reservations.json": git.blob(b"{}")}, NOW, "m")
     git.push(REMOTE, commit, None)
     assert any_world.machine("beta").git().fetch(REMOTE).files == {"reservations.json": b"{}"}
+
+
+def test_a_commit_reuses_the_trees_of_folders_it_left_alone_and_only_those(world: Any) -> None:
+    alpha = world.machine("alpha")
+    git = alpha.git()
+    git.ensure()
+    first = git.read(
+        git.commit(
+            {"hosts/a.json": git.blob(b"1"), "grants/a.json": git.blob(b"2"), "x": git.blob(b"3")},
+            NOW,
+            "m",
+        )
+    )
+    changed = {**first.entries, "grants/a.json": ("100644", git.blob(b"new"))}
+    second = git.read(git.commit(changed, NOW, "m", first))
+    assert second.trees["hosts"] == first.trees["hosts"]
+    assert second.trees["grants"] != first.trees["grants"]
+    assert second.files == {"hosts/a.json": b"1", "grants/a.json": b"new", "x": b"3"}
+    gone = {p: e for p, e in first.entries.items() if p != "hosts/a.json"}
+    third = git.read(git.commit(gone, NOW, "m", first))
+    assert "hosts" not in third.trees and sorted(third.files) == ["grants/a.json", "x"]
