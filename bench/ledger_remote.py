@@ -5,7 +5,7 @@ pays to look at the remote view and to start a sync. Prints median and p95 in ms
 (and ratios to `python -I -S -c pass` for whole processes); exits 0 (a report,
 not a test). The daemon listens on 127.0.0.1 only and is stopped before it exits.
 
-    python bench/ledger_remote.py [--runs 30] [--only ops,hook]
+    python bench/ledger_remote.py [--runs 30] [--only ops,hook,scale] [--machines 10]
 
 ops: for each transport, with two machines (clones with their own HOME and
 AGENT_HOOKS_HOST): a fetch of the unchanged ledger; a fetch and read after the other
@@ -17,6 +17,14 @@ hook: whole processes paired with `python -I -S -c pass`: one that imports
 remote_view and `stat`s the stamp (`due`); one that also reads the view of 50
 leases on 50 paths and looks one up; one that starts the sync (`start_sync`,
 posix_spawn, not waited for); and the cost of the `start_sync` call in process.
+scale: for each transport, `--machines` machines (10), each with a reserver process
+(`tests/ledger_reserver.py`, `reservation_store.reserve` as `agent-hooks reserve`
+makes it). `--runs` rounds in which every machine reserves one pattern at the same
+instant: the winners counted (exactly one per round, and the remote's one grant is
+the winner's, or it stops); rounds in which every machine reserves its own pattern
+at once (no conflict: granted, or refused as busy after 5 lost races); and each
+machine's reserve alone. Latency of `reserve` as the reserver measured it: p50,
+p95 and max in ms.
 """
 
 from __future__ import annotations
@@ -36,7 +44,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "src"), str(ROOT / "tests")]
 
 from agent_hooks.ledger import remote_view  # noqa: E402
-from ledger_machines import NOW, REMOTE, Daemon, World  # noqa: E402
+from ledger_machines import NOW, REMOTE, Daemon, World, remote_files  # noqa: E402
 
 
 def stats(times: list[float]) -> tuple[float, float]:
@@ -194,10 +202,109 @@ def bench_hook(tmp: Path, runs: int) -> None:
     report("start_sync() in process (touch stamp + posix_spawn)", times)
 
 
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(q * len(ordered)) - 1)]
+
+
+def bench_scale(world: World, rounds: int, count: int) -> None:
+    """`count` machines reserving at once (see the module's docstring)."""
+    import json
+
+    machines = [world.machine(f"m{n:02d}") for n in range(count)]
+    for machine in machines:
+        assert not machine.switch_on().conflicts
+    path = f"{ROOT / 'src'}:{ROOT / 'tests'}"
+    procs = []
+    for n, machine in enumerate(machines):
+        procs.append(
+            subprocess.Popen(
+                [
+                    sys.executable,
+                    str(ROOT / "tests" / "ledger_reserver.py"),
+                    machine.state_dir,
+                    str(machine.repo),
+                    f"agent-{n}",
+                ],
+                env={**machine.environ, "PYTHONPATH": path, "LEDGER_RESERVER_TIMES": "1"},
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                text=True,
+            )
+        )
+    for proc in procs:
+        assert proc.stdout is not None and proc.stdout.readline() == "ready\n"
+
+    def race(lines: list[str]) -> list[tuple[list[str], float]]:
+        for proc, line in zip(procs, lines, strict=True):
+            assert proc.stdin is not None
+            proc.stdin.write(line + "\n")
+            proc.stdin.flush()
+        answers = []
+        for proc in procs:
+            assert proc.stdout is not None
+            words = proc.stdout.readline().split()
+            answers.append((words[:-1], float(words[-1].removeprefix("ms="))))
+        return answers
+
+    def grants() -> dict[str, list[dict[str, object]]]:
+        found: dict[str, list[dict[str, object]]] = {}
+        for name, text in remote_files(world.remote).items():
+            if name.startswith("grants/"):
+                for res in json.loads(text)["reservations"]:
+                    found.setdefault(str(res["pattern"]), []).append(res)
+        return found
+
+    print(f"  -- {world.transport}: {count} machines, {rounds} rounds")
+    try:
+        conflict, winners = [], 0
+        for rnd in range(rounds):
+            text = f"same-{rnd}/**"
+            answers = race([f"{rnd} {text}"] * count)
+            won = [n for n, (words, _) in enumerate(answers) if words[0] == "granted"]
+            held = grants().get(text, [])
+            assert len(won) == 1 and len(held) == 1, (rnd, answers)
+            assert held[0]["agent"] == f"agent-{won[0]}" and answers[won[0]][0][1] == held[0]["id"]
+            others = [words for n, (words, _) in enumerate(answers) if n != won[0]]
+            assert all(w == ["refused", f"agent-{won[0]}"] for w in others), answers
+            winners += 1
+            conflict += [ms for _, ms in answers]
+        print(f"  one pattern, all at once: {winners} rounds, exactly one winner in each")
+        apart, busy = [], 0
+        for rnd in range(rounds):
+            answers = race([f"{rnd} own-{rnd}/agent-{n}.py" for n in range(count)])
+            busy += sum(1 for words, _ in answers if words[0] != "granted")
+            apart += [ms for _, ms in answers]
+        alone = []
+        for rnd in range(rounds):
+            for n, proc in enumerate(procs):
+                assert proc.stdin is not None and proc.stdout is not None
+                proc.stdin.write(f"{rnd} alone-{rnd}/agent-{n}.py\n")
+                proc.stdin.flush()
+                words = proc.stdout.readline().split()
+                assert words[0] == "granted", words
+                alone.append(float(words[-1].removeprefix("ms=")))
+        for label, values in (
+            ("reserve, one machine at a time", alone),
+            (f"reserve, {count} at once, one pattern (1 granted, rest refused)", conflict),
+            (f"reserve, {count} at once, separate patterns ({busy} busy of {len(apart)})", apart),
+        ):
+            print(
+                f"  {label:<66} p50 {percentile(values, 0.5):8.1f}  p95 "
+                f"{percentile(values, 0.95):8.1f}  max {max(values):8.1f} ms  (n={len(values)})"
+            )
+    finally:
+        for proc in procs:
+            if proc.stdin:
+                proc.stdin.close()
+            proc.wait(60)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=30)
     parser.add_argument("--only", default="ops,hook")
+    parser.add_argument("--machines", type=int, default=10)
     args = parser.parse_args()
     only = set(args.only.split(","))
     with tempfile.TemporaryDirectory() as raw:
@@ -213,6 +320,15 @@ def main() -> int:
                 daemon.stop()
         if "hook" in only:
             bench_hook(tmp / "hook", args.runs)
+        if "scale" in only:
+            print("machines reserving at once (reservation_store.reserve in a process each)")
+            bench_scale(World(tmp / "scale-file", None), args.runs, args.machines)
+            (tmp / "scale-daemon-base").mkdir()
+            daemon = Daemon(tmp / "scale-daemon-base")
+            try:
+                bench_scale(World(tmp / "scale-daemon", daemon), args.runs, args.machines)
+            finally:
+                daemon.stop()
     return 0
 
 
