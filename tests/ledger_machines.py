@@ -244,35 +244,31 @@ class Machine:
     ) -> reservation_store.Outcome:
         """One `agent-hooks reserve` of many patterns (all or none)."""
         return reservation_store.reserve(
-            self.state_dir,
-            str(self.repo),
-            agent,
+            self.place(),
+            Writer(agent, None),
             [(text, pattern.compile(text)) for text in texts],
+            now,
             reason=reason,
             ttl=3600,
-            shared=False,
-            keep=False,
-            now=now,
-            environ=self.environ,
         )
 
     def force_release(self, rid: str, now: float = NOW) -> reservation_store.Outcome:
         """`agent-hooks release --force ID` by a person on this machine."""
         return reservation_store.release(
-            self.state_dir,
-            str(self.repo),
-            "person",
-            ids=[rid],
-            force=True,
-            forced_by="person",
-            now=now,
-            environ=self.environ,
+            self.place(), Writer("person", None), now, ids=[rid], force=True, forced_by="person"
         )
 
+    def store_renew(self, agent: str, ttl: int, now: float = NOW) -> reservation_store.Outcome:
+        """`agent-hooks renew` of all the agent's reservations on this machine."""
+        return reservation_store.renew(self.place(), Writer(agent, None), now, patterns=[], ttl=ttl)
+
+    def place(self) -> Repo:
+        """This machine's repository as the store sees it (its environment: HOME,
+        AGENT_HOOKS_HOST, git's)."""
+        return Repo(str(self.repo), self.state_dir, self.environ)
+
     def store_release(self, agent: str, now: float = NOW, **kw: Any) -> reservation_store.Outcome:
-        return reservation_store.release(
-            Repo(str(self.repo), self.state_dir, self.environ), Writer(agent, None), now, **kw
-        )
+        return reservation_store.release(self.place(), Writer(agent, None), now, **kw)
 
 
 def store_reserve(

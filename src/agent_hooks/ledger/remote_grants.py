@@ -172,15 +172,10 @@ def document(
 def digest(doc: Mapping[str, Any]) -> str:
     """What a document says, apart from when it was written and its seq: two
     versions with one digest need not be pushed twice."""
+    import hashlib
+
     body = {"reservations": doc.get("reservations"), "tombstones": doc.get("tombstones")}
-    return _fnv(jsonio.dumps(body))
-
-
-def _fnv(text: str) -> str:
-    h = 0xCBF29CE484222325
-    for byte in text.encode("utf-8", "surrogateescape"):
-        h = ((h ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
-    return f"{h:016x}"
+    return hashlib.blake2b(jsonio.encode(body), digest_size=16).hexdigest()
 
 
 def newer(remote: Grants, taken: Mapping[str, Any] | None) -> bool:

@@ -36,7 +36,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, rule
 
 from agent_hooks.ledger import remote_git, remote_grants, remote_ledger
-from agent_hooks.reservations import reservation, reservation_store
+from agent_hooks.reservations import reservation
 from ledger_machines import (
     NOW,
     REMOTE,
@@ -212,15 +212,7 @@ class SharedLedger(RuleBasedStateMachine):
     def renew(self, host: str, agent: str, ttl: int) -> None:
         machine = self.hosts[host]
         try:
-            reservation_store.renew(
-                machine.state_dir,
-                str(machine.repo),
-                agent,
-                patterns=[],
-                ttl=ttl,
-                now=self.clock,
-                environ=machine.environ,
-            )
+            machine.store_renew(agent, ttl, self.clock)
         except reservation.ReservationError as exc:
             self.log.append(f"{host} renew: refused ({exc})")
         self.after()

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from agent_hooks import liveness
-from agent_hooks.ledger import ledger_sync, remote_git, remote_ledger, remote_view
+from agent_hooks.ledger import ledger_sync, remote_view
 from agent_hooks.ledger.repo import Repo
 from agent_hooks.reservations import reservation, reservation_store
 from hook_runner import HookResult, HookRunner
