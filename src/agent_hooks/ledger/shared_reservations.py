@@ -32,6 +32,7 @@ import os
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from agent_hooks import identity
 from agent_hooks.ledger import remote_git, remote_grants, remote_ledger
 from agent_hooks.reservations import index_build, reservation, reservation_index
 
@@ -102,8 +103,6 @@ def change(
         return apply(planned, run)
 
     git = remote_git.Git(os.path.dirname(directory.rstrip("/")), directory, environ)
-    from agent_hooks import identity
-
     try:
         done = remote_ledger.write_through(
             directory,

@@ -27,6 +27,7 @@ from ledger_machines import (
     remote_reservations,
     remote_tombstones,
     set_ref_by_hand,
+    wait_for_syncs,
 )
 
 
@@ -457,3 +458,31 @@ def test_a_remote_that_refuses_refs_agent_hooks_is_said_in_one_line_and_nothing_
     assert "did not answer" not in message
     assert ledger_commit(world.remote) is None
     assert alpha.truth().get("settings", {}).get("remote") is None
+
+
+def test_a_forced_release_made_here_only_reaches_the_remote_as_a_tombstone_at_the_next_sync(
+    world: World,
+) -> None:
+    """`release --force --local` (the remote not waited for): the grant is gone here at
+    once, the tombstone is kept in this machine's ledger, its next sync pushes it,
+    and the grant's machine drops it and tells its holder."""
+    from agent_hooks.reservations import reservation_store
+    from agent_hooks.writers import Writer
+
+    host1, host2 = machines(world, "host1", "host2")
+    assert host1.reserve("a", "src/**", NOW)[0]
+    settle(host1, host2, now=NOW + 1)
+    [held] = host2.live(NOW + 1)
+    outcome = reservation_store.release(
+        host2.place(), Writer("person", None), NOW + 2, ids=[held["id"]], force=True,
+        forced_by="person", offline=True,
+    )  # fmt: skip
+    assert [r["id"] for r in outcome.changed] == [held["id"]]
+    assert host2.live(NOW + 2) == []
+    wait_for_syncs(host2.ledger)  # the one the release started (with the real clock)
+    [stone] = host2.truth()["tombstones"]
+    assert stone["id"] == held["id"] and "release --force" in stone["why"]
+    settle(host2, host1, now=NOW + 3)
+    assert [t["id"] for t in remote_tombstones(world.remote)] == [held["id"]]
+    assert host1.live(NOW + 3) == [] and "release --force" in host1.dropped()[-1]["why"]
+    assert any("was dropped" in text for text in host1.alerts("a"))
