@@ -10,6 +10,7 @@ import pytest
 from cli_harness import Cli
 from click.testing import Result
 
+import ledger_machines
 from agent_hooks.cli import ledger_remote
 from agent_hooks.reservations import index_build, pattern
 from ledger_machines import NOW, REMOTE, Machine, World, remote_files, run_git
@@ -49,7 +50,7 @@ def test_switch_on_sync_status_and_off(world: World) -> None:
     out = alpha.ok("ledger", "remote", REMOTE).output
     assert f"shared through remote {REMOTE}" in out and "this machine is host alpha" in out
     assert "synced with origin" in out
-    assert "refs/agent-hooks/ledger" in alpha.ok("ledger", "remote").output
+    assert "refs/agent-hooks/v2/ledger" in alpha.ok("ledger", "remote").output
     beta.ok("ledger", "remote", REMOTE, now=NOW + 1)
     alpha.machine.claim("src/app.py", "a", NOW + 2)
     alpha.ok("ledger", "sync", now=NOW + 3)
@@ -85,8 +86,7 @@ def test_switching_on_pushes_reservations_and_reports_json(world: World) -> None
     index_build.write(str(alpha.machine.ledger), {"reservations": [entry]})
     data = json.loads(alpha.ok("ledger", "remote", REMOTE, "--json").output)
     assert data["pushed"] == ["r-1"] and data["host"] == "alpha" and data["sync"]["ok"] is True
-    remote = json.loads(remote_files(world.remote)["reservations.json"])["reservations"]
-    assert [r["id"] for r in remote] == ["r-1"]
+    assert [r["id"] for r in remote_reservations(world)] == ["r-1"]
     synced = json.loads(alpha.ok("ledger", "sync", "--json").output)
     assert synced["ok"] is True and synced["remote"] == REMOTE
 
@@ -169,7 +169,13 @@ def test_outside_a_git_work_tree(tmp_path: Path) -> None:
 def test_help_texts() -> None:
     from click.testing import CliRunner
 
-    for args in (["--help"], ["remote", "--help"], ["sync", "--help"], ["status", "--help"]):
+    for args in (
+        ["--help"],
+        ["remote", "--help"],
+        ["sync", "--help"],
+        ["status", "--help"],
+        ["repair", "--help"],
+    ):
         result = CliRunner().invoke(ledger_remote.ledger_group, args)
         assert result.exit_code == 0 and "Usage:" in result.output
 
@@ -177,7 +183,7 @@ def test_help_texts() -> None:
 def test_the_group_is_registered_in_the_command_line() -> None:
     from agent_hooks.cli import main
 
-    assert sorted(main.commands["ledger"].commands) == ["remote", "status", "sync"]  # type: ignore[attr-defined]
+    assert sorted(main.commands["ledger"].commands) == ["remote", "repair", "status", "sync"]  # type: ignore[attr-defined]
 
 
 def test_reserve_release_renew_through_the_cli_with_the_remote_and_without_it(
@@ -188,7 +194,6 @@ def test_reserve_release_renew_through_the_cli_with_the_remote_and_without_it(
     (reserve: this machine only; release: here now, the remote at the next sync)."""
     from agent_hooks.cli import reservations as reservations_module
     from agent_hooks.cli import reserve as reserve_module
-    from agent_hooks.ledger import remote_ledger
     from ledger_machines import wait_for_syncs
 
     alpha, beta = Box(world, "alpha"), Box(world, "beta")
@@ -218,15 +223,20 @@ def test_reserve_release_renew_through_the_cli_with_the_remote_and_without_it(
     alpha.ok("release", "--local", "src/**", now=NOW + 7)
     assert alpha.machine.live(NOW + 7) == []
     assert remote_files(world.remote) == remote_before
-    assert [op["op"] for op in remote_ledger.read_pending(str(alpha.machine.ledger))] == ["release"]
     wait_for_syncs(alpha.machine.ledger)  # the one --local started could not reach it
+    assert [r["pattern"] for r in remote_reservations(world)] == ["src/**"]
     run_git(alpha.machine.repo, "remote", "set-url", REMOTE, url)
-    alpha.ok("ledger", "sync", now=NOW + 8)
+    alpha.ok("ledger", "sync", now=NOW + 8)  # this machine's document follows its ledger
     assert remote_reservations(world) == []
-    assert remote_ledger.read_pending(str(alpha.machine.ledger)) == []
+
+
+def test_repair_with_nothing_to_repair_and_without_a_shared_ledger(world: World) -> None:
+    alpha = Box(world, "alpha")
+    assert "nothing to repair" in one_line_error(alpha("ledger", "repair"))
+    alpha.ok("ledger", "remote", REMOTE)
+    assert alpha.ok("ledger", "repair").output.startswith("nothing to repair")
+    assert json.loads(alpha.ok("ledger", "repair", "--json").output)["repaired"] == []
 
 
 def remote_reservations(world: World) -> list[dict[str, object]]:
-    doc = json.loads(remote_files(world.remote).get("reservations.json", '{"reservations": []}'))
-    found: list[dict[str, object]] = doc["reservations"]
-    return found
+    return ledger_machines.remote_reservations(world.remote)

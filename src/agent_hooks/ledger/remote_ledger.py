@@ -1088,7 +1088,7 @@ def switch_on(ledger_dir: str, git: remote_git.Git, remote: str, host: str, now:
             except ValueError:
                 continue
         switched.conflicts = [
-            (res, held)
+            ({k: v for k, v in res.items() if k != "machine"}, held)  # "here", said as such
             for res in mine
             for held in reservation.conflicts_with(res, theirs, now, host)
         ]
