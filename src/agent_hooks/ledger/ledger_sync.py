@@ -195,18 +195,6 @@ def first_seen(
     return seen
 
 
-def first_seen_of(ledger_dir: str) -> dict[str, float]:
-    """When this machine first saw each host's current heartbeat, as the last
-    sync recorded it (for judging a host silent outside a sync)."""
-    hosts = read_report(ledger_dir).get("hosts")
-    found: dict[str, float] = {}
-    for name, info in (hosts if isinstance(hosts, dict) else {}).items():
-        seen = info.get("seen_at") if isinstance(info, dict) else None
-        if isinstance(name, str) and isinstance(seen, int | float) and not isinstance(seen, bool):
-            found[name] = float(seen)
-    return found
-
-
 def others_leases(
     state: remote_ledger.RemoteState,
     host: str,

@@ -58,7 +58,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from agent_hooks import jsonio, storage
-from agent_hooks.ledger import remote_git, remote_grants
+from agent_hooks.ledger import remote_git, remote_grants, remote_view
 from agent_hooks.reservations import index_build, reservation, reservation_index
 
 META = "ledger.json"
@@ -409,6 +409,23 @@ def heard_from(doc: Mapping[str, Any], now: float, seen_at: float | None = None)
     minutes = doc.get("lease_minutes")
     minutes = minutes if isinstance(minutes, int) and minutes > 0 else DEFAULT_LEASE_MINUTES
     return heartbeat + minutes * 60 > now
+
+
+def first_seen_of(ledger_dir: str) -> dict[str, float]:
+    """When this machine first saw each host's current heartbeat, as the last sync
+    recorded it in its report (`remote.json`): for judging a host silent outside a
+    sync."""
+    try:
+        loaded = storage.load_json_object(f"{ledger_dir}/{remote_view.REPORT}")
+    except OSError:
+        return {}
+    hosts = (loaded.doc or {}).get("hosts")
+    found: dict[str, float] = {}
+    for name, info in (hosts if isinstance(hosts, dict) else {}).items():
+        seen = info.get("seen_at") if isinstance(info, dict) else None
+        if isinstance(name, str) and isinstance(seen, int | float) and not isinstance(seen, bool):
+            found[name] = float(seen)
+    return found
 
 
 def check_instance(
@@ -933,14 +950,12 @@ def write_through(
     change writes nothing anywhere (switching on over a conflict).
     `contest_own`: see `merge`. Raises RemoteUnavailable (nothing changed
     anywhere)."""
-    from agent_hooks.ledger import ledger_sync
-
     loaded = reservation_index.load_truth(ledger_dir, recover_at=now)
     local_doc = loaded.doc or {"schema": 2, "strict": False, "settings": {}, "reservations": []}
     cache = seeded_cache(ledger_dir, local_doc, host)
     record = record_of(local_doc)
     instance = instance_id(ledger_dir)
-    seen = ledger_sync.first_seen_of(ledger_dir)
+    seen = first_seen_of(ledger_dir)
     done = WriteThrough()
     if loaded.problem:
         done.notes.append(
@@ -1123,8 +1138,6 @@ def switch_off(ledger_dir: str, host: str, now: float) -> tuple[int, int]:
     """Stop sharing: the repository's `remote` setting goes, other machines'
     reservations stop being enforced here (this machine's stay), and the view of
     the other machines is removed. Returns (kept, dropped)."""
-    from agent_hooks.ledger import remote_view
-
     lock = _locked_ledger(ledger_dir)
     try:
         doc = reservation_index.load_truth(ledger_dir, recover_at=now).doc or {}
