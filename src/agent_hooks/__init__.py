@@ -10,8 +10,9 @@ validating a cached module; this finder spends about 0.1 M
 
 * It serves only `agent_hooks.*` modules, the standard library's `__future__`
   (which every `from __future__ import annotations` imports at run time), and the
-  `_json` extension module (found where the standard finder would find it, without
-  listing `lib-dynload`, and loaded by the standard extension loader). Bytecode it
+  `_json` and `_blake2` extension modules (found where the standard finder would
+  find them, without listing `lib-dynload`, and loaded by the standard extension
+  loader). Bytecode it
   serves is valid exactly as the standard loader judges it: this interpreter's
   magic number, a timestamp pyc (flags 0) recording the source's current mtime
   and size. Any other case (no pyc, stale, hash-based, a pycache prefix, a
@@ -53,15 +54,16 @@ def _install() -> None:
     base = __file__.rpartition("/")[0].rpartition("/")[0]  # the directory holding agent_hooks/
     encodings = getattr(sys.modules.get("encodings"), "__file__", None)  # loaded at start-up
     stdlib = encodings.rpartition("/")[0].rpartition("/")[0] if encodings else None
-    # `_json`, the one extension module the hooks load, where the standard path finder
-    # would find it: the first `lib-dynload` directory on the path (no earlier entry
-    # holds a `_json`); None when it is built in or there is no such directory.
+    # `_json` and `_blake2` (the content hash of kept versions), the extension modules
+    # the hooks load, where the standard path finder would find them: the first
+    # `lib-dynload` directory on the path (no earlier entry holds either); left out
+    # when built in or when there is no such directory.
     dynload = [entry for entry in sys.path if entry.endswith("/lib-dynload")]
-    accelerator = (
-        f"{dynload[0]}/_json{external.EXTENSION_SUFFIXES[0]}"
-        if dynload and external.EXTENSION_SUFFIXES and "_json" not in sys.builtin_module_names
-        else None
-    )
+    accelerators = {
+        name: f"{dynload[0]}/{name}{external.EXTENSION_SUFFIXES[0]}"
+        for name in ("_json", "_blake2")
+        if dynload and external.EXTENSION_SUFFIXES and name not in sys.builtin_module_names
+    }
 
     def read(path: str) -> bytes:
         # 64 KiB at a time: more than any module's bytecode, below the size at which the
@@ -85,8 +87,9 @@ def _install() -> None:
         path: "Sequence[str] | None" = None,
         target: "ModuleType | None" = None,
     ) -> "ModuleSpec | None":
-        if name == "_json":  # served without listing lib-dynload (~0.2 M instructions)
-            if accelerator is None or not posix.access(accelerator, posix.F_OK):
+        if name in accelerators:  # served without listing lib-dynload (~0.2 M instructions)
+            accelerator = accelerators[name]
+            if not posix.access(accelerator, posix.F_OK):
                 return None
             loader = external.ExtensionFileLoader(name, accelerator)
             found: ModuleSpec = external.spec_from_file_location(name, accelerator, loader=loader)

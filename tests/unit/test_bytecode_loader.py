@@ -163,15 +163,16 @@ def test_future_is_served_from_the_standard_librarys_bytecode(src: Path) -> None
     assert out["flag"] == 16777216  # CO_FUTURE_ANNOTATIONS
 
 
-JSON_ACCELERATOR = """
-import _json
-print(repr({
-    "loader": type(_json.__loader__).__name__, "file": _json.__file__,
-    "spec": [_json.__spec__.name, _json.__spec__.origin, _json.__spec__.has_location,
-             _json.__spec__.cached, _json.__spec__.parent, type(_json.__spec__.loader).__name__],
+ACCELERATOR = """
+import {name} as module
+print(repr({{
+    "loader": type(module.__loader__).__name__, "file": module.__file__,
+    "spec": [module.__spec__.name, module.__spec__.origin, module.__spec__.has_location,
+             module.__spec__.cached, module.__spec__.parent,
+             type(module.__spec__.loader).__name__],
     "finders": [getattr(f, "__name__", type(f).__name__) for f in sys.meta_path],
     "searched": any(p.endswith("/lib-dynload") for p in sys.path_importer_cache),
-}))
+}}))
 """
 
 
@@ -186,29 +187,32 @@ def run_fresh(src: Path, code: str) -> dict[str, object]:
     return out
 
 
-def test_json_accelerator_is_found_without_the_path_search_and_is_the_same_module(
-    src: Path,
+@pytest.mark.parametrize("name", ["_json", "_blake2"])
+def test_an_accelerator_is_found_without_the_path_search_and_is_the_same_module(
+    src: Path, name: str
 ) -> None:
-    """`_json` (the one extension module the hooks load) is found by the finder where the
-    standard path finder finds it, without listing `lib-dynload`, loaded by the standard
-    extension loader, with the same spec."""
+    """`_json` and `_blake2` (the extension modules the hooks load: JSON, and the hash
+    of kept versions) are found by the finder where the standard path finder finds
+    them, without listing `lib-dynload`, loaded by the standard extension loader, with
+    the same spec."""
     run(src, "import agent_hooks.posix_fs\nprint('{}')")  # writes the package's pyc files
-    # Asked by name, the finder answers for `_json` alone among the standard library, and
-    # not at all where this interpreter has it built in.
+    # Asked by name, the finder answers for these alone among the standard library, and
+    # not at all where this interpreter has one built in.
     probe = run(src, "import agent_hooks\nf = sys.meta_path[0]\nprint(json.dumps({"
-                "'json': f.find_spec('_json') is not None, 'other': f.find_spec('_csv'), "
+                f"'asked': f.find_spec({name!r}) is not None, 'other': f.find_spec('_csv'), "
                 "'os': f.find_spec('os')}))")  # fmt: skip
-    built_in = "_json" in sys.builtin_module_names
-    assert probe == {"json": not built_in, "other": None, "os": None}
+    built_in = name in sys.builtin_module_names
+    assert probe == {"asked": not built_in, "other": None, "os": None}
     if built_in:
         return
-    standard = run_fresh(src, JSON_ACCELERATOR)
-    ours = run_fresh(src, "import agent_hooks\n" + JSON_ACCELERATOR)
+    code = ACCELERATOR.format(name=name)
+    standard = run_fresh(src, code)
+    ours = run_fresh(src, "import agent_hooks\n" + code)
     assert standard["finders"][0] != "_CachedBytecode" and ours["finders"][0] == "_CachedBytecode"
     assert standard["searched"] and not ours["searched"]  # lib-dynload never listed
     assert ours["loader"] == standard["loader"] == "ExtensionFileLoader"
     assert ours["file"] == standard["file"] and ours["spec"] == standard["spec"]
-    assert "/lib-dynload/_json" in str(ours["file"])
+    assert f"/lib-dynload/{name}" in str(ours["file"])
 
 
 EMPTY_PACKAGE = """

@@ -1,0 +1,439 @@
+"""Kept versions of held work: the store, its settings, and keeping a version
+(the hot part; docs/adr/0024-kept-versions.md).
+
+Whenever a writer's own write to a file it holds is seen, PostToolUse keeps that
+content, so that `agent-hooks restore` can put it back after anything changed
+the file unseen. Layout, inside the repository's ledger directory:
+
+    kept/                           0700, the store
+      objects/<2 hex>/<62 hex>      content, named by its BLAKE2b-256 digest (0600)
+      versions/<worktree>/<path>    one JSON line per version of that path in that
+                                    work tree (names escaped as lease files' are)
+      settings.json                 the repository's settings (below)
+      kept.lock                     serializes appends and the sweep's rewrites
+      ignores.cache                 what git ignores, remembered (below)
+      swept                         its mtime: when the store was last swept
+
+Settings (`agent-hooks settings`; this module is their one owner, names,
+defaults and reading; the command writes them): `kept-file-mib
+N` — a larger file is not kept (default `FILE_MIB`; 0 turns keeping off);
+`kept-total-mib N` — the store holds at most N MiB once swept (default
+`TOTAL_MIB`; `kept_sweep` evicts); `kept-exclude PATTERNS` — gitignore patterns
+never kept, besides files named like secrets (`SECRETS`, never kept unless a
+`!pattern` there brings one back). Versions last `KEEP_DAYS` after their lease
+ended. A stored value that is not valid counts as its default.
+
+Invariants:
+
+* A version is kept only of a file its writer holds, after its own write was
+  recorded on its lease; only of a regular file within the size limit whose name
+  is not excluded and that git does not ignore (`ignore_rules`, remembered in
+  `IGNORES` with the files each answer was read from, keyed by inode, size,
+  mtime and ctime: an answer counts while none of them changed). Its mode bits
+  are kept with it; a held file its writer deleted is kept as a deletion.
+* Content is stored once per digest, created under its name (no rename: the
+  costliest part of a small write); an object whose size is not the content's is
+  written again. Readers check the digest: content being written, or cut short
+  by a crash, is found damaged and never restored.
+* Each version is one line appended to its path's version file (after a newline,
+  so a line a crash cut short is never joined to the next) under `kept.lock`,
+  held for that one write: the sweep rewrites a version file under the same
+  lock, so no append is lost to it. A line that does not parse is skipped by
+  every reader: one damaged line loses one version, nothing else.
+* Nothing here evicts or sweeps (`kept_sweep`, off the hot path). A store that
+  cannot be written is reported to the caller, which logs it and goes on.
+* Directories are 0700 and files 0600; nothing is followed through a symlink.
+
+Built-ins only, and `_blake2` (the C module behind `hashlib.blake2b`, loaded only
+when a version is kept): PostToolUse keeps what its writer wrote.
+"""
+
+from __future__ import annotations
+
+import marshal
+import posix
+import sys
+
+from agent_hooks import jsonio
+from agent_hooks import posix_fs as fs
+from agent_hooks.leases import lease
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from _collections_abc import Mapping
+    from typing import Any
+
+STORE = "kept"
+OBJECTS = "objects"
+VERSIONS = "versions"
+SETTINGS = "settings.json"
+IGNORES = "ignores.cache"
+LOCK = "kept.lock"
+SWEPT = "swept"
+LOCK_TIMEOUT = 1.0
+DIGEST_SIZE = 32  # bytes of BLAKE2b: 64 hex digits name an object
+WRITE, DELETE, RESTORE, REPLACED = "write", "delete", "restore", "replaced"
+_OPEN = posix.O_NOFOLLOW | posix.O_CLOEXEC
+_WRITER_FIELDS = ("writer", "agent", "conversation", "agent_id", "agent_type", "client")
+
+FILE_MIB = 4
+TOTAL_MIB = 256
+MAX_MIB = 1 << 20  # a TiB: beyond any disk a ledger sits on
+KEEP_DAYS = 7
+MAX_EXCLUDE = 4096  # characters of the exclusion setting
+SETTING_NAMES = {
+    "kept-file-mib": "kept_file_mib",
+    "kept-total-mib": "kept_total_mib",
+    "kept-exclude": "kept_exclude",
+}
+# Names that hold secrets: never copied where they would outlive their deletion,
+# whether or not git ignores them; a directory so named holds none either.
+SECRET_NAMES = (".env", ".netrc", ".npmrc", ".pypirc", ".git-credentials")
+SECRET_PREFIXES = (".env.", "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519")
+SECRET_SUFFIXES = (".pem", ".key", ".p12", ".pfx", ".keystore", ".kdbx")
+SECRETS = (  # the same, as gitignore patterns
+    *SECRET_NAMES,
+    *(prefix + "*" for prefix in SECRET_PREFIXES),
+    *("*" + suffix for suffix in SECRET_SUFFIXES),
+)
+
+
+def store_dir(ledger: str) -> str:
+    return fs.join(ledger, STORE)
+
+
+def object_path(ledger: str, digest: str) -> str:
+    return fs.join(ledger, STORE, OBJECTS, digest[:2], digest[2:])
+
+
+def worktree_dir(ledger: str, worktree: str) -> str:
+    """The directory of one work tree's version files (`repository.worktree_id`)."""
+    return fs.join(ledger, STORE, VERSIONS, lease.file_name(worktree))
+
+
+def versions_path(ledger: str, worktree: str, rel: str) -> str:
+    return fs.join(worktree_dir(ledger, worktree), lease.file_name(rel))
+
+
+# --------------------------------------------------------------------------- settings
+
+
+def mib(value: object, default: int) -> int:
+    """A stored size setting as MiB: a whole number 0..MAX_MIB, else `default`."""
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_MIB:
+        return value
+    return default
+
+
+def settings_of(raw: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The settings a stored document holds, each valid or its default."""
+    raw = raw or {}
+    exclude = raw.get("kept_exclude")
+    return {
+        "kept_file_mib": mib(raw.get("kept_file_mib"), FILE_MIB),
+        "kept_total_mib": mib(raw.get("kept_total_mib"), TOTAL_MIB),
+        "kept_exclude": exclude if isinstance(exclude, str) and len(exclude) <= MAX_EXCLUDE else "",
+    }
+
+
+def read_settings(store: str) -> dict[str, Any]:
+    """The settings of the store in the directory `store` (defaults when it has none)."""
+    path = fs.join(store, SETTINGS)
+    return settings_of(jsonio.read_object(path) if posix.access(path, posix.F_OK) else None)
+
+
+def file_limit(settings: Mapping[str, Any]) -> int:
+    """Bytes: the largest file kept (0: keeping is off)."""
+    return int(settings["kept_file_mib"]) << 20
+
+
+def total_limit(settings: Mapping[str, Any]) -> int:
+    """Bytes: what the store may hold once swept."""
+    return int(settings["kept_total_mib"]) << 20
+
+
+def secret(rel: str) -> bool:
+    """Does a part of `rel` have a secret's name (`SECRETS`)?"""
+    for part in rel.split("/"):
+        if (
+            part in SECRET_NAMES
+            or part.startswith(SECRET_PREFIXES)
+            or part.endswith(SECRET_SUFFIXES)
+        ):
+            return True
+    return False
+
+
+def excluded(rel: str, settings: Mapping[str, Any]) -> bool:
+    """Is `rel` never kept by its name: a secret's, or one the setting excludes?"""
+    patterns = str(settings["kept_exclude"]).split()
+    if not patterns:
+        return secret(rel)
+    from agent_hooks.kept import ignore_rules  # only with the setting
+
+    return ignore_rules.matched([*SECRETS, *patterns], rel)
+
+
+# --------------------------------------------------------------------------- keeping
+
+
+def digest(data: bytes) -> str:
+    """The content's name: its BLAKE2b digest of DIGEST_SIZE bytes, in hex."""
+    import _blake2  # hashlib's own C module, without hashlib (which loads OpenSSL)
+
+    return _blake2.blake2b(data, digest_size=DIGEST_SIZE).hexdigest()
+
+
+def read_held(path: str, limit: int) -> tuple[bytes | None, int, str | None]:
+    """(the content of the regular file at `path`, its mode bits, None), or
+    (None, 0, None) when it is gone, or (None, 0, why) when it cannot be kept: not
+    a regular file (a symlink is not followed), larger than `limit` bytes, unreadable."""
+    try:
+        st = posix.stat(path, follow_symlinks=False)
+        if st.st_mode & fs.S_IFMT != fs.S_IFREG:
+            return None, 0, "not a regular file"
+        if st.st_size > limit:
+            return None, 0, f"larger than the limit of {limit >> 20} MiB"
+        return fs.read_file(path), st.st_mode & 0o7777, None
+    except FileNotFoundError:
+        return None, 0, None
+    except OSError as exc:
+        return None, 0, f"cannot be read ({exc.strerror or exc})"
+
+
+def put_object(ledger: str, name: str, data: bytes) -> None:
+    """Store `data` under its digest `name`, unless an object of its size is there
+    already (then only its mtime moves: the sweep spares what is fresh); one of
+    another size (cut short by a crash) is written again. Created in place
+    (`storage.create_new`): a reader in that instant finds it damaged, as the digest
+    check tells, never wrong."""
+    from agent_hooks import storage
+
+    target = object_path(ledger, name)
+    try:
+        st = posix.stat(target, follow_symlinks=False)
+        if st.st_size == len(data) and st.st_mode & fs.S_IFMT == fs.S_IFREG:
+            posix.utime(target, follow_symlinks=False)
+            return
+        posix.unlink(target)
+    except FileNotFoundError:
+        pass
+    try:
+        storage.create_new(target, data)
+    except FileNotFoundError:
+        fs.makedirs(fs.dirname(target), 0o700)
+        storage.create_new(target, data)
+
+
+def entry_for(
+    rel: str,
+    kind: str,
+    name: str | None,
+    size: int,
+    mode: int,
+    writer: Mapping[str, Any] | None,
+    holder: str,
+    now: float,
+    until: float,
+) -> dict[str, Any]:
+    """One version's line: the path, what happened (`kind`), its content's digest
+    (`hash`, None for a deletion), size and mode, who wrote it (`writer` and the
+    fields that name it; none for content a restore replaced, whose writer is not
+    known), the writer whose lease it belongs to (`holder`), when, and the end of
+    that lease as of then (`until`)."""
+    entry: dict[str, Any] = {
+        "path": rel,
+        "kind": kind,
+        "hash": name,
+        "size": size,
+        "mode": mode,
+        "at": round(now, 3),
+        "until": int(until),
+        "holder": holder,
+    }
+    if writer is not None:
+        for field in _WRITER_FIELDS:
+            value = writer.get(field)
+            if value is not None:
+                entry[field] = value
+    return entry
+
+
+def append(ledger: str, worktree: str, rel: str, entry: dict[str, Any]) -> bool:
+    """Add `entry` to the versions of `rel` in `worktree`, under the store's lock;
+    False when the lock could not be had (nothing added)."""
+    from agent_hooks import storage
+
+    line = b"\n" + jsonio.encode(entry)
+    path = versions_path(ledger, worktree, rel)
+    lock = storage.Lock(fs.join(ledger, STORE, LOCK))
+    try:
+        held = lock.acquire(LOCK_TIMEOUT)
+    except FileNotFoundError:
+        fs.makedirs(fs.join(ledger, STORE), 0o700)
+        held = lock.acquire(LOCK_TIMEOUT)
+    if not held:
+        return False
+    try:
+        flags = posix.O_WRONLY | posix.O_APPEND | posix.O_CREAT | _OPEN
+        try:
+            fd = posix.open(path, flags, 0o600)
+        except FileNotFoundError:
+            fs.makedirs(fs.dirname(path), 0o700)
+            fd = posix.open(path, flags, 0o600)
+        try:
+            view = memoryview(line)
+            while view:
+                view = view[posix.write(fd, view) :]
+        finally:
+            posix.close(fd)
+        return True
+    finally:
+        lock.release()
+
+
+def keep(
+    ledger: str,
+    worktree: str,
+    rel: str,
+    path: str,
+    writer: Mapping[str, Any],
+    now: float,
+    until: float,
+    limit: int,
+) -> str | None:
+    """Keep the file at `path` (`rel` in `worktree`) as `writer` left it: its
+    content and mode, or its deletion when it is gone. The caller decided it may
+    be kept (`skipped`). Returns why nothing was kept, or None."""
+    data, mode, why = read_held(path, limit)
+    if why is not None:
+        return why
+    holder = str(writer.get("writer"))
+    if data is None:
+        entry = entry_for(rel, DELETE, None, 0, 0, writer, holder, now, until)
+    else:
+        name = digest(data)
+        put_object(ledger, name, data)
+        entry = entry_for(rel, WRITE, name, len(data), mode, writer, holder, now, until)
+    return None if append(ledger, worktree, rel, entry) else "the store's lock was busy"
+
+
+def keep_held(
+    held: list[tuple[str, str, str, str, float]],
+    writer: Mapping[str, Any],
+    now: float,
+    environ: Mapping[str, str],
+) -> list[str]:
+    """Keep each file the writer holds after its own write: `held` lists (its
+    absolute path, its ledger, its path relative to the work tree, the worktree id,
+    the end of the writer's lease). Settings and the ignore cache are read once
+    per ledger. A file never kept (`skipped`) or too large is passed over in
+    silence; returns one line per file the store failed to keep, for the log."""
+    problems: list[str] = []
+    stores: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
+    for path, ledger, rel, worktree, until in held:
+        if ledger not in stores:
+            store = store_dir(ledger)
+            stores[ledger] = (read_settings(store), load_ignores(store, environ))
+        settings, ignores = stores[ledger]
+        top = path[: len(path) - len(rel) - 1]
+        if skipped(ledger, top, rel, settings, ignores) is not None:
+            continue
+        try:
+            why = keep(ledger, worktree, rel, path, writer, now, until, file_limit(settings))
+        except OSError as exc:
+            why = f"the store cannot be written ({exc.strerror or exc})"
+        if why is not None and not why.startswith("larger than"):
+            problems.append(f"{rel}: not kept: {why}")
+    for _, ignores in stores.values():
+        if ignores["dirty"]:
+            from agent_hooks.kept import ignore_rules  # an answer was added
+
+            ignore_rules.save_cache(ignores)
+    return problems
+
+
+def skipped(
+    ledger: str, top: str, rel: str, settings: Mapping[str, Any], ignores: dict[str, Any]
+) -> str | None:
+    """Why `rel` of the work tree `top` is never kept (keeping is off; its name is
+    a secret's or the exclusion setting's; git ignores it, or what git ignores
+    there cannot be known), or None. `ignores`: `load_ignores`'."""
+    from agent_hooks import repository
+    from agent_hooks.ledger import ledger_location
+
+    if file_limit(settings) <= 0:
+        return "keeping is off in this repository (kept-file-mib 0)"
+    if excluded(rel, settings):
+        return "its name marks a secret, or the kept-exclude setting excludes it"
+    own = repository.git_dir(top)
+    if own is None or not ledger_location.is_repository_ledger(ledger):
+        return "it lies in no git work tree"
+    if ignored(ignores, top, own, fs.dirname(ledger), rel):
+        return "git ignores it (or its ignore files cannot be read)"
+    return None
+
+
+# --------------------------------------------------------------------------- what git ignores
+# Each answer `ignore_rules.decide` gave, with the files it was read from (config
+# files, excludes files, `info/exclude`, each `.gitignore` on the way, absent ones
+# too) and their keys; valid while the environment that chose the config files is
+# the same. One marshal file (derived: unreadable counts as empty), at most
+# MAX_ANSWERS answers, written only when one was added.
+
+MAX_ANSWERS = 64
+_IGNORES_TAG = ("kept-ignores", 1)
+_ENVIRON = ("HOME", "XDG_CONFIG_HOME", "GIT_CONFIG_NOSYSTEM", "GIT_CONFIG_SYSTEM")
+_ENVIRON_MORE = ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_COUNT")  # and GIT_CONFIG_KEY_n / _VALUE_n
+
+
+def load_ignores(store: str, environ: Mapping[str, str]) -> dict[str, Any]:
+    """The ignore cache of the store in `store`, for a process with `environ`: the
+    state `ignored` and `ignore_rules.save_cache` take (a dict: a class costs a hook more)."""
+    raw = environ.get("GIT_CONFIG_COUNT", "")
+    count = int(raw) if raw.isascii() and raw.isdigit() and len(raw) < 4 else 0
+    names = [*_ENVIRON, *_ENVIRON_MORE]
+    names += [f"GIT_CONFIG_{part}_{n}" for n in range(count) for part in ("KEY", "VALUE")]
+    where = (_IGNORES_TAG, sys.version_info[:2], tuple(environ.get(name) for name in names))
+    path = fs.join(store, IGNORES)
+    keys: dict[str, Any] = {}
+    answers: dict[tuple[str, str], tuple[bool, tuple[str, ...]]] = {}
+    try:
+        data = fs.read_file(path) if posix.access(path, posix.F_OK) else None
+        doc = marshal.loads(data) if data else None
+        if isinstance(doc, tuple) and len(doc) == 3 and doc[0] == where:
+            keys, answers = doc[1], doc[2]
+    except (OSError, ValueError, EOFError, TypeError):
+        pass
+    return {"path": path, "where": where, "keys": keys, "answers": answers, "dirty": False,
+            "environ": environ}  # fmt: skip
+
+
+def file_key(path: str) -> tuple[int, int, int, int] | None:
+    """What identifies a file's version: inode, size, mtime and ctime (ns); None
+    when there is no regular file; OSError when it cannot be looked at."""
+    if not posix.access(path, posix.F_OK):
+        return None  # absent: asked without raising (an exception costs more than a stat)
+    try:
+        st = posix.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    if st.st_mode & fs.S_IFMT != fs.S_IFREG:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def ignored(state: dict[str, Any], top: str, git_dir: str, common: str, rel: str) -> bool:
+    """Whether git ignores the file `rel` of the work tree `top` (`git_dir`: its own
+    git directory, `common`: the common one), or may: remembered, else decided by
+    `ignore_rules` and remembered. True when a file on the way cannot be read."""
+    keys = state["keys"]
+    known = state["answers"].get((top, rel))
+    try:
+        if known is not None and all(file_key(path) == keys.get(path, 0) for path in known[1]):
+            return bool(known[0])
+        from agent_hooks.kept import ignore_rules  # something changed, or a new file
+
+        return ignore_rules.remember(state, top, git_dir, common, rel)
+    except OSError:
+        return True
