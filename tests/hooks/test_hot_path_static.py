@@ -93,7 +93,12 @@ def _top_level_closure(start: str) -> set[str]:
 def _preload_lists() -> dict[str, tuple[str, ...]]:
     from agent_hooks.gate.shell_gate import PLAIN_MODULES, TARGET_MODULES
     from agent_hooks.hooks import PRELOAD
-    from agent_hooks.hooks.post_tool_use import BASH_MODULES, HELD_MODULES, WRITE_MODULES
+    from agent_hooks.hooks.post_tool_use import (
+        BASH_MODULES,
+        HELD_MODULES,
+        KEPT_MODULES,
+        WRITE_MODULES,
+    )
     from agent_hooks.hooks.pre_tool_use import EDIT_MODULES, SHELL_MODULES
     from agent_hooks.leases.lease_store import CLAIM_MODULES
     from agent_hooks.ledger.repo import RULES_MODULES
@@ -108,6 +113,7 @@ def _preload_lists() -> dict[str, tuple[str, ...]]:
         "PostToolUse writes": WRITE_MODULES,
         "PreToolUse Bash parser": PARSER_MODULES,
         "PostToolUse held files": HELD_MODULES,
+        "PostToolUse kept versions": KEPT_MODULES,
         "lease claim": CLAIM_MODULES,
         "repository rules": RULES_MODULES,
         "reservation matching": MATCHING,
@@ -129,6 +135,7 @@ PRELOAD_ROOTS: dict[str, tuple[str, ...]] = {
     "PreToolUse shell": ("agent_hooks.gate.shell_gate",),
     "PostToolUse writes": ("agent_hooks.ledger.repo", "agent_hooks.leases.lease_store"),
     "PostToolUse held files": ("agent_hooks.leases.held_files",),
+    "PostToolUse kept versions": ("agent_hooks.kept.kept_store",),
     "PostToolUse Bash": (  # the aftermath, and what it asks of the repository (`ledger.repo`)
         "agent_hooks.gate.shell_aftermath",
         "agent_hooks.ledger.repo",

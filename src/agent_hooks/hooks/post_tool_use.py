@@ -56,6 +56,8 @@ BASH_MODULES = (
 )
 # What checking a writer's held files loads (only a writer that holds files has any).
 HELD_MODULES = ("agent_hooks.leases.held_files",)
+# What keeping a version of a held file loads (kept versions: a writer's own write).
+KEPT_MODULES = ("agent_hooks.kept.kept_store",)
 
 
 def handle(ctx: hook_runtime.HookContext) -> hook_runtime.Answer | None:
@@ -89,6 +91,8 @@ def handle(ctx: hook_runtime.HookContext) -> hook_runtime.Answer | None:
         _describe_launched(ctx, project, me, use)
     if agent is not None:
         told += _record(agent, _StateUpdate(ctx, me, use, found, project, written, window))
+    if written.ends:
+        _keep(ctx, me, written)
     session = work_session_events.post_tool_use(ctx, name, project, found)
     if session is not None:
         told.append(session["additionalContext"])
@@ -422,6 +426,17 @@ class _StateUpdate:
         return True
 
 
+def _keep(ctx: hook_runtime.HookContext, me: writers.Writer, written: _Written) -> None:
+    """Keep what the writer just wrote into files it holds, so that it can be put
+    back (`agent-hooks restore`; `kept.kept_store`)."""
+    preload(KEPT_MODULES)
+    from agent_hooks.kept import kept_store
+
+    held = [(path, *written.held_at(path), until) for path, until in written.ends.items()]
+    for problem in kept_store.keep_held(held, me.as_dict(), ctx.now, ctx.environ):
+        ctx.log(problem)
+
+
 def _maybe_own(
     ctx: hook_runtime.HookContext, use: ToolUse, project: str | None, update: _StateUpdate
 ) -> list[Any]:
@@ -485,20 +500,41 @@ def _changed_held_files(
         if noted is None:
             lease_store.mark_changed(change.ledger, change.rel, change.worktree, None, change.at)
         ctx.log(f"held file {change.rel} of {me.key} changed by {who}")
+        back = _way_back(ctx, me, change)
         told.append(
             f"agent-hooks: {change.rel}, which you are changing, was changed by {who} at "
             f"{timestamps.local(change.at)} ({durations.ago(ctx.now - change.at)}), "
-            f"after your last write to it. Re-read it before you edit it, and check that "
-            "your changes are still there; if they are not, tell the user."
+            "after your last write to it. "
+            + (
+                back + " Re-read it before you edit it."
+                if back
+                else "Re-read it before you edit it, and check that your changes are still "
+                "there; if they are not, tell the user."
+            )
         )
     for change in maybe_own:
         ctx.log(f"held file {change.rel} of {me.key} changed while its shell command ran")
+        back = _way_back(ctx, me, change)
         told.append(
             f"agent-hooks: {change.rel}, which you are changing, changed while your last "
             "shell command ran. If your command did not write it, someone else did: "
-            "re-read it before you edit it."
+            "re-read it before you edit it." + (f" {back}" if back else "")
         )
     return told
+
+
+def _way_back(ctx: hook_runtime.HookContext, me: writers.Writer, change: Any) -> str:
+    """How the holder sees and puts back its own last version of a changed file,
+    when one is kept (`kept.kept_versions.way_back`); "" otherwise."""
+    from agent_hooks.kept import kept_versions
+
+    try:
+        return kept_versions.way_back(
+            change.path, change.ledger, change.worktree, change.rel, me.key, ctx.cwd, ctx.now
+        )
+    except OSError as exc:
+        ctx.log(f"kept versions of {change.rel} not read: {exc}")
+        return ""
 
 
 _UNSEEN = (

@@ -85,6 +85,13 @@ def handle(ctx: hook_runtime.HookContext) -> hook_runtime.Answer | None:
             )
         except Exception as exc:  # one part failing must not silence the others
             ctx.log(f"ledger lines failed: {type(exc).__name__}: {exc}")
+        from agent_hooks.kept import kept_versions  # after the ledger's tidying
+        from agent_hooks.ledger import ledger_location
+
+        if kept_versions.sweep_due(ledger_location.directory(ctx.state_dir, project), ctx.now):
+            from agent_hooks.kept import kept_sweep  # only when due: it loads `os`
+
+            kept_sweep.after_turn(ctx.state_dir, project, ctx.now, ctx.log)
     lines += work_session_events.session_start_lines(project, ctx.now, ctx.environ)
     lines += workspace_events.session_start_lines(ctx, doc, project)
     # The briefing or freshness verdict comes last and gets the room left.

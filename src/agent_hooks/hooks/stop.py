@@ -1,6 +1,7 @@
 """Stop: the agent finished a turn. Record the activity, refresh the active
-work session's token figures, and start the sync of a ledger shared with other
-machines (detached); never block."""
+work session's token figures, start the sync of a ledger shared with other
+machines (detached), and sweep the repository's kept versions when due (at most
+every `kept_versions.SWEEP_INTERVAL`); never block."""
 
 from __future__ import annotations
 
@@ -22,6 +23,13 @@ def handle(ctx: hook_runtime.HookContext) -> hook_runtime.Answer | None:
         from agent_hooks.ledger import remote_view
 
         remote_view.turn_ended(ctx.state_dir, project, ctx.now)
+        from agent_hooks.kept import kept_versions
+        from agent_hooks.ledger import ledger_location
+
+        if kept_versions.sweep_due(ledger_location.directory(ctx.state_dir, project), ctx.now):
+            from agent_hooks.kept import kept_sweep  # only when due: it loads `os`
+
+            kept_sweep.after_turn(ctx.state_dir, project, ctx.now, ctx.log)
     return None
 
 
