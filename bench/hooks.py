@@ -192,7 +192,35 @@ def against_cases(
             prepare[key] = fresh_lease(project / ".git" / "agent-hooks", lease)
         elif name == "PostToolUse Edit":
             prepare[key] = lambda n: (project / "a.txt").write_text(f"alpha {n}\nline two\n")
+        elif name == HELD_EDIT:
+            cases[key] = ([*hook, event], payload_file(base, fixture, project, HELD_FILE))
+            prepare[key] = held_edit(hook, env, base, project, HELD_FILE, HELD_SIZE)
     return cases, dict.fromkeys(cases, env), prepare
+
+
+# An edit of a held file of 64 KiB: its PostToolUse keeps the new content (a kept
+# version: its hash and its copy are what that costs).
+HELD_EDIT = "PostToolUse Edit (64 KiB held)"
+HELD_FILE = "held64.py"
+HELD_SIZE = 64 << 10
+
+
+def held_edit(
+    hook: list[str], env: dict[str, str], tmp: Path, project: Path, rel: str, size: int
+) -> Callable[[int], object]:
+    """Before run n of an edit's PostToolUse: the edit as the client makes it,
+    untimed — its PreToolUse (which leases the file: the writer holds it) and the
+    file's new content (`size` bytes, new each run)."""
+    pre = payload_file(tmp, "PreToolUse_Write", project, rel)
+
+    def prepare(n: int) -> None:
+        with pre.open("rb") as stdin:
+            subprocess.run(
+                [*hook, "PreToolUse"], stdin=stdin, stdout=subprocess.DEVNULL, env=env, check=False
+            )
+        (project / rel).write_bytes(n.to_bytes(4, "little") * (size // 4))
+
+    return prepare
 
 
 def seed_reservations(env: dict[str, str], project: Path, agents: range, each: int) -> None:
@@ -375,6 +403,10 @@ def main() -> int:
                 [*hook, "PostToolUse"],
                 payload_file(tmp, "PostToolUse_Edit", project),
             ),
+            HELD_EDIT: (
+                [*hook, "PostToolUse"],
+                payload_file(tmp, "PostToolUse_Edit", project, HELD_FILE),
+            ),
             "PostToolUse Read": (
                 [*hook, "PostToolUse"],
                 payload_file(tmp, "PostToolUse_Read", project),
@@ -397,6 +429,7 @@ def main() -> int:
         # "(lease)" cases start without a lease, so the hook writes one.
         prepare: dict[str, Callable[[int], object]] = {
             "PostToolUse Edit": lambda n: edited.write_text(f"alpha {n}\nline two\n"),
+            HELD_EDIT: held_edit(hook, env, tmp, project, HELD_FILE, HELD_SIZE),
             # a file read whole is fingerprinted whole (up to 2 MiB): a new one each run
             "PostToolUse Read (256 KiB)": lambda n: (project / "big.log").write_bytes(
                 n.to_bytes(4, "little") * 65_536
@@ -433,6 +466,7 @@ def main() -> int:
                 "PreToolUse Write (renew)": ("PreToolUse", "PreToolUse_Write", None),
                 "PreToolUse Bash": ("PreToolUse", "PreToolUse_Bash", None),
                 "PostToolUse Edit": ("PostToolUse", "PostToolUse_Edit", None),
+                HELD_EDIT: ("PostToolUse", "PostToolUse_Edit", None),
                 "PostToolUse Read": ("PostToolUse", "PostToolUse_Read", None),
                 "PostToolUse Bash (lease)": ("PostToolUse", "PostToolUse_Bash", "b.txt"),
             })  # fmt: skip

@@ -107,6 +107,11 @@ def main() -> int:
         show("PreToolUse Bash", "PreToolUse", bench.payload_file(tmp, "PreToolUse_Bash", project))
         show("PostToolUse Edit", "PostToolUse", bench.payload_file(tmp, "PostToolUse_Edit", project),
              lambda: (project / "a.txt").write_text("alpha 2\n"))  # fmt: skip
+        runs = iter(range(1 << 30))
+        show(bench.HELD_EDIT, "PostToolUse",
+             bench.payload_file(tmp, "PostToolUse_Edit", project, bench.HELD_FILE),
+             lambda: bench.held_edit(hook, env, tmp, project, bench.HELD_FILE, bench.HELD_SIZE)(
+                 next(runs)))  # fmt: skip
         show(
             "PostToolUse Read", "PostToolUse", bench.payload_file(tmp, "PostToolUse_Read", project)
         )
