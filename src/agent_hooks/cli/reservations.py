@@ -117,9 +117,12 @@ def _lease_rows(root: str, directory: str, now: float) -> list[dict[str, Any]]:
         card = writer_cards.card(directory, item.get("writer"))
         changed = item.get("changed")
         state = "live" if liveness.alive(item) is not False else "holder gone"
+        restorable = False
         if isinstance(changed, dict):  # someone else changed the file after its holder
             by = changed.get("by")
             state += f"; changed by {by if isinstance(by, str) else 'someone else'}"
+            restorable = _restorable(directory, rel, item)
+            state += f"; restorable: agent-hooks restore {rel}" if restorable else ""
         rows.append(
             {
                 "kind": "lease",
@@ -139,11 +142,22 @@ def _lease_rows(root: str, directory: str, now: float) -> list[dict[str, Any]]:
                 "minutes_left": lease_messages.minutes_until(item.get("expires"), now),
                 "state": state,
                 "changed": changed if isinstance(changed, dict) else None,
+                "restorable": restorable,
                 "reason": "",
                 "id": None,
             }
         )
     return rows + _other_machines_leases(root, directory, now)
+
+
+def _restorable(directory: str, rel: str, item: dict[str, Any]) -> bool:
+    """Is the holder's own last version of a changed file kept (`agent-hooks restore`)?"""
+    from agent_hooks.kept import kept_versions
+
+    worktree, writer = item.get("worktree"), item.get("writer")
+    if not isinstance(worktree, str) or not isinstance(writer, str):
+        return False
+    return kept_versions.kept_for(directory, worktree, rel, writer) is not None
 
 
 def _other_machines_leases(root: str, directory: str, now: float) -> list[dict[str, Any]]:

@@ -29,7 +29,8 @@ Invariants:
   knows it (`known_ledgers`: every ledger ever written from this HOME, and those
   of the repositories agents' state and the guards name).
 * Work sessions and workspaces inside projects are the user's work: listed, never
-  removed.
+  removed. Kept versions of held work (`<ledger>/kept/`) go with their ledger, and
+  a plain uninstall removes them too (`kept`): no hook would sweep them any more.
 
 Standard library only: it must run when the installed copy is gone.
 """
@@ -152,8 +153,20 @@ def guard_items(state_dir: str) -> list[Item]:
 def ledger_items(found: dict[str, str]) -> list[Item]:
     """Every ledger agent-hooks knows of (`known_ledgers.ledgers`: directory -> work tree)."""
     return [
-        Item(directory, f"the reservation ledger of {root}", is_dir=True)
+        Item(directory, f"the reservation ledger of {root}, with its kept versions", is_dir=True)
         for directory, root in sorted(found.items())
+    ]
+
+
+def kept_store_items(found: dict[str, str]) -> list[Item]:
+    """The kept versions of held work in every ledger agent-hooks knows: a plain
+    uninstall removes them too, as nothing sweeps them once the hooks are gone."""
+    from agent_hooks.kept import kept_store
+
+    return [
+        Item(kept_store.store_dir(directory), f"kept versions of held work in {root}", True)
+        for directory, root in sorted(found.items())
+        if os.path.isdir(kept_store.store_dir(directory))
     ]
 
 
@@ -277,7 +290,14 @@ def run(args: argparse.Namespace) -> int:
 
 
 def kept(args: argparse.Namespace) -> int:
-    """After a plain uninstall: what stays, and how to remove it."""
+    """After a plain uninstall: the kept versions go (nothing would sweep them);
+    what stays, and how to remove it."""
+    for item in kept_store_items(known_ledgers.ledgers(args.state_dir)):
+        try:
+            _remove(item)
+            print(f"removed {item.path}/: {item.what} (nothing sweeps them once uninstalled)")
+        except OSError as exc:
+            print(f"{item.path}: could not be removed ({exc})", file=sys.stderr)
     current = Plan(args)
     items = current.removable()
     if items:
