@@ -407,12 +407,12 @@ def test_cleanup_days_dry_run_and_json(home: Path) -> None:
     three = _aged(sdir, "three", 3)
     one = _aged(sdir, "one", 1)
     dry = parse(invoke(home, ["cleanup", "--days", "2", "--dry-run", "--json"]))
-    assert dry == {"dry_run": True, "removed": [str(three)]}
+    assert dry == {"dry_run": True, "removed": [str(three)], "kept_versions": []}
     assert three.exists()
     text = invoke(home, ["cleanup", "--days", "2", "--dry-run"])
     assert f"would remove {three}" in text.stdout and three.exists()
     done = parse(invoke(home, ["cleanup", "--days", "2", "--json"]))
-    assert done == {"dry_run": False, "removed": [str(three)]}
+    assert done == {"dry_run": False, "removed": [str(three)], "kept_versions": []}
     assert not three.exists() and one.exists()
     assert parse(invoke(home, ["cleanup", "--days", "0.5", "--json"]))["removed"] == [str(one)]
 
@@ -434,7 +434,8 @@ def test_cleanup_refuses_bad_days(home: Path, days: str) -> None:
 
 
 def test_cleanup_of_an_empty_or_missing_state_dir(home: Path) -> None:
-    assert parse(invoke(home, ["cleanup", "--json"])) == {"dry_run": False, "removed": []}
+    expected = {"dry_run": False, "removed": [], "kept_versions": []}
+    assert parse(invoke(home, ["cleanup", "--json"])) == expected
     assert "Nothing to remove from" in invoke(home, ["cleanup"]).stdout
 
 

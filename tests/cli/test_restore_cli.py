@@ -338,3 +338,17 @@ def test_settings_change_the_stores_bounds(home: Path, repo: Path) -> None:
     assert bad.exit_code == 2
     wrote(repo, "data/x.csv", b"1\n")  # excluded now: keep_held keeps nothing of it
     assert kept_versions.read_versions(ledger(repo), ".", "data/x.csv") == []
+
+
+def test_cleanup_sweeps_the_kept_versions_of_every_known_repository(home: Path, repo: Path) -> None:
+    from agent_hooks.ledger import known_ledgers
+
+    wrote(repo, "old.py", b"eight days old\n", at=NOW - 8 * 86400 - 600)
+    wrote(repo, "new.py", b"fresh\n")
+    known_ledgers.remember(str(home / ".claude"), str(repo), ledger(repo), NOW)
+    environ = {"HOME": str(home), "AGENT_NAME": ME}
+    result = CliRunner().invoke(main, ["cleanup", "--json"], obj=Env(environ=environ, now=NOW))
+    [swept] = json.loads(result.stdout)["kept_versions"]
+    assert (swept["ledger"], swept["versions"], swept["objects"]) == (ledger(repo), 1, 1)
+    assert kept_versions.read_versions(ledger(repo), ".", "old.py") == []
+    assert len(kept_versions.read_versions(ledger(repo), ".", "new.py")) == 1

@@ -122,7 +122,7 @@ def _lease_rows(root: str, directory: str, now: float) -> list[dict[str, Any]]:
             by = changed.get("by")
             state += f"; changed by {by if isinstance(by, str) else 'someone else'}"
             restorable = _restorable(directory, rel, item)
-            state += f"; restorable: agent-hooks restore {rel}" if restorable else ""
+            state += "; restorable" if restorable else ""  # `agent-hooks restore`
         rows.append(
             {
                 "kind": "lease",

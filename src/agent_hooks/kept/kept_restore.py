@@ -85,7 +85,9 @@ def choose(
 ) -> dict[str, Any]:
     """The version to put back: `version` (the first hex digits of its id), else the
     newest that `from_writer` wrote, else the newest the restoring agent wrote (its
-    own, or one of its subagents'). Refused with what is kept instead."""
+    own, or one of its subagents'). A restore's version is not its restorer's work
+    (it may put back anyone's content): only writes count as someone's. Refused
+    with what is kept instead."""
     content = [e for e in entries if e["hash"] is not None]
     if version is not None:
         wanted = version.lower()
@@ -104,7 +106,7 @@ def choose(
             raise Refused(f"--version {version}: more than one version of {rel} starts so; "
                           "give more digits")  # fmt: skip
         return found[-1]
-    ours = [e for e in content if e["kind"] in (kept_store.WRITE, kept_store.RESTORE)]
+    ours = [e for e in content if e["kind"] == kept_store.WRITE]  # what each writer wrote
     if from_writer is not None:
         found = [e for e in ours if by(e, from_writer)]
         whose = f"{from_writer}'s"

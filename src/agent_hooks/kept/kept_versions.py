@@ -107,10 +107,11 @@ def owner_of(entry: Mapping[str, Any]) -> str:
 
 
 def kept_for(ledger: str, worktree: str, rel: str, key: str) -> dict[str, Any] | None:
-    """The newest version with content that the writer `key` wrote, or None."""
+    """The newest version the writer `key` wrote (a write: a restore may have put
+    anyone's content back), or None."""
     versions = read_versions(ledger, worktree, rel)
     for version in versions[::-1]:
-        if version["kind"] in (WRITE, RESTORE) and version.get("writer") == key:
+        if version["kind"] == WRITE and version.get("writer") == key:
             return version
     return None
 

@@ -70,3 +70,24 @@ def test_a_repository_named_only_by_an_agents_state_still_has_its_ledger_listed(
     assert [item.path for item in purge.Plan(args(home)).ledgers] == [
         str(project / ".git" / "agent-hooks")
     ]
+
+
+def test_a_plain_uninstall_removes_kept_versions_and_keeps_the_ledger(
+    home: Path, tmp_path: Path
+) -> None:
+    """Nothing sweeps kept versions once the hooks are gone: `kept` (after a plain
+    uninstall) removes each known ledger's store; the ledger itself stays."""
+    project = repo(tmp_path, "r5")
+    run = HookRunner(home, project)
+    path = project / "a.py"
+    write = run.payload("PreToolUse_Write", tool_input={"file_path": str(path), "content": "x"})
+    assert run("PreToolUse", write).code == 0
+    path.write_text("work\n")
+    post = run.payload("PostToolUse_Write", tool_input={"file_path": str(path), "content": "x"})
+    assert run("PostToolUse", post).code == 0
+    store = project / ".git" / "agent-hooks" / "kept"
+    assert any(store.rglob("objects/*/*"))
+    assert purge.kept(args(home)) == 0
+    assert not store.exists() and (project / ".git" / "agent-hooks" / "leases").is_dir()
+    listed = [item.what for item in purge.Plan(args(home)).ledgers]
+    assert listed == [f"the reservation ledger of {project}, with its kept versions"]
