@@ -221,16 +221,16 @@ def sweep(ledger: str, now: float, *, dry_run: bool = False) -> Swept:
     # Objects no version names any more (read again: a keep may have added one).
     named = _named(ledger) if not dry_run else set(names)
     for name, (path, size, mtime) in objects.items():
-        if name in named or (name in names and names[name] > 0) or mtime > now - OBJECT_GRACE:
-            continue
-        if name not in sizes:
-            continue  # removed above as damaged
+        if name in named or names.get(name, 0) > 0 or name not in sizes:
+            continue  # named, or removed above as damaged
         if not dry_run:
-            try:
-                if os.stat(path, follow_symlinks=False).st_mtime > now - OBJECT_GRACE:
-                    continue  # a keep just found it and is about to name it
+            try:  # its mtime now: a keep that found it moved it, and is about to name it
+                mtime = os.stat(path, follow_symlinks=False).st_mtime
             except OSError:
                 continue
+        if mtime > now - OBJECT_GRACE:
+            continue
+        if not dry_run:
             _unlink(path)
         result.objects += 1
         result.freed += size

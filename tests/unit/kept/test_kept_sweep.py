@@ -181,6 +181,9 @@ def test_a_damaged_version_file_loses_only_itself(ledger: str) -> None:
 def test_a_dry_run_counts_what_a_sweep_removes_and_removes_nothing(ledger: str) -> None:
     put(ledger, "a.py", b"old\n", "w1", NOW - 9 * DAY, NOW - 9 * DAY)
     put(ledger, "b.py", b"keep\n", "w1", NOW - 1, NOW + 600)
+    fresh = kept_store.digest(b"in flight\n")  # no version names it yet: spared, and not counted
+    kept_store.put_object(ledger, fresh, b"in flight\n")
+    os.utime(kept_store.object_path(ledger, fresh), (NOW - 60, NOW - 60))
     dry = kept_sweep.sweep(ledger, NOW, dry_run=True)
     assert kept(ledger, "a.py") == [b"old\n"]
     real = kept_sweep.sweep(ledger, NOW)
@@ -202,3 +205,23 @@ def test_after_turn_logs_what_went(ledger: str, tmp_path: Path) -> None:
     repo = Path(ledger).parent.parent
     kept_sweep.after_turn(str(tmp_path / "state"), str(repo), NOW, lines.append)
     assert lines and "swept 1 version and 1 object" in lines[0]
+
+
+def test_an_object_a_keep_finds_while_the_sweep_runs_is_spared(
+    ledger: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The sweep listed an old object no version names; before it removes it, a keep of
+    the same content finds it (and moves its mtime) and is about to append its line."""
+    name = put(ledger, "a.py", b"old\n", "w1", NOW - 9 * DAY, NOW - 9 * DAY)
+    path = Path(kept_store.object_path(ledger, name))
+    real = kept_sweep._named
+
+    def meanwhile(where: str) -> set[str]:
+        found = real(where)
+        kept_store.put_object(ledger, name, b"old\n")  # a keep: same size, so only touched
+        os.utime(path, (NOW - 1, NOW - 1))
+        return found
+
+    monkeypatch.setattr(kept_sweep, "_named", meanwhile)
+    kept_sweep.sweep(ledger, NOW)
+    assert path.read_bytes() == b"old\n"
