@@ -132,3 +132,20 @@ def changed(path: str, recorded: str) -> str | None:
     if now is None:
         return GONE
     return None if content(now) == content(recorded) else now
+
+
+def version_key(path: str) -> tuple[int, int, int, int] | None:
+    """What tells one version of a regular file from the next without reading it:
+    (inode, size, mtime, ctime in ns) — a replaced, rewritten or touched file has
+    another; None when there is no regular file there (the same answer as long as
+    there is none), OSError when it cannot be looked at. Asked with `access` first:
+    an absent file costs no exception (kept versions' ignore files are mostly absent)."""
+    if not posix.access(path, posix.F_OK):
+        return None
+    try:
+        st = posix.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    if (st.st_mode & S_IFMT) != S_IFREG:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)

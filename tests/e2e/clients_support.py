@@ -98,3 +98,15 @@ def claude_refused(result: ToolResult, rel: str, holder: str) -> None:
         f"PreToolUse:{result.tool_name} hook error: agent-hooks: {rel} is being changed by "
         f"{holder}: "
     ), result.content
+
+
+def finished_ok(result: Any, api: Any, install: Any, what: str) -> None:
+    """A client's run ended well: exit 0, no error in its mock, its whole script used (the
+    hooks' log in the message otherwise)."""
+    context = (
+        f"{what}: stdout={result.stdout[-2000:]!r}\nstderr={result.stderr[-3000:]!r}\n"
+        f"requests:\n{api.summary()}\nagent-hooks.log:\n" + "\n".join(install.log_lines())
+    )
+    assert result.returncode == 0, context
+    assert api.errors == [], context
+    assert api.unused_turns == 0, context

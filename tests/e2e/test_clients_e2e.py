@@ -21,6 +21,7 @@ from .clients_support import (
     InThread,
     claude_refused,
     codex_refused,
+    finished_ok,
     gemini_refused,
     is_client_process,
 )
@@ -42,16 +43,6 @@ ALL = "claude,codex,gemini"
 
 def update_patch(rel: str, old: str, new: str) -> str:
     return f"*** Begin Patch\n*** Update File: {rel}\n@@\n-{old}\n+{new}\n*** End Patch\n"
-
-
-def _ok(result: Any, api: Any, install: Installation, what: str) -> None:
-    context = (
-        f"{what}: stdout={result.stdout[-2000:]!r}\nstderr={result.stderr[-3000:]!r}\n"
-        f"requests:\n{api.summary()}\nagent-hooks.log:\n" + "\n".join(install.log_lines())
-    )
-    assert result.returncode == 0, context
-    assert api.errors == [], context
-    assert api.unused_turns == 0, context
 
 
 class Swarm:
@@ -177,8 +168,8 @@ def test_a_codex_agent_and_a_claude_agent_are_refused_each_others_files(
     claude = swarm.claude(claude_api)
     codex_result, claude_result = codex.result(), claude.result()
 
-    _ok(codex_result, codex_api, swarm.install, "codex")
-    _ok(claude_result, claude_api, swarm.install, "claude")
+    finished_ok(codex_result, codex_api, swarm.install, "codex")
+    finished_ok(claude_result, claude_api, swarm.install, "claude")
     holder_cc = f'agent "{CC}"'
     for call_id in ("call_sh_x", "call_patch_x", "call_heredoc_x"):
         codex_refused(_codex_output(codex_api, call_id), "x.txt", holder_cc)
@@ -238,8 +229,8 @@ def test_a_gemini_agent_and_a_claude_agent_are_refused_each_others_files(
     gemini = swarm.gemini(gemini_api)
     gemini_result, claude_result = gemini.result(), claude.result()
 
-    _ok(gemini_result, gemini_api, swarm.install, "gemini")
-    _ok(claude_result, claude_api, swarm.install, "claude")
+    finished_ok(gemini_result, gemini_api, swarm.install, "gemini")
+    finished_ok(claude_result, claude_api, swarm.install, "claude")
     wrote_y, *refused_x = gemini_api.tool_results()
     assert wrote_y.error is None
     assert [r.name for r in refused_x] == ["write_file", "replace", "run_shell_command"]
@@ -314,7 +305,7 @@ def test_a_mixed_swarm_each_refused_the_others_files(
     for result, api, what in zip(
         results, (claude_api, codex_api, gemini_api), ALL.split(","), strict=True
     ):
-        _ok(result, api, swarm.install, what)
+        finished_ok(result, api, swarm.install, what)
     assert {rel: items[0]["client"] for rel, items in seen["all hold"]["leases"].items()} == {
         "cc.txt": "claude",
         "cx.txt": "codex",
@@ -380,7 +371,7 @@ def test_a_codex_holder_killed_with_sigkill_stops_blocking_at_once(
     assert check(swarm.install, "z.txt", project, CC)["allowed"] is True
     claude_api = mock_api([calls(write(z, "from claude\n")), "Claude wrote z.txt."])
     claude = swarm.claude(claude_api).result()
-    _ok(claude, claude_api, swarm.install, "claude")
+    finished_ok(claude, claude_api, swarm.install, "claude")
     (wrote,) = claude_api.tool_results()
     assert not wrote.is_error and z.read_text() == "from claude\n"
 
@@ -438,8 +429,8 @@ def test_a_skill_shell_line_into_a_held_file_is_refused(
         )
     finally:
         done.touch()
-    _ok(holder.result(), holder_api, install, "A (2.1.328)")
-    _ok(loader, loader_api, install, "B (2.1.332)")
+    finished_ok(holder.result(), holder_api, install, "A (2.1.328)")
+    finished_ok(loader, loader_api, install, "B (2.1.332)")
     assert c.read_text() == "from A\n"
     told = "\n".join(str(r.json) for r in loader_api.main_requests[1:])
     assert "[not run: blocked by hook: agent-hooks: c.txt is being changed by" in told, told[-3000:]

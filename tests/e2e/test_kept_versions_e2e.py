@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import subprocess
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from .clients_support import InThread
+from .clients_support import InThread, finished_ok
 from .codex_cli import run_codex
 from .gemini_cli import FAST_MODEL, run_gemini
 from .mock_api import calls
@@ -41,21 +41,10 @@ from .nothing_lost_support import (
 from .writers_support import ok, write
 
 if TYPE_CHECKING:
-    from .agent_hooks_install import Installation
     from .conftest import InstallAgentHooks, MockApiFactory, MockGeminiFactory, MockResponsesFactory
 
 CX, GM = "proj__cod_1", "proj__gmi_1"
 PYTHON_WRITE = "python3 -c \"open('src/app.py','w').write('by B')\""
-
-
-def _ok(result: Any, api: Any, install: Installation, what: str) -> None:
-    context = (
-        f"{what}: stdout={result.stdout[-2000:]!r}\nstderr={result.stderr[-3000:]!r}\n"
-        f"requests:\n{api.summary()}\nagent-hooks.log:\n" + "\n".join(install.log_lines())
-    )
-    assert result.returncode == 0, context
-    assert api.errors == [], context
-    assert api.unused_turns == 0, context
 
 
 def clobber(path: Path, text: str) -> None:
@@ -140,7 +129,7 @@ def test_a_codex_agent_restores_its_patched_file(
         timeout=180,
     )
 
-    _ok(result, api, install, "codex")
+    finished_ok(result, api, install, "codex")
     assert target.read_text() == "codex work\n"
     assert "restored cx.py to version" in api.tool_output("call_restore")
     later = "\n".join(str(req.json) for req in api.turn_requests[3:])
@@ -180,7 +169,7 @@ def test_a_gemini_agent_restores_its_written_file(
     )
     result = run.result()
 
-    _ok(result, api, install, "gemini")
+    finished_ok(result, api, install, "gemini")
     assert target.read_text() == "gemini work\n"
     wrote, looked, restored = api.tool_results()
     assert wrote.error is None and looked.error is None and restored.error is None

@@ -34,6 +34,7 @@ from __future__ import annotations
 import marshal
 import posix
 
+from agent_hooks import fingerprints
 from agent_hooks import posix_fs as fs
 
 TYPE_CHECKING = False
@@ -455,7 +456,7 @@ def read_config(
     todo = _config_files(environ, git_dir, common)
     while todo and len(seen) < MAX_CONFIG_FILES:
         path = todo.pop(0)
-        found = key(path)
+        found = fingerprints.version_key(path)
         seen.append((path, found))
         if found is None:
             continue
@@ -476,19 +477,6 @@ def read_config(
     return seen, excludes, fold
 
 
-def key(path: str) -> Key:
-    """What identifies a file's version: inode, size, mtime and ctime (ns); None
-    when there is no file (a directory or other non-file counts as none too).
-    Raises OSError when the file exists but cannot be looked at."""
-    try:
-        st = posix.stat(path)
-    except (FileNotFoundError, NotADirectoryError):
-        return None
-    if st.st_mode & fs.S_IFMT != fs.S_IFREG:
-        return None
-    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
-
-
 def small_count(raw: str | None) -> int:
     return int(raw) if raw and raw.isascii() and raw.isdigit() and len(raw) < 4 else 0
 
@@ -503,7 +491,7 @@ def decide(
     sources, excludes, fold = read_config(environ, top, git_dir, common)
 
     def rules_in(path: str, base: bytes) -> list[Rule]:
-        found = key(path)
+        found = fingerprints.version_key(path)
         sources.append((path, found))
         return parse(read(path), base) if found is not None else []
 

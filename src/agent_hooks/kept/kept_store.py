@@ -54,7 +54,7 @@ import marshal
 import posix
 import sys
 
-from agent_hooks import jsonio
+from agent_hooks import fingerprints, jsonio
 from agent_hooks import posix_fs as fs
 from agent_hooks.leases import lease
 
@@ -409,20 +409,6 @@ def load_ignores(store: str, environ: Mapping[str, str]) -> dict[str, Any]:
             "environ": environ}  # fmt: skip
 
 
-def file_key(path: str) -> tuple[int, int, int, int] | None:
-    """What identifies a file's version: inode, size, mtime and ctime (ns); None
-    when there is no regular file; OSError when it cannot be looked at."""
-    if not posix.access(path, posix.F_OK):
-        return None  # absent: asked without raising (an exception costs more than a stat)
-    try:
-        st = posix.stat(path)
-    except (FileNotFoundError, NotADirectoryError):
-        return None
-    if st.st_mode & fs.S_IFMT != fs.S_IFREG:
-        return None
-    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
-
-
 def ignored(state: dict[str, Any], top: str, git_dir: str, common: str, rel: str) -> bool:
     """Whether git ignores the file `rel` of the work tree `top` (`git_dir`: its own
     git directory, `common`: the common one), or may: remembered, else decided by
@@ -430,7 +416,8 @@ def ignored(state: dict[str, Any], top: str, git_dir: str, common: str, rel: str
     keys = state["keys"]
     known = state["answers"].get((top, rel))
     try:
-        if known is not None and all(file_key(path) == keys.get(path, 0) for path in known[1]):
+        key = fingerprints.version_key
+        if known is not None and all(key(path) == keys.get(path, 0) for path in known[1]):
             return bool(known[0])
         from agent_hooks.kept import ignore_rules  # something changed, or a new file
 

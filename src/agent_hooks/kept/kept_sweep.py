@@ -180,7 +180,7 @@ def sweep(ledger: str, now: float, *, dry_run: bool = False) -> Swept:
         ):
             result.problems.append(f"{path}: damaged (its content is not its name); removed")
             if not dry_run:
-                _unlink(path)
+                lease_store.unlink(path)
             continue
         sizes[name] = size
     for where, entries in table.items():
@@ -231,7 +231,7 @@ def sweep(ledger: str, now: float, *, dry_run: bool = False) -> Swept:
         if mtime > now - OBJECT_GRACE:
             continue
         if not dry_run:
-            _unlink(path)
+            lease_store.unlink(path)
         result.objects += 1
         result.freed += size
     if not dry_run:
@@ -302,20 +302,12 @@ def _rewrite(ledger: str, path: str, gone: set[bytes]) -> str | None:
         if kept:
             storage.write_bytes_atomic(path, b"".join(b"\n" + line for line in kept), durable=False)
         else:
-            _unlink(path)
+            lease_store.unlink(path)
     except OSError as exc:
         return f"{path}: not swept ({exc})"
     finally:
         lock.release()
     return None
-
-
-def _unlink(path: str) -> bool:
-    try:
-        os.unlink(path)
-    except FileNotFoundError:
-        return False
-    return True
 
 
 def _tidy(store: str, now: float) -> None:
@@ -332,7 +324,7 @@ def _tidy(store: str, now: float) -> None:
                 for entry in os.scandir(sub.path):
                     temporary = entry.name.startswith(".") and entry.name.endswith(".tmp")
                     if temporary and entry.stat(follow_symlinks=False).st_mtime < now - TEMP_AGE:
-                        _unlink(entry.path)
+                        lease_store.unlink(entry.path)
                 os.rmdir(sub.path)  # only when empty
             except OSError:
                 continue
