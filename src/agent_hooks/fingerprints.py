@@ -137,11 +137,8 @@ def changed(path: str, recorded: str) -> str | None:
 def version_key(path: str) -> tuple[int, int, int, int] | None:
     """What tells one version of a regular file from the next without reading it:
     (inode, size, mtime, ctime in ns) — a replaced, rewritten or touched file has
-    another; None when there is no regular file there (the same answer as long as
-    there is none), OSError when it cannot be looked at. Asked with `access` first:
-    an absent file costs no exception (kept versions' ignore files are mostly absent)."""
-    if not posix.access(path, posix.F_OK):
-        return None
+    another; None when there is no regular file there, OSError when it cannot be
+    looked at (a symlink loop, a directory on its way that cannot be searched)."""
     try:
         st = posix.stat(path)
     except (FileNotFoundError, NotADirectoryError):

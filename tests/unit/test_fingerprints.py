@@ -209,3 +209,30 @@ def test_a_fingerprint_taken_just_now_is_judged_as_changed_judges_the_file(
         True, True, True, False, False, False, False,
     ]  # fmt: skip
     assert not fingerprints.same(None, now)  # gone, or no regular file
+
+
+def test_a_version_key_moves_with_any_new_version_and_tells_absence_from_trouble(
+    tmp_path: Path,
+) -> None:
+    """`version_key`: the same for an untouched file; another for a replacement that kept
+    its size and mtime; None for nothing, a directory or a FIFO; OSError for a symlink
+    loop (what it holds cannot be known)."""
+    path = tmp_path / "f"
+    assert fingerprints.version_key(str(path)) is None
+    path.write_text("abc")
+    first = fingerprints.version_key(str(path))
+    assert first is not None and fingerprints.version_key(str(path)) == first
+    st = path.stat()
+    other = tmp_path / "g"
+    other.write_text("xyz")
+    os.utime(other, ns=(st.st_atime_ns, st.st_mtime_ns))  # same size, same mtime
+    os.replace(other, path)  # a replacement (another inode: both existed at once)
+    assert fingerprints.version_key(str(path)) != first
+    (tmp_path / "d").mkdir()
+    os.mkfifo(tmp_path / "p")
+    assert fingerprints.version_key(str(tmp_path / "d")) is None
+    assert fingerprints.version_key(str(tmp_path / "p")) is None
+    assert fingerprints.version_key(str(path / "under-a-file")) is None
+    (tmp_path / "loop").symlink_to("loop")
+    with pytest.raises(OSError):
+        fingerprints.version_key(str(tmp_path / "loop"))

@@ -409,6 +409,15 @@ def load_ignores(store: str, environ: Mapping[str, str]) -> dict[str, Any]:
             "environ": environ}  # fmt: skip
 
 
+def _same(path: str, key: object) -> bool:
+    """Is the file at `path` still the version `key` (None: still absent — asked with
+    `access`, which raises nothing: most ignore files are absent, and an exception costs
+    a hook more than the check)? OSError when a file that was there cannot be looked at."""
+    if key is None:
+        return not posix.access(path, posix.F_OK)
+    return fingerprints.version_key(path) == key
+
+
 def ignored(state: dict[str, Any], top: str, git_dir: str, common: str, rel: str) -> bool:
     """Whether git ignores the file `rel` of the work tree `top` (`git_dir`: its own
     git directory, `common`: the common one), or may: remembered, else decided by
@@ -416,8 +425,7 @@ def ignored(state: dict[str, Any], top: str, git_dir: str, common: str, rel: str
     keys = state["keys"]
     known = state["answers"].get((top, rel))
     try:
-        key = fingerprints.version_key
-        if known is not None and all(key(path) == keys.get(path, 0) for path in known[1]):
+        if known is not None and all(_same(path, keys.get(path, 0)) for path in known[1]):
             return bool(known[0])
         from agent_hooks.kept import ignore_rules  # something changed, or a new file
 
