@@ -40,7 +40,8 @@ def edit(run: HookRunner, rel: str, data: bytes, mode: int = 0o644, agent: str =
     path = run.project / rel
     text = data.decode("utf-8", "replace")
     pre = run.payload("PreToolUse_Write", tool_input={"file_path": str(path), "content": text})
-    assert run("PreToolUse", pre, agent=agent).out is None
+    allowed = run("PreToolUse", pre, agent=agent).out  # None, or a note with an allow
+    assert allowed is None or allowed["hookSpecificOutput"]["permissionDecision"] == "allow"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(data)
     path.chmod(mode)
@@ -270,3 +271,29 @@ def test_an_ignored_file_is_never_kept_and_the_holder_told_as_before(run: HookRu
         else b""
     )
     assert b"s3cret" not in stored
+
+
+def test_each_worktree_finds_its_own_versions(home: Path, repo: Path, tmp_path: Path) -> None:
+    """One store for the repository (its common git directory), keyed by worktree: the
+    same path written in the main checkout and in a linked worktree comes back, in each,
+    as that checkout's writer left it."""
+    from git_repo import worktree
+
+    linked = Path(os.path.realpath(worktree(repo, tmp_path / "linked", "feature")))
+    main_run, linked_run = HookRunner(home, repo), HookRunner(home, linked)
+    edit(main_run, "src/app.py", b"main's\n")
+    edit(linked_run, "src/app.py", b"linked's\n", agent=OTHER)
+    for checkout in (repo, linked):
+        (checkout / "src/app.py").write_bytes(b"clobbered\n")
+    assert not (linked / ".git").is_dir()  # a worktree's .git is a file: one store
+    stores = list((repo / ".git" / "agent-hooks" / "kept" / "versions").iterdir())
+    assert sorted(p.name for p in stores) == ["%2E", "worktrees%2Flinked"]
+    for checkout, agent, data in ((repo, ME, b"main's\n"), (linked, OTHER, b"linked's\n")):
+        env = {**main_run.env(agent), "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"}
+        env.pop("CLAUDE_PROJECT_DIR")
+        done = subprocess.run(
+            ["agent-hooks", "restore", "src/app.py"], cwd=checkout, env=env,
+            capture_output=True, text=True, check=False,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        assert (checkout / "src/app.py").read_bytes() == data

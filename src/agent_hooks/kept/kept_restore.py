@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from agent_hooks import identity
 
 PERMISSIONS = 0o777  # the mode bits put back (set-id and sticky bits are not)
+LOOK_LIMIT = 64 << 20  # bytes of a file read to be compared or shown; a larger one is not
 
 
 class Refused(Exception):
@@ -137,9 +138,10 @@ def content_of(ledger: str, entry: Mapping[str, Any], rel: str) -> bytes:
     return data
 
 
-def look(path: str) -> tuple[str, bytes | None, int, str | None]:
-    """What is at `path` now: (`file`, its content, its mode bits, its fingerprint),
-    (`missing`, None, 0, None), or (what else is there, None, 0, None)."""
+def look(path: str, limit: int = LOOK_LIMIT) -> tuple[str, bytes | None, int, str | None]:
+    """What is at `path` now: (`file`, its content — None when larger than `limit`
+    bytes: not read —, its mode bits, its fingerprint), (`missing`, None, 0, None),
+    or (what else is there, None, 0, None)."""
     try:
         st = os.stat(path, follow_symlinks=False)
     except FileNotFoundError:
@@ -151,7 +153,7 @@ def look(path: str) -> tuple[str, bytes | None, int, str | None]:
         return "a symlink", None, 0, None
     if kind != fs.S_IFREG:
         return "a directory" if kind == fs.S_IFDIR else "not a regular file", None, 0, None
-    data = fs.read_file(path)
+    data = fs.read_file(path) if st.st_size <= limit else None
     return "file", data, st.st_mode & 0o7777, fingerprints.of(path)
 
 
@@ -270,7 +272,9 @@ def restore(
     data = content_of(ledger, entry, rel)
     mode = int(entry["mode"]) & PERMISSIONS
     ident = kept_versions.version_id(entry)
-    kind, current, current_mode, mark = look(path)
+    store = kept_store.store_dir(ledger)
+    settings = kept_store.read_settings(store)
+    kind, current, current_mode, mark = look(path, kept_store.file_limit(settings))
     if kind not in ("file", "missing"):
         raise Refused(f"{rel} is {kind} now; nothing was written")
     result: dict[str, Any] = {"path": rel, "version": ident, "mode": mode, "size": len(data)}
@@ -283,22 +287,20 @@ def restore(
             "was written. Ask them (or the user) first; `--force` writes anyway (logged, "
             "and they are told)"
         )
-    store = kept_store.store_dir(ledger)
-    settings = kept_store.read_settings(store)
     holder = str(child.get("writer")) if child is not None else me.key
     replaced = None
-    if current is not None:
+    if kind == "file":
         why = kept_store.skipped(
             ledger, root, rel, settings, kept_store.load_ignores(store, environ)
         )
-        if why is None and len(current) > kept_store.file_limit(settings):
+        if why is None and current is None:  # not read: larger than the limit
             why = f"larger than the limit of {settings['kept_file_mib']} MiB"
         if why is not None and not force:
             raise Refused(
                 f"the current content of {rel} cannot be kept ({why}), so this restore "
                 "could not be undone; nothing was written (`--force` restores anyway)"
             )
-        if why is None:
+        if why is None and current is not None:
             name = kept_store.digest(current)
             kept_store.put_object(ledger, name, current)
             kept = kept_store.entry_for(
@@ -338,7 +340,7 @@ def restore(
     try:
         if before_write is not None:
             before_write()
-        again = look(path)
+        again = look(path, 0)  # its fingerprint is enough
         if (again[0] != kind or again[3] != mark) and not force:
             raise Refused(
                 f"{rel} changed while it was being restored; nothing was written "
