@@ -91,11 +91,11 @@ SETTING_NAMES = {
 SECRET_NAMES = (".env", ".netrc", ".npmrc", ".pypirc", ".git-credentials")
 SECRET_PREFIXES = (".env.", "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519")
 SECRET_SUFFIXES = (".pem", ".key", ".p12", ".pfx", ".keystore", ".kdbx")
-SECRETS = (  # the same, as gitignore patterns
-    *SECRET_NAMES,
-    *(prefix + "*" for prefix in SECRET_PREFIXES),
-    *("*" + suffix for suffix in SECRET_SUFFIXES),
-)
+SECRETS = (  # the same, as gitignore patterns (tests/unit/kept/test_kept_store.py agrees)
+    ".env", ".netrc", ".npmrc", ".pypirc", ".git-credentials",
+    ".env.*", "id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*",
+    "*.pem", "*.key", "*.p12", "*.pfx", "*.keystore", "*.kdbx",
+)  # fmt: skip
 
 
 def store_dir(ledger: str) -> str:
@@ -106,13 +106,9 @@ def object_path(ledger: str, digest: str) -> str:
     return fs.join(ledger, STORE, OBJECTS, digest[:2], digest[2:])
 
 
-def worktree_dir(ledger: str, worktree: str) -> str:
-    """The directory of one work tree's version files (`repository.worktree_id`)."""
-    return fs.join(ledger, STORE, VERSIONS, lease.file_name(worktree))
-
-
 def versions_path(ledger: str, worktree: str, rel: str) -> str:
-    return fs.join(worktree_dir(ledger, worktree), lease.file_name(rel))
+    """The version file of `rel` in the work tree `worktree` (`repository.worktree_id`)."""
+    return fs.join(ledger, STORE, VERSIONS, lease.file_name(worktree), lease.file_name(rel))
 
 
 # --------------------------------------------------------------------------- settings
@@ -145,11 +141,6 @@ def read_settings(store: str) -> dict[str, Any]:
 def file_limit(settings: Mapping[str, Any]) -> int:
     """Bytes: the largest file kept (0: keeping is off)."""
     return int(settings["kept_file_mib"]) << 20
-
-
-def total_limit(settings: Mapping[str, Any]) -> int:
-    """Bytes: what the store may hold once swept."""
-    return int(settings["kept_total_mib"]) << 20
 
 
 def secret(rel: str) -> bool:
@@ -260,62 +251,24 @@ def entry_for(
 
 
 def append(ledger: str, worktree: str, rel: str, entry: dict[str, Any]) -> bool:
-    """Add `entry` to the versions of `rel` in `worktree`, under the store's lock;
-    False when the lock could not be had (nothing added)."""
+    """Add `entry` to the versions of `rel` in `worktree` (one write, under the store's
+    lock); False when the lock could not be had (nothing added)."""
     from agent_hooks import storage
 
-    line = b"\n" + jsonio.encode(entry)
     path = versions_path(ledger, worktree, rel)
+    fs.makedirs(fs.dirname(path), 0o700)  # the store too; a `stat` when they are there
     lock = storage.Lock(fs.join(ledger, STORE, LOCK))
-    try:
-        held = lock.acquire(LOCK_TIMEOUT)
-    except FileNotFoundError:
-        fs.makedirs(fs.join(ledger, STORE), 0o700)
-        held = lock.acquire(LOCK_TIMEOUT)
-    if not held:
+    if not lock.acquire(LOCK_TIMEOUT):
         return False
     try:
-        flags = posix.O_WRONLY | posix.O_APPEND | posix.O_CREAT | _OPEN
+        fd = posix.open(path, posix.O_WRONLY | posix.O_APPEND | posix.O_CREAT | _OPEN, 0o600)
         try:
-            fd = posix.open(path, flags, 0o600)
-        except FileNotFoundError:
-            fs.makedirs(fs.dirname(path), 0o700)
-            fd = posix.open(path, flags, 0o600)
-        try:
-            view = memoryview(line)
-            while view:
-                view = view[posix.write(fd, view) :]
+            posix.write(fd, b"\n" + jsonio.encode(entry))
         finally:
             posix.close(fd)
-        return True
     finally:
         lock.release()
-
-
-def keep(
-    ledger: str,
-    worktree: str,
-    rel: str,
-    path: str,
-    writer: Mapping[str, Any],
-    now: float,
-    until: float,
-    limit: int,
-) -> str | None:
-    """Keep the file at `path` (`rel` in `worktree`) as `writer` left it: its
-    content and mode, or its deletion when it is gone. The caller decided it may
-    be kept (`skipped`). Returns why nothing was kept, or None."""
-    data, mode, why = read_held(path, limit)
-    if why is not None:
-        return why
-    holder = str(writer.get("writer"))
-    if data is None:
-        entry = entry_for(rel, DELETE, None, 0, 0, writer, holder, now, until)
-    else:
-        name = digest(data)
-        put_object(ledger, name, data)
-        entry = entry_for(rel, WRITE, name, len(data), mode, writer, holder, now, until)
-    return None if append(ledger, worktree, rel, entry) else "the store's lock was busy"
+    return True
 
 
 def keep_held(
@@ -324,23 +277,32 @@ def keep_held(
     now: float,
     environ: Mapping[str, str],
 ) -> list[str]:
-    """Keep each file the writer holds after its own write: `held` lists (its
-    absolute path, its ledger, its path relative to the work tree, the worktree id,
-    the end of the writer's lease). Settings and the ignore cache are read once
-    per ledger. A file never kept (`skipped`) or too large is passed over in
-    silence; returns one line per file the store failed to keep, for the log."""
+    """Keep each file the writer holds after its own write, as it left it — its
+    content and mode, or its deletion when it is gone: `held` lists (its absolute
+    path, its ledger, its path relative to the work tree, the worktree id, the end of
+    the writer's lease). Settings and the ignore cache are read once per ledger. A
+    file never kept (`skipped`) or too large is passed over in silence; returns one
+    line per file the store failed to keep, for the log."""
     problems: list[str] = []
     stores: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
+    holder = str(writer.get("writer"))
     for path, ledger, rel, worktree, until in held:
         if ledger not in stores:
             store = store_dir(ledger)
             stores[ledger] = (read_settings(store), load_ignores(store, environ))
         settings, ignores = stores[ledger]
-        top = path[: len(path) - len(rel) - 1]
-        if skipped(ledger, top, rel, settings, ignores) is not None:
+        if skipped(ledger, path[: len(path) - len(rel) - 1], rel, settings, ignores) is not None:
             continue
+        data, mode, why = read_held(path, file_limit(settings))
         try:
-            why = keep(ledger, worktree, rel, path, writer, now, until, file_limit(settings))
+            if data is not None:
+                name = digest(data)
+                put_object(ledger, name, data)
+                entry = entry_for(rel, WRITE, name, len(data), mode, writer, holder, now, until)
+            elif why is None:  # gone: its writer deleted it
+                entry = entry_for(rel, DELETE, None, 0, 0, writer, holder, now, until)
+            if why is None and not append(ledger, worktree, rel, entry):
+                why = "the store's lock was busy"
         except OSError as exc:
             why = f"the store cannot be written ({exc.strerror or exc})"
         if why is not None and not why.startswith("larger than"):
@@ -383,18 +345,16 @@ def skipped(
 
 MAX_ANSWERS = 64
 _IGNORES_TAG = ("kept-ignores", 1)
-_ENVIRON = ("HOME", "XDG_CONFIG_HOME", "GIT_CONFIG_NOSYSTEM", "GIT_CONFIG_SYSTEM")
-_ENVIRON_MORE = ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_COUNT")  # and GIT_CONFIG_KEY_n / _VALUE_n
+_ENVIRON = ("HOME", "XDG_CONFIG_HOME")  # and every GIT_CONFIG_* variable
 
 
 def load_ignores(store: str, environ: Mapping[str, str]) -> dict[str, Any]:
     """The ignore cache of the store in `store`, for a process with `environ`: the
     state `ignored` and `ignore_rules.save_cache` take (a dict: a class costs a hook more)."""
-    raw = environ.get("GIT_CONFIG_COUNT", "")
-    count = int(raw) if raw.isascii() and raw.isdigit() and len(raw) < 4 else 0
-    names = [*_ENVIRON, *_ENVIRON_MORE]
-    names += [f"GIT_CONFIG_{part}_{n}" for n in range(count) for part in ("KEY", "VALUE")]
-    where = (_IGNORES_TAG, sys.version_info[:2], tuple(environ.get(name) for name in names))
+    chose = tuple(
+        sorted((k, v) for k, v in environ.items() if k in _ENVIRON or k[:11] == "GIT_CONFIG_")
+    )
+    where = (_IGNORES_TAG, sys.version_info[:2], chose)
     path = fs.join(store, IGNORES)
     keys: dict[str, Any] = {}
     answers: dict[tuple[str, str], tuple[bool, tuple[str, ...]]] = {}

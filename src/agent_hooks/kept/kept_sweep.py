@@ -113,7 +113,7 @@ def sweep(ledger: str, now: float, *, dry_run: bool = False) -> Swept:
     store = kept_store.store_dir(ledger)
     if not fs.isdir(store) or fs.islink(store):
         return result
-    limit = kept_store.total_limit(kept_store.read_settings(store))
+    limit = kept_store.read_settings(store)["kept_total_mib"] << 20  # bytes
     keep_for = kept_store.KEEP_DAYS * 86400
     files = _files(ledger)
     base = fs.join(store, kept_store.VERSIONS)
