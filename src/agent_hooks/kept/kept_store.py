@@ -6,7 +6,7 @@ content, so that `agent-hooks restore` can put it back after anything changed
 the file unseen. Layout, inside the repository's ledger directory:
 
     kept/                           0700, the store
-      objects/<2 hex>/<62 hex>      content, named by its BLAKE2b-256 digest (0600)
+      objects/<64 hex>              content, named by its BLAKE2b-256 digest (0600)
       versions/<worktree>/<path>    one JSON line per version of that path in that
                                     work tree (names escaped as lease files' are)
       settings.json                 the repository's settings (below)
@@ -103,7 +103,7 @@ def store_dir(ledger: str) -> str:
 
 
 def object_path(ledger: str, digest: str) -> str:
-    return fs.join(ledger, STORE, OBJECTS, digest[:2], digest[2:])
+    return fs.join(ledger, STORE, OBJECTS, digest)  # one directory: no mkdir per object
 
 
 def versions_path(ledger: str, worktree: str, rel: str) -> str:
@@ -201,14 +201,12 @@ def put_object(ledger: str, name: str, data: bytes) -> None:
     from agent_hooks import storage
 
     target = object_path(ledger, name)
-    try:
+    if posix.access(target, posix.F_OK):  # asked without raising: most objects are new
         st = posix.stat(target, follow_symlinks=False)
         if st.st_size == len(data) and st.st_mode & fs.S_IFMT == fs.S_IFREG:
             posix.utime(target, follow_symlinks=False)
             return
         posix.unlink(target)
-    except FileNotFoundError:
-        pass
     try:
         storage.create_new(target, data)
     except FileNotFoundError:
@@ -341,20 +339,21 @@ def skipped(
 # files, excludes files, `info/exclude`, each `.gitignore` on the way, absent ones
 # too) and their keys; valid while the environment that chose the config files is
 # the same. One marshal file (derived: unreadable counts as empty), at most
-# MAX_ANSWERS answers, written only when one was added.
+# `ignore_rules.MAX_ANSWERS` answers, written only when one was added.
 
-MAX_ANSWERS = 64
 _IGNORES_TAG = ("kept-ignores", 1)
-_ENVIRON = ("HOME", "XDG_CONFIG_HOME")  # and every GIT_CONFIG_* variable
+_ENVIRON = (  # what chooses the config files git reads (and GIT_CONFIG_KEY_n / _VALUE_n)
+    "HOME", "XDG_CONFIG_HOME", "GIT_CONFIG_NOSYSTEM", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_GLOBAL",
+)  # fmt: skip
 
 
 def load_ignores(store: str, environ: Mapping[str, str]) -> dict[str, Any]:
     """The ignore cache of the store in `store`, for a process with `environ`: the
     state `ignored` and `ignore_rules.save_cache` take (a dict: a class costs a hook more)."""
-    chose = tuple(
-        sorted((k, v) for k, v in environ.items() if k in _ENVIRON or k[:11] == "GIT_CONFIG_")
-    )
-    where = (_IGNORES_TAG, sys.version_info[:2], chose)
+    pairs: tuple[tuple[str, str], ...] = ()
+    if "GIT_CONFIG_COUNT" in environ:  # `git -c`'s pairs, as git's children see them
+        pairs = tuple(sorted((k, v) for k, v in environ.items() if k[:11] == "GIT_CONFIG_"))
+    where = (_IGNORES_TAG, sys.version_info[:2], tuple(map(environ.get, _ENVIRON)), pairs)
     path = fs.join(store, IGNORES)
     keys: dict[str, Any] = {}
     answers: dict[tuple[str, str], tuple[bool, tuple[str, ...]]] = {}

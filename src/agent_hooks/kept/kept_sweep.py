@@ -247,29 +247,19 @@ def _oldest(item: tuple[float, tuple[str, str], tuple[bytes, dict[str, Any]]]) -
 def _objects(store: str) -> dict[str, tuple[str, int, float]]:
     """name -> (path, size, mtime) of every object of the store's naming."""
     found = {}
-    base = fs.join(store, kept_store.OBJECTS)
     try:
-        prefixes = os.listdir(base)
+        entries = list(os.scandir(fs.join(store, kept_store.OBJECTS)))
     except (FileNotFoundError, NotADirectoryError):
         return {}
-    for prefix in prefixes:
-        if len(prefix) != 2 or not _hex(prefix):
+    for entry in entries:
+        if len(entry.name) != 2 * kept_store.DIGEST_SIZE or not _hex(entry.name):
             continue
-        directory = fs.join(base, prefix)
         try:
-            entries = list(os.scandir(directory))
+            st = entry.stat(follow_symlinks=False)
         except OSError:
             continue
-        for entry in entries:
-            name = prefix + entry.name
-            if len(name) != 2 * kept_store.DIGEST_SIZE or not _hex(entry.name):
-                continue
-            try:
-                st = entry.stat(follow_symlinks=False)
-            except OSError:
-                continue
-            if st.st_mode & fs.S_IFMT == fs.S_IFREG:
-                found[name] = (entry.path, st.st_size, st.st_mtime)
+        if st.st_mode & fs.S_IFMT == fs.S_IFREG:
+            found[entry.name] = (entry.path, st.st_size, st.st_mtime)
     return found
 
 
@@ -311,23 +301,25 @@ def _rewrite(ledger: str, path: str, gone: set[bytes]) -> str | None:
 
 
 def _tidy(store: str, now: float) -> None:
-    """Temporary files of killed writers, and empty directories, in the store."""
-    for directory in (fs.join(store, kept_store.OBJECTS), fs.join(store, kept_store.VERSIONS)):
+    """Temporary files of killed writers (a version file's rewrite), and empty
+    directories, in the store."""
+    try:
+        worktrees = [
+            entry
+            for entry in os.scandir(fs.join(store, kept_store.VERSIONS))
+            if entry.is_dir(follow_symlinks=False)
+        ]
+    except OSError:
+        worktrees = []
+    for sub in worktrees:
         try:
-            subdirs = [
-                entry for entry in os.scandir(directory) if entry.is_dir(follow_symlinks=False)
-            ]
+            for entry in os.scandir(sub.path):
+                temporary = entry.name.startswith(".") and entry.name.endswith(".tmp")
+                if temporary and entry.stat(follow_symlinks=False).st_mtime < now - TEMP_AGE:
+                    lease_store.unlink(entry.path)
+            os.rmdir(sub.path)  # only when empty
         except OSError:
             continue
-        for sub in subdirs:
-            try:
-                for entry in os.scandir(sub.path):
-                    temporary = entry.name.startswith(".") and entry.name.endswith(".tmp")
-                    if temporary and entry.stat(follow_symlinks=False).st_mtime < now - TEMP_AGE:
-                        lease_store.unlink(entry.path)
-                os.rmdir(sub.path)  # only when empty
-            except OSError:
-                continue
     ours = (kept_store.IGNORES, kept_store.SETTINGS)
     storage.sweep_temp_files(store, lambda name: name in ours, now - TEMP_AGE)
 
