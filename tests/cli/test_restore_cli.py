@@ -21,6 +21,7 @@ from agent_hooks.cli import main
 from agent_hooks.cli._common import Env
 from agent_hooks.kept import kept_restore, kept_store, kept_versions
 from agent_hooks.leases import lease_store
+from agent_hooks.ledger.repo import Repo
 from git_repo import init
 
 NOW = 1_800_000_000.0
@@ -73,10 +74,10 @@ def wrote(repo: Path, rel: str, data: bytes, agent: str = ME, mode: int = 0o644,
 
 def holds(repo: Path, rel: str, agent: str) -> None:
     """`agent` holds a live lease on `rel` (its process: this test's, alive)."""
+    where = Repo(str(repo), str(repo.parent / "state"), {"AGENT_HOOKS_LEASE_MINUTES": "60"})
     claim = lease_store.claim(
-        ledger(repo), rel, writers.Writer(agent, "conv-" + agent), worktree=".",
-        branch="main", holder_pid=os.getpid(), now=NOW, minutes=60,
-    )  # fmt: skip
+        where, rel, writers.Writer(agent, "conv-" + agent), NOW, holder_pid=os.getpid()
+    )
     assert claim.written and not claim.blockers
 
 

@@ -31,10 +31,10 @@ from __future__ import annotations
 
 import os
 
-from agent_hooks import fingerprints, liveness, log, repository, writers
+from agent_hooks import fingerprints, liveness, log, writers
 from agent_hooks import posix_fs as fs
 from agent_hooks.kept import kept_store, kept_versions
-from agent_hooks.leases import lease, lease_messages, lease_minutes, lease_store, writer_cards
+from agent_hooks.leases import lease, lease_messages, lease_store, writer_cards
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -263,11 +263,10 @@ def restore(
     """Put `entry` (a version of `rel` in the work tree `root`) back (see the
     module); what was done. `before_write` runs just before the last check (tests
     change the file there, as another writer would)."""
-    from agent_hooks.ledger import ledger_location
-    from agent_hooks.reservations import reservation_index
+    from agent_hooks.ledger.repo import Repo
 
-    ledger = ledger_location.directory(state_dir, root)
-    worktree = repository.worktree_id(root)
+    repo = Repo(root, state_dir, environ)
+    ledger, worktree = repo.ledger, repo.worktree
     path = fs.join(root, rel)
     data = content_of(ledger, entry, rel)
     mode = int(entry["mode"]) & PERMISSIONS
@@ -306,24 +305,12 @@ def restore(
             kept = kept_store.entry_for(
                 rel, kept_store.REPLACED, name, len(current), current_mode, None, holder, now, now
             )
-            if kept_store.append(ledger, worktree, rel, kept) is None:
+            if not kept_store.append(ledger, worktree, rel, kept):
                 raise Refused(f"the store of {ledger} is busy; nothing was written (try again)")
             replaced = kept_versions.version_id(kept)
-    hot = reservation_index.load_hot(ledger)
-    minutes = lease_minutes.effective(environ, hot.settings if hot is not None else None)
     until = now
-    if child is None and minutes > 0:
-        claim = lease_store.claim(
-            ledger,
-            rel,
-            me,
-            worktree=worktree,
-            branch=repository.branch(root),
-            worktree_path=root,
-            holder_pid=liveness.agent_process(environ),
-            now=now,
-            minutes=minutes,
-        )
+    if child is None and repo.minutes > 0:
+        claim = lease_store.claim(repo, rel, me, now, holder_pid=liveness.agent_process(environ))
         if claim.blockers and not force:
             raise Refused(
                 f"{rel} was taken meanwhile by {_held_by(ledger, claim.blockers, now)}; "

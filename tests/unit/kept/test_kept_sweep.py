@@ -14,6 +14,7 @@ import pytest
 from agent_hooks import liveness, writers
 from agent_hooks.kept import kept_store, kept_sweep, kept_versions
 from agent_hooks.leases import lease_store
+from agent_hooks.ledger.repo import Repo
 
 NOW = 1_800_000_000.0
 DAY = 86400.0
@@ -40,10 +41,11 @@ def put(ledger: str, rel: str, data: bytes, writer: str, at: float, until: float
 
 def live_lease(ledger: str, rel: str, writer: str, now: float = NOW) -> None:
     """`writer` holds `rel` now (its holder: this test's process, alive)."""
-    lease_store.claim(
-        ledger, rel, writers.Writer(writer, "c1"), worktree=".", branch=None,
-        holder_pid=os.getpid(), now=now, minutes=60,
+    repo = Repo(
+        str(Path(ledger).parent.parent), str(Path(ledger).parent), {"AGENT_HOOKS_LEASE_MINUTES": "60"},
+        ledger=ledger, worktree=".", branch="main",
     )  # fmt: skip
+    lease_store.claim(repo, rel, writers.Writer(writer, "c1"), now, holder_pid=os.getpid())
     assert liveness.alive(lease_store.read(ledger, rel)[0]) is True
 
 
