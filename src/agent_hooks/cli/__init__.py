@@ -92,6 +92,7 @@ MENU = {
     "renew": "Extend your live reservations.",
     "reservations": "Who holds what: reservations and leases.",
     "reserve": "Claim paths ahead of your edits.",
+    "restore": "Put back your last kept version of a file.",
     "session": "Work sessions: milestones, tokens, resume.",
     "settings": "Show or change the repository's settings.",
     "status": "An agent's state: who, where, its trail.",
