@@ -121,10 +121,11 @@ def _why_none(env: Env, ledger: str, root: str, rel: str) -> str:
     store = kept_store.store_dir(ledger)
     why = kept_store.skipped(
         ledger,
+        repository.worktree_id(root),
         root,
         rel,
         kept_store.read_settings(store),
-        kept_store.load_ignores(store, env.environ),
+        env.environ,
     )
     return why or "no writer's own write of it was seen while it held the file"
 

@@ -516,24 +516,28 @@ def _folded(rule: Rule) -> Rule:
     return (flags, base.lower(), pattern.lower(), prefix)
 
 
-MAX_ANSWERS = 64  # answers `kept_store`'s cache keeps, the oldest forgotten first
+def remember(
+    path: str,
+    where: tuple[object, ...],
+    top: str,
+    git_dir: str,
+    common: str,
+    environ: Mapping[str, str],
+    rel: str,
+) -> bool:
+    """`decide`, its answer remembered at `path` (`kept_store.ignored`'s file for
+    `rel`) with `where` and the keys of the files it was read from; OSError when one
+    cannot be read (nothing remembered). A write that fails is passed over: the
+    answer is derived."""
+    answer, sources = decide(top, git_dir, common, environ, rel)
+    from agent_hooks import storage
 
-
-def remember(state: dict[str, Any], top: str, git_dir: str, common: str, rel: str) -> bool:
-    """`decide` for `kept_store.ignored`, its answer added to the cache `state`
-    (with the keys of the files it was read from); OSError when one cannot be read."""
-    answer, sources = decide(top, git_dir, common, state["environ"], rel)
-    answers = state["answers"]
-    answers.pop((top, rel), None)
-    answers[(top, rel)] = (answer, tuple(path for path, _ in sources))
-    keys = state["keys"]
-    keys.update(sources)
-    while len(answers) > MAX_ANSWERS:
-        del answers[next(iter(answers))]
-    if len(keys) > 4 * MAX_ANSWERS:  # forget the keys no answer names any more
-        named = {path for _, paths in answers.values() for path in paths}
-        state["keys"] = {path: key for path, key in keys.items() if path in named}
-    state["dirty"] = True
+    try:
+        fs.makedirs(fs.dirname(path), 0o700)
+        remembered: Any = (where, answer, tuple(sources))
+        storage.write_bytes_atomic(path, marshal.dumps(remembered), durable=False)
+    except (OSError, ValueError):
+        pass
     return answer
 
 
@@ -543,19 +547,3 @@ def matched(patterns: list[str], rel: str) -> bool:
     rules = [compile_pattern(p.encode("utf-8", "surrogateescape")) for p in patterns]
     found = [rule for rule in rules if rule is not None]
     return excluded([found], rel.encode("utf-8", "surrogateescape"))
-
-
-def save_cache(state: dict[str, Any]) -> None:
-    """Write `kept_store`'s cache of answers back when one was added (best effort: it
-    is derived)."""
-    if not state["dirty"]:
-        return
-    from agent_hooks import storage
-
-    doc = (state["where"], state["keys"], state["answers"])
-    try:
-        fs.makedirs(fs.dirname(state["path"]), 0o700)
-        storage.write_bytes_atomic(state["path"], marshal.dumps(doc), durable=False)
-    except (OSError, ValueError):
-        pass
-    state["dirty"] = False

@@ -289,9 +289,7 @@ def restore(
     holder = str(child.get("writer")) if child is not None else me.key
     replaced = None
     if kind == "file":
-        why = kept_store.skipped(
-            ledger, root, rel, settings, kept_store.load_ignores(store, environ)
-        )
+        why = kept_store.skipped(ledger, worktree, root, rel, settings, environ)
         if why is None and current is None:  # not read: larger than the limit
             why = f"larger than the limit of {settings['kept_file_mib']} MiB"
         if why is not None and not force:

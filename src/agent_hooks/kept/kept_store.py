@@ -11,7 +11,7 @@ the file unseen. Layout, inside the repository's ledger directory:
                                     work tree (names escaped as lease files' are)
       settings.json                 the repository's settings (below)
       kept.lock                     serializes appends and the sweep's rewrites
-      ignores.cache                 what git ignores, remembered (below)
+      ignores/<worktree>/<path>     whether git ignores that path, remembered (below)
       swept                         its mtime: when the store was last swept
 
 Settings (`agent-hooks settings`; this module is their one owner, names,
@@ -28,8 +28,8 @@ Invariants:
 * A version is kept only of a file its writer holds, after its own write was
   recorded on its lease; only of a regular file within the size limit whose name
   is not excluded and that git does not ignore (`ignore_rules`, remembered in
-  `IGNORES` with the files each answer was read from, keyed by inode, size,
-  mtime and ctime: an answer counts while none of them changed). Its mode bits
+  `IGNORES`, one small file a path, with the files the answer was read from keyed
+  by inode, size, mtime and ctime: it counts while none of them changed). Its mode bits
   are kept with it; a held file its writer deleted is kept as a deletion.
 * Content is stored once per digest, created under its name (no rename: the
   costliest part of a small write); an object whose size is not the content's is
@@ -67,7 +67,7 @@ STORE = "kept"
 OBJECTS = "objects"
 VERSIONS = "versions"
 SETTINGS = "settings.json"
-IGNORES = "ignores.cache"
+IGNORES = "ignores"
 LOCK = "kept.lock"
 SWEPT = "swept"
 LOCK_TIMEOUT = 1.0
@@ -282,14 +282,14 @@ def keep_held(
     file never kept (`skipped`) or too large is passed over in silence; returns one
     line per file the store failed to keep, for the log."""
     problems: list[str] = []
-    stores: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
+    settings_of_ledger: dict[str, dict[str, Any]] = {}
     holder = str(writer.get("writer"))
     for path, ledger, rel, worktree, until in held:
-        if ledger not in stores:
-            store = store_dir(ledger)
-            stores[ledger] = (read_settings(store), load_ignores(store, environ))
-        settings, ignores = stores[ledger]
-        if skipped(ledger, path[: len(path) - len(rel) - 1], rel, settings, ignores) is not None:
+        if ledger not in settings_of_ledger:
+            settings_of_ledger[ledger] = read_settings(store_dir(ledger))
+        settings = settings_of_ledger[ledger]
+        top = path[: len(path) - len(rel) - 1]
+        if skipped(ledger, worktree, top, rel, settings, environ) is not None:
             continue
         data, mode, why = read_held(path, file_limit(settings))
         try:
@@ -305,20 +305,20 @@ def keep_held(
             why = f"the store cannot be written ({exc.strerror or exc})"
         if why is not None and not why.startswith("larger than"):
             problems.append(f"{rel}: not kept: {why}")
-    for _, ignores in stores.values():
-        if ignores["dirty"]:
-            from agent_hooks.kept import ignore_rules  # an answer was added
-
-            ignore_rules.save_cache(ignores)
     return problems
 
 
 def skipped(
-    ledger: str, top: str, rel: str, settings: Mapping[str, Any], ignores: dict[str, Any]
+    ledger: str,
+    worktree: str,
+    top: str,
+    rel: str,
+    settings: Mapping[str, Any],
+    environ: Mapping[str, str],
 ) -> str | None:
-    """Why `rel` of the work tree `top` is never kept (keeping is off; its name is
-    a secret's or the exclusion setting's; git ignores it, or what git ignores
-    there cannot be known), or None. `ignores`: `load_ignores`'."""
+    """Why `rel` of the work tree `top` (`worktree`) is never kept (keeping is off;
+    its name is a secret's or the exclusion setting's; git ignores it, or what git
+    ignores there cannot be known), or None."""
     from agent_hooks import repository
     from agent_hooks.ledger import ledger_location
 
@@ -329,43 +329,37 @@ def skipped(
     own = repository.git_dir(top)
     if own is None or not ledger_location.is_repository_ledger(ledger):
         return "it lies in no git work tree"
-    if ignored(ignores, top, own, fs.dirname(ledger), rel):
+    if ignored(ledger, worktree, top, own, rel, environ):
         return "git ignores it (or its ignore files cannot be read)"
     return None
 
 
 # --------------------------------------------------------------------------- what git ignores
-# Each answer `ignore_rules.decide` gave, with the files it was read from (config
-# files, excludes files, `info/exclude`, each `.gitignore` on the way, absent ones
-# too) and their keys; valid while the environment that chose the config files is
-# the same. One marshal file (derived: unreadable counts as empty), at most
-# `ignore_rules.MAX_ANSWERS` answers, written only when one was added.
+# Whether git ignores a path, remembered in one small marshal file a path (derived:
+# one that cannot be read counts as none): the answer `ignore_rules.decide` gave,
+# with every file it was read from (config files, excludes files, `info/exclude`,
+# each `.gitignore` on the way, absent ones too) and its key, and the environment
+# that chose the config files. It counts while that environment is the same and
+# none of those files changed; then a check reads one file and asks each of them.
 
-_IGNORES_TAG = ("kept-ignores", 1)
+_IGNORES_TAG = ("kept-ignores", 2)
 _ENVIRON = (  # what chooses the config files git reads (and GIT_CONFIG_KEY_n / _VALUE_n)
     "HOME", "XDG_CONFIG_HOME", "GIT_CONFIG_NOSYSTEM", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_GLOBAL",
 )  # fmt: skip
 
 
-def load_ignores(store: str, environ: Mapping[str, str]) -> dict[str, Any]:
-    """The ignore cache of the store in `store`, for a process with `environ`: the
-    state `ignored` and `ignore_rules.save_cache` take (a dict: a class costs a hook more)."""
+def ignores_path(ledger: str, worktree: str, rel: str) -> str:
+    """Where whether git ignores `rel` of `worktree` is remembered."""
+    return fs.join(ledger, STORE, IGNORES, lease.file_name(worktree), lease.file_name(rel))
+
+
+def ignores_key(environ: Mapping[str, str]) -> tuple[object, ...]:
+    """What an answer was read under: this format, this Python, and the environment
+    that chooses git's config files."""
     pairs: tuple[tuple[str, str], ...] = ()
     if "GIT_CONFIG_COUNT" in environ:  # `git -c`'s pairs, as git's children see them
         pairs = tuple(sorted((k, v) for k, v in environ.items() if k[:11] == "GIT_CONFIG_"))
-    where = (_IGNORES_TAG, sys.version_info[:2], tuple(map(environ.get, _ENVIRON)), pairs)
-    path = fs.join(store, IGNORES)
-    keys: dict[str, Any] = {}
-    answers: dict[tuple[str, str], tuple[bool, tuple[str, ...]]] = {}
-    try:
-        data = fs.read_file(path) if posix.access(path, posix.F_OK) else None
-        doc = marshal.loads(data) if data else None
-        if isinstance(doc, tuple) and len(doc) == 3 and doc[0] == where:
-            keys, answers = doc[1], doc[2]
-    except (OSError, ValueError, EOFError, TypeError):
-        pass
-    return {"path": path, "where": where, "keys": keys, "answers": answers, "dirty": False,
-            "environ": environ}  # fmt: skip
+    return (_IGNORES_TAG, sys.version_info[:2], tuple(map(environ.get, _ENVIRON)), pairs)
 
 
 def _same(path: str, key: object) -> bool:
@@ -377,17 +371,29 @@ def _same(path: str, key: object) -> bool:
     return fingerprints.version_key(path) == key
 
 
-def ignored(state: dict[str, Any], top: str, git_dir: str, common: str, rel: str) -> bool:
-    """Whether git ignores the file `rel` of the work tree `top` (`git_dir`: its own
-    git directory, `common`: the common one), or may: remembered, else decided by
-    `ignore_rules` and remembered. True when a file on the way cannot be read."""
-    keys = state["keys"]
-    known = state["answers"].get((top, rel))
+def ignored(
+    ledger: str, worktree: str, top: str, git_dir: str, rel: str, environ: Mapping[str, str]
+) -> bool:
+    """Whether git ignores the file `rel` of the work tree `top` (`worktree`, its own
+    git directory `git_dir`), or may: remembered, else decided by `ignore_rules` and
+    remembered. True when a file on the way cannot be read."""
+    path = ignores_path(ledger, worktree, rel)
+    where = ignores_key(environ)
     try:
-        if known is not None and all(_same(path, keys.get(path, 0)) for path in known[1]):
-            return bool(known[0])
+        try:
+            data = fs.read_file(path) if posix.access(path, posix.F_OK) else None
+            known = marshal.loads(data) if data else None
+        except (ValueError, EOFError, TypeError):
+            known = None  # damaged: decided again
+        if (
+            isinstance(known, tuple)
+            and len(known) == 3
+            and known[0] == where
+            and all(_same(source, key) for source, key in known[2])
+        ):
+            return bool(known[1])
         from agent_hooks.kept import ignore_rules  # something changed, or a new file
 
-        return ignore_rules.remember(state, top, git_dir, common, rel)
+        return ignore_rules.remember(path, where, top, git_dir, fs.dirname(ledger), environ, rel)
     except OSError:
         return True

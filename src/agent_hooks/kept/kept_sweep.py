@@ -301,17 +301,22 @@ def _rewrite(ledger: str, path: str, gone: set[bytes]) -> str | None:
 
 
 def _tidy(store: str, now: float) -> None:
-    """Temporary files of killed writers (a version file's rewrite), and empty
-    directories, in the store."""
-    try:
-        worktrees = [
-            entry
-            for entry in os.scandir(fs.join(store, kept_store.VERSIONS))
-            if entry.is_dir(follow_symlinks=False)
-        ]
-    except OSError:
-        worktrees = []
+    """Temporary files of killed writers (a version file's or an ignore answer's
+    rewrite), remembered ignore answers of paths with no version left (an hour
+    after their last check) or a week old, and empty directories, in the store."""
+    worktrees = []
+    for kind in (kept_store.VERSIONS, kept_store.IGNORES):
+        try:
+            worktrees += [
+                entry
+                for entry in os.scandir(fs.join(store, kind))
+                if entry.is_dir(follow_symlinks=False)
+            ]
+        except OSError:
+            continue
     for sub in worktrees:
+        if fs.basename(fs.dirname(sub.path)) == kept_store.IGNORES:
+            _tidy_answers(store, sub.path, sub.name, now)
         try:
             for entry in os.scandir(sub.path):
                 temporary = entry.name.startswith(".") and entry.name.endswith(".tmp")
@@ -320,8 +325,26 @@ def _tidy(store: str, now: float) -> None:
             os.rmdir(sub.path)  # only when empty
         except OSError:
             continue
-    ours = (kept_store.IGNORES, kept_store.SETTINGS)
-    storage.sweep_temp_files(store, lambda name: name in ours, now - TEMP_AGE)
+    storage.sweep_temp_files(store, lambda name: name == kept_store.SETTINGS, now - TEMP_AGE)
+
+
+def _tidy_answers(store: str, directory: str, worktree: str, now: float) -> None:
+    versions = fs.join(store, kept_store.VERSIONS, worktree)
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return
+    for entry in entries:
+        try:
+            age = now - entry.stat(follow_symlinks=False).st_mtime
+        except OSError:
+            continue
+        if entry.name.startswith("."):
+            continue  # a temporary file: below
+        if age > kept_store.KEEP_DAYS * 86400 or (
+            age > TEMP_AGE and not fs.lexists(fs.join(versions, entry.name))
+        ):
+            lease_store.unlink(entry.path)
 
 
 def _last_swept(store: str) -> float:

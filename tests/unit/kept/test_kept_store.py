@@ -220,8 +220,8 @@ def test_what_git_ignores_is_remembered_until_an_ignore_file_changes(repo: Path)
     write(repo, "notes.txt", "1\n")
     keep(repo, "notes.txt")
     assert len(versions(repo, "notes.txt")) == 1
-    cache = repo / ".git/agent-hooks/kept/ignores.cache"
-    assert cache.is_file()
+    cache = Path(kept_store.ignores_path(ledger_of(repo), ".", "notes.txt"))
+    assert cache.is_file() and stat.S_IMODE(cache.stat().st_mode) == 0o600
     write(repo, ".gitignore", "notes.txt\n")  # created since: the answer is read again
     write(repo, "notes.txt", "2\n")
     keep(repo, "notes.txt", now=NOW + 1)
@@ -246,14 +246,32 @@ def test_a_remembered_answer_is_used_without_reading_the_rules(
     assert len(versions(repo, "a.py")) == 2
 
 
-def test_a_damaged_ignore_cache_counts_as_empty(repo: Path) -> None:
+def test_a_damaged_ignore_answer_is_decided_again(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     write(repo, "a.py", "1\n")
     keep(repo, "a.py")
-    (repo / ".git/agent-hooks/kept/ignores.cache").write_bytes(b"\x00not marshal")
-    write(repo, ".gitignore", "a.py\n")
+    cache = Path(kept_store.ignores_path(ledger_of(repo), ".", "a.py"))
+    cache.write_bytes(b"\x00not marshal")
+    decided: list[str] = []
+    real = ignore_rules.decide
+    monkeypatch.setattr(ignore_rules, "decide", lambda *a: decided.append(a[-1]) or real(*a))
     write(repo, "a.py", "2\n")
-    keep(repo, "a.py", now=NOW + 1)
-    assert len(versions(repo, "a.py")) == 1  # read again, and now ignored
+    assert keep(repo, "a.py", now=NOW + 1) == []
+    assert decided == ["a.py"] and len(versions(repo, "a.py")) == 2
+    assert keep(repo, "a.py", now=NOW + 2) == [] and decided == ["a.py"]  # written back whole
+
+
+def test_another_environment_decides_again(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another HOME (another ~/.gitconfig, another excludes file): not the same answer."""
+    write(repo, "a.py", "1\n")
+    keep(repo, "a.py")
+    home = repo.parent / "other-home"
+    (home / ".config" / "git").mkdir(parents=True)
+    (home / ".config" / "git" / "ignore").write_text("*.py\n")
+    write(repo, "a.py", "2\n")
+    keep(repo, "a.py", {"HOME": str(home)}, now=NOW + 1)
+    assert len(versions(repo, "a.py")) == 1
 
 
 def test_an_unreadable_config_file_keeps_nothing(repo: Path) -> None:

@@ -227,3 +227,23 @@ def test_an_object_a_keep_finds_while_the_sweep_runs_is_spared(
     monkeypatch.setattr(kept_sweep, "_named", meanwhile)
     kept_sweep.sweep(ledger, NOW)
     assert path.read_bytes() == b"old\n"
+
+
+def test_remembered_ignore_answers_go_with_their_versions_or_their_age(ledger: str) -> None:
+    store = Path(kept_store.store_dir(ledger))
+    put(ledger, "kept.py", b"k\n", "w1", NOW - 1, NOW + 600)
+    answers = {
+        name: Path(kept_store.ignores_path(ledger, ".", name))
+        for name in ("kept.py", "ignored.env", "fresh.py")
+    }
+    for name, path in answers.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(b"x")
+        age = 60 if name == "fresh.py" else 2 * 3600
+        os.utime(path, (NOW - age, NOW - age))
+    kept_sweep.sweep(ledger, NOW)
+    assert {name for name, path in answers.items() if path.exists()} == {"kept.py", "fresh.py"}
+    os.utime(answers["kept.py"], (NOW - 8 * DAY, NOW - 8 * DAY))
+    kept_sweep.sweep(ledger, NOW)
+    assert not answers["kept.py"].exists()
+    assert (store / "versions").is_dir()
