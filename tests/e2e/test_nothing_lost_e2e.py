@@ -212,7 +212,8 @@ def test_an_interpreter_write_the_gate_cannot_see_is_told_to_the_holder(
         "agent-hooks: src/app.py, which you are changing, was changed by someone else "
         "(a process agent-hooks does not see: a script, git, an editor, an agent without hooks)"
     ) in message, message
-    assert "after your last write to it. Re-read it before you edit it" in message
+    assert "after your last write to it." in message and "Re-read it before you edit it" in message
+    assert "agent-hooks restore src/app.py" in message  # its kept version: the way back
     assert f"held file src/app.py of {AGENT_A} changed by someone else" in "\n".join(
         install.log_lines()
     )

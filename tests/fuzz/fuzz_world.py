@@ -330,8 +330,16 @@ def check_log(lines: Iterable[str]) -> None:
             raise AssertionError(f"a hook crashed on its input: {line[:1500]}")
 
 
+# Inside the kept-versions store (docs/adr/0024-kept-versions.md) only the settings
+# are a JSON document: objects are raw content, ignores marshal data, and a version
+# file holds one JSON line per version (`check_version_lines`).
+_KEPT = "proj/.git/agent-hooks/kept/"
+
+
 def _is_document(rel: str) -> bool:
     name = rel.rsplit("/", 1)[-1]
+    if rel.startswith(_KEPT):
+        return rel == _KEPT + "settings.json"
     if name.startswith(".") or name.endswith((".lock", ".cache")) or ".corrupt-" in name:
         return False
     if ".migrated-" in name or name.startswith("agent-hooks.log"):
@@ -353,11 +361,30 @@ def check_documents(world: World, before: dict[str, Entry], after: dict[str, Ent
         assert isinstance(doc, dict), (rel, data[:200])
 
 
+def check_version_lines(before: dict[str, Entry], after: dict[str, Entry], root: Path) -> None:
+    """Every line of a kept version file a hook wrote is one JSON object: a version
+    is appended whole (docs/adr/0024-kept-versions.md)."""
+    for rel, entry in after.items():
+        if entry[0] != "file" or before.get(rel) == entry:
+            continue
+        if not rel.startswith(_KEPT + "versions/"):
+            continue
+        for line in (root / rel).read_bytes().splitlines():
+            if not line:
+                continue
+            try:
+                doc = parse_strict(line)
+            except ValueError as exc:
+                raise AssertionError(f"{rel} holds a line cut short ({exc}): {line[:200]!r}") from None
+            assert isinstance(doc, dict), (rel, line[:200])
+
+
 def check_all(world: World, ran: Ran, before: dict[str, Entry]) -> dict[str, Any] | None:
     out = check_protocol(ran)
     after = snapshot(world.root)
     check_writes(world, before, after)
     check_documents(world, before, after)
+    check_version_lines(before, after, world.root)
     check_modes(world)
     check_log(world.log_lines())
     return out
