@@ -221,11 +221,16 @@ def git(name: str, args: list[Word], ctx: ShellState) -> None:
     `ShellState.tree`s of the directory git runs in. `git checkout X` without `--`
     takes X for a path when one by that name exists (git's own rule picks a branch
     first; a branch named like an existing path is the rare case), else for a
-    branch. Checked against git 2.39: `checkout -f -b NEW` resets the work tree
-    (`switch -f -c NEW` does not); `stash save -- f` stashes everything (its words
-    are a message); from outside `--work-tree` paths are taken from its top."""
+    branch; a magic X (`:/`) for both. Checked against git 2.39: `checkout -f -b NEW`
+    resets the work tree (`switch -f -c NEW` does not); `stash save -- f` stashes
+    everything (its words are a message); from outside `--work-tree` paths are taken
+    from its top; `checkout --pathspec-from-file=F` restores paths (no branch switch);
+    `reset -- PATHS` changes only the index. Pathspecs that are magic, hold a
+    wildcard or come from a file, and the plumbing, are `git_paths`' (loaded then)."""
     where = (ctx.cwd, ctx.why)
     work_tree: Word | None = None
+    git_dir = False
+    icase = ctx.git_icase
     k, n = 0, len(args)
     while k < n and args[k].lit.startswith("-"):
         t = args[k].lit
@@ -235,12 +240,21 @@ def git(name: str, args: list[Word], ctx: ShellState) -> None:
             work_tree = args[k + 1]
         elif t.startswith("--work-tree="):
             work_tree = args[k].tail(len("--work-tree="), tilde=False)
+        git_dir |= t == "--git-dir" or t.startswith("--git-dir=")
+        icase |= t == "--icase-pathspecs"
         k += 2 if t in ("-C", "-c", "--git-dir", "--work-tree", "--namespace") else 1
+    # the top of the work tree, for `:/`: (it, whether given), else found when needed
+    top: tuple[str | None, bool] = (None, git_dir)  # --git-dir alone: core.worktree or cwd
     if work_tree is not None:  # taken from where the -Cs lead
-        top = enter_dir(work_tree, where, ctx.home, ctx.shell_dir())
-        if top[0] is None or where[0] is None or not _within(where[0], top[0]):
-            where = top  # outside its work tree, git reads paths from the top
+        tree = enter_dir(work_tree, where, ctx.home, ctx.shell_dir())
+        top = (tree[0], True)
+        if tree[0] is None or where[0] is None or not _within(where[0], tree[0]):
+            where = tree  # outside its work tree, git reads paths from the top
     sub, rest = (args[k].lit, args[k + 1 :]) if k < n else ("", [])
+    if sub in _PLUMBING or (sub == "worktree" and rest[:1] and rest[0].lit in ("remove", "prune")):
+        from agent_hooks.shell import git_paths
+
+        return git_paths.plumbing(sub, rest, where, top, icase, ctx)
     lits = [w.lit for w in rest]
     pos, opts = parse_options(
         rest,
@@ -253,17 +267,31 @@ def git(name: str, args: list[Word], ctx: ShellState) -> None:
             "--message",
             "--exclude",
             "--reason",
+            "--pathspec-from-file",
         ),
     )
     dashes = "--" in lits
     after = rest[lits.index("--") + 1 :] if dashes else []  # what `--` makes paths
     head = pos[: max(len(pos) - len(after), 0)]  # the operands before it
+    from_file = option_value(opts, "--pathspec-from-file")
+    for w in pos:  # an option whose value the shell fills in is no operand to git
+        if w.lit.startswith("--pathspec-from-file=") and w.dyn is not None:
+            from_file = w.tail(len("--pathspec-from-file="), tilde=False)
+    if from_file is not None:
+        pos = [w for w in pos if not w.lit.startswith("--pathspec-from-file=")]
+        head = [w for w in head if not w.lit.startswith("--pathspec-from-file=")]
     paths: list[Word] = []
+    specs = True  # `paths` are pathspecs (a file of them too) of what is written
     if sub == "checkout":
-        if after:
+        if from_file is not None:
+            pass  # `checkout [TREE-ISH] --pathspec-from-file=F`: only the paths listed
+        elif after:
             paths = after  # `checkout [TREE-ISH] -- PATHS`: only the paths
         elif not dashes and head and (head[0].lit == "." or _names_a_path(head[0], where)):
             paths = head
+        elif not dashes and head and head[0].lit.startswith(":") and head[0].dyn is None:
+            paths = head  # git 2.39 restored every file; `:/TEXT` may name a commit too
+            ctx.tree(where, "git checkout " + head[0].lit)
         elif not dashes and len(head) > 1:
             paths = head[1:]  # `checkout TREE-ISH PATHS`: no branch switch
         elif head or has_option(opts, "-f", "--force"):
@@ -272,9 +300,11 @@ def git(name: str, args: list[Word], ctx: ShellState) -> None:
     elif sub == "restore":
         if not has_option(opts, "-S", "--staged") or has_option(opts, "-W", "--worktree"):
             paths = pos
+        else:
+            from_file = None  # only the index
     elif sub in ("rm", "mv"):
         if not has_option(opts, "--cached", "-n", "--dry-run"):
-            paths = pos
+            paths, specs = pos, sub == "rm"
     elif sub == "reset":
         for t in lits:
             if t in ("--hard", "--merge", "--keep"):
@@ -284,7 +314,7 @@ def git(name: str, args: list[Word], ctx: ShellState) -> None:
             ctx.tree(where, "git clean")
     elif sub == "stash":
         action = head[0].lit if head else "push"
-        if action == "push" and (head[1:] or after):
+        if action == "push" and (head[1:] or after or from_file is not None):
             paths = [*head[1:], *after]  # only these are swept (save's words are a message)
         elif action not in ("list", "show", "drop", "clear", "create", "store"):
             ctx.tree(where, " ".join(["git stash", *(w.lit for w in head[:1])]))
@@ -299,10 +329,31 @@ def git(name: str, args: list[Word], ctx: ShellState) -> None:
             ctx.tree(where, "git apply")
     elif sub == "worktree" and lits[:1] == ["add"] and len(pos) > 1:
         ctx.add(pos[1], where)
-    if has_option(opts, "--pathspec-from-file"):
-        ctx.note(f"git {sub} --pathspec-from-file")
+    if sub not in _PATHSPEC_WRITERS:
+        return
+    if specs and (from_file is not None or icase or not all(map(_plain_pathspec, paths))):
+        from agent_hooks.shell import git_paths
+
+        nul = has_option(opts, "--pathspec-file-nul")
+        return git_paths.select(
+            ctx, paths, from_file, nul, where, top, sub == "rm", icase, "git " + sub
+        )
     for w in paths:  # git replaces a symlink in the work tree, never follows it
-        ctx.add(w, where, spec=sub != "mv", how=ENTRY)
+        ctx.add(w, where, how=ENTRY, by_git=sub != "mv")
+
+
+# The git subcommands whose paths `git` records; those `git_paths.plumbing` reads.
+_PATHSPEC_WRITERS = frozenset(("checkout", "restore", "rm", "mv", "stash"))
+_PLUMBING = frozenset(("read-tree", "checkout-index", "merge-file", "submodule"))
+
+
+def _plain_pathspec(w: Word) -> bool:
+    """Does git take the word as the path it spells (no magic, no wildcard)? A word
+    the shell fills in with more than the current directory is left to `ShellState.add`
+    (which says why it cannot be known)."""
+    if w.dyn is not None and w.here is None:
+        return True
+    return w.lit[:1] != ":" and not any(c in w.lit for c in "*?[\\")
 
 
 def _within(path: str, top: str) -> bool:

@@ -17,9 +17,9 @@ it the start or a character that cannot end a word's directory part, after it
 the end or a character that ends a word. A false positive (`format` holds "rm")
 only costs a parse. `time` writes with -o, `find` with -fprint or -delete; `rm`
 covers rmdir, `awk` gawk/mawk/nawk, `split` csplit, `sqlite` sqlite3, `vim`
-nvim; git writes files with checkout/restore/rm/mv/worktree/clone, and rewrites
-the work tree with stash/reset/clean/switch/merge/rebase/pull/cherry-pick/
-revert/am/apply.
+nvim; git writes files with checkout/restore/rm/mv/worktree/clone (and
+checkout-index, merge-file, submodule), and rewrites the work tree with stash/reset/
+clean/switch/merge/rebase/pull/cherry-pick/revert/am/apply/read-tree.
 """
 
 from __future__ import annotations
@@ -38,9 +38,9 @@ PARSER_MODULES = (
 BASH_WRITE_WORDS = (
     ">", " am", "apply", "awk", "checkout", "cherry-pick", "chgrp", "chmod", "chown", "clean", "clone",
     "cp", "curl", "dd", "find", "install", "ln", "merge", "mkdir", "mv", "patch", "perl",
-    "pull", "rebase", "reset", "restore", "revert", "rm", "rsync", "scp", "sed", "shred",
-    "sort", "split", "sqlite", "stash", "switch", "tar", "tee", "time", "touch", "truncate",
-    "uniq", "unlink", "unzip", "vim", "wget", "worktree", "zip",
+    "pull", "read-tree", "rebase", "reset", "restore", "revert", "rm", "rsync", "scp", "sed",
+    "shred", "sort", "split", "sqlite", "stash", "submodule", "switch", "tar", "tee", "time",
+    "touch", "truncate", "uniq", "unlink", "unzip", "vim", "wget", "worktree", "zip",
 )  # fmt: skip
 BASH_WRITE_NAMES = ("ed", "red", "ex", "vi", "view")  # whole words only
 _WORD_END = frozenset(" \t\n;&|()<>`")  # a character that ends a shell word

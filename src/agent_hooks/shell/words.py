@@ -134,33 +134,49 @@ PATH_TOO_LONG = "path too long"
 
 class BashTarget:
     """A path the command writes: absolute and normalised, never relative.
-    `glob`: the word had unquoted `*`, `?` or `[` (or is a git pathspec with
-    them), so `path` is a pattern in glob syntax. `entry`: the command acts on
+    `glob`: the word had unquoted `*`, `?` or `[` (or is a git pathspec selecting
+    more than one literal path: `git_paths`), so `path` is a pattern in glob syntax.
+    `entry`: the command acts on
     the name `path` in its directory (removes, renames or replaces it: `rm`, the
     sources of `mv`, the name `ln` makes), not on what a symlink there points
     to: it is located by its parent directory, resolved, plus its name. Never
     set on a glob (a glob is not resolved past its first wildcard anyway) nor on
-    a word ending in `/`, `.` or `..` (those resolve the last component)."""
+    a word ending in `/`, `.` or `..` (those resolve the last component).
+    `but`: absolute literal paths (each with everything below it) the command
+    leaves alone inside `path` (a git pathspec's exclusions: `git restore ':!f'`);
+    empty for every other command. `by_git`: git writes it as a path of its work tree
+    (checkout, restore, rm, stash, checkout-index, submodule): never inside a `.git`
+    directory, even when `path` holds one."""
 
-    __slots__ = ("entry", "glob", "path")
+    __slots__ = ("but", "by_git", "entry", "glob", "path")
 
-    def __init__(self, path: str, glob: bool = False, entry: bool = False) -> None:
+    def __init__(
+        self,
+        path: str,
+        glob: bool = False,
+        entry: bool = False,
+        but: tuple[str, ...] = (),
+        by_git: bool = False,
+    ) -> None:
         self.path = path
         self.glob = glob
         self.entry = entry
+        self.but = but
+        self.by_git = by_git
+
+    def _key(self) -> tuple[str, bool, bool, tuple[str, ...], bool]:
+        return (self.path, self.glob, self.entry, self.but, self.by_git)
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, BashTarget) and (self.path, self.glob, self.entry) == (
-            other.path,
-            other.glob,
-            other.entry,
-        )
+        return isinstance(other, BashTarget) and self._key() == other._key()
 
     def __hash__(self) -> int:
-        return hash((self.path, self.glob, self.entry))
+        return hash(self._key())
 
     def __repr__(self) -> str:
-        return f"BashTarget({self.path!r}, glob={self.glob}, entry={self.entry})"
+        more = f", but={self.but!r}" if self.but else ""
+        more += ", by_git=True" if self.by_git else ""
+        return f"BashTarget({self.path!r}, glob={self.glob}, entry={self.entry}{more})"
 
 
 # How a command writes a path it names (`ShellState.add`): through it (a symlink
@@ -177,29 +193,17 @@ def resolve(
     cwd: str | None,
     why: str,
     home: str | None,
-    spec: bool,
     shell_dir: str | None = None,
 ) -> tuple[BashTarget | None, str | None]:
     """(target, None), (None, reason) or (None, None) for words naming nothing
     worth reporting (empty, /dev/null, ...). Relative words are resolved against
     `cwd`; `$PWD` and its kin are `shell_dir`, the shell's own directory (None:
     unknown)."""
-    esc = w.esc if w.dyn is None else _at_dir(w, shell_dir)
+    esc, reason = expanded(w, home, shell_dir)
     if esc is None:
-        assert w.dyn is not None
-        sub = w.dyn[0] == "`" or w.dyn[1:2] == "("
-        return None, ("command substitution" if sub else "variable") + " in target " + w.dyn
-    if esc.startswith("~"):
-        user, _, rest = esc[1:].partition("/")
-        if user or home is None:
-            return None, "tilde in target " + w.lit
-        esc = escape(home) + "/" + rest
-    if spec:
-        text = unescape(esc)
-        glob = any(c in text for c in "*?[")
-    else:
-        glob = _has_glob(esc)
-        text = to_glob(esc) if glob else unescape(esc)
+        return None, reason
+    glob = _has_glob(esc)
+    text = to_glob(esc) if glob else unescape(esc)
     if not text:
         return None, None
     if not text.startswith("/"):
@@ -212,6 +216,22 @@ def resolve(
     if path in DEVICES or path.startswith("/dev/fd/"):
         return None, None
     return BashTarget(path, glob), None
+
+
+def expanded(w: Word, home: str | None, shell_dir: str | None) -> tuple[str | None, str | None]:
+    """(the esc form of `w` with `~` and the shell's directory put in, None) or
+    (None, why it cannot be known: a variable, a command substitution, `~user`)."""
+    esc = w.esc if w.dyn is None else _at_dir(w, shell_dir)
+    if esc is None:
+        assert w.dyn is not None
+        sub = w.dyn[0] == "`" or w.dyn[1:2] == "("
+        return None, ("command substitution" if sub else "variable") + " in target " + w.dyn
+    if esc.startswith("~"):
+        user, _, rest = esc[1:].partition("/")
+        if user or home is None:
+            return None, "tilde in target " + w.lit
+        esc = escape(home) + "/" + rest
+    return esc, None
 
 
 _BLANKS = (" ", "\t", "\n")
@@ -357,7 +377,7 @@ def enter_dir(
 ) -> tuple[str | None, str]:
     """The directory `cd W` enters from `where`: (path, "") or (None, why);
     `shell_dir`: what `$PWD` is (`ShellState.shell_dir`)."""
-    t, reason = resolve(w, where[0], where[1], home, False, shell_dir)
+    t, reason = resolve(w, where[0], where[1], home, shell_dir)
     if t is not None and not t.glob:
         return t.path, ""
     if t is None and reason is None and not w.lit:
@@ -386,7 +406,7 @@ class BashAnalysis:
     so the command may write anywhere. Its reason is in `opaque` too (when there
     is room)."""
 
-    __slots__ = ("fed", "gave_up", "opaque", "targets", "trees")
+    __slots__ = ("fed", "gave_up", "opaque", "targets", "trees", "worktrees")
 
     def __init__(self, targets: list[BashTarget], opaque: list[str]) -> None:
         self.targets = targets
@@ -396,6 +416,10 @@ class BashAnalysis:
         # git commands that rewrite a whole work tree: (the directory git runs in, or
         # None when unknown; the command, e.g. "git stash")
         self.trees: list[tuple[str | None, str]] = []
+        # git commands that delete or unregister a linked work tree: ("remove" (`git
+        # worktree remove --force`) or "prune"; the directory git runs in, or None; the
+        # command; the tree as named and the path it names from there, None when unknown)
+        self.worktrees: list[tuple[str, str | None, str, str | None, str | None]] = []
 
     def __repr__(self) -> str:
         return (
@@ -418,6 +442,7 @@ class ShellState:
         "cwd",
         "depth",
         "dirs",
+        "git_icase",
         "home",
         "links",
         "old",
@@ -433,7 +458,7 @@ class ShellState:
     def __init__(
         self,
         out: BashAnalysis,
-        seen: set[tuple[str, bool, bool]],
+        seen: set[tuple[str, bool, bool, tuple[str, ...], bool]],
         home: str | None,
         depth: int,
         cwd: str | None,
@@ -448,6 +473,9 @@ class ShellState:
         self.work = [1 << 20]  # link lookups left for this command: keeps it linear
         self.pwd_known = True  # `$PWD` is the current directory: the command never assigns it
         self.stdin: Stdin = None  # the simple command being read's (`read_stdin`)
+        # git reads every pathspec case-insensitively: the command may set
+        # GIT_ICASE_PATHSPECS (an assignment, `env`, `export`: any mention counts)
+        self.git_icase = False
 
     def child(self, depth: int = 1) -> ShellState:
         """A copy `depth` levels deeper (0: a saved state, see `load`)."""
@@ -455,7 +483,7 @@ class ShellState:
             self.out, self.seen, self.home, self.depth + depth, self.cwd, self.why, self.run_text
         )
         c.old, c.dirs, c.links, c.work = self.old, self.dirs, self.links, self.work
-        c.pwd_known = self.pwd_known
+        c.pwd_known, c.git_icase = self.pwd_known, self.git_icase
         return c
 
     def shell_dir(self) -> str | None:
@@ -475,6 +503,21 @@ class ShellState:
         if len(self.out.trees) < MAX_TREES and (where[0], what) not in self.out.trees:
             self.out.trees.append((where[0], what))
 
+    def worktree(
+        self,
+        kind: str,
+        where: tuple[str | None, str],
+        what: str,
+        named: str | None = None,
+        path: str | None = None,
+    ) -> None:
+        """A git command deleting or unregistering a linked work tree
+        (`BashAnalysis.worktrees`); also an opaque reason."""
+        add_reason(self.out.opaque, what)
+        item = (kind, where[0], what, named, path)
+        if len(self.out.worktrees) < MAX_TREES and item not in self.out.worktrees:
+            self.out.worktrees.append(item)
+
     def give_up(self, reason: str) -> None:
         """Part of the command is left unread: see `BashAnalysis.gave_up`."""
         add_reason(self.out.opaque, reason)
@@ -485,40 +528,50 @@ class ShellState:
         self,
         w: Word,
         where: tuple[str | None, str] | None = None,
-        spec: bool = False,
         how: int = FOLLOW,
+        by_git: bool = False,
     ) -> None:
         """Record `w` as a target, resolved against `where` (default: cwd);
-        `spec`: a git pathspec (git globs it even when quoted); `how`: FOLLOW,
-        ENTRY or BOTH (see there). A path through a symlink made earlier in the
-        command is recorded as written and as followed."""
-        t = self.locate(w, where, spec)
-        if t is None:
-            return
-        if how & ENTRY and not t.glob and _names_an_entry(w.lit):
-            self._record(t.path, False, True)
-            if how & FOLLOW:
-                self._record(t.path, False, False)
-        else:
-            self._record(t.path, t.glob, False)
+        `how`: FOLLOW, ENTRY or BOTH (see there); `by_git`: see `BashTarget`. A
+        path through a symlink made earlier in the command is recorded as written
+        and as followed."""
+        t = self.locate(w, where)
+        if t is not None:
+            self.add_path(t.path, t.glob, how, w.lit, (), by_git)
 
-    def locate(
-        self, w: Word, where: tuple[str | None, str] | None = None, spec: bool = False
-    ) -> BashTarget | None:
+    def add_path(
+        self,
+        path: str,
+        glob: bool,
+        how: int,
+        named: str,
+        but: tuple[str, ...] = (),
+        by_git: bool = False,
+    ) -> None:
+        """Record a located target (`path`, absolute and normalised, a glob when
+        `glob`), named `named` in the command (its last component decides whether
+        it names a directory entry), leaving alone the literal paths `but`."""
+        if how & ENTRY and not glob and _names_an_entry(named):
+            self._record(path, False, True, but, by_git)
+            if how & FOLLOW:
+                self._record(path, False, False, but, by_git)
+        else:
+            self._record(path, glob, False, but, by_git)
+
+    def locate(self, w: Word, where: tuple[str | None, str] | None = None) -> BashTarget | None:
         """`w` resolved as a target (None, with a reason noted, when it cannot be)."""
         cwd, why = where or (self.cwd, self.why)
         self.out.fed |= w.dyn == INPUT
-        if spec and w.dyn is None and w.lit.startswith(":"):
-            self.note("git pathspec " + w.lit)
-            return None
-        t, reason = resolve(w, cwd, why, self.home, spec, self.shell_dir())
+        t, reason = resolve(w, cwd, why, self.home, self.shell_dir())
         if reason == PATH_TOO_LONG or (reason and cwd is None and why == PATH_TOO_LONG):
             self.give_up(PATH_TOO_LONG)
         elif reason:
             self.note(reason)
         return t
 
-    def _record(self, path: str, glob: bool, entry: bool) -> None:
+    def _record(
+        self, path: str, glob: bool, entry: bool, but: tuple[str, ...] = (), by_git: bool = False
+    ) -> None:
         paths = [path]
         if self.links:
             followed = self._through_links(path, glob, entry)
@@ -527,9 +580,10 @@ class ShellState:
             else:
                 paths += followed
         for p in paths:
-            if (p, glob, entry) not in self.seen:
-                self.seen.add((p, glob, entry))
-                self.out.targets.append(BashTarget(p, glob, entry))
+            key = (p, glob, entry, but, by_git)
+            if key not in self.seen:
+                self.seen.add(key)
+                self.out.targets.append(BashTarget(*key))
 
     def _through_links(self, path: str, glob: bool, entry: bool) -> list[str] | None:
         """Where else `path` may be, through the symlinks this command made (an
@@ -564,9 +618,7 @@ class ShellState:
         for real in [at, *(self._through_links(at, False, True) or [])]:
             if len(self.links) >= MAX_LINKS:
                 return self.give_up("too many symlinks")
-            t, _ = resolve(
-                to, real.rpartition("/")[0] or "/", "", self.home, False, self.shell_dir()
-            )
+            t, _ = resolve(to, real.rpartition("/")[0] or "/", "", self.home, self.shell_dir())
             self.links.setdefault(real, t.path if t is not None and not t.glob else None)
 
 

@@ -88,6 +88,7 @@ def analyze(command: str, cwd: str, home: str | None = None) -> BashAnalysis:
         # `$PWD` is the directory only while nothing assigns PWD (`PWD=x`, `read PWD`, ...):
         # every "PWD" in the text must be one of its expansions
         ctx.pwd_known = command.count("PWD") == command.count("$PWD") + command.count("${PWD}")
+        ctx.git_icase = "ICASE_PATHSPECS" in command  # git then folds every pathspec's case
         run_text(command, ctx)
     except Exception as exc:  # the contract is to never raise: say so instead
         reason = "analysis error: " + type(exc).__name__

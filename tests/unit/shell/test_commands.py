@@ -252,7 +252,8 @@ CASES: list[tuple[str, list[str], list[str], list[Tree]]] = [
     ("git restore -W z", ["entry:/repo/z"], [], []),
     # ====== rm, mv: not with --cached or a dry run; mv's paths are not pathspecs
     ("git rm -n a; git rm --dry-run b; git mv -n c d; git rm --cached e", [], [], []),
-    ("git rm '*.o'", ["glob:/repo/*.o"], [], []),
+    # a wildcard matches across `/` (git 2.39: `git rm '*.py'` removed src/sub/b.py too)
+    ("git rm '*.o'", ["glob:/repo/**/*.o"], [], []),
     ("git mv '*.o' d", ["entry:/repo/*.o", "entry:/repo/d"], [], []),
     # ====== reset
     (
@@ -284,7 +285,7 @@ CASES: list[tuple[str, list[str], list[str], list[Tree]]] = [
         [],
         [],
     ),
-    ("git stash push -- '*.py'", ["glob:/repo/*.py"], [], []),
+    ("git stash push -- '*.py'", ["glob:/repo/**/*.py"], [], []),  # stashed src/sub/b.py
     # save's words are its message: it sweeps everything (git 2.39: `save -- f` did)
     ("git stash save -- f", [], ["git stash save"], [("/repo", "git stash save")]),
     ("git stash save wip", [], ["git stash save"], [("/repo", "git stash save")]),
@@ -357,13 +358,16 @@ CASES: list[tuple[str, list[str], list[str], list[Tree]]] = [
     ("git -C sub worktree add wt", ["/repo/sub/wt"], [], []),
     ("git worktree add --lock --reason why ../wt2 main", ["/wt2"], [], []),
     ("git worktree add; git worktree list; git add wt x", [], [], []),
-    # ====== --pathspec-from-file: the paths are in a file
+    # ====== --pathspec-from-file: the paths are in a file (restored from main, no switch:
+    # git 2.39); one that cannot be read leaves the whole work tree at stake
     (
         "git checkout main --pathspec-from-file=list",
         [],
-        ["git checkout main", "git checkout --pathspec-from-file"],
-        [("/repo", "git checkout main")],
+        ["git checkout --pathspec-from-file=list"],
+        [("/repo", "git checkout --pathspec-from-file=list")],
     ),
+    # the index only: nothing in the work tree
+    ("git reset --pathspec-from-file=list; git add --pathspec-from-file=list", [], [], []),
     # ====== eval: literal text in place, its words joined
     ("eval touch a", ["/repo/a"], [], []),
     ('eval "cd sub"; touch b', ["/repo/sub/b"], [], []),

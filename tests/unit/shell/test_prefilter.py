@@ -18,7 +18,8 @@ NO_TARGETS = (
     {"cd", "pushd", "popd", "eval", "git"} | set(commands._PROGRAM_HANDLERS) | set(commands.SHELLS)
 )
 GIT_WRITING = ("checkout", "restore", "rm", "mv", "worktree", "clone", "stash", "reset", "clean",
-               "switch", "merge", "rebase", "pull", "cherry-pick", "revert", "am", "apply")  # fmt: skip
+               "switch", "merge", "rebase", "pull", "cherry-pick", "revert", "am", "apply",
+               "read-tree", "checkout-index", "merge-file", "submodule")  # fmt: skip
 
 
 def covered(text: str) -> bool:

@@ -224,7 +224,7 @@ CASES: list[tuple[str, list[str], list[str]]] = [
     ("git rm -r old", ["entry:/repo/old"], []),
     ("git mv a b", ["entry:/repo/a", "entry:/repo/b"], []),
     ("git -C sub checkout -- a", ["entry:/repo/sub/a"], []),
-    ("git checkout -- '*.py'", ["glob:/repo/*.py"], []),
+    ("git checkout -- '*.py'", ["glob:/repo/**/*.py"], []),  # git's `*` matches across `/`
     ("git reset --hard HEAD~1", [], ["git reset --hard"]),
     ("git reset HEAD file; git status; git diff > d.patch", ["/repo/d.patch"], []),
     ("git clean -fd; git clean -n", [], ["git clean"]),
