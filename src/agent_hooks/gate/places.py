@@ -15,18 +15,26 @@ Invariants:
   the superproject's reservation of `lib/sub/**`); a target in no project is
   judged by none.
 * A shell target may be a directory: a project root, or a directory above the
-  agent's project (`rm -rf ..`), is that whole project (relative path ""); a
+  agent's project (`rm -rf ..`), is that whole project (relative path ""), and
+  also its own path in the projects around it (`rm -rf lib/sub`, or `rm -rf .` in
+  the submodule, is held by the superproject's reservation of `lib/sub/**`); a
   shell glob keeps its wildcards below its literal directories.
 * A target lies in a workspace (`in_workspaces`) when in one of its projects it
   is below `repository.WORKSPACES_DIR` (the directory itself is not): strict
   mode asks no reservation of one's own for it (docs/adr/0006-reservations.md).
 
-Pure location: this module reads the file system (`realpath`, `.git` markers)
-and nothing else; `tool_call.ToolCall.places` turns the pairs into `Place`s with
+* A repository's linked work trees (`worktrees`) are what its common git dir
+  records (`worktrees/<id>/gitdir`), each with whether `git worktree prune` would
+  drop it: its `.git` is not where the record says and it is not locked.
+
+Pure location: this module reads the file system (`realpath`, `.git` markers,
+git's records of linked work trees) and nothing else; `tool_call.ToolCall.places` turns the pairs into `Place`s with
 their repository's ledger. Built-ins only.
 """
 
 from __future__ import annotations
+
+import posix
 
 from agent_hooks import posix_fs as fs
 from agent_hooks import repository
@@ -83,10 +91,12 @@ def locate_write(path: str, agent_root: str | None, entry: bool = False) -> list
     symlink there is what the command acts on)."""
     resolved = resolve_entry(path) if entry else fs.realpath(path)
     if agent_root is not None and fs.is_within(agent_root, resolved):
-        return [(agent_root, "")]
-    if repository.git_top_level(resolved, resolved=True) == resolved:
-        return [(resolved, "")]
-    return places(resolved, agent_root)
+        whole = [(agent_root, "")]
+    elif repository.git_top_level(resolved, resolved=True) == resolved:
+        whole = [(resolved, "")]
+    else:
+        return places(resolved, agent_root)
+    return whole + [pair for pair in places(resolved, agent_root) if pair[0] != whole[0][0]]
 
 
 def locate_glob(path: str, agent_root: str | None) -> list[Pair]:
@@ -107,3 +117,48 @@ def in_workspaces(rels: Iterable[str]) -> bool:
     workspace (a context file `agent-hooks context add` has the agent edit)?"""
     prefix = repository.WORKSPACES_DIR + "/"
     return any(rel.startswith(prefix) for rel in rels)
+
+
+def enclosing(root: str) -> list[Pair]:
+    """The work tree `root` as a whole in every project that judges it: itself
+    (""), and for a submodule each superproject (the submodule's path there)."""
+    pairs = [(root, "")]
+    outer = repository.superproject(root)
+    while outer is not None and len(pairs) < MAX_NESTING:
+        if fs.is_within(root, outer) and root != outer:
+            pairs.append((outer, root[len(outer.rstrip("/")) + 1 :]))
+        outer = repository.superproject(outer)
+    return pairs
+
+
+MAX_WORKTREES = 256  # linked work trees of one repository read at most
+
+
+def worktrees(top: str) -> list[tuple[str, str, bool]]:
+    """The linked work trees of the repository the work tree `top` belongs to, as
+    its common git dir records them: (the tree's path, as recorded; its worktree id,
+    `worktrees/<name>`; whether `git worktree prune` would drop the record: the
+    `.git` it names is gone, or the record names none, and it is not locked).
+    At most MAX_WORKTREES, by name."""
+    common = repository.common_dir(top)
+    if common is None:
+        return []
+    records = fs.join(common, "worktrees")
+    try:
+        names = sorted(posix.listdir(records))[:MAX_WORKTREES]
+    except (OSError, ValueError):
+        return []
+    found = []
+    for name in names:
+        own = fs.join(records, name)
+        try:
+            data = fs.read_file(fs.join(own, "gitdir"))
+        except OSError:
+            data = None
+        marker = data.decode("utf-8", "surrogateescape").strip() if data else ""
+        tree = fs.dirname(marker) if marker.endswith("/.git") else marker
+        gone = not marker or not fs.lexists(marker)
+        if gone and fs.lexists(fs.join(own, "locked")):
+            gone = False
+        found.append((tree, "worktrees/" + name, gone))
+    return found

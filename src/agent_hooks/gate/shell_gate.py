@@ -36,6 +36,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from agent_hooks.gate.tool_call import Repo
     from agent_hooks.reservations.index_records import HotIndex
 
     Record = tuple[Any, ...]
@@ -70,10 +71,8 @@ def decide(call: ToolCall, command: object) -> Verdict:
         return verdict  # nothing the parser could see: do not pay for loading it
     home = call.repo(project) if project is not None else None
     contended = home is not None and (
-        (home.index is not None and home.index.others_hold_exclusive(call.writer.owner, call.now))
-        or home.strict
-        or _leases_held(call, home.ledger, home.minutes)
-        or (home.deny_elsewhere and _remote_leases(home, call.now))
+        _contended(call, home)
+        or any(_contended(call, call.repo(outer)) for outer in _superprojects(home.root))
     )
     if not (
         contended
@@ -99,7 +98,9 @@ def decide(call: ToolCall, command: object) -> Verdict:
 
     analysis = writes.analyze(command, cwd, call.environ.get("HOME"))
     for target in analysis.targets:
-        reason = _check_target(call, target.path, target.glob, target.entry)
+        reason = _check_target(
+            call, target.path, target.glob, target.entry, target.but, target.by_git
+        )
         if reason is not None:
             return refuse(call, verdict, reason)
     for directory, what in analysis.trees:
@@ -107,15 +108,44 @@ def decide(call: ToolCall, command: object) -> Verdict:
         reason = _check_tree(call, where, what) if where is not None else None
         if reason is not None:
             return refuse(call, verdict, reason)
+    for kind, directory, what, named, at in analysis.worktrees:
+        run_in = directory or call.cwd or project
+        reason = _check_worktree(call, run_in, kind, what, named, at) if run_in else None
+        if reason is not None:
+            return refuse(call, verdict, reason)
     if analysis.gave_up is not None and home is not None:
         verdict.problems.append(
             f"Bash command too complex to check ({analysis.gave_up}): "
             f"it counts as writing anywhere in {project}"
         )
-        reason = _too_complex(call, Place(home, ""), analysis.gave_up)
+        reason = _too_complex(call, home, analysis.gave_up)
         if reason is not None:
             return refuse(call, verdict, reason)
     return verdict
+
+
+def _contended(call: ToolCall, repo: Repo) -> bool:
+    """Does another owner hold something exclusive in the repository (a live
+    reservation, a lease; another machine's under the deny setting), or is strict
+    mode on there?"""
+    return (
+        (repo.index is not None and repo.index.others_hold_exclusive(call.writer.owner, call.now))
+        or repo.strict
+        or _leases_held(call, repo.ledger, repo.minutes)
+        or (repo.deny_elsewhere and _remote_leases(repo, call.now))
+    )
+
+
+def _superprojects(root: str) -> list[str]:
+    """The superprojects of a submodule's work tree (none: one stat of its `.git`)."""
+    from agent_hooks import repository
+
+    found: list[str] = []
+    outer = repository.superproject(root)
+    while outer is not None and len(found) < 3:
+        found.append(outer)
+        outer = repository.superproject(outer)
+    return found
 
 
 def _leases_held(call: ToolCall, ledger: str, minutes: int) -> bool:
@@ -127,25 +157,31 @@ def _leases_held(call: ToolCall, ledger: str, minutes: int) -> bool:
     return writer_cards.others_heard_from(ledger, call.writer.key, minutes, call.now)
 
 
-def _too_complex(call: ToolCall, whole: Place, why: str) -> str | None:
+def _too_complex(call: ToolCall, home: Repo, why: str) -> str | None:
     """Why a command the parser gave up on may not run: another writer holds
-    something exclusive in the project (a live reservation, or a lease)."""
+    something exclusive in the project (a live reservation, or a lease) — for a
+    submodule, in its superprojects too."""
+    from agent_hooks.gate import places
     from agent_hooks.reservations import index_records, reservation
 
-    repo = whole.repo
-    compiled = _compile_target("", False)
-    held = []
-    if repo.index is not None:
-        holders = _reserved(call, repo.index, repo.ledger, repo.minutes, compiled)
-        unique = reservation.unique([index_records.as_dict(rec) for rec in holders])
-        held = [reservation.describe(res, call.now) for res in unique[:3]]
-    if not held and repo.minutes > 0:
-        found = _lease_blocker(call, whole, compiled, False)
-        if found is not None:
-            from agent_hooks.leases import lease_messages
+    held: list[str] = []
+    for whole in call.places(places.enclosing(home.root)):
+        repo = whole.repo
+        compiled = _compile_target(whole.rel, False)
+        if repo.index is not None:
+            holders = _reserved(call, repo.index, repo.ledger, repo.minutes, compiled)
+            unique = reservation.unique([index_records.as_dict(rec) for rec in holders])
+            held = [reservation.describe(res, call.now) for res in unique[:3]]
+        if not held and repo.minutes > 0:
+            found = _lease_blocker(call, whole, compiled, False)
+            if found is not None:
+                from agent_hooks.leases import lease_messages
 
-            leased, holder, card = found
-            held = [f"{leased} is being changed by {lease_messages.holder_label(holder, card)}"]
+                leased, holder, card = found
+                label = lease_messages.holder_label(holder, card)
+                held = [f"{leased} is being changed by {label}"]
+        if held:
+            break
     if not held:
         return None
     from agent_hooks.reservations import reservation_messages
@@ -153,11 +189,20 @@ def _too_complex(call: ToolCall, whole: Place, why: str) -> str | None:
     return reservation_messages.too_complex_message(why, held, call.shell_command)
 
 
-def _check_target(call: ToolCall, path: str, glob: bool, entry: bool = False) -> str | None:
+def _check_target(
+    call: ToolCall,
+    path: str,
+    glob: bool,
+    entry: bool = False,
+    but: tuple[str, ...] = (),
+    by_git: bool = False,
+) -> str | None:
     """Why a shell target (a path and everything below it, or a glob; `entry`: the
-    directory entry itself) may not be written: our own files, another owner's
-    reservation, another writer's lease, or strict mode without a reservation of
-    one's own."""
+    directory entry itself; `but`: literal paths inside it the command leaves alone;
+    `by_git`: git writes it, never inside a `.git` directory) may not be written: our
+    own files (a ledger in a `.git` directory not, for git), another owner's
+    reservation (not one lying wholly in `but`), another writer's lease (not on a
+    file in `but`), or strict mode without a reservation of one's own."""
     preload(TARGET_MODULES)
     from agent_hooks.gate import places, protected
     from agent_hooks.reservations import blocking
@@ -174,12 +219,14 @@ def _check_target(call: ToolCall, path: str, glob: bool, entry: bool = False) ->
     for place in where:
         repo, rel = place.repo, place.rel
         compiled = _compile_target(rel, glob)
+        spared = _spared(call, place, but) if but else []
         if repo.index is not None:
             holders = _reserved(call, repo.index, repo.ledger, repo.minutes, compiled)
+            holders = [rec for rec in holders if not _covered(rec, spared)]
             if holders:
                 return _deny_text(rel, holders, now, call.shell_command)
         if repo.minutes > 0:
-            reason = _leased_under(call, place, compiled, glob)
+            reason = _leased_under(call, place, compiled, glob, spared)
             if reason is not None:
                 return reason
         if rel and not glob:
@@ -193,9 +240,10 @@ def _check_target(call: ToolCall, path: str, glob: bool, entry: bool = False) ->
     if not glob:
         resolved = places.resolve_entry(path) if entry else fs.realpath(path)
         ledgers = [call.repo(call.project).ledger] if call.project is not None else []
-        what = protected.guarded(
-            resolved, call.state_dir, ledgers + [p.repo.ledger for p in where], directory=True
-        )
+        ledgers += [p.repo.ledger for p in where]
+        if by_git:  # git never writes inside a `.git` directory, where ledgers usually are
+            ledgers = [book for book in ledgers if "/.git/" not in book]
+        what = protected.guarded(resolved, call.state_dir, ledgers, directory=True)
         if what is not None:
             return protected.message(what, path)
     if strict_rel is not None and not owned:
@@ -209,30 +257,127 @@ def _check_tree(call: ToolCall, directory: str, what: str) -> str | None:
     """Why a git command that rewrites the whole work tree `directory` lies in
     (`git stash`, `git checkout <branch>`, `git reset --hard`, …) may not run:
     other writers are changing files in that work tree, whose uncommitted work it
-    would change or sweep away (issue 18)."""
-    from agent_hooks import liveness, repository
-    from agent_hooks.leases import lease, lease_messages, lease_store, writer_cards
+    would change or sweep away (issue 18) — for a submodule, as its superprojects'
+    ledgers know them too."""
+    from agent_hooks import repository
+    from agent_hooks.gate import places
+    from agent_hooks.leases import lease_messages
 
     top = repository.git_top_level(directory)
     if top is None:
         return None
-    repo = call.repo(top)
-    if repo.minutes <= 0:
-        return None
     held: list[str] = []
-    for rel in lease_store.all_paths(repo.ledger):
-        seen = lease.judge(
-            lease_store.read(repo.ledger, rel), call.writer, repo.worktree, call.now, liveness.alive
-        )
-        if seen.blockers:
-            holder = seen.blockers[0]
-            card = writer_cards.card(repo.ledger, holder.get("writer"))
-            held.append(f"{rel} ({lease_messages.holder_label(holder, card)})")
+    for place in call.places(places.enclosing(top)):
+        if place.repo.minutes > 0:
+            prefix = place.rel + "/" if place.rel else ""
+            for item in _held_files(call, place.repo.ledger, place.repo.worktree, prefix):
+                if item not in held:
+                    held.append(item)
     return lease_messages.tree_rewrite_message(what, held) if held else None
 
 
-def _leased_under(call: ToolCall, place: Place, compiled: list[Any], glob: bool) -> str | None:
-    found = _lease_blocker(call, place, compiled, glob)
+def _held_files(call: ToolCall, ledger: str, worktree: str, prefix: str = "") -> list[str]:
+    """`rel (holder)` for each file under `prefix` (cut off) another live writer
+    leases in the work tree `worktree`."""
+    from agent_hooks import liveness
+    from agent_hooks.leases import lease, lease_messages, lease_store, writer_cards
+
+    held: list[str] = []
+    for rel in lease_store.all_paths(ledger, prefix):
+        seen = lease.judge(
+            lease_store.read(ledger, rel), call.writer, worktree, call.now, liveness.alive
+        )
+        if seen.blockers:
+            holder = seen.blockers[0]
+            card = writer_cards.card(ledger, holder.get("writer"))
+            held.append(f"{rel[len(prefix) :]} ({lease_messages.holder_label(holder, card)})")
+    return held
+
+
+def _check_worktree(
+    call: ToolCall, directory: str, kind: str, what: str, named: str | None, path: str | None
+) -> str | None:
+    """Why `git worktree remove --force TREE` or `git worktree prune` may not run:
+    the tree it deletes holds another live writer's uncommitted work (leased files,
+    or a reservation, as for `rm -rf TREE`), or the record prune drops is of a tree
+    where another live writer holds leased files (its directory moved, unmounted
+    or deleted: the files may live on, their index and branch would not)."""
+    from agent_hooks import repository
+    from agent_hooks.gate import places
+
+    top = repository.git_top_level(directory)
+    if top is None:
+        return None
+    linked = places.worktrees(top)
+    if kind == "prune":
+        chosen = [(tree, wid) for tree, wid, gone in linked if gone]
+    else:
+        chosen = _removed(linked, named, path)
+    ledger = call.repo(top).ledger
+    for tree, wid in chosen:
+        held = _held_files(call, ledger, wid)
+        if held:
+            return _worktree_message(what, tree, held, kind == "prune")
+        if kind != "prune" and fs.isdir(tree):
+            reason = _check_target(call, tree, False)
+            if reason is not None:
+                return reason.replace("the whole project", f"the work tree {tree}")
+    return None
+
+
+def _removed(
+    linked: list[tuple[str, str, bool]], named: str | None, path: str | None
+) -> list[tuple[str, str]]:
+    """The linked work tree `git worktree remove` takes `named` (its path `path`
+    from where git runs) for, as git 2.39 finds it: the one whose path ends in
+    `/named`, if only one does, else the one at `path` (symlinks resolved); every
+    linked tree when the name cannot be known."""
+    if named is None and path is None:
+        return [(tree, wid) for tree, wid, _ in linked]
+    if named:
+        suffix = "/" + named.strip("/")
+        ends = [(tree, wid) for tree, wid, _ in linked if tree.rstrip("/").endswith(suffix)]
+        if len(ends) == 1:
+            return ends
+    real = fs.realpath(path) if path is not None else None
+    return [
+        (tree, wid) for tree, wid, _ in linked if real is not None and fs.realpath(tree) == real
+    ]
+
+
+def _worktree_message(what: str, tree: str, held: list[str], prune: bool) -> str:
+    from agent_hooks.reservations.reservation import one_line
+
+    named = ", ".join(one_line(item, 200) for item in held[:10])
+    if len(held) > 10:
+        named += f" and {len(held) - 10} more"
+    if prune:
+        return (
+            f"agent-hooks: `{one_line(what, 80)}` would drop git's record of the work tree "
+            f"{tree}, which is not where git recorded it (moved, unmounted or deleted), while "
+            f"other writers are changing files there, whose work is not committed yet: {named}. "
+            "Its index and checked-out branch would be lost for good (`git worktree repair` "
+            "cannot bring them back).\n"
+            "Do not run it now. Choose one:\n"
+            "- `git worktree prune -n` shows what it would drop; if the tree moved, "
+            "`git worktree repair <its new path>` keeps it;\n"
+            "- wait until they are done (`agent-hooks reservations` shows who holds what);\n"
+            "- if the record must go now, stop and ask the user how to proceed."
+        )
+    return (
+        f"agent-hooks: `{one_line(what, 80)}` would delete the work tree {tree} with the "
+        f"work other writers are doing there, not committed yet: {named}.\n"
+        "Do not run it now. Choose one:\n"
+        "- `git worktree remove` without --force: git refuses a tree holding changes;\n"
+        "- wait until they are done (`agent-hooks reservations` shows who holds what);\n"
+        "- if the tree must go now, stop and ask the user how to proceed."
+    )
+
+
+def _leased_under(
+    call: ToolCall, place: Place, compiled: list[Any], glob: bool, spared: list[str]
+) -> str | None:
+    found = _lease_blocker(call, place, compiled, glob, spared)
     if found is None:
         return None
     from agent_hooks.leases import lease_messages
@@ -247,12 +392,17 @@ def _leased_under(call: ToolCall, place: Place, compiled: list[Any], glob: bool)
 
 
 def _lease_blocker(
-    call: ToolCall, place: Place, compiled: list[Any], glob: bool
+    call: ToolCall,
+    place: Place,
+    compiled: list[Any],
+    glob: bool,
+    spared: list[str] | None = None,
 ) -> tuple[str, dict[str, Any], dict[str, Any] | None] | None:
     """(leased path, the blocking lease, its writer's card) for the first file
-    under the target another writer leases, or None. A target that is no directory
-    costs one lookup of its own lease file; only a glob or a directory lists the
-    ledger's leases (their names, compared escaped)."""
+    under the target another writer leases, or None; files in `spared` (relative
+    paths, each with everything below it) do not count. A target that is no
+    directory costs one lookup of its own lease file; only a glob or a directory
+    lists the ledger's leases (their names, compared escaped)."""
     from agent_hooks import liveness
     from agent_hooks.leases import lease, lease_store, writer_cards
 
@@ -265,6 +415,8 @@ def _lease_blocker(
         candidates += lease_store.paths_under(
             repo.ledger, lambda p: pattern.matches(compiled, p), prefix
         )
+    if spared:
+        candidates = [p for p in candidates if not any(_below(p, ex) for ex in spared)]
     for leased in candidates:
         seen = lease.judge(
             lease_store.read(repo.ledger, leased),
@@ -284,6 +436,34 @@ def _lease_blocker(
         if found is not None:
             return found[0], found[1], None
     return None
+
+
+def _spared(call: ToolCall, place: Place, but: tuple[str, ...]) -> list[str]:
+    """The paths `but` (absolute, literal) as relative paths in the place's project."""
+    from agent_hooks.gate import places
+
+    root = place.repo.root
+    return [rel for ex in but for top, rel in places.locate_write(ex, call.project) if top == root]
+
+
+def _below(rel: str, spared: str) -> bool:
+    """Is `rel` the path `spared` or below it ("" holds everything)?"""
+    return not spared or rel == spared or rel.startswith(spared + "/")
+
+
+def _covered(rec: Record, spared: list[str]) -> bool:
+    """Does the reservation lie wholly inside one of the `spared` paths: its pattern's
+    leading literal segments are that path's?"""
+    from agent_hooks.reservations import index_records
+
+    compiled = rec[index_records.COMPILED]
+    for ex in spared:
+        segs = ex.split("/") if ex else []
+        if len(compiled) - 1 >= len(segs) and all(
+            type(seg) is str and seg == want for seg, want in zip(compiled[1:], segs, strict=False)
+        ):
+            return True
+    return False
 
 
 def _remote_leases(repo: Any, now: float) -> bool:
