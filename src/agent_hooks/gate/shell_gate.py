@@ -3,7 +3,8 @@
 
 Invariants:
 
-* A command is parsed only when, in the agent's project, another owner holds
+* A command is parsed only when, in the agent's project (or, for a submodule,
+  one of its superprojects), another owner holds
   something exclusive, another writer holds a lease, or strict mode is on — or
   it names agent-hooks' own files, or may write outside the project (an absolute
   path, `..`, `~`, `git -C`; or the agent runs in no repository: a folder holding
@@ -16,7 +17,16 @@ Invariants:
   located with symlinks resolved (`places.locate_write`, `places.locate_glob`)
   and refused by another owner's live exclusive reservation overlapping it, by
   another writer's lease on a file under it, by holding agent-hooks' own files,
-  or by strict mode without a reservation of one's own.
+  or by strict mode without a reservation of one's own. The paths a git pathspec
+  leaves alone (`BashTarget.but`) do not count: a lease on a file in one, a
+  reservation lying wholly in one; nor does a ledger inside a `.git` directory for
+  a path git writes (`BashTarget.by_git`).
+* A git command rewriting a whole work tree is refused while another live writer
+  leases a file in it (for a submodule, as its superprojects' ledgers know it too),
+  naming files, holders and the safe forms; `git worktree remove --force TREE`
+  while another live writer leases a file in that tree (or a reservation covers
+  it, as for `rm -rf TREE`), `git worktree prune` while one leases a file in a
+  tree whose record it would drop (ADR-0020's amendment says why).
 * What the parser cannot see (scripts, interpreters) is not refused here; the
   aftermath (`shell_aftermath`) tells the model afterwards.
 * A command the parser gave up on (`BashAnalysis.gave_up`: nesting too deep, too

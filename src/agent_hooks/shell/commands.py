@@ -15,16 +15,18 @@ agent_hooks' bash modules.
 
 git. What a git command writes in the work tree.
 
-Seen: the paths of checkout/restore/rm/mv and of `stash push` (as pathspecs: git globs
-them even when quoted, so they are glob targets; `:`-magic pathspecs are reported; git
-replaces a symlink in the work tree rather than follow it, so they are directory
-entries) and worktree add, resolved against `git -C DIR` and `--work-tree` when given
-(from outside its work tree git takes paths from the top of it). Reported as opaque:
-commands that may rewrite many files (reset --hard/--merge/--keep, clean, stash save or
-without pathspecs, switch, merge, pull, rebase, cherry-pick, revert, am, apply,
-checkout of a branch, checkout -f even with -b) and --pathspec-from-file. Git aliases and
-GIT_WORK_TREE in the environment are not seen. Hot path: imports nothing but
-agent_hooks' bash modules.
+Seen: the paths of checkout/restore/rm/mv and of `stash push` (pathspecs, git's
+targets: `BashTarget.by_git`; git replaces a symlink in the work tree rather than follow
+it, so they are directory entries) and worktree add, resolved against `git -C DIR` and
+`--work-tree` when given (from outside its work tree git takes paths from the top of
+it). A pathspec git matches as more than the path it spells (magic, a wildcard, a
+backslash, case folded) or read from `--pathspec-from-file`, and the plumbing
+(read-tree, checkout-index, merge-file, submodule, worktree remove/prune), are
+`git_paths`' (loaded only then). Reported as opaque: commands that may rewrite many
+files (reset --hard/--merge/--keep, clean, stash save or without pathspecs, switch,
+merge, pull, rebase, cherry-pick, revert, am, apply, checkout of a branch, checkout -f
+even with -b). Git aliases and GIT_WORK_TREE in the environment are not seen. Hot path:
+imports nothing but agent_hooks' bash modules.
 
 Dispatch. Running one simple command: peel wrappers, then hand the words to the command's handler.
 

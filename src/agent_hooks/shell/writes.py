@@ -27,7 +27,8 @@ code (python -c, node x.js, perl -e, python reading stdin), scripts (`./x.sh`,
 find -exec of commands that are not known to only read and do not write the files
 found (their files come from input), tar -x / unzip without a directory, git
 commands that may rewrite many files (reset --hard, clean, stash, switch, merge,
-pull, rebase, apply, checkout REF), targets holding variables, command
+pull, rebase, apply, checkout REF, read-tree -u, a pathspec that cannot be known:
+also `trees`) or delete a linked work tree (`worktrees`), targets holding variables, command
 substitutions or `~user`, relative targets after a `cd` to an unknown place,
 paths through a symlink to an unknown place, and unterminated quotes or
 substitutions (bash runs nothing from there on).
