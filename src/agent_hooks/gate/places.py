@@ -156,6 +156,8 @@ def worktrees(top: str) -> list[tuple[str, str, bool]]:
         except OSError:
             data = None
         marker = data.decode("utf-8", "surrogateescape").strip() if data else ""
+        if marker and not fs.isabs(marker):  # git 2.48's relative paths: from the record
+            marker = fs.normpath(fs.join(own, marker))
         tree = fs.dirname(marker) if marker.endswith("/.git") else marker
         gone = not marker or not fs.lexists(marker)
         if gone and fs.lexists(fs.join(own, "locked")):
