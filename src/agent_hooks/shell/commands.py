@@ -307,6 +307,8 @@ def git(name: str, args: list[Word], ctx: ShellState) -> None:
     elif sub in ("rm", "mv"):
         if not has_option(opts, "--cached", "-n", "--dry-run"):
             paths, specs = pos, sub == "rm"
+        else:
+            from_file = None  # the index only, or nothing
     elif sub == "reset":
         for t in lits:
             if t in ("--hard", "--merge", "--keep"):

@@ -162,6 +162,8 @@ CASES: list[tuple[str, list[str], list[str], list[Tree]]] = [
         [],
     ),
     ("git restore --staged --pathspec-from-file=missing", [], [], []),
+    ("git rm --cached --pathspec-from-file=list; git rm -n --pathspec-from-file=list", [], [], []),
+    ("git rm -r --pathspec-from-file=list", ["entry:{w}/src/a.py", "entry:{w}/docs"], [], []),
     ("git reset --pathspec-from-file=missing", [], [], []),
     ("git restore --pathspec-from-file=- <<< a.py", ["entry:{w}/src/a.py"], [], []),
     (
