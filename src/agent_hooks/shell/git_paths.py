@@ -159,8 +159,7 @@ def selection(start: str, body: str, magic: frozenset[str], icase: bool) -> tupl
     own = _folded(fixed) if icase else to_glob(escape(fixed))
     if icase:
         rest = _folded(rest)
-    text = to_glob(escape(anchor)) + "/" + own + ("/" + rest if rest else "")
-    return norm(text), True
+    return norm(to_glob(escape(anchor)) + "/" + own + "/" + rest), True  # norm drops a last "/"
 
 
 def _rest_glob(rest: str, glob_magic: bool) -> str:
@@ -267,8 +266,7 @@ def select(
         if len(path) > PATH_MAX:
             ctx.give_up("path too long")
         elif EXCLUDE in magic:  # carved out only when exactly what git leaves alone
-            wide = glob or icase or ICASE in magic
-            excludes.append((path, wide or (LITERAL not in magic and _wild(body))))
+            excludes.append((path, glob or (LITERAL not in magic and _wild(body))))
         elif LITERAL in magic or not _wild(body):
             positives.append((path, glob, body))
         else:  # the directories before a wildcard, as a whole: no entry of its own

@@ -73,6 +73,8 @@ CASES: list[tuple[str, list[str], list[str], list[Tree]]] = [
     ("git restore sub/'*'", ["{w}/src/sub"], [], []),  # everything below sub/
     ("git restore 'a*b/c.py'", ["glob:{w}/src/**/*b/c.py"], [], []),
     ("git restore '*/x.py'", ["glob:{w}/src/**/x.py"], [], []),
+    ("git restore 'a*b*c.py'", ["glob:{w}/src/**/*c.py"], [], []),  # after the last `*`
+    ("git restore ~/'*.py'", ["glob:/home/me/**/*.py"], [], []),
     # a shell glob git receives unexpanded is git's too
     ("git checkout -- *.py", ["glob:{w}/src/**/*.py"], [], []),
     ("git restore \"$PWD\"/'*.py'", ["glob:{w}/src/**/*.py"], [], []),
@@ -87,6 +89,9 @@ CASES: list[tuple[str, list[str], list[str], list[Tree]]] = [
     ("git restore ':(top,glob)src/**'", ["glob:{w}/src/**"], [], []),
     ("git restore ':(glob)sub/a\\*.py'", ["glob:{w}/src/sub/a[*].py"], [], []),
     ("git restore ':(glob)sub/[ab].py'", ["{w}/src/sub"], [], []),
+    ("git restore ':(glob)sub/a\\*'", ["glob:{w}/src/sub/a[*]"], [], []),
+    ("git restore ':(glob)sub/*\\'", ["{w}/src/sub"], [], []),  # a backslash ending it
+    ("git restore ':(glob)sub/\\X\\a*'", ["glob:{w}/src/sub/Xa*"], [], []),  # quotes any
     ("git restore ':(glob)sub'", ["entry:{w}/src/sub"], [], []),
     # ====== icase: each letter either case (git 2.39: `:(icase)SRC` restored src/)
     ("git restore ':(icase)SUB'", ["glob:{w}/src/[sS][uU][bB]"], [], []),
@@ -98,6 +103,9 @@ CASES: list[tuple[str, list[str], list[str], list[Tree]]] = [
     # ====== literal: the text is the path; attr: only narrows
     ("git restore ':(literal)a*b'", ["entry:{w}/src/a*b"], [], []),
     ("git restore ':(attr:gen)sub'", ["entry:{w}/src/sub"], [], []),
+    ("git restore ':(attr:x,top)sub'", ["entry:{w}/sub"], [], []),  # the words after it too
+    ("git restore ':(top)a)b'", ["entry:{w}/a)b"], [], []),  # the first `)` ends the magic
+    ("git restore ':Xy'", ["entry:{w}/src/Xy"], [], []),
     # ====== magic git does not know: it fails; the whole work tree at stake
     (
         "git restore ':(bogus)x'",
@@ -128,6 +136,26 @@ CASES: list[tuple[str, list[str], list[str], list[Tree]]] = [
     ('cd "$D"; git restore :!x', [], ["relative target :!x after cd $D"], []),
     ('git restore "$F"', [], ["variable in target $F"], []),
     ("git restore \"$F\"/'*.py'", [], ["variable in target $F"], []),
+    ("git restore \"$F\" '*.py'", ["glob:{w}/src/**/*.py"], ["variable in target $F"], []),
+    (
+        "cd \"$D\"; git restore x ':/y'",
+        [],
+        ["relative target x after cd $D", "git restore :/y"],
+        [(None, "git restore :/y")],
+    ),
+    (
+        "git --git-dir=../.git restore ':!x'",  # all but x, in a work tree not known
+        [],
+        ["git restore :!x"],
+        [("{w}/src", "git restore :!x")],
+    ),
+    # magic git does not know, beside a pathspec it does: both
+    (
+        "git restore ':(bogus)x' a.py",
+        ["entry:{w}/src/a.py"],
+        ["git restore :(bogus)x"],
+        [("{w}/src", "git restore :(bogus)x")],
+    ),
     # ====== --pathspec-from-file: the file names them (see the fixtures below)
     ("git restore --pathspec-from-file=list", ["entry:{w}/src/a.py", "entry:{w}/docs"], [], []),
     ("git restore --pathspec-from-file list", ["entry:{w}/src/a.py", "entry:{w}/docs"], [], []),
@@ -154,6 +182,16 @@ CASES: list[tuple[str, list[str], list[str], list[Tree]]] = [
     # without --pathspec-file-nul git reads up to the NUL: the rest is taken too
     ("git restore --pathspec-from-file=nul", ["entry:{w}/src/a.py", "entry:{w}/docs"], [], []),
     ("git restore --pathspec-from-file=crlf", ["entry:{w}/src/a.py"], [], []),
+    # with --pathspec-file-nul a newline is part of a name
+    ("git restore --pathspec-from-file=nulnl --pathspec-file-nul", ["entry:{w}/src/x\ny"], [], []),
+    ("git restore --pathspec-from-file=nulnl", ["entry:{w}/src/x", "entry:{w}/src/y"], [], []),
+    # pathspecs beside the file: git refuses them together; both are taken
+    (
+        "git restore b.py --pathspec-from-file=crlf",
+        ["entry:{w}/src/b.py", "entry:{w}/src/a.py"],
+        [],
+        [],
+    ),
     ("git restore --pathspec-from-file=magic", ["{w} but {w}/src/a.py"], [], []),
     (
         "git -C .. restore --pathspec-from-file=src/list",
@@ -192,10 +230,10 @@ CASES: list[tuple[str, list[str], list[str], list[Tree]]] = [
         [("{w}/src", "git restore --pathspec-from-file=badquote")],
     ),
     (
-        "git ls-files -m > l; git restore --pathspec-from-file=l",  # written first
-        ["{w}/src/l"],
-        ["git restore --pathspec-from-file=l"],
-        [("{w}/src", "git restore --pathspec-from-file=l")],
+        "git ls-files -m > list; git restore --pathspec-from-file=list",  # written first
+        ["{w}/src/list"],
+        ["git restore --pathspec-from-file=list"],
+        [("{w}/src", "git restore --pathspec-from-file=list")],
     ),
     (
         "git ls-files | git checkout --pathspec-from-file=-",
@@ -315,6 +353,7 @@ def work(tmp_path: Path) -> Path:
     (src / "crlf").write_bytes(b"a.py\r\n")
     (src / "magic").write_text(":!a.py\n")
     (src / "badquote").write_text('"a.py\n')
+    (src / "nulnl").write_bytes(b"x\ny\0")
     return top
 
 
@@ -656,3 +695,14 @@ def test_the_top_is_the_nearest_directory_holding_git(tmp_path: Path) -> None:
     assert git_paths.work_tree_top(f"{tmp_path}/a") == f"{tmp_path}/a"
     (tmp_path / "a" / ".git").rmdir()
     assert git_paths.work_tree_top(f"{tmp_path}/a") != f"{tmp_path}/a"
+
+
+def test_a_pathspec_path_is_taken_up_to_path_max(work: Path) -> None:
+    src = str(work / "src")
+    name = "n" * (4096 - len(src) - 1)
+    assert _show(f"git restore ':{name}' '*.py'", src)[0] == [
+        f"entry:{src}/{name}",
+        f"glob:{src}/**/*.py",
+    ]
+    res = analyze(f"git restore ':{name}x' '*.py'", src, HOME)
+    assert (res.gave_up, [t.path for t in res.targets]) == ("path too long", [f"{src}/**/*.py"])
