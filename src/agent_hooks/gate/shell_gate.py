@@ -322,7 +322,9 @@ def _check_worktree(
     if kind == "prune":
         chosen = [(tree, wid) for tree, wid, gone in linked if gone]
     else:
-        chosen = _removed(linked, named, path)
+        common = repository.common_dir(top)
+        main = fs.dirname(common) if common and fs.basename(common) == ".git" else None
+        chosen = _removed(linked, main, named, path)
     ledger = call.repo(top).ledger
     for tree, wid in chosen:
         held = _held_files(call, ledger, wid)
@@ -336,19 +338,19 @@ def _check_worktree(
 
 
 def _removed(
-    linked: list[tuple[str, str, bool]], named: str | None, path: str | None
+    linked: list[tuple[str, str, bool]], main: str | None, named: str | None, path: str | None
 ) -> list[tuple[str, str]]:
     """The linked work tree `git worktree remove` takes `named` (its path `path`
-    from where git runs) for, as git 2.39 finds it: the one whose path ends in
-    `/named`, if only one does, else the one at `path` (symlinks resolved); every
-    linked tree when the name cannot be known."""
+    from where git runs) for, as git 2.39 finds it: the one work tree (the main one
+    `main` counted too) whose path is `named` or ends in `/named`, else the one at
+    `path` (symlinks resolved); every linked tree when the name cannot be known."""
     if named is None and path is None:
         return [(tree, wid) for tree, wid, _ in linked]
     if named:
-        suffix = "/" + named.strip("/")
-        ends = [(tree, wid) for tree, wid, _ in linked if tree.rstrip("/").endswith(suffix)]
+        trees = [(tree, wid) for tree, wid, _ in linked] + ([(main, "")] if main else [])
+        ends = [(t, w) for t, w in trees if t == named or t.endswith("/" + named)]
         if len(ends) == 1:
-            return ends
+            return ends if ends[0][1] else []  # git refuses to remove the main work tree
     real = fs.realpath(path) if path is not None else None
     return [
         (tree, wid) for tree, wid, _ in linked if real is not None and fs.realpath(tree) == real

@@ -364,3 +364,15 @@ def test_a_worktree_command_outside_any_repository_is_allowed(
     allowed(decide(state_dir, project, f"git -C {tmp_path}/plain worktree prune"))
     allowed(decide(state_dir, project, f"git -C {tmp_path}/plain worktree remove --force x"))
     assert NOW > 0
+
+
+def test_a_name_ending_the_main_trees_path_too_is_no_name_git_takes(
+    state_dir: str, repo: str, tmp_path: Path
+) -> None:
+    """git 2.39: with /main and /x/main, `remove --force main` fails ("'main' is not a
+    working tree": two end in it), `remove --force x/main` removes /x/main."""
+    git(Path(repo), "worktree", "add", "-q", "-b", "other", str(tmp_path / "x" / "main"))
+    lease_for(state_dir, repo, TARGET, CAROL, worktree="worktrees/main")
+    allowed(decide(state_dir, repo, "git worktree remove --force main"))
+    assert HELD in refused(decide(state_dir, repo, "git worktree remove --force x/main"))
+    assert HELD in refused(decide(state_dir, repo, "git worktree remove --force ../x/main"))

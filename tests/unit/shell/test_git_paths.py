@@ -182,6 +182,19 @@ CASES: list[tuple[str, list[str], list[str], list[Tree]]] = [
     # without --pathspec-file-nul git reads up to the NUL: the rest is taken too
     ("git restore --pathspec-from-file=nul", ["entry:{w}/src/a.py", "entry:{w}/docs"], [], []),
     ("git restore --pathspec-from-file=crlf", ["entry:{w}/src/a.py"], [], []),
+    ("git restore --pathspec-from-file=spaced", ["entry:{w}/src/a b.py"], [], []),
+    (  # another file written first: this one is known
+        "echo x > other; git restore --pathspec-from-file=crlf",
+        ["{w}/src/other", "entry:{w}/src/a.py"],
+        [],
+        [],
+    ),
+    (  # ... its directory removed first: not
+        "rm -rf sub; git restore --pathspec-from-file=sub/list",
+        ["entry:{w}/src/sub"],
+        ["git restore --pathspec-from-file=sub/list"],
+        [("{w}/src", "git restore --pathspec-from-file=sub/list")],
+    ),
     # with --pathspec-file-nul a newline is part of a name
     ("git restore --pathspec-from-file=nulnl --pathspec-file-nul", ["entry:{w}/src/x\ny"], [], []),
     ("git restore --pathspec-from-file=nulnl", ["entry:{w}/src/x", "entry:{w}/src/y"], [], []),
@@ -354,6 +367,8 @@ def work(tmp_path: Path) -> Path:
     (src / "magic").write_text(":!a.py\n")
     (src / "badquote").write_text('"a.py\n')
     (src / "nulnl").write_bytes(b"x\ny\0")
+    (src / "spaced").write_text("a b.py\n")
+    (src / "sub" / "list").write_text("a.py\n")
     return top
 
 
