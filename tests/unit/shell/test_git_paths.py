@@ -664,6 +664,13 @@ def test_a_fifo_is_not_read(tmp_path: Path) -> None:
     assert git_paths.read_small(str(fifo)) is None  # and it did not block
 
 
+def test_a_file_of_any_mode_and_bytes_is_read(tmp_path: Path) -> None:
+    listed = tmp_path / "listed"
+    listed.write_bytes(b"caf\xe9.py\n")  # Latin-1, no UTF-8
+    listed.chmod(0o755)
+    assert git_paths.read_small(str(listed)) == "caf\udce9.py\n"
+
+
 def test_a_file_past_the_bound_is_not_read(tmp_path: Path) -> None:
     big = tmp_path / "big"
     big.write_bytes(b"a\n" * (git_paths.MAX_FILE // 2))
@@ -696,6 +703,8 @@ def test_a_pathspec_file_of_more_than_256_entries_is_not_taken(work: Path) -> No
         ('"\\48"', None),  # not octal
         ('"\\400"', None),  # past a byte
         ('"\\1"', None),  # cut short
+        ('"\\377.py"', "\udcff.py"),  # a byte that is no UTF-8, kept as git has it
+        ('"\udcff.py"', "\udcff.py"),  # ... and one read from the file so
     ],
 )
 def test_a_quoted_line_is_unquoted_as_git_does(line: str, text: str | None) -> None:
