@@ -703,12 +703,25 @@ def test_a_pathspec_file_of_more_than_256_entries_is_not_taken(work: Path) -> No
         ('"\\48"', None),  # not octal
         ('"\\400"', None),  # past a byte
         ('"\\1"', None),  # cut short
+        ('"a\\040b"', "a b"),  # octal, from 0
+        ('"\\177"', "\x7f"),  # ... to 7
+        ('"\\018"', None),  # 8 is no octal digit
+        ('"\\1x7"', None),  # ... nor x, in the middle
         ('"\\377.py"', "\udcff.py"),  # a byte that is no UTF-8, kept as git has it
         ('"\udcff.py"', "\udcff.py"),  # ... and one read from the file so
     ],
 )
 def test_a_quoted_line_is_unquoted_as_git_does(line: str, text: str | None) -> None:
     assert git_paths.c_unquote(line) == text
+
+
+def test_a_directory_whose_name_ends_in_a_blank_is_read_as_named(tmp_path: Path) -> None:
+    top = tmp_path / "w "
+    (top / ".git").mkdir(parents=True)
+    (top / ".gitmodules").write_text("[submodule]\n\tpath = m\n")
+    (tmp_path / "w" / ".gitmodules").mkdir(parents=True)  # what a stripped name would reach
+    assert git_paths.work_tree_top(f"{top}") == f"{top}"
+    assert git_paths.submodules(f"{top}") == ["m"]
 
 
 def test_the_top_is_the_nearest_directory_holding_git(tmp_path: Path) -> None:
