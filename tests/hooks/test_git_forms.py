@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
+from test_git_commands import refused
 
 from agent_hooks.reservations import pattern, reservation_store
 from git_repo import git, init
@@ -55,15 +56,6 @@ def bash(run: HookRunner, command: str, agent: str = OTHER, cwd: Path | None = N
     where = str(cwd or run.project)
     payload = run.payload("PreToolUse_Bash", tool_input={"command": command}, cwd=where)
     return run("PreToolUse", payload, agent=agent, cwd=where)
-
-
-def refused(result: HookResult) -> str:
-    assert result.code == 0, result.err
-    assert result.out is not None, result
-    decision = result.out["hookSpecificOutput"]
-    assert decision["permissionDecision"] == "deny", decision
-    reason: str = decision["permissionDecisionReason"]
-    return reason
 
 
 def sh(command: str, cwd: Path) -> None:

@@ -11,14 +11,12 @@ from __future__ import annotations
 import os
 import shutil
 from pathlib import Path
-from typing import Any
 
 import pytest
+from test_shell_gate import allowed, decide, leased_text, refused, reserved_text
 
-from agent_hooks.gate import shell_gate
-from agent_hooks.gate.tool_call import Verdict
 from agent_hooks.leases import lease_messages
-from gate_calls import CAROL, NOW, TARGET, call, lease_for, reserve
+from gate_calls import CAROL, NOW, TARGET, lease_for, reserve
 from git_repo import git, init
 from guard_repo import dead_pid
 
@@ -38,30 +36,6 @@ def project(tmp_path: Path) -> str:
 @pytest.fixture
 def state_dir(tmp_path: Path) -> str:
     return os.path.realpath(tmp_path) + "/home/.claude"
-
-
-def decide(state_dir: str, project: str | None, command: str, **kw: Any) -> Verdict:
-    return shell_gate.decide(call(state_dir, project, **kw), command)
-
-
-def allowed(verdict: Verdict) -> None:
-    assert (verdict.refusal, verdict.problems) == (None, [])
-
-
-def refused(verdict: Verdict) -> str:
-    assert verdict.refusal is not None and not verdict.refusal.overridden
-    return verdict.refusal.reason
-
-
-def leased(reason: str, leased_path: str, shown: str) -> None:
-    assert reason.startswith(f'agent-hooks: {leased_path} is being changed by agent "carol"')
-    assert f"This Bash command would write {shown}, which includes it; do not run it now." in reason
-
-
-def reserved(reason: str, shown: str, pattern_text: str) -> None:
-    assert reason.startswith(f"agent-hooks: {shown} is reserved by another agent: ")
-    assert '"carol"' in reason and pattern_text in reason
-    assert f"This Bash command would write {shown}; do not run it now." in reason
 
 
 # ====== pathspec magic and wildcards: the paths they select
@@ -101,7 +75,7 @@ def test_a_pathspec_selecting_another_writers_leased_file_is_refused(
     lease_for(state_dir, project, TARGET, CAROL)
     where = f"{project}/{cwd}" if cwd else project
     reason = refused(decide(state_dir, project, command, cwd=where))
-    leased(reason, TARGET, shown)
+    leased_text(reason, TARGET, shown)
 
 
 @pytest.mark.parametrize(
@@ -139,14 +113,14 @@ def test_forms_that_leave_the_leased_file_alone_are_allowed(
 def test_an_exclusion_spares_only_the_files_it_names(state_dir: str, project: str) -> None:
     lease_for(state_dir, project, TARGET, CAROL)
     lease_for(state_dir, project, "src/b.py", CAROL)
-    leased(
+    leased_text(
         refused(decide(state_dir, project, "git restore ':!src/app.py'")),
         "src/b.py",
         "the whole project",
     )
     allowed(decide(state_dir, project, "git restore ':!src/app.py' ':!src/b.py'"))
     allowed(decide(state_dir, project, "git restore :/ ':!src'"))
-    leased(
+    leased_text(
         refused(decide(state_dir, project, "git restore ':!src/app.p'")),
         TARGET,
         "the whole project",
@@ -157,18 +131,20 @@ def test_a_reservation_refuses_a_pathspec_unless_an_exclusion_holds_all_of_it(
     state_dir: str, project: str
 ) -> None:
     reserve(state_dir, project, "carol", "src/**")
-    reserved(refused(decide(state_dir, project, "git restore :/")), "the whole project", "src/**")
-    reserved(refused(decide(state_dir, project, "git restore '*.py'")), "**/*.py", "src/**")
+    reserved_text(
+        refused(decide(state_dir, project, "git restore :/")), "the whole project", "src/**"
+    )
+    reserved_text(refused(decide(state_dir, project, "git restore '*.py'")), "**/*.py", "src/**")
     allowed(decide(state_dir, project, "git restore ':!src'"))
     allowed(decide(state_dir, project, "git restore :/ ':!src' ':!docs/x'"))
-    reserved(
+    reserved_text(
         refused(decide(state_dir, project, "git restore ':!src/app.py'")),
         "the whole project",
         "src/**",
     )
     reserve(state_dir, project, "carol", "docs/a.md")
     allowed(decide(state_dir, project, "git restore ':!docs/a.md' ':!src'"))
-    reserved(
+    reserved_text(
         refused(decide(state_dir, project, "git restore ':!docs' ':!src/x'")),
         "the whole project",
         "src/**",
@@ -238,7 +214,7 @@ def test_a_write_in_a_submodule_is_refused_by_the_superprojects_lease(
 ) -> None:
     sub = submodule(project)
     lease_for(state_dir, project, "lib/sub/y.py", CAROL)
-    leased(refused(decide(state_dir, sub, "echo x > y.py")), "lib/sub/y.py", "lib/sub/y.py")
+    leased_text(refused(decide(state_dir, sub, "echo x > y.py")), "lib/sub/y.py", "lib/sub/y.py")
     reason = refused(decide(state_dir, sub, "git stash"))  # a rewrite of the submodule's tree
     assert reason == lease_messages.tree_rewrite_message("git stash", ['y.py (agent "carol")'])
 
@@ -248,19 +224,19 @@ def test_removing_a_submodule_is_refused_by_the_superprojects_reservation(
 ) -> None:
     submodule(project)
     reserve(state_dir, project, "carol", "lib/sub/**")
-    reserved(refused(decide(state_dir, project, "rm -rf lib/sub")), "lib/sub", "lib/sub/**")
-    reserved(
+    reserved_text(refused(decide(state_dir, project, "rm -rf lib/sub")), "lib/sub", "lib/sub/**")
+    reserved_text(
         refused(decide(state_dir, project, "git submodule update --force")),
         "lib/sub",
         "lib/sub/**",
     )
-    reserved(
+    reserved_text(
         refused(decide(state_dir, project, "git submodule deinit -f --all")),
         "lib/sub",
         "lib/sub/**",
     )
     reason = refused(decide(state_dir, project, "git submodule foreach 'echo x > y.py'"))
-    reserved(reason, "lib/sub/y.py", "lib/sub/**")
+    reserved_text(reason, "lib/sub/y.py", "lib/sub/**")
     allowed(decide(state_dir, project, "git submodule update; git submodule deinit --all"))
 
 
@@ -325,7 +301,7 @@ def test_removing_a_work_tree_is_refused_by_a_reservation_as_rm_rf_is(
     reserve(state_dir, repo, "carol", "src/**")
     tree = os.path.realpath(f"{repo}/../feature")
     reason = refused(decide(state_dir, repo, "git worktree remove --force ../feature"))
-    reserved(reason, f"the work tree {tree}", "src/**")
+    reserved_text(reason, f"the work tree {tree}", "src/**")
 
 
 def test_pruning_the_record_of_a_moved_tree_holding_another_writers_files_is_refused(
