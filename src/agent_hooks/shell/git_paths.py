@@ -435,7 +435,7 @@ def plumbing(
     """What `git read-tree`, `checkout-index`, `merge-file`, `submodule` and `worktree
     remove|prune` write (see the module docstring); `top` and `icase` as for `select`."""
     if sub == "read-tree":
-        _pos, opts = parse_options(args, "", ("--prefix", "--exclude-per-directory"))
+        _pos, opts = parse_options(args, "", ("--exclude-per-directory", "--index-output"))
         if (
             has_option(opts, "-u")
             and has_option(opts, "-m", "--reset")
@@ -448,12 +448,12 @@ def plumbing(
     elif sub == "merge-file":
         pos, opts = parse_options(args, "L", ("--marker-size",))
         if pos and not has_option(opts, "-p", "--stdout", "--object-id"):
-            ctx.add(pos[0], where, how=FOLLOW)  # it writes through a symlink
+            ctx.add(pos[0], where)  # it writes through a symlink (FOLLOW)
     elif sub == "submodule":
         _submodule(args, where, top, icase, ctx)
     elif sub == "worktree":
-        pos, opts = parse_options(args, "", ("--expire", "--reason"))
-        action = pos[0].lit if pos and pos[0].dyn is None else ""
+        pos, opts = parse_options(args, "", ("--expire",))
+        action = pos[0].lit  # `commands.git` hands over remove and prune only
         if action == "remove" and has_option(opts, "-f", "--force"):
             named = pos[1] if len(pos) > 1 else None
             if named is None:

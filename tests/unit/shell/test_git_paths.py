@@ -283,6 +283,13 @@ CASES: list[tuple[str, list[str], list[str], list[Tree]]] = [
     # -u alone fails; -n is a dry run; --prefix never overwrites a file (git: "would be
     # overwritten"); without -u only the index changes
     ("git read-tree -u HEAD; git read-tree -n -u --reset HEAD", [], [], []),
+    ("git read-tree --dry-run -u --reset HEAD; git read-tree -u -m --prefix=p/ HEAD", [], [], []),
+    (  # an option's value is no option
+        "git read-tree -u --reset --exclude-per-directory -n --index-output -n HEAD",
+        [],
+        ["git read-tree -u --reset"],
+        [("{w}/src", "git read-tree -u --reset")],
+    ),
     (
         "git read-tree -u --prefix=p/ HEAD; git read-tree --reset HEAD; git read-tree -m HEAD",
         [],
@@ -327,11 +334,15 @@ CASES: list[tuple[str, list[str], list[str], list[Tree]]] = [
     ),
     # --prefix: below it, from the top of the work tree (git 2.39 wrote out/src/a.py)
     ("git checkout-index -f -a --prefix=out/", ["{w}/out"], [], []),
+    ("git checkout-index -f -a --prefix out/", ["{w}/out"], [], []),
+    ("git checkout-index -f --stage 2 a.py", ["entry:{w}/src/a.py"], [], []),
     ("git checkout-index -f --prefix=/tmp/x- a.py", ["glob:/tmp/x-*"], [], []),
     # ====== merge-file: its first file, through a symlink (git 2.39), unless -p
     ("git merge-file a.py base.py other.py", ["{w}/src/a.py"], [], []),
     ("git merge-file -L x -L y -L z --marker-size 9 -q a.py b c", ["{w}/src/a.py"], [], []),
     ("git merge-file -p a.py b c; git merge-file --stdout a.py b c", [], [], []),
+    ("git merge-file --object-id a b c", [], [], []),  # git 2.43: writes a blob
+    ("git -C .. merge-file a.py b c", ["{w}/a.py"], [], []),
     # ====== worktree: remove --force and prune (judged by the gate); list/add/plain remove
     (
         "git worktree remove --force ../../feature",
@@ -603,6 +614,7 @@ SUBMODULE_CASES: list[tuple[str, list[str], list[str], list[Tree]]] = [
     # what the shell fills in for each submodule is unknown, as anywhere
     ("git submodule foreach 'touch $name'", [], ["variable in target $name"], []),
     ("git submodule foreach", [], [], []),
+    ("git --icase-pathspecs submodule update --force :/LIB", ["glob:{w}/[lL][iI][bB]"], [], []),
 ]
 
 
@@ -718,10 +730,13 @@ def test_a_quoted_line_is_unquoted_as_git_does(line: str, text: str | None) -> N
 def test_a_directory_whose_name_ends_in_a_blank_is_read_as_named(tmp_path: Path) -> None:
     top = tmp_path / "w "
     (top / ".git").mkdir(parents=True)
-    (top / ".gitmodules").write_text("[submodule]\n\tpath = m\n")
+    (top / ".gitmodules").write_text(
+        '[submodule]\n\tpath = m\n\tpath = a=b\n\tpath = "\n\tpath = ""\n\tpath = m\n'
+    )
     (tmp_path / "w" / ".gitmodules").mkdir(parents=True)  # what a stripped name would reach
     assert git_paths.work_tree_top(f"{top}") == f"{top}"
-    assert git_paths.submodules(f"{top}") == ["m"]
+    # after the first `=`, quotes around it dropped, none empty, none twice
+    assert git_paths.submodules(f"{top}") == ["m", "a=b", '"']
 
 
 def test_the_top_is_the_nearest_directory_holding_git(tmp_path: Path) -> None:
@@ -743,3 +758,52 @@ def test_a_pathspec_path_is_taken_up_to_path_max(work: Path) -> None:
     ]
     res = analyze(f"git restore ':{name}x' '*.py'", src, HOME)
     assert (res.gave_up, [t.path for t in res.targets]) == ("path too long", [f"{src}/**/*.py"])
+
+
+@pytest.mark.parametrize(
+    ("command", "worktrees"),
+    [
+        (
+            "git worktree remove --force ../../feature",
+            [
+                (
+                    "remove",
+                    "{w}/src",
+                    "git worktree remove --force ../../feature",
+                    "../../feature",
+                    "{up}/feature",
+                )
+            ],
+        ),
+        (
+            "git -C .. worktree remove -f -f x",
+            [("remove", "{w}", "git worktree remove --force x", "x", "{w}/x")],
+        ),
+        (
+            'git worktree remove --force "$T"',
+            [("remove", "{w}/src", "git worktree remove --force $T", None, None)],
+        ),
+        (
+            "git worktree prune; git worktree prune -v",
+            [("prune", "{w}/src", "git worktree prune", None, None)],
+        ),
+        (
+            "git worktree prune --expire -n",
+            [("prune", "{w}/src", "git worktree prune", None, None)],
+        ),
+        ("git worktree remove --force; git worktree remove x; git worktree prune -n", []),
+    ],
+)
+def test_a_linked_work_tree_deleted_or_its_record_dropped_is_for_the_gate(
+    work: Path, command: str, worktrees: list[tuple[str | None, ...]]
+) -> None:
+    """Which tree, as named and as a path from where git runs (the gate finds it:
+    test_shell_gate_git.py); without --force, and `prune -n`, nothing."""
+    res = analyze(command, f"{work}/src", HOME)
+    assert res.gave_up is None
+    top, up = str(work), str(work.parent)
+
+    def filled(v: str | None) -> str | None:
+        return v.replace("{w}", top).replace("{up}", up) if v is not None else None
+
+    assert res.worktrees == [tuple(map(filled, item)) for item in worktrees]
