@@ -63,6 +63,7 @@ from agent_hooks.shell.words import (
     change_dir,
     deeper,
     enter_dir,
+    filled_option,
     has_option,
     is_assignment,
     option_value,
@@ -275,13 +276,9 @@ def git(name: str, args: list[Word], ctx: ShellState) -> None:
     dashes = "--" in lits
     after = rest[lits.index("--") + 1 :] if dashes else []  # what `--` makes paths
     head = pos[: max(len(pos) - len(after), 0)]  # the operands before it
-    from_file = option_value(opts, "--pathspec-from-file")
-    for w in pos:  # an option whose value the shell fills in is no operand to git
-        if w.lit.startswith("--pathspec-from-file=") and w.dyn is not None:
-            from_file = w.tail(len("--pathspec-from-file="), tilde=False)
-    if from_file is not None:
-        pos = [w for w in pos if not w.lit.startswith("--pathspec-from-file=")]
-        head = [w for w in head if not w.lit.startswith("--pathspec-from-file=")]
+    filled, head = filled_option(head, "--pathspec-from-file")
+    pos = [*head, *after]
+    from_file = filled or option_value(opts, "--pathspec-from-file")
     paths: list[Word] = []
     specs = True  # `paths` are pathspecs (a file of them too) of what is written
     if sub == "checkout":

@@ -80,6 +80,7 @@ from agent_hooks.shell.words import (
     ShellState,
     deeper,
     expanded,
+    filled_option,
     has_option,
     option_value,
     parse_options,
@@ -476,7 +477,8 @@ def _checkout_index(
     pos, opts = parse_options(args, "", ("--prefix", "--stage"))
     if not has_option(opts, "-f", "--force") or has_option(opts, "--temp"):
         return  # git leaves every existing file alone (or writes temporary files)
-    prefix = option_value(opts, "--prefix")
+    filled, pos = filled_option(pos, "--prefix")
+    prefix = filled or option_value(opts, "--prefix")
     if prefix is not None:  # every file it writes lies below the prefix, from the top
         esc, _ = expanded(prefix, ctx.home, ctx.shell_dir())
         text = unescape(esc) if esc is not None else ""
@@ -496,9 +498,9 @@ def _checkout_index(
         if listed is None:
             return ctx.tree(where, "git checkout-index -f --stdin")
         lines = listed.split("\0") if has_option(opts, "-z") else listed.split("\n")
+        lines = [line for line in lines if line]
         for line in lines[:MAX_ENTRIES]:
-            if line:
-                ctx.add(Word(line, escape(line)), where, how=ENTRY, by_git=True)
+            ctx.add(Word(line, escape(line)), where, how=ENTRY, by_git=True)
         if len(lines) > MAX_ENTRIES:
             ctx.tree(where, "git checkout-index -f --stdin")
 

@@ -110,6 +110,19 @@ def parse_options(
     return pos, opts
 
 
+def filled_option(operands: list[Word], name: str) -> tuple[Word | None, list[Word]]:
+    """`--name=VALUE` whose value the shell fills in (`--prefix="$P"`): `parse_options`
+    takes a word holding a variable for an operand, the command for its option. Its
+    value (None when none is there), and the operands without it."""
+    found, rest = None, []
+    for w in operands:
+        if w.dyn is not None and w.lit.startswith(name + "="):
+            found = w.tail(len(name) + 1, tilde=False)
+        else:
+            rest.append(w)
+    return found, rest
+
+
 def has_option(opts: list[tuple[str, Word | None]], *names: str) -> bool:
     return any(o in names for o, _ in opts)
 

@@ -336,6 +336,27 @@ CASES: list[tuple[str, list[str], list[str], list[Tree]]] = [
     ("git checkout-index -f -a --prefix=out/", ["{w}/out"], [], []),
     ("git checkout-index -f -a --prefix out/", ["{w}/out"], [], []),
     ("git checkout-index -f --stage 2 a.py", ["entry:{w}/src/a.py"], [], []),
+    (
+        'git checkout-index -f -a --prefix="$P"',
+        [],
+        ["git checkout-index --prefix=$P"],
+        [("{w}/src", "git checkout-index --prefix=$P")],
+    ),
+    (  # below a top that cannot be known
+        "git --git-dir=../.git checkout-index -f -a --prefix=out/",
+        [],
+        ["git checkout-index --prefix=out/"],
+        [("{w}/src", "git checkout-index --prefix=out/")],
+    ),
+    (
+        "git -C .. checkout-index -f a.py --stdin <<< b.py",
+        ["entry:{w}/a.py", "entry:{w}/b.py"],
+        [],
+        [],
+    ),
+    ("git checkout-index -f --stdin <<< 'a b'", ["entry:{w}/src/a b"], [], []),
+    # with -z the entries end at NULs: the here-string's newline is part of the name
+    ("git checkout-index -f -z --stdin <<< 'a b'", ["entry:{w}/src/a b\n"], [], []),
     ("git checkout-index -f --prefix=/tmp/x- a.py", ["glob:/tmp/x-*"], [], []),
     # ====== merge-file: its first file, through a symlink (git 2.39), unless -p
     ("git merge-file a.py base.py other.py", ["{w}/src/a.py"], [], []),
@@ -615,6 +636,36 @@ SUBMODULE_CASES: list[tuple[str, list[str], list[str], list[Tree]]] = [
     ("git submodule foreach 'touch $name'", [], ["variable in target $name"], []),
     ("git submodule foreach", [], [], []),
     ("git --icase-pathspecs submodule update --force :/LIB", ["glob:{w}/[lL][iI][bB]"], [], []),
+    ("git submodule --cached -q update --force", ["{w}/lib/sub", "{w}/quoted dir"], [], []),
+    ("git submodule --quiet update --force", ["{w}/lib/sub", "{w}/quoted dir"], [], []),
+    (  # the options' values are no pathspecs
+        "git submodule update --force --reference ../r -j 2 --jobs 2 --filter blob:none "
+        "--depth 1 :/lib/sub",
+        ["entry:{w}/lib/sub"],
+        [],
+        [],
+    ),
+    ("git submodule update --force ':!/lib/sub'", ["{w} but {w}/lib/sub"], [], []),
+    (
+        "git submodule update --force ':(bogus)x'",
+        [],
+        ["git submodule update --force :(bogus)x"],
+        [("{w}", "git submodule update --force :(bogus)x")],
+    ),
+    (
+        "git --git-dir=.git submodule update --force",  # its work tree is not known
+        [],
+        ["git submodule update --force"],
+        [("{w}", "git submodule update --force")],
+    ),
+    (
+        "git submodule foreach --recursive -q --quiet 'touch n'",
+        ["{w}/lib/sub/n", "{w}/quoted dir/n", "{w}/lib/sub/inner/n"],
+        [],
+        [],
+    ),
+    # a word the shell fills in stays unknown in each submodule
+    ('git submodule foreach touch "$name"', [], ["variable in target $name"], []),
 ]
 
 
@@ -629,7 +680,7 @@ def test_submodule_case(
     top = str(superproject)
     got = _show(command, top)
     assert got == (_fill(targets, top), opaque, _fill(trees, top))
-    if " lib" not in command:  # no path relative to where git runs: the same from below
+    if " lib" not in command and not trees:  # nothing relative to where git runs: the same
         assert _show(command, top + "/lib") == got
 
 
@@ -807,3 +858,37 @@ def test_a_linked_work_tree_deleted_or_its_record_dropped_is_for_the_gate(
         return v.replace("{w}", top).replace("{up}", up) if v is not None else None
 
     assert res.worktrees == [tuple(map(filled, item)) for item in worktrees]
+
+
+@pytest.mark.parametrize(
+    ("command", "by_git"),
+    [
+        ("git restore a.py", True),
+        ("git rm -r ':!x'", True),
+        ("git mv a.py b.py", False),  # git mv moves the entries named: no pathspec
+        ("git checkout-index -f a.py", True),
+        ("git checkout-index -f --stdin <<< a.py", True),
+        ("git checkout-index -f -a --prefix=out/", True),
+        ("git checkout-index -f -a --prefix=out-", True),
+        ("git submodule update --force", True),
+        ("git submodule update --force lib/sub", True),
+        ("git merge-file a.py b c", False),  # a file git writes through, like a redirection
+        ("git worktree add ../wt; git ls-files > list", False),
+        ("git submodule foreach 'echo > f'", False),
+    ],
+)
+def test_what_git_writes_as_a_path_of_its_work_tree_is_told_apart(
+    superproject: Path, command: str, by_git: bool
+) -> None:
+    """`BashTarget.by_git`: git never writes inside a `.git` directory (the gate's
+    ledger check)."""
+    res = analyze(command, str(superproject), HOME)
+    assert res.targets and {t.by_git for t in res.targets} == {by_git}
+
+
+def test_stdin_of_more_than_256_paths_is_the_whole_tree(work: Path) -> None:
+    src = str(work / "src")
+    for n, tree in ((256, []), (257, [(src, "git checkout-index -f --stdin")])):
+        body = "".join(f"f{i}\n" for i in range(n - 1)) + f"f{n - 1}"
+        res = analyze(f"git checkout-index -f --stdin <<'E'\n{body}\nE", src, HOME)
+        assert (len(res.targets), res.trees) == (min(n, 256), tree)
