@@ -189,6 +189,12 @@ CASES: list[tuple[str, list[str], list[str], list[Tree]]] = [
         [],
         [],
     ),
+    (  # ... or a directory named like its own and more: known too
+        "rm -rf subX 'sub '; git restore --pathspec-from-file=sub/list",
+        ["entry:{w}/src/subX", "entry:{w}/src/sub ", "entry:{w}/src/a.py"],
+        [],
+        [],
+    ),
     (  # ... its directory removed first: not
         "rm -rf sub; git restore --pathspec-from-file=sub/list",
         ["entry:{w}/src/sub"],
