@@ -367,7 +367,7 @@ def c_unquote(line: str) -> str | None:
         if e in _C_ESCAPES:
             out.append(_C_ESCAPES[e])
             i += 2
-        elif "0" <= e <= "3" and i + 3 < n and all(48 <= d <= 55 for d in raw[i + 2 : i + 4]):
+        elif "0" <= e <= "3" and all(48 <= d <= 55 for d in raw[i + 2 : i + 4]):  # \ooo
             out.append(int(raw[i + 1 : i + 4].decode(), 8))
             i += 4
         else:

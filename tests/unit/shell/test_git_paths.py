@@ -784,13 +784,13 @@ def test_a_quoted_line_is_unquoted_as_git_does(line: str, text: str | None) -> N
     assert git_paths.c_unquote(line) == text
 
 
-def test_a_directory_whose_name_ends_in_a_blank_is_read_as_named(tmp_path: Path) -> None:
-    top = tmp_path / "w "
+@pytest.mark.parametrize("name", ["w ", "wX"])
+def test_a_directory_whose_name_ends_in_a_blank_is_read_as_named(tmp_path: Path, name: str) -> None:
+    top = tmp_path / name
     (top / ".git").mkdir(parents=True)
     (top / ".gitmodules").write_text(
         '[submodule]\n\tpath = m\n\tpath = a=b\n\tpath = "\n\tpath = ""\n\tpath = m\n'
     )
-    (tmp_path / "w" / ".gitmodules").mkdir(parents=True)  # what a stripped name would reach
     assert git_paths.work_tree_top(f"{top}") == f"{top}"
     # after the first `=`, quotes around it dropped, none empty, none twice
     assert git_paths.submodules(f"{top}") == ["m", "a=b", '"']
