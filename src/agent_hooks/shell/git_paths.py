@@ -497,7 +497,8 @@ def _checkout_index(
         listed = read_stdin(ctx.stdin)
         if listed is None:
             return ctx.tree(where, "git checkout-index -f --stdin")
-        lines = listed.split("\0") if has_option(opts, "-z") else listed.split("\n")
+        # with -z paths end at NULs, which no here-document holds: it is one path
+        lines = [listed] if has_option(opts, "-z") else listed.split("\n")
         lines = [line for line in lines if line]
         for line in lines[:MAX_ENTRIES]:
             ctx.add(Word(line, escape(line)), where, how=ENTRY, by_git=True)

@@ -341,6 +341,8 @@ CASES: list[tuple[str, list[str], list[str], list[Tree]]] = [
     # --prefix: below it, from the top of the work tree (git 2.39 wrote out/src/a.py)
     ("git checkout-index -f -a --prefix=out/", ["{w}/out"], [], []),
     ("git checkout-index -f -a --prefix out/", ["{w}/out"], [], []),
+    ("git checkout-index -f -a --prefix ~/out/", ["/home/me/out"], [], []),
+    ('git checkout-index -f -a --prefix="$PWD/o-"', ["glob:{w}/src/o-*"], [], []),
     ("git checkout-index -f --stage 2 a.py", ["entry:{w}/src/a.py"], [], []),
     (
         'git checkout-index -f -a --prefix="$P"',
