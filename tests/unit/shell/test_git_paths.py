@@ -98,6 +98,7 @@ CASES: list[tuple[str, list[str], list[str], list[Tree]]] = [
     ("git restore ':(icase,glob)SUB/*.PY'", ["glob:{w}/src/[sS][uU][bB]/*.[pP][yY]"], [], []),
     ("git restore ':(top,icase)A.py'", ["glob:{w}/[aA].[pP][yY]"], [], []),
     ("git --icase-pathspecs restore x", ["glob:{w}/src/[xX]"], [], []),
+    ("git --icase-pathspecs --no-pager restore x", ["glob:{w}/src/[xX]"], [], []),
     ("GIT_ICASE_PATHSPECS=1 git restore x", ["glob:{w}/src/[xX]"], [], []),
     ("export GIT_ICASE_PATHSPECS=1; git rm -r x", ["glob:{w}/src/[xX]"], [], []),
     # ====== literal: the text is the path; attr: only narrows
@@ -131,6 +132,15 @@ CASES: list[tuple[str, list[str], list[str], list[Tree]]] = [
     ("git rm ':(attr:)x'", [], ["git rm :(attr:)x"], [("{w}/src", "git rm :(attr:)x")]),
     # ====== where the top cannot be known
     ("git --git-dir=../.git restore :/", [], ["git restore :/"], [("{w}/src", "git restore :/")]),
+    (
+        "git --git-dir ../.git --no-pager restore :/",
+        [],
+        ["git restore :/"],
+        [("{w}/src", "git restore :/")],
+    ),
+    # --work-tree is the top (from outside it, where paths are read from too)
+    ("git --work-tree=.. restore :/", ["{w}"], [], []),
+    ("git --work-tree=/srv/w restore :/ x", ["/srv/w", "entry:/srv/w/x"], [], []),
     ('cd "$D"; git restore :/', [], ["git restore :/"], [(None, "git restore :/")]),
     # relative to an unknown directory: unknown, as any relative path there
     ('cd "$D"; git restore :!x', [], ["relative target :!x after cd $D"], []),
@@ -674,6 +684,20 @@ SUBMODULE_CASES: list[tuple[str, list[str], list[str], list[Tree]]] = [
     ),
     # a word the shell fills in stays unknown in each submodule
     ('git submodule foreach touch "$name"', [], ["variable in target $name"], []),
+    ('git submodule foreach "$X" a', [], ["command $X"], []),
+    ('git submodule foreach "$CMD"', [], ["git submodule foreach $CMD", "command $CMD"], []),
+    (
+        'git submodule foreach touch "a\'b"',
+        ["{w}/lib/sub/a'b", "{w}/quoted dir/a'b"],
+        [],
+        [],
+    ),
+    (
+        "git --git-dir=.git submodule foreach 'echo > f'",  # which work tree: not known
+        [],
+        ["git submodule foreach"],
+        [("{w}", "git submodule foreach")],
+    ),
 ]
 
 
@@ -724,6 +748,19 @@ def test_foreach_is_read_in_at_most_64_submodules(superproject: Path) -> None:
     )
     (superproject / ".gitmodules").write_text(listed.rpartition("[submodule")[0])
     assert len(_show("git submodule foreach 'echo > f'", top)[0]) == 64
+
+
+def test_foreach_recursive_follows_submodules_four_deep(tmp_path: Path) -> None:
+    here = tmp_path / "top"
+    (here / ".git").mkdir(parents=True)
+    chain = []
+    for level in range(5):
+        (here / ".gitmodules").write_text(f"[submodule]\n\tpath = s{level}\n")
+        here = here / f"s{level}"
+        (here / ".git").mkdir(parents=True)
+        chain.append(str(here))
+    res = analyze("git submodule foreach --recursive 'echo > f'", str(tmp_path / "top"), HOME)
+    assert [t.path for t in res.targets] == [f"{d}/f" for d in chain[:4]]
 
 
 # ====== git's own files, read without blocking and within bounds
