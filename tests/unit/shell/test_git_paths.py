@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -937,3 +938,29 @@ def test_stdin_of_more_than_256_paths_is_the_whole_tree(work: Path) -> None:
         body = "".join(f"f{i}\n" for i in range(n - 1)) + f"f{n - 1}"
         res = analyze(f"git checkout-index -f --stdin <<'E'\n{body}\nE", src, HOME)
         assert (len(res.targets), res.trees) == (min(n, 256), tree)
+
+
+@pytest.mark.parametrize(
+    ("command", "loaded"),
+    [
+        ("git restore a.py; git rm -r src; git checkout -- .; git stash push -- x", False),
+        ('git restore "$F"; git mv "*.o" d', False),
+        ("git restore :/", True),
+        ("git restore '*.py'", True),
+        ("git restore 'a\\b'", True),
+        ("git restore --pathspec-from-file=l", True),
+        ("git --icase-pathspecs restore a.py", True),
+        ("git read-tree HEAD", True),
+    ],
+)
+def test_git_paths_is_loaded_only_for_what_needs_it(command: str, loaded: bool) -> None:
+    """The hot path: a pathspec git takes as the path it spells is read without it."""
+    code = (
+        "import sys; from agent_hooks.shell.writes import analyze; "
+        f"analyze({command!r}, '/repo', '/home/me'); "
+        "print('agent_hooks.shell.git_paths' in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    assert out.strip() == str(loaded)
