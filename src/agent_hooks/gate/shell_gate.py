@@ -80,10 +80,7 @@ def decide(call: ToolCall, command: object) -> Verdict:
     if not prefilter.might_write(command):
         return verdict  # nothing the parser could see: do not pay for loading it
     home = call.repo(project) if project is not None else None
-    contended = home is not None and (
-        _contended(call, home)
-        or any(_contended(call, call.repo(outer)) for outer in _superprojects(home.root))
-    )
+    contended = home is not None and (_contended(call, home) or _outer_contended(call, home))
     if not (
         contended
         or prefilter.mentions_own_files(command)
@@ -146,16 +143,14 @@ def _contended(call: ToolCall, repo: Repo) -> bool:
     )
 
 
-def _superprojects(root: str) -> list[str]:
-    """The superprojects of a submodule's work tree (none: one stat of its `.git`)."""
+def _outer_contended(call: ToolCall, home: Repo) -> bool:
+    """For a submodule: is its superproject contended? (One `stat` of the project's
+    `.git` when it is none: a directory. The superproject named is the outermost:
+    its git dir holds every nested submodule's.)"""
     from agent_hooks import repository
 
-    found: list[str] = []
-    outer = repository.superproject(root)
-    while outer is not None and len(found) < 3:
-        found.append(outer)
-        outer = repository.superproject(outer)
-    return found
+    outer = repository.superproject(home.root)
+    return outer is not None and _contended(call, call.repo(outer))
 
 
 def _leases_held(call: ToolCall, ledger: str, minutes: int) -> bool:
@@ -329,7 +324,9 @@ def _check_worktree(
     for tree, wid in chosen:
         held = _held_files(call, ledger, wid)
         if held:
-            return _worktree_message(what, tree, held, kind == "prune")
+            from agent_hooks.leases import lease_messages
+
+            return lease_messages.worktree_message(what, tree, held, kind == "prune")
         if kind != "prune" and fs.isdir(tree):
             reason = _check_target(call, tree, False)
             if reason is not None:
@@ -355,35 +352,6 @@ def _removed(
     return [
         (tree, wid) for tree, wid, _ in linked if real is not None and fs.realpath(tree) == real
     ]
-
-
-def _worktree_message(what: str, tree: str, held: list[str], prune: bool) -> str:
-    from agent_hooks.reservations.reservation import one_line
-
-    named = ", ".join(one_line(item, 200) for item in held[:10])
-    if len(held) > 10:
-        named += f" and {len(held) - 10} more"
-    if prune:
-        return (
-            f"agent-hooks: `{one_line(what, 80)}` would drop git's record of the work tree "
-            f"{tree}, which is not where git recorded it (moved, unmounted or deleted), while "
-            f"other writers are changing files there, whose work is not committed yet: {named}. "
-            "Its index and checked-out branch would be lost for good (`git worktree repair` "
-            "cannot bring them back).\n"
-            "Do not run it now. Choose one:\n"
-            "- `git worktree prune -n` shows what it would drop; if the tree moved, "
-            "`git worktree repair <its new path>` keeps it;\n"
-            "- wait until they are done (`agent-hooks reservations` shows who holds what);\n"
-            "- if the record must go now, stop and ask the user how to proceed."
-        )
-    return (
-        f"agent-hooks: `{one_line(what, 80)}` would delete the work tree {tree} with the "
-        f"work other writers are doing there, not committed yet: {named}.\n"
-        "Do not run it now. Choose one:\n"
-        "- `git worktree remove` without --force: git refuses a tree holding changes;\n"
-        "- wait until they are done (`agent-hooks reservations` shows who holds what);\n"
-        "- if the tree must go now, stop and ask the user how to proceed."
-    )
 
 
 def _leased_under(

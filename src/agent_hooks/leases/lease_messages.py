@@ -113,15 +113,23 @@ def elsewhere_note(rel: str, leases: list[Lease], now: float) -> str:
 MAX_TREE_FILES = 5  # held files a refused git command names; the rest are counted
 
 
-def tree_rewrite_message(what: str, held: list[str]) -> str:
-    """Why a git command that rewrites the whole work tree is refused while other
-    writers hold files in it (each item: `path (holder)`), and the safe forms."""
+def _named(held: list[str]) -> str:
+    """The first MAX_TREE_FILES of `held` (each one line), and how many more."""
     from agent_hooks.reservations.reservation import one_line
 
     named = ", ".join(one_line(item, 200) for item in held[:MAX_TREE_FILES])
     more = len(held) - MAX_TREE_FILES
     if more > 0:
         named += f" and {more} more"
+    return named
+
+
+def tree_rewrite_message(what: str, held: list[str]) -> str:
+    """Why a git command that rewrites the whole work tree is refused while other
+    writers hold files in it (each item: `path (holder)`), and the safe forms."""
+    from agent_hooks.reservations.reservation import one_line
+
+    named = _named(held)
     return (
         f"agent-hooks: `{one_line(what, 80)}` would change or sweep away files other writers "
         f"are changing in this work tree, whose work is not committed yet: {named}.\n"
@@ -130,4 +138,34 @@ def tree_rewrite_message(what: str, held: list[str]) -> str:
         "`git checkout -- <your files>`, `git restore <your files>`;\n"
         "- wait until they are done (`agent-hooks reservations` shows who holds what);\n"
         "- if the whole work tree must change now, stop and ask the user how to proceed."
+    )
+
+
+def worktree_message(what: str, tree: str, held: list[str], prune: bool) -> str:
+    """Why `git worktree remove --force` (or, `prune`, `git worktree prune`) is
+    refused while other writers hold files in the linked work tree `tree` (each
+    item: `path (holder)`), and what to do instead."""
+    from agent_hooks.reservations.reservation import one_line
+
+    command, named = one_line(what, 80), _named(held)
+    if prune:
+        return (
+            f"agent-hooks: `{command}` would drop git's record of the work tree {tree}, "
+            "which is not where git recorded it (moved, unmounted or deleted), while other "
+            f"writers are changing files there, whose work is not committed yet: {named}. "
+            "Its index and checked-out branch would be lost for good (`git worktree repair` "
+            "cannot bring them back).\n"
+            "Do not run it now. Choose one:\n"
+            "- `git worktree prune -n` shows what it would drop; if the tree moved, "
+            "`git worktree repair <its new path>` keeps it;\n"
+            "- wait until they are done (`agent-hooks reservations` shows who holds what);\n"
+            "- if the record must go now, stop and ask the user how to proceed."
+        )
+    return (
+        f"agent-hooks: `{command}` would delete the work tree {tree} with the work other "
+        f"writers are doing there, not committed yet: {named}.\n"
+        "Do not run it now. Choose one:\n"
+        "- `git worktree remove` without --force: git refuses a tree holding changes;\n"
+        "- wait until they are done (`agent-hooks reservations` shows who holds what);\n"
+        "- if the tree must go now, stop and ask the user how to proceed."
     )

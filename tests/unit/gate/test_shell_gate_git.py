@@ -279,9 +279,9 @@ def test_removing_a_work_tree_holding_another_writers_files_is_refused(
         ("git worktree remove --force $T", "git worktree remove --force $T"),
     ):
         reason = refused(decide(state_dir, repo, command))
+        assert reason == lease_messages.worktree_message(what, tree, [HELD], False)
         assert reason.startswith(f"agent-hooks: `{what}` would delete the work tree {tree} ")
-        assert HELD in reason
-        assert "`git worktree remove` without --force" in reason
+        assert HELD in reason and "`git worktree remove` without --force" in reason
     allowed(decide(state_dir, repo, "git worktree remove ../feature"))  # git refuses a dirty tree
     allowed(decide(state_dir, repo, "git worktree list; git worktree add ../other"))
 
@@ -312,6 +312,7 @@ def test_pruning_the_record_of_a_moved_tree_holding_another_writers_files_is_ref
     allowed(decide(state_dir, repo, "git worktree prune"))  # its directory is there: kept
     shutil.move(tree, tree + "-moved")
     reason = refused(decide(state_dir, repo, "git worktree prune"))
+    assert reason == lease_messages.worktree_message("git worktree prune", tree, [HELD], True)
     assert reason.startswith(
         f"agent-hooks: `git worktree prune` would drop git's record of the work tree {tree}"
     )
@@ -352,3 +353,70 @@ def test_a_name_ending_the_main_trees_path_too_is_no_name_git_takes(
     allowed(decide(state_dir, repo, "git worktree remove --force main"))
     assert HELD in refused(decide(state_dir, repo, "git worktree remove --force x/main"))
     assert HELD in refused(decide(state_dir, repo, "git worktree remove --force ../x/main"))
+
+
+def test_prune_is_judged_by_the_leases_in_the_tree_it_forgets_only(
+    state_dir: str, repo: str
+) -> None:
+    """A record whose tree lost its `.git` (the directory stays) is pruned; a
+    reservation covering the files left there does not refuse it (prune deletes none)."""
+    git(Path(repo), "worktree", "add", "-q", "-b", "inside", f"{repo}/inside")
+    reserve(state_dir, repo, "carol", "inside/**")
+    os.remove(f"{repo}/inside/.git")
+    allowed(decide(state_dir, repo, "git worktree prune"))
+
+
+def test_a_tree_named_from_a_directory_not_known_is_found_by_its_name_only(
+    state_dir: str, repo: str
+) -> None:
+    lease_for(state_dir, repo, TARGET, CAROL, worktree=FEATURE)
+    allowed(decide(state_dir, repo, 'cd "$D"; git worktree remove --force other'))
+    assert HELD in refused(decide(state_dir, repo, 'cd "$D"; git worktree remove --force feature'))
+
+
+def test_the_main_work_tree_is_no_tree_git_removes(state_dir: str, repo: str) -> None:
+    reserve(state_dir, repo, "carol", "src/**")
+    allowed(decide(state_dir, repo, "git worktree remove --force main"))  # git: the main one
+
+
+def test_a_repository_whose_git_dir_lies_apart_has_its_trees_found(
+    state_dir: str, tmp_path: Path
+) -> None:
+    top = tmp_path / "apart"
+    top.mkdir()
+    git(top, "init", "-q", "-b", "main", "--separate-git-dir", str(tmp_path / "apart.git"))
+    git(top, "commit", "-q", "--allow-empty", "-m", "first")
+    git(top, "worktree", "add", "-q", "-b", "f", str(tmp_path / "f"))
+    repo = os.path.realpath(top)
+    lease_for(state_dir, repo, TARGET, CAROL, worktree="worktrees/f")
+    assert HELD in refused(decide(state_dir, repo, "git worktree remove --force f"))
+
+
+def test_a_submodule_of_a_submodule_meets_the_outer_superprojects_reservation(
+    state_dir: str, project: str
+) -> None:
+    """git keeps a nested submodule's git dir in the outermost superproject's
+    (`.git/modules/lib/sub/modules/deep`): that superproject judges it."""
+    sub = submodule(project)
+    inner = f"{sub}/deep"
+    os.makedirs(inner)
+    os.makedirs(f"{project}/.git/modules/lib/sub/modules/deep")
+    Path(inner, ".git").write_text("gitdir: ../../../.git/modules/lib/sub/modules/deep\n")
+    reserve(state_dir, project, "carol", "lib/sub/deep/**")
+    reason = refused(decide(state_dir, inner, "echo x > y.py"))
+    assert reason.startswith("agent-hooks: lib/sub/deep/y.py is reserved")
+
+
+def test_a_submodule_is_judged_only_by_what_its_superproject_holds_in_it(
+    state_dir: str, project: str
+) -> None:
+    sub = submodule(project)
+    reserve(state_dir, project, "carol", "docs/**")
+    lease_for(state_dir, project, "docs/a.md", CAROL)
+    allowed(decide(state_dir, sub, "git stash"))  # docs/ lies outside the submodule
+    assert decide(state_dir, sub, "eval " * 9 + "touch x").refusal is None  # given up, logged
+
+
+def test_exclusions_of_everything_leave_everything_alone(state_dir: str, project: str) -> None:
+    reserve(state_dir, project, "carol", "src/**")
+    allowed(decide(state_dir, project, "git restore ':(exclude)'"))  # git restores nothing
