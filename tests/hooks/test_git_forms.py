@@ -19,7 +19,9 @@ from pathlib import Path
 import pytest
 from test_git_commands import refused
 
+from agent_hooks.ledger.repo import Repo
 from agent_hooks.reservations import pattern, reservation_store
+from agent_hooks.writers import Writer
 from git_repo import git, init
 from hook_runner import HookResult, HookRunner
 
@@ -219,8 +221,9 @@ def reserve(run: HookRunner, pattern_text: str, agent: str) -> None:
     """`agent` reserves `pattern_text` in the runner's project (as `--keep`: no
     holder process to outlive)."""
     reservation_store.reserve(
-        str(run.state_dir), str(run.project), agent, [(pattern_text, pattern.compile(pattern_text))],
-        reason="issue-33", ttl=3600, shared=False, keep=True, now=time.time(),
+        Repo(str(run.project), str(run.state_dir)), Writer(agent, None),
+        [(pattern_text, pattern.compile(pattern_text))], time.time(),
+        reason="issue-33", ttl=3600, shared=False, keep=True,
     )  # fmt: skip
 
 

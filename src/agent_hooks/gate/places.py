@@ -134,13 +134,12 @@ def enclosing(root: str) -> list[Pair]:
 MAX_WORKTREES = 256  # linked work trees of one repository read at most
 
 
-def worktrees(top: str) -> list[tuple[str, str, bool]]:
-    """The linked work trees of the repository the work tree `top` belongs to, as
-    its common git dir records them: (the tree's path, as recorded; its worktree id,
-    `worktrees/<name>`; whether `git worktree prune` would drop the record: the
-    `.git` it names is gone, or the record names none, and it is not locked).
-    At most MAX_WORKTREES, by name."""
-    common = repository.common_dir(top)
+def worktrees(common: str | None) -> list[tuple[str, str, bool]]:
+    """The linked work trees of the repository whose common git dir is `common`
+    (`ledger.repo.Repo.common_dir`; None: none), as it records them: (the tree's
+    path, as recorded; its worktree id, `worktrees/<name>`; whether `git worktree
+    prune` would drop the record: the `.git` it names is gone, or the record names
+    none, and it is not locked). At most MAX_WORKTREES, by name."""
     if common is None:
         return []
     records = fs.join(common, "worktrees")

@@ -46,7 +46,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from agent_hooks.gate.tool_call import Repo
+    from agent_hooks.ledger.repo import Repo
     from agent_hooks.reservations.index_records import HotIndex
 
     Record = tuple[Any, ...]
@@ -313,14 +313,15 @@ def _check_worktree(
     top = repository.git_top_level(directory)
     if top is None:
         return None
-    linked = places.worktrees(top)
+    repo = call.repo(top)
+    linked = places.worktrees(repo.common_dir)
     if kind == "prune":
         chosen = [(tree, wid) for tree, wid, gone in linked if gone]
     else:
-        common = repository.common_dir(top)
+        common = repo.common_dir
         main = fs.dirname(common) if common and fs.basename(common) == ".git" else None
         chosen = _removed(linked, main, named, path)
-    ledger = call.repo(top).ledger
+    ledger = repo.ledger
     for tree, wid in chosen:
         held = _held_files(call, ledger, wid)
         if held:

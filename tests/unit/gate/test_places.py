@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from agent_hooks import repository
 from agent_hooks.gate import places
 
 
@@ -82,7 +83,7 @@ def test_linked_work_trees_are_read_from_the_common_git_dir(tmp_path: Path) -> N
     (records / "empty").mkdir()
     (records / "empty" / "gitdir").write_text("")
     (records / "none").mkdir()
-    assert places.worktrees(str(main)) == [
+    assert places.worktrees(repository.common_dir(str(main))) == [
         ("", "worktrees/empty", True),
         (f"{real}/gone", "worktrees/gone", True),
         (f"{real}/here", "worktrees/here", False),
@@ -90,11 +91,12 @@ def test_linked_work_trees_are_read_from_the_common_git_dir(tmp_path: Path) -> N
         ("", "worktrees/none", True),
         (f"{real}/here", "worktrees/relative", False),
     ]
-    assert places.worktrees(str(real / "here")) == places.worktrees(str(main))
+    here = repository.common_dir(str(real / "here"))
+    assert places.worktrees(here) == places.worktrees(repository.common_dir(str(main)))
 
 
 def test_a_repository_without_linked_work_trees_has_none(tmp_path: Path) -> None:
     real = Path(os.path.realpath(tmp_path))
     (real / "r" / ".git").mkdir(parents=True)
-    assert places.worktrees(str(real / "r")) == []
-    assert places.worktrees(str(real)) == []  # no repository
+    assert places.worktrees(repository.common_dir(str(real / "r"))) == []
+    assert places.worktrees(None) == []  # no repository
