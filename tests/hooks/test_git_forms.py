@@ -90,6 +90,12 @@ def sh(command: str, cwd: Path) -> None:
         ("git restore --pathspec-from-file=list", ""),
         ("git ls-files -m | git restore --pathspec-from-file=-", ""),  # cannot be known
         ("git restore ':(bogus)src'", ""),  # magic git does not know
+        # pathspecs filled in by the shell or read by xargs: any path at all
+        ("git ls-files -m | xargs git checkout --", ""),
+        ("echo src/app.py | xargs git restore", "docs"),
+        ("xargs git checkout -- <<< src/app.py", ""),
+        ("F=src/app.py; git restore \"$F\"", ""),
+        ("git checkout -- $(cat list)", ""),
     ],
 )
 def test_a_pathspec_selecting_a_held_file_is_refused_naming_its_holder(

@@ -350,10 +350,10 @@ _PLUMBING = frozenset(("read-tree", "checkout-index", "merge-file", "submodule")
 
 def _plain_pathspec(w: Word) -> bool:
     """Does git take the word as the path it spells (no magic, no wildcard)? A word
-    the shell fills in with more than the current directory is left to `ShellState.add`
-    (which says why it cannot be known)."""
+    the shell (or xargs, find -exec) fills in with more than the current directory may
+    be any pathspec: no (`git_paths.select` counts it as the whole work tree)."""
     if w.dyn is not None and w.here is None:
-        return True
+        return False
     return w.lit[:1] != ":" and not any(c in w.lit for c in "*?[\\")
 
 
@@ -487,7 +487,8 @@ def run_command(argv: list[Word], ctx: ShellState) -> None:
 def _indirect(label: str, argv: list[Word], hole: str, ctx: ShellState) -> bool:
     """A command run by xargs or find -exec. Its words are analysed with the
     input ones (`hole`, or appended) unknown; unless it only reads, its one
-    reason is "xargs NAME" (its own reasons are dropped). True when it writes
+    reason is "xargs NAME" (its own reasons are dropped, but not a git command
+    rewriting a work tree: `BashAnalysis.trees`, `worktrees`). True when it writes
     the input paths themselves (`find -exec rm {} +`): find knows where they are;
     then find's reason is not needed."""
     sub = deeper(ctx) if argv else None
@@ -499,6 +500,10 @@ def _indirect(label: str, argv: list[Word], hole: str, ctx: ShellState) -> bool:
     run_command([argv[0], *words, *([] if hole else [unknown])], sub)
     if sub.out.gave_up is not None:
         ctx.give_up(sub.out.gave_up)
+    for where, what in sub.out.trees:  # git rewriting a tree is never lost in xargs' reason
+        ctx.tree((where, ""), f"{label} {what.rstrip()}")
+    for kind, where, what, named, path in sub.out.worktrees:
+        ctx.worktree(kind, (where, ""), f"{label} {what.rstrip()}", named, path)
     base = argv[0].lit.rpartition("/")[2]
     if base not in READ_ONLY and not (sub.out.fed and label.startswith("find")):
         ctx.note(f"{label} {base}")

@@ -34,8 +34,9 @@ read as a *superset* of what git selects, never less:
   (`ShellState.tree`): magic git does not know (it fails), a `--pathspec-from-file`
   that cannot be read before the command runs (missing, not a regular file, larger
   than MAX_FILE bytes or MAX_ENTRIES entries, badly quoted, written earlier in the same
-  command, a variable) or `-` (stdin) that is not a here-document or here-string, and
-  a `top` pathspec whose work tree cannot be found.
+  command, a variable) or `-` (stdin) that is not a here-document or here-string, a
+  pathspec the shell fills in (a variable, a command substitution) or xargs reads from
+  its input, and a `top` pathspec whose work tree cannot be found.
 * A pathspec file holds one pathspec a line (a trailing CR dropped, a line in double
   quotes C-unquoted), or with `--pathspec-file-nul` one per NUL-terminated entry;
   without it a NUL also ends an entry (git stops reading the line there). Relative
@@ -77,6 +78,7 @@ from agent_hooks.shell.plain import PATH_MAX, norm
 from agent_hooks.shell.words import (
     ENTRY,
     FOLLOW,
+    INPUT,
     ShellState,
     deeper,
     expanded,
@@ -228,10 +230,9 @@ def select(
     `what`: the command, as a reason names it ("git restore")."""
     texts: list[str] = []
     for w in words:
-        esc, reason = expanded(w, ctx.home, ctx.shell_dir())
-        if esc is None:
-            if reason is not None:
-                ctx.note(reason)
+        esc, _ = expanded(w, ctx.home, ctx.shell_dir())
+        if esc is None:  # a variable, a substitution, xargs' input: any path at all
+            ctx.tree(where, f"{what} {w.dyn if w.dyn != INPUT else w.lit or '{}'}")
             continue
         text = unescape(esc)
         if text:

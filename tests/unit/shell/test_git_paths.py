@@ -145,9 +145,35 @@ CASES: list[tuple[str, list[str], list[str], list[Tree]]] = [
     ('cd "$D"; git restore :/', [], ["git restore :/"], [(None, "git restore :/")]),
     # relative to an unknown directory: unknown, as any relative path there
     ('cd "$D"; git restore :!x', [], ["relative target :!x after cd $D"], []),
-    ('git restore "$F"', [], ["variable in target $F"], []),
-    ("git restore \"$F\"/'*.py'", [], ["variable in target $F"], []),
-    ("git restore \"$F\" '*.py'", ["glob:{w}/src/**/*.py"], ["variable in target $F"], []),
+    # a pathspec the shell fills in may be any: the whole work tree (as `:/`)
+    ('git restore "$F"', [], ["git restore $F"], [("{w}/src", "git restore $F")]),
+    ('git checkout -- $(cat l)', [], ["git checkout $(...)"], [("{w}/src", "git checkout $(...)")]),
+    ('git stash push "$F"', [], ["git stash $F"], [("{w}/src", "git stash $F")]),
+    ('git rm -r "$F"', [], ["git rm $F"], [("{w}/src", "git rm $F")]),
+    ('git rm --cached "$F"', [], [], []),  # the index only
+    ('git restore --staged "$F"', [], [], []),
+    ("git restore \"$F\"/'*.py'", [], ["git restore $F"], [("{w}/src", "git restore $F")]),
+    (
+        "git restore \"$F\" '*.py'",
+        ["glob:{w}/src/**/*.py"],
+        ["git restore $F"],
+        [("{w}/src", "git restore $F")],
+    ),
+    # ... and so may the paths xargs reads (its input), wherever the pipe comes from
+    (
+        "git diff --name-only | xargs git checkout --",
+        [],
+        ["xargs git checkout {}", "xargs git"],
+        [("{w}/src", "xargs git checkout {}")],
+    ),
+    (
+        "xargs -I{} git restore -- {} < list",
+        [],
+        ["xargs git restore {}", "xargs git"],
+        [("{w}/src", "xargs git restore {}")],
+    ),
+    ("xargs git stash", [], ["xargs git stash", "xargs git"], [("{w}/src", "xargs git stash")]),
+    ("xargs git add", [], ["xargs git"], []),
     (
         "cd \"$D\"; git restore x ':/y'",
         [],
@@ -944,7 +970,8 @@ def test_stdin_of_more_than_256_paths_is_the_whole_tree(work: Path) -> None:
     ("command", "loaded"),
     [
         ("git restore a.py; git rm -r src; git checkout -- .; git stash push -- x", False),
-        ('git restore "$F"; git mv "*.o" d', False),
+        ('git mv "*.o" d', False),
+        ('git restore "$F"', True),
         ("git restore :/", True),
         ("git restore '*.py'", True),
         ("git restore 'a\\b'", True),
