@@ -375,7 +375,9 @@ def check_version_lines(before: dict[str, Entry], after: dict[str, Entry], root:
             try:
                 doc = parse_strict(line)
             except ValueError as exc:
-                raise AssertionError(f"{rel} holds a line cut short ({exc}): {line[:200]!r}") from None
+                raise AssertionError(
+                    f"{rel} holds a line cut short ({exc}): {line[:200]!r}"
+                ) from None
             assert isinstance(doc, dict), (rel, line[:200])
 
 

@@ -94,7 +94,7 @@ def sh(command: str, cwd: Path) -> None:
         ("git ls-files -m | xargs git checkout --", ""),
         ("echo src/app.py | xargs git restore", "docs"),
         ("xargs git checkout -- <<< src/app.py", ""),
-        ("F=src/app.py; git restore \"$F\"", ""),
+        ('F=src/app.py; git restore "$F"', ""),
         ("git checkout -- $(cat list)", ""),
     ],
 )

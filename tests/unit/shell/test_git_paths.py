@@ -147,7 +147,7 @@ CASES: list[tuple[str, list[str], list[str], list[Tree]]] = [
     ('cd "$D"; git restore :!x', [], ["relative target :!x after cd $D"], []),
     # a pathspec the shell fills in may be any: the whole work tree (as `:/`)
     ('git restore "$F"', [], ["git restore $F"], [("{w}/src", "git restore $F")]),
-    ('git checkout -- $(cat l)', [], ["git checkout $(...)"], [("{w}/src", "git checkout $(...)")]),
+    ("git checkout -- $(cat l)", [], ["git checkout $(...)"], [("{w}/src", "git checkout $(...)")]),
     ('git stash push "$F"', [], ["git stash $F"], [("{w}/src", "git stash $F")]),
     ('git rm -r "$F"', [], ["git rm $F"], [("{w}/src", "git rm $F")]),
     ('git rm --cached "$F"', [], [], []),  # the index only
