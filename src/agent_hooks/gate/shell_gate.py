@@ -46,6 +46,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from agent_hooks.gate import git_index
     from agent_hooks.ledger.repo import Repo
     from agent_hooks.reservations.index_records import HotIndex
 
@@ -262,8 +263,9 @@ def _check_tree(call: ToolCall, directory: str, what: str) -> str | None:
     """Why a git command that rewrites the whole work tree `directory` lies in
     (`git stash`, `git checkout <branch>`, `git reset --hard`, …) may not run:
     other writers are changing files in that work tree, whose uncommitted work it
-    would change or sweep away (issue 18) — for a submodule, as its superprojects'
-    ledgers know them too."""
+    would change or sweep away (issue 18) — files they lease, or modified files in
+    their live exclusive reservations, leases or none (issue 33) — for a submodule,
+    as its superprojects' ledgers know them too."""
     from agent_hooks import repository
     from agent_hooks.gate import places
     from agent_hooks.leases import lease_messages
@@ -272,13 +274,106 @@ def _check_tree(call: ToolCall, directory: str, what: str) -> str | None:
     if top is None:
         return None
     held: list[str] = []
-    for place in call.places(places.enclosing(top)):
+    whole = call.places(places.enclosing(top))
+    for place in whole:
         if place.repo.minutes > 0:
             prefix = place.rel + "/" if place.rel else ""
             for item in _held_files(call, place.repo.ledger, place.repo.worktree, prefix):
                 if item not in held:
                     held.append(item)
-    return lease_messages.tree_rewrite_message(what, held) if held else None
+    unsure = _reserved_work(call, top, whole, what, held)
+    return lease_messages.tree_rewrite_message(what, held, unsure) if held or unsure else None
+
+
+def _reserved_work(
+    call: ToolCall, top: str, whole: list[Place], what: str, held: list[str]
+) -> list[str]:
+    """Add to `held` the uncommitted work the rewrite of the work tree `top` (`whole`:
+    it as a whole in each project that judges it) would sweep from other owners' live
+    exclusive reservations: each modified tracked file (`rel (holder, who reserved
+    pattern)`), or the directory holding staged work, as git's index tells it
+    (`git_index`); return the reservations whose work cannot be told (`pattern
+    (holder): why`). A shared reservation is not asked: others may write in it,
+    so its modified files are not known to be its holder's (they may be the
+    rewriter's own), and the lease of each file its holder writes protects them."""
+    from agent_hooks.reservations import blocking, index_records, pattern
+
+    found: list[tuple[Place, Record]] = []
+    for place in whole:
+        index = place.repo.index
+        if index is not None:
+            compiled = _compile_target(place.rel, False)
+            first = pattern.first_literal(compiled)
+            for rec in blocking.blocking(index, compiled, first, call.writer.owner, call.now,
+                                         None, None):  # fmt: skip
+                found.append((place, rec))
+    if not found:
+        return []
+    from agent_hooks.gate import git_index
+
+    tree = call.repo(top)
+    why = _untold(what, tree.git_dir)
+    if why is None and tree.git_dir is not None:
+        areas = [_area(place.rel, rec[index_records.COMPILED]) for place, rec in found]
+        findings = git_index.changes(tree.git_dir, tree.common_dir, top, areas)
+    else:
+        findings = [git_index.Finding() for _ in found]
+        for finding in findings:
+            finding.unsure = why
+    from agent_hooks.reservations import reservation
+
+    unsure: list[str] = []
+    listed = {item.partition(" (")[0] for item in held}
+    counted: dict[str, Any] = {}
+    for (place, rec), finding in zip(found, findings, strict=True):
+        if finding.clean:
+            continue
+        repo = place.repo
+        if repo.ledger not in counted:
+            counted[repo.ledger] = blocking.holder_counts(repo.ledger, repo.minutes, call.now)
+        if not counted[repo.ledger](rec):  # a syscall: asked only of a holder with work here
+            continue
+        holder = reservation.holder_label(index_records.as_dict(rec))
+        shown = reservation.one_line(rec[index_records.PATTERN], 300)
+        label = f"{holder}, who reserved {shown}"
+        for rel in finding.changed:
+            if rel not in listed:
+                listed.add(rel)
+                held.append(f"{rel} ({label})")
+        if finding.staged is not None:
+            where = finding.staged + "/" if finding.staged else "the work tree"
+            held.append(f"{where} (work staged in git's index; {label})")
+        if finding.unsure is not None:
+            unsure.append(f"{shown} ({holder}: {finding.unsure})")
+    return unsure
+
+
+def _untold(what: str, git_dir: str | None) -> str | None:
+    """Why git's index cannot tell what the rewrite `what` would sweep away, or None."""
+    if git_dir is None:
+        return "the work tree's git directory cannot be found"
+    if what == "git clean":
+        return "it deletes untracked files, which git's index does not list"
+    if what.startswith("git submodule"):
+        return "the submodules' files are not in this work tree's index"
+    return None
+
+
+def _area(rel: str, compiled: list[Any]) -> git_index.Area:
+    """A reservation (`compiled`, in the project where the work tree lies at `rel`)
+    as an area of that work tree: its leading literal path there, and whether a path
+    of the work tree lies in it."""
+    from agent_hooks.reservations import pattern
+
+    literal: list[str] = []
+    for seg in compiled[1:]:
+        if type(seg) is not str:
+            break
+        literal.append(seg)
+    inside = rel.split("/") if rel else []
+    prefix = "/".join(literal[len(inside) :]) if literal[: len(inside)] == inside else ""
+    lead = rel + "/" if rel else ""
+    return prefix, lambda path: pattern.matches(compiled, lead + path)
 
 
 def _held_files(call: ToolCall, ledger: str, worktree: str, prefix: str = "") -> list[str]:

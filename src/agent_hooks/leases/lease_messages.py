@@ -124,15 +124,32 @@ def _named(held: list[str]) -> str:
     return named
 
 
-def tree_rewrite_message(what: str, held: list[str]) -> str:
+def tree_rewrite_message(what: str, held: list[str], unsure: list[str] | None = None) -> str:
     """Why a git command that rewrites the whole work tree is refused while other
-    writers hold files in it (each item: `path (holder)`), and the safe forms."""
+    writers hold files in it (each item of `held`: `path (holder)`), or reserved
+    parts of it where their uncommitted work cannot be told (each of `unsure`:
+    `pattern (holder: why)`), and the safe forms."""
     from agent_hooks.reservations.reservation import one_line
 
-    named = _named(held)
+    command = one_line(what, 80)
+    if held:
+        said = (
+            f"agent-hooks: `{command}` would change or sweep away files other writers "
+            f"are changing in this work tree, whose work is not committed yet: {_named(held)}."
+        )
+        if unsure:
+            said += (
+                " It may also sweep away work not committed yet in what others reserved, "
+                f"which cannot be checked here: {_named(unsure)}."
+            )
+    else:
+        said = (
+            f"agent-hooks: `{command}` may change or sweep away work other writers have not "
+            "committed yet in what they reserved in this work tree, which cannot be checked "
+            f"here: {_named(unsure or [])}."
+        )
     return (
-        f"agent-hooks: `{one_line(what, 80)}` would change or sweep away files other writers "
-        f"are changing in this work tree, whose work is not committed yet: {named}.\n"
+        f"{said}\n"
         "Do not run it now. Choose one:\n"
         "- touch only your own files: `git stash push -- <your paths>`, "
         "`git checkout -- <your files>`, `git restore <your files>`;\n"

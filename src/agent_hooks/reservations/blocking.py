@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 # reservation may block it (agent_hooks.preload).
 MATCHING = ("agent_hooks.reservations.pattern",)
 OVERLAPPING = (*MATCHING, "agent_hooks.reservations.pattern_overlap")
+WHOLE_PROJECT = ["", 0]  # `pattern.compile("**")`, which every pattern overlaps
 
 
 def blocking(
@@ -45,8 +46,13 @@ def blocking(
     exact_path: str | None,
     counts: Callable[[Record], bool] | None,
 ) -> list[Record]:
+    """Other owners' live exclusive reservations overlapping `compiled` (a directory
+    or a glob; `first`: its leading literal segment, None when it has none), or
+    covering the file `exact_path` when given, whose holders `counts` (None: each
+    one, not asked: the caller asks only of those it needs)."""
     found = []
     second = exact_path.split("/", 2)[1] if exact_path is not None and "/" in exact_path else None
+    whole = compiled == WHOLE_PROJECT
     for rec in hot.candidates(first):
         if (
             rec[index_records.OWNER] == owner
@@ -61,6 +67,8 @@ def blocking(
             from agent_hooks.reservations import pattern
 
             hit = pattern.matches(rec[index_records.COMPILED], exact_path)
+        elif whole:  # the whole project: every reservation lies in it
+            hit = True
         else:  # a directory or a glob a shell command names
             preload(OVERLAPPING)
             from agent_hooks.reservations import pattern_overlap
