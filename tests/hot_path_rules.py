@@ -104,6 +104,12 @@ EXEMPTIONS: dict[tuple[str, str], str] = {
         "ledgers() only, which purge, the CLI and the git guard read; a hook only "
         "remembers a new ledger (remember), once per repository"
     ),
+    ("agent_hooks.gate.git_index", "_sha1"): (
+        "a whole-tree git rewrite (`git stash`, `git reset --hard`) while another "
+        "writer's live reservation lies in the work tree, and only to hash a tracked "
+        "file in it whose stat data no longer matches git's index (hashlib's own C "
+        "module, without hashlib, which loads OpenSSL)"
+    ),
     ("agent_hooks.workspaces.workspace", "unicodedata"): (
         "slug() only, for the names the CLI gives new context files; PostToolUse's "
         "after_write never calls it"

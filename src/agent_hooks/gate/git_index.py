@@ -143,6 +143,8 @@ def _look(
             q += 1
             strip = byte & 0x7F
             while byte & 0x80:
+                if q >= end or strip > len(prev):  # past the end, or more than there is
+                    raise _Unsure("git's index is damaged")
                 byte = data[q]
                 q += 1
                 strip = ((strip + 1) << 7) | (byte & 0x7F)
@@ -154,8 +156,8 @@ def _look(
         else:
             length = flags & _NAME_LENGTH
             stop = q + length if length < _NAME_LENGTH else data.find(b"\0", q + length, end)
-            if stop < 0 or stop >= end or data[stop] != 0:
-                raise _Unsure("git's index is damaged")
+            if stop < 0 or stop >= end or data[stop] != 0 or data.find(b"\0", q, stop) >= 0:
+                raise _Unsure("git's index is damaged")  # no NUL where the name ends, or one in it
             name = data[q:stop]
             following = p + ((stop - p + 8) & ~7)  # NULs pad each entry to 8 bytes
         prev = name
@@ -258,8 +260,10 @@ def _modified(
     content = _content(path, kind, st.st_size)
     if content is None:
         return True
-    import _sha1  # hashlib's own C module, without hashlib (which loads OpenSSL)
-
+    try:
+        import _sha1  # hashlib's own C module, without hashlib (which loads OpenSSL)
+    except ImportError:  # a Python built without it: no hash at hand, counted
+        return True
     oid: bytes = _sha1.sha1(b"blob %d\0" % len(content) + content).digest()
     return oid != data[p + 40 : p + 40 + oid_len]
 

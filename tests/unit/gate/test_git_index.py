@@ -398,3 +398,112 @@ def entry_offset(data: bytes, name: bytes) -> int:
 
 def entries_end(data: bytes) -> int:
     return entries(data)[-1][0]
+
+
+# ====== sparse checkouts, index versions and damage as git and chance make them
+
+
+@pytest.mark.parametrize("sparse_index", [False, True])
+def test_a_sparse_checkout_is_read_for_what_it_checked_out(repo: Path, sparse_index: bool) -> None:
+    """What lies outside the sparse cone is not in the work tree (a skip-worktree
+    entry; with a sparse index, one entry for the whole directory): nothing there for
+    a rewrite to sweep away; inside it, files are judged as in a full checkout."""
+    git(repo, "sparse-checkout", "set", "--cone", *(["--sparse-index"] if sparse_index else []),
+        "src")  # fmt: skip
+    assert not (repo / "docs/guide.md").exists()
+    modes = git(repo, "ls-files", "--sparse", "-s", "docs").split()
+    assert modes[:1] == (["040000"] if sparse_index else ["100644"])
+    assert look(repo, "src/**", "docs/**", "**") == [CLEAN] * 3
+    (repo / "src/lib/util.py").write_text("edited\n")
+    (repo / "docs").mkdir()
+    (repo / "docs/guide.md").write_text("not checked out: git leaves it alone\n")
+    assert look(repo, "src/**", "docs/**") == [(["src/lib/util.py"], None, None), CLEAN]
+
+
+@pytest.mark.parametrize("version", [2, 3, 4])
+def test_each_index_version_git_writes_finds_the_same_work(repo: Path, version: int) -> None:
+    git(repo, "update-index", "--index-version", str(version))
+    if version == 3:  # git writes version 3 only for an entry with extended flags
+        (repo / "src-x/new.py").write_text("new\n")
+        git(repo, "add", "-N", "src-x/new.py")
+        git(repo, "write-tree")  # git caches no tree holding an intent: src-x stays invalid
+    assert repo.joinpath(".git/index").read_bytes()[4:8] == version.to_bytes(4, "big")
+    (repo / "src/lib/util.py").write_text("edited\n")
+    (repo / "src-x/y.py").unlink()
+    (repo / "docs/guide.md").write_text("edited\n")
+    git(repo, "add", "docs/guide.md")
+    new = ["src-x/new.py"] if version == 3 else []
+    assert git(repo, "status", "--porcelain").splitlines() == [
+        "M  docs/guide.md",
+        *[" A " + rel for rel in new],
+        " D src-x/y.py",
+        " M src/lib/util.py",
+    ]
+    assert look(repo, "src/**", "src-x/**", "docs/**", "src.c") == [
+        (["src/lib/util.py"], None, None),
+        ([*new, "src-x/y.py"], "src-x" if new else None, None),
+        ([], "docs", None),  # staged: the work tree is the index
+        ([], "", None),  # a file at the top: the top's tree, which the staged file invalidated
+    ]
+
+
+def test_an_index_file_larger_than_the_bound_is_not_read(repo: Path) -> None:
+    index = repo / ".git/index"
+    with open(index, "r+b") as handle:
+        handle.truncate(git_index.MAX_INDEX_BYTES + 1)  # sparse: no 8 MiB written
+    assert look(repo, "docs/**")[0][2] == "git's index is larger than the 8 MiB read here"
+
+
+@pytest.mark.parametrize("version", [2, 3, 4])
+def test_a_damaged_index_never_raises(repo: Path, version: int) -> None:
+    """Truncations and flipped bytes anywhere, of each version: an answer, never an
+    exception (which would let the hook fail open)."""
+    import random
+
+    git(repo, "update-index", "--index-version", str(version))
+    (repo / "src/app.py").write_text("edited\n")
+    index = repo / ".git/index"
+    whole = index.read_bytes()
+    chance = random.Random(version)
+    for _ in range(300):
+        data = bytearray(whole)
+        if chance.random() < 0.25:
+            del data[chance.randrange(len(data)) :]
+        else:
+            for _ in range(chance.randrange(1, 8)):
+                data[chance.randrange(len(data))] = chance.randrange(256)
+        index.write_bytes(bytes(data))
+        for changed, staged, unsure in look(repo, "src/**", "**/*.md", "src/app.py"):
+            assert all(isinstance(rel, str) for rel in changed)
+            assert staged is None or isinstance(staged, str)
+            assert unsure is None or unsure.startswith("git's index")
+
+
+def test_a_name_holding_a_nul_is_damage(repo: Path) -> None:
+    index = repo / ".git/index"
+    data = bytearray(index.read_bytes())
+    at = entry_offset(bytes(data), b"docs/guide.md")
+    data[at + 62 + 4] = 0  # docs\0guide.md: a name git never writes
+    index.write_bytes(bytes(data))
+    assert look(repo, "docs/**")[0][2] == "git's index is damaged"
+
+
+def test_a_version_4_prefix_past_the_end_is_damage(repo: Path) -> None:
+    git(repo, "update-index", "--index-version", "4")
+    index = repo / ".git/index"
+    data = index.read_bytes()
+    first = 12 + 62  # the first entry's varint: what it strips of no name before
+    index.write_bytes(data[:first] + b"\x80" * (len(data) - first))
+    assert look(repo, "docs/**")[0][2] == "git's index is damaged"
+
+
+def test_without_sha1_at_hand_a_moved_stat_is_modified(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Python built without `_sha1`: the content cannot be compared; never fewer."""
+    import sys
+
+    os.utime(repo / "src/app.py", (1, 1))
+    assert look(repo, "src/**") == [CLEAN]
+    monkeypatch.setitem(sys.modules, "_sha1", None)  # `import _sha1` raises ImportError
+    assert look(repo, "src/**") == [(["src/app.py"], None, None)]
