@@ -352,8 +352,8 @@ def _untold(what: str, git_dir: str | None) -> str | None:
     """Why git's index cannot tell what the rewrite `what` would sweep away, or None."""
     if git_dir is None:
         return "the work tree's git directory cannot be found"
-    if what == "git clean":
-        return "it deletes untracked files, which git's index does not list"
+    if what == "git clean" or what.endswith(" -u"):  # `git stash -u`, `git stash push -u`
+        return "it sweeps away untracked files, which git's index does not list"
     if what.startswith("git submodule"):
         return "the submodules' files are not in this work tree's index"
     return None

@@ -318,7 +318,9 @@ def git(name: str, args: list[Word], ctx: ShellState) -> None:
         if action == "push" and (head[1:] or after or from_file is not None):
             paths = [*head[1:], *after]  # only these are swept (save's words are a message)
         elif action not in ("list", "show", "drop", "clear", "create", "store"):
-            ctx.tree(where, " ".join(["git stash", *(w.lit for w in head[:1])]))
+            untracked = has_option(opts, "-u", "--include-untracked", "-a", "--all")
+            named = ["git stash", *(w.lit for w in head[:1]), *(["-u"] if untracked else [])]
+            ctx.tree(where, " ".join(named))  # -u: untracked files too, which the index lacks
     elif sub == "switch":
         if pos or not has_option(opts, "-c", "-C", "--create", "--force-create"):
             ctx.tree(where, " ".join(["git switch", *(w.lit for w in pos[:1])]))

@@ -199,19 +199,36 @@ def test_an_unsure_reservation_of_a_dead_holder_does_not_refuse(
     assert '"dave"' in reason and '"carol"' not in reason
 
 
-def test_git_clean_is_refused_while_another_holds_a_reservation(
-    state_dir: str, project: str
+@pytest.mark.parametrize(
+    ("command", "what"),
+    [
+        ("git clean -fd", "git clean"),
+        ("git stash -u", "git stash -u"),
+        ("git stash push --include-untracked", "git stash push -u"),
+        ("git stash save -a wip", "git stash save -u"),
+    ],
+)
+def test_a_rewrite_sweeping_untracked_files_is_refused_while_another_holds_a_reservation(
+    state_dir: str, project: str, command: str, what: str
 ) -> None:
-    """It deletes untracked files, which the index does not list: a new file in the
-    reservation cannot be told from the index."""
+    """It deletes or stashes untracked files, which the index does not list: a new
+    file in the reservation cannot be told from the index."""
     reserve(state_dir, project, "carol", "src/**")
     Path(project, "src/new.py").write_text("new work\n")
-    reason = refused(decide(state_dir, project, "git clean -fd", environ=OFF))
-    why = "it deletes untracked files, which git's index does not list"
+    reason = refused(decide(state_dir, project, command, environ=OFF))
+    why = "it sweeps away untracked files, which git's index does not list"
     assert reason == lease_messages.tree_rewrite_message(
-        "git clean", [], [f'src/** (agent "carol": {why})']
+        what, [], [f'src/** (agent "carol": {why})']
     )
-    allowed(decide(state_dir, project, "git clean -n", environ=OFF))
+
+
+@pytest.mark.parametrize("command", ["git clean -n", "git stash", "git stash list -u"])
+def test_the_same_without_untracked_files_runs_over_an_unmodified_reservation(
+    state_dir: str, project: str, command: str
+) -> None:
+    reserve(state_dir, project, "carol", "src/**")
+    Path(project, "src/new.py").write_text("new work\n")
+    allowed(decide(state_dir, project, command, environ=OFF))
 
 
 def test_a_rewrite_in_a_submodule_meets_the_superprojects_reservation(
