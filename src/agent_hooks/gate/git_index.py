@@ -47,7 +47,7 @@ if TYPE_CHECKING:
 
 MAX_INDEX_BYTES = 8 << 20  # read at most: about 80,000 entries
 MAX_ENTRIES = 10_000  # index entries walked at most (each ~1 µs)
-MAX_FILES = 2_000  # files looked at (`lstat`) in one area at most
+MAX_FILES = 2_000  # files matched (each ~6 µs) and looked at (`lstat`) in one area at most
 MAX_READ = 4 << 20  # bytes of content hashed at most, over every file
 MAX_TREES = 10_000  # cached trees read at most
 
@@ -163,6 +163,8 @@ def _look(
         prev = name
         cut = name.rfind(b"/") + 1
         if name[:cut] != last_dir:  # the areas that hold a directory's files, once for them all
+            if all(finding.unsure is not None for finding in found):
+                return  # nothing more to tell
             last_dir = name[:cut]
             here = wide
             j = last_dir.find(b"/")
@@ -198,19 +200,26 @@ def _entry(
     looked: list[int],
     budget: list[int],
 ) -> None:
-    """Judge the index entry at `p` for the areas `candidates` that may hold it."""
-    text = name.decode("utf-8", "surrogateescape")
-    hits = [k for k in candidates if found[k].unsure is None and areas[k][1](text)]
+    """Judge the index entry at `p` for the areas `candidates` that may hold it
+    (each a file's name under the area's literal path: counted, at most MAX_FILES
+    an area, before its pattern is asked)."""
     mode = int.from_bytes(data[p + 24 : p + 28], "big")
     kind = mode & _TYPE
-    if not hits or kind not in (_FILE, _LINK) or extra & _SKIP_WORKTREE:
+    if kind not in (_FILE, _LINK) or extra & _SKIP_WORKTREE:
         return  # a submodule (its own index), a sparse directory, a file not checked out
-    for k in hits:
-        looked[k] += 1
-        if looked[k] > MAX_FILES:
-            found[k].unsure = f"it holds more than {MAX_FILES} tracked files"
-    hits = [k for k in hits if found[k].unsure is None]
-    if not hits:
+    text = None
+    hits = []
+    for k in candidates:
+        if found[k].unsure is None:
+            looked[k] += 1
+            if looked[k] > MAX_FILES:
+                found[k].unsure = f"more than {MAX_FILES} tracked files lie where it reaches"
+                continue
+            if text is None:
+                text = name.decode("utf-8", "surrogateescape")
+            if areas[k][1](text):
+                hits.append(k)
+    if text is None or not hits:
         return
     if flags & _STAGE or extra & _INTENT_TO_ADD:
         modified: bool | None = True  # a conflict, or a file added to be

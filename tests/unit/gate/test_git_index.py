@@ -278,7 +278,7 @@ def test_an_area_with_more_files_than_the_bound_is_unsure_and_only_it(
     monkeypatch.setattr(git_index, "MAX_FILES", 1)
     (repo / "docs/guide.md").write_text("edited\n")
     assert look(repo, "src/**", "docs/**", "src/app.py") == [
-        ([], None, "it holds more than 1 tracked files"),
+        ([], None, "more than 1 tracked files lie where it reaches"),
         (["docs/guide.md"], None, None),
         CLEAN,
     ]
