@@ -171,7 +171,7 @@ def test_racily_clean_entries_are_compared_by_content(repo: Path) -> None:
     assert look(repo, "src/**") == [CLEAN]
 
 
-def test_a_conflict_is_modified_once(repo: Path) -> None:
+def test_a_conflict_is_modified_once(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     git(repo, "checkout", "-q", "-b", "theirs")
     (repo / "src/app.py").write_text("theirs\n")
     git(repo, "commit", "-q", "-am", "theirs")
@@ -183,6 +183,8 @@ def test_a_conflict_is_modified_once(repo: Path) -> None:
     except Exception:  # the conflict
         pass
     assert look(repo, "src/**", "docs/**") == [(["src/app.py"], "src", None), CLEAN]
+    monkeypatch.setattr(git_index, "MAX_READ", 0)  # a conflict is work without reading it
+    assert look(repo, "src/**") == [(["src/app.py"], "src", None)]
 
 
 def test_an_intent_to_add_entry_is_modified(repo: Path) -> None:
@@ -215,6 +217,25 @@ def test_a_version_4_index_is_read_as_well(repo: Path) -> None:
     assert look(repo, "src/**", "src-x/**", "docs/**") == [
         (["src/lib/util.py"], None, None),
         (["src-x/y.py"], None, None),
+        CLEAN,
+    ]
+
+
+def test_a_version_4_index_keeps_long_shared_beginnings(repo: Path) -> None:
+    """A name that drops 128 bytes or more of the one before: a prefix count of two
+    bytes (git's offset varint, each further byte adding one before the shift)."""
+    deep = "d" * 150 + "/" + "e" * 150
+    for rel in (f"{deep}/a.py", f"{deep}/b.py", "f.py"):
+        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (repo / rel).write_text("committed\n")
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "deep")
+    git(repo, "update-index", "--index-version", "4")
+    (repo / "f.py").write_text("edited\n")  # after a name it drops 307 bytes of
+    (repo / f"{deep}/b.py").write_text("edited\n")
+    assert look(repo, "f.py", "d*/**", "src/**") == [
+        (["f.py"], None, None),
+        ([f"{deep}/b.py"], None, None),
         CLEAN,
     ]
 

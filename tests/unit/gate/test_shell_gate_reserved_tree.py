@@ -7,6 +7,8 @@ tests/unit/gate/test_shell_gate.py)."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -134,6 +136,22 @@ def test_a_dead_holders_reservation_does_not_refuse(state_dir: str, project: str
     reserve(state_dir, project, "carol", "src/**", pid=dead_pid())
     reserve(state_dir, project, "dave", "docs/**")  # contended: the command is read
     edit(project)
+    allowed(decide(state_dir, project, "git stash", environ=OFF))
+
+
+def test_a_holder_that_died_since_the_ledger_was_written_does_not_refuse(
+    state_dir: str, project: str
+) -> None:
+    """Its process judged by the gate itself (the ledger tidies dead holders only
+    when it is written)."""
+    holder = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        reserve(state_dir, project, "carol", "src/**", pid=holder.pid)
+        edit(project)
+        assert CAROLS in refused(decide(state_dir, project, "git stash", environ=OFF))
+    finally:
+        holder.kill()
+        holder.wait()
     allowed(decide(state_dir, project, "git stash", environ=OFF))
 
 
