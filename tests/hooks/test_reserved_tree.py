@@ -13,9 +13,9 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
+import test_git_forms
 from test_git_commands import refused
 from test_git_forms import WORK, bash, sh
 
@@ -24,10 +24,12 @@ from agent_hooks.leases import lease_store
 from agent_hooks.ledger.repo import Repo
 from agent_hooks.reservations import pattern, reservation_store
 from agent_hooks.writers import Writer
-from git_repo import git, init
+from git_repo import git
 from hook_runner import HookRunner
 
 A = "proj__cc_1"
+repo = test_git_forms.repo  # the same project (fixtures)
+run = test_git_forms.run
 # (B's command, whether it rewrites the whole work tree — allowed while the reserved
 # files are unmodified — or writes into A's reservation as a path, refused by the
 # reservation itself, modified files or not)
@@ -37,24 +39,6 @@ COMMANDS = {
     "git checkout -- .": False,
     "git restore :/": False,
 }
-
-
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    top = init(tmp_path / "proj")
-    for rel in ("src/app.py", "src/lib/util.py", "docs/guide.md"):
-        (top / rel).parent.mkdir(parents=True, exist_ok=True)
-        (top / rel).write_text("committed\n")
-    git(top, "add", ".")
-    git(top, "commit", "-q", "-m", "files")
-    return Path(os.path.realpath(top))
-
-
-@pytest.fixture
-def run(tmp_path: Path, repo: Path) -> HookRunner:
-    home = tmp_path / "home"
-    home.mkdir()
-    return HookRunner(home, repo)
 
 
 @pytest.fixture

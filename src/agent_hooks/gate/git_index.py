@@ -11,16 +11,21 @@ Invariants:
   racily clean (modified in the same instant as the index, or after it) — its
   content is hashed as git hashes a blob (SHA-1) and compared with the entry's
   object id. A missing file, an unmerged entry (a conflict) and an intent-to-add
-  entry are modified; a skip-worktree entry and a submodule are not looked at.
+  entry are modified, and so is any moved stat data where no hash can be compared
+  (a SHA-256 repository, a Python without `_sha1`); a skip-worktree entry (outside a
+  sparse checkout), a sparse index's directory and a submodule are not looked at.
 * Staged work (the index unlike the last commit) is read from the index's cache
   of trees (its TREE extension): a directory whose cached tree git invalidated
   (a `git add` or `git rm` below it since the last commit, reset or checkout) may
   hold staged work, as a whole. Never fewer: a `git add` of an unchanged file
   invalidates too, and is counted.
 * What cannot be told within the bounds is `unsure`, with why, never "unmodified":
-  an index over MAX_INDEX_BYTES or MAX_ENTRIES, more than MAX_FILES files in one
-  area, more than MAX_READ bytes of content to hash, a split or damaged index, no
-  cached trees, a SHA-256 repository's changed stat data (no hash to compare).
+  an index over MAX_INDEX_BYTES or MAX_ENTRIES, more than MAX_FILES tracked files
+  under one area's literal path, more than MAX_READ bytes of content to hash, a
+  split index (`core.splitIndex`), an index in no form git writes (damaged, cut
+  short, an unknown version), no cached trees. Its checksum is not verified: git
+  itself refuses an index whose checksum fails, so the rewrite would not run.
+  `changes` raises nothing (random damage of each version is a test).
 * It reads the index (once), `lstat`s each tracked file that lies in an area, and
   reads only the content of those whose stat data moved; it writes nothing.
 
@@ -42,12 +47,13 @@ if TYPE_CHECKING:
     from _collections_abc import Callable
 
     # (the area's literal leading directories or file, relative to the work tree and
-    # "" for none; whether a path relative to the work tree lies in the area)
-    Area = tuple[str, Callable[[str], bool]]
+    # "" for none; whether a path relative to the work tree lies in the area; whether
+    # every path below the literal one does, unasked: `src/**`, `**`)
+    Area = tuple[str, Callable[[str], bool], bool]
 
 MAX_INDEX_BYTES = 8 << 20  # read at most: about 80,000 entries
 MAX_ENTRIES = 10_000  # index entries walked at most (each ~1 µs)
-MAX_FILES = 2_000  # files matched (each ~6 µs) and looked at (`lstat`) in one area at most
+MAX_FILES = 2_000  # files matched (~3 µs each, unless `below`) and `lstat`ed in one area at most
 MAX_READ = 4 << 20  # bytes of content hashed at most, over every file
 MAX_TREES = 10_000  # cached trees read at most
 
@@ -56,6 +62,7 @@ _TYPE = 0o170000
 _STAGE, _EXTENDED, _NAME_LENGTH = 0x3000, 0x4000, 0xFFF
 _SKIP_WORKTREE, _INTENT_TO_ADD = 0x4000, 0x2000
 _NS = 1_000_000_000
+_U32 = 0xFFFFFFFF
 
 
 class Finding:
@@ -118,7 +125,7 @@ def _look(
     flags_at = 40 + oid_len
     by_prefix: dict[bytes, list[int]] = {}
     wide: list[int] = []
-    for k, (prefix, _) in enumerate(areas):
+    for k, (prefix, _, _) in enumerate(areas):
         if prefix:
             by_prefix.setdefault(prefix.encode("utf-8", "surrogateescape"), []).append(k)
         else:
@@ -174,12 +181,12 @@ def _look(
         own = by_prefix.get(name) if by_prefix else None
         if here or own:
             _entry(data, p, name, flags, extra, stamp, oid_len, sha1, top,
-                   here + own if own else here, areas, found, looked, budget)  # fmt: skip
+                   here, own or [], areas, found, looked, budget)  # fmt: skip
         p = following
     trees = _trees(data, p, end, oid_len)
     if count and trees is None:
         raise _Unsure("git's index keeps no trees to compare with the last commit")
-    for k, (prefix, _) in enumerate(areas):
+    for k, (prefix, _, _) in enumerate(areas):
         if trees is not None and found[k].unsure is None:
             found[k].staged = _staged(trees, prefix)
 
@@ -194,33 +201,41 @@ def _entry(
     oid_len: int,
     sha1: bool,
     top: bytes,
-    candidates: list[int],
+    below: list[int],
+    at: list[int],
     areas: list[Area],
     found: list[Finding],
     looked: list[int],
     budget: list[int],
 ) -> None:
-    """Judge the index entry at `p` for the areas `candidates` that may hold it
-    (each a file's name under the area's literal path: counted, at most MAX_FILES
-    an area, before its pattern is asked)."""
-    mode = int.from_bytes(data[p + 24 : p + 28], "big")
+    """Judge the index entry at `p` for the areas that may hold it: those whose
+    literal path lies above it (`below`) or is its name (`at`) — each file counted,
+    at most MAX_FILES an area, before the area's pattern is asked (unless every path
+    below its literal one lies in it)."""
+    mode = (data[p + 26] << 8) | data[p + 27]  # the low half: type and permissions
     kind = mode & _TYPE
     if kind not in (_FILE, _LINK) or extra & _SKIP_WORKTREE:
         return  # a submodule (its own index), a sparse directory, a file not checked out
     text = None
     hits = []
-    for k in candidates:
-        if found[k].unsure is None:
+    for group, under in ((below, True), (at, False)):
+        for k in group:
+            if found[k].unsure is not None:
+                continue
             looked[k] += 1
             if looked[k] > MAX_FILES:
                 found[k].unsure = f"more than {MAX_FILES} tracked files lie where it reaches"
-                continue
-            if text is None:
-                text = name.decode("utf-8", "surrogateescape")
-            if areas[k][1](text):
+            elif under and areas[k][2]:
                 hits.append(k)
-    if text is None or not hits:
+            else:
+                if text is None:
+                    text = name.decode("utf-8", "surrogateescape")
+                if areas[k][1](text):
+                    hits.append(k)
+    if not hits:
         return
+    if text is None:
+        text = name.decode("utf-8", "surrogateescape")
     if flags & _STAGE or extra & _INTENT_TO_ADD:
         modified: bool | None = True  # a conflict, or a file added to be
     else:
@@ -249,16 +264,18 @@ def _modified(
     except OSError:
         return True  # gone (its deletion is work too), or not to be looked at: counted
     kind = st.st_mode & _TYPE
-    if kind != mode & _TYPE or (kind == _FILE and bool(st.st_mode & 0o100) != bool(mode & 0o100)):
+    if kind != mode & _TYPE or (kind == _FILE and (st.st_mode ^ mode) & 0o100):
         return True
-    mtime = int.from_bytes(data[p + 8 : p + 12], "big") * _NS + int.from_bytes(
-        data[p + 12 : p + 16], "big"
-    )
+    m = st.st_mtime_ns
     if (
-        data[p : p + 16] == _stamp(st.st_ctime_ns) + _stamp(st.st_mtime_ns)
-        and int.from_bytes(data[p + 20 : p + 24], "big") == st.st_ino & 0xFFFFFFFF
-        and int.from_bytes(data[p + 36 : p + 40], "big") == st.st_size & 0xFFFFFFFF
-        and mtime < stamp  # else racily clean: written in the instant the index was
+        m < stamp  # else racily clean: written in the instant the index was, or after
+        and int.from_bytes(data[p : p + 16], "big")  # ctime, mtime: 32-bit s, then ns
+        == (int(st[9]) & _U32) << 96  # st[9], st[8]: ctime's and mtime's whole seconds
+        | (st.st_ctime_ns % _NS) << 64
+        | (int(st[8]) & _U32) << 32
+        | m % _NS
+        and int.from_bytes(data[p + 20 : p + 24], "big") == st.st_ino & _U32
+        and int.from_bytes(data[p + 36 : p + 40], "big") == st.st_size & _U32
     ):
         return False
     if not sha1:
@@ -295,11 +312,6 @@ def _content(path: bytes, kind: int, size: int) -> bytes | None:
     finally:
         posix.close(fd)
     return content if len(content) == size else None
-
-
-def _stamp(ns: int) -> bytes:
-    """A time as git's index keeps it: 32-bit seconds, then nanoseconds."""
-    return ((ns // _NS) & 0xFFFFFFFF).to_bytes(4, "big") + (ns % _NS).to_bytes(4, "big")
 
 
 def _index(path: str) -> tuple[bytes, int] | None:

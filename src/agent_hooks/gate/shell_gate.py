@@ -22,8 +22,11 @@ Invariants:
   reservation lying wholly in one; nor does a ledger inside a `.git` directory for
   a path git writes (`BashTarget.by_git`).
 * A git command rewriting a whole work tree is refused while another live writer
-  leases a file in it (for a submodule, as its superprojects' ledgers know it too),
-  naming files, holders and the safe forms; `git worktree remove --force TREE`
+  leases a file in it, or while a tracked file in another owner's live exclusive
+  reservation there holds uncommitted work as git's index tells it (`git_index`, read
+  only then; what it cannot tell refuses, naming the reservation and why; `git clean`
+  and `git stash -u` whenever such a reservation lies there) — for a submodule, as its
+  superprojects' ledgers know it too — naming files, holders and the safe forms; `git worktree remove --force TREE`
   while another live writer leases a file in that tree (or a reservation covers
   it, as for `rm -rf TREE`), `git worktree prune` while one leases a file in a
   tree whose record it would drop (ADR-0020's amendment says why).
@@ -361,8 +364,9 @@ def _untold(what: str, git_dir: str | None) -> str | None:
 
 def _area(rel: str, compiled: list[Any]) -> git_index.Area:
     """A reservation (`compiled`, in the project where the work tree lies at `rel`)
-    as an area of that work tree: its leading literal path there, and whether a path
-    of the work tree lies in it."""
+    as an area of that work tree: its leading literal path there, whether a path of
+    the work tree lies in it, and whether every path below that literal one does (a
+    pattern of literal segments only, or `**`: no pattern asked of each file)."""
     from agent_hooks.reservations import pattern
 
     literal: list[str] = []
@@ -370,10 +374,14 @@ def _area(rel: str, compiled: list[Any]) -> git_index.Area:
         if type(seg) is not str:
             break
         literal.append(seg)
+    whole = len(literal) == len(compiled) - 1 or compiled == ["", pattern.GLOBSTAR]
     inside = rel.split("/") if rel else []
-    prefix = "/".join(literal[len(inside) :]) if literal[: len(inside)] == inside else ""
     lead = rel + "/" if rel else ""
-    return prefix, lambda path: pattern.matches(compiled, lead + path)
+    if literal[: len(inside)] == inside:
+        prefix, below = "/".join(literal[len(inside) :]), whole
+    else:  # it lies above the work tree (every path of it, when whole), or beside it
+        prefix, below = "", whole and inside[: len(literal)] == literal
+    return prefix, lambda path: pattern.matches(compiled, lead + path), below
 
 
 def _held_files(call: ToolCall, ledger: str, worktree: str, prefix: str = "") -> list[str]:

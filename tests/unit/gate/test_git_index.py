@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_hooks.gate import git_index
+from agent_hooks.gate import git_index, shell_gate
 from agent_hooks.reservations import pattern
 from git_repo import git, init
 
@@ -27,13 +27,7 @@ def repo(tmp_path: Path) -> Path:
 
 def area(text: str) -> git_index.Area:
     """A reservation pattern as an area of the work tree (as the gate makes one)."""
-    compiled = pattern.compile(text)
-    literal = []
-    for seg in compiled[1:]:
-        if type(seg) is not str:
-            break
-        literal.append(seg)
-    return "/".join(literal), lambda rel: pattern.matches(compiled, rel)
+    return shell_gate._area("", pattern.compile(text))
 
 
 def look(repo: Path, *patterns: str) -> list[tuple[list[str], str | None, str | None]]:
@@ -528,3 +522,35 @@ def test_without_sha1_at_hand_a_moved_stat_is_modified(
     assert look(repo, "src/**") == [CLEAN]
     monkeypatch.setitem(sys.modules, "_sha1", None)  # `import _sha1` raises ImportError
     assert look(repo, "src/**") == [(["src/app.py"], None, None)]
+
+
+def test_a_file_at_a_directory_reservations_literal_path_is_not_in_it(repo: Path) -> None:
+    """`docs/guide.md/**` holds what lies below docs/guide.md, not the file itself."""
+    (repo / "docs/guide.md").write_text("edited\n")
+    assert look(repo, "docs/guide.md/**", "docs/guide.md", "docs/**") == [
+        CLEAN,
+        (["docs/guide.md"], None, None),
+        (["docs/guide.md"], None, None),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("rel", "text", "prefix", "below", "inside", "outside"),
+    [
+        ("", "src/**", "src", True, "src/a/b.py", "src.c"),
+        ("", "**", "", True, "a/b.py", None),
+        ("", "src/**/*.py", "src", False, "src/a/b.py", "src/a/b.md"),
+        ("", "*.md", "", False, "a.md", "a/b.md"),  # anchored at the top
+        ("lib/sub", "lib/sub/x/**", "x", True, "x/y.py", "y.py"),
+        ("lib/sub", "lib/**", "", True, "y.py", None),  # above the work tree: all of it
+        ("lib/sub", "lib/other/**", "", False, None, "y.py"),  # beside it: none of it
+        ("lib/sub", "lib/*/y.py", "", False, "y.py", "z.py"),
+    ],
+)
+def test_a_reservation_as_an_area_of_a_work_tree(
+    rel: str, text: str, prefix: str, below: bool, inside: str | None, outside: str | None
+) -> None:
+    found = shell_gate._area(rel, pattern.compile(text))
+    assert found[0] == prefix and found[2] is below
+    assert inside is None or found[1](inside)
+    assert outside is None or not found[1](outside)
