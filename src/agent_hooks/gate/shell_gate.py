@@ -323,8 +323,6 @@ def _reserved_work(
         findings = [git_index.Finding() for _ in found]
         for finding in findings:
             finding.unsure = why
-    from agent_hooks.reservations import reservation
-
     unsure: list[str] = []
     listed = {item.partition(" (")[0] for item in held}
     counted: dict[str, Any] = {}
@@ -336,6 +334,8 @@ def _reserved_work(
             counted[repo.ledger] = blocking.holder_counts(repo.ledger, repo.minutes, call.now)
         if not counted[repo.ledger](rec):  # a syscall: asked only of a holder with work here
             continue
+        from agent_hooks.reservations import reservation  # only to name one with work
+
         holder = reservation.holder_label(index_records.as_dict(rec))
         shown = reservation.one_line(rec[index_records.PATTERN], 300)
         label = f"{holder}, who reserved {shown}"
