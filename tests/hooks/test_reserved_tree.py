@@ -18,6 +18,7 @@ import pytest
 import test_git_forms
 from test_git_commands import refused
 from test_git_forms import WORK, bash, sh
+from test_imports import imported
 
 from agent_hooks import liveness
 from agent_hooks.leases import lease_store
@@ -50,10 +51,12 @@ def client() -> Iterator[subprocess.Popen[bytes]]:
     proc.wait()
 
 
-def reserve(run: HookRunner, client: subprocess.Popen[bytes], *, ttl: int = 7200) -> None:
+def reserve(
+    run: HookRunner, client: subprocess.Popen[bytes], *, ttl: int = 7200, agent: str = A
+) -> None:
     """A reserves src/** on behalf of its client process."""
     outcome = reservation_store.reserve(
-        Repo(str(run.project), str(run.state_dir)), Writer(A, None),
+        Repo(str(run.project), str(run.state_dir)), Writer(agent, None),
         [("src/**", pattern.compile("src/**"))], time.time(),
         reason="long test run", ttl=ttl, holder=liveness.process(client.pid),
     )  # fmt: skip
@@ -146,3 +149,17 @@ def test_a_rewrite_runs_once_the_reservation_expired_or_its_holder_died(
     assert bash(run, command).out is None
     sh(command, run.project)
     assert (run.project / "docs/guide.md").read_text() == "committed\n"  # it ran
+
+
+def test_a_rewrite_over_unmodified_reserved_files_loads_only_the_index_reader(
+    run: HookRunner, client: subprocess.Popen[bytes]
+) -> None:
+    """The hot path of the check (ADR-0005): git's index read and each reserved file
+    `lstat`ed; neither what names a reservation with work (`reservation`, and
+    `pattern_overlap` under it) nor SHA-1 (no stat data moved) is loaded."""
+    reserve(run, client, agent="proj__cc_2")  # `imported` runs proj__cc_1
+    payload = run.payload("PreToolUse_Bash", tool_input={"command": "git stash"})
+    modules = imported(run, "PreToolUse", payload)
+    assert "agent_hooks.gate.git_index" in modules
+    for name in ("agent_hooks.reservations.reservation", "_sha1", "hashlib"):
+        assert name not in modules, name
