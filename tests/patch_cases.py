@@ -94,6 +94,31 @@ CASES: dict[str, tuple[str, list[tuple[str, str]], bool]] = {
         True,
     ),
     "an indented first header": (B + "\t*** Add File: a.txt\n+x\n" + E, [(ADD, "a.txt")], True),
+    # an update's first chunk needs no `@@` (Codex reads it without one): the hunks after
+    # it count (a parser that refused it would lose them: z.txt written unseen)
+    "a first chunk without @@, then another file": (
+        B + "*** Update File: keep.txt\n k1\n-k2\n+K2\n*** Add File: z.txt\n+z\n" + E,
+        [(UPDATE, "keep.txt"), (ADD, "z.txt")],
+        True,
+    ),
+    "a first chunk without @@ after a move": (
+        B + "*** Update File: keep.txt\n*** Move to: m.txt\n k1\n-k2\n+K2\n"
+        "*** Delete File: old.txt\n" + E,
+        [(UPDATE, "keep.txt"), (ADD, "m.txt"), (DELETE, "old.txt")],
+        True,
+    ),
+    # `*** Move to:` moves only unindented: indented by a blank it is a context line
+    # (applying then fails: the file has no such line), by a tab no valid line at all
+    "an indented Move to is context": (
+        B + "*** Update File: keep.txt\n  *** Move to: m.txt\n@@\n k1\n-k2\n+K2\n" + E,
+        [(UPDATE, "keep.txt")],
+        True,
+    ),
+    "an indented Move to before a header": (
+        B + "*** Update File: keep.txt\n *** Move to: m.txt\n*** Add File: z.txt\n+z\n" + E,
+        [(UPDATE, "keep.txt"), (ADD, "z.txt")],
+        True,
+    ),
     "an empty add": (B + "*** Add File: a.txt\n" + E, [(ADD, "a.txt")], True),
     # --- envelopes and line ends Codex accepts
     "heredoc envelope": (
@@ -139,6 +164,11 @@ CASES: dict[str, tuple[str, list[tuple[str, str]], bool]] = {
     "a lower-case header": (B + "*** add file: a.txt\n+x\n" + E, [], False),
     "an update without content": (
         B + "*** Update File: keep.txt\n*** Add File: z.txt\n+z\n" + E,
+        [(UPDATE, "keep.txt")],
+        False,
+    ),
+    "a Move to indented by a tab": (
+        B + "*** Update File: keep.txt\n\t*** Move to: m.txt\n k1\n-k2\n+K2\n" + E,
         [(UPDATE, "keep.txt")],
         False,
     ),

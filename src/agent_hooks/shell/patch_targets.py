@@ -11,7 +11,7 @@ The grammar (reference/codex-0.169.0/PROTOCOL.md § 7):
     change: ("@@" [" " text] LF | ("+" | "-" | " ") line LF)+ ("*** End of File" LF)?
 
 `parse(text)` walks it the way Codex 0.169.0's own parser does (checked against
-the real binary's `apply_patch` on every case of tests/unit/shell/test_patch_targets.py),
+the real binary's `apply_patch` on every case of `tests/patch_cases.py`),
 so that what a patch writes is exactly the files its hunk headers name:
 
 * Lines are split at LF only (a CR before it is dropped; U+2028 and friends are
@@ -22,7 +22,9 @@ so that what a patch writes is exactly the files its hunk headers name:
 * A hunk header is read with its blanks stripped (Codex is lenient there); an
   add hunk's content is every following line starting with `+`; an update hunk
   runs until a line starting with `***`: its chunks are lines starting with
-  ` `, `+`, `-`, empty lines, and `@@` lines opening a chunk. So `*** Add File:
+  ` `, `+`, `-`, empty lines, and `@@` lines opening a chunk (the first chunk
+  may go without one, as Codex allows; every later one must start with it, and
+  the hunks after an update are read either way). So `*** Add File:
   x` inside content (`+*** Add File: x`, or ` *** Add File: x` in an update)
   names nothing, while ` *** Add File: x` right after an add hunk's `+` lines is
   the next header, as for Codex.
