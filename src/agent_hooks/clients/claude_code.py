@@ -127,7 +127,8 @@ def _changed(diff: object) -> list[tuple[str, object]]:
 def holder_pid(environ: Mapping[str, str]) -> int | None:
     """The Claude Code process behind this hook (`CLAUDE_PID`)."""
     raw = environ.get("CLAUDE_PID", "")
-    return int(raw) if raw.isascii() and raw.isdigit() and 0 < len(raw) < 10 else None
+    pid = int(raw) if raw.isascii() and raw.isdigit() and 0 < len(raw) < 10 else 0
+    return pid if pid > 0 else None
 
 
 def render(event: str, answer: Answer) -> dict[str, Any] | None:
