@@ -10,11 +10,13 @@ Invariants:
   for Claude Code, ``[…, ENTRY, client, event]`` for Codex and Gemini CLI, as a new
   process, the payload on stdin, exit code and stdout checked by the caller. The
   environment is the client's: Claude Code's sets ``CLAUDE_PID`` and
-  ``CLAUDE_PROJECT_DIR``, Gemini CLI's ``CLAUDE_PROJECT_DIR`` and ``GEMINI_*``, Codex's
-  none of them (its hooks find the project from the payload's ``cwd``). For Codex and
-  Gemini the holder process is the hook's parent: this test process.
+  ``CLAUDE_PROJECT_DIR``, Gemini CLI's ``CLAUDE_PROJECT_DIR`` and ``GEMINI_*``, Qwen
+  Code's ``QWEN_PROJECT_DIR``, ``CLAUDE_PROJECT_DIR`` and ``GEMINI_PROJECT_DIR``,
+  opencode's plugin passes ``OPENCODE_PID``, Codex's none of them (its hooks find the
+  project from the payload's ``cwd``). For Codex, Gemini and Qwen Code the holder
+  process is the hook's parent, for opencode ``OPENCODE_PID``: this test process.
 * Payloads come from ``tests/fixtures/payloads/<name>.json`` (captured from the real
-  client; ``codex/`` and ``gemini/`` hold those clients') with their
+  client; ``codex/``, ``gemini/``, ``opencode/`` and ``qwen/`` hold those clients') with their
   ``/home/dev/myproject`` and ``/home/dev`` paths rewritten into the test's project and
   HOME.
 """
@@ -107,6 +109,13 @@ class HookRunner:
         elif client == "gemini":
             env["CLAUDE_PROJECT_DIR"] = env["GEMINI_PROJECT_DIR"] = str(self.project)
             env["GEMINI_CWD"] = str(self.project)
+        elif client == "qwen":  # Qwen Code sets all three (measured, 0.24.4)
+            for name in ("QWEN_PROJECT_DIR", "CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR"):
+                env[name] = str(self.project)
+            env["QWEN_CODE_AGENT_ID"] = ""
+        elif client == "opencode":  # what the plugin passes on: opencode's own environment
+            env["OPENCODE"] = "1"
+            env["OPENCODE_PID"] = str(os.getpid())  # the holder: alive as long as the test
         if agent is not None:
             env["AGENT_NAME"] = agent
         env.update(mutant_under_test())

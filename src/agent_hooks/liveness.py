@@ -89,23 +89,33 @@ def claude_pid(environ: Mapping[str, str]) -> int | None:
 
 # How a client's own process shows in /proc: its `comm`, or (Node.js programs) a
 # word of its command line; each with the client's name (`clients.<name>.NAME`).
-_CLIENT_COMMS = {"claude": "claude", "codex": "codex"}
-_CLIENT_WORDS = (("claude", "claude"), ("codex", "codex"), ("gemini", "gemini"))
+_CLIENT_COMMS = {
+    "claude": "claude",
+    "codex": "codex",
+    "opencode": "opencode",
+    "opencode.exe": "opencode",
+}
+_CLIENT_WORDS = (
+    ("claude", "claude"),
+    ("codex", "codex"),
+    ("qwen", "qwen"),
+    ("gemini", "gemini"),
+)
 MAX_ANCESTORS = 16
 
 
 def agent_process(environ: Mapping[str, str]) -> int | None:
-    """The client process (Claude Code, Codex, Gemini CLI) a command runs under —
-    what a reservation made by `agent-hooks reserve` from an agent's shell lives
-    with: `CLAUDE_PID` when set, else the nearest ancestor process that is one of
-    the clients. None from a plain shell, or where /proc cannot be read. Not for
+    """The client process (Claude Code, Codex, Gemini CLI, opencode, Qwen Code) a
+    command runs under — what a reservation made by `agent-hooks reserve` from an
+    agent's shell lives with: `CLAUDE_PID` when set, else the nearest ancestor process
+    that is one of the clients. None from a plain shell, or where /proc cannot be read. Not for
     hooks: a hook's client passes its own (`clients.<name>.holder_pid`)."""
     return agent_client(environ)[0]
 
 
 def agent_client(environ: Mapping[str, str]) -> tuple[int | None, str | None]:
-    """(`agent_process`, the name of that client: `claude`, `codex`, `gemini`), or
-    (None, None)."""
+    """(`agent_process`, the name of that client: `claude`, `codex`, `gemini`,
+    `opencode`, `qwen`), or (None, None)."""
     pid = claude_pid(environ)
     if pid is not None:
         return pid, "claude"

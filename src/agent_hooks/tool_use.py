@@ -100,3 +100,13 @@ def in_window(window: Window, moment: float) -> bool:
     the command ran?), and so do the held files (may a change of a held file be the
     command's own?)."""
     return window[0] - SLACK <= moment <= window[1] + SLACK
+
+
+def patch_files(patch: str) -> list[tuple[str, object]]:
+    """(trail field, path as written) for every file an apply_patch patch touches, in
+    Codex's grammar (Codex's and opencode's `apply_patch`): added ones created, updated
+    and deleted ones modified, a moved file's old name modified and its new one
+    created. The parser is loaded only here."""
+    from agent_hooks.shell.patch_targets import ADD, parse
+
+    return [(CREATED if op == ADD else MODIFIED, path) for op, path in parse(patch).paths()]

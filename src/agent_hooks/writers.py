@@ -32,7 +32,13 @@ MAX_TYPE = 64
 MAX_PERSON = 64  # characters of a person's user name shown as a holder
 
 # Every client the hooks serve (agent_hooks.clients), as people read its name.
-CLIENT_LABELS = {"claude": "Claude Code", "codex": "Codex", "gemini": "Gemini CLI"}
+CLIENT_LABELS = {
+    "claude": "Claude Code",
+    "codex": "Codex",
+    "gemini": "Gemini CLI",
+    "opencode": "opencode",
+    "qwen": "Qwen Code",
+}
 
 SELF = "self"  # the same writer
 PARENT = "parent"  # the other is this writer's parent (same agent, main conversation)
@@ -146,8 +152,15 @@ def from_payload(
 
 # Where a command an agent runs finds its conversation: Claude Code's Bash tool sets
 # CLAUDE_CODE_SESSION_ID, Codex's shell CODEX_THREAD_ID (its hooks' `session_id`),
-# Gemini CLI GEMINI_SESSION_ID.
-SESSION_VARIABLES = ("CLAUDE_CODE_SESSION_ID", "CODEX_THREAD_ID", "GEMINI_SESSION_ID")
+# Gemini CLI GEMINI_SESSION_ID, Qwen Code QWEN_CODE_SESSION_ID, and agent-hooks'
+# opencode plugin OPENCODE_SESSION_ID (its root session).
+SESSION_VARIABLES = (
+    "CLAUDE_CODE_SESSION_ID",
+    "CODEX_THREAD_ID",
+    "GEMINI_SESSION_ID",
+    "QWEN_CODE_SESSION_ID",
+    "OPENCODE_SESSION_ID",
+)
 
 
 def from_environ(agent: str | None, environ: Mapping[str, str]) -> Writer:

@@ -231,8 +231,8 @@ def test_every_hot_path_imports_only_builtins_and_agent_hooks(
     assert not bad, "imports outside the allowlist: " + "; ".join(bad)
 
 
-# (client, event, fixture, payload changes): every tool the installed Codex and Gemini
-# matchers send to a hot hook.
+# (client, event, fixture, payload changes): every tool the installed Codex, Gemini CLI
+# and Qwen Code matchers and the opencode plugin send to a hot hook.
 PATCH = "*** Begin Patch\n*** Update File: a.txt\n@@\n-alpha\n+beta\n*** End Patch\n"
 CLIENT_HOT_CALLS: dict[str, tuple[str, str, str, dict[str, Any]]] = {
     "codex PreToolUse apply_patch": (
@@ -292,27 +292,107 @@ CLIENT_HOT_CALLS: dict[str, tuple[str, str, str, dict[str, Any]]] = {
         "gemini/AfterTool_run_shell_command",
         {},
     ),
+    "opencode before write": (
+        "opencode",
+        "tool.execute.before",
+        "opencode/tool.execute.before_write",
+        {"tool_input": {"filePath": "a.txt", "content": "x"}},
+    ),
+    "opencode before apply_patch": (
+        "opencode",
+        "tool.execute.before",
+        "opencode/tool.execute.before_apply_patch_add",
+        {"tool_input": {"patchText": PATCH}},
+    ),
+    "opencode before bash": (
+        "opencode",
+        "tool.execute.before",
+        "opencode/tool.execute.before_bash",
+        {},
+    ),
+    "opencode before a subagent's write": (
+        "opencode",
+        "tool.execute.before",
+        "opencode/tool.execute.before_write_subagent",
+        {"tool_input": {"filePath": "b.txt", "content": "x"}},
+    ),
+    "opencode after edit": (
+        "opencode",
+        "tool.execute.after",
+        "opencode/tool.execute.after_edit",
+        {},
+    ),
+    "opencode after bash": (
+        "opencode",
+        "tool.execute.after",
+        "opencode/tool.execute.after_bash",
+        {},
+    ),
+    "opencode after read": (
+        "opencode",
+        "tool.execute.after",
+        "opencode/tool.execute.after_read",
+        {},
+    ),
+    "opencode after task": (
+        "opencode",
+        "tool.execute.after",
+        "opencode/tool.execute.after_task",
+        {},
+    ),
+    "qwen PreToolUse write_file": (
+        "qwen",
+        "PreToolUse",
+        "qwen/PreToolUse_write_file",
+        {"tool_input": {"file_path": "a.txt", "content": "x"}},
+    ),
+    "qwen PreToolUse run_shell_command": (
+        "qwen",
+        "PreToolUse",
+        "qwen/PreToolUse_run_shell_command",
+        {"tool_input": {"command": "echo hi > b.txt"}},
+    ),
+    "qwen PostToolUse edit": ("qwen", "PostToolUse", "qwen/PostToolUse_edit", {}),
+    "qwen PostToolUse run_shell_command": (
+        "qwen",
+        "PostToolUse",
+        "qwen/PostToolUse_run_shell_command",
+        {"tool_input": {"command": "echo hi > b.txt"}},
+    ),
+    "qwen PostToolUse agent": ("qwen", "PostToolUse", "qwen/PostToolUse_agent", {}),
 }
+START = {  # each client's session start: (event, fixture)
+    "codex": ("SessionStart", "codex/SessionStart_startup"),
+    "gemini": ("SessionStart", "gemini/SessionStart"),
+    "opencode": ("session.created", "opencode/session.created"),
+    "qwen": ("SessionStart", "qwen/SessionStart"),
+}
+PRE_EVENTS = ("PreToolUse", "BeforeTool", "tool.execute.before")
+
+
+def _client_module(client: str) -> str:
+    from agent_hooks.hooks import CLIENTS
+
+    return f"agent_hooks.clients.{CLIENTS[client]}"
 
 
 @pytest.mark.parametrize(
     "condition", ["no reservations", "another agent holds the target", "strict mode"]
 )
 @pytest.mark.parametrize("call", list(CLIENT_HOT_CALLS))
-def test_every_hot_path_of_codex_and_gemini_imports_only_builtins_and_agent_hooks(
+def test_every_hot_path_of_the_other_clients_imports_only_builtins_and_agent_hooks(
     run_hook: HookRunner, call: str, condition: str
 ) -> None:
     client, event, fixture, changes = CLIENT_HOT_CALLS[call]
-    start = "codex/SessionStart_startup" if client == "codex" else "gemini/SessionStart"
-    run_hook("SessionStart", start, agent=ME, client=client)
+    run_hook(*START[client], agent=ME, client=client)
     for name in ("a.txt", "b.txt", "new.txt", "existing.txt"):
         (run_hook.project / name).write_text("alpha\nline two\n")
     CONDITIONS[condition](run_hook)
     payload = run_hook.payload(fixture, **changes)
     names = imported(run_hook, event, payload, client)
-    adapter = "pre_tool_use" if event in ("PreToolUse", "BeforeTool") else "post_tool_use"
+    adapter = "pre_tool_use" if event in PRE_EVENTS else "post_tool_use"
     assert f"agent_hooks.hooks.{adapter}" in names
-    assert f"agent_hooks.clients.{client}" in names
+    assert _client_module(client) in names
     bad = outside(names, HOT_ALLOWLIST)
     assert not bad, "imports outside the allowlist: " + "; ".join(bad)
 
@@ -398,6 +478,15 @@ CLIENT_LIFECYCLE_CASES = [
     ("gemini", "SessionStart", "gemini/SessionStart"),
     ("gemini", "AfterAgent", "gemini/AfterAgent"),
     ("gemini", "SessionEnd", "gemini/SessionEnd"),
+    ("opencode", "session.created", "opencode/session.created"),
+    ("opencode", "session.idle", "opencode/session.idle"),
+    ("opencode", "dispose", "opencode/dispose"),
+    ("opencode", "subagent.created", "opencode/subagent.created"),
+    ("opencode", "subagent.idle", "opencode/subagent.idle"),
+    ("qwen", "SessionStart", "qwen/SessionStart"),
+    ("qwen", "SubagentStart", "qwen/SubagentStart"),
+    ("qwen", "SubagentStop", "qwen/SubagentStop"),
+    ("qwen", "Stop", "qwen/Stop"),
 ]
 
 
@@ -407,12 +496,12 @@ CLIENT_LIFECYCLE_CASES = [
     CLIENT_LIFECYCLE_CASES,
     ids=[f"{c}-{e}-{f.partition('/')[2]}" for c, e, f in CLIENT_LIFECYCLE_CASES],
 )
-def test_codex_and_gemini_lifecycle_hooks_never_import_the_cli_or_heavy_packages(
+def test_the_other_clients_lifecycle_hooks_never_import_the_cli_or_heavy_packages(
     run_hook: HookRunner, client: str, event: str, fixture: str, condition: str
 ) -> None:
     CONDITIONS[condition](run_hook)
     names = imported(run_hook, event, run_hook.payload(fixture), client)
-    assert f"agent_hooks.clients.{client}" in names
+    assert _client_module(client) in names
     bad = outside(names, LIFECYCLE_ALLOWLIST)
     assert not bad, "imports outside the allowlist: " + "; ".join(bad)
     assert not set(names) & NEVER_IN_A_HOOK

@@ -260,6 +260,13 @@ def fake_processes(
         ({30: ("MainThread", 1, "node /usr/lib/node_modules/@openai/codex/bin/codex.js")},
          (30, "codex")),
         ({30: ("node-22", 1, "node claude-code/cli.js")}, (30, "claude")),
+        # opencode's bash runs commands straight under its binary (measured, 1.18.33)
+        ({30: ("bash", 20, "bash"), 20: ("opencode", 1, "opencode")}, (20, "opencode")),
+        ({30: ("opencode.exe", 1, "opencode-ai/bin/opencode.exe")}, (30, "opencode")),
+        # Qwen Code's relaunched node process (a Gemini CLI fork: never taken for Gemini)
+        ({30: ("bash", 20, "bash"),
+          20: ("node", 10, "/usr/bin/node --expose-gc /x/@qwen-code/qwen-code/cli-entry.js -p"),
+          10: ("node", 1, "/usr/bin/node /x/.bin/qwen -p")}, (20, "qwen")),
         ({30: ("node", 20, "node server.js"), 20: ("bash", 1, "bash")}, (None, None)),
         ({30: ("codex) (x", 1, "x")}, (None, None)),  # a `)` in a name: read to the last one
         ({30: ("(codex", 1, "x")}, (None, None)),  # ... and from the first `(`

@@ -114,6 +114,11 @@ def test_from_payload_ignores_unsafe_ids() -> None:
     ({"agent": None, "conversation": CONV, "agent_id": AID}, {},
      f"the subagent ({AID[:8]}) of the unnamed agent of conversation 54c88e3a"),
     ({}, {}, "an agent without AGENT_NAME"),
+    ({"agent": "a", "client": "opencode"}, {}, 'opencode agent "a"'),
+    ({"agent": "a", "client": "qwen", "agent_id": AID}, {},
+     f'the subagent ({AID[:8]}) of Qwen Code agent "a"'),
+    ({"agent": None, "conversation": CONV, "client": "qwen"}, {},
+     "the unnamed Qwen Code agent of conversation 54c88e3a"),
 ])  # fmt: skip
 def test_describe(record: dict[str, object], kw: dict[str, str], label: str) -> None:
     assert writers.describe(record, **kw) == label
@@ -179,3 +184,20 @@ def test_a_person_is_described_as_a_person() -> None:
     assert writers.describe({"agent": None, "holder": None}) == "a person"
     named = {"agent": "me", "holder": {"person": "ann"}}
     assert writers.describe(named) == 'agent "me"'  # a name of its own choosing wins
+
+
+@pytest.mark.parametrize(
+    "variable",
+    [
+        "CLAUDE_CODE_SESSION_ID",
+        "CODEX_THREAD_ID",
+        "GEMINI_SESSION_ID",
+        "QWEN_CODE_SESSION_ID",
+        "OPENCODE_SESSION_ID",
+    ],
+)
+def test_a_command_finds_its_conversation_in_its_clients_variable(variable: str) -> None:
+    """Where each client's shell says which conversation runs the command (Qwen Code sets
+    QWEN_CODE_SESSION_ID, measured; agent-hooks' opencode plugin OPENCODE_SESSION_ID)."""
+    assert writers.from_environ("alice", {variable: CONV}).conversation == CONV
+    assert writers.from_environ("alice", {variable: "../x"}).conversation is None

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import posix
 
-from agent_hooks.tool_use import CREATED, EDIT, MODIFIED, SHELL, ToolUse
+from agent_hooks.tool_use import EDIT, SHELL, ToolUse, patch_files
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -88,13 +88,6 @@ def tool_use(event: str, payload: Mapping[str, Any]) -> ToolUse | None:
             return ToolUse(name, EDIT, files=patch_files(patch), workdir=workdir)
         return ToolUse(name, SHELL, command=command)
     return ToolUse(name, None)
-
-
-def patch_files(patch: str) -> list[tuple[str, object]]:
-    """(trail field, path as written) for every file a patch touches."""
-    from agent_hooks.shell.patch_targets import ADD, parse
-
-    return [(CREATED if op == ADD else MODIFIED, path) for op, path in parse(patch).paths()]
 
 
 def intercepted_patch(command: str) -> tuple[str | None, str] | None:

@@ -13,6 +13,8 @@ CLIENTS = {
     "claude": "claude_code",
     "codex": "codex",
     "gemini": "gemini",
+    "opencode": "opencode",
+    "qwen": "qwen_code",
 }
 DEFAULT_CLIENT = "claude"
 
