@@ -4,8 +4,8 @@ Invariants:
 
 * ``install.sh`` runs unmodified, from this checkout, with ``HOME`` set to the test's home, so the
   hooks land in ``<home>/.claude/settings.json`` and the CLI link in ``<home>/.local/bin``; only
-  ``AGENT_HOOKS_HOME`` (where the venv lives) points at a shared cache, so the slow pip part is paid
-  once and later runs find it up to date (install.sh's own check).
+  ``AGENT_HOOKS_HOME`` (where the venv lives) points at a cache of this checkout's, so the slow pip
+  part is paid once and later runs find it up to date (install.sh's own check).
 * Installs into one cache are serialised by a ``flock`` (pytest-xdist workers, several developers).
 * Nothing from the developer's environment leaks into install.sh or the agents: ``PATH`` is built
   from scratch. The agents' ``PATH`` starts with ``<home>/.local/bin`` and does not hold the dev
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import hashlib
 import json
 import os
 import subprocess
@@ -38,18 +39,23 @@ class InstallFailed(AssertionError):
 
 
 def data_home() -> Path:
-    """The ``AGENT_HOOKS_HOME`` shared by all test installs (the venv lives there).
+    """The ``AGENT_HOOKS_HOME`` shared by all test installs of this checkout (the venv lives
+    there).
 
     ``AGENT_HOOKS_E2E_DATA`` overrides it; point it at an empty directory to watch a from-scratch
     install. The default sits beside the cached CLI and survives between test runs; like the
-    default ``${XDG_DATA_HOME}/agent-hooks`` its last component is ``agent-hooks``.
+    default ``${XDG_DATA_HOME}/agent-hooks`` its last component is ``agent-hooks``. It is one per
+    checkout: install.sh reinstalls the venv whenever the sources differ, so checkouts sharing
+    one (several worktrees' e2e runs on one machine) replaced each other's package under running
+    hooks, which then failed open and took no lease.
     """
     configured = os.environ.get(DATA_ENV)
     if configured:
         return Path(configured).expanduser()
     major, minor = sys.version_info[:2]
     cache = Path.home() / ".cache" / "agent-hooks" / "e2e"
-    return cache / f"data-py{major}.{minor}" / "agent-hooks"
+    checkout = hashlib.sha256(str(REPO).encode()).hexdigest()[:12]
+    return cache / f"data-py{major}.{minor}-{checkout}" / "agent-hooks"
 
 
 @dataclass(frozen=True)
@@ -71,6 +77,13 @@ class Installation:
     @property
     def settings_path(self) -> Path:
         return self.state_dir / "settings.json"
+
+    def hook_argv(self, client: str) -> list[str]:
+        """The installed hook command's argv prefix for `client`: ``[python, "-IS", entry,
+        client]`` (the client appends its event), as the opencode plugin and Qwen Code's
+        settings run it."""
+        python = self.data_home / "venv" / "bin" / "python"
+        return [str(python), "-IS", str(self.data_home / "hooks" / "entry.pyc"), client]
 
     @property
     def log_path(self) -> Path:

@@ -3,7 +3,8 @@ snapshot it at a scripted moment, and ``claude -p`` runs in the background.
 
 Invariants:
 
-* Everything here only reads the ledger (``<common git dir>/agent-hooks/``); nothing writes it.
+* Everything here only reads the ledger (``<common git dir>/agent-hooks/``), and as the hooks
+  read it (``lease_store``): a file being written (a dot name) is never read; nothing writes it.
 * A snapshot step is a ``wait_until`` whose predicate holds at once: the mock takes it exactly
   once, between the waits before it and the turn after it, so the ledger is read at that point.
 * :func:`wait_for` polls a condition with a deadline (20 ms steps) and fails naming it; it stands
@@ -18,6 +19,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from agent_hooks import jsonio
+from agent_hooks.leases import lease_store
 
 from .agent_hooks_install import Installation
 from .claude_cli import DEFAULT_PATH_DIRS, ClaudeResult, run_claude
@@ -36,21 +40,27 @@ def ledger_dir(worktree: Path) -> Path:
 
 
 def leases(ledger: Path) -> dict[str, list[dict[str, Any]]]:
-    """Leased path (worktree-relative) -> its leases, as the lease files hold them now."""
+    """Leased path (worktree-relative) -> its leases, as the lease files hold them now, read
+    as the hooks read them (``lease_store``): never a hook's temporary file in the middle of
+    being written (``.<name>.<pid>.<hex>.tmp``, a dot name), which a predicate run every 20 ms
+    while the clients' hooks write would otherwise meet half written."""
     found: dict[str, list[dict[str, Any]]] = {}
-    for path in sorted((ledger / "leases").glob("*")):
-        doc = json.loads(path.read_text())
-        if doc["leases"]:
-            found[doc["path"]] = doc["leases"]
+    for rel in lease_store.all_paths(str(ledger)):
+        held = lease_store.read(str(ledger), rel)
+        if held:
+            found[rel] = held
     return found
 
 
 def writer_cards(ledger: Path) -> dict[str, dict[str, Any]]:
-    """Writer key -> its card (what it holds, its description or teammate name)."""
-    return {
-        doc["writer"]: doc
-        for doc in (json.loads(p.read_text()) for p in sorted((ledger / "writers").glob("*")))
-    }
+    """Writer key -> its card (what it holds, its description or teammate name); dot names
+    (a card being written) are skipped, as the hooks skip them."""
+    cards = {}
+    for path in sorted((ledger / "writers").glob("*")):
+        doc = None if path.name.startswith(".") else jsonio.read_object(str(path))
+        if doc is not None:
+            cards[doc["writer"]] = doc
+    return cards
 
 
 def snapshot(ledger: Path, into: dict[str, Any], label: str, *files: Path) -> Wait:
