@@ -43,6 +43,10 @@ from .npm_cli import (
 )
 
 CODEX_VERSION = "0.169.0"
+# The newest measured (reference/codex-0.171.0/PROTOCOL.md): its hooks are 0.169.0's for what
+# agent-hooks uses; the cross-client and trust tests run on both.
+CODEX_NEWER_VERSION = "0.171.0"
+CODEX_VERSIONS = (CODEX_VERSION, CODEX_NEWER_VERSION)
 CODEX_PACKAGE = "@openai/codex"
 CACHE_ENV = "AGENT_HOOKS_E2E_CODEX_CACHE"
 PROVIDER = "mock"
@@ -109,13 +113,14 @@ def cache_dir() -> Path:
     return CODEX.cache_dir()
 
 
-def ensure_codex() -> str:
-    """Path of a working ``codex`` binary at the pinned version, installed first if needed.
+def ensure_codex(version: str = CODEX_VERSION) -> str:
+    """Path of a working ``codex`` binary at ``version`` (the pinned one unless told), installed
+    first if needed.
 
     Raises :class:`CodexUnavailable` when npm or node is missing, the install fails (e.g.
     offline) or the installed binary does not run.
     """
-    return CODEX.ensure()
+    return CODEX.ensure(version)
 
 
 def native_binary() -> Path:

@@ -185,7 +185,13 @@ def install_agent_hooks(claude_home: Path, agent_hooks_data: Path) -> InstallAge
 # --------------------------------------------------------------------------- Codex CLI
 # Used by test_codex_harness.py: the pinned `codex` CLI against a mock of the Responses API.
 
-from .codex_cli import CodexResult, CodexUnavailable, ensure_codex, run_codex  # noqa: E402
+from .codex_cli import (  # noqa: E402
+    CODEX_VERSIONS,
+    CodexResult,
+    CodexUnavailable,
+    ensure_codex,
+    run_codex,
+)
 from .mock_responses_api import MockResponsesAPI  # noqa: E402
 from .mock_responses_api import ScriptItem as CodexScriptItem  # noqa: E402
 
@@ -197,6 +203,16 @@ def codex_bin() -> str:
         return ensure_codex()
     except CodexUnavailable as exc:
         pytest.skip(f"codex CLI unavailable: {exc.reason}")
+
+
+@pytest.fixture(scope="session", params=CODEX_VERSIONS, ids=lambda v: f"codex-{v}")
+def codex_any_bin(request: pytest.FixtureRequest) -> str:
+    """Path of each measured ``codex`` (0.169.0, the pinned one, and 0.171.0) in turn: a test
+    taking it runs on both; skips a version that is unavailable."""
+    try:
+        return ensure_codex(request.param)
+    except CodexUnavailable as exc:
+        pytest.skip(f"codex CLI {request.param} unavailable: {exc.reason}")
 
 
 MockResponsesFactory = Callable[..., MockResponsesAPI]
@@ -368,3 +384,53 @@ def gemini(gemini_bin: str, gemini_home: Path, project_dir: Path) -> GeminiRunne
         )
 
     return run
+
+
+# --------------------------------------------------------------------------- opencode, Qwen Code
+# Used by test_opencode_qwen_e2e.py: the pinned clients against a mock of Chat Completions.
+
+from .mock_chat_api import MockChatAPI  # noqa: E402
+from .mock_chat_api import ScriptItem as ChatScriptItem  # noqa: E402
+from .opencode_cli import OpencodeUnavailable, ensure_opencode  # noqa: E402
+from .qwen_cli import QwenUnavailable, ensure_qwen  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def opencode_bin() -> str:
+    """Path of the pinned ``opencode``; skips the test when it is unavailable."""
+    try:
+        return ensure_opencode()
+    except OpencodeUnavailable as exc:
+        pytest.skip(f"opencode unavailable: {exc.reason}")
+
+
+@pytest.fixture(scope="session")
+def qwen_bin() -> str:
+    """Path of the pinned ``qwen``; skips the test when it is unavailable."""
+    try:
+        return ensure_qwen()
+    except QwenUnavailable as exc:
+        pytest.skip(f"qwen CLI unavailable: {exc.reason}")
+
+
+MockChatFactory = Callable[..., MockChatAPI]
+
+
+@pytest.fixture
+def mock_chat() -> Iterator[MockChatFactory]:
+    """Factory: ``mock_chat(script, agents=..., **options)`` returns a started
+    :class:`MockChatAPI`; every one is stopped at teardown."""
+    started: list[MockChatAPI] = []
+
+    def factory(
+        script: Iterable[ChatScriptItem] = (),
+        agents: Mapping[str, Iterable[ChatScriptItem]] | None = None,
+        **options: Any,
+    ) -> MockChatAPI:
+        api = MockChatAPI(script, agents, **options).start()
+        started.append(api)
+        return api
+
+    yield factory
+    for api in started:
+        api.stop()

@@ -122,14 +122,15 @@ def test_a_codex_agent_and_a_claude_agent_are_refused_each_others_files(
     install_agent_hooks: InstallAgentHooks,
     git_project: Path,
     claude_bin: str,
-    codex_bin: str,
+    codex_any_bin: str,
     gemini_bin: str,
     mock_api: MockApiFactory,
     mock_responses: MockResponsesFactory,
 ) -> None:
     """Claude writes x.txt; Codex (patch tool, shell write, shell-run patch) is refused it and
-    adds y.txt; Claude is refused y.txt while Codex still runs; both end, leases with them."""
-    swarm = _swarm(install_agent_hooks, git_project, claude_bin, codex_bin, gemini_bin)
+    adds y.txt; Claude is refused y.txt while Codex still runs; both end, leases with them.
+    On Codex 0.169.0 and 0.171.0."""
+    swarm = _swarm(install_agent_hooks, git_project, claude_bin, codex_any_bin, gemini_bin)
     project, ledger = swarm.project, ledger_dir(swarm.project)
     x, y = project / "x.txt", project / "y.txt"
     seen: dict[str, Any] = {}

@@ -21,7 +21,7 @@ import pytest
 
 from agent_hooks.install import codex_config
 
-from .codex_cli import CODEX_VERSION, list_hooks, write_provider_config
+from .codex_cli import CODEX_VERSION, list_hooks, run_codex, write_provider_config
 from .mock_responses_api import (
     MockResponsesAPI,
     add_file_patch,
@@ -150,14 +150,15 @@ EXPECTED_EVENTS = [
 
 @pytest.mark.parametrize("scope", ["user", "project"])
 def test_installed_hooks_run_trusted_without_the_bypass_flag(
-    codex: CodexRunner,
     mock_responses: MockResponsesFactory,
     codex_user_home: Path,
-    codex_bin: str,
+    codex_any_bin: str,
     project_dir: Path,
     tmp_path: Path,
     scope: str,
 ) -> None:
+    """On Codex 0.169.0 and 0.171.0 alike: the installer's trust hashes are the ones Codex
+    computes, so the hooks run without `--dangerously-bypass-hook-trust`."""
     entry = _entry(tmp_path)
     project_args: list[str] = []
     if scope == "project":
@@ -167,7 +168,15 @@ def test_installed_hooks_run_trusted_without_the_bypass_flag(
     assert "agent-hooks installed for Codex (7 handlers trusted" in out
     api = _two_writes(mock_responses)
 
-    result = codex("Run the script.", api, agent_name="cx-1")
+    result = run_codex(
+        "Run the script.",
+        cwd=project_dir,
+        home=codex_user_home,
+        server_url=api.url,
+        proxy_url=api.proxy_url,
+        agent_name="cx-1",
+        binary=codex_any_bin,
+    )
 
     _ok(result, api)
     assert (project_dir / "shell.txt").read_text() == "hi\n"
@@ -190,7 +199,9 @@ def test_installed_hooks_run_trusted_without_the_bypass_flag(
     project = str(project_dir) if scope == "project" else None
     report = codex_config.trust_status(str(codex_user_home / ".codex"), project=project)
     assert report.ok, list(codex_config.status_lines(report))
-    listed = {h["key"]: h for h in list_hooks(home=codex_user_home, cwd=project_dir)}
+    listed = {
+        h["key"]: h for h in list_hooks(home=codex_user_home, cwd=project_dir, binary=codex_any_bin)
+    }
     for handler in report.handlers:
         assert listed[handler.key]["currentHash"] == handler.current_hash
         assert listed[handler.key]["trustStatus"] == "trusted"
