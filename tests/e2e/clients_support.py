@@ -3,7 +3,8 @@ refusal as its model reads it.
 
 Invariants: a background run's process is known once it started (``process``), its result once
 it ended and was reaped (``result``); nothing here sleeps to decide an outcome (waits are the
-mocks' ``wait_until`` steps, or ``writers_support.wait_for`` on a condition).
+mocks' ``wait_until`` steps, or ``writers_support.wait_for`` on a condition). Runs side by side
+start behind ``all_up``: no later step waits for a client's start.
 """
 
 from __future__ import annotations
@@ -17,8 +18,16 @@ from typing import Any, Generic, TypeVar
 
 from .mock_api import ToolResult
 from .mock_gemini_api import ToolResult as GeminiToolResult
+from .mock_routes import MAIN, Predicate, Wait, all_of, requested, wait_until
 
 T = TypeVar("T")
+
+# Seconds a client may take to send its first model request on a loaded 2-core machine
+# (three Node.js clients started at once: the last one a minute or more after the first).
+STARTUP = 240
+# Seconds a step of one run waits for another's once every run is up: a tool call and its
+# hooks, never a client's start.
+STEP = 60
 
 CODEX_BLOCKED = "Command blocked by PreToolUse hook: "
 GEMINI_BLOCKED = "Tool execution blocked: "
@@ -110,3 +119,19 @@ def finished_ok(result: Any, api: Any, install: Any, what: str) -> None:
     assert result.returncode == 0, context
     assert api.errors == [], context
     assert api.unused_turns == 0, context
+
+
+def all_up(*apis: Any) -> Wait:
+    """The first step of every run of a test with several runs side by side: wait until each
+    run has sent its first model request. Clients started at once start at very different
+    speeds on a loaded machine; behind this barrier every later step waits only for the
+    other runs' tool calls (``STEP``), never for a start."""
+    return wait_until(
+        all_of(
+            *(
+                Predicate(lambda _state, api=api: requested(MAIN, 1)(api), f"run {n} is up")
+                for n, api in enumerate(apis)
+            )
+        ),
+        timeout=STARTUP,
+    )

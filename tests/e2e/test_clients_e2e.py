@@ -18,7 +18,9 @@ from typing import TYPE_CHECKING, Any
 from .agent_hooks_install import Installation
 from .claude_cli import ClaudeResult, run_claude
 from .clients_support import (
+    STEP,
     InThread,
+    all_up,
     claude_refused,
     codex_refused,
     finished_ok,
@@ -273,31 +275,33 @@ def test_a_mixed_swarm_each_refused_the_others_files(
         on(codex_api, turns_done(MAIN, 3), "codex tried"),
         on(gemini_api, turns_done(MAIN, 2), "gemini tried"),
     )
-    # Three node clients start at once: on a loaded 2-core machine the last one can take
-    # over a minute more to take its lease than the first (a CI run beside a stress loop
-    # saw 60 s pass), so each waits up to two minutes for the other two; an event, not a
-    # time, decides the outcome.
+    # Three node clients start at once: on a loaded 2-core machine the last one can start a
+    # minute or more after the first. So each run's first step waits until all three are up
+    # (`all_up`); after it every wait is for the others' tool calls alone (`STEP`).
     claude_api.add(
+        all_up(claude_api, codex_api, gemini_api),
         calls(write(mine["claude"], "claude\n")),
-        wait_until(all_hold, timeout=120),
+        wait_until(all_hold, timeout=STEP),
         snapshot(ledger, seen, "all hold"),
         calls(write(mine["codex"], "claude\n"), write(mine["gemini"], "claude\n")),
-        wait_until(all_tried, timeout=60),
+        wait_until(all_tried, timeout=STEP),
         "Claude done.",
     )
     codex_api.add(
+        all_up(claude_api, codex_api, gemini_api),
         apply_patch(add_file_patch("cx.txt", "codex"), call_id="call_own"),
-        wait_until(all_hold, timeout=120),
+        wait_until(all_hold, timeout=STEP),
         apply_patch(update_patch("cc.txt", "claude", "codex"), call_id="call_cc"),
         exec_command("echo codex > gm.txt", call_id="call_gm"),
-        wait_until(all_tried, timeout=60),
+        wait_until(all_tried, timeout=STEP),
         "Codex done.",
     )
     gemini_api.add(
+        all_up(claude_api, codex_api, gemini_api),
         write_file(str(mine["gemini"]), "gemini\n"),
-        wait_until(all_hold, timeout=120),
+        wait_until(all_hold, timeout=STEP),
         gemini_calls(write_file("cc.txt", "gemini\n"), run_shell_command("echo gemini >> cx.txt")),
-        wait_until(all_tried, timeout=60),
+        wait_until(all_tried, timeout=STEP),
         "Gemini done.",
     )
     runs = [swarm.claude(claude_api), swarm.codex(codex_api), swarm.gemini(gemini_api)]

@@ -24,17 +24,15 @@ import pytest
 
 from .agent_hooks_install import Installation
 from .claude_cli import ClaudeResult, run_claude
-from .clients_support import InThread, claude_refused, process_of
+from .clients_support import STARTUP, STEP, InThread, all_up, claude_refused, process_of
 from .mock_api import MockAnthropicAPI, calls
 from .mock_chat_api import MockChatAPI, call
 from .mock_routes import (
     MAIN,
     Predicate,
-    Wait,
     agent_marker,
     all_of,
     file_exists,
-    requested,
     turns_done,
     wait_until,
 )
@@ -55,20 +53,6 @@ CC, OC1, OC2, QW1, QW2 = "proj__cc_1", "proj__oc_1", "proj__oc_2", "proj__qw_1",
 ROOT = Path(__file__).resolve().parents[2]
 # The installer's opencode and Qwen Code modules: once install.sh has them, it installs both.
 INSTALLER_KNOWS_THEM = (ROOT / "src" / "agent_hooks" / "install" / "opencode_plugin.py").exists()
-
-
-STARTUP = 240  # seconds a client may take to send its first request on a loaded 2-core machine
-STEP = 90  # seconds for a step of another run once every run is up (a tool call and its hooks)
-
-
-def all_up(*apis: Any) -> Wait:
-    """The first step of every run of a test: wait until each run has sent its first model
-    request. Started side by side, clients take very different times to start on a loaded
-    machine; after this barrier a step waits only for the others' tool calls."""
-    return wait_until(
-        all_of(*(on(api, requested(MAIN, 1), f"run {n} is up") for n, api in enumerate(apis))),
-        timeout=STARTUP,
-    )
 
 
 def refused(text: str, rel: str, holder: str) -> None:
