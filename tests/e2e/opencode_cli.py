@@ -12,7 +12,8 @@ Invariants:
   passes. The mock is the provider (``@ai-sdk/openai-compatible``, bundled) and the HTTP(S)
   proxy, which refuses every CONNECT.
 * Each run's provider (the mock) comes in ``OPENCODE_CONFIG_CONTENT``, so panes side by side in
-  one HOME each talk to their own mock. ``prepare_home`` marks ``~/.config/opencode`` as having its
+  one HOME each talk to their own mock; ``initialize_home`` creates opencode's database before
+  they start (two first starts at once: `database is locked`). ``prepare_home`` marks ``~/.config/opencode`` as having its
   dependencies installed (``package.json`` and ``package-lock.json`` naming
   ``@opencode-ai/plugin``, an empty ``node_modules``): without it opencode spends ~50 s at start
   retrying an npm install the proxy refuses, whenever a plugin is present (measured).
@@ -130,9 +131,14 @@ def _mark_dependencies(directory: Path) -> None:
     (its check: ``node_modules`` exists and ``package-lock.json`` lists every dependency)."""
     pinned = {"@opencode-ai/plugin": OPENCODE_VERSION}
     (directory / "node_modules").mkdir(parents=True, exist_ok=True)
-    (directory / "package.json").write_text(json.dumps({"dependencies": pinned}))
     lock = {"lockfileVersion": 3, "packages": {"": {"dependencies": pinned}}}
-    (directory / "package-lock.json").write_text(json.dumps(lock))
+    for name, doc in (("package.json", {"dependencies": pinned}), ("package-lock.json", lock)):
+        path = directory / name
+        text = json.dumps(doc)
+        if not path.exists() or path.read_text() != text:  # runs side by side read it
+            temporary = directory / f".{name}.{os.getpid()}.tmp"
+            temporary.write_text(text)
+            os.replace(temporary, path)
 
 
 def run_config(server_url: str) -> dict[str, Any]:
@@ -167,6 +173,34 @@ def prepare_home(home: Path) -> Path:
     directory = config_dir(home)
     _mark_dependencies(directory)
     return directory
+
+
+def initialize_home(home: Path, binary: str | None = None) -> None:
+    """Create opencode's database in ``home`` before any run (``opencode session list``).
+    Two opencode processes started at once in a HOME without one both set it up, and one
+    fails with `database is locked` (measured: 2 starts in 4), so panes started side by side
+    need it there first, as any HOME opencode ran in before has it."""
+    if (home / ".local" / "share" / "opencode" / "opencode.db").exists():
+        return
+    prepare_home(home)
+    env = client_env(
+        home=home,
+        tmp=home.parent / f"{home.name}-tmp",
+        path=search_path(),
+        client={"OPENCODE_DISABLE_MODELS_FETCH": "1", "OPENCODE_DISABLE_AUTOUPDATE": "1"},
+    )
+    done = subprocess.run(
+        [binary or ensure_opencode(), "session", "list"],
+        cwd=home,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise OpencodeUnavailable(f"`opencode session list` failed: {done.stderr.strip()[-300:]}")
 
 
 def opencode_env(

@@ -21,6 +21,7 @@ Invariants:
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import shutil
 import subprocess
@@ -130,16 +131,22 @@ def install_hooks(home: Path, argv: Sequence[str]) -> Path:
 
 
 def prepare_home(home: Path) -> Path:
-    """Merge :data:`RUN_SETTINGS` into ``~/.qwen/settings.json``, key by key."""
+    """Merge :data:`RUN_SETTINGS` into ``~/.qwen/settings.json``, key by key; the file is
+    rewritten (atomically) only when that changes it, so runs starting side by side never
+    read it half written."""
     path = settings_path(home)
     current = json.loads(path.read_text()) if path.exists() else {}
+    wanted = dict(current)
     for key, value in RUN_SETTINGS.items():
-        if isinstance(value, dict) and isinstance(current.get(key), dict):
-            current[key] = {**current[key], **value}
+        if isinstance(value, dict) and isinstance(wanted.get(key), dict):
+            wanted[key] = {**wanted[key], **value}
         else:
-            current[key] = value
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(current, indent=2) + "\n")
+            wanted[key] = value
+    if wanted != current or not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        temporary.write_text(json.dumps(wanted, indent=2) + "\n")
+        os.replace(temporary, path)
     return path
 
 

@@ -40,10 +40,12 @@ from .opencode_cli import (
     PATCH_MODEL,
     OpencodeResult,
     Tui,
+    initialize_home,
     install_plugin,
     run_opencode,
 )
 from .qwen_cli import QwenResult, install_hooks, run_qwen
+from .qwen_cli import prepare_home as prepare_qwen_home
 from .writers_support import check, leases, ledger_dir, on, snapshot, wait_for, write
 
 if TYPE_CHECKING:
@@ -126,6 +128,10 @@ def _swarm(install_agent_hooks: InstallAgentHooks, git_project: Path, **bins: st
         install = install_agent_hooks(clients="claude")
         install_plugin(install.home, install.hook_argv("opencode"))
         install_hooks(install.home, install.hook_argv("qwen"))
+    if "opencode" in bins:
+        initialize_home(install.home, bins["opencode"])
+    if "qwen" in bins:
+        prepare_qwen_home(install.home)
     return Swarm(install, git_project.resolve(), bins)
 
 
