@@ -74,15 +74,22 @@ def check_agent_name(name: str) -> str:
 
 def suspicious(name: str) -> str | None:
     """Why an accepted AGENT_NAME probably is not the name the person meant: a
-    pane title Claude Code wrote (`✳ Claude Code`), a tmux pane id (`%17`), or
-    blank. None for a name that looks chosen."""
+    pane title a client wrote (`✳ Claude Code`: one starting with a symbol, or holding
+    the client's `PANE_TITLE`), a tmux pane id (`%17`), or blank. None for a name that
+    looks chosen."""
     stripped = name.strip()
     if not stripped:
         return "it is blank"
     if stripped[0] == "%" and stripped[1:].isdigit():
         return f"it looks like a tmux pane id ({stripped})"
-    if "claude code" in stripped.lower() or not (stripped[0].isalnum() or stripped[0] in "_-."):
-        return f"it looks like a pane title Claude Code sets ({stripped[:40]})"
+    from agent_hooks.clients import client_table  # a session's start, the CLI
+
+    for client in client_table.modules():
+        title = client.PANE_TITLE
+        if title and title in stripped.lower():
+            return f"it looks like a pane title {client.LABEL} sets ({stripped[:40]})"
+    if not (stripped[0].isalnum() or stripped[0] in "_-."):
+        return f"it looks like a pane title a client sets ({stripped[:40]})"
     return None
 
 

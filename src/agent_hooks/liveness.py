@@ -1,8 +1,8 @@
-"""Is the Claude Code process behind a claim still running?
+"""Is the client process behind a claim still running?
 
-Every reservation and lease records its holder's process: `CLAUDE_PID` (set in
-every hook's environment and in the Bash tool's, so the CLI sees it too), the
-process's start time, and the host it runs on.
+Every reservation and lease records its holder's process (the client's: a hook's
+client says which, `holder_pid`; the CLI finds it, `agent_process`), the process's
+start time, and the host it runs on.
 
 Invariants:
 
@@ -82,43 +82,31 @@ def _pid(value: object) -> int | None:
     return None
 
 
-def claude_pid(environ: Mapping[str, str]) -> int | None:
-    raw = environ.get("CLAUDE_PID", "")
-    return int(raw) if raw.isascii() and raw.isdigit() and 0 < len(raw) < 10 else None
-
-
-# How a client's own process shows in /proc: its `comm`, or (Node.js programs) a
-# word of its command line; each with the client's name (`clients.<name>.NAME`).
-_CLIENT_COMMS = {
-    "claude": "claude",
-    "codex": "codex",
-    "opencode": "opencode",
-    "opencode.exe": "opencode",
-}
-_CLIENT_WORDS = (
-    ("claude", "claude"),
-    ("codex", "codex"),
-    ("qwen", "qwen"),
-    ("gemini", "gemini"),
-)
 MAX_ANCESTORS = 16
 
 
 def agent_process(environ: Mapping[str, str]) -> int | None:
-    """The client process (Claude Code, Codex, Gemini CLI, opencode, Qwen Code) a
-    command runs under — what a reservation made by `agent-hooks reserve` from an
-    agent's shell lives with: `CLAUDE_PID` when set, else the nearest ancestor process
-    that is one of the clients. None from a plain shell, or where /proc cannot be read. Not for
-    hooks: a hook's client passes its own (`clients.<name>.holder_pid`)."""
+    """The client process (any client of `clients.client_table`) a command runs under —
+    what a reservation made by `agent-hooks reserve` from an agent's shell lives with:
+    the process the client names in the environment (`agent_pid`: Claude Code's
+    `CLAUDE_PID`), else the nearest ancestor process that is one of the clients. None
+    from a plain shell, or where /proc cannot be read. Not for hooks: a hook's client
+    passes its own (`holder_pid`)."""
     return agent_client(environ)[0]
 
 
 def agent_client(environ: Mapping[str, str]) -> tuple[int | None, str | None]:
-    """(`agent_process`, the name of that client: `claude`, `codex`, `gemini`,
-    `opencode`, `qwen`), or (None, None)."""
-    pid = claude_pid(environ)
-    if pid is not None:
-        return pid, "claude"
+    """(`agent_process`, the name of that client), or (None, None). An ancestor is a
+    client when its `comm` is one of the client's `PROCESS_NAMES`, or when it is a
+    Node.js process whose script (its first argument that is no option) holds one of
+    the client's `SCRIPT_WORDS` — never a word elsewhere on the line (a prompt)."""
+    from agent_hooks.clients import client_table  # the CLI only: every client's module
+
+    clients = client_table.modules()
+    for client in clients:
+        pid = client.agent_pid(environ)
+        if pid is not None:
+            return pid, client.NAME
     here = posix.getppid()
     for _ in range(MAX_ANCESTORS):
         if here < 1:  # pid 1 is asked too: in a container the client may be its init
@@ -127,18 +115,27 @@ def agent_client(environ: Mapping[str, str]) -> tuple[int | None, str | None]:
         if stat is None:
             return None, None
         comm = stat[stat.find("(") + 1 : stat.rfind(")")]
-        if comm in _CLIENT_COMMS:
-            return here, _CLIENT_COMMS[comm]
+        for client in clients:
+            if comm in client.PROCESS_NAMES:
+                return here, client.NAME
         if comm in ("node", "MainThread") or comm.startswith("node"):
-            words = (_read(f"/proc/{here}/cmdline") or "").replace("\x00", " ")
-            for word, client in _CLIENT_WORDS:
-                if word in words:
-                    return here, client
+            script = _script((_read(f"/proc/{here}/cmdline") or "").split("\x00"))
+            for client in clients:
+                if any(word in script for word in client.SCRIPT_WORDS):
+                    return here, client.NAME
         try:
             here = int(stat.rpartition(")")[2].split()[1])
         except (IndexError, ValueError):
             return None, None
     return None, None
+
+
+def _script(argv: list[str]) -> str:
+    """The script a Node.js command line runs: its first argument that is no option."""
+    for word in argv[1:]:
+        if word and not word.startswith("-"):
+            return word
+    return ""
 
 
 def process(pid: int | None) -> dict[str, Any]:

@@ -3,9 +3,10 @@
 Invariants:
 
 * A project is a resolved directory: the git top level (the nearest directory at
-  or above the start holding `.git`, a directory or a worktree's file) of
-  `CLAUDE_PROJECT_DIR`, else of the payload's `cwd`; a `CLAUDE_PROJECT_DIR`
-  outside any repository is the project itself. Agents started in different
+  or above the start holding `.git`, a directory or a worktree's file) of the
+  directory the client's project variable names (`CLAUDE_PROJECT_DIR` for Claude
+  Code), else of the payload's `cwd`; a named directory outside any repository is
+  the project itself. Agents started in different
   subdirectories of one repository therefore share a project.
 * A repository's worktrees share one common git directory (`common_dir`), read
   from the `.git` file and `commondir` exactly as git does, without running git;
@@ -26,15 +27,20 @@ if TYPE_CHECKING:
 WORKSPACES_DIR = ".tmp/sessions"  # the project's workspaces (docs/adr/0008)
 
 
-def project_root(environ: Mapping[str, str], cwd: str | None) -> str | None:
-    """The project the agent works in, resolved: the git top level at or above
-    `CLAUDE_PROJECT_DIR` (else above `cwd`); a `CLAUDE_PROJECT_DIR` outside any git
-    repository is the project itself. Normalizing to the top level gives agents
-    started in different subdirectories of one repository the same project."""
-    configured = environ.get("CLAUDE_PROJECT_DIR", "")
-    if configured and fs.isabs(configured):
-        resolved = fs.realpath(configured)
-        return git_top_level(resolved, resolved=True) or resolved
+def project_root(
+    environ: Mapping[str, str], cwd: str | None, variables: tuple[str, ...] = ()
+) -> str | None:
+    """The project the agent works in, resolved: the git top level at or above the
+    directory the first of `variables` names (the client's project variables,
+    `PROJECT_VARIABLES`: Claude Code's `CLAUDE_PROJECT_DIR`, …), else above `cwd`; a
+    named directory outside any git repository is the project itself. Normalizing to
+    the top level gives agents started in different subdirectories of one repository
+    the same project."""
+    for name in variables:
+        configured = environ.get(name, "")
+        if configured and fs.isabs(configured):
+            resolved = fs.realpath(configured)
+            return git_top_level(resolved, resolved=True) or resolved
     if not cwd or not fs.isabs(cwd):
         return None
     return git_top_level(cwd)

@@ -21,6 +21,8 @@ Built-ins only: PreToolUse builds one on every edit.
 
 from __future__ import annotations
 
+from agent_hooks.clients import client_table
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from _collections_abc import Mapping
@@ -30,15 +32,6 @@ _ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ01234
 MAX_ID = 128
 MAX_TYPE = 64
 MAX_PERSON = 64  # characters of a person's user name shown as a holder
-
-# Every client the hooks serve (agent_hooks.clients), as people read its name.
-CLIENT_LABELS = {
-    "claude": "Claude Code",
-    "codex": "Codex",
-    "gemini": "Gemini CLI",
-    "opencode": "opencode",
-    "qwen": "Qwen Code",
-}
 
 SELF = "self"  # the same writer
 PARENT = "parent"  # the other is this writer's parent (same agent, main conversation)
@@ -138,35 +131,25 @@ def from_payload(
     environ: Mapping[str, str],
     client: str | None = None,
 ) -> Writer:
-    """The writer of a hook event of `client`: `agent` (a checked AGENT_NAME or
-    None), the payload's `session_id` (else `CLAUDE_CODE_SESSION_ID`), its
-    `agent_id` and `agent_type` (present only inside a subagent or teammate; every
-    client that has subagents names them so, where it tells them apart at all)."""
-    conversation = safe_id(payload.get("session_id")) or safe_id(
-        environ.get("CLAUDE_CODE_SESSION_ID")
-    )
+    """The writer of a hook event of `client` (its name; None: the default client):
+    `agent` (a checked AGENT_NAME or None), the payload's `session_id` (else the
+    client's session variable: `SESSION_VARIABLES`), its `agent_id` and `agent_type`
+    (present only inside a subagent or teammate; every client that has subagents
+    names them so, where it tells them apart at all)."""
+    conversation = safe_id(payload.get("session_id"))
+    if conversation is None:
+        known = client_table.module(client if client in client_table.CLIENTS else None)
+        for name in known.SESSION_VARIABLES:
+            conversation = conversation or safe_id(environ.get(name))
     agent_id = safe_id(payload.get("agent_id"))
     agent_type = short_text(payload.get("agent_type"), MAX_TYPE) if agent_id else None
     return Writer(agent, conversation, agent_id, agent_type, client)
 
 
-# Where a command an agent runs finds its conversation: Claude Code's Bash tool sets
-# CLAUDE_CODE_SESSION_ID, Codex's shell CODEX_THREAD_ID (its hooks' `session_id`),
-# Gemini CLI GEMINI_SESSION_ID, Qwen Code QWEN_CODE_SESSION_ID, and agent-hooks'
-# opencode plugin OPENCODE_SESSION_ID (its root session).
-SESSION_VARIABLES = (
-    "CLAUDE_CODE_SESSION_ID",
-    "CODEX_THREAD_ID",
-    "GEMINI_SESSION_ID",
-    "QWEN_CODE_SESSION_ID",
-    "OPENCODE_SESSION_ID",
-)
-
-
 def from_environ(agent: str | None, environ: Mapping[str, str]) -> Writer:
     """The writer a CLI process acts for: the agent, in its conversation when the
-    command runs inside a client that says which (`SESSION_VARIABLES`)."""
-    for name in SESSION_VARIABLES:
+    command runs inside a client that says which (a client's `SESSION_VARIABLES`)."""
+    for name in client_table.session_variables():  # every client's module: the CLI only
         conversation = safe_id(environ.get(name))
         if conversation is not None:
             return Writer(agent, conversation)
@@ -194,11 +177,15 @@ def describe(
 ) -> str:
     """`agent "a"`, `person "ann"` (a reservation made at a terminal by no agent), `the general-purpose subagent "fix login" (a4d71bd7) of agent "a"`,
     `teammate "alice" (a4d71bd7) of agent "a"`, `the unnamed agent of conversation 54c88e3a`;
-    an agent of another client than Claude Code is named with it: `Codex agent "b"`."""
+    an agent of another client than the default one is named with its label: `Codex agent
+    "b"` (`clients.client_table`)."""
     agent = record.get("agent")
     conversation = record.get("conversation") or record.get("conversation_id")
     client = record.get("client")
-    label = f"{CLIENT_LABELS[client]} " if client in CLIENT_LABELS and client != "claude" else ""
+    label = ""
+    if client != client_table.DEFAULT_CLIENT:  # its agents are named without it
+        known = client_table.label(client)
+        label = f"{known} " if known else ""
     someone = person(record)
     if someone is not None and not isinstance(agent, str):
         return f'person "{someone}"' if someone else "a person"

@@ -49,6 +49,8 @@ class Driver:  # a client that prints what the handler returned, as JSON
     CONTEXT_LIMIT = 1 << 30
     TRANSCRIPTS = True
     holder_pid = staticmethod(claude_code.holder_pid)
+    PROJECT_VARIABLES = claude_code.PROJECT_VARIABLES
+    SESSION_VARIABLES = claude_code.SESSION_VARIABLES
 
     @staticmethod
     def render(event, answer):

@@ -98,13 +98,16 @@ def test_the_shell_analysis_is_a_leaf() -> None:
 
 
 def test_every_client_in_the_table_has_its_module_and_protocol() -> None:
-    from agent_hooks.hooks import CLIENTS, DEFAULT_CLIENT
-    from agent_hooks.writers import CLIENT_LABELS
+    """The table in `clients/` names every client module (the interface itself is the type
+    checker's: `clients.client.Client`); each names its adapters and says how it is known."""
+    from agent_hooks.clients.client_table import CLIENTS, DEFAULT_CLIENT
 
     assert DEFAULT_CLIENT in CLIENTS
+    labels, variables = set(), []
     for name, module_name in CLIENTS.items():
         module = __import__(f"agent_hooks.clients.{module_name}", fromlist=["NAME"])
-        assert name == module.NAME and name in CLIENT_LABELS
+        assert name == module.NAME and module.LABEL and module.LABEL not in labels
+        labels.add(module.LABEL)
         for attribute in (
             "EVENTS",
             "CONTEXT_LIMIT",
@@ -114,12 +117,95 @@ def test_every_client_in_the_table_has_its_module_and_protocol() -> None:
             "SHELL_COMMAND",
         ):
             assert hasattr(module, attribute), (name, attribute)
-        for function in ("tool_use", "holder_pid", "render"):
+        for function in ("tool_use", "agent_pid", "holder_pid", "render"):
             assert callable(getattr(module, function)), (name, function)
         for adapter in set(module.EVENTS.values()):
             assert f"agent_hooks.hooks.{adapter}" in MODULES, (name, adapter)
+        assert module.SESSION_VARIABLES and all(v.isupper() for v in module.SESSION_VARIABLES)
+        assert module.PROCESS_NAMES or module.SCRIPT_WORDS, name  # found as a process
+        variables += module.SESSION_VARIABLES
+    assert len(variables) == len(set(variables))
     on_disk = {_basename(n) for n in MODULES if n.startswith("agent_hooks.clients.")}
-    assert on_disk == set(CLIENTS.values())
+    assert on_disk == set(CLIENTS.values()) | {"client", "client_table"}
+
+
+CLIENT_VARIABLE = re.compile(r"\b(CLAUDE|CODEX|GEMINI|QWEN|OPENCODE)_[A-Z0-9_]+\b")
+# Client-specific names outside `clients/` and `install/` that stay, each with its reason.
+CLIENT_NAMES_ALLOWED = {
+    # agent-hooks' own state directory is `~/.claude` for every client (ADR-0002), moved
+    # where Claude Code's own is moved
+    ("agent_hooks.identity", "CLAUDE_CONFIG_DIR"),
+}
+
+
+def _code_strings(path: Path) -> list[tuple[int, str]]:
+    """Every string constant of a module's code (docstrings left out), with its line."""
+    tree = ast.parse(path.read_text())
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    return [
+        (node.lineno, node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and id(node) not in docstrings
+    ]
+
+
+def client_specific(text: str, names: set[str], labels: set[str]) -> str | None:
+    """The client-specific name code holds in `text`, if any: a client's name or label as
+    the whole string, a client's variable as the whole string or expanded in shell text."""
+    if text in names or text in labels:
+        return text
+    found = CLIENT_VARIABLE.search(text)
+    if found and (
+        text == found.group(0) or f"${found.group(0)}" in text or "${" + found.group(0) in text
+    ):
+        return found.group(0)
+    return None
+
+
+def test_no_client_specific_name_outside_clients_and_install() -> None:
+    """What only a client knows — its name, its label, its variables — is in its module
+    (`clients/`) and its installer (`install/`): code anywhere else asks the client."""
+    from agent_hooks.clients import client_table
+
+    names = set(client_table.CLIENTS)
+    labels = {client.LABEL for client in client_table.modules()}
+    bad = []
+    for name, path in sorted(MODULES.items()):
+        if name.startswith(("agent_hooks.clients.", "agent_hooks.install.")):
+            continue
+        for line, text in _code_strings(path):
+            found = client_specific(text, names, labels)
+            if found is not None and (name, found) not in CLIENT_NAMES_ALLOWED:
+                bad.append(f"{path.relative_to(ROOT)}:{line}: {found}")
+    assert bad == []
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("CLAUDE_CODE_SESSION_ID", "CLAUDE_CODE_SESSION_ID"),
+        ('[ "$j_who" = "${AGENT_NAME:-}|${CLAUDE_CODE_SESSION_ID:-}" ]', "CLAUDE_CODE_SESSION_ID"),
+        ("codex", "codex"),
+        ("Gemini CLI", "Gemini CLI"),
+        ("The project (default: the project variable its client sets)", None),
+        ("a .claude directory", None),
+    ],
+)
+def test_the_client_name_check_itself(text: str, found: str | None) -> None:
+    """The control: a variable, a shell expansion of one, a name and a label are caught."""
+    from agent_hooks.clients import client_table
+
+    labels = {client.LABEL for client in client_table.modules()}
+    assert client_specific(text, set(client_table.CLIENTS), labels) == found
 
 
 # ---------------------------------------------------------------- docs that cannot drift

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from agent_hooks import identity, repository
+from agent_hooks.clients import claude_code, qwen_code
 
 GOOD_NAMES = [
     "proj__cc_1",
@@ -177,19 +178,26 @@ def test_agent_keys_are_distinct() -> None:
 # --- project root
 
 
-def test_project_root_from_claude_project_dir(tmp_path: Path) -> None:
+def test_project_root_from_the_clients_project_variable(tmp_path: Path) -> None:
+    """The directory the client's project variable names (Claude Code's, resolved), only
+    the client's: another client's variable is no project of this one's."""
     real = tmp_path / "real"
     real.mkdir()
     os.symlink(real, tmp_path / "link")
     environ = {"CLAUDE_PROJECT_DIR": str(tmp_path / "link")}
-    assert repository.project_root(environ, "/somewhere/else") == os.path.realpath(real)
+    variables = claude_code.PROJECT_VARIABLES
+    assert repository.project_root(environ, "/somewhere/else", variables) == os.path.realpath(real)
+    assert repository.project_root(environ, "/somewhere/else", ()) is None  # Codex names none
+    qwen = {"QWEN_PROJECT_DIR": str(real), "CLAUDE_PROJECT_DIR": "/elsewhere"}
+    assert repository.project_root(qwen, None, qwen_code.PROJECT_VARIABLES) == str(real.resolve())
 
 
 def test_relative_claude_project_dir_is_ignored(tmp_path: Path) -> None:
     (tmp_path / ".git").mkdir()
     (tmp_path / "sub").mkdir()
     root = os.path.realpath(tmp_path)
-    assert repository.project_root({"CLAUDE_PROJECT_DIR": "rel"}, f"{root}/sub") == root
+    environ = {"CLAUDE_PROJECT_DIR": "rel"}
+    assert repository.project_root(environ, f"{root}/sub", claude_code.PROJECT_VARIABLES) == root
 
 
 @pytest.mark.parametrize("git_kind", ["dir", "worktree_file", "symlink"])

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from agent_hooks import liveness
+from agent_hooks.clients import claude_code
 
 
 def holder(pid: int | None, start: Any = "now", host: str | None = None) -> dict[str, Any]:
@@ -132,8 +133,8 @@ def test_host_leaves_the_parts_it_cannot_read_empty(monkeypatch: pytest.MonkeyPa
 
 @pytest.mark.parametrize("raw", ["", "abc", "-1", "1234567890", "12 3", "١٢٣", "+5"])
 def test_claude_pid_refuses_what_is_not_a_pid(raw: str) -> None:
-    assert liveness.claude_pid({"CLAUDE_PID": raw}) is None
-    assert liveness.process(liveness.claude_pid({"CLAUDE_PID": raw}))["start"] is None
+    assert claude_code.agent_pid({"CLAUDE_PID": raw}) is None
+    assert liveness.process(claude_code.agent_pid({"CLAUDE_PID": raw}))["start"] is None
 
 
 def test_process_records_the_pid_its_start_and_the_host() -> None:
@@ -183,8 +184,11 @@ def test_the_cli_knows_which_client_it_runs_under(
         f"subprocess.run(['/bin/sh', '-c', {sys.executable!r} + ' -c ' + {probe!r}.__repr__()])"
     )
     script = tmp_path / "outer.py"
+    if extra:  # the script itself is the client's (its path names it)
+        script = tmp_path / extra[0].lstrip("/")
+        script.parent.mkdir(parents=True)
     script.write_text(outer)
-    argv = [str(link), str(script), *extra] if extra else [str(link), "-c", outer]
+    argv = [str(link), str(script)] if extra else [str(link), "-c", outer]
     proc = subprocess.run(argv, capture_output=True, text=True, check=True)
     parent, pid, name = proc.stdout.split()
     assert (pid, name) == (parent, client)
@@ -229,7 +233,7 @@ def test_a_holder_that_is_pid_1_counts() -> None:
 @pytest.mark.parametrize(("raw", "pid"), [("7", 7), ("123456789", 123456789), ("", None),
                                           ("1234567890", None), ("12a", None), ("٣", None)])  # fmt: skip
 def test_claude_pid_is_a_decimal_pid_of_at_most_nine_digits(raw: str, pid: int | None) -> None:
-    assert liveness.claude_pid({"CLAUDE_PID": raw}) == pid
+    assert claude_code.agent_pid({"CLAUDE_PID": raw}) == pid
 
 
 def fake_processes(
@@ -267,6 +271,9 @@ def fake_processes(
         ({30: ("bash", 20, "bash"),
           20: ("node", 10, "/usr/bin/node --expose-gc /x/@qwen-code/qwen-code/cli-entry.js -p"),
           10: ("node", 1, "/usr/bin/node /x/.bin/qwen -p")}, (20, "qwen")),
+        # only the script a Node.js process runs says which client: never its prompt
+        ({30: ("node", 1, "node /x/qwen-code/cli-entry.js -p fix the gemini and claude code")},
+         (30, "qwen")),
         ({30: ("node", 20, "node server.js"), 20: ("bash", 1, "bash")}, (None, None)),
         ({30: ("codex) (x", 1, "x")}, (None, None)),  # a `)` in a name: read to the last one
         ({30: ("(codex", 1, "x")}, (None, None)),  # ... and from the first `(`

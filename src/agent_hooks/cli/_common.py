@@ -34,6 +34,7 @@ import orjson
 from agent_hooks import identity, jsonio, repository, storage
 from agent_hooks import posix_fs as fs
 from agent_hooks.agents import state_file
+from agent_hooks.clients import client_table
 
 if TYPE_CHECKING:
     from agent_hooks.writers import Writer
@@ -91,12 +92,13 @@ class Env:
         return writers.from_environ(self.agent().name, self.environ)
 
     def project_root(self, given: str | None = None) -> str | None:
-        """`--project DIR`, else `CLAUDE_PROJECT_DIR`, else the git top level of the cwd."""
+        """`--project DIR`, else the directory a client's project variable names (Claude
+        Code's `CLAUDE_PROJECT_DIR`, …), else the git top level of the cwd."""
         if given is not None:
             if not os.path.isdir(given):
                 raise click.ClickException(f"--project {given}: not a directory")
             return repository.normalize_project(os.path.abspath(given))
-        return repository.project_root(self.environ, os.getcwd())
+        return repository.project_root(self.environ, os.getcwd(), client_table.project_variables())
 
 
 def os_error_text(exc: OSError) -> str:

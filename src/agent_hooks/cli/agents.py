@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import click
 
-from agent_hooks import durations, writers
+from agent_hooks import durations
 from agent_hooks.agents import roster, trail_spill
 from agent_hooks.cli._common import emit_json, get_env, json_option, table
+from agent_hooks.clients import client_table
 
 
 @click.command()
@@ -56,7 +57,7 @@ def agents(project: str | None, as_json: bool) -> None:
         body.append(
             (
                 name,
-                row["client"] if row["client"] in writers.CLIENT_LABELS else "-",
+                row["client"] if row["client"] in client_table.CLIENTS else "-",
                 "active" if row["active"] else "idle",
                 durations.ago(env.now - row["last_activity"]),
                 row["files_created"],

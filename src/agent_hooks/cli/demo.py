@@ -39,6 +39,7 @@ import click
 
 import agent_hooks
 from agent_hooks.cli._common import Env, emit_json, json_option
+from agent_hooks.clients import claude_code
 
 ALICE = "alice"
 BOB = "bob"
@@ -103,13 +104,14 @@ class Demo:
         self.project = Path(os.path.realpath(self.project))
 
     def environ(self, agent: str) -> dict[str, str]:
+        """A hook's environment as Claude Code gives it: the project and the conversation in
+        its variables (`clients.claude_code`)."""
         return {
             "PATH": os.environ.get("PATH", os.defpath),
             "HOME": str(self.home),
             "AGENT_NAME": agent,
-            "CLAUDE_PROJECT_DIR": str(self.project),
-            "CLAUDE_CODE_SESSION_ID": self.sessions[agent],
-            "CLAUDECODE": "1",
+            claude_code.PROJECT_VARIABLES[0]: str(self.project),
+            claude_code.SESSION_VARIABLES[0]: self.sessions[agent],
         }
 
     def payload(self, agent: str, event: str, **fields: Any) -> dict[str, Any]:
@@ -392,7 +394,8 @@ def demo(keep: bool, as_json: bool) -> None:
         "is told who holds what, and when it frees."
     )
     if keep:
-        env = shlex.join([f"HOME={run.home}", f"CLAUDE_PROJECT_DIR={run.project}"])
+        project_variable = claude_code.PROJECT_VARIABLES[0]
+        env = shlex.join([f"HOME={run.home}", f"{project_variable}={run.project}"])
         click.echo(f"Kept {base}. To look around:")
         click.echo(f"    {env} agent-hooks trail {BOB}")
         click.echo(f"    {env} agent-hooks agents")

@@ -23,7 +23,7 @@ from typing import Any
 
 import click
 
-from agent_hooks import identity, repository
+from agent_hooks import identity
 from agent_hooks.cli._common import emit_json, get_env, json_option, styled
 from agent_hooks.install import clients, login_path
 
@@ -101,7 +101,7 @@ def doctor(as_json: bool) -> None:
     shell finds `agent-hooks`, and whether the state directory can be written. Exit 1 when
     something is wrong; each problem is one line ending in the fix."""
     env = get_env()
-    project = repository.project_root(env.environ, os.getcwd())
+    project = env.project_root()
     found = clients.check(env.environ, projects=[project] if project else [])
     checks = [c for c in (login_path_check(env.environ), state_dir_check(env.environ)) if c]
     ok = all(item.ok for item in found) and all(c.ok for c in checks)

@@ -18,6 +18,7 @@ from agent_hooks.cli._common import (
     table,
 )
 from agent_hooks.cli.reserve import public, until
+from agent_hooks.clients import client_table
 from agent_hooks.gate import places
 from agent_hooks.leases import (
     lease,
@@ -73,7 +74,7 @@ def _reservation_rows(
     for res in found.live:
         row = public(res, now)
         row["kind"] = "reservation"
-        row["client"] = res.get("client") if res.get("client") in writers.CLIENT_LABELS else None
+        row["client"] = res.get("client") if res.get("client") in client_table.CLIENTS else None
         row["holder_label"] = writers.describe(res)
         machine = res.get("machine")
         if here is not None:  # where the grant stands in the double-claim rule
@@ -132,7 +133,7 @@ def _lease_rows(root: str, directory: str, now: float) -> list[dict[str, Any]]:
                 "agent": item.get("agent"),
                 "writer": item.get("writer"),
                 "client": item.get("client")
-                if item.get("client") in writers.CLIENT_LABELS
+                if item.get("client") in client_table.CLIENTS
                 else None,
                 "holder_label": lease_messages.holder_label(item, card),
                 "worktree": item.get("worktree_path") or item.get("worktree"),

@@ -35,6 +35,14 @@ if TYPE_CHECKING:
 NAME = "claude"  # as the entry script's first argument says, and as leases record it
 SHORT = "cc"  # its code in a pane's agent name, as ntm writes it (myproject__cc_1)
 SHELL_COMMAND = "Bash command"  # what its model calls a command its shell tool runs
+LABEL = "Claude Code"
+# Its Bash tool's environment names the conversation, and (hooks and Bash) the project.
+SESSION_VARIABLES = ("CLAUDE_CODE_SESSION_ID",)
+PROJECT_VARIABLES = ("CLAUDE_PROJECT_DIR",)
+PROCESS_NAMES = ("claude",)  # the native binary's comm
+SCRIPT_WORDS = ("claude",)  # ... or a Node.js process running it
+# How a pane Claude Code retitles reads (`✳ Claude Code`): no AGENT_NAME a person chose.
+PANE_TITLE = "claude code"
 # The client's event -> the adapter (agent_hooks.hooks.<module>) that handles it.
 EVENTS = {
     "SessionStart": "session_start",
@@ -122,6 +130,12 @@ def _changed(diff: object) -> list[tuple[str, object]]:
             found.append((MODIFIED, path))
             seen.add(path)
     return found
+
+
+def agent_pid(environ: Mapping[str, str]) -> int | None:
+    """The Claude Code process a hook or a Bash command runs under: `CLAUDE_PID`, set in
+    both environments; None when missing or no decimal pid of at most nine digits."""
+    return holder_pid(environ)
 
 
 def holder_pid(environ: Mapping[str, str]) -> int | None:

@@ -44,6 +44,12 @@ if TYPE_CHECKING:
 NAME = "codex"  # as the entry script's first argument says, and as leases record it
 SHORT = "cod"  # its code in a pane's agent name, as ntm writes it (myproject__cod_1)
 SHELL_COMMAND = "shell command"  # what its model calls a command its shell tool runs
+LABEL = "Codex"
+SESSION_VARIABLES = ("CODEX_THREAD_ID",)  # its shell's: the thread its hooks call session_id
+PROJECT_VARIABLES: tuple[str, ...] = ()  # none: the project is the payload cwd's
+PROCESS_NAMES = ("codex",)  # the native binary's comm
+SCRIPT_WORDS = ("codex",)  # ... or a Node.js process running its npm wrapper
+PANE_TITLE: str | None = None  # not measured
 EVENTS = {
     "SessionStart": "session_start",
     "PreToolUse": "pre_tool_use",
@@ -139,6 +145,11 @@ def _unquoted(word: str) -> str:
     if len(word) > 1 and word[0] == word[-1] and word[0] in "'\"":
         return word[1:-1]
     return word
+
+
+def agent_pid(environ: Mapping[str, str]) -> int | None:
+    """None: Codex names no process of its in a command's environment."""
+    return None
 
 
 def holder_pid(environ: Mapping[str, str]) -> int | None:

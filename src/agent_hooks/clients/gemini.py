@@ -42,6 +42,12 @@ if TYPE_CHECKING:
 NAME = "gemini"  # as the entry script's first argument says, and as leases record it
 SHORT = "gmi"  # its code in a pane's agent name, as ntm writes it (myproject__gmi_1)
 SHELL_COMMAND = "shell command"  # what its model calls a command its shell tool runs
+LABEL = "Gemini CLI"
+SESSION_VARIABLES = ("GEMINI_SESSION_ID",)  # its shell's
+PROJECT_VARIABLES = ("GEMINI_PROJECT_DIR",)  # its hooks' (it sets CLAUDE_PROJECT_DIR too)
+PROCESS_NAMES: tuple[str, ...] = ()  # a Node.js program:
+SCRIPT_WORDS = ("gemini",)  # a word of that process's command line
+PANE_TITLE: str | None = None  # not measured
 EVENTS = {
     "SessionStart": "session_start",
     "BeforeTool": "pre_tool_use",
@@ -97,6 +103,11 @@ def _workdir(dir_path: object, cwd: object) -> str | None:
     if not isinstance(cwd, str) or not cwd.startswith("/"):
         return None
     return cwd.rstrip("/") + "/" + dir_path
+
+
+def agent_pid(environ: Mapping[str, str]) -> int | None:
+    """None: Gemini CLI names no process of its in a command's environment."""
+    return None
 
 
 def holder_pid(environ: Mapping[str, str]) -> int | None:

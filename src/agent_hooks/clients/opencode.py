@@ -58,8 +58,15 @@ if TYPE_CHECKING:
     from agent_hooks.hooks.hook_runtime import Answer
 
 NAME = "opencode"  # as the entry script's first argument says, and as leases record it
+LABEL = "opencode"
 SHORT = "oc"  # its code in a pane's agent name (myproject__oc_1)
 SHELL_COMMAND = "bash command"  # what its model calls a command its shell tool runs
+# Set by agent-hooks' plugin in bash's environment (shell.env): the root session.
+SESSION_VARIABLES = ("OPENCODE_SESSION_ID",)
+PROJECT_VARIABLES: tuple[str, ...] = ()  # none: the plugin's cwd is opencode's directory
+PROCESS_NAMES = ("opencode", "opencode.exe")  # the native binary (npm's bin is it)
+SCRIPT_WORDS: tuple[str, ...] = ()  # no Node.js process
+PANE_TITLE: str | None = None  # not measured
 EVENTS = {
     "session.created": "session_start",
     "tool.execute.before": "pre_tool_use",
@@ -129,6 +136,12 @@ def _workdir(workdir: object, cwd: object) -> str | None:
     if not isinstance(cwd, str) or not cwd.startswith("/"):
         return None
     return cwd.rstrip("/") + "/" + workdir
+
+
+def agent_pid(environ: Mapping[str, str]) -> int | None:
+    """None: a command in opencode's bash is found under opencode by its process name
+    (`OPENCODE_PID`, inherited, would name an outer opencode as readily)."""
+    return None
 
 
 def holder_pid(environ: Mapping[str, str]) -> int | None:

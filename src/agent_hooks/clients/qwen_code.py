@@ -48,8 +48,14 @@ if TYPE_CHECKING:
     from agent_hooks.hooks.hook_runtime import Answer
 
 NAME = "qwen"  # as the entry script's first argument says, and as leases record it
+LABEL = "Qwen Code"
 SHORT = "qw"  # its code in a pane's agent name (myproject__qw_1)
 SHELL_COMMAND = "shell command"  # what its model calls a command its shell tool runs
+SESSION_VARIABLES = ("QWEN_CODE_SESSION_ID",)  # its shell's (measured)
+PROJECT_VARIABLES = ("QWEN_PROJECT_DIR",)  # its hooks' (it sets Claude's and Gemini's too)
+PROCESS_NAMES: tuple[str, ...] = ()  # a Node.js program:
+SCRIPT_WORDS = ("qwen",)  # a word of that process's command line
+PANE_TITLE: str | None = None  # not measured
 EVENTS = {
     "SessionStart": "session_start",
     "PreToolUse": "pre_tool_use",
@@ -116,6 +122,11 @@ def _task_id(said: str) -> str | None:
         return None
     word = said[at + len(TASK_ID) :].split(None, 1)
     return word[0] if word else None
+
+
+def agent_pid(environ: Mapping[str, str]) -> int | None:
+    """None: Qwen Code's launcher variable names the launcher, not the CLI its agent runs in."""
+    return None
 
 
 def holder_pid(environ: Mapping[str, str]) -> int | None:

@@ -1,22 +1,20 @@
 """One client-neutral adapter per hook event; `main(argv)` runs the one asked for.
 
 `argv` is `[EVENT]` (Claude Code, as every install of earlier releases runs it) or
-`[CLIENT, EVENT]`: `CLIENTS` names each client's module in `agent_hooks.clients`,
-whose `EVENTS` table maps the client's own event names to the adapters here.
-Adding a client adds a module and a row of `CLIENTS`. Each adapter imports only
-what its event needs (tests/hooks/test_imports.py); this package's `main`
-imports just the client and the one adapter asked for.
+`[CLIENT, EVENT]`: the table of clients (`clients.client_table.CLIENTS`) names each
+client's module in `agent_hooks.clients`, whose `EVENTS` table maps the client's own
+event names to the adapters here. Adding a client adds a module and a row there. Each
+adapter imports only what its event needs (tests/hooks/test_imports.py); this package's
+`main` imports just the table, the client and the one adapter asked for.
 """
 
-# The entry script's client argument -> its module in agent_hooks.clients.
-CLIENTS = {
-    "claude": "claude_code",
-    "codex": "codex",
-    "gemini": "gemini",
-    "opencode": "opencode",
-    "qwen": "qwen_code",
-}
-DEFAULT_CLIENT = "claude"
+from agent_hooks import preload
+
+# The table of clients, from cached bytecode (as every module a hook always loads).
+preload(("agent_hooks.clients.client_table",))
+from agent_hooks.clients.client_table import CLIENTS, DEFAULT_CLIENT  # noqa: E402
+
+__all__ = ["CLIENTS", "CORE", "DEFAULT_CLIENT", "PRELOAD", "main"]  # the table, here too
 
 # The agent_hooks modules each hot event always loads, each after those it imports:
 # preloaded from cached bytecode without the import system's per-module work
@@ -70,9 +68,7 @@ def main(argv: list[str]) -> int:
         client = __import__(f"agent_hooks.clients.{module}", fromlist=["EVENTS"])
         adapter_name = client.EVENTS.get(event_name)
         if adapter_name is None:
-            from agent_hooks.writers import CLIENT_LABELS
-
-            label = CLIENT_LABELS[client_name]
+            label = client.LABEL
             sys.stderr.write(f"agent-hooks: unknown {label} hook event {event_name!r}; allowed\n")
             return 0
         preload(PRELOAD.get(adapter_name, ()))

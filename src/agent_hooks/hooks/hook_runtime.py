@@ -92,7 +92,7 @@ class HookContext:
         return value if isinstance(value, str) else None
 
     def project_root(self) -> str | None:
-        return repository.project_root(self.environ, self.cwd)
+        return repository.project_root(self.environ, self.cwd, self.client.PROJECT_VARIABLES)
 
     def log(self, message: str) -> None:
         from agent_hooks.log import log  # only when there is something to log

@@ -17,7 +17,8 @@ if TYPE_CHECKING:
 def handle(ctx: hook_runtime.HookContext) -> hook_runtime.Answer | None:
     from agent_hooks.install import install_check
 
-    project = ctx.environ.get("CLAUDE_PROJECT_DIR") or ctx.cwd
+    named = (ctx.environ.get(name) for name in ctx.client.PROJECT_VARIABLES)
+    project = next((value for value in named if value), None) or ctx.cwd
     try:
         aside, message = install_check.plugin_session_start(ctx.environ, project, ctx.now)
     except Exception as exc:  # undecided: the plugin runs everything (fail open)

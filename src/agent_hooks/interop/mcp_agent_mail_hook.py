@@ -138,7 +138,9 @@ def _grant(
             return
     outcome = reservation_store.reserve(
         Repo(root, ctx.state_dir, ctx.environ),
-        writers.Writer(agent, ctx.environ.get("CLAUDE_CODE_SESSION_ID")),
+        writers.Writer(
+            agent, writers.from_payload(agent, ctx.payload, ctx.environ, ctx.client.NAME).conversation
+        ),
         [(norm, pattern.compile(norm))],
         ctx.now,
         reason=grant.reason,

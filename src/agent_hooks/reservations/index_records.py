@@ -26,7 +26,7 @@ GLOB_GROUP = ""
 # `machine` names the other machine a reservation was made on when the ledger is
 # shared (docs/adr/0016), else None; such a reservation's owner is `<owner>@<machine>`,
 # so an agent of the same name on this machine is never taken for its owner.
-# `client`: the client its agent ran in (`writers.CLIENT_LABELS`), None when unknown.
+# `client`: the client its agent ran in (`clients.client_table.CLIENTS`), None when unknown.
 (
     OWNER,
     EXCLUSIVE,

@@ -22,6 +22,7 @@ import sys
 
 from agent_hooks import jsonio, repository
 from agent_hooks import posix_fs as fs
+from agent_hooks.clients import claude_code
 from agent_hooks.work_sessions import location, transcript, work_session, work_session_store
 
 TYPE_CHECKING = False
@@ -63,7 +64,9 @@ def figures(payload: Mapping[str, Any], environ: Mapping[str, str]) -> dict[str,
         project: str | None = fs.realpath(project_dir)
     else:
         cwd = payload.get("cwd")
-        project = repository.project_root(environ, cwd if isinstance(cwd, str) else None)
+        project = repository.project_root(
+            environ, cwd if isinstance(cwd, str) else None, claude_code.PROJECT_VARIABLES
+        )
     directory = location.sessions_dir(project, environ)
     if directory is None:
         return None

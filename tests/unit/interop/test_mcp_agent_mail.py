@@ -92,6 +92,7 @@ class World:
 
     def ctx(self, data: dict[str, Any], agent: str = "alice", now: float = NOW) -> HookContext:
         full = load_payload("PostToolUse_Write", self.project, str(self.home))
+        full["session_id"] = "sess-1"  # the conversation, as in CLAUDE_CODE_SESSION_ID below
         full.update(data)
         environ = {
             "HOME": str(self.home),
