@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import shlex
+from collections.abc import Mapping
 from typing import Any
 
 PRE_COMMIT = "pre-commit"
@@ -37,6 +38,30 @@ MARKER = "# agent-hooks-guard: "
 BLOCKED_EXIT = 9
 JUDGED_FILE = "agent-hooks-guard-commit"  # in the worktree's own git dir
 JUDGED_FOR = 60  # seconds from pre-commit to its branch update (hooks, a message editor)
+
+
+def _session_variables() -> tuple[str, ...]:
+    from agent_hooks.clients import client_table
+
+    return client_table.session_variables()
+
+
+def judged_identity(environ: Mapping[str, str]) -> str:
+    """Whose commit pre-commit judged: `AGENT_NAME|CONVERSATION`, the conversation being
+    the first non-empty of every client's session variable (Claude Code's, Codex's, …),
+    as the shell's `JUDGED_IDENTITY` reads it — so two conversations of one agent, of any
+    client, never pass for each other."""
+    conversation = next((environ[name] for name in _session_variables() if environ.get(name)), "")
+    return f"{environ.get('AGENT_NAME', '')}|{conversation}"
+
+
+def _first_set(names: tuple[str, ...]) -> str:
+    """`${A:-${B:-}}`: the first non-empty of the variables `names`, in sh."""
+    return "".join(f"${{{name}:-" for name in names) + "}" * len(names) if names else ""
+
+
+# judged_identity, as the reference-transaction script computes it
+JUDGED_IDENTITY = "${AGENT_NAME:-}|" + _first_set(_session_variables())
 
 _CODE = 'from agent_hooks.cli.guard import main; main(prog_name="agent-hooks guard")'
 
@@ -52,7 +77,7 @@ _WHAT = {
 # update, and no other, moves the branch pre-commit ran on (`git commit` on it)
 # from the judged HEAD to a commit whose tree is the judged tree and whose parents
 # are that HEAD (a commit) or that HEAD's parents (`--amend`), in the same
-# AGENT_NAME and conversation, within JUDGED_FOR seconds; the record is used up
+# AGENT_NAME and conversation (`judged_identity`), within JUDGED_FOR seconds; the record is used up
 # (removed) by the update it lets pass. Everything else — the same commit merged,
 # fast-forwarded, cherry-picked or reset onto a branch, later or elsewhere — is
 # checked: reservations may have been made since pre-commit judged it.
@@ -65,7 +90,7 @@ if [ -f "$judged" ]; then
     case "$now" in ""|*[!0-9]*) j_at= ;; esac
     if [ $# -eq 3 ] && [ -n "$j_head" ] && [ "$3" = "$j_ref" ] && [ -n "$j_at" ] &&
         [ $((now - j_at)) -ge 0 ] && [ $((now - j_at)) -le {JUDGED_FOR} ] &&
-        [ "$j_who" = "${{AGENT_NAME:-}}|${{CLAUDE_CODE_SESSION_ID:-}}" ]; then
+        [ "$j_who" = "{JUDGED_IDENTITY}" ]; then
         landed="$(echo $(git rev-parse "$3^{{commit}}" "$2^{{tree}}" "$2^@" 2>/dev/null))"
         amended="$(echo $j_head $j_tree $j_parents)"
         if [ "$landed" = "$j_head $j_tree $j_head" ] || [ "$landed" = "$amended" ]; then

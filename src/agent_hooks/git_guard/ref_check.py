@@ -11,8 +11,9 @@ the commit `pre-commit` has just judged are skipped.
 
 The judged commit: `pre-commit` writes `<git dir>/agent-hooks-guard-commit` (the
 worktree's own git dir: worktrees commit independently): HEAD, the tree of the
-index it judged, the time, what it concluded; then AGENT_NAME|CLAUDE_CODE_SESSION_ID
-as git's environment has them; the branch HEAD is on (`HEAD` when detached); and
+index it judged, the time, what it concluded; then whose it is
+(`guard_script.judged_identity`: AGENT_NAME and the conversation a client's session
+variable names, as git's environment has them); the branch HEAD is on (`HEAD` when detached); and
 HEAD's parents. The reference-transaction script (not this module) skips one update
 only: that branch moved from that HEAD to a commit with that tree whose parents are
 HEAD (or HEAD's, an amend), by the same identity within `guard_script.JUDGED_FOR`
@@ -32,7 +33,7 @@ from agent_hooks import storage
 from agent_hooks.git_guard import commit_check
 from agent_hooks.git_guard.commit_check import Finding, Staged, parse_name_status
 from agent_hooks.git_guard.guard_hooks import GuardError, git
-from agent_hooks.git_guard.guard_script import JUDGED_FILE
+from agent_hooks.git_guard.guard_script import JUDGED_FILE, judged_identity
 
 
 @dataclass(frozen=True)
@@ -118,7 +119,7 @@ def remember_judged(repo: str, environ: Mapping[str, str], now: float, outcome: 
         ).splitlines()
     except (GuardError, ValueError):
         return  # no commit yet: the first commit creates its branch, which is never checked
-    who = f"{environ.get('AGENT_NAME', '')}|{environ.get('CLAUDE_CODE_SESSION_ID', '')}"
+    who = judged_identity(environ)
     try:
         tree = git(repo, "write-tree").strip()  # GIT_INDEX_FILE: the index being committed
         text = f"{head} {tree} {int(now)} {outcome}\n{who}\n{branch}\n{' '.join(parents)}\n"

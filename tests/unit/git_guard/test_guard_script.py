@@ -74,6 +74,41 @@ def test_the_check_starts_only_when_a_branch_really_moves(repo: Repo, tmp_path: 
     assert runs(calls) == ["ref-updates"]
 
 
+@pytest.mark.parametrize(
+    "variable",
+    [
+        "CLAUDE_CODE_SESSION_ID",
+        "CODEX_THREAD_ID",
+        "GEMINI_SESSION_ID",
+        "QWEN_CODE_SESSION_ID",
+        "OPENCODE_SESSION_ID",
+    ],
+)
+def test_a_commit_judged_in_one_conversation_is_checked_in_another_of_the_same_agent(
+    repo: Repo, tmp_path: Path, variable: str
+) -> None:
+    """One AGENT_NAME in two conversations of any client (each names its conversation in
+    its own variable): the commit one conversation's pre-commit judged is judged again
+    when the other lands it; the same conversation's lands unchecked."""
+    python, calls = counting_python(tmp_path)
+    guard_hooks.install(str(repo.path), str(python), "block")
+    stop = tmp_path / "stop"  # a commit-msg hook that ends the commit after pre-commit judged it
+    write_hook(repo.hooks / "commit-msg", f'[ -e "{stop}" ] && exit 1\nexit 0')
+    for other, checked in (("conv-1", []), ("conv-2", ["ref-updates"])):
+        repo.write("src/a.py", f"{other}\n")
+        repo.git("add", "-A")
+        stop.touch()
+        failed = repo.git("commit", "-q", "-m", "judged", agent="bob", check=False,
+                          **{variable: "conv-1"})  # fmt: skip
+        assert failed.returncode != 0 and runs(calls) == ["commit"]  # judged, not made
+        stop.unlink()
+        repo.git("commit", "-q", "--no-verify", "-m", "landed", agent="bob", **{variable: other})
+        assert runs(calls) == checked, other
+        assert guard_script.judged_identity({"AGENT_NAME": "bob", variable: other}) == (
+            f"bob|{other}"
+        )
+
+
 def test_a_chained_reference_transaction_hook_gets_gits_stdin_and_can_refuse(
     repo: Repo, tmp_path: Path
 ) -> None:
