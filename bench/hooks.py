@@ -7,11 +7,13 @@ not a test). The budget for PreToolUse and PostToolUse is 1.5x.
     python bench/hooks.py [--runs 60] [--python /abs/python] [--remote] [--scale]
                           [--against CHECKOUT]
 
-Claude Code's cases run `entry.pyc <Event>`; Codex's and Gemini CLI's run `entry.pyc codex
-<Event>` and `entry.pyc gemini <Event>` on their captured payloads
-(tests/fixtures/payloads/codex/, gemini/), printed beside Claude's: an edit (a patch, a
-write_file) and a shell write before and after it ran. Their shell commands come with no
-list of changed files, so a PostToolUse of one that may write reads it with the parser.
+Claude Code's cases run `entry.pyc <Event>`; Codex's, Gemini CLI's, opencode's and Qwen
+Code's run `entry.pyc codex <Event>` (`gemini`, `opencode`, `qwen`) on their captured payloads
+(tests/fixtures/payloads/codex/, gemini/, opencode/, qwen/), printed beside Claude's: an edit
+(a patch, a write_file, an edit) and a shell write before and after it ran. Their shell
+commands come with no list of changed files, so a PostToolUse of one that may write reads it
+with the parser. opencode's hooks are spawned by its plugin: what the plugin's own spawn costs
+is measured apart (bench/opencode_plugin.py).
 
 Hooks run as installed: the entry script compiled (`hooks/entry.pyc`, which install.sh
 makes; a script given as source is compiled on every run), beside a link to this
@@ -27,9 +29,10 @@ with a second machine (a clone with its own HOME and AGENT_HOOKS_HOST) that hold
 reservation: what those cost is --scale's), and starts the detached sync whenever it is due (every 15 s) as it would
 in use; plus an edit of a file the other machine leases (told in the context).
 
---against CHECKOUT runs Claude Code's cases with another checkout's hooks too (e.g. a
-`git worktree` of an earlier commit; in a project and HOME of their own), each case's
-run beside this checkout's, run after run, so the two ratios meet the same machine.
+--against CHECKOUT runs Claude Code's cases, and a lease-taking edit and shell write of Codex
+and Gemini CLI, with another checkout's hooks too (e.g. a `git worktree` of an earlier
+commit; in a project and HOME of their own), each case's run beside this checkout's, run
+after run, so the two ratios meet the same machine.
 
 --scale adds the scale cases, in a project of their own whose agent has just started:
 PreToolUse (a Write, and a Bash command, into a directory where others hold things)
@@ -101,6 +104,16 @@ def payload_file(tmp: Path, name: str, project: Path, target: str | None = None)
             doc["tool_response"] = (
                 f"Exit code: 0\nOutput:\nSuccess. Updated the following files:\nM {target}\n"
             )
+    elif name.startswith("opencode/") and target is not None:
+        if "filePath" in doc["tool_input"]:
+            doc["tool_input"]["filePath"] = f"{project}/{target}"
+        else:
+            doc["tool_input"]["command"] = f"echo hi > {target}"
+    elif name.startswith("qwen/") and target is not None:
+        if "file_path" in doc["tool_input"]:
+            doc["tool_input"]["file_path"] = f"{project}/{target}"
+        else:
+            doc["tool_input"]["command"] = f"echo hi > {target}"
     elif name.startswith("gemini/") and target is not None:
         if "file_path" in doc["tool_input"]:
             doc["tool_input"]["file_path"] = target  # relative, as Gemini's model may write it
@@ -170,24 +183,32 @@ def start_session(hook: list[str], env: dict[str, str], base: Path, project: Pat
 
 
 def against_cases(
-    python: str, tmp: Path, checkout: Path, names: dict[str, tuple[str, str, str | None]]
+    python: str,
+    tmp: Path,
+    checkout: Path,
+    names: dict[str, tuple[str, str, str | None]],
+    targets: dict[str, str] | None = None,
 ) -> tuple[
     dict[str, tuple[list[str], Path]], dict[str, dict[str, str]], dict[str, Callable[[int], object]]
 ]:
-    """Claude Code's cases (`names`: case -> event, payload, the file it leases anew each
-    run) run by another checkout's hooks, in a project and HOME of their own (an earlier
-    release's state and ledger never meet this one's); keyed `<case> @ <checkout>`."""
+    """The cases `names` (case -> the entry's arguments, payload, the file it leases anew
+    each run; `targets`: a case's target file, as this checkout's case has it) run by another
+    checkout's hooks, in a project and HOME of their own (an earlier release's state and
+    ledger never meet this one's); keyed `<case> @ <checkout>`."""
     base = tmp / "against"
     base.mkdir()
     hook = [python, "-IS", str(compiled_entry(python, base, checkout))]
     project, env = new_project(base)
     start_session(hook, env, base, project)
+    for rel in ("c.txt", "d.txt"):
+        (project / rel).write_text("alpha\nline two\n")
     label = checkout.name
     cases: dict[str, tuple[list[str], Path]] = {}
     prepare: dict[str, Callable[[int], object]] = {}
     for name, (event, fixture, lease) in names.items():
         key = f"{name} @ {label}"
-        cases[key] = ([*hook, event], payload_file(base, fixture, project))
+        target = (targets or {}).get(name)
+        cases[key] = ([*hook, *event.split()], payload_file(base, fixture, project, target))
         if lease is not None:
             prepare[key] = fresh_lease(project / ".git" / "agent-hooks", lease)
         elif name == "PostToolUse Edit":
@@ -195,6 +216,8 @@ def against_cases(
         elif name == HELD_EDIT:
             cases[key] = ([*hook, event], payload_file(base, fixture, project, HELD_FILE))
             prepare[key] = held_edit(hook, env, base, project, HELD_FILE, HELD_SIZE)
+        elif name.endswith(" edit"):  # a new fingerprint to write, as after a real edit
+            prepare[key] = lambda n: (project / "c.txt").write_text(f"alpha {n}\n")
     return cases, dict.fromkeys(cases, env), prepare
 
 
@@ -375,7 +398,8 @@ def main() -> int:
         "--against",
         type=Path,
         metavar="CHECKOUT",
-        help="also Claude Code's cases run by another checkout's hooks, side by side",
+        help="also Claude Code's (and some Codex and Gemini CLI) cases run by another "
+        "checkout's hooks, side by side",
     )
     args = parser.parse_args()
     python = args.python
@@ -457,7 +481,25 @@ def main() -> int:
                     prepare[name] = fresh_lease(ledger_dir, lease)
                 elif kind == "edit":  # a new fingerprint to write, as after a real edit
                     prepare[name] = lambda n: (project / "c.txt").write_text(f"alpha {n}\n")
-        for rel in ("c.txt", "d.txt"):
+        # opencode (its plugin spawns the entry: what the plugin adds is bench/opencode_plugin.py's)
+        # and Qwen Code: an edit and a shell write, before and after they ran
+        for client, pre, post, edit, shell, label in (
+            ("opencode", "tool.execute.before", "tool.execute.after", "edit", "bash", "opencode"),
+            ("qwen", "PreToolUse", "PostToolUse", "write_file", "run_shell_command", "Qwen"),
+        ):
+            for event, kind, fixture, target, lease in (
+                (pre, "edit (lease)", f"{client}/{pre}_{edit}", "e.txt", "e.txt"),
+                (pre, "shell", f"{client}/{pre}_{shell}", "f.txt", None),
+                (post, "edit", f"{client}/{post}_{edit}", "e.txt", None),
+                (post, "shell (lease)", f"{client}/{post}_{shell}", "f.txt", "f.txt"),
+            ):
+                name = f"{label} {event} {kind}"
+                cases[name] = ([*hook, client, event], payload_file(tmp, fixture, project, target))
+                if lease is not None:
+                    prepare[name] = fresh_lease(ledger_dir, lease)
+                elif kind == "edit":  # a new fingerprint to write, as after a real edit
+                    prepare[name] = lambda n: (project / "e.txt").write_text(f"alpha {n}\n")
+        for rel in ("c.txt", "d.txt", "e.txt", "f.txt"):
             (project / rel).write_text("alpha\nline two\n")
         envs: dict[str, dict[str, str]] = {}
         if args.against is not None:  # each case beside the other checkout's, run after run
@@ -469,6 +511,19 @@ def main() -> int:
                 HELD_EDIT: ("PostToolUse", "PostToolUse_Edit", None),
                 "PostToolUse Read": ("PostToolUse", "PostToolUse_Read", None),
                 "PostToolUse Bash (lease)": ("PostToolUse", "PostToolUse_Bash", "b.txt"),
+                "Codex PreToolUse edit (lease)": (
+                    "codex PreToolUse", "codex/PreToolUse_apply_patch_patch_update", "c.txt"),
+                "Codex PostToolUse shell (lease)": (
+                    "codex PostToolUse", "codex/PostToolUse_Bash_shell_write", "d.txt"),
+                "Gemini BeforeTool edit (lease)": (
+                    "gemini BeforeTool", "gemini/BeforeTool_write_file", "c.txt"),
+                "Gemini AfterTool shell (lease)": (
+                    "gemini AfterTool", "gemini/AfterTool_run_shell_command", "d.txt"),
+            }, targets={
+                "Codex PreToolUse edit (lease)": "c.txt",
+                "Codex PostToolUse shell (lease)": "d.txt",
+                "Gemini BeforeTool edit (lease)": "c.txt",
+                "Gemini AfterTool shell (lease)": "d.txt",
             })  # fmt: skip
             mixed = {}
             for name, case in cases.items():
@@ -480,11 +535,9 @@ def main() -> int:
             prepare.update(other_prepare)
         one = compare(python, cases, env, args.runs, prepare, envs)
         for name, ratio in one.items():
-            budget = (
-                " (budget 1.5x)"
-                if {"PreToolUse", "PostToolUse", "BeforeTool", "AfterTool"} & set(name.split()[:2])
-                else ""
-            )
+            hot = {"PreToolUse", "PostToolUse", "BeforeTool", "AfterTool"}
+            hot |= {"tool.execute.before", "tool.execute.after"}
+            budget = " (budget 1.5x)" if hot & set(name.split()[:2]) else ""
             print(f"  {name:<32} {ratio:5.2f}x{budget}")
         # The net under the gate: the writer holds files (their fingerprints in its state
         # and on its leases), and its trail is long (1,000 files a list: the state keeps

@@ -3,7 +3,8 @@
 `valgrind --tool=callgrind`, against `python -I -S -c pass`. Instruction counts do
 not move with the machine's load (wall ratios do), so this is how a change is
 compared with the one before it on a busy machine. The cases: Claude Code's alone in
-a project, Codex's and Gemini CLI's beside them (an edit, a shell write), a writer
+a project, Codex's, Gemini CLI's, opencode's and Qwen Code's beside them (an edit, a shell
+write), a writer
 holding 10 files with a long trail (the net under the gate), a 50,000-entry trail.
 
     python bench/instructions.py [--checkout DIR] [--python /abs/python] [--remote] [--scale]
@@ -128,6 +129,8 @@ def main() -> int:
             ("codex", "Codex", "PreToolUse", "PostToolUse", "apply_patch_patch_update",
              "Bash_shell_write"),
             ("gemini", "Gemini", "BeforeTool", "AfterTool", "write_file", "run_shell_command"),
+            ("opencode", "opencode", "tool.execute.before", "tool.execute.after", "edit", "bash"),
+            ("qwen", "Qwen", "PreToolUse", "PostToolUse", "write_file", "run_shell_command"),
         ):  # fmt: skip
             for event, kind, fixture, target, fresh in (
                 (pre, "edit (lease)", f"{client}/{pre}_{edit}", "c.txt", no_lease("c.txt")),
