@@ -107,6 +107,18 @@ CASES: dict[str, tuple[str, list[tuple[str, str]], bool]] = {
         [(UPDATE, "keep.txt"), (ADD, "m.txt"), (DELETE, "old.txt")],
         True,
     ),
+    # an empty or blank line is a context line, a chunk of its own first (Codex applies
+    # such an update): the hunks after it count (found by the payload fuzz)
+    "a blank context line is an update's chunk": (
+        B + "*** Update File: keep.txt\n \n*** Add File: z.txt\n" + E,
+        [(UPDATE, "keep.txt"), (ADD, "z.txt")],
+        True,
+    ),
+    "an empty line is an update's chunk": (
+        B + "*** Update File: keep.txt\n\n*** Delete File: old.txt\n" + E,
+        [(UPDATE, "keep.txt"), (DELETE, "old.txt")],
+        True,
+    ),
     # `*** Move to:` moves only unindented: indented by a blank it is a context line
     # (applying then fails: the file has no such line), by a tab no valid line at all
     "an indented Move to is context": (

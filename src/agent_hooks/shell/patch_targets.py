@@ -24,7 +24,9 @@ so that what a patch writes is exactly the files its hunk headers name:
   runs until a line starting with `***`: its chunks are lines starting with
   ` `, `+`, `-`, empty lines, and `@@` lines opening a chunk (the first chunk
   may go without one, as Codex allows; every later one must start with it, and
-  the hunks after an update are read either way). So `*** Add File:
+  the hunks after an update are read either way). An empty or blank line is a
+  context line like any other, also as a chunk's first: an update holding
+  nothing else is valid (Codex applies it). So `*** Add File:
   x` inside content (`+*** Add File: x`, or ` *** Add File: x` in an update)
   names nothing, while ` *** Add File: x` right after an add hunk's `+` lines is
   the next header, as for Codex.
@@ -160,9 +162,6 @@ def _changes(body: list[str], i: int) -> tuple[int, str | None]:
     n, chunks = len(body), 0
     while i < n:
         line = body[i]
-        if not line.strip():
-            i += 1
-            continue
         if line.startswith("***"):
             break
         if line == "@@" or line.startswith("@@ "):
