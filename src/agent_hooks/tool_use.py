@@ -1,12 +1,21 @@
-"""One tool call as the hooks see it, whichever client made it: the
-client-neutral request the client layer (`agent_hooks.clients`) builds from a
-payload, and the adapters and the gate read.
+"""One hook event and its tool call as the hooks see them, whichever client made
+them: the client-neutral request the client layer (`agent_hooks.clients`) builds
+from a payload, and the adapters, the gate and the domain code read — they never
+read a payload's own keys.
 
 Invariants:
 
+* A `HookEvent` holds what an event says about where and by whom it happens: the
+  conversation (`session`), a subagent's or teammate's id and type, the directory
+  it works in (`cwd`, absolute or None), its transcripts (absolute paths or None),
+  the tool call's id, how long the tool ran (`duration_ms`), and why a session
+  started (`source`). Each is text of the client's, checked only for its type: a
+  caller that puts one in a file name checks it again (`writers.safe_id`).
+
 * `kind` is one of EDIT (a tool that writes named files), SHELL (a shell
-  command line), READING, LAUNCH (a subagent or teammate started), or None (nothing
-  agent-hooks acts on).
+  command line), READING, LAUNCH (a subagent or teammate started), MCP (a tool of
+  an MCP server: `mcp` holds its own name, arguments and result, whatever the
+  client calls it), or None (nothing agent-hooks acts on).
 * `files` are (trail field, path) pairs with paths as the client gave them:
   absolute, or relative to the payload's `cwd`. An edit's files are its targets
   (created, modified, deleted); a read's, what it read; after a tool ran, also
@@ -33,6 +42,7 @@ EDIT = "edit"
 SHELL = "shell"
 READING = "read"
 LAUNCH = "launch"
+MCP = "mcp"
 
 # The trail's fields (the state document's names, which other tools read)
 CREATED = "files_created"
@@ -40,10 +50,49 @@ MODIFIED = "files_modified"
 READ = "files_read"
 
 
+class HookEvent:
+    """One hook event; see the module's invariants."""
+
+    __slots__ = (
+        "agent_id",
+        "agent_transcript",
+        "agent_type",
+        "cwd",
+        "duration_ms",
+        "session",
+        "source",
+        "tool_use_id",
+        "transcript",
+    )
+
+    def __init__(
+        self,
+        *,
+        session: str | None = None,
+        agent_id: str | None = None,
+        agent_type: str | None = None,
+        cwd: str | None = None,
+        transcript: str | None = None,
+        agent_transcript: str | None = None,
+        tool_use_id: str | None = None,
+        duration_ms: float | None = None,
+        source: str | None = None,
+    ) -> None:
+        self.session = session  # the conversation (the client's session id)
+        self.agent_id = agent_id  # inside a subagent or teammate: its id
+        self.agent_type = agent_type  # ... and its type, where the client says
+        self.cwd = cwd  # where relative paths of the call resolve
+        self.transcript = transcript  # the conversation's transcript
+        self.agent_transcript = agent_transcript  # the subagent's own, at its stop
+        self.tool_use_id = tool_use_id
+        self.duration_ms = duration_ms  # how long the tool ran, where the client says
+        self.source = source  # why a session started: startup, resume, clear, compact
+
+
 class ToolUse:
     """One tool call; see the module's invariants."""
 
-    __slots__ = ("command", "files", "kind", "launched", "name", "reported", "workdir")
+    __slots__ = ("command", "files", "kind", "launched", "mcp", "name", "reported", "workdir")
 
     def __init__(
         self,
@@ -55,6 +104,7 @@ class ToolUse:
         workdir: str | None = None,
         reported: bool = False,
         launched: dict[str, object] | None = None,
+        mcp: dict[str, object] | None = None,
     ) -> None:
         self.name = name  # the tool's name as the client calls it
         self.kind = kind
@@ -62,7 +112,9 @@ class ToolUse:
         self.command = command
         self.workdir = workdir
         self.reported = reported
-        self.launched = launched  # LAUNCH: {"agent_id", "agent_type", "description", "name"}
+        # LAUNCH: {"agent_id", "agent_type", "description", "name", "output_file"}
+        self.launched = launched
+        self.mcp = mcp  # MCP: {"server", "tool" (the server's own name), "args", "result"}
 
     def targets(self) -> list[object]:
         """The paths an edit writes (as given), each once."""

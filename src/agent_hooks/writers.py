@@ -28,6 +28,8 @@ if TYPE_CHECKING:
     from _collections_abc import Mapping
     from typing import Any
 
+    from agent_hooks.tool_use import HookEvent
+
 _ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
 MAX_ID = 128
 MAX_TYPE = 64
@@ -125,25 +127,14 @@ def nobody() -> Writer:
     return Writer(None, NOBODY)
 
 
-def from_payload(
-    agent: str | None,
-    payload: Mapping[str, Any],
-    environ: Mapping[str, str],
-    client: str | None = None,
-) -> Writer:
-    """The writer of a hook event of `client` (its name; None: the default client):
-    `agent` (a checked AGENT_NAME or None), the payload's `session_id` (else the
-    client's session variable: `SESSION_VARIABLES`), its `agent_id` and `agent_type`
-    (present only inside a subagent or teammate; every client that has subagents
-    names them so, where it tells them apart at all)."""
-    conversation = safe_id(payload.get("session_id"))
-    if conversation is None:
-        known = client_table.module(client if client in client_table.CLIENTS else None)
-        for name in known.SESSION_VARIABLES:
-            conversation = conversation or safe_id(environ.get(name))
-    agent_id = safe_id(payload.get("agent_id"))
-    agent_type = short_text(payload.get("agent_type"), MAX_TYPE) if agent_id else None
-    return Writer(agent, conversation, agent_id, agent_type, client)
+def from_event(agent: str | None, hook: HookEvent, client: str | None = None) -> Writer:
+    """The writer of a hook event of `client` (its name, when known): `agent` (a
+    checked AGENT_NAME or None), the event's conversation, and its subagent's or
+    teammate's id and type (every client that has subagents names them, where it
+    tells them apart at all); ids unusable in a file name are left out."""
+    agent_id = safe_id(hook.agent_id)
+    agent_type = short_text(hook.agent_type, MAX_TYPE) if agent_id else None
+    return Writer(agent, safe_id(hook.session), agent_id, agent_type, client)
 
 
 def from_environ(agent: str | None, environ: Mapping[str, str]) -> Writer:

@@ -49,6 +49,8 @@ class Driver:  # a client that prints what the handler returned, as JSON
     CONTEXT_LIMIT = 1 << 30
     TRANSCRIPTS = True
     holder_pid = staticmethod(claude_code.holder_pid)
+    hook_event = staticmethod(claude_code.hook_event)
+    tool_use = staticmethod(claude_code.tool_use)
     PROJECT_VARIABLES = claude_code.PROJECT_VARIABLES
     SESSION_VARIABLES = claude_code.SESSION_VARIABLES
 
@@ -58,8 +60,8 @@ class Driver:  # a client that prints what the handler returned, as JSON
 
 
 def found(ctx):
-    use = claude_code.tool_use(ctx.event, ctx.payload)
-    return trail.absolute(use.files if use else [], ctx.payload.get("cwd"))
+    use = ctx.tool_use()
+    return trail.absolute(use.files if use else [], ctx.cwd)
 
 
 def work(ctx):

@@ -117,7 +117,7 @@ def test_every_client_in_the_table_has_its_module_and_protocol() -> None:
             "SHELL_COMMAND",
         ):
             assert hasattr(module, attribute), (name, attribute)
-        for function in ("tool_use", "agent_pid", "holder_pid", "render"):
+        for function in ("hook_event", "tool_use", "agent_pid", "holder_pid", "render"):
             assert callable(getattr(module, function)), (name, function)
         for adapter in set(module.EVENTS.values()):
             assert f"agent_hooks.hooks.{adapter}" in MODULES, (name, adapter)
@@ -126,7 +126,7 @@ def test_every_client_in_the_table_has_its_module_and_protocol() -> None:
         variables += module.SESSION_VARIABLES
     assert len(variables) == len(set(variables))
     on_disk = {_basename(n) for n in MODULES if n.startswith("agent_hooks.clients.")}
-    assert on_disk == set(CLIENTS.values()) | {"client", "client_table"}
+    assert on_disk == set(CLIENTS.values()) | {"client", "client_table", "envelope"}
 
 
 CLIENT_VARIABLE = re.compile(r"\b(CLAUDE|CODEX|GEMINI|QWEN|OPENCODE)_[A-Z0-9_]+\b")
@@ -186,6 +186,25 @@ def test_no_client_specific_name_outside_clients_and_install() -> None:
             found = client_specific(text, names, labels)
             if found is not None and (name, found) not in CLIENT_NAMES_ALLOWED:
                 bad.append(f"{path.relative_to(ROOT)}:{line}: {found}")
+    assert bad == []
+
+
+# Where a hook's payload may be read: the client layer (and the hook runtime, which
+# hands it to the client), and the demo, which plays Claude Code and writes payloads.
+PAYLOAD_READERS = ("agent_hooks.clients.", "agent_hooks.install.")
+PAYLOAD_READERS_ALSO = {"agent_hooks.hooks.hook_runtime", "agent_hooks.cli.demo"}
+
+
+def test_adapters_and_domain_code_never_read_a_payload() -> None:
+    """Adapters and domain code read the client's `HookEvent` and `ToolUse`, never a
+    payload's keys: no `.payload` outside the client layer."""
+    bad = []
+    for name, path in sorted(MODULES.items()):
+        if name.startswith(PAYLOAD_READERS) or name in PAYLOAD_READERS_ALSO:
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Attribute) and node.attr == "payload":
+                bad.append(f"{path.relative_to(ROOT)}:{node.lineno}")
     assert bad == []
 
 

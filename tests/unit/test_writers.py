@@ -9,6 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agent_hooks import identity, writers
+from agent_hooks.clients import claude_code, envelope
 from agent_hooks.writers import CHILD, OTHER, PARENT, SELF, SIBLING, Writer
 
 CONV = "54c88e3a-1f2e-4d5c-9b8a-0123456789ab"
@@ -89,16 +90,23 @@ def test_safe_id_keeps_ordinary_ids(value: str) -> None:
     assert writers.safe_id(value) == value
 
 
-def test_from_payload_ignores_unsafe_ids() -> None:
+def test_from_event_ignores_unsafe_ids() -> None:
     """A bad `agent_id` leaves the main writer (and its type unsaid); a bad session id
-    falls back to the environment's."""
+    is no conversation; the event's conversation is its payload's, else the client's
+    session variable (`clients.envelope`)."""
     env = {"CLAUDE_CODE_SESSION_ID": "envconv"}
-    me = writers.from_payload("alice", {"session_id": "../../x", "agent_id": "../y",
-                                       "agent_type": "general-purpose"}, env)  # fmt: skip
-    assert (me.conversation, me.agent_id, me.agent_type, me.key) == ("envconv", None, None, "alice")
-    me = writers.from_payload(None, {"session_id": "c1", "agent_id": AID,
-                                    "agent_type": "Explore\n" + "x" * 100}, env)  # fmt: skip
+    hook = envelope.read({"session_id": "../../x", "agent_id": "../y",
+                          "agent_type": "general-purpose"}, env, claude_code.SESSION_VARIABLES)  # fmt: skip
+    me = writers.from_event("alice", hook)
+    assert (me.conversation, me.agent_id, me.agent_type, me.key) == (None, None, None, "alice")
+    hook = envelope.read({"agent_id": AID}, env, claude_code.SESSION_VARIABLES)
+    assert writers.from_event("alice", hook).key == f"alice#{AID}"
+    assert writers.from_event(None, hook).conversation == "envconv"
+    hook = envelope.read({"session_id": "c1", "agent_id": AID,
+                          "agent_type": "Explore\n" + "x" * 100}, env, ())  # fmt: skip
+    me = writers.from_event(None, hook, "codex")
     assert me.key == f"~c1#{AID}" and me.agent_type == "Explore" + "x" * 57
+    assert me.client == "codex"
     assert writers.from_environ("alice", {"CLAUDE_CODE_SESSION_ID": "a/b"}).conversation is None
 
 

@@ -9,7 +9,8 @@ Invariants:
   command; after it ran, `tool_response.bashEditDiff` (sent in the auto and
   bypassPermissions modes only, never for `run_in_background`) lists the files it
   changed. Read reads; Agent (Task in older clients) launches a subagent or
-  teammate. A skill's or slash command's inline shell line
+  teammate; `mcp__<server>__<tool>` is a tool of an MCP server. A skill's or slash
+  command's inline shell line
   (`PreSkillShellCommand`, 2.1.332) is a Bash command of the writer loading it.
 * A refusal is `hookSpecificOutput.permissionDecision: "deny"` with the reason;
   an allowed call may carry `additionalContext` (with `permissionDecision:
@@ -23,7 +24,19 @@ Built-ins only: every hook of this client loads it.
 
 from __future__ import annotations
 
-from agent_hooks.tool_use import CREATED, EDIT, LAUNCH, MODIFIED, READ, READING, SHELL, ToolUse
+from agent_hooks.clients import envelope
+from agent_hooks.tool_use import (
+    CREATED,
+    EDIT,
+    LAUNCH,
+    MCP,
+    MODIFIED,
+    READ,
+    READING,
+    SHELL,
+    HookEvent,
+    ToolUse,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -62,12 +75,18 @@ CONTEXT_LIMIT = 10_000
 # Events whose answer can carry context to the model.
 CONTEXT_EVENTS = frozenset({"SessionStart", "PreToolUse", "PostToolUse"})
 TRANSCRIPTS = True  # its transcripts carry the token figures work sessions read
+MCP_PREFIX = "mcp__"  # an MCP server's tools: `mcp__<server>__<tool>`
 EDIT_TOOLS = {
     "Write": "file_path",
     "Edit": "file_path",
     "MultiEdit": "file_path",
     "NotebookEdit": "notebook_path",
 }
+
+
+def hook_event(event: str, payload: Mapping[str, Any], environ: Mapping[str, str]) -> HookEvent:
+    """The event in `payload`: the common envelope (`clients.envelope`)."""
+    return envelope.read(payload, environ, SESSION_VARIABLES)
 
 
 def tool_use(event: str, payload: Mapping[str, Any]) -> ToolUse | None:
@@ -97,18 +116,40 @@ def tool_use(event: str, payload: Mapping[str, Any]) -> ToolUse | None:
     if name == "Read":
         return ToolUse(name, READING, files=[(READ, tool_input.get("file_path"))])
     if name in ("Agent", "Task"):
-        launched = response.get("agentId") if isinstance(response, dict) else None
+        result = response if isinstance(response, dict) else {}
         return ToolUse(
             name,
             LAUNCH,
             launched={
-                "agent_id": launched,
+                "agent_id": result.get("agentId"),
                 "agent_type": tool_input.get("subagent_type"),
                 "description": tool_input.get("description"),
                 "name": tool_input.get("name"),
+                "output_file": result.get("outputFile"),
+            },
+        )
+    server_tool = mcp_tool(name)
+    if server_tool is not None:
+        return ToolUse(
+            name,
+            MCP,
+            mcp={
+                "server": server_tool[0],
+                "tool": server_tool[1],
+                "args": tool_input,
+                "result": response,
             },
         )
     return ToolUse(name, None)
+
+
+def mcp_tool(name: object) -> tuple[str, str] | None:
+    """(server, tool) of an MCP tool as Claude Code names it, `mcp__<server>__<tool>`
+    (the server's name may hold `__` itself), or None."""
+    if not isinstance(name, str) or not name.startswith(MCP_PREFIX):
+        return None
+    server, _, tool = name[len(MCP_PREFIX) :].rpartition("__")
+    return (server, tool) if server and tool else None
 
 
 def _changed(diff: object) -> list[tuple[str, object]]:
@@ -162,3 +203,22 @@ def render(event: str, answer: Answer) -> dict[str, Any] | None:
     if answer.message is not None:
         out["systemMessage"] = answer.message
     return out or None
+
+
+def status_line(payload: Mapping[str, Any]) -> dict[str, Any]:
+    """What Claude Code's `statusLine` command gets on stdin says (unknown: None): the
+    project (`workspace.project_dir`, absolute), the working directory, the
+    conversation and its transcript, and the context the client counts itself
+    (`context_window.current_usage`)."""
+    workspace = payload.get("workspace")
+    window = payload.get("context_window")
+    project_dir = workspace.get("project_dir") if isinstance(workspace, dict) else None
+    cwd, session = payload.get("cwd"), payload.get("session_id")
+    transcript = payload.get("transcript_path")
+    return {
+        "project_dir": project_dir if isinstance(project_dir, str) and project_dir else None,
+        "cwd": cwd if isinstance(cwd, str) else None,
+        "session": session if isinstance(session, str) else None,
+        "transcript": transcript if isinstance(transcript, str) else None,
+        "usage": window.get("current_usage") if isinstance(window, dict) else None,
+    }

@@ -18,7 +18,8 @@ What a client knows, and nothing outside `clients/` (and its installer in `insta
   in its environment, where the client sets one) and `holder_pid` (the process a hook's
   claims live with);
 * what its hooks mean: `EVENTS` (its event → the adapter of `agent_hooks.hooks`),
-  `tool_use` (the call as a `ToolUse`);
+  `hook_event` (the payload as a `HookEvent`: no adapter or domain code reads a
+  payload's keys), `tool_use` (the call as a `ToolUse`);
 * how it is answered: `render`, and where context reaches its model (`CONTEXT_EVENTS`,
   `CONTEXT_LIMIT`); whether its transcripts carry token figures (`TRANSCRIPTS`).
 """
@@ -29,7 +30,7 @@ from collections.abc import Mapping
 from typing import Any, Protocol
 
 from agent_hooks.hooks.hook_runtime import Answer
-from agent_hooks.tool_use import ToolUse
+from agent_hooks.tool_use import HookEvent, ToolUse
 
 
 class Client(Protocol):
@@ -62,6 +63,13 @@ class Client(Protocol):
     def SCRIPT_WORDS(self) -> tuple[str, ...]: ...
     @property
     def PANE_TITLE(self) -> str | None: ...
+
+    def hook_event(
+        self, event: str, payload: Mapping[str, Any], environ: Mapping[str, str]
+    ) -> HookEvent:
+        """What `payload` says about the event: its conversation, subagent, directory,
+        transcripts, tool call id, duration, why a session started."""
+        ...
 
     def tool_use(self, event: str, payload: Mapping[str, Any]) -> ToolUse | None:
         """What the tool call in `payload` does; None when it names no tool."""

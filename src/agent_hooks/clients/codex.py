@@ -32,7 +32,8 @@ from __future__ import annotations
 
 import posix
 
-from agent_hooks.tool_use import EDIT, SHELL, ToolUse, patch_files
+from agent_hooks.clients import envelope
+from agent_hooks.tool_use import EDIT, SHELL, HookEvent, ToolUse, patch_files
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -66,6 +67,11 @@ CONTEXT_EVENTS = frozenset({"SessionStart", "PreToolUse", "PostToolUse"})
 TRANSCRIPTS = False  # its rollout files are not Claude Code transcripts
 PATCH_COMMANDS = ("apply_patch", "applypatch")
 PATCH_SUCCESS = "Success. Updated the following files:"
+
+
+def hook_event(event: str, payload: Mapping[str, Any], environ: Mapping[str, str]) -> HookEvent:
+    """The event in `payload`: the common envelope (`clients.envelope`)."""
+    return envelope.read(payload, environ, SESSION_VARIABLES)
 
 
 def tool_use(event: str, payload: Mapping[str, Any]) -> ToolUse | None:

@@ -30,7 +30,8 @@ from __future__ import annotations
 
 import posix
 
-from agent_hooks.tool_use import CREATED, EDIT, MODIFIED, READ, READING, SHELL, ToolUse
+from agent_hooks.clients import envelope
+from agent_hooks.tool_use import CREATED, EDIT, MODIFIED, READ, READING, SHELL, HookEvent, ToolUse
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -61,6 +62,11 @@ CONTEXT_LIMIT = 10_000
 CONTEXT_EVENTS = frozenset({"SessionStart", "AfterTool"})
 TRANSCRIPTS = False  # its chat files are not Claude Code transcripts
 EDIT_TOOLS = ("write_file", "replace")
+
+
+def hook_event(event: str, payload: Mapping[str, Any], environ: Mapping[str, str]) -> HookEvent:
+    """The event in `payload`: the common envelope (`clients.envelope`)."""
+    return envelope.read(payload, environ, SESSION_VARIABLES)
 
 
 def tool_use(event: str, payload: Mapping[str, Any]) -> ToolUse | None:

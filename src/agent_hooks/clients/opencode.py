@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import posix
 
+from agent_hooks.clients import envelope
 from agent_hooks.tool_use import (
     CREATED,
     EDIT,
@@ -46,6 +47,7 @@ from agent_hooks.tool_use import (
     READ,
     READING,
     SHELL,
+    HookEvent,
     ToolUse,
     patch_files,
 )
@@ -85,6 +87,11 @@ TRANSCRIPTS = False  # its sessions live in its own database
 AFTER = "tool.execute.after"
 
 
+def hook_event(event: str, payload: Mapping[str, Any], environ: Mapping[str, str]) -> HookEvent:
+    """The event in `payload`: the common envelope (`clients.envelope`)."""
+    return envelope.read(payload, environ, SESSION_VARIABLES)
+
+
 def tool_use(event: str, payload: Mapping[str, Any]) -> ToolUse | None:
     """What the tool call in `payload` does; None when it names no tool."""
     name = payload.get("tool_name")
@@ -122,6 +129,7 @@ def tool_use(event: str, payload: Mapping[str, Any]) -> ToolUse | None:
                 "agent_type": args.get("subagent_type"),
                 "description": args.get("description"),
                 "name": None,
+                "output_file": None,
             },
         )
     return ToolUse(name, None)

@@ -38,7 +38,18 @@ from __future__ import annotations
 
 import posix
 
-from agent_hooks.tool_use import CREATED, EDIT, LAUNCH, MODIFIED, READ, READING, SHELL, ToolUse
+from agent_hooks.clients import envelope
+from agent_hooks.tool_use import (
+    CREATED,
+    EDIT,
+    LAUNCH,
+    MODIFIED,
+    READ,
+    READING,
+    SHELL,
+    HookEvent,
+    ToolUse,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -72,6 +83,11 @@ TRANSCRIPTS = False  # its chat files are not Claude Code transcripts
 EDIT_TOOLS = {"write_file": "file_path", "edit": "file_path", "notebook_edit": "notebook_path"}
 CREATED_TEXT = "Successfully created"
 TASK_ID = "task_id: "
+
+
+def hook_event(event: str, payload: Mapping[str, Any], environ: Mapping[str, str]) -> HookEvent:
+    """The event in `payload`: the common envelope (`clients.envelope`)."""
+    return envelope.read(payload, environ, SESSION_VARIABLES)
 
 
 def tool_use(event: str, payload: Mapping[str, Any]) -> ToolUse | None:
@@ -110,6 +126,7 @@ def tool_use(event: str, payload: Mapping[str, Any]) -> ToolUse | None:
                 "agent_type": tool_input.get("subagent_type"),
                 "description": tool_input.get("description"),
                 "name": None,
+                "output_file": None,
             },
         )
     return ToolUse(name, None)

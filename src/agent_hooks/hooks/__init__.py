@@ -64,7 +64,13 @@ def main(argv: list[str]) -> int:
         from agent_hooks import preload
 
         module = CLIENTS[client_name]
-        preload(("agent_hooks.tool_use", f"agent_hooks.clients.{module}"))
+        preload(
+            (
+                "agent_hooks.tool_use",
+                "agent_hooks.clients.envelope",
+                f"agent_hooks.clients.{module}",
+            )
+        )
         client = __import__(f"agent_hooks.clients.{module}", fromlist=["EVENTS"])
         adapter_name = client.EVENTS.get(event_name)
         if adapter_name is None:

@@ -28,8 +28,10 @@ from agent_hooks import posix_fs as fs
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from _collections_abc import Callable, Mapping
-    from types import ModuleType
     from typing import Any
+
+    from agent_hooks.clients.client import Client
+    from agent_hooks.tool_use import ToolUse
 
 MAX_STDIN = 64 << 20
 CONTEXT_LIMIT = 10_000  # the least any client allows (Claude Code caps additionalContext there)
@@ -55,13 +57,25 @@ class HookInputError(ValueError):
 
 
 class HookContext:
-    """One hook invocation: its payload, environment and clock."""
+    """One hook invocation: its event and tool call as the client made them out
+    (`hook`, `tool_use`: adapters and domain code read these, never `payload`'s
+    keys), environment and clock."""
 
-    __slots__ = ("_agent", "client", "environ", "event", "now", "payload", "state_dir")
+    __slots__ = (
+        "_agent",
+        "_tool",
+        "client",
+        "environ",
+        "event",
+        "hook",
+        "now",
+        "payload",
+        "state_dir",
+    )
 
     def __init__(
         self,
-        client: ModuleType,
+        client: Client,
         event: str,
         payload: dict[str, Any],
         environ: Mapping[str, str],
@@ -69,11 +83,13 @@ class HookContext:
     ) -> None:
         self.client = client  # agent_hooks.clients.<name>: this client's protocol
         self.event = event  # as the client names it
-        self.payload = payload
+        self.payload = payload  # the client's own: read by its module only
         self.environ = environ
         self.now = now
         self.state_dir = identity.state_dir(environ)
+        self.hook = client.hook_event(event, payload, environ)
         self._agent: identity.Agent | None = None
+        self._tool: list[ToolUse | None] = []
 
     @property
     def agent(self) -> identity.Agent:
@@ -84,12 +100,13 @@ class HookContext:
 
     @property
     def cwd(self) -> str | None:
-        cwd = self.payload.get("cwd")
-        return cwd if isinstance(cwd, str) and fs.isabs(cwd) else None
+        return self.hook.cwd
 
-    def text(self, field: str) -> str | None:
-        value = self.payload.get(field)
-        return value if isinstance(value, str) else None
+    def tool_use(self) -> ToolUse | None:
+        """The tool call, as the client makes it out (once), or None for no tool."""
+        if not self._tool:
+            self._tool.append(self.client.tool_use(self.event, self.payload))
+        return self._tool[0]
 
     def project_root(self) -> str | None:
         return repository.project_root(self.environ, self.cwd, self.client.PROJECT_VARIABLES)
@@ -131,7 +148,7 @@ def _where(exc: BaseException) -> str:
     return f" at {fs.basename(tb.tb_frame.f_code.co_filename)}:{tb.tb_lineno}"
 
 
-def run(client: ModuleType, event: str, handle: Callable[[HookContext], Answer | None]) -> int:
+def run(client: Client, event: str, handle: Callable[[HookContext], Answer | None]) -> int:
     """Run one hook adapter on stdin; write its answer as `client` reads it; return
     the exit code (always 0)."""
     environ = fs.environ()
@@ -153,7 +170,7 @@ def run(client: ModuleType, event: str, handle: Callable[[HookContext], Answer |
     return 0
 
 
-def trimmed(answer: Answer, client: ModuleType) -> Answer:
+def trimmed(answer: Answer, client: Client) -> Answer:
     """The answer with its context cut to the client's limit at a line boundary."""
     text = answer.context
     limit: int = getattr(client, "CONTEXT_LIMIT", CONTEXT_LIMIT)

@@ -17,7 +17,7 @@ from agent_hooks import identity, preload, writers
 from agent_hooks import posix_fs as fs
 from agent_hooks.agents import state, state_file, trail
 from agent_hooks.hooks import hook_runtime
-from agent_hooks.tool_use import EDIT, LAUNCH, MODIFIED, READ, SHELL, reported_window
+from agent_hooks.tool_use import EDIT, LAUNCH, MCP, MODIFIED, READ, SHELL, reported_window
 from agent_hooks.work_sessions import work_session_events
 
 TYPE_CHECKING = False
@@ -61,15 +61,15 @@ KEPT_MODULES = ("agent_hooks.kept.kept_store",)
 
 
 def handle(ctx: hook_runtime.HookContext) -> hook_runtime.Answer | None:
-    use = ctx.client.tool_use(ctx.event, ctx.payload)
+    use = ctx.tool_use()
     if use is None:
         return None
-    if use.name.startswith("mcp__"):
+    if use.kind == MCP and use.mcp is not None:
         from agent_hooks.interop import mcp_agent_mail_hook  # only for MCP tools
 
-        warning = mcp_agent_mail_hook.handle(ctx)
+        warning = mcp_agent_mail_hook.handle(ctx, use.mcp)
         return None if warning is None else hook_runtime.Answer(context=warning)
-    found = trail.absolute(use.files, ctx.payload.get("cwd"))
+    found = trail.absolute(use.files, ctx.cwd)
     project = ctx.project_root()
     try:
         name = ctx.agent.name
@@ -77,12 +77,12 @@ def handle(ctx: hook_runtime.HookContext) -> hook_runtime.Answer | None:
     except identity.IdentityError as exc:
         ctx.log(f"{exc}; nothing recorded for this agent (fail open)")
         name, agent = None, None
-    me = writers.from_payload(name, ctx.payload, ctx.environ, ctx.client.NAME)
+    me = writers.from_event(name, ctx.hook, ctx.client.NAME)
     told: list[str] = []
     if use.kind == SHELL and not use.reported and use.command:  # the client did not say
         found += _visible_writes(ctx, use, project)
     written = _Written(ctx, use, found)
-    window = reported_window(ctx.payload.get("duration_ms"), ctx.now) if use.kind == SHELL else None
+    window = reported_window(ctx.hook.duration_ms, ctx.now) if use.kind == SHELL else None
     if use.kind == SHELL and written.repos is not None:
         for top in _work_trees(written.repos, found, project):
             repo = written.repos.repo(top)

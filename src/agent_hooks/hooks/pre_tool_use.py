@@ -43,11 +43,11 @@ EDIT_MODULES = (
 
 
 def handle(ctx: hook_runtime.HookContext) -> hook_runtime.Answer | None:
-    use = ctx.client.tool_use(ctx.event, ctx.payload)
+    use = ctx.tool_use()
     if use is None or use.kind not in (EDIT, SHELL):
         return None
     try:
-        me = writers.from_payload(ctx.agent.name, ctx.payload, ctx.environ, ctx.client.NAME)
+        me = writers.from_event(ctx.agent.name, ctx.hook, ctx.client.NAME)
     except identity.IdentityError as exc:
         # Such a writer can never hold anything, so checking it against everyone
         # else's claims is safe: it cannot walk around them by a bad name.
@@ -60,7 +60,7 @@ def handle(ctx: hook_runtime.HookContext) -> hook_runtime.Answer | None:
         state_dir=ctx.state_dir,
         environ=ctx.environ,
         now=ctx.now,
-        tool_use_id=writers.safe_id(ctx.payload.get("tool_use_id")),
+        tool_use_id=writers.safe_id(ctx.hook.tool_use_id),
         holder_pid=ctx.client.holder_pid(ctx.environ),
         shell_command=ctx.client.SHELL_COMMAND,
     )

@@ -33,7 +33,7 @@ def handle(ctx: hook_runtime.HookContext) -> hook_runtime.Answer | None:
         return max(0.05, (BUDGET - (time.monotonic() - started)) * share)
 
     agent = ctx.agent
-    conversation = writers.safe_id(ctx.text("session_id"))
+    conversation = writers.safe_id(ctx.hook.session)
     project = ctx.project_root()
     doc, _ = state_file.read(agent, ctx.now)
     # Without AGENT_NAME every conversation is an owner of its own, and the shared

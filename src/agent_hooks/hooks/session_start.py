@@ -28,8 +28,8 @@ def handle(ctx: hook_runtime.HookContext) -> hook_runtime.Answer | None:
             "until AGENT_NAME is fixed (no '/', '..' or control characters; at most 128 "
             "characters)."
         )
-    source = ctx.text("source") or "unknown"
-    conversation = ctx.text("session_id")
+    source = ctx.hook.source or "unknown"
+    conversation = ctx.hook.session
     project = ctx.project_root()
     pid = ctx.client.holder_pid(ctx.environ)
     archived = trail_archive.load(agent, conversation) if source == "resume" else None
@@ -78,7 +78,7 @@ def handle(ctx: hook_runtime.HookContext) -> hook_runtime.Answer | None:
     from agent_hooks.workspaces import workspace_events
 
     if project is not None:
-        me = writers.from_payload(agent.name, ctx.payload, ctx.environ, ctx.client.NAME)
+        me = writers.from_event(agent.name, ctx.hook, ctx.client.NAME)
         try:
             lines += ledger_summary.session_start_lines(
                 ctx.state_dir, project, me, ctx.environ, ctx.now, since=facts["since"]

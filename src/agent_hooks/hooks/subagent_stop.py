@@ -21,7 +21,7 @@ def handle(ctx: hook_runtime.HookContext) -> hook_runtime.Answer | None:
         name = ctx.agent.name
     except identity.IdentityError:
         name = None
-    me = writers.from_payload(name, ctx.payload, ctx.environ, ctx.client.NAME)
+    me = writers.from_event(name, ctx.hook, ctx.client.NAME)
     if me.agent_id is not None and project is not None:
         from agent_hooks.ledger import ledger_location
 

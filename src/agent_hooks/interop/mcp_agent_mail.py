@@ -80,12 +80,9 @@ class Renew:
 Action = Grant | Release | Renew
 
 
-def tool_of(tool_name: object) -> str | None:
-    """`mcp__<any server>__<tool>` → `<tool>` when it is one of TOOLS."""
-    if not isinstance(tool_name, str) or not tool_name.startswith("mcp__"):
-        return None
-    server, _, tool = tool_name[5:].rpartition("__")
-    return tool if server and tool in TOOLS else None
+def tool_of(tool: object) -> str | None:
+    """An MCP tool's own name (under any server) when it is one of TOOLS, else None."""
+    return tool if isinstance(tool, str) and tool in TOOLS else None
 
 
 def tool_result(response: object) -> dict[str, Any]:
@@ -143,15 +140,17 @@ def _unwrap(doc: dict[str, Any]) -> dict[str, Any]:
     return doc
 
 
-def actions_from_post_tool_use(payload: dict[str, Any]) -> list[Action]:
-    """What a PostToolUse payload of one of TOOLS changed (pure). Raises
-    ResultError when the result is unreadable; [] for any other tool."""
-    tool = tool_of(payload.get("tool_name"))
+def actions_from_post_tool_use(
+    tool_name: object, raw_args: object, response: object
+) -> list[Action]:
+    """What a call of one of TOOLS (its own name, its arguments and result, as the
+    client's `ToolUse.mcp` has them) changed (pure). Raises ResultError when the
+    result is unreadable; [] for any other tool."""
+    tool = tool_of(tool_name)
     if tool is None:
         return []
-    raw_args = payload.get("tool_input")
     args: dict[str, Any] = raw_args if isinstance(raw_args, dict) else {}
-    result = tool_result(payload.get("tool_response"))
+    result = tool_result(response)
     key = _text(args.get("human_key" if tool == START_SESSION else "project_key"))
     if tool == RELEASE:
         if "released" not in result:

@@ -1,6 +1,6 @@
 """Recording mcp_agent_mail's reservation actions in agent-hooks' own store.
 
-`handle` is PostToolUse for an `mcp__…` tool: it reads the payload into actions
+`handle` is PostToolUse for an MCP server's tool: it reads the call into actions
 (`mcp_agent_mail.actions_from_post_tool_use`) and `apply` records them through
 `reservation_store` (docs/adr/0011-git-guard-and-mcp-interop.md).
 
@@ -45,6 +45,8 @@ from agent_hooks.ledger.repo import Repo
 from agent_hooks.reservations import pattern, pattern_input, reservation, reservation_store
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from agent_hooks.hooks.hook_runtime import HookContext
 
 SOURCE = "mcp-agent-mail"
@@ -138,9 +140,7 @@ def _grant(
             return
     outcome = reservation_store.reserve(
         Repo(root, ctx.state_dir, ctx.environ),
-        writers.Writer(
-            agent, writers.from_payload(agent, ctx.payload, ctx.environ, ctx.client.NAME).conversation
-        ),
+        writers.Writer(agent, writers.safe_id(ctx.hook.session)),
         [(norm, pattern.compile(norm))],
         ctx.now,
         reason=grant.reason,
@@ -267,14 +267,15 @@ def _recall(state_dir: str, root: str, agent: str | None, ids: tuple[int, ...]) 
     return [table[str(i)] for i in ids if isinstance(table.get(str(i)), str)]
 
 
-def handle(ctx: HookContext) -> str | None:
-    """PostToolUse for an `mcp__…` tool: record what mcp_agent_mail did; fail open.
+def handle(ctx: HookContext, call: Mapping[str, Any]) -> str | None:
+    """PostToolUse of an MCP server's tool (`call`: the `mcp` of its `ToolUse`: its
+    own name, arguments and result): record what mcp_agent_mail did; fail open.
     Returns the text for `additionalContext`, or None."""
-    tool = ctx.payload.get("tool_name")
+    tool = call.get("tool")
     if tool_of(tool) is None:
         return None
     try:
-        actions = actions_from_post_tool_use(ctx.payload)
+        actions = actions_from_post_tool_use(tool, call.get("args"), call.get("result"))
     except ResultError as exc:
         ctx.log(f"{tool}: {exc}; nothing recorded")
         return None
@@ -282,7 +283,7 @@ def handle(ctx: HookContext) -> str | None:
         return None
     project = ctx.project_root()
     if project is None:
-        ctx.log(f"{tool}: no project (no CLAUDE_PROJECT_DIR, no git top level); nothing recorded")
+        ctx.log(f"{tool}: no project (none the client names, no git top level); nothing recorded")
         return None
     try:
         agent = ctx.agent.name

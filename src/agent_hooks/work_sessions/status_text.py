@@ -46,27 +46,20 @@ def short(n: int) -> str:
     return f"{n / 1_000_000:.1f}M"
 
 
-def _dict(value: object) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def reported_context(payload: Mapping[str, Any]) -> int | None:
+def reported_context(said: Mapping[str, Any]) -> int | None:
     """The context size the client itself put on stdin, if it did."""
-    usage = _dict(payload.get("context_window")).get("current_usage")
-    size = transcript.context_size(usage)
+    size = transcript.context_size(said["usage"])
     return size if size > 0 else None
 
 
 def figures(payload: Mapping[str, Any], environ: Mapping[str, str]) -> dict[str, Any] | None:
     """The active work session's figures as this conversation sees them, or None."""
-    project_dir = _dict(payload.get("workspace")).get("project_dir")
-    if isinstance(project_dir, str) and fs.isabs(project_dir):
+    said = claude_code.status_line(payload)  # the status line is Claude Code's
+    project_dir = said["project_dir"]
+    if project_dir is not None and fs.isabs(project_dir):
         project: str | None = fs.realpath(project_dir)
     else:
-        cwd = payload.get("cwd")
-        project = repository.project_root(
-            environ, cwd if isinstance(cwd, str) else None, claude_code.PROJECT_VARIABLES
-        )
+        project = repository.project_root(environ, said["cwd"], claude_code.PROJECT_VARIABLES)
     directory = location.sessions_dir(project, environ)
     if directory is None:
         return None
@@ -77,12 +70,12 @@ def figures(payload: Mapping[str, Any], environ: Mapping[str, str]) -> dict[str,
     if found is None or found.archived:
         return None
     doc = found.doc
-    current = reported_context(payload)
-    path = payload.get("transcript_path")
-    if current is None and isinstance(path, str) and fs.isabs(path):
+    current = reported_context(said)
+    path = said["transcript"]
+    if current is None and path is not None and fs.isabs(path):
         current = transcript.tail_context(path)
     if current is None:
-        entry = doc["conversations"].get(payload.get("session_id"))
+        entry = doc["conversations"].get(said["session"])
         stored = entry.get("current") if isinstance(entry, dict) else None
         current = stored if isinstance(stored, int) else doc["tokens"]["current"]
     budget = doc["tokens"]["max"]

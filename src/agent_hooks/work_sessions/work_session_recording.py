@@ -28,15 +28,17 @@ from __future__ import annotations
 from agent_hooks import posix_fs as fs
 from agent_hooks import timestamps
 from agent_hooks.repository import WORKSPACES_DIR
+from agent_hooks.tool_use import LAUNCH
 from agent_hooks.wording import plural
 from agent_hooks.work_sessions.location import LIVE
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from _collections_abc import Callable, Mapping
+    from _collections_abc import Callable
     from typing import Any
 
     from agent_hooks.hooks.hook_runtime import HookContext
+    from agent_hooks.tool_use import ToolUse
 
 
 def post_tool_use(
@@ -63,11 +65,11 @@ def _post_tool_use(
 ) -> dict[str, Any] | None:
     from agent_hooks.work_sessions import work_session
 
-    payload = ctx.payload
+    hook = ctx.hook
     agent = agent_name or "-"
-    subagent = payload.get("agent_type") if payload.get("agent_id") else None
+    subagent = hook.agent_type if hook.agent_id else None
     created = _artifact_paths(found, project, directory)
-    launched = _launched_agent(payload)
+    launched = _launched_agent(ctx.tool_use())
     told: list[tuple[str, str]] = []
 
     left_out: list[int] = []
@@ -84,7 +86,7 @@ def _post_tool_use(
             record["output_file"] = launched[1]
             record["started"] = record["started"] or timestamps.iso(ctx.now)
             changed = True
-        if payload.get("agent_id"):  # inside a subagent: not the main conversation's turn
+        if hook.agent_id:  # inside a subagent: not the main conversation's turn
             return changed
         entry, moved = _refresh(doc, ctx, agent)
         if entry is None:
@@ -131,12 +133,13 @@ def _artifact_paths(found: list[tuple[str, str]], project: str | None, directory
     ]
 
 
-def _launched_agent(payload: Mapping[str, Any]) -> tuple[str, str] | None:
-    """(agent id, output file) from PostToolUse of the Agent tool, when it has both."""
-    response = payload.get("tool_response")
-    if payload.get("tool_name") != "Agent" or not isinstance(response, dict):
+def _launched_agent(use: ToolUse | None) -> tuple[str, str] | None:
+    """(agent id, output file) of the subagent a tool call launched, when the client
+    says both (Claude Code's Agent tool does)."""
+    launched = use.launched if use is not None and use.kind == LAUNCH else None
+    if not launched:
         return None
-    agent_id, output = response.get("agentId"), response.get("outputFile")
+    agent_id, output = launched.get("agent_id"), launched.get("output_file")
     if isinstance(agent_id, str) and agent_id and isinstance(output, str) and output:
         return agent_id, output
     return None
@@ -151,14 +154,12 @@ def _refresh(
     list `warned`."""
     from agent_hooks.work_sessions import transcript, work_session
 
-    conversation = ctx.payload.get("session_id")
-    path = ctx.payload.get("transcript_path")
+    conversation = ctx.hook.session
+    path = ctx.hook.transcript
     if (
         not ctx.client.TRANSCRIPTS  # another client's transcripts say nothing we can read
-        or not isinstance(conversation, str)
         or not conversation
-        or not isinstance(path, str)
-        or not fs.isabs(path)
+        or path is None
     ):
         return None, False
     old = doc["conversations"].get(conversation)
@@ -214,12 +215,12 @@ def _agent_label(ctx: HookContext) -> str:
 
 def subagent_start(ctx: HookContext, directory: str) -> None:
     """Record a subagent in `agents_spawned` when it starts."""
-    agent_id = ctx.payload.get("agent_id")
-    if not isinstance(agent_id, str) or not agent_id:
+    agent_id = ctx.hook.agent_id
+    if not agent_id:
         return
     from agent_hooks.work_sessions import work_session
 
-    kind = ctx.payload.get("agent_type")
+    kind = ctx.hook.agent_type
     parent = _agent_label(ctx)
 
     def mutate(doc: dict[str, Any]) -> bool:
@@ -227,7 +228,7 @@ def subagent_start(ctx: HookContext, directory: str) -> None:
         record["type"] = kind if isinstance(kind, str) and kind else record["type"]
         record["started"] = record["started"] or timestamps.iso(ctx.now)
         record["agent"] = parent
-        record["conversation"] = ctx.payload.get("session_id")
+        record["conversation"] = ctx.hook.session
         _retry_pending(doc, ctx)
         return True
 
@@ -241,8 +242,8 @@ def subagent_stop(ctx: HookContext, directory: str) -> None:
     """Record a subagent's end and the tokens its own transcript shows it used;
     one whose transcript is not final yet goes on the pending list
     (`work_sessions/subagents.py`), and the others pending are read on."""
-    agent_id = ctx.payload.get("agent_id")
-    if not isinstance(agent_id, str) or not agent_id:
+    agent_id = ctx.hook.agent_id
+    if not agent_id:
         return
     try:
         _subagent_stop(ctx, directory, agent_id)
@@ -253,18 +254,15 @@ def subagent_stop(ctx: HookContext, directory: str) -> None:
 def _subagent_stop(ctx: HookContext, directory: str, agent_id: str) -> None:
     from agent_hooks.work_sessions import subagents, transcript, work_session
 
-    path = ctx.payload.get("agent_transcript_path")
-    main = ctx.payload.get("transcript_path")
+    path, main = ctx.hook.agent_transcript, ctx.hook.transcript
     if not ctx.client.TRANSCRIPTS:
         path = main = None
-    if not (isinstance(path, str) and fs.isabs(path)):
-        path = None
-        if isinstance(main, str):  # an older client: where it writes, or beside the main one
-            path = transcript.subagent_transcript(
-                main, agent_id
-            ) or transcript.expected_subagent_transcript(main, agent_id)
-    kind = ctx.payload.get("agent_type")
-    if not (isinstance(kind, str) and kind) and path:
+    if path is None and main is not None:  # an older client: where it writes, or beside it
+        path = transcript.subagent_transcript(
+            main, agent_id
+        ) or transcript.expected_subagent_transcript(main, agent_id)
+    kind = ctx.hook.agent_type
+    if not kind and path:
         kind = transcript.subagent_type(path)
 
     def mutate(doc: dict[str, Any]) -> bool:
@@ -283,7 +281,7 @@ def _subagent_stop(ctx: HookContext, directory: str, agent_id: str) -> None:
 def stop(ctx: HookContext, directory: str) -> None:
     """Refresh this conversation's figures at the end of a turn (never warns),
     and read on the transcripts of subagents still pending."""
-    if ctx.payload.get("agent_id"):
+    if ctx.hook.agent_id:
         return
     agent = _agent_label(ctx)
 

@@ -46,7 +46,7 @@ def after_write(ctx: HookContext, agent: identity.Agent, project: str, path: str
     if not fs.lexists(ws.manifest_path):
         doc = storage.load_json_object(agent.state_path, aside=True).doc or {}
         mine = workspace_store.bound(doc, project)
-        conversation = ctx.text("session_id")
+        conversation = ctx.hook.session
         same = conversation in (None, doc.get("conversation_id"))
         if mine is None or mine.id != ws_id or not same:
             ctx.log(

@@ -82,6 +82,7 @@ def test_a_launch_names_the_subagent() -> None:
         "agent_type": "Explore",
         "description": "sub task",
         "name": None,
+        "output_file": "/tmp/claude-1000/notes",
     }
 
 
@@ -167,3 +168,43 @@ def test_render_each_event() -> None:
 )
 def test_the_holder_is_claude_pid(raw: str, expected: int | None) -> None:
     assert claude_code.holder_pid({"CLAUDE_PID": raw}) == expected
+
+
+def test_an_mcp_tool_is_its_servers_own_tool() -> None:
+    """`mcp__<server>__<tool>`: the interop sees the tool's own name, its arguments and
+    its result, never Claude Code's naming."""
+    doc = {"tool_name": "mcp__plugin_am_mcp-agent-mail__file_reservation_paths",
+           "tool_input": {"paths": ["a.py"]}, "tool_response": [{"type": "text", "text": "{}"}]}  # fmt: skip
+    use = claude_code.tool_use("PostToolUse", doc)
+    assert use is not None and use.kind == "mcp"
+    assert use.mcp == {
+        "server": "plugin_am_mcp-agent-mail",
+        "tool": "file_reservation_paths",
+        "args": {"paths": ["a.py"]},
+        "result": [{"type": "text", "text": "{}"}],
+    }
+    for name in ("mcp__x", "mcp____t", "Mcp__s__t"):
+        other = claude_code.tool_use("PostToolUse", {**doc, "tool_name": name})
+        assert other is not None and other.kind is None, name
+
+
+def test_the_status_line_input() -> None:
+    said = claude_code.status_line(
+        {
+            "workspace": {"project_dir": "/p", "current_dir": "/p/sub"},
+            "cwd": "/p/sub",
+            "session_id": "s1",
+            "transcript_path": "/t.jsonl",
+            "context_window": {"current_usage": {"input_tokens": 3}},
+        }
+    )
+    assert said == {
+        "project_dir": "/p",
+        "cwd": "/p/sub",
+        "session": "s1",
+        "transcript": "/t.jsonl",
+        "usage": {"input_tokens": 3},
+    }
+    assert claude_code.status_line({"workspace": "x", "context_window": 3}) == dict.fromkeys(
+        ("project_dir", "cwd", "session", "transcript", "usage")
+    )

@@ -118,6 +118,7 @@ def test_a_task_names_the_subagent_it_launched() -> None:
         "agent_type": "general",
         "description": "write a file",
         "name": None,
+        "output_file": None,
     }
     before = {**payload("tool.execute.after_task"), "tool_response": None}
     launched = opencode.tool_use("tool.execute.before", before)

@@ -128,6 +128,7 @@ def test_the_agent_tool_names_the_subagent_it_launched() -> None:
         "agent_type": "general-purpose",
         "description": "sub",
         "name": None,
+        "output_file": None,
     }
     inside = payload("PreToolUse_write_file_in_subagent")
     assert inside["agent_id"] == SUB  # its calls carry the same id: one writer

@@ -82,6 +82,16 @@ def payload(
     }
 
 
+def actions_of(data: dict[str, Any]) -> list[Any]:
+    """What a PostToolUse of an MCP tool changed, the call read by the Claude Code client
+    (`ToolUse.mcp`: the server's own tool name, its arguments and result)."""
+    use = claude_code.tool_use("PostToolUse", data)
+    assert use is not None and use.mcp is not None, data
+    return mcp_agent_mail.actions_from_post_tool_use(
+        use.mcp["tool"], use.mcp["args"], use.mcp["result"]
+    )
+
+
 class World:
     """A project, a HOME, and HookContexts for agents working in them."""
 
@@ -103,7 +113,11 @@ class World:
         return HookContext(claude_code, "PostToolUse", full, environ, now)
 
     def run(self, data: dict[str, Any], agent: str = "alice", now: float = NOW) -> str | None:
-        return mcp_agent_mail_hook.handle(self.ctx(data, agent, now))
+        ctx = self.ctx(data, agent, now)
+        use = ctx.tool_use()
+        if use is None or use.mcp is None:
+            return None
+        return mcp_agent_mail_hook.handle(ctx, use.mcp)
 
     def held(self, root: str | None = None, now: float = NOW) -> list[dict[str, Any]]:
         return reservation_store.live(Repo(root or self.project, self.state_dir), now)[0]
@@ -136,22 +150,26 @@ def reserve_cli(world: World, agent: str, *patterns: str, root: str | None = Non
 
 
 def test_tool_names_under_any_server_name() -> None:
+    """Claude Code names an MCP tool `mcp__<server>__<tool>` (its client module reads the
+    name); the interop knows the tools by their own names, under any server."""
     assert f"{SERVER}file_reservation_paths" in mcp_agent_mail.MCP_TOOLS
-    assert (
-        mcp_agent_mail.tool_of(f"{SERVER}release_file_reservations") == "release_file_reservations"
+    assert claude_code.mcp_tool(f"{SERVER}release_file_reservations") == (
+        SERVER[len("mcp__") : -2],
+        "release_file_reservations",
     )
-    assert mcp_agent_mail.tool_of("mcp__agentmail__macro_start_session") == "macro_start_session"
-    assert mcp_agent_mail.tool_of("mcp__plugin_am_mcp-agent-mail__renew_file_reservations") == (
-        "renew_file_reservations"
+    assert claude_code.mcp_tool("mcp__agentmail__macro_start_session") == (
+        "agentmail",
+        "macro_start_session",
     )
-    for other in (
-        "Write",
-        "mcp__x__fetch_inbox",
-        "mcp__file_reservation_paths",
-        "mcp__x__file_reservation_paths_v2",
-        None,
-        3,
-    ):
+    assert claude_code.mcp_tool("mcp__plugin_am_mcp-agent-mail__renew_file_reservations") == (
+        "plugin_am_mcp-agent-mail",
+        "renew_file_reservations",
+    )
+    for name in ("Write", "mcp__file_reservation_paths", "mcp____x", None, 3):
+        assert claude_code.mcp_tool(name) is None
+    assert mcp_agent_mail.tool_of("release_file_reservations") == "release_file_reservations"
+    for other in ("fetch_inbox", "file_reservation_paths_v2", f"{SERVER}file_reservation_paths",
+                  None, 3):  # fmt: skip
         assert mcp_agent_mail.tool_of(other) is None
 
 
@@ -231,9 +249,7 @@ def test_only_granted_entries_become_grants() -> None:
         "agent_name": "BlueLake",
         "paths": ["src/a.py", "docs/*", "src/b.py"],
     }
-    actions = mcp_agent_mail.actions_from_post_tool_use(
-        payload("file_reservation_paths", args, blocks(result))
-    )
+    actions = actions_of(payload("file_reservation_paths", args, blocks(result)))
     assert actions == [
         mcp_agent_mail.Grant("src/a.py", True, NOW + 3600, 3600, "farmhand-42", 7, "/x/proj"),
         mcp_agent_mail.Grant("docs/*", False, NOW + 3600, 3600, "farmhand-42", 8, "/x/proj"),
@@ -241,7 +257,7 @@ def test_only_granted_entries_become_grants() -> None:
 
 
 def test_release_renew_and_macro_actions() -> None:
-    rel = mcp_agent_mail.actions_from_post_tool_use(
+    rel = actions_of(
         payload(
             "release_file_reservations",
             {"project_key": "/p", "agent_name": "A", "paths": ["src/a.py"]},
@@ -249,7 +265,7 @@ def test_release_renew_and_macro_actions() -> None:
         )
     )
     assert rel == [mcp_agent_mail.Release(("src/a.py",), None, "/p")]
-    by_id = mcp_agent_mail.actions_from_post_tool_use(
+    by_id = actions_of(
         payload(
             "release_file_reservations",
             {"project_key": "/p", "file_reservation_ids": [3, 4]},
@@ -257,11 +273,11 @@ def test_release_renew_and_macro_actions() -> None:
         )
     )
     assert by_id == [mcp_agent_mail.Release(None, (3, 4), "/p")]
-    assert mcp_agent_mail.actions_from_post_tool_use(
-        payload("release_file_reservations", {"project_key": "/p"}, {"released": 0})
-    )[0] == mcp_agent_mail.Release(None, None, "/p")
+    assert actions_of(payload("release_file_reservations", {"project_key": "/p"}, {"released": 0}))[
+        0
+    ] == mcp_agent_mail.Release(None, None, "/p")
 
-    renewed = mcp_agent_mail.actions_from_post_tool_use(
+    renewed = actions_of(
         payload(
             "renew_file_reservations",
             {"project_key": "/p", "extend_seconds": 600},
@@ -287,7 +303,7 @@ def test_release_renew_and_macro_actions() -> None:
         "inbox": [],
         "file_reservations": reserve_result(granted("src/**", reason="macro-session")),
     }
-    started = mcp_agent_mail.actions_from_post_tool_use(
+    started = actions_of(
         payload(
             "macro_start_session",
             {"human_key": "/p", "file_reservation_paths": ["src/**"]},
@@ -298,48 +314,28 @@ def test_release_renew_and_macro_actions() -> None:
         ("src/**", "/p", "macro-session")
     ]
     session["file_reservations"] = {"granted": [], "conflicts": []}
-    assert (
-        mcp_agent_mail.actions_from_post_tool_use(payload("macro_start_session", {}, session)) == []
-    )
+    assert actions_of(payload("macro_start_session", {}, session)) == []
 
 
 def test_cycle_with_auto_release_keeps_only_reused_grants() -> None:
     section = reserve_result(granted("a.py", rid=1, reused=True), granted("b.py", rid=2))
     released = {"file_reservations": section, "released": {"released": 1, "released_at": iso(NOW)}}
     args = {"project_key": "/p", "paths": ["a.py", "b.py"], "auto_release": True}
-    actions = mcp_agent_mail.actions_from_post_tool_use(
-        payload("macro_file_reservation_cycle", args, released)
-    )
+    actions = actions_of(payload("macro_file_reservation_cycle", args, released))
     assert [a.pattern for a in actions] == ["a.py"]
     kept = {"file_reservations": section, "released": None}
     args["auto_release"] = False
-    assert (
-        len(
-            mcp_agent_mail.actions_from_post_tool_use(
-                payload("macro_file_reservation_cycle", args, kept)
-            )
-        )
-        == 2
-    )
+    assert len(actions_of(payload("macro_file_reservation_cycle", args, kept))) == 2
 
 
 def test_malformed_results_and_other_tools() -> None:
     with pytest.raises(mcp_agent_mail.ResultError, match="path_pattern"):
-        mcp_agent_mail.actions_from_post_tool_use(
-            payload("file_reservation_paths", {}, {"granted": [{"id": 1}]})
-        )
+        actions_of(payload("file_reservation_paths", {}, {"granted": [{"id": 1}]}))
     with pytest.raises(mcp_agent_mail.ResultError, match="granted"):
-        mcp_agent_mail.actions_from_post_tool_use(
-            payload("file_reservation_paths", {}, {"conflicts": []})
-        )
+        actions_of(payload("file_reservation_paths", {}, {"conflicts": []}))
     with pytest.raises(mcp_agent_mail.ResultError, match="released"):
-        mcp_agent_mail.actions_from_post_tool_use(
-            payload("release_file_reservations", {}, {"ok": True})
-        )
-    assert (
-        mcp_agent_mail.actions_from_post_tool_use(payload("fetch_inbox", {}, "not json at all"))
-        == []
-    )
+        actions_of(payload("release_file_reservations", {}, {"ok": True}))
+    assert actions_of(payload("fetch_inbox", {}, "not json at all")) == []
 
 
 # --- applying to the store -------------------------------------------------------------
