@@ -218,7 +218,7 @@ def test_two_opencode_panes_are_refused_each_others_files(
     assert two.tool_result("two_add_b").startswith("Success. Updated the following files:")
     for call_id in ("two_patch_a", "two_bash_a"):
         refused(two.tool_result(call_id), "a.txt", f'opencode agent "{OC1}"')
-    assert "This Bash command would write a.txt" in two.tool_result("two_bash_a")
+    assert "This bash command would write a.txt" in two.tool_result("two_bash_a")
     for call_id in ("one_edit_b", "one_write_b"):
         refused(one.tool_result(call_id), "b.txt", f'opencode agent "{OC2}"')
     assert (a.read_text(), b.read_text()) == ("from one\n", "from two\n")

@@ -2,14 +2,15 @@
 the real entry script and the payloads captured from each client: a refusal offers only
 what the model can do itself — other work, waiting (it is told when the file frees), or
 asking the user — never contacting a holder it cannot reach; a shell refusal speaks the
-client's words (`clients.<module>.SHELL_COMMAND`: Claude Code's Bash, the others' "shell
-command"); Codex's own framing (`…hook: R. Command: …`) never shows a doubled period; a
-second conversation under one AGENT_NAME is told it meets another conversation of its own
-name and how that is mended, never that its own name holds the file.
+client's words (`clients.<module>.SHELL_COMMAND`: Claude Code's Bash, opencode's bash, the
+others' "shell command"); Codex's own framing (`…hook: R. Command: …`) never shows a
+doubled period; a second conversation under one AGENT_NAME is told it meets another
+conversation of its own name and how that is mended, never that its own name holds the file.
 
 The model's text is built the way each client frames the reason (shared/reference: Claude
 Code `PreToolUse:<Tool> hook error: R`, Codex `Command blocked by PreToolUse hook: R.
-Command: <command>`, Gemini CLI `Tool execution blocked: R`).
+Command: <command>`, Gemini CLI `Tool execution blocked: R`; opencode (the error agent-hooks'
+plugin throws) and Qwen Code: exactly R).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from agent_hooks.writers import Writer
 from hook_runner import HookResult, HookRunner
 
 CC, CX, GM = "proj__cc_1", "proj__cod_1", "proj__gmi_1"
+OC, QW = "proj__oc_1", "proj__qw_1"
 PATCH = "*** Begin Patch\n*** Update File: src/app.py\n@@\n-a\n+b\n*** End Patch\n"
 
 
@@ -35,6 +37,9 @@ def reason_of(result: HookResult) -> str:
     assert result.code == 0, result
     if result.out is None:
         return ""
+    if "deny" in result.out:  # agent-hooks' opencode plugin throws it
+        denied: str = result.out["deny"]
+        return denied
     if "decision" in result.out:  # Gemini CLI's shape
         assert result.out["decision"] == "deny", result.out
         reason: str = result.out["reason"]
@@ -106,15 +111,51 @@ def gemini_shell(run: HookRunner, agent: str, **fields: Any) -> tuple[HookResult
     return result, f"Tool execution blocked: {reason_of(result)}"
 
 
+def opencode_edit(run: HookRunner, agent: str, **fields: Any) -> tuple[HookResult, str]:
+    tool_input = {"filePath": str(run.project / "src/app.py"), "oldString": "a", "newString": "b"}
+    payload = run.payload("opencode/tool.execute.before_edit", tool_input=tool_input, **fields)
+    result = run("tool.execute.before", payload, agent=agent, client="opencode")
+    return result, reason_of(result)
+
+
+def opencode_bash(run: HookRunner, agent: str, **fields: Any) -> tuple[HookResult, str]:
+    tool_input = {"command": "echo x > src/app.py", "description": "write"}
+    payload = run.payload("opencode/tool.execute.before_bash", tool_input=tool_input, **fields)
+    result = run("tool.execute.before", payload, agent=agent, client="opencode")
+    return result, reason_of(result)
+
+
+def qwen_edit(run: HookRunner, agent: str, **fields: Any) -> tuple[HookResult, str]:
+    tool_input = {
+        "file_path": str(run.project / "src/app.py"),
+        "old_string": "a",
+        "new_string": "b",
+    }
+    payload = run.payload("qwen/PreToolUse_edit", tool_input=tool_input, **fields)
+    result = run("PreToolUse", payload, agent=agent, client="qwen")
+    return result, reason_of(result)
+
+
+def qwen_shell(run: HookRunner, agent: str, **fields: Any) -> tuple[HookResult, str]:
+    tool_input = {"command": "echo x > src/app.py", "description": "write"}
+    payload = run.payload("qwen/PreToolUse_run_shell_command", tool_input=tool_input, **fields)
+    result = run("PreToolUse", payload, agent=agent, client="qwen")
+    return result, reason_of(result)
+
+
 EDITS: dict[str, tuple[str, Call]] = {
     "claude": (CC, claude_edit),
     "codex": (CX, codex_patch),
     "gemini": (GM, gemini_replace),
+    "opencode": (OC, opencode_edit),
+    "qwen": (QW, qwen_edit),
 }
 SHELLS: dict[str, tuple[str, Call, str]] = {
     "claude": (CC, claude_bash, "This Bash command would write src/app.py"),
     "codex": (CX, codex_shell, "This shell command would write src/app.py"),
     "gemini": (GM, gemini_shell, "This shell command would write src/app.py"),
+    "opencode": (OC, opencode_bash, "This bash command would write src/app.py"),  # its tool
+    "qwen": (QW, qwen_shell, "This shell command would write src/app.py"),
 }
 
 
@@ -177,7 +218,7 @@ def test_a_shell_refusal_speaks_the_clients_words(run: HookRunner, client: str, 
     _, read = call(run, agent)
     assert words in read, read
     if client != "claude":
-        assert "Bash" not in read, read  # Codex's and Gemini's tools are not called Bash
+        assert "Bash" not in read, read  # the others' tools are not called Bash
     assert_actionable(read)
 
 
