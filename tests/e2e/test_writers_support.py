@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 from agent_hooks.leases import lease_store
+from agent_hooks.ledger.repo import Repo
 from agent_hooks.writers import Writer
 
 from .writers_support import leases, writer_cards
@@ -17,8 +18,8 @@ from .writers_support import leases, writer_cards
 
 def test_a_file_in_the_middle_of_being_written_is_not_read(tmp_path: Path) -> None:
     ledger = tmp_path / "agent-hooks"
-    lease_store.claim(str(ledger), "a.txt", Writer("alice", "c1"), worktree="/repo", branch=None,
-                      holder_pid=os.getpid(), now=time.time(), minutes=10)  # fmt: skip
+    repo = Repo("/repo", str(tmp_path), {}, ledger=str(ledger), worktree="/repo", branch=None)
+    lease_store.claim(repo, "a.txt", Writer("alice", "c1"), time.time(), holder_pid=os.getpid())
     for directory in ("leases", "writers"):  # what storage.write_bytes_atomic leaves mid-write
         (ledger / directory / f".b.txt.{os.getpid()}.0badc0de.tmp").write_text('{"path": "b.t')
         (ledger / directory / ".stray").write_text("")
