@@ -1,5 +1,6 @@
-"""Helpers of ``test_clients_e2e.py``: any client run in a background thread, and each client's
-refusal as its model reads it.
+"""Helpers of ``test_clients_e2e.py`` and ``test_opencode_qwen_e2e.py``: any client run in a
+background thread, the runs of one test (``Swarm``: every client's options for one HOME and
+repository), and each client's refusal as its model reads it.
 
 Invariants: a background run's process is known once it started (``process``), its result once
 it ended and was reaped (``result``); nothing here sleeps to decide an outcome (waits are the
@@ -16,9 +17,18 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
-from .mock_api import ToolResult
+from .agent_hooks_install import Installation
+from .claude_cli import ClaudeResult, run_claude
+from .codex_cli import CodexResult, run_codex
+from .gemini_cli import FAST_MODEL, GeminiResult, run_gemini
+from .mock_api import MockAnthropicAPI, ToolResult
+from .mock_chat_api import MockChatAPI
+from .mock_gemini_api import MockGeminiAPI
 from .mock_gemini_api import ToolResult as GeminiToolResult
+from .mock_responses_api import MockResponsesAPI
 from .mock_routes import MAIN, Predicate, Wait, all_of, requested, wait_until
+from .opencode_cli import OpencodeResult, run_opencode
+from .qwen_cli import QwenResult, run_qwen
 
 T = TypeVar("T")
 
@@ -68,6 +78,60 @@ class InThread(Generic[T]):
 
     def result(self, timeout: float = 180) -> T:
         return self._future.result(timeout)
+
+
+class Swarm:
+    """The runs of one test: each client's options for this HOME (``install``'s) and
+    repository; ``bins`` each client's binary (by client name); ``timeout`` how long one run
+    may take in all."""
+
+    def __init__(
+        self, install: Installation, project: Path, bins: dict[str, str], timeout: float
+    ) -> None:
+        self.install = install
+        self.project = project
+        self.bins = bins
+        self.timeout = timeout
+
+    def _run(self, run: Callable[..., T], api: Any, agent: str, **options: Any) -> InThread[T]:
+        return InThread(
+            run,
+            "Work on the repository.",
+            cwd=self.project,
+            home=self.install.home,
+            server_url=api.url,
+            agent_name=agent,
+            timeout=self.timeout,
+            **options,
+        )
+
+    def claude(self, api: MockAnthropicAPI, agent: str, **extra: Any) -> InThread[ClaudeResult]:
+        extra.setdefault("binary", self.bins["claude"])
+        return self._run(run_claude, api, agent, extra_env=self.install.claude_env(), **extra)
+
+    def codex(self, api: MockResponsesAPI, agent: str) -> InThread[CodexResult]:
+        return self._run(run_codex, api, agent, proxy_url=api.proxy_url, binary=self.bins["codex"])
+
+    def gemini(self, api: MockGeminiAPI, agent: str) -> InThread[GeminiResult]:
+        return self._run(run_gemini, api, agent, model=FAST_MODEL, binary=self.bins["gemini"])
+
+    def opencode(
+        self, api: MockChatAPI, agent: str, model: str | None = None
+    ) -> InThread[OpencodeResult]:
+        # its PATH: the installed CLI first (its bash runs `agent-hooks`), then the system's;
+        # the plugin spawns the hook by its absolute path
+        return self._run(
+            run_opencode,
+            api,
+            agent,
+            proxy_url=api.proxy_url,
+            extra_env={"PATH": self.install.agent_path()},
+            binary=self.bins["opencode"],
+            **({"model": model} if model else {}),
+        )
+
+    def qwen(self, api: MockChatAPI, agent: str) -> InThread[QwenResult]:
+        return self._run(run_qwen, api, agent, proxy_url=api.proxy_url, binary=self.bins["qwen"])
 
 
 def process_of(pid: int) -> tuple[str, int]:
@@ -126,12 +190,11 @@ def all_up(*apis: Any) -> Wait:
     run has sent its first model request. Clients started at once start at very different
     speeds on a loaded machine; behind this barrier every later step waits only for the
     other runs' tool calls (``STEP``), never for a start."""
+
+    def up(api: Any) -> Callable[[Any], bool]:
+        return lambda _state: requested(MAIN, 1)(api)
+
     return wait_until(
-        all_of(
-            *(
-                Predicate(lambda _state, api=api: requested(MAIN, 1)(api), f"run {n} is up")
-                for n, api in enumerate(apis)
-            )
-        ),
+        all_of(*(Predicate(up(api), f"run {n} is up") for n, api in enumerate(apis))),
         timeout=STARTUP,
     )

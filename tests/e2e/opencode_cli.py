@@ -17,9 +17,7 @@ Invariants:
   dependencies installed (``package.json`` and ``package-lock.json`` naming
   ``@opencode-ai/plugin``, an empty ``node_modules``): without it opencode spends ~50 s at start
   retrying an npm install the proxy refuses, whenever a plugin is present (measured).
-* ``install_plugin`` renders ``hooks/opencode/agent-hooks.js`` as the installer does (the one
-  placeholder replaced by the hook command's JSON argv) into the HOME's (or a project's)
-  plugin directory; it is the test setup until ``install.sh --clients opencode`` is used.
+* agent-hooks' plugin is the one ``install.sh --clients opencode`` writes into the HOME.
 """
 
 from __future__ import annotations
@@ -47,10 +45,6 @@ from .npm_cli import (
 OPENCODE_VERSION = "1.18.33"
 OPENCODE_PACKAGE = "opencode-ai"
 CACHE_ENV = "AGENT_HOOKS_E2E_OPENCODE_CACHE"
-REPO = Path(__file__).resolve().parents[2]
-TEMPLATE = REPO / "hooks" / "opencode" / "agent-hooks.js"
-PLACEHOLDER = "__AGENT_HOOKS_COMMAND__"
-MARKER = "// agent-hooks plugin (installed by agent-hooks; do not edit)"
 PROVIDER = "mock"
 MODEL = "mock-model"  # offered write and edit
 PATCH_MODEL = "gpt-5.5"  # a `gpt-` model id: offered apply_patch instead (PROTOCOL §4)
@@ -88,35 +82,6 @@ OPENCODE = NpmCli(
 def ensure_opencode() -> str:
     """Path of a working ``opencode`` at the pinned version, installed first if needed."""
     return OPENCODE.ensure()
-
-
-# --------------------------------------------------------------------------- the plugin
-
-
-def render_plugin(argv: Sequence[str]) -> str:
-    """The plugin template with its placeholder replaced by ``argv`` as a JSON array (what
-    the installer writes)."""
-    text = TEMPLATE.read_text(encoding="utf-8")
-    assert text.split("\n", 1)[0] == MARKER and text.count(PLACEHOLDER) == 1
-    return text.replace(PLACEHOLDER, json.dumps(list(argv)))
-
-
-def plugin_dir(home: Path, project: Path | None = None) -> Path:
-    if project is not None:
-        return project / ".opencode" / "plugin"
-    return home / ".config" / "opencode" / "plugin"
-
-
-def install_plugin(home: Path, argv: Sequence[str], *, project: Path | None = None) -> Path:
-    """Write the rendered plugin as ``agent-hooks.js`` into the HOME's plugin directory (or
-    ``project``'s) and return its path."""
-    directory = plugin_dir(home, project)
-    directory.mkdir(parents=True, exist_ok=True)
-    path = directory / "agent-hooks.js"
-    path.write_text(render_plugin(argv), encoding="utf-8")
-    if project is not None:
-        _mark_dependencies(project / ".opencode")
-    return path
 
 
 # --------------------------------------------------------------------------- configuration

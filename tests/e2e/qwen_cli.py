@@ -13,16 +13,13 @@ Invariants:
   HTTP(S) proxy and refuses every CONNECT (Qwen Code tries to send telemetry).
 * ``prepare_home`` merges the run settings (OpenAI auth, the mock model, no telemetry or usage
   statistics) into ``~/.qwen/settings.json`` key by key: the ``hooks`` an installer wrote stay.
-* ``hooks_settings`` is Qwen Code's hooks table as agent-hooks installs it (Claude Code-shaped,
-  the command ``<python> -IS <entry> qwen <Event>``): the test setup until ``install.sh
-  --clients qwen`` writes it.
+* agent-hooks' hooks are the ones ``install.sh --clients qwen`` writes into that file.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import shlex
 import shutil
 import subprocess
 from collections.abc import Callable, Mapping, Sequence
@@ -49,17 +46,6 @@ RUN_SETTINGS: dict[str, Any] = {
     "privacy": {"usageStatisticsEnabled": False},
     "telemetry": {"enabled": False},
 }
-EDIT_TOOLS = "write_file|edit|notebook_edit"
-# (event, matcher or None, timeout in seconds): what agent-hooks installs for Qwen Code
-HOOKS: list[tuple[str, str | None, int]] = [
-    ("SessionStart", None, 30),
-    ("PreToolUse", f"{EDIT_TOOLS}|run_shell_command", 10),
-    ("PostToolUse", f"{EDIT_TOOLS}|run_shell_command|read_file|agent", 10),
-    ("Stop", None, 10),
-    ("SubagentStart", None, 10),
-    ("SubagentStop", None, 30),
-    ("SessionEnd", None, 5),
-]
 
 
 class QwenUnavailable(CliUnavailable):
@@ -104,30 +90,8 @@ def ensure_qwen() -> str:
     return QWEN.ensure()
 
 
-def hooks_settings(argv: Sequence[str]) -> dict[str, Any]:
-    """The ``hooks`` block of ``settings.json`` running ``argv`` (the entry's argv prefix,
-    ending in ``qwen``) for each event of :data:`HOOKS`."""
-    command = " ".join(shlex.quote(word) for word in argv)
-    block: dict[str, list[dict[str, Any]]] = {}
-    for event, matcher, timeout in HOOKS:
-        group: dict[str, Any] = {} if matcher is None else {"matcher": matcher}
-        group["hooks"] = [{"type": "command", "command": f"{command} {event}", "timeout": timeout}]
-        block.setdefault(event, []).append(group)
-    return block
-
-
 def settings_path(home: Path) -> Path:
     return home / ".qwen" / "settings.json"
-
-
-def install_hooks(home: Path, argv: Sequence[str]) -> Path:
-    """Write agent-hooks' hooks into ``<home>/.qwen/settings.json`` (keeping every other key)."""
-    path = settings_path(home)
-    current = json.loads(path.read_text()) if path.exists() else {}
-    current["hooks"] = hooks_settings(argv)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(current, indent=2) + "\n")
-    return path
 
 
 def prepare_home(home: Path) -> Path:

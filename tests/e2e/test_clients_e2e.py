@@ -15,11 +15,11 @@ import signal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .agent_hooks_install import Installation
-from .claude_cli import ClaudeResult, run_claude
+from .claude_cli import run_claude
 from .clients_support import (
     STEP,
     InThread,
+    Swarm,
     all_up,
     claude_refused,
     codex_refused,
@@ -27,11 +27,9 @@ from .clients_support import (
     gemini_refused,
     is_client_process,
 )
-from .codex_cli import CodexResult, run_codex
-from .gemini_cli import FAST_MODEL, GeminiResult, run_gemini
-from .mock_api import MockAnthropicAPI, ToolCall, calls
-from .mock_gemini_api import MockGeminiAPI, replace, run_shell_command, write_file
+from .mock_api import ToolCall, calls
 from .mock_gemini_api import calls as gemini_calls
+from .mock_gemini_api import replace, run_shell_command, write_file
 from .mock_responses_api import MockResponsesAPI, add_file_patch, apply_patch, exec_command
 from .mock_routes import MAIN, Predicate, all_of, file_exists, turns_done, wait_until
 from .writers_support import check, leases, ledger_dir, on, snapshot, wait_for, write
@@ -47,59 +45,6 @@ def update_patch(rel: str, old: str, new: str) -> str:
     return f"*** Begin Patch\n*** Update File: {rel}\n@@\n-{old}\n+{new}\n*** End Patch\n"
 
 
-class Swarm:
-    """The runs of one test: every client's options for this HOME and repository."""
-
-    def __init__(
-        self, install: Installation, project: Path, claude_bin: str, codex_bin: str, gemini_bin: str
-    ) -> None:
-        self.install = install
-        self.project = project
-        self.bins = {"claude": claude_bin, "codex": codex_bin, "gemini": gemini_bin}
-
-    def claude(
-        self, api: MockAnthropicAPI, agent: str = CC, **extra: Any
-    ) -> InThread[ClaudeResult]:
-        return InThread(
-            run_claude,
-            "Work on the repository.",
-            cwd=self.project,
-            home=self.install.home,
-            server_url=api.url,
-            agent_name=agent,
-            extra_env=self.install.claude_env(),
-            binary=extra.pop("binary", self.bins["claude"]),
-            timeout=180,
-            **extra,
-        )
-
-    def codex(self, api: MockResponsesAPI, agent: str = CX) -> InThread[CodexResult]:
-        return InThread(
-            run_codex,
-            "Work on the repository.",
-            cwd=self.project,
-            home=self.install.home,
-            server_url=api.url,
-            proxy_url=api.proxy_url,
-            agent_name=agent,
-            binary=self.bins["codex"],
-            timeout=180,
-        )
-
-    def gemini(self, api: MockGeminiAPI, agent: str = GM) -> InThread[GeminiResult]:
-        return InThread(
-            run_gemini,
-            "Work on the repository.",
-            cwd=self.project,
-            home=self.install.home,
-            server_url=api.url,
-            model=FAST_MODEL,
-            agent_name=agent,
-            binary=self.bins["gemini"],
-            timeout=180,
-        )
-
-
 def _swarm(
     install_agent_hooks: InstallAgentHooks,
     git_project: Path,
@@ -110,7 +55,8 @@ def _swarm(
     install = install_agent_hooks(clients=ALL)
     assert "agent-hooks installed for Codex (7 handlers trusted" in install.output
     assert f"{install.home}/.gemini/settings.json: agent-hooks installed" in install.output
-    return Swarm(install, git_project.resolve(), claude_bin, codex_bin, gemini_bin)
+    bins = {"claude": claude_bin, "codex": codex_bin, "gemini": gemini_bin}
+    return Swarm(install, git_project.resolve(), bins, timeout=180)
 
 
 def _codex_output(api: MockResponsesAPI, call_id: str) -> str:
@@ -166,9 +112,9 @@ def test_a_codex_agent_and_a_claude_agent_are_refused_each_others_files(
         wait_until(on(claude_api, turns_done(MAIN, 2), "claude tried y.txt")),
         "Codex done.",
     )
-    codex = swarm.codex(codex_api)
+    codex = swarm.codex(codex_api, CX)
     launched.append(codex.process.pid)
-    claude = swarm.claude(claude_api)
+    claude = swarm.claude(claude_api, CC)
     codex_result, claude_result = codex.result(), claude.result()
 
     finished_ok(codex_result, codex_api, swarm.install, "codex")
@@ -228,8 +174,8 @@ def test_a_gemini_agent_and_a_claude_agent_are_refused_each_others_files(
         wait_until(on(claude_api, turns_done(MAIN, 2), "claude tried y.txt")),
         "Gemini done.",
     )
-    claude = swarm.claude(claude_api)
-    gemini = swarm.gemini(gemini_api)
+    claude = swarm.claude(claude_api, CC)
+    gemini = swarm.gemini(gemini_api, GM)
     gemini_result, claude_result = gemini.result(), claude.result()
 
     finished_ok(gemini_result, gemini_api, swarm.install, "gemini")
@@ -304,7 +250,11 @@ def test_a_mixed_swarm_each_refused_the_others_files(
         wait_until(all_tried, timeout=STEP),
         "Gemini done.",
     )
-    runs = [swarm.claude(claude_api), swarm.codex(codex_api), swarm.gemini(gemini_api)]
+    runs: list[InThread[Any]] = [
+        swarm.claude(claude_api, CC),
+        swarm.codex(codex_api, CX),
+        swarm.gemini(gemini_api, GM),
+    ]
     results = [run.result() for run in runs]
 
     for result, api, what in zip(
@@ -357,7 +307,7 @@ def test_a_codex_holder_killed_with_sigkill_stops_blocking_at_once(
             "Never sent.",
         ]
     )
-    codex = swarm.codex(codex_api)
+    codex = swarm.codex(codex_api, CX)
     try:
         wait_for(lambda: turns_done(MAIN, 1)(codex_api), "codex wrote z.txt", timeout=60)
         pid = codex.process.pid
@@ -375,7 +325,7 @@ def test_a_codex_holder_killed_with_sigkill_stops_blocking_at_once(
     assert [item["writer"] for item in leases(ledger)["z.txt"]] == [CX]  # on disk, counts not
     assert check(swarm.install, "z.txt", project, CC)["allowed"] is True
     claude_api = mock_api([calls(write(z, "from claude\n")), "Claude wrote z.txt."])
-    claude = swarm.claude(claude_api).result()
+    claude = swarm.claude(claude_api, CC).result()
     finished_ok(claude, claude_api, swarm.install, "claude")
     (wrote,) = claude_api.tool_results()
     assert not wrote.is_error and z.read_text() == "from claude\n"

@@ -3,9 +3,8 @@
 real ``qwen -p`` 0.24.4 with agent-hooks' hooks, each against a loopback mock of the Chat
 Completions API, beside the real ``claude -p`` (2.1.328), in one repository and one HOME.
 
-agent-hooks is installed by the real ``./install.sh``; the opencode plugin and Qwen Code's hooks
-are written as the installer writes them (``opencode_cli.install_plugin``,
-``qwen_cli.install_hooks``) until ``install.sh --clients opencode,qwen`` does it.
+agent-hooks is installed by the real ``./install.sh --clients claude,opencode,qwen``: Claude
+Code's and Qwen Code's hooks, and agent-hooks' plugin for opencode.
 
 Each test asserts on the files on disk, on what each model was sent back for each tool call,
 and on the repository's ledger. Interleavings are forced by ``wait_until`` steps of the mocks,
@@ -23,9 +22,16 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from .agent_hooks_install import Installation
-from .claude_cli import ClaudeResult, run_claude
-from .clients_support import STARTUP, STEP, InThread, all_up, claude_refused, process_of
-from .mock_api import MockAnthropicAPI, calls
+from .clients_support import (
+    STARTUP,
+    STEP,
+    InThread,
+    Swarm,
+    all_up,
+    claude_refused,
+    process_of,
+)
+from .mock_api import calls
 from .mock_chat_api import MockChatAPI, call
 from .mock_routes import (
     MAIN,
@@ -38,13 +44,9 @@ from .mock_routes import (
 )
 from .opencode_cli import (
     PATCH_MODEL,
-    OpencodeResult,
     Tui,
     initialize_home,
-    install_plugin,
-    run_opencode,
 )
-from .qwen_cli import QwenResult, install_hooks, run_qwen
 from .qwen_cli import prepare_home as prepare_qwen_home
 from .writers_support import check, leases, ledger_dir, on, snapshot, wait_for, write
 
@@ -52,9 +54,6 @@ if TYPE_CHECKING:
     from .conftest import InstallAgentHooks, MockApiFactory, MockChatFactory
 
 CC, OC1, OC2, QW1, QW2 = "proj__cc_1", "proj__oc_1", "proj__oc_2", "proj__qw_1", "proj__qw_2"
-ROOT = Path(__file__).resolve().parents[2]
-# The installer's opencode and Qwen Code modules: once install.sh has them, it installs both.
-INSTALLER_KNOWS_THEM = (ROOT / "src" / "agent_hooks" / "install" / "opencode_plugin.py").exists()
 
 
 def refused(text: str, rel: str, holder: str) -> None:
@@ -63,76 +62,13 @@ def refused(text: str, rel: str, holder: str) -> None:
     assert text.startswith(f"agent-hooks: {rel} is being changed by {holder}: "), text
 
 
-class Swarm:
-    """The runs of one test: each client's options for this HOME and repository."""
-
-    def __init__(self, install: Installation, project: Path, bins: dict[str, str]) -> None:
-        self.install = install
-        self.project = project
-        self.bins = bins
-        self.ledger = ledger_dir(project)
-
-    def opencode(
-        self, api: MockChatAPI, agent: str, model: str | None = None
-    ) -> InThread[OpencodeResult]:
-        return InThread(
-            run_opencode,
-            "Work on the repository.",
-            cwd=self.project,
-            home=self.install.home,
-            server_url=api.url,
-            proxy_url=api.proxy_url,
-            agent_name=agent,
-            extra_env={"PATH": self._path()},
-            binary=self.bins["opencode"],
-            timeout=240,
-            **({"model": model} if model else {}),
-        )
-
-    def qwen(self, api: MockChatAPI, agent: str) -> InThread[QwenResult]:
-        return InThread(
-            run_qwen,
-            "Work on the repository.",
-            cwd=self.project,
-            home=self.install.home,
-            server_url=api.url,
-            proxy_url=api.proxy_url,
-            agent_name=agent,
-            binary=self.bins["qwen"],
-            timeout=240,
-        )
-
-    def claude(self, api: MockAnthropicAPI, agent: str = CC) -> InThread[ClaudeResult]:
-        return InThread(
-            run_claude,
-            "Work on the repository.",
-            cwd=self.project,
-            home=self.install.home,
-            server_url=api.url,
-            agent_name=agent,
-            extra_env=self.install.claude_env(),
-            binary=self.bins["claude"],
-            timeout=240,
-        )
-
-    def _path(self) -> str:
-        """opencode's PATH: the installed CLI first (its bash runs `agent-hooks`), then the
-        system; the plugin spawns the hook by its absolute path."""
-        return self.install.agent_path()
-
-
 def _swarm(install_agent_hooks: InstallAgentHooks, git_project: Path, **bins: str) -> Swarm:
-    if INSTALLER_KNOWS_THEM:
-        install = install_agent_hooks(clients="claude,opencode,qwen")
-    else:
-        install = install_agent_hooks(clients="claude")
-        install_plugin(install.home, install.hook_argv("opencode"))
-        install_hooks(install.home, install.hook_argv("qwen"))
+    install = install_agent_hooks(clients="claude,opencode,qwen")
     if "opencode" in bins:
         initialize_home(install.home, bins["opencode"])
     if "qwen" in bins:
         prepare_qwen_home(install.home)
-    return Swarm(install, git_project.resolve(), bins)
+    return Swarm(install, git_project.resolve(), bins, timeout=240)
 
 
 def _ok(result: Any, api: Any, install: Installation, what: str) -> None:
@@ -151,7 +87,7 @@ def _ok(result: Any, api: Any, install: Installation, what: str) -> None:
 
 def ancestors(pid: int) -> list[int]:
     """The processes above `pid`, nearest first."""
-    found = []
+    found: list[int] = []
     while pid > 1 and len(found) < 32:
         pid = process_of(pid)[1]
         found.append(pid)
@@ -175,7 +111,7 @@ def test_two_opencode_panes_are_refused_each_others_files(
     refused a.txt by patch and by bash; pane 1 is refused b.txt by edit and by write; each
     lease is held by its own opencode process; both end, and their leases with them."""
     swarm = _swarm(install_agent_hooks, git_project, opencode=opencode_bin)
-    project, ledger = swarm.project, swarm.ledger
+    project, ledger = swarm.project, ledger_dir(swarm.project)
     a, b = project / "a.txt", project / "b.txt"
     seen: dict[str, Any] = {}
     one, two = mock_chat(), mock_chat()
@@ -244,7 +180,7 @@ def test_an_opencode_subagent_is_a_writer_of_its_own(
     (its parent's lease does not block it) and s.txt; while the subagent runs, another pane is
     refused s.txt naming the subagent; once the subagent is done its leases are gone."""
     swarm = _swarm(install_agent_hooks, git_project, opencode=opencode_bin)
-    project, ledger = swarm.project, swarm.ledger
+    project, ledger = swarm.project, ledger_dir(swarm.project)
     p, s = project / "p.txt", project / "s.txt"
     seen: dict[str, Any] = {}
     marker = agent_marker("S")
@@ -306,7 +242,7 @@ def test_a_killed_opencode_run_frees_its_leases_at_once(
     """SIGKILL to `opencode run` holding z.txt: no event fires, the lease file stays, and
     it counts for nothing at once (its holder, opencode's process, is gone)."""
     swarm = _swarm(install_agent_hooks, git_project, opencode=opencode_bin)
-    project, ledger = swarm.project, swarm.ledger
+    project, ledger = swarm.project, ledger_dir(swarm.project)
     never = tmp_path / "never"
     api = mock_chat(
         [
@@ -351,7 +287,7 @@ def test_a_killed_opencode_tui_pane_frees_its_leases_at_once(
     stays, held by a dead process), its lease stops counting at once. How long until
     `agent-hooks check` says so is measured."""
     swarm = _swarm(install_agent_hooks, git_project, opencode=opencode_bin)
-    project, ledger = swarm.project, swarm.ledger
+    project, ledger = swarm.project, ledger_dir(swarm.project)
     never = tmp_path / "never"
     api = mock_chat(
         [
@@ -413,7 +349,7 @@ def test_two_qwen_panes_are_refused_each_others_files(
     mock_chat: MockChatFactory,
 ) -> None:
     swarm = _swarm(install_agent_hooks, git_project, qwen=qwen_bin)
-    project, ledger = swarm.project, swarm.ledger
+    project, ledger = swarm.project, ledger_dir(swarm.project)
     a, b = project / "a.txt", project / "b.txt"
     seen: dict[str, Any] = {}
     one, two = mock_chat(), mock_chat()
@@ -462,7 +398,7 @@ def test_a_killed_qwen_frees_its_leases_at_once(
     """The holder is the Qwen Code process that runs the hooks (the launcher's child); kill
     the run's whole process group (a closed pane) and the lease counts for nothing."""
     swarm = _swarm(install_agent_hooks, git_project, qwen=qwen_bin)
-    project, ledger = swarm.project, swarm.ledger
+    project, ledger = swarm.project, ledger_dir(swarm.project)
     never = tmp_path / "never"
     api = mock_chat(
         [
@@ -504,7 +440,7 @@ def test_a_claude_held_file_is_refused_to_opencode_and_qwen_and_theirs_to_claude
     swarm = _swarm(
         install_agent_hooks, git_project, claude=claude_bin, opencode=opencode_bin, qwen=qwen_bin
     )
-    project, ledger = swarm.project, swarm.ledger
+    project, ledger = swarm.project, ledger_dir(swarm.project)
     x, o, q = project / "x.txt", project / "o.txt", project / "q.txt"
     seen: dict[str, Any] = {}
     oc_api, qw_api = mock_chat(), mock_chat()
@@ -544,7 +480,11 @@ def test_a_claude_held_file_is_refused_to_opencode_and_qwen_and_theirs_to_claude
         wait_until(claude_tried, timeout=STEP),
         "Qwen done.",
     )
-    runs = [swarm.claude(claude_api), swarm.opencode(oc_api, OC1), swarm.qwen(qw_api, QW1)]
+    runs: list[InThread[Any]] = [
+        swarm.claude(claude_api, CC),
+        swarm.opencode(oc_api, OC1),
+        swarm.qwen(qw_api, QW1),
+    ]
     results = [run.result(360) for run in runs]
 
     for result, api, what in zip(results, (claude_api, oc_api, qw_api), ("claude", "opencode",

@@ -78,8 +78,9 @@ def snapshot(ledger: Path, into: dict[str, Any], label: str, *files: Path) -> Wa
     return wait_until(Predicate(take, f"snapshot({label})"))
 
 
-def on(api: MockAnthropicAPI, predicate: Predicate, label: str) -> Predicate:
-    """``predicate`` judged on another mock (another ``claude -p`` process's conversation)."""
+def on(api: Any, predicate: Predicate, label: str) -> Predicate:
+    """``predicate`` judged on another mock (another client process's conversation; any of
+    the mocks: each is the state its predicates read)."""
     return Predicate(lambda _state: predicate(api), label)
 
 
