@@ -227,6 +227,20 @@ def search_path(*first: str) -> str:
     return os.pathsep.join(dict.fromkeys([*first, *DEFAULT_PATH_DIRS]))
 
 
+def through_proxy(proxy_url: str) -> dict[str, str]:
+    """The variables that send a client's HTTP and HTTPS traffic through ``proxy_url`` (the
+    mock, which refuses every CONNECT), loopback exempt (the mock as the provider is reached
+    directly)."""
+    return {
+        "HTTPS_PROXY": proxy_url,
+        "HTTP_PROXY": proxy_url,
+        "https_proxy": proxy_url,
+        "http_proxy": proxy_url,
+        "NO_PROXY": "127.0.0.1,localhost",
+        "no_proxy": "127.0.0.1,localhost",
+    }
+
+
 def client_env(
     *,
     home: Path,

@@ -40,6 +40,7 @@ from .npm_cli import (
     python_bin_dir,
     run_in_session,
     search_path,
+    through_proxy,
 )
 
 OPENCODE_VERSION = "1.18.33"
@@ -187,12 +188,7 @@ def opencode_env(
             "OPENCODE_CONFIG_CONTENT": json.dumps(run_config(server_url)),
             "OPENCODE_DISABLE_MODELS_FETCH": "1",
             "OPENCODE_DISABLE_AUTOUPDATE": "1",
-            "HTTPS_PROXY": proxy_url,
-            "HTTP_PROXY": proxy_url,
-            "https_proxy": proxy_url,
-            "http_proxy": proxy_url,
-            "NO_PROXY": "127.0.0.1,localhost",
-            "no_proxy": "127.0.0.1,localhost",
+            **through_proxy(proxy_url),
             "NO_COLOR": "1",
         },
         agent_name=agent_name,

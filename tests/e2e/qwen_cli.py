@@ -34,6 +34,7 @@ from .npm_cli import (
     python_bin_dir,
     run_in_session,
     search_path,
+    through_proxy,
 )
 
 QWEN_VERSION = "0.24.4"
@@ -130,12 +131,7 @@ def qwen_env(
             "OPENAI_API_KEY": "qwen-e2e-dummy-key",
             "OPENAI_BASE_URL": server_url,
             "OPENAI_MODEL": MODEL,
-            "HTTPS_PROXY": proxy_url,
-            "HTTP_PROXY": proxy_url,
-            "https_proxy": proxy_url,
-            "http_proxy": proxy_url,
-            "NO_PROXY": "127.0.0.1,localhost",
-            "no_proxy": "127.0.0.1,localhost",
+            **through_proxy(proxy_url),
             "QWEN_CODE_SUPPRESS_YOLO_WARNING": "1",
             "NO_COLOR": "1",
         },
