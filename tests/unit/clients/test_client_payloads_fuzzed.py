@@ -232,6 +232,14 @@ def test_a_gemini_edit_names_its_file_unless_it_failed(
     assert use.files == ([] if failed else [(field, path)])
 
 
+def run_in(cwd: str, directory: str | None) -> str | None:
+    """Where a shell command given `directory` (relative to the hook's `cwd`, or absolute)
+    runs: None when the call names none (the hook's cwd)."""
+    if directory is None:
+        return None
+    return directory if directory.startswith("/") else cwd.rstrip("/") + "/" + directory
+
+
 @settings(max_examples=100, deadline=None)
 @given(
     command=COMMAND,
@@ -249,12 +257,7 @@ def test_a_gemini_shell_command_runs_in_its_dir_path(
         "cwd": cwd,
     }
     use = gemini.tool_use("BeforeTool", call)
-    if dir_path is None:
-        where = None
-    elif dir_path.startswith("/"):
-        where = dir_path
-    else:
-        where = cwd.rstrip("/") + "/" + dir_path
+    where = run_in(cwd, dir_path)
     assert use is not None and (use.kind, use.command, use.workdir) == (SHELL, command, where)
 
 
@@ -296,12 +299,7 @@ def test_an_opencode_shell_command_runs_in_its_workdir(
         "cwd": cwd,
     }
     use = opencode.tool_use("tool.execute.before", call)
-    if workdir is None:
-        where = None
-    elif workdir.startswith("/"):
-        where = workdir
-    else:
-        where = cwd.rstrip("/") + "/" + workdir
+    where = run_in(cwd, workdir)
     assert use is not None and (use.kind, use.command, use.workdir) == (SHELL, command, where)
 
 
