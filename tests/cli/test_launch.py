@@ -55,6 +55,8 @@ def clients_dir(tmp_path: Path) -> Path:
 def test_every_client_has_a_code_for_its_panes() -> None:
     codes = {name: launch_module.client_code(name) for name in CLIENTS}
     assert codes["claude"] == "cc" and codes["codex"] == "cod" and codes["gemini"] == "gmi"
+    assert codes["opencode"] == "oc" and codes["qwen"] == "qw"  # ntm's panes of them
+    assert launch_module.client_code("/home/u/.npm-global/bin/qwen") == "qw"
     assert all(codes.values()) and len(set(codes.values())) == len(codes)
     assert launch_module.client_code("/usr/local/bin/codex") == "cod"
     assert launch_module.client_code("vim") is None

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -13,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from agent_hooks.clients import client_table
 from agent_hooks.install import (
     claude_settings,
     clients,
@@ -592,6 +594,26 @@ def test_doctor_checks_claude_code_settings_for_every_event(world: dict[str, Any
 
 def test_nothing_installed_is_nothing_to_check(world: dict[str, Any]) -> None:
     assert clients.check(world["environ"]) == []
+
+
+@pytest.mark.parametrize("name", [n for n in clients.CLIENTS if n != "opencode"])
+def test_every_event_installed_is_one_its_client_module_routes(name: str) -> None:
+    """The installer's hooks table and the runtime client's `EVENTS` agree: an event
+    installed but not routed is a hook that answers nothing."""
+    installed = {event for event, _, _ in clients.INSTALLERS[name].HOOKS}  # type: ignore[attr-defined]
+    assert installed and installed <= set(client_table.module(name).EVENTS), name
+
+
+def test_the_opencode_plugin_runs_exactly_the_events_its_client_module_routes() -> None:
+    """The plugin's `LIMITS` names every event it runs the hook for (a `runHook` of an
+    event without a limit would wait forever); each is routed by `clients.opencode`."""
+    template = Path(opencode_plugin.CLONE_TEMPLATE).read_text(encoding="utf-8")
+    block = template.split("const LIMITS = {", 1)[1].split("};", 1)[0]
+    limits = set(re.findall(r'^\s*"?([a-z.]+)"?:', block, re.M))
+    run = set(re.findall(r'runHook\(\s*"([a-z.]+)"', template))
+    run |= set(re.findall(r'\? "(subagent\.idle)" :', template))
+    assert limits == set(client_table.module("opencode").EVENTS)
+    assert run <= limits and len(run) >= 5
 
 
 def test_modules_keep_their_own_tables() -> None:
