@@ -24,6 +24,7 @@ from typing import Any
 
 import pytest
 
+from agent_hooks.install import opencode_plugin
 from hook_runner import ENTRY, HookRunner
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -31,8 +32,7 @@ TEMPLATE = ROOT / "hooks" / "opencode" / "agent-hooks.js"
 DRIVER = Path(__file__).with_name("opencode_plugin_driver.mjs")
 RAW = ROOT / "tests" / "fixtures" / "payloads" / "opencode" / "plugin"
 CAPTURED = ROOT / "tests" / "fixtures" / "payloads" / "opencode"
-MARKER = "// agent-hooks plugin (installed by agent-hooks; do not edit)"
-PLACEHOLDER = "__AGENT_HOOKS_COMMAND__"
+MARKER, PLACEHOLDER = opencode_plugin.MARKER, opencode_plugin.PLACEHOLDER
 OC, CC = "proj__oc_1", "proj__cc_1"
 PARENT = "ses_dda6c4856ffejnvZX6qUfRXH1A"  # the reference's subagent run: the parent session
 CHILD = "ses_dda6c38f1ffeYWJAU1aPc1mop8"  # ... and its child
@@ -42,9 +42,8 @@ pytestmark = pytest.mark.skipif(NODE is None, reason="node is not on PATH")
 
 
 def render(argv: list[str]) -> str:
-    text = TEMPLATE.read_text()
-    assert text.split("\n", 1)[0] == MARKER and text.count(PLACEHOLDER) == 1
-    return text.replace(PLACEHOLDER, json.dumps(argv))
+    """The plugin as the installer writes it (`install.opencode_plugin.render`)."""
+    return opencode_plugin.render(TEMPLATE.read_text(), argv)
 
 
 def raw(name: str) -> dict[str, Any]:
