@@ -72,6 +72,9 @@ EVENTS = {
     "PluginSessionStart": "plugin_session_start",
 }
 CONTEXT_LIMIT = 10_000
+# Events of a shell command no PostToolUse follows: a skill's inline shell line runs
+# straight after its hook, unseen after (its end is never known).
+UNFOLLOWED: frozenset[str] = frozenset({"PreSkillShellCommand"})
 # Events whose answer can carry context to the model.
 CONTEXT_EVENTS = frozenset({"SessionStart", "PreToolUse", "PostToolUse"})
 TRANSCRIPTS = True  # its transcripts carry the token figures work sessions read

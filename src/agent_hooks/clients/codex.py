@@ -61,6 +61,9 @@ EVENTS = {
     "SessionEnd": "session_end",
 }
 CONTEXT_LIMIT = 10_000
+# Events of a shell command no PostToolUse follows (none: Codex's intercepted
+# apply_patch is an edit).
+UNFOLLOWED: frozenset[str] = frozenset()
 # Events whose additionalContext reaches the model (measured: the next request
 # carries it as a developer message).
 CONTEXT_EVENTS = frozenset({"SessionStart", "PreToolUse", "PostToolUse"})

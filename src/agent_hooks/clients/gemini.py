@@ -57,6 +57,8 @@ EVENTS = {
     "SessionEnd": "session_end",
 }
 CONTEXT_LIMIT = 10_000
+# Events of a shell command no AfterTool follows (none).
+UNFOLLOWED: frozenset[str] = frozenset()
 # Events whose additionalContext reaches the model (measured: SessionStart's is
 # prepended to the prompt, AfterTool's appended to the tool's result).
 CONTEXT_EVENTS = frozenset({"SessionStart", "AfterTool"})

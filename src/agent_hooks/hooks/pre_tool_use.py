@@ -31,6 +31,8 @@ if TYPE_CHECKING:
 
 # What a file edit always loads (after the event's preload: agent_hooks.hooks.PRELOAD).
 SHELL_MODULES = ("agent_hooks.shell.prefilter", "agent_hooks.gate.shell_gate")
+# What noting a shell command's start loads.
+COMMAND_MODULES = ("agent_hooks.leases.command_windows",)
 EDIT_MODULES = (
     "agent_hooks.liveness",
     "agent_hooks.gate.places",
@@ -75,6 +77,8 @@ def handle(ctx: hook_runtime.HookContext) -> hook_runtime.Answer | None:
     for problem in verdict.problems:
         ctx.log(problem)
     refusal = verdict.refusal
+    if use.kind == SHELL and (refusal is None or refusal.overridden):
+        _started(ctx, call)
     if refusal is None:
         return _allowed(ctx, "\n".join(verdict.context)) if verdict.context else None
     first_line = refusal.reason.splitlines()[0]
@@ -122,6 +126,29 @@ def _shared_ledger(call: tool_call.ToolCall, verdict: Verdict) -> None:
         note = remote_view.on_tool_call(home.ledger, home.index, call.now)
         if note is not None:
             verdict.context.append(note)
+
+
+def _started(ctx: hook_runtime.HookContext, call: tool_call.ToolCall) -> None:
+    """The shell command about to run starts now, as the project's ledger keeps it
+    (`leases.command_windows`): a held file changed while it runs is put down to it.
+    Not for a line no PostToolUse follows (a skill's shell line): its end is never
+    known."""
+    if (
+        call.project is None
+        or ctx.event in ctx.client.UNFOLLOWED
+        or call.writer.conversation == writers.NOBODY
+    ):
+        return
+    from agent_hooks import preload
+
+    preload(COMMAND_MODULES)
+    from agent_hooks.leases import command_windows
+
+    home = call.repo(call.project)
+    try:
+        command_windows.started(home.ledger, call.writer, home.worktree, call.tool_use_id, call.now)
+    except (OSError, ValueError) as exc:
+        ctx.log(f"when this shell command started not kept: {exc}")
 
 
 def _allowed(ctx: hook_runtime.HookContext, context: str) -> hook_runtime.Answer | None:

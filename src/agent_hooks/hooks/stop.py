@@ -1,10 +1,12 @@
-"""Stop: the agent finished a turn. Record the activity, refresh the active
-work session's token figures, start the sync of a ledger shared with other
+"""Stop: the agent finished a turn. Record the activity, note in the ledger that
+none of its shell commands runs on (`command_windows.stopped`), refresh the
+active work session's token figures, start the sync of a ledger shared with other
 machines (detached), and sweep the repository's kept versions when due (at most
 every `kept_versions.SWEEP_INTERVAL`); never block."""
 
 from __future__ import annotations
 
+from agent_hooks import identity, writers
 from agent_hooks.agents import state, state_file
 from agent_hooks.hooks import hook_runtime
 
@@ -26,11 +28,29 @@ def handle(ctx: hook_runtime.HookContext) -> hook_runtime.Answer | None:
         from agent_hooks.kept import kept_versions
         from agent_hooks.ledger import ledger_location
 
-        if kept_versions.sweep_due(ledger_location.directory(ctx.state_dir, project), ctx.now):
+        ledger = ledger_location.directory(ctx.state_dir, project)
+        turn_ended(ctx, ledger)
+        if kept_versions.sweep_due(ledger, ctx.now):
             from agent_hooks.kept import kept_sweep  # only when due: it loads `os`
 
             kept_sweep.after_turn(ctx.state_dir, project, ctx.now, ctx.log)
     return None
+
+
+def turn_ended(ctx: hook_runtime.HookContext, ledger: str) -> None:
+    """None of the writer's shell commands runs on (a command the client ended with
+    no PostToolUse: refused by the person, failed, interrupted)."""
+    from agent_hooks.leases import command_windows
+
+    try:
+        name = ctx.agent.name
+    except identity.IdentityError:
+        return
+    me = writers.from_payload(name, ctx.payload, ctx.environ, ctx.client.NAME)
+    try:
+        command_windows.stopped(ledger, me, ctx.now)
+    except OSError as exc:
+        ctx.log(f"the end of this turn's commands not kept: {exc}")
 
 
 def main(client: ModuleType, event: str) -> int:

@@ -1,5 +1,6 @@
 """SubagentStop: the subagent (or teammate) is done. Its leases end — the files it
-was changing are free for its parent and siblings — and the active work
+was changing are free for its parent and siblings —, none of its shell commands
+runs on (`hooks.stop.turn_ended`), and the active work
 session records it, with the tokens its own transcript shows it used (counted
 at a later hook when the client has not written that transcript yet)."""
 
@@ -25,12 +26,14 @@ def handle(ctx: hook_runtime.HookContext) -> hook_runtime.Answer | None:
     if me.agent_id is not None and project is not None:
         from agent_hooks.ledger import ledger_location
 
+        ledger = ledger_location.directory(ctx.state_dir, project)
         try:
-            lease_release.release_writer(
-                ledger_location.directory(ctx.state_dir, project), me.key, ctx.now
-            )
+            lease_release.release_writer(ledger, me.key, ctx.now)
         except OSError as exc:  # they end with the parent's process, or expire
             ctx.log(f"leases of {me.key} not released: {exc}")
+        from agent_hooks.hooks import stop
+
+        stop.turn_ended(ctx, ledger)
     work_session_events.subagent_stop(ctx, project)
     return None
 

@@ -117,7 +117,8 @@ def everything(ledger: str) -> list[tuple[str, dict[str, Any]]]:
 def sweep(ledger: str, now: float) -> list[tuple[str, dict[str, Any], str]]:
     """Drop leases that no longer count: expired, or their holder's process is
     gone; return (path, lease, why) for each. Cards of writers that hold no lease
-    and were not heard from for a day go too."""
+    and were not heard from for a day go too, and so do the records of when a
+    writer's shell commands ran, untouched for a day (`command_windows.sweep`)."""
     why: dict[int, str] = {}
 
     def dead(item: dict[str, Any]) -> bool:
@@ -152,6 +153,9 @@ def sweep(ledger: str, now: float) -> list[tuple[str, dict[str, Any], str]]:
 
     if fs.isdir(directory):
         locked(ledger, tidy_cards)
+    from agent_hooks.leases import command_windows
+
+    command_windows.sweep(ledger, now)
     return [(rel, item, why.get(id(item), "it no longer counts")) for rel, item in dropped]
 
 
