@@ -68,10 +68,13 @@ def exists(agent: identity.Agent) -> bool:
     return storage.exists(agent.state_path, aside=True)
 
 
-def tell(state_dir: str, name: object, text: str, now: float) -> bool:
-    """Queue `text` for agent `name`'s next hook that can carry context (its alerts);
-    False, and nothing written, when the name is not a valid agent name or the agent
-    has no state file here (it is told nothing rather than given a state)."""
+def tell(
+    state_dir: str, name: object, text: str, now: float, *, conversation: object = None
+) -> bool:
+    """Queue `text` for agent `name`'s next hook that can carry context (its alerts;
+    only `conversation`'s hooks when given, a string); False, and nothing written,
+    when the name is not a valid agent name or the agent has no state file here (it
+    is told nothing rather than given a state)."""
     try:
         agent = identity.Agent(
             identity.check_agent_name(name) if isinstance(name, str) else None, state_dir
@@ -80,5 +83,6 @@ def tell(state_dir: str, name: object, text: str, now: float) -> bool:
         return False
     if not exists(agent):
         return False
-    update(agent, lambda doc: state.add_alert(doc, text), now, lambda m: None)
+    only = conversation if isinstance(conversation, str) else None
+    update(agent, lambda doc: state.add_alert(doc, text, only), now, lambda m: None)
     return True

@@ -17,7 +17,7 @@ from agent_hooks import identity, preload, writers
 from agent_hooks import posix_fs as fs
 from agent_hooks.agents import state, state_file, trail
 from agent_hooks.hooks import hook_runtime
-from agent_hooks.tool_use import EDIT, LAUNCH, MCP, MODIFIED, READ, SHELL, reported_window
+from agent_hooks.tool_use import EDIT, LAUNCH, MCP, MODIFIED, READ, SHELL, SLACK, reported_window
 from agent_hooks.work_sessions import work_session_events
 
 TYPE_CHECKING = False
@@ -58,6 +58,8 @@ BASH_MODULES = (
 HELD_MODULES = ("agent_hooks.leases.held_files",)
 # What keeping a version of a held file loads (kept versions: a writer's own write).
 KEPT_MODULES = ("agent_hooks.kept.kept_store",)
+# What noting when a shell command ran loads (after WRITE_MODULES).
+COMMAND_MODULES = ("agent_hooks.leases.lease", "agent_hooks.leases.command_windows")
 
 
 def handle(ctx: hook_runtime.HookContext) -> hook_runtime.Answer | None:
@@ -83,6 +85,8 @@ def handle(ctx: hook_runtime.HookContext) -> hook_runtime.Answer | None:
         found += _visible_writes(ctx, use, project)
     written = _Written(ctx, use, found)
     window = reported_window(ctx.hook.duration_ms, ctx.now) if use.kind == SHELL else None
+    if use.kind == SHELL and project is not None and agent is not None:
+        _ended(ctx, me, written.home(ctx, project), window)
     if use.kind == SHELL and written.repos is not None:
         for top in _work_trees(written.repos, found, project):
             repo = written.repos.repo(top)
@@ -174,6 +178,15 @@ class _Written:
                 self.places[path] = (repo, path[len(repo.root.rstrip("/")) + 1 :])
         self.fingerprint_of = {path: fingerprints.of(path) for path in self.places}
 
+    def home(self, ctx: hook_runtime.HookContext, project: str) -> Repo:
+        """The project's repository (worked out once, with the files' own)."""
+        if self.repos is None:
+            preload(WRITE_MODULES)
+            from agent_hooks.ledger.repo import Repos
+
+            self.repos = Repos(ctx.state_dir, ctx.environ)
+        return self.repos.repo(project)
+
     def held_at(self, path: str) -> tuple[str, str, str]:
         """Where the writer holds `path`, as its state records it: (ledger, rel, worktree)."""
         repo, rel = self.places[path]
@@ -206,6 +219,22 @@ class _Written:
                 repo.ledger, fingerprint_of, writer, repo.worktree, now
             )
             self.ends.update({path: noted[rel] for path, rel in mine.items() if rel in noted})
+
+
+def _ended(
+    ctx: hook_runtime.HookContext, me: writers.Writer, home: Repo, window: Window | None
+) -> None:
+    """The writer's shell command ended now, as the project's ledger keeps it
+    (`leases.command_windows`; its start too where the client reports how long it
+    ran): a held file changed while it ran is put down to it."""
+    preload(COMMAND_MODULES)
+    from agent_hooks.leases import command_windows
+
+    call_id = writers.safe_id(ctx.payload.get("tool_use_id"))
+    try:
+        command_windows.ended(home.ledger, me, home.worktree, call_id, window, ctx.now)
+    except (OSError, ValueError) as exc:
+        ctx.log(f"when this shell command ran not kept: {exc}")
 
 
 def _work_trees(repos: Repos, found: list[tuple[str, str]], project: str | None) -> list[str]:
@@ -287,7 +316,11 @@ def _record(agent: identity.Agent, update: _StateUpdate) -> list[str]:
     if update.overflow:  # left the trail's window: kept beside the state, which stays small
         _spill(ctx, agent, update)
     maybe_own = _maybe_own(ctx, use, project, update)
-    told = update.told + _changed_held_files(ctx, me, update.changes, maybe_own)
+    changes = update.changes
+    if maybe_own and update.window is None and project is not None:
+        home = update.written.home(ctx, project)
+        changes, maybe_own = _since_it_started(ctx, me, home, update, maybe_own)
+    told = update.told + _changed_held_files(ctx, me, changes, maybe_own)
     if update.beat and project is not None:
         _heartbeat(ctx, me, project)
     if update.workspaces is not None and project is not None and use.kind == EDIT:
@@ -450,6 +483,31 @@ def _maybe_own(
     return [c for c in update.blamed if c.path not in seen] + update.inside
 
 
+def _since_it_started(
+    ctx: hook_runtime.HookContext,
+    me: writers.Writer,
+    home: Repo,
+    update: _StateUpdate,
+    maybe_own: list[Any],
+) -> tuple[list[Any], list[Any]]:
+    """(changes by someone else, changes maybe the writer's own) once a change
+    taken for one during its shell command — the client gave no duration, so the
+    command was taken to have run since the writer's last activity — is judged by
+    when the command started (its PreToolUse kept it: `command_windows.began`).
+    A change made before that was someone else's."""
+    preload(COMMAND_MODULES)
+    from agent_hooks.leases import command_windows
+    from agent_hooks.tool_use import in_window
+
+    call_id = writers.safe_id(ctx.payload.get("tool_use_id"))
+    start = command_windows.began(home.ledger, me, call_id)
+    if start is None:
+        return update.changes, maybe_own
+    ran = (start, ctx.now)
+    before = [c for c in maybe_own if c in update.inside and not in_window(ran, c.at)]
+    return update.changes + before, [c for c in maybe_own if c not in before]
+
+
 def _spill(ctx: hook_runtime.HookContext, agent: identity.Agent, update: _StateUpdate) -> None:
     """Trail entries that left the state's window, kept beside it."""
     from agent_hooks.agents import trail_spill
@@ -479,13 +537,19 @@ def _changed_held_files(
 ) -> list[str]:
     """What to tell the holder of files someone else changed (and note on their
     leases, for `reservations` and `watch`); a change during its own shell
-    command is told as possibly its own."""
+    command is told as possibly its own. A change no other writer's hook saw is put
+    down to the shell commands that ran when it was made, and those writers are
+    told too (`leases.command_notices`)."""
     if not changes and not maybe_own:
         return []
     from agent_hooks import durations, timestamps
-    from agent_hooks.leases import lease_store
+    from agent_hooks.leases import command_notices, lease_store
 
-    told = []
+    blame = command_notices.Blame(me, ctx.state_dir, ctx.now)
+    earliest: dict[str, float] = {}
+    for change in changes + maybe_own:
+        earliest[change.ledger] = min(earliest.get(change.ledger, change.at), change.at)
+    found = []
     for change in changes:
         held = [
             item
@@ -494,17 +558,33 @@ def _changed_held_files(
         ]
         if not held:
             continue  # released meanwhile: not this writer's any more
-        noted = held[0].get("changed")
-        by = noted.get("by") if isinstance(noted, dict) else None
-        who = by if isinstance(by, str) else _UNSEEN
-        if noted is None:
-            lease_store.mark_changed(change.ledger, change.rel, change.worktree, None, change.at)
-        ctx.log(f"held file {change.rel} of {me.key} changed by {who}")
+        by = _noted_by(held[0].get("changed"), change.at)
+        running = [] if by is not None else blame.running(change, earliest[change.ledger])
+        if by is None:
+            who = command_notices.whose(blame, change.ledger, running) if running else None
+            lease_store.mark_changed(change.ledger, change.rel, change.worktree, who, change.at)
+            blame.note(change, running, holder_ran=False)
+        found.append((change, by, running))
+    own = [(change, blame.running(change, earliest[change.ledger])) for change in maybe_own]
+    for change, running in own:
+        blame.note(change, running, holder_ran=True)
+    blame.tell()
+    told = []
+    for change, by, running in found:
+        if running:
+            who = (
+                command_notices.whose(blame, change.ledger, running) if len(running) == 1 else None
+            )
+            said = command_notices.holder_words(blame, change.ledger, running)
+        else:
+            who, said = by or _UNSEEN, ""
+        ctx.log(f"held file {change.rel} of {me.key} changed by {who or 'one of several'}")
         back = _way_back(ctx, me, change)
         told.append(
-            f"agent-hooks: {change.rel}, which you are changing, was changed by {who} at "
-            f"{timestamps.local(change.at)} ({durations.ago(ctx.now - change.at)}), "
-            "after your last write to it. "
+            f"agent-hooks: {change.rel}, which you are changing, was changed "
+            + (f"by {who} " if who else "")
+            + f"at {timestamps.local(change.at)} ({durations.ago(ctx.now - change.at)}), "
+            f"after your last write to it{said}. "
             + (
                 back + " Re-read it before you edit it."
                 if back
@@ -512,15 +592,32 @@ def _changed_held_files(
                 "there; if they are not, tell the user."
             )
         )
-    for change in maybe_own:
+    for change, running in own:
         ctx.log(f"held file {change.rel} of {me.key} changed while its shell command ran")
         back = _way_back(ctx, me, change)
+        others = (
+            command_notices.holder_words(blame, change.ledger, running, also=True)
+            if running
+            else ""
+        )
         told.append(
             f"agent-hooks: {change.rel}, which you are changing, changed while your last "
             "shell command ran. If your command did not write it, someone else did: "
-            "re-read it before you edit it." + (f" {back}" if back else "")
+            "re-read it before you edit it." + others + (f" {back}" if back else "")
         )
     return told
+
+
+def _noted_by(noted: object, at: float) -> str | None:
+    """Who another writer's hook saw change the file, as its lease notes it, when
+    that note is of this change (made when it was, or after), not of one before."""
+    if not isinstance(noted, dict) or not isinstance(noted.get("by"), str):
+        return None
+    when = noted.get("at")
+    if isinstance(when, int | float) and not isinstance(when, bool) and when < at - SLACK:
+        return None
+    by: str = noted["by"]
+    return by
 
 
 def _way_back(ctx: hook_runtime.HookContext, me: writers.Writer, change: Any) -> str:

@@ -14,8 +14,10 @@ Invariants:
 * `check` compares each of this writer's held files with its last write: one
   whose content differs (`fingerprints.changed`) is reported once — the
   fingerprint then moves to the file as it is — naming who changed it when
-  another writer's hook saw it (`changed` on the lease), and when. A change during
-  the writer's own shell command may be its own: it is told as such. Entries end
+  another writer's hook saw it (`changed` on the lease), and when: its mtime, or
+  for a file that is gone the mtime of the nearest directory above it (a removal
+  moves it) when that is after the writer's last write. A change during the
+  writer's own shell command may be its own: it is told as such. Entries end
   with the lease: past its end as of the writer's last write.
 * Linear in the writer's held files (at most `state.MAX_HELD`); one `stat` each
   while nothing changed, a read only when the mtime or size moved.
@@ -24,6 +26,8 @@ Built-ins only: every PostToolUse runs `check`.
 """
 
 from __future__ import annotations
+
+import posix
 
 from agent_hooks import fingerprints
 from agent_hooks.agents.state import MAX_HELD
@@ -100,6 +104,23 @@ def moved(doc: Doc, writer: str, fingerprint_of: dict[str, str | None]) -> list[
     return found
 
 
+def _removed_at(path: str, since: float, now: float) -> float:
+    """When a held file found gone was removed, as far as can be told: the mtime of
+    the nearest directory on its path still there (a removal moves it), when that
+    moved after the holder's last write (`since`); else now."""
+    here = path
+    while True:
+        parent = here.rpartition("/")[0] or "/"
+        if parent == here:
+            return now
+        here = parent
+        try:
+            moved = posix.stat(here).st_mtime
+        except OSError:
+            continue
+        return moved if since < moved <= now else now
+
+
 def check(
     doc: Doc, writer: str, now: float, window: Window | None = None
 ) -> tuple[list[Change], list[Change]]:
@@ -128,7 +149,7 @@ def check(
         changed_at = (
             fingerprints.mtime_ns(now_fingerprint) / 1e9
             if now_fingerprint != fingerprints.GONE
-            else now
+            else _removed_at(path, at, now)
         )
         found = Change(path, entry, changed_at, at)
         if window is not None and in_window(window, changed_at):
