@@ -164,7 +164,8 @@ def test_a_formatter_is_told_and_undone(run: HookRunner) -> None:
 
 def test_another_clients_shell_is_named_and_undone(run: HookRunner) -> None:
     """A Codex agent's shell command clobbers the file (a write its command line does
-    not show): its PostToolUse runs, nobody sees the write; the holder is told."""
+    not show): its PostToolUse runs, nobody sees the write; the holder is told whose
+    command ran when the file changed (ADR-0027)."""
     edit(run, "src/app.py", MINE)
     command = "python3 -c \"open('src/app.py', 'w').write('from codex\\n')\""
     pre = run.payload("codex/PreToolUse_Bash_shell_write", tool_input={"command": command})
@@ -172,7 +173,7 @@ def test_another_clients_shell_is_named_and_undone(run: HookRunner) -> None:
     subprocess.run(["sh", "-c", command], cwd=run.project, check=True)
     post = run.payload("codex/PostToolUse_Bash_shell_write", tool_input={"command": command})
     assert run("PostToolUse", post, agent=CODEX, client="codex").code == 0
-    told_and_restored(run, "src/app.py")
+    told_and_restored(run, "src/app.py", by=f'Codex agent "{CODEX}"\'s shell command')
     assert (run.project / "src/app.py").read_bytes() == MINE
 
 
