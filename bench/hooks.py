@@ -40,8 +40,10 @@ and PostToolUse (a Bash command that changed a file there, which it then leases)
 one other agent holding 10 reservations, then with 100 agents holding 10 each; then
 with one other agent holding 50 leases, then 100 agents holding 50 each (issue 18's
 condition: fingerprints on, among 100 writers x 50 leases). The larger case must stay
-within 1.2x of the smaller, and both within the 1.5x budget. Last, all of it at once:
-the same cases once the agent holds 10 files and its trail is long.
+within 1.2x of the smaller, and both within the 1.5x budget. Then all of it at once:
+the same cases once the agent holds 10 files and its trail is long. Last, a held file
+found changed by someone else, before and after 100 writers' shell commands are kept
+(the check reads them all for whose ran then: docs/adr/0027).
 """
 
 from __future__ import annotations
@@ -621,6 +623,39 @@ def bench_scale(python: str, hook: list[str], base: Path, runs: int) -> None:
     print("... and all at once, the agent holding 10 files with a long trail (budget 1.5x):")
     for name, ratio in stacked.items():
         print(f"  {name:<26} {ratio:4.2f}x")
+    # A held file found changed by someone else: the holder's check reads every writer's
+    # recent shell commands (leases/command_windows) for whose ran then (docs/adr/0027).
+    found = "PostToolUse Read (held changed)"
+    changed = {found: ([*hook, "PostToolUse"], payload_file(base, "PostToolUse_Read", project))}
+    touch = {found: lambda n: (project / "held0.py").write_text(f"changed {n}\n")}
+    before = compare(python, changed, env, runs, touch)
+    seed_commands(project, range(100), 200)
+    after = compare(python, changed, env, runs, touch)
+    report(
+        "... and a held file found changed, no writer's commands kept, then 100 writers' "
+        "(200 commands each, the last 10 min; budget 1.5x):",
+        before,
+        after,
+        "none kept",
+        "100 x 200",
+    )
+
+
+def seed_commands(project: Path, agents: range, each: int) -> None:
+    """Agents bench__cc_<a> each ran `each` shell commands over the last 10 minutes, none
+    of them at this moment: every writer's file is read, none names the change."""
+    sys.path.insert(0, str(ROOT / "src"))
+    from agent_hooks import writers
+    from agent_hooks.leases import command_windows
+
+    ledger = str(project / ".git" / "agent-hooks")
+    now = time.time()
+    for a in agents:
+        me = writers.Writer(f"bench__cc_{a}", f"conv-{a}", client="claude")
+        for n in range(each):
+            start = now - 600 + n * 590 / each
+            command_windows.started(ledger, me, ".", f"toolu_{a}_{n}", start)
+            command_windows.ended(ledger, me, ".", f"toolu_{a}_{n}", (start, start + 1), start + 1)
 
 
 def bench_remote(
