@@ -87,7 +87,10 @@ def test_claude_code_in_default_mode_puts_back_what_a_python_write_clobbered(
     wrote, looked, diff, restored, reread = a_api.tool_results()
     assert not any(r.is_error for r in (wrote, looked, diff, restored, reread)), a_api.summary()
     told = told_after(a_api, looked)
-    assert "agent-hooks: src/app.py, which you are changing, was changed by someone else" in told
+    assert (
+        'agent-hooks: src/app.py, which you are changing, was changed by agent "proj__cc_2"\'s '
+        "shell command"
+    ) in told, told
     assert (
         "Your last version of it is kept: `agent-hooks restore src/app.py --diff` shows what "
         "changed, `agent-hooks restore src/app.py` puts it back (with its mode)."

@@ -162,7 +162,7 @@ PYTHON_WRITE = "python3 -c \"open('src/app.py','w').write('by B')\""
 
 
 @pytest.mark.parametrize("mode", ["default", "acceptEdits"])
-def test_an_interpreter_write_the_gate_cannot_see_is_told_to_the_holder(
+def test_an_interpreter_write_the_gate_cannot_see_is_told_to_the_holder_and_the_writer(
     claude_bin: str,
     claude_home: Path,
     mock_api: MockApiFactory,
@@ -171,8 +171,9 @@ def test_an_interpreter_write_the_gate_cannot_see_is_told_to_the_holder(
     mode: str,
 ) -> None:
     """In these modes the client sends no bashEditDiff: B's `python3 -c` runs (the parser cannot
-    see its write), and A's next hook finds its file changed. B's visible write is read from the
-    command itself: B leases it and its trail has it."""
+    see its write), and A's next hook finds its file changed — inside B's command, which A is
+    told (issue 33, ADR-0027), and B hears it at its next hook. B's visible write is read from
+    the command itself: B leases it and its trail has it."""
     install = install_agent_hooks()
     project = git_project.resolve()
     app, _ = shared_repo(project)
@@ -183,6 +184,7 @@ def test_an_interpreter_write_the_gate_cannot_see_is_told_to_the_holder(
         [
             after(a_api, 1, "A wrote src/app.py"),
             calls(bash(PYTHON_WRITE)),
+            after(a_api, 2, "A's next hook found the change"),
             calls(bash("echo x > src/new.py")),
             snapshot(ledger_dir(project), seen, "B wrote new.py"),
             "B done.",
@@ -204,19 +206,30 @@ def test_an_interpreter_write_the_gate_cannot_see_is_told_to_the_holder(
     python, echo = b_api.tool_results()
     assert not python.is_error and not echo.is_error, (python, echo)
     assert app.read_text() == "by B" and new.read_text() == "x\n"
-    assert "agent-hooks" not in told_after(b_api, python)  # nothing B could be told
+    assert "agent-hooks" not in told_after(b_api, python)  # nothing seen yet: A had not looked
     wrote, looked = a_api.tool_results()
     assert not wrote.is_error and not looked.is_error
     message = told_after(a_api, looked)
+    writer = f'agent "{AGENT_B}"'
     assert (
-        "agent-hooks: src/app.py, which you are changing, was changed by someone else "
-        "(a process agent-hooks does not see: a script, git, an editor, an agent without hooks)"
+        f"agent-hooks: src/app.py, which you are changing, was changed by {writer}'s shell "
+        "command at "
     ) in message, message
-    assert "after your last write to it." in message and "Re-read it before you edit it" in message
+    assert (
+        "after your last write to it — the change fell inside that command, which ran from "
+    ) in message, message
+    assert "Re-read it before you edit it" in message, message
     assert "agent-hooks restore src/app.py" in message  # its kept version: the way back
-    assert f"held file src/app.py of {AGENT_A} changed by someone else" in "\n".join(
+    assert f"; {writer} has been told." in message, message
+    assert "someone else" not in message
+    assert f"held file src/app.py of {AGENT_A} changed by {writer}'s shell command" in "\n".join(
         install.log_lines()
     )
+    heard = told_after(b_api, echo)  # B's next hook: what its command did, and to whom
+    assert (
+        f"agent-hooks: your shell command changed src/app.py, which {HOLDER} is changing (at "
+    ) in heard, heard
+    assert f"while the command ran); {HOLDER} has been told. Leave that file to its holder" in heard
     # Item 3: the write B's command visibly made is B's: leased, and in B's trail.
     (lease,) = seen["B wrote new.py"]["leases"]["src/new.py"]
     assert (lease["writer"], lease["source"]) == (AGENT_B, "bash")
@@ -235,7 +248,9 @@ def test_a_background_command_writing_a_held_file_is_told_to_the_holder(
     git_project: Path,
 ) -> None:
     """A run_in_background Bash gets no bashEditDiff (its PostToolUse comes when it starts):
-    the holder hears of the change at its next hook."""
+    the holder hears of the change at its next hook — put down to B's command when it wrote
+    within the slack of its PostToolUse, else to someone else (ADR-0027: a background
+    command's later writes fall outside its window)."""
     install = install_agent_hooks()
     project = git_project.resolve()
     app, _ = shared_repo(project)
@@ -265,9 +280,11 @@ def test_a_background_command_writing_a_held_file_is_told_to_the_holder(
     wrote, looked = a_api.tool_results()
     assert not wrote.is_error and not looked.is_error
     message = told_after(a_api, looked)
+    changed = "agent-hooks: src/app.py, which you are changing, was changed by "
     assert (
-        "agent-hooks: src/app.py, which you are changing, was changed by someone else"
-    ) in message, message
+        f"{changed}someone else" in message
+        or f'{changed}agent "{AGENT_B}"\'s shell command' in message
+    ), message
 
 
 def test_a_background_command_visibly_writing_a_file_leases_it_when_it_starts(

@@ -1,0 +1,102 @@
+"""A held file changed inside another agent's shell command is put down to that command in
+every client (issue 33, item 4; ADR-0027), end to end: agent-hooks installed by the real
+``./install.sh --clients claude,codex``, the real ``claude -p`` (2.1.328) holding a file and the
+real ``codex exec`` (0.169.0) whose ``python3 -c`` rewrites it — Codex reports no files a command
+changed, and the gate cannot read that write. The Claude agent's next tool result names the
+Codex agent's command; the Codex agent's next tool result tells it what its command did.
+
+Every interleaving is a ``wait_until`` step of one mock on the other, never a sleep.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .claude_cli import run_claude
+from .clients_support import InThread, finished_ok
+from .codex_cli import run_codex
+from .mock_api import calls
+from .mock_responses_api import exec_command
+from .mock_routes import MAIN, turns_done, wait_until
+from .nothing_lost_support import A_EDIT, AGENT_A, read, shared_repo, told_after
+from .writers_support import on, write
+
+if TYPE_CHECKING:
+    from .conftest import InstallAgentHooks, MockApiFactory, MockResponsesFactory
+
+CX = "proj__cod_1"
+PYTHON_WRITE = "python3 -c \"open('src/app.py','w').write('by codex')\""
+
+
+def test_a_codex_agents_command_is_named_to_a_claude_holder_and_told_what_it_did(
+    install_agent_hooks: InstallAgentHooks,
+    git_project: Path,
+    claude_bin: str,
+    codex_bin: str,
+    mock_api: MockApiFactory,
+    mock_responses: MockResponsesFactory,
+) -> None:
+    install = install_agent_hooks(clients="claude,codex")
+    project = git_project.resolve()
+    app, other = shared_repo(project)
+    claude_api = mock_api()
+    codex_api = mock_responses(
+        [
+            wait_until(on(claude_api, turns_done(MAIN, 1), "claude wrote src/app.py")),
+            exec_command(PYTHON_WRITE, call_id="call_python"),
+            wait_until(on(claude_api, turns_done(MAIN, 2), "claude's next hook found it")),
+            exec_command("git status --short", call_id="call_next"),
+            "Codex done.",
+        ]
+    )
+    claude_api.add(
+        calls(write(app, A_EDIT)),
+        wait_until(on(codex_api, turns_done(MAIN, 1), "codex's python3 -c ran")),
+        calls(read(other)),
+        "Claude done.",
+    )
+    codex = InThread(
+        run_codex,
+        "Work on the repository.",
+        cwd=project,
+        home=install.home,
+        server_url=codex_api.url,
+        proxy_url=codex_api.proxy_url,
+        agent_name=CX,
+        binary=codex_bin,
+        timeout=180,
+    )
+    claude = InThread(
+        run_claude,
+        "Work on src/app.py.",
+        cwd=project,
+        home=install.home,
+        server_url=claude_api.url,
+        agent_name=AGENT_A,
+        extra_env=install.claude_env(),
+        binary=claude_bin,
+        timeout=180,
+        args=["--permission-mode", "default", "--allowedTools", "Write,Read"],
+    )
+    codex_result, claude_result = codex.result(), claude.result()
+
+    finished_ok(codex_result, codex_api, install, "codex")
+    finished_ok(claude_result, claude_api, install, "claude")
+    assert app.read_text() == "by codex"
+    wrote, looked = claude_api.tool_results()
+    assert not wrote.is_error and not looked.is_error
+    told = told_after(claude_api, looked)
+    writer = f'Codex agent "{CX}"'
+    assert (
+        f"agent-hooks: src/app.py, which you are changing, was changed by {writer}'s shell "
+        "command at "
+    ) in told, told
+    assert f"; {writer} has been told." in told, told
+    assert "`agent-hooks restore src/app.py`" in told, told
+    # Codex carries a PostToolUse's context to its next request (a developer message)
+    heard = "\n".join(str(req.json) for req in codex_api.turn_requests[2:])
+    assert "agent-hooks: your shell command changed src/app.py, which agent" in heard, heard[-3000:]
+    assert "Leave that file to its holder" in heard, heard[-3000:]
+    before = "\n".join(str(req.json) for req in codex_api.turn_requests[:2])
+    assert "your shell command changed" not in before  # told after the holder looked, not before
