@@ -545,3 +545,44 @@ def test_a_writer_that_can_hold_nothing_keeps_no_windows(run_hook: HookRunner) -
     assert not failures(command.before())
     assert [line for line in failures(command.after()) if "AGENT_NAME" not in line] == []
     assert not (run_hook.project / ".git" / "agent-hooks" / "commands").exists()
+
+
+@pytest.mark.parametrize("damage", ["fifo", "symlinked commands", "junk"])
+def test_a_damaged_commands_record_fails_open(
+    run_hook: HookRunner, tmp_path: Path, damage: str
+) -> None:
+    """A FIFO planted in the writer's place, a `commands` that is a symlink out of
+    the ledger, a file of junk: the writer's hooks neither wait nor fail (each logs
+    what it could not keep), nothing is written outside the ledger, and the holder is
+    still told of the change — by someone else, as no window can be read."""
+    start(run_hook, HOLDER)
+    start(run_hook, WRITER)
+    edit(run_hook, "src/app.py", "mine\n")
+    commands = run_hook.project / ".git" / "agent-hooks" / "commands"
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    if damage == "symlinked commands":
+        commands.symlink_to(elsewhere)
+    else:
+        first = Shell(run_hook, CLAUDE, WRITER, "true", "toolu_first")
+        first.before()
+        first.after()
+        [mine] = commands.glob(f"{WRITER}*")  # the writer's own record, then damaged
+        mine.unlink()
+        if damage == "fifo":
+            os.mkfifo(mine)
+        else:
+            mine.write_bytes(bytes(range(256)) * 200)
+    command = Shell(run_hook, CLAUDE, WRITER, "python3 gen.py")
+    began = time.monotonic()
+    pre = command.before()
+    change(run_hook.project / "src" / "app.py", "generated\n")
+    post = command.after()
+    assert time.monotonic() - began < 20  # no hook waited on the FIFO
+    assert pre.code == 0 and post.code == 0
+    assert list(elsewhere.iterdir()) == []
+    told = later(run_hook)
+    assert "src/app.py, which you are changing, was changed by someone else" in told, told
+    if damage != "junk":
+        logged = "\n".join(run_hook.log_lines())
+        assert "when this shell command started not kept" in logged, logged

@@ -19,8 +19,10 @@ Invariants:
 
 * A line is one `O_APPEND` write (a few hundred bytes): lines of one writer's
   concurrent hooks never interleave, and no lock is taken. The file is created
-  0600 in a 0700 directory, never through a symlink; nothing is written where the
-  ledger does not exist (no one holds anything there).
+  0600 in a 0700 directory, never through a symlink (the directory is opened
+  once, `O_NOFOLLOW`, and every name read, written, rotated and removed relative
+  to it: a `commands` that is a symlink is neither written, read nor swept);
+  nothing is written where the ledger does not exist (no one holds anything there).
 * A file past `ROTATE_BYTES` is renamed to `<name>~old` (replacing the one before)
   at the writer's next line: a writer's last hundred or more commands are kept
   whatever its pace; a file untouched for `KEEP_SECONDS` goes at the ledger's
@@ -65,7 +67,11 @@ MAX_READ = 2 * ROTATE_BYTES  # bytes read of one file (its end): a file grown pa
 PARALLEL = 2.0  # seconds: starts closer than this are one batch of calls, run side by side
 MAX_OPEN = 600.0  # seconds a command without a recorded end counts as running, at most
 KEEP_SECONDS = 86400  # a writer's file untouched this long is swept
-_OPEN = posix.O_WRONLY | posix.O_APPEND | posix.O_CREAT | posix.O_NOFOLLOW | posix.O_CLOEXEC
+_OPEN = (
+    posix.O_WRONLY | posix.O_APPEND | posix.O_CREAT | posix.O_NOFOLLOW | posix.O_CLOEXEC
+) | posix.O_NONBLOCK  # a FIFO planted in a writer's place: ENXIO, never a hook that waits
+_DIRECTORY = posix.O_RDONLY | posix.O_DIRECTORY | posix.O_NOFOLLOW | posix.O_CLOEXEC
+_READ = posix.O_RDONLY | posix.O_NOFOLLOW | posix.O_CLOEXEC | posix.O_NONBLOCK
 
 
 def writer_file(ledger: str, me: writers.Writer) -> str:
@@ -107,12 +113,12 @@ def _field(worktree: str) -> str:
 
 def _append(ledger: str, me: writers.Writer, line: str, *, create: bool = True) -> None:
     """One line into the writer's file, its header first in a new one; rotated when
-    past ROTATE_BYTES. Raises OSError (the caller logs it); nothing at all when the
-    ledger does not exist (or, `create` False, when the writer has no file yet)."""
-    path = writer_file(ledger, me)
-    try:
-        fd = posix.open(path, _OPEN if create else _OPEN & ~posix.O_CREAT, 0o600)
-    except FileNotFoundError:
+    past ROTATE_BYTES. Raises OSError (the caller logs it; a `commands` that is a
+    symlink among them); nothing at all when the ledger does not exist (or, `create`
+    False, when the writer has no file yet)."""
+    name = fs.basename(writer_file(ledger, me))
+    directory = _directory(ledger)
+    if directory is None:
         if not create:
             return
         try:
@@ -121,23 +127,46 @@ def _append(ledger: str, me: writers.Writer, line: str, *, create: bool = True) 
             pass
         except FileNotFoundError:
             return  # no ledger: no one holds anything in this repository
-        fd = posix.open(path, _OPEN, 0o600)
+        directory = posix.open(fs.join(ledger, COMMANDS), _DIRECTORY)
+    fd = -1
     try:
-        size = posix.fstat(fd).st_size
+        try:
+            fd = posix.open(
+                name, _OPEN if create else _OPEN & ~posix.O_CREAT, 0o600, dir_fd=directory
+            )
+        except FileNotFoundError:
+            if create:
+                raise
+            return
+        st = posix.fstat(fd)
+        if st.st_mode & fs.S_IFMT != fs.S_IFREG:
+            raise OSError(f"{name} in {COMMANDS} is not a regular file")
+        size = st.st_size
         if size > ROTATE_BYTES:
             posix.close(fd)
             fd = -1
             try:
-                posix.rename(path, path + OLD)
+                posix.rename(name, name + OLD, src_dir_fd=directory, dst_dir_fd=directory)
             except FileNotFoundError:
                 pass  # another hook of this writer rotated it just now
-            fd = posix.open(path, _OPEN, 0o600)
+            fd = posix.open(name, _OPEN, 0o600, dir_fd=directory)
             size = posix.fstat(fd).st_size
         data = line if size else f"# {jsonio.dumps(me.as_dict())}\n{line}"
         posix.write(fd, jsonio.to_bytes(data))
     finally:
         if fd >= 0:
             posix.close(fd)
+        posix.close(directory)
+
+
+def _directory(ledger: str) -> int | None:
+    """The ledger's `commands` directory, opened (never through a symlink: every
+    name in it is then read, written and removed relative to it); None when it is
+    missing, OSError when it is no directory or a symlink."""
+    try:
+        return posix.open(fs.join(ledger, COMMANDS), _DIRECTORY)
+    except FileNotFoundError:
+        return None
 
 
 class Running:
@@ -180,31 +209,48 @@ class Commands:
 def load(ledger: str, since: float, now: float) -> Commands:
     """Every writer's shell commands in `ledger` that may have run after `since`:
     the files written since `since - MAX_OPEN` (a command then may still have been
-    running), ordered by file name (by writer key, then client)."""
-    directory = fs.join(ledger, COMMANDS)
+    running), ordered by file name (by writer key, then client). Nothing from a
+    `commands` that is not a directory of its own (a symlink)."""
     try:
-        names = posix.listdir(directory)
+        directory = _directory(ledger)
     except OSError:
         return Commands([])
-    cutoff = since - MAX_OPEN - 1.0
-    found = []
-    for name in sorted(names):
-        if name.endswith(OLD) or name.startswith("."):
-            continue
-        path = fs.join(directory, name)
-        current = _tail(path, cutoff)
-        if current is None:
-            continue
-        writer, windows = parse((_tail(path + OLD, cutoff) or b"") + current, now)
-        if writer is not None:
-            found.append((writer, windows))
+    if directory is None:
+        return Commands([])
+    try:
+        names = posix.listdir(directory)
+        cutoff = since - MAX_OPEN - 1.0
+        found = []
+        for name in sorted(names):
+            if name.endswith(OLD) or name.startswith("."):
+                continue
+            current = _tail(name, cutoff, directory)
+            if current is None:
+                continue
+            older = _tail(name + OLD, cutoff, directory) or b""
+            writer, windows = parse(older + current, now)
+            if writer is not None:
+                found.append((writer, windows))
+    except OSError:
+        return Commands([])
+    finally:
+        posix.close(directory)
     return Commands(found)
 
 
 def began(ledger: str, me: writers.Writer, call_id: str | None) -> float | None:
     """When the writer's shell command `call_id` started, as `started` recorded it
     (without an id: its latest start without one); None when it is not recorded."""
-    data = _tail(writer_file(ledger, me), 0.0)
+    try:
+        directory = _directory(ledger)
+    except OSError:
+        return None
+    if directory is None:
+        return None
+    try:
+        data = _tail(fs.basename(writer_file(ledger, me)), 0.0, directory)
+    finally:
+        posix.close(directory)
     wanted = call_id or "-"
     found = None
     for raw in (data or b"").decode("utf-8", "replace").split("\n"):
@@ -218,13 +264,11 @@ def began(ledger: str, me: writers.Writer, call_id: str | None) -> float | None:
     return found
 
 
-def _tail(path: str, since: float) -> bytes | None:
-    """The file's last MAX_READ bytes, when it is a regular file written after
-    `since`; else None."""
+def _tail(name: str, since: float, directory: int) -> bytes | None:
+    """The last MAX_READ bytes of file `name` in `directory`, when it is a regular
+    file written after `since`; else None."""
     try:
-        fd = posix.open(
-            path, posix.O_RDONLY | posix.O_NOFOLLOW | posix.O_CLOEXEC | posix.O_NONBLOCK
-        )
+        fd = posix.open(name, _READ, dir_fd=directory)
     except OSError:
         return None
     try:
@@ -375,19 +419,26 @@ def _writer(text: str) -> dict[str, Any] | None:
 
 
 def sweep(ledger: str, now: float) -> int:
-    """Remove writers' files untouched for KEEP_SECONDS; how many went."""
-    directory = fs.join(ledger, COMMANDS)
+    """Remove writers' files untouched for KEEP_SECONDS; how many went. Nothing
+    from a `commands` that is not a directory of its own (a symlink)."""
     try:
-        names = posix.listdir(directory)
+        directory = _directory(ledger)
     except OSError:
         return 0
+    if directory is None:
+        return 0
     gone = 0
-    for name in names:
-        path = fs.join(directory, name)
-        try:
-            if now - posix.stat(path, follow_symlinks=False).st_mtime > KEEP_SECONDS:
-                posix.unlink(path)
-                gone += 1
-        except OSError:
-            continue
+    try:
+        for name in posix.listdir(directory):
+            try:
+                moved = posix.stat(name, dir_fd=directory, follow_symlinks=False).st_mtime
+                if now - moved > KEEP_SECONDS:
+                    posix.unlink(name, dir_fd=directory)
+                    gone += 1
+            except OSError:
+                continue
+    except OSError:
+        pass
+    finally:
+        posix.close(directory)
     return gone

@@ -14,7 +14,7 @@ import pytest
 
 from agent_hooks.leases import command_windows
 from agent_hooks.leases.command_windows import MAX_OPEN, PARALLEL, load, parse
-from agent_hooks.tool_use import SLACK
+from agent_hooks.tool_use import SLACK, in_window
 from agent_hooks.writers import Writer
 
 NOW = float(int(time.time()) - 3600)  # files written now are newer: `load` reads them
@@ -274,3 +274,122 @@ def test_sweep_removes_files_untouched_for_a_day(ledger: str) -> None:
     os.utime(command_windows.writer_file(ledger, ANN), (NOW + 100, NOW + 100))
     assert command_windows.sweep(ledger, NOW + command_windows.KEEP_SECONDS + 50) == 1
     assert not Path(old).exists() and Path(command_windows.writer_file(ledger, ANN)).exists()
+
+
+# ----------------------------------------------------------------------------- hostile cases
+
+
+def test_a_commands_dir_that_is_a_symlink_is_neither_written_read_nor_swept(
+    ledger: str, tmp_path: Path
+) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    planted = elsewhere / Path(command_windows.writer_file(ledger, ANN)).name
+    planted.write_bytes(HEADER + f"s {NOW:.3f} a1 .\n".encode())
+    os.utime(planted, (NOW, NOW))
+    os.symlink(elsewhere, Path(ledger) / command_windows.COMMANDS)
+    with pytest.raises(OSError):
+        command_windows.started(ledger, BOB, ".", "call_1", NOW)
+    with pytest.raises(OSError):
+        command_windows.ended(ledger, BOB, ".", "call_1", None, NOW + 1)
+    with pytest.raises(OSError):  # each caller logs it and goes on
+        command_windows.stopped(ledger, BOB, NOW + 2)
+    assert sorted(p.name for p in elsewhere.iterdir()) == [planted.name]
+    assert load(ledger, NOW, NOW + 1).writers == []
+    assert command_windows.began(ledger, ANN, "a1") is None
+    assert command_windows.sweep(ledger, NOW + command_windows.KEEP_SECONDS + 50) == 0
+    assert planted.exists()
+
+
+@pytest.mark.parametrize("damage", ["directory", "fifo", "unreadable", "junk", "empty"])
+def test_a_damaged_writers_file_is_passed_over_and_the_others_read(
+    ledger: str, damage: str
+) -> None:
+    command_windows.started(ledger, ANN, ".", "a1", NOW)
+    command_windows.started(ledger, BOB, ".", "b1", NOW)
+    path = Path(command_windows.writer_file(ledger, BOB))
+    path.unlink()
+    if damage == "directory":
+        path.mkdir()
+    elif damage == "fifo":
+        os.mkfifo(path)
+    elif damage == "unreadable":
+        path.write_bytes(HEADER + f"s {NOW:.3f} b1 .\n".encode())
+        path.chmod(0)
+    elif damage == "junk":
+        path.write_bytes(bytes(range(256)) * 64 + b"\ns nan b1 .\ns 1e300 b2 .\ne x y z .\n")
+    else:
+        path.write_bytes(b"")
+    found = load(ledger, NOW, NOW + 5)
+    if damage != "unreadable" or os.geteuid() != 0:
+        assert [r.writer["writer"] for r in found.running_at(".", NOW + 1)] == ["ann"]
+    assert command_windows.began(ledger, ANN, "a1") == NOW
+    if damage in ("directory", "fifo"):
+        with pytest.raises(OSError):  # its own hook logs it and goes on
+            command_windows.started(ledger, BOB, ".", "b2", NOW + 3)
+
+
+def test_a_clock_stepped_back_during_a_command_names_no_one_at_any_moment() -> None:
+    """A window whose end is before its start (the clock stepped back while it ran)
+    holds no moment: a change then is someone else's, never put down wrongly."""
+    found = windows(f"s {NOW:.3f} b1 .\ne - {NOW - 50:.3f} b1 .\n")
+    assert found == [(NOW, NOW - 50, ".")]
+    assert not any(in_window((found[0][0], found[0][1]), NOW + d) for d in (-60, -50, -25, 0, 25))
+    # a start still open whose clock went back: it runs until now, before its start
+    assert windows(f"s {NOW:.3f} b1 .\n", now=NOW - 30) == [(NOW, NOW - 30, ".")]
+    # a later start earlier on the clock neither ends the one before nor is lost
+    assert windows(
+        f"s {NOW:.3f} b1 .\ns {NOW - 100:.3f} b2 .\ne - {NOW - 99:.3f} b2 .\n", now=NOW + 5
+    ) == [(NOW, NOW + 5, "."), (NOW - 100, NOW - 99, ".")]
+
+
+def _append_many(ledger: str, key: str, lines_each: int, seed: int) -> None:
+    me = Writer(key, "c0ffee", client="codex")
+    for n in range(lines_each):
+        command_windows.started(ledger, me, ".", f"p{seed}_{n}", NOW + n)
+        command_windows.ended(ledger, me, ".", f"p{seed}_{n}", None, NOW + n + 0.5)
+
+
+def test_many_hooks_of_one_writer_at_once_write_whole_lines(ledger: str) -> None:
+    """Eight processes append to one writer's file at once, rotating it as it fills:
+    every line either file holds is whole, the header first in each."""
+    import multiprocessing
+
+    context = multiprocessing.get_context("fork")
+    procs = [
+        context.Process(target=_append_many, args=(ledger, "bob", 150, seed)) for seed in range(8)
+    ]
+    for proc in procs:
+        proc.start()
+    for proc in procs:
+        proc.join(60)
+        assert proc.exitcode == 0
+    path = Path(command_windows.writer_file(ledger, BOB))
+    for text in (path.read_text(), Path(str(path) + command_windows.OLD).read_text()):
+        rows = text.splitlines()
+        assert rows[0].startswith('# {"writer":"bob"')  # a new file: its header first
+        for row in rows[1:]:
+            if row.startswith("# "):
+                continue  # two hooks found the new file empty at once: both wrote it
+            kind, *rest = row.split(" ")
+            assert (kind, len(rest)) in {("s", 3), ("e", 4)}, row
+            assert all(float(t) >= NOW for t in rest[: 1 if kind == "s" else 2] if t != "-")
+
+
+def test_many_writers_at_once_each_keep_their_own_file(ledger: str) -> None:
+    """Forty writers' first hooks at once (the directory made by one of them): each
+    writer's file has its header first, and every writer is read back."""
+    import multiprocessing
+
+    context = multiprocessing.get_context("fork")
+    procs = [context.Process(target=_append_many, args=(ledger, f"w{n}", 5, n)) for n in range(40)]
+    for proc in procs:
+        proc.start()
+    for proc in procs:
+        proc.join(60)
+        assert proc.exitcode == 0
+    found = load(ledger, NOW, NOW + 10)
+    assert sorted(r.writer["writer"] for r in found.running_at(".", NOW + 0.2)) == sorted(
+        f"w{n}" for n in range(40)
+    )
+    assert stat.S_IMODE((Path(ledger) / command_windows.COMMANDS).stat().st_mode) == 0o700
