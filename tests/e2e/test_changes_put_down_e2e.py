@@ -1,9 +1,10 @@
 """A held file changed inside another agent's shell command is put down to that command in
 every client (issue 33, item 4; ADR-0027), end to end: agent-hooks installed by the real
-``./install.sh --clients claude,codex``, the real ``claude -p`` (2.1.328) holding a file and the
-real ``codex exec`` (0.169.0) whose ``python3 -c`` rewrites it — Codex reports no files a command
-changed, and the gate cannot read that write. The Claude agent's next tool result names the
-Codex agent's command; the Codex agent's next tool result tells it what its command did.
+``./install.sh --clients claude,codex`` (or ``claude,gemini``), the real ``claude -p`` (2.1.328)
+holding a file and the real ``codex exec`` (0.169.0) or ``gemini -p`` (0.61.0) whose ``python3 -c``
+rewrites it — neither reports the files a command changed, and the gate cannot read that write.
+The Claude agent's next tool result names the writer's command; the writer's next tool result
+tells it what its command did.
 
 Every interleaving is a ``wait_until`` step of one mock on the other, never a sleep.
 """
@@ -16,17 +17,25 @@ from typing import TYPE_CHECKING
 from .claude_cli import run_claude
 from .clients_support import InThread, finished_ok
 from .codex_cli import run_codex
+from .gemini_cli import FAST_MODEL, run_gemini
 from .mock_api import calls
+from .mock_gemini_api import run_shell_command
 from .mock_responses_api import exec_command
 from .mock_routes import MAIN, turns_done, wait_until
 from .nothing_lost_support import A_EDIT, AGENT_A, read, shared_repo, told_after
 from .writers_support import on, write
 
 if TYPE_CHECKING:
-    from .conftest import InstallAgentHooks, MockApiFactory, MockResponsesFactory
+    from .conftest import (
+        InstallAgentHooks,
+        MockApiFactory,
+        MockGeminiFactory,
+        MockResponsesFactory,
+    )
 
 CX = "proj__cod_1"
 PYTHON_WRITE = "python3 -c \"open('src/app.py','w').write('by codex')\""
+GEMINI_WRITE = "python3 -c \"open('src/app.py','w').write('by gemini')\""
 
 
 def test_a_codex_agents_command_is_named_to_a_claude_holder_and_told_what_it_did(
@@ -100,3 +109,85 @@ def test_a_codex_agents_command_is_named_to_a_claude_holder_and_told_what_it_did
     assert "Leave that file to its holder" in heard, heard[-3000:]
     before = "\n".join(str(req.json) for req in codex_api.turn_requests[:2])
     assert "your shell command changed" not in before  # told after the holder looked, not before
+
+
+GM = "proj__gmi_1"
+
+
+def test_a_gemini_agents_command_is_named_to_a_claude_holder_in_accept_edits_mode(
+    install_agent_hooks: InstallAgentHooks,
+    git_project: Path,
+    claude_bin: str,
+    gemini_bin: str,
+    mock_api: MockApiFactory,
+    mock_gemini_api: MockGeminiFactory,
+) -> None:
+    """Gemini CLI gives no call id and no duration: its command's window is its BeforeTool's
+    start to its AfterTool, paired in order. The Claude agent (acceptEdits: no files reported)
+    hears the Gemini agent's command named; the Gemini agent hears, in its next tool's result,
+    what its command did."""
+    install = install_agent_hooks(clients="claude,gemini")
+    project = git_project.resolve()
+    app, other = shared_repo(project)
+    claude_api = mock_api()
+    gemini_api = mock_gemini_api(
+        [
+            wait_until(on(claude_api, turns_done(MAIN, 1), "claude wrote src/app.py")),
+            run_shell_command(GEMINI_WRITE),
+            wait_until(on(claude_api, turns_done(MAIN, 2), "claude's next hook found it")),
+            run_shell_command("git status --short"),
+            "Gemini done.",
+        ]
+    )
+    claude_api.add(
+        calls(write(app, A_EDIT)),
+        wait_until(on(gemini_api, turns_done(MAIN, 1), "gemini's python3 -c ran")),
+        calls(read(other)),
+        "Claude done.",
+    )
+    gemini = InThread(
+        run_gemini,
+        "Work on the repository.",
+        cwd=project,
+        home=install.home,
+        server_url=gemini_api.url,
+        model=FAST_MODEL,
+        agent_name=GM,
+        binary=gemini_bin,
+        timeout=180,
+    )
+    claude = InThread(
+        run_claude,
+        "Work on src/app.py.",
+        cwd=project,
+        home=install.home,
+        server_url=claude_api.url,
+        agent_name=AGENT_A,
+        extra_env=install.claude_env(),
+        binary=claude_bin,
+        timeout=180,
+        args=["--permission-mode", "acceptEdits", "--allowedTools", "Write,Read"],
+    )
+    gemini_result, claude_result = gemini.result(), claude.result()
+
+    finished_ok(gemini_result, gemini_api, install, "gemini")
+    finished_ok(claude_result, claude_api, install, "claude")
+    assert app.read_text() == "by gemini"
+    wrote, looked = claude_api.tool_results()
+    assert not wrote.is_error and not looked.is_error
+    told = told_after(claude_api, looked)
+    writer = f'Gemini CLI agent "{GM}"'
+    assert (
+        f"agent-hooks: src/app.py, which you are changing, was changed by {writer}'s shell "
+        "command at "
+    ) in told, told
+    assert "the change fell inside that command, which ran from " in told, told
+    assert f"; {writer} has been told." in told, told
+    python, status = gemini_api.tool_results()
+    assert python.error is None and status.error is None, (python, status)
+    assert "your shell command changed" not in python.output  # told after the holder looked
+    heard = status.output  # Gemini CLI appends AfterTool's context to the tool's result
+    assert (
+        f'agent-hooks: your shell command changed src/app.py, which agent "{AGENT_A}" is changing'
+    ) in heard, heard
+    assert "Leave that file to its holder" in heard, heard

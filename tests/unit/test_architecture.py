@@ -112,6 +112,7 @@ def test_every_client_in_the_table_has_its_module_and_protocol() -> None:
             "EVENTS",
             "CONTEXT_LIMIT",
             "CONTEXT_EVENTS",
+            "UNFOLLOWED",
             "TRANSCRIPTS",
             "SHORT",
             "SHELL_COMMAND",
