@@ -12,7 +12,7 @@ Every interleaving is a ``wait_until`` step of one mock on the other, never a sl
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .claude_cli import run_claude
 from .clients_support import InThread, finished_ok
@@ -26,16 +26,63 @@ from .nothing_lost_support import A_EDIT, AGENT_A, read, shared_repo, told_after
 from .writers_support import on, write
 
 if TYPE_CHECKING:
+    from .agent_hooks_install import Installation
+    from .claude_cli import ClaudeResult
     from .conftest import (
         InstallAgentHooks,
         MockApiFactory,
         MockGeminiFactory,
         MockResponsesFactory,
     )
+    from .mock_api import MockAnthropicAPI
 
-CX = "proj__cod_1"
+CX, GM = "proj__cod_1", "proj__gmi_1"
 PYTHON_WRITE = "python3 -c \"open('src/app.py','w').write('by codex')\""
 GEMINI_WRITE = "python3 -c \"open('src/app.py','w').write('by gemini')\""
+
+
+def claude_holder(
+    install: Installation, project: Path, api: MockAnthropicAPI, binary: str, mode: str
+) -> InThread[ClaudeResult]:
+    """The Claude agent that holds src/app.py, in permission mode `mode`."""
+    return InThread(
+        run_claude,
+        "Work on src/app.py.",
+        cwd=project,
+        home=install.home,
+        server_url=api.url,
+        agent_name=AGENT_A,
+        extra_env=install.claude_env(),
+        binary=binary,
+        timeout=180,
+        args=["--permission-mode", mode, "--allowedTools", "Write,Read"],
+    )
+
+
+def holds_then_looks(api: MockAnthropicAPI, writer_api: Any, other: Path) -> None:
+    """The holder writes src/app.py, waits for the writer's command, then looks at another file."""
+    app = other.parent / "app.py"
+    api.add(
+        calls(write(app, A_EDIT)),
+        wait_until(on(writer_api, turns_done(MAIN, 1), "the writer's python3 -c ran")),
+        calls(read(other)),
+        "Claude done.",
+    )
+
+
+def holder_told(api: MockAnthropicAPI, writer: str) -> str:
+    """What the holder's look was told, asserted to name `writer`'s command."""
+    wrote, looked = api.tool_results()
+    assert not wrote.is_error and not looked.is_error
+    told = told_after(api, looked)
+    assert (
+        f"agent-hooks: src/app.py, which you are changing, was changed by {writer}'s shell "
+        "command at "
+    ) in told, told
+    assert "the change fell inside that command, which ran from " in told, told
+    assert f"; {writer} has been told." in told, told
+    assert "`agent-hooks restore src/app.py`" in told, told
+    return told
 
 
 def test_a_codex_agents_command_is_named_to_a_claude_holder_and_told_what_it_did(
@@ -59,12 +106,7 @@ def test_a_codex_agents_command_is_named_to_a_claude_holder_and_told_what_it_did
             "Codex done.",
         ]
     )
-    claude_api.add(
-        calls(write(app, A_EDIT)),
-        wait_until(on(codex_api, turns_done(MAIN, 1), "codex's python3 -c ran")),
-        calls(read(other)),
-        "Claude done.",
-    )
+    holds_then_looks(claude_api, codex_api, other)
     codex = InThread(
         run_codex,
         "Work on the repository.",
@@ -76,42 +118,19 @@ def test_a_codex_agents_command_is_named_to_a_claude_holder_and_told_what_it_did
         binary=codex_bin,
         timeout=180,
     )
-    claude = InThread(
-        run_claude,
-        "Work on src/app.py.",
-        cwd=project,
-        home=install.home,
-        server_url=claude_api.url,
-        agent_name=AGENT_A,
-        extra_env=install.claude_env(),
-        binary=claude_bin,
-        timeout=180,
-        args=["--permission-mode", "default", "--allowedTools", "Write,Read"],
-    )
+    claude = claude_holder(install, project, claude_api, claude_bin, "default")
     codex_result, claude_result = codex.result(), claude.result()
 
     finished_ok(codex_result, codex_api, install, "codex")
     finished_ok(claude_result, claude_api, install, "claude")
     assert app.read_text() == "by codex"
-    wrote, looked = claude_api.tool_results()
-    assert not wrote.is_error and not looked.is_error
-    told = told_after(claude_api, looked)
-    writer = f'Codex agent "{CX}"'
-    assert (
-        f"agent-hooks: src/app.py, which you are changing, was changed by {writer}'s shell "
-        "command at "
-    ) in told, told
-    assert f"; {writer} has been told." in told, told
-    assert "`agent-hooks restore src/app.py`" in told, told
+    holder_told(claude_api, f'Codex agent "{CX}"')
     # Codex carries a PostToolUse's context to its next request (a developer message)
     heard = "\n".join(str(req.json) for req in codex_api.turn_requests[2:])
     assert "agent-hooks: your shell command changed src/app.py, which agent" in heard, heard[-3000:]
     assert "Leave that file to its holder" in heard, heard[-3000:]
     before = "\n".join(str(req.json) for req in codex_api.turn_requests[:2])
     assert "your shell command changed" not in before  # told after the holder looked, not before
-
-
-GM = "proj__gmi_1"
 
 
 def test_a_gemini_agents_command_is_named_to_a_claude_holder_in_accept_edits_mode(
@@ -139,12 +158,7 @@ def test_a_gemini_agents_command_is_named_to_a_claude_holder_in_accept_edits_mod
             "Gemini done.",
         ]
     )
-    claude_api.add(
-        calls(write(app, A_EDIT)),
-        wait_until(on(gemini_api, turns_done(MAIN, 1), "gemini's python3 -c ran")),
-        calls(read(other)),
-        "Claude done.",
-    )
+    holds_then_looks(claude_api, gemini_api, other)
     gemini = InThread(
         run_gemini,
         "Work on the repository.",
@@ -156,33 +170,13 @@ def test_a_gemini_agents_command_is_named_to_a_claude_holder_in_accept_edits_mod
         binary=gemini_bin,
         timeout=180,
     )
-    claude = InThread(
-        run_claude,
-        "Work on src/app.py.",
-        cwd=project,
-        home=install.home,
-        server_url=claude_api.url,
-        agent_name=AGENT_A,
-        extra_env=install.claude_env(),
-        binary=claude_bin,
-        timeout=180,
-        args=["--permission-mode", "acceptEdits", "--allowedTools", "Write,Read"],
-    )
+    claude = claude_holder(install, project, claude_api, claude_bin, "acceptEdits")
     gemini_result, claude_result = gemini.result(), claude.result()
 
     finished_ok(gemini_result, gemini_api, install, "gemini")
     finished_ok(claude_result, claude_api, install, "claude")
     assert app.read_text() == "by gemini"
-    wrote, looked = claude_api.tool_results()
-    assert not wrote.is_error and not looked.is_error
-    told = told_after(claude_api, looked)
-    writer = f'Gemini CLI agent "{GM}"'
-    assert (
-        f"agent-hooks: src/app.py, which you are changing, was changed by {writer}'s shell "
-        "command at "
-    ) in told, told
-    assert "the change fell inside that command, which ran from " in told, told
-    assert f"; {writer} has been told." in told, told
+    holder_told(claude_api, f'Gemini CLI agent "{GM}"')
     python, status = gemini_api.tool_results()
     assert python.error is None and status.error is None, (python, status)
     assert "your shell command changed" not in python.output  # told after the holder looked
