@@ -646,7 +646,7 @@ def seed_commands(project: Path, agents: range, each: int) -> None:
     of them at this moment: every writer's file is read, none names the change."""
     sys.path.insert(0, str(ROOT / "src"))
     from agent_hooks import writers
-    from agent_hooks.leases import command_windows
+    from agent_hooks.leases import command_log
 
     ledger = str(project / ".git" / "agent-hooks")
     now = time.time()
@@ -654,8 +654,8 @@ def seed_commands(project: Path, agents: range, each: int) -> None:
         me = writers.Writer(f"bench__cc_{a}", f"conv-{a}", client="claude")
         for n in range(each):
             start = now - 600 + n * 590 / each
-            command_windows.started(ledger, me, ".", f"toolu_{a}_{n}", start)
-            command_windows.ended(ledger, me, ".", f"toolu_{a}_{n}", (start, start + 1), start + 1)
+            command_log.started(ledger, me, ".", f"toolu_{a}_{n}", start)
+            command_log.ended(ledger, me, ".", f"toolu_{a}_{n}", (start, start + 1), start + 1)
 
 
 def bench_remote(

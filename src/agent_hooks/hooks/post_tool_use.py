@@ -59,7 +59,7 @@ HELD_MODULES = ("agent_hooks.leases.held_files",)
 # What keeping a version of a held file loads (kept versions: a writer's own write).
 KEPT_MODULES = ("agent_hooks.kept.kept_store",)
 # What noting when a shell command ran loads (after WRITE_MODULES).
-COMMAND_MODULES = ("agent_hooks.leases.lease", "agent_hooks.leases.command_windows")
+COMMAND_MODULES = ("agent_hooks.leases.lease", "agent_hooks.leases.command_log")
 
 
 def handle(ctx: hook_runtime.HookContext) -> hook_runtime.Answer | None:
@@ -225,14 +225,14 @@ def _ended(
     ctx: hook_runtime.HookContext, me: writers.Writer, home: Repo, window: Window | None
 ) -> None:
     """The writer's shell command ended now, as the project's ledger keeps it
-    (`leases.command_windows`; its start too where the client reports how long it
+    (`leases.command_log`; its start too where the client reports how long it
     ran): a held file changed while it ran is put down to it."""
     preload(COMMAND_MODULES)
-    from agent_hooks.leases import command_windows
+    from agent_hooks.leases import command_log
 
     call_id = writers.safe_id(ctx.payload.get("tool_use_id"))
     try:
-        command_windows.ended(home.ledger, me, home.worktree, call_id, window, ctx.now)
+        command_log.ended(home.ledger, me, home.worktree, call_id, window, ctx.now)
     except (OSError, ValueError) as exc:
         ctx.log(f"when this shell command ran not kept: {exc}")
 

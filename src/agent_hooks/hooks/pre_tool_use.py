@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 # What a file edit always loads (after the event's preload: agent_hooks.hooks.PRELOAD).
 SHELL_MODULES = ("agent_hooks.shell.prefilter", "agent_hooks.gate.shell_gate")
 # What noting a shell command's start loads.
-COMMAND_MODULES = ("agent_hooks.leases.command_windows",)
+COMMAND_MODULES = ("agent_hooks.leases.command_log",)
 EDIT_MODULES = (
     "agent_hooks.liveness",
     "agent_hooks.gate.places",
@@ -130,7 +130,7 @@ def _shared_ledger(call: tool_call.ToolCall, verdict: Verdict) -> None:
 
 def _started(ctx: hook_runtime.HookContext, call: tool_call.ToolCall) -> None:
     """The shell command about to run starts now, as the project's ledger keeps it
-    (`leases.command_windows`): a held file changed while it runs is put down to it.
+    (`leases.command_log`): a held file changed while it runs is put down to it.
     Not for a line no PostToolUse follows (a skill's shell line): its end is never
     known."""
     if (
@@ -142,11 +142,11 @@ def _started(ctx: hook_runtime.HookContext, call: tool_call.ToolCall) -> None:
     from agent_hooks import preload
 
     preload(COMMAND_MODULES)
-    from agent_hooks.leases import command_windows
+    from agent_hooks.leases import command_log
 
     home = call.repo(call.project)
     try:
-        command_windows.started(home.ledger, call.writer, home.worktree, call.tool_use_id, call.now)
+        command_log.started(home.ledger, call.writer, home.worktree, call.tool_use_id, call.now)
     except (OSError, ValueError) as exc:
         ctx.log(f"when this shell command started not kept: {exc}")
 

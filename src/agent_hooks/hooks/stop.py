@@ -1,5 +1,5 @@
 """Stop: the agent finished a turn. Record the activity, note in the ledger that
-none of its shell commands runs on (`command_windows.stopped`), refresh the
+none of its shell commands runs on (`command_log.stopped`), refresh the
 active work session's token figures, start the sync of a ledger shared with other
 machines (detached), and sweep the repository's kept versions when due (at most
 every `kept_versions.SWEEP_INTERVAL`); never block."""
@@ -40,7 +40,7 @@ def handle(ctx: hook_runtime.HookContext) -> hook_runtime.Answer | None:
 def turn_ended(ctx: hook_runtime.HookContext, ledger: str) -> None:
     """None of the writer's shell commands runs on (a command the client ended with
     no PostToolUse: refused by the person, failed, interrupted)."""
-    from agent_hooks.leases import command_windows
+    from agent_hooks.leases import command_log
 
     try:
         name = ctx.agent.name
@@ -48,7 +48,7 @@ def turn_ended(ctx: hook_runtime.HookContext, ledger: str) -> None:
         return
     me = writers.from_payload(name, ctx.payload, ctx.environ, ctx.client.NAME)
     try:
-        command_windows.stopped(ledger, me, ctx.now)
+        command_log.stopped(ledger, me, ctx.now)
     except OSError as exc:
         ctx.log(f"the end of this turn's commands not kept: {exc}")
 

@@ -1,5 +1,5 @@
 """A held file found changed by someone else, put down to the shell commands that
-were running when it changed (`command_windows`): who the holder is told made the
+were running when it changed (`command_windows`, from `command_log`): who the holder is told made the
 change, and what each of those writers is told at its next hook
 (docs/adr/0027-changes-put-down-to-commands.md).
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_hooks.leases import command_windows
+from agent_hooks.leases import command_log, command_windows
 from agent_hooks.leases.command_windows import MAX_OPEN, PARALLEL, load, parse
 from agent_hooks.tool_use import SLACK, in_window
 from agent_hooks.writers import Writer
@@ -37,7 +37,7 @@ def ledger(tmp_path: Path) -> str:
 
 
 def lines(ledger: str, me: Writer = BOB) -> list[str]:
-    return Path(command_windows.writer_file(ledger, me)).read_text().splitlines()
+    return Path(command_log.writer_file(ledger, me)).read_text().splitlines()
 
 
 def test_start_and_end_are_paired_by_their_call_id() -> None:
@@ -150,10 +150,10 @@ def test_what_a_header_says_is_kept_only_when_safe_to_show() -> None:
 
 
 def test_hooks_write_one_file_a_writer_and_client_header_first(ledger: str) -> None:
-    command_windows.started(ledger, BOB, ".", "call_1", NOW)
-    command_windows.ended(ledger, BOB, ".", "call_1", None, NOW + 2)
-    command_windows.ended(ledger, BOB, "worktrees/w", None, (NOW + 3, NOW + 4), NOW + 4)
-    command_windows.stopped(ledger, BOB, NOW + 5)
+    command_log.started(ledger, BOB, ".", "call_1", NOW)
+    command_log.ended(ledger, BOB, ".", "call_1", None, NOW + 2)
+    command_log.ended(ledger, BOB, "worktrees/w", None, (NOW + 3, NOW + 4), NOW + 4)
+    command_log.stopped(ledger, BOB, NOW + 5)
     assert lines(ledger) == [
         '# {"writer":"bob","agent":"bob","conversation":"c0ffee","agent_id":null,'
         '"agent_type":null,"client":"codex"}',
@@ -163,57 +163,55 @@ def test_hooks_write_one_file_a_writer_and_client_header_first(ledger: str) -> N
         f"x {NOW + 5:.3f}",
     ]
     claude_bob = Writer("bob", "c0ffee", client="claude")
-    assert command_windows.writer_file(ledger, claude_bob) != command_windows.writer_file(
-        ledger, BOB
-    )
-    directory = Path(ledger) / command_windows.COMMANDS
+    assert command_log.writer_file(ledger, claude_bob) != command_log.writer_file(ledger, BOB)
+    directory = Path(ledger) / command_log.COMMANDS
     assert stat.S_IMODE(directory.stat().st_mode) == 0o700
-    assert stat.S_IMODE(Path(command_windows.writer_file(ledger, BOB)).stat().st_mode) == 0o600
+    assert stat.S_IMODE(Path(command_log.writer_file(ledger, BOB)).stat().st_mode) == 0o600
 
 
 def test_nothing_is_written_where_there_is_no_ledger(tmp_path: Path) -> None:
     ledger = str(tmp_path / "no-ledger")
-    command_windows.started(ledger, BOB, ".", "call_1", NOW)
-    command_windows.ended(ledger, BOB, ".", "call_1", None, NOW)
+    command_log.started(ledger, BOB, ".", "call_1", NOW)
+    command_log.ended(ledger, BOB, ".", "call_1", None, NOW)
     assert not (tmp_path / "no-ledger").exists()
 
 
 def test_a_turns_end_makes_no_file(ledger: str) -> None:
-    command_windows.stopped(ledger, BOB, NOW)
-    assert not Path(command_windows.writer_file(ledger, BOB)).exists()
+    command_log.stopped(ledger, BOB, NOW)
+    assert not Path(command_log.writer_file(ledger, BOB)).exists()
 
 
 def test_a_symlink_in_a_writers_place_is_not_followed(ledger: str, tmp_path: Path) -> None:
-    (Path(ledger) / command_windows.COMMANDS).mkdir()
+    (Path(ledger) / command_log.COMMANDS).mkdir()
     target = tmp_path / "elsewhere"
     target.write_text("")
-    os.symlink(target, command_windows.writer_file(ledger, BOB))
+    os.symlink(target, command_log.writer_file(ledger, BOB))
     with pytest.raises(OSError):
-        command_windows.started(ledger, BOB, ".", "call_1", NOW)
+        command_log.started(ledger, BOB, ".", "call_1", NOW)
     assert target.read_text() == ""
 
 
 def test_a_full_file_is_rotated_and_both_are_read(ledger: str) -> None:
     t = NOW
     n = 0
-    path = Path(command_windows.writer_file(ledger, BOB))
-    while not Path(str(path) + command_windows.OLD).exists():
-        command_windows.started(ledger, BOB, ".", f"call_{n}", t)
-        command_windows.ended(ledger, BOB, ".", f"call_{n}", None, t + 1)
+    path = Path(command_log.writer_file(ledger, BOB))
+    while not Path(str(path) + command_log.OLD).exists():
+        command_log.started(ledger, BOB, ".", f"call_{n}", t)
+        command_log.ended(ledger, BOB, ".", f"call_{n}", None, t + 1)
         t += 10
         n += 1
     assert n > 100  # a writer's last hundred commands, at least, are kept
-    assert path.stat().st_size < command_windows.ROTATE_BYTES
+    assert path.stat().st_size < command_log.ROTATE_BYTES
     assert lines(ledger)[0].startswith('# {"writer":"bob"')  # a new file: its header first
     [first] = load(ledger, NOW, t).running_at(".", NOW + 0.5)  # the old file is read too
     assert (first.start, first.end) == (NOW, NOW + 1)
-    command_windows.started(ledger, BOB, ".", "long", t)  # its end comes after a rotation
-    old = Path(str(path) + command_windows.OLD)
+    command_log.started(ledger, BOB, ".", "long", t)  # its end comes after a rotation
+    old = Path(str(path) + command_log.OLD)
     m = 0
     while " call_0 " in old.read_text():  # until it is rotated a second time
-        command_windows.ended(ledger, BOB, ".", f"x{m}", None, t + 1 + m / 10_000)
+        command_log.ended(ledger, BOB, ".", f"x{m}", None, t + 1 + m / 10_000)
         m += 1
-    command_windows.ended(ledger, BOB, ".", "long", None, t + 5)
+    command_log.ended(ledger, BOB, ".", "long", None, t + 5)
     found = load(ledger, NOW, t + 10)
     assert found.running_at(".", NOW + 0.5) == []  # rotated away a second time
     [long] = found.running_at(".", t + 3)
@@ -221,9 +219,9 @@ def test_a_full_file_is_rotated_and_both_are_read(ledger: str) -> None:
 
 
 def test_running_at_names_each_writer_once_in_its_worktree_with_slack(ledger: str) -> None:
-    command_windows.ended(ledger, BOB, ".", "b1", (NOW, NOW + 10), NOW + 10)
-    command_windows.ended(ledger, BOB, ".", "b2", (NOW + 5, NOW + 20), NOW + 20)
-    command_windows.ended(ledger, ANN, "worktrees/a", "a1", (NOW, NOW + 10), NOW + 10)
+    command_log.ended(ledger, BOB, ".", "b1", (NOW, NOW + 10), NOW + 10)
+    command_log.ended(ledger, BOB, ".", "b2", (NOW + 5, NOW + 20), NOW + 20)
+    command_log.ended(ledger, ANN, "worktrees/a", "a1", (NOW, NOW + 10), NOW + 10)
     found = load(ledger, NOW, NOW + 30)
 
     def who(moment: float, worktree: str = ".", skip: str | None = None) -> list[str]:
@@ -235,30 +233,30 @@ def test_running_at_names_each_writer_once_in_its_worktree_with_slack(ledger: st
     assert who(NOW + 7, "worktrees/a") == ["ann"]
     assert who(NOW + 7, skip="bob") == []
     both = Writer("bob", "c0ffee", client="claude")  # the same writer in another client
-    command_windows.ended(ledger, both, ".", "c1", (NOW, NOW + 10), NOW + 10)
+    command_log.ended(ledger, both, ".", "c1", (NOW, NOW + 10), NOW + 10)
     assert who(NOW + 7) == ["bob"] and len(load(ledger, NOW, NOW + 30).writers) == 3
 
 
 def test_load_reads_only_files_written_since_max_open_before(ledger: str) -> None:
-    command_windows.ended(ledger, BOB, ".", "b1", (NOW, NOW + 10), NOW + 10)
-    path = command_windows.writer_file(ledger, BOB)
+    command_log.ended(ledger, BOB, ".", "b1", (NOW, NOW + 10), NOW + 10)
+    path = command_log.writer_file(ledger, BOB)
     os.utime(path, (NOW + 10, NOW + 10))
     assert len(load(ledger, NOW + 10 + MAX_OPEN, NOW + 2 * MAX_OPEN).writers) == 1
     assert load(ledger, NOW + 12 + MAX_OPEN, NOW + 2 * MAX_OPEN).writers == []
 
 
 def test_a_file_grown_by_hand_is_read_from_its_end(ledger: str) -> None:
-    command_windows.started(ledger, BOB, ".", "b0", NOW)
-    path = Path(command_windows.writer_file(ledger, BOB))
+    command_log.started(ledger, BOB, ".", "b0", NOW)
+    path = Path(command_log.writer_file(ledger, BOB))
     with path.open("a") as grown:
         grown.write(f"e - {NOW + 1:.3f} b0 .\n" * (command_windows.MAX_READ // 10))
     assert load(ledger, NOW, NOW + 5).writers == []  # its header is out of reach: nobody
 
 
 def test_began_is_the_start_its_pre_tool_use_kept(ledger: str) -> None:
-    command_windows.started(ledger, BOB, ".", "call_1", NOW)
-    command_windows.started(ledger, BOB, ".", None, NOW + 3)
-    command_windows.started(ledger, BOB, ".", "call_2", NOW + 5)
+    command_log.started(ledger, BOB, ".", "call_1", NOW)
+    command_log.started(ledger, BOB, ".", None, NOW + 3)
+    command_log.started(ledger, BOB, ".", "call_2", NOW + 5)
     assert command_windows.began(ledger, BOB, "call_1") == NOW
     assert command_windows.began(ledger, BOB, "call_2") == NOW + 5
     assert command_windows.began(ledger, BOB, None) == NOW + 3
@@ -267,13 +265,13 @@ def test_began_is_the_start_its_pre_tool_use_kept(ledger: str) -> None:
 
 
 def test_sweep_removes_files_untouched_for_a_day(ledger: str) -> None:
-    command_windows.started(ledger, BOB, ".", "b", NOW)
-    command_windows.started(ledger, ANN, ".", "a", NOW)
-    old = command_windows.writer_file(ledger, BOB)
+    command_log.started(ledger, BOB, ".", "b", NOW)
+    command_log.started(ledger, ANN, ".", "a", NOW)
+    old = command_log.writer_file(ledger, BOB)
     os.utime(old, (NOW, NOW))
-    os.utime(command_windows.writer_file(ledger, ANN), (NOW + 100, NOW + 100))
+    os.utime(command_log.writer_file(ledger, ANN), (NOW + 100, NOW + 100))
     assert command_windows.sweep(ledger, NOW + command_windows.KEEP_SECONDS + 50) == 1
-    assert not Path(old).exists() and Path(command_windows.writer_file(ledger, ANN)).exists()
+    assert not Path(old).exists() and Path(command_log.writer_file(ledger, ANN)).exists()
 
 
 # ----------------------------------------------------------------------------- hostile cases
@@ -284,16 +282,16 @@ def test_a_commands_dir_that_is_a_symlink_is_neither_written_read_nor_swept(
 ) -> None:
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    planted = elsewhere / Path(command_windows.writer_file(ledger, ANN)).name
+    planted = elsewhere / Path(command_log.writer_file(ledger, ANN)).name
     planted.write_bytes(HEADER + f"s {NOW:.3f} a1 .\n".encode())
     os.utime(planted, (NOW, NOW))
-    os.symlink(elsewhere, Path(ledger) / command_windows.COMMANDS)
+    os.symlink(elsewhere, Path(ledger) / command_log.COMMANDS)
     with pytest.raises(OSError):
-        command_windows.started(ledger, BOB, ".", "call_1", NOW)
+        command_log.started(ledger, BOB, ".", "call_1", NOW)
     with pytest.raises(OSError):
-        command_windows.ended(ledger, BOB, ".", "call_1", None, NOW + 1)
+        command_log.ended(ledger, BOB, ".", "call_1", None, NOW + 1)
     with pytest.raises(OSError):  # each caller logs it and goes on
-        command_windows.stopped(ledger, BOB, NOW + 2)
+        command_log.stopped(ledger, BOB, NOW + 2)
     assert sorted(p.name for p in elsewhere.iterdir()) == [planted.name]
     assert load(ledger, NOW, NOW + 1).writers == []
     assert command_windows.began(ledger, ANN, "a1") is None
@@ -305,9 +303,9 @@ def test_a_commands_dir_that_is_a_symlink_is_neither_written_read_nor_swept(
 def test_a_damaged_writers_file_is_passed_over_and_the_others_read(
     ledger: str, damage: str
 ) -> None:
-    command_windows.started(ledger, ANN, ".", "a1", NOW)
-    command_windows.started(ledger, BOB, ".", "b1", NOW)
-    path = Path(command_windows.writer_file(ledger, BOB))
+    command_log.started(ledger, ANN, ".", "a1", NOW)
+    command_log.started(ledger, BOB, ".", "b1", NOW)
+    path = Path(command_log.writer_file(ledger, BOB))
     path.unlink()
     if damage == "directory":
         path.mkdir()
@@ -326,7 +324,7 @@ def test_a_damaged_writers_file_is_passed_over_and_the_others_read(
     assert command_windows.began(ledger, ANN, "a1") == NOW
     if damage in ("directory", "fifo"):
         with pytest.raises(OSError):  # its own hook logs it and goes on
-            command_windows.started(ledger, BOB, ".", "b2", NOW + 3)
+            command_log.started(ledger, BOB, ".", "b2", NOW + 3)
 
 
 def test_a_clock_stepped_back_during_a_command_names_no_one_at_any_moment() -> None:
@@ -346,8 +344,8 @@ def test_a_clock_stepped_back_during_a_command_names_no_one_at_any_moment() -> N
 def _append_many(ledger: str, key: str, lines_each: int, seed: int) -> None:
     me = Writer(key, "c0ffee", client="codex")
     for n in range(lines_each):
-        command_windows.started(ledger, me, ".", f"p{seed}_{n}", NOW + n)
-        command_windows.ended(ledger, me, ".", f"p{seed}_{n}", None, NOW + n + 0.5)
+        command_log.started(ledger, me, ".", f"p{seed}_{n}", NOW + n)
+        command_log.ended(ledger, me, ".", f"p{seed}_{n}", None, NOW + n + 0.5)
 
 
 def test_many_hooks_of_one_writer_at_once_write_whole_lines(ledger: str) -> None:
@@ -364,8 +362,8 @@ def test_many_hooks_of_one_writer_at_once_write_whole_lines(ledger: str) -> None
     for proc in procs:
         proc.join(60)
         assert proc.exitcode == 0
-    path = Path(command_windows.writer_file(ledger, BOB))
-    for text in (path.read_text(), Path(str(path) + command_windows.OLD).read_text()):
+    path = Path(command_log.writer_file(ledger, BOB))
+    for text in (path.read_text(), Path(str(path) + command_log.OLD).read_text()):
         rows = text.splitlines()
         assert rows[0].startswith('# {"writer":"bob"')  # a new file: its header first
         for row in rows[1:]:
@@ -392,4 +390,4 @@ def test_many_writers_at_once_each_keep_their_own_file(ledger: str) -> None:
     assert sorted(r.writer["writer"] for r in found.running_at(".", NOW + 0.2)) == sorted(
         f"w{n}" for n in range(40)
     )
-    assert stat.S_IMODE((Path(ledger) / command_windows.COMMANDS).stat().st_mode) == 0o700
+    assert stat.S_IMODE((Path(ledger) / command_log.COMMANDS).stat().st_mode) == 0o700
