@@ -182,6 +182,7 @@ def parse(data: bytes, now: float) -> tuple[dict[str, Any] | None, list[tuple[fl
     as (start, end, worktree)) from the lines of a writer's file (see the module)."""
     writer: dict[str, Any] | None = None
     commands: list[_Command] = []
+    running: list[_Command] = []  # those without an end yet, oldest first
     by_id: dict[str, _Command] = {}
     for raw in data.decode("utf-8", "replace").split("\n"):
         kind, _, rest = raw.partition(" ")
@@ -191,14 +192,13 @@ def parse(data: bytes, now: float) -> tuple[dict[str, Any] | None, list[tuple[fl
         try:
             if kind == "s":
                 at, call, where = rest.split(" ", 2)
-                _started(commands, by_id, _time(at), call, where)
+                _started(commands, running, by_id, _time(at), call, where)
             elif kind == "e":
                 begun, at, call, where = rest.split(" ", 3)
-                _ended(
-                    commands, by_id, None if begun == "-" else _time(begun), _time(at), call, where
-                )
+                start = None if begun == "-" else _time(begun)
+                _ended(commands, running, by_id, start, _time(at), call, where)
             elif kind == "x":
-                _close(commands, _time(rest))
+                _close(running, _time(rest))
         except ValueError:
             continue  # a line cut short, or not ours
     found = [
@@ -217,21 +217,32 @@ def _time(text: str) -> float:
 
 
 def _started(
-    commands: list[_Command], by_id: dict[str, _Command], start: float, call: str, where: str
+    commands: list[_Command],
+    running: list[_Command],
+    by_id: dict[str, _Command],
+    start: float,
+    call: str,
+    where: str,
 ) -> None:
     """A start line: a new command, and those begun more than PARALLEL before it
-    are over (the writer saw them finish before it started this one)."""
-    for item in commands:
-        if item.end is None and start > item.start + PARALLEL:
+    are over (the writer saw them finish before it started this one). Only the
+    commands still `running` are looked at: a file is read in time linear in it."""
+    still = []
+    for item in running:
+        if start > item.start + PARALLEL:
             item.end, item.ruled = start, True
+        else:
+            still.append(item)
     item = _Command(start, None, where, call)
     commands.append(item)
+    running[:] = [*still, item]
     if call != "-":
         by_id[call] = item
 
 
 def _ended(
     commands: list[_Command],
+    running: list[_Command],
     by_id: dict[str, _Command],
     start: float | None,
     end: float,
@@ -240,27 +251,29 @@ def _ended(
 ) -> None:
     """An end line: its command's start line found by its call id, else (no id) the
     oldest one open in the same work tree; a command of its own when there is none."""
-    item = by_id.pop(call, None) if call != "-" else _oldest_open(commands, where)
+    item = by_id.pop(call, None) if call != "-" else _oldest_open(running, where)
     if item is None or item.where != where:
         commands.append(_Command(end if start is None else start, end, where, call))
         return
+    if item.end is None:
+        running.remove(item)
     if start is not None:
         item.start = min(item.start, start)
     item.end = end if item.end is None or item.ruled else max(item.end, end)
     item.ruled = False
 
 
-def _close(commands: list[_Command], end: float) -> None:
+def _close(running: list[_Command], end: float) -> None:
     """A turn's end: no command without an end runs on."""
-    for item in commands:
-        if item.end is None:
-            item.end, item.ruled = end, True
+    for item in running:
+        item.end, item.ruled = end, True
+    running.clear()
 
 
-def _oldest_open(commands: list[_Command], where: str) -> _Command | None:
+def _oldest_open(running: list[_Command], where: str) -> _Command | None:
     """The oldest start without an id and without an end in `where` (Gemini CLI's)."""
-    for item in commands:
-        if item.end is None and item.call == "-" and item.where == where:
+    for item in running:
+        if item.call == "-" and item.where == where:
             return item
     return None
 
