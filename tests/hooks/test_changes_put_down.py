@@ -53,14 +53,24 @@ GEMINI = Client(
     False,
     "Gemini CLI ",
 )
-CLIENTS = {"claude": CLAUDE, "codex": CODEX, "gemini": GEMINI}
+QWEN = Client(
+    "qwen",
+    ("PreToolUse", "qwen/PreToolUse_run_shell_command"),
+    ("PostToolUse", "qwen/PostToolUse_run_shell_command"),
+    True,
+    True,
+    "Qwen Code ",
+)
+CLIENTS = {"claude": CLAUDE, "codex": CODEX, "gemini": GEMINI, "qwen": QWEN}
 
 
 def start(run: HookRunner, agent: str, client: Client = CLAUDE) -> None:
     """The agent's SessionStart (its state exists: it can be told)."""
-    fixture = {None: "SessionStart_startup", "codex": "codex/SessionStart_startup"}.get(
-        client.name, "gemini/SessionStart"
-    )
+    fixture = {
+        None: "SessionStart_startup",
+        "codex": "codex/SessionStart_startup",
+        "qwen": "qwen/SessionStart",
+    }.get(client.name, "gemini/SessionStart")
     assert run("SessionStart", fixture, agent=agent, client=client.name).code == 0
 
 
@@ -86,6 +96,7 @@ LATER = {  # a tool call that is no shell command, in each client
     None: ("PostToolUse", "PostToolUse_Read"),
     "codex": ("PostToolUse", "codex/PostToolUse_collaborationwait_agent_wait_subagent"),
     "gemini": ("AfterTool", "gemini/AfterTool_read_file"),
+    "qwen": ("PostToolUse", "qwen/PostToolUse_read_file"),
 }
 
 
@@ -122,6 +133,7 @@ class Shell:
         payload = self.run.payload(fixture, **self.fields)
         if self.client is CLAUDE:  # default mode: no bashEditDiff
             payload["tool_response"] = {"stdout": "", "stderr": "", "interrupted": False}
+        if self.client.duration:
             if duration_ms is None:
                 duration_ms = (time.time() - self.began) * 1000 + 50 if self.began else 10
             payload["duration_ms"] = duration_ms

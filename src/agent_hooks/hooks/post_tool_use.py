@@ -230,7 +230,7 @@ def _ended(
     preload(COMMAND_MODULES)
     from agent_hooks.leases import command_log
 
-    call_id = writers.safe_id(ctx.payload.get("tool_use_id"))
+    call_id = writers.safe_id(ctx.hook.tool_use_id)
     try:
         command_log.ended(home.ledger, me, home.worktree, call_id, window, ctx.now)
     except (OSError, ValueError) as exc:
@@ -499,7 +499,7 @@ def _since_it_started(
     from agent_hooks.leases import command_windows
     from agent_hooks.tool_use import in_window
 
-    call_id = writers.safe_id(ctx.payload.get("tool_use_id"))
+    call_id = writers.safe_id(ctx.hook.tool_use_id)
     start = command_windows.began(home.ledger, me, call_id)
     if start is None:
         return update.changes, maybe_own

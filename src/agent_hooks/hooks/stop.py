@@ -46,7 +46,7 @@ def turn_ended(ctx: hook_runtime.HookContext, ledger: str) -> None:
         name = ctx.agent.name
     except identity.IdentityError:
         return
-    me = writers.from_payload(name, ctx.payload, ctx.environ, ctx.client.NAME)
+    me = writers.from_event(name, ctx.hook, ctx.client.NAME)
     try:
         command_log.stopped(ledger, me, ctx.now)
     except OSError as exc:

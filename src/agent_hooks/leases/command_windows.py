@@ -33,6 +33,7 @@ import posix
 
 from agent_hooks import jsonio, writers
 from agent_hooks import posix_fs as fs
+from agent_hooks.clients import client_table
 from agent_hooks.leases.command_log import OLD, ROTATE_BYTES, open_directory, writer_file
 from agent_hooks.tool_use import in_window
 
@@ -305,7 +306,7 @@ def _writer(text: str) -> dict[str, Any] | None:
         "agent_type": writers.short_text(doc.get("agent_type"), writers.MAX_TYPE)
         if agent_id
         else None,
-        "client": client if client in writers.CLIENT_LABELS else None,
+        "client": client if isinstance(client, str) and client in client_table.CLIENTS else None,
     }
 
 
