@@ -53,8 +53,9 @@ USER_FILES = (
 
 
 class Run:
-    def __init__(self, base: Path) -> None:
+    def __init__(self, base: Path, pip_env: dict[str, str]) -> None:
         self.base = base
+        self.pip_env = pip_env
         self.home = base / "home"
         self.project = base / "project"
         self.data = self.home / ".local" / "share" / "agent-hooks"
@@ -74,6 +75,7 @@ class Run:
             "PATH": path,
             "PYTHON": os.path.realpath(sys.executable),
             "LANG": "C.UTF-8",
+            **self.pip_env,
         }
 
     def sh(self, step: str, *args: str, ok: bool = True) -> str:
@@ -111,8 +113,8 @@ class Run:
 
 
 @pytest.fixture(scope="module")
-def run(tmp_path_factory: pytest.TempPathFactory) -> Run:
-    r = Run(tmp_path_factory.mktemp("clients"))
+def run(tmp_path_factory: pytest.TempPathFactory, pip_from_wheelhouse: dict[str, str]) -> Run:
+    r = Run(tmp_path_factory.mktemp("clients"), pip_from_wheelhouse)
     (r.home / ".codex").mkdir(parents=True)
     (r.home / ".codex" / "config.toml").write_text(CODEX_CONFIG)
     (r.home / ".codex" / "hooks.json").write_text(json.dumps(CODEX_HOOKS, indent=2) + "\n")

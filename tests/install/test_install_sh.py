@@ -62,8 +62,9 @@ def text(doc: dict[str, Any]) -> str:
 class Run:
     """Everything the life cycle observed."""
 
-    def __init__(self, base: Path) -> None:
+    def __init__(self, base: Path, pip_env: dict[str, str]) -> None:
         self.base = base
+        self.pip_env = pip_env
         self.home = base / "home"
         self.project = base / "project"
         self.settings = self.home / ".claude" / "settings.json"
@@ -82,6 +83,7 @@ class Run:
             "PATH": path,
             "PYTHON": os.path.realpath(sys.executable),
             "LANG": "C.UTF-8",
+            **self.pip_env,
         }
         env.update(extra)
         return env
@@ -149,8 +151,8 @@ def _payload(name: str, run: Run, **overrides: Any) -> str:
 
 
 @pytest.fixture(scope="module")
-def run(tmp_path_factory: pytest.TempPathFactory) -> Run:
-    r = Run(tmp_path_factory.mktemp("install"))
+def run(tmp_path_factory: pytest.TempPathFactory, pip_from_wheelhouse: dict[str, str]) -> Run:
+    r = Run(tmp_path_factory.mktemp("install"), pip_from_wheelhouse)
     r.home.mkdir()
     (r.project / ".git").mkdir(parents=True)
     r.settings.parent.mkdir(parents=True)

@@ -64,8 +64,9 @@ def differences(before: dict[str, str], after: dict[str, str]) -> list[str]:
 
 
 class Life:
-    def __init__(self, base: Path) -> None:
+    def __init__(self, base: Path, pip_env: dict[str, str]) -> None:
         self.base = base
+        self.pip_env = pip_env
         self.home = base / "home"
         self.project = base / "project"
         self.clone = base / "clone"
@@ -87,6 +88,7 @@ class Life:
             "PYTHON": os.path.realpath(sys.executable),
             "SHELL": "/bin/bash",
             "LANG": "C.UTF-8",
+            **self.pip_env,
         }
         env.update(extra)
         return env
@@ -170,8 +172,8 @@ class Life:
 
 
 @pytest.fixture(scope="module")
-def life(tmp_path_factory: pytest.TempPathFactory) -> Life:
-    life = Life(tmp_path_factory.mktemp("newcomer"))
+def life(tmp_path_factory: pytest.TempPathFactory, pip_from_wheelhouse: dict[str, str]) -> Life:
+    life = Life(tmp_path_factory.mktemp("newcomer"), pip_from_wheelhouse)
     life.home.mkdir()
     (life.home / ".profile").write_text(PROFILE)
     (life.home / ".bashrc").write_text(BASHRC)
