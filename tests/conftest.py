@@ -1,5 +1,6 @@
 """Shared fixtures: a private HOME, a git project, and a runner for the real hook
-entry script (`hook_runner.HookRunner`). No test touches the real `~/.claude`."""
+entry script (`hook_runner.HookRunner`). No test touches the real `~/.claude`.
+Under pytest-xdist the suite runs on the schedule `suite_schedule` describes."""
 
 from __future__ import annotations
 
@@ -7,10 +8,25 @@ import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from hook_runner import HookRunner
+
+if TYPE_CHECKING:
+    from xdist.remote import Producer
+    from xdist.scheduler import LoadScopeScheduling
+
+
+@pytest.hookimpl(optionalhook=True)  # a hook of xdist's: absent under -p no:xdist
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Producer) -> LoadScopeScheduling | None:
+    """The suite's schedule (`suite_schedule`) for `-n N`; any other `--dist` is xdist's."""
+    if config.getoption("dist") != "load":
+        return None
+    from suite_schedule import SuiteScheduling
+
+    return SuiteScheduling(config, log)
 
 
 @pytest.fixture(autouse=True)
