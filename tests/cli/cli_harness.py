@@ -1,6 +1,7 @@
 """Running click commands as `agent-hooks` would, for the CLI tests: a group holding
 the command modules under test, with HOME, AGENT_NAME, the project and the clock
-given through `Env`, and SessionStart's effect on the agent's state (`begin`)."""
+given through `Env`, and SessionStart's effect on the agent's state (`begin`); what a
+refusal looks like (`one_line_error`)."""
 
 from __future__ import annotations
 
@@ -65,3 +66,25 @@ class Cli:
             NOW,
             print,
         )
+
+
+def no_traceback(result: Result) -> None:
+    """The command ended on its own terms (an exit code), not by an exception let through."""
+    assert result.exception is None or isinstance(result.exception, SystemExit), (
+        result.output,
+        repr(result.exception),
+    )
+    assert "Traceback" not in result.output
+
+
+def one_line_error(result: Result, *needles: str) -> str:
+    """A refusal as the CLI gives one: exit 1, nothing on stdout, one line on stderr that
+    starts `Error: ` and holds each of `needles`. Returns that line."""
+    no_traceback(result)
+    assert result.exit_code == 1, (result.exit_code, result.output)
+    assert result.stdout == "", result.output
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: "), result.stderr
+    for needle in needles:
+        assert needle in lines[0], lines[0]
+    return lines[0]

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_harness import no_traceback, one_line_error
 from click.testing import CliRunner, Result
 
 from agent_hooks import storage
@@ -142,24 +143,6 @@ class Run:
 def run(home: Path, project: Path, monkeypatch: pytest.MonkeyPatch) -> Run:
     monkeypatch.chdir(project)
     return Run(home, project)
-
-
-def no_traceback(result: Result) -> None:
-    assert result.exception is None or isinstance(result.exception, SystemExit), (
-        result.output,
-        repr(result.exception),
-    )
-    assert "Traceback" not in result.output
-
-
-def one_line_error(result: Result, *needles: str) -> str:
-    no_traceback(result)
-    assert result.exit_code == 1, (result.exit_code, result.output)
-    lines = result.stderr.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("Error: "), result.stderr
-    for needle in needles:
-        assert needle in lines[0], lines[0]
-    return lines[0]
 
 
 def ok_or_one_line_error(result: Result) -> None:

@@ -11,6 +11,7 @@ from typing import Any
 
 import click
 import pytest
+from cli_harness import one_line_error
 from click.testing import CliRunner, Result
 
 from agent_hooks.cli import main
@@ -33,15 +34,6 @@ def invoke(
         {"HOME": str(home)} | ({"AGENT_NAME": agent} if agent is not None else {}) | (extra or {})
     )
     return CliRunner().invoke(main, args, obj=Env(environ=environ, now=now))
-
-
-def one_line_error(result: Result, *needles: str) -> None:
-    assert result.exit_code == 1, (result.exit_code, result.output, result.exception)
-    assert result.stdout == ""
-    lines = result.stderr.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("Error: "), result.stderr
-    for needle in needles:
-        assert needle in lines[0]
 
 
 def parse(result: Result) -> Any:

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from cli_harness import Cli
+from cli_harness import Cli, one_line_error
 from click.testing import Result
 
 import ledger_machines
@@ -30,13 +30,6 @@ class Box:
         result = self(*args, now=now)
         assert result.exit_code == 0, (result.output, result.exception)
         return result
-
-
-def one_line_error(result: Result) -> str:
-    assert result.exit_code == 1, result.output
-    lines = result.output.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("Error: "), result.output
-    return lines[0]
 
 
 @pytest.fixture

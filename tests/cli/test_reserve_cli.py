@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_harness import one_line_error
 from click.testing import CliRunner, Result
 
 from agent_hooks.cli import main as cli_main
@@ -48,15 +49,6 @@ class Cli:
     def held(self, now: float = NOW) -> list[tuple[str | None, str]]:
         rows = json.loads(self.ok("nobody", "reservations", "--json", now=now).stdout)
         return sorted(((r["agent"], r["pattern"]) for r in rows), key=lambda x: (x[0] or "", x[1]))
-
-
-def one_line_error(result: Result) -> str:
-    assert result.exit_code == 1, (result.output, result.exception)
-    err = result.stderr.strip()
-    assert "\n" not in err, err
-    assert err.startswith("Error: "), err
-    assert "Traceback" not in result.output
-    return err
 
 
 @pytest.fixture

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_harness import one_line_error
 from click.testing import CliRunner, Result
 from watch_world import World
 
@@ -67,13 +68,6 @@ def test_json_is_the_snapshot(world: World) -> None:
     assert [a["agent"] for a in doc["agents"]] == ["proj__cc_1", "proj__cc_2"]
     assert [(h["pattern"], h["minutes_left"]) for h in doc["holdings"]] == [("src/auth/**", 120)]
     assert doc["denials"][0]["tool"] == "Write" and doc["work_session"] is None
-
-
-def one_line_error(result: Result) -> str:
-    assert result.exit_code == 1, (result.output, result.exception)
-    err = result.stderr.strip()
-    assert "\n" not in err and err.startswith("Error: "), err
-    return err
 
 
 def test_outside_a_project_is_a_one_line_error(
