@@ -11,8 +11,9 @@ import subprocess
 from pathlib import Path
 
 
-def git(cwd: Path, *args: str) -> str:
-    """Run git in `cwd`; its stdout, stripped. Raises on failure."""
+def git(cwd: Path, *args: str, when: float | None = None) -> str:
+    """Run git in `cwd`; its stdout, stripped. Raises on failure. `when` (seconds since
+    the epoch) dates the commits it makes."""
     env = {
         "PATH": os.environ["PATH"],
         "HOME": str(cwd),
@@ -23,6 +24,8 @@ def git(cwd: Path, *args: str) -> str:
         "GIT_COMMITTER_NAME": "t",
         "GIT_COMMITTER_EMAIL": "t@t",
     }
+    if when is not None:
+        env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = f"@{int(when)} +0000"
     proc = subprocess.run(
         ["git", "-C", str(cwd), *args], check=True, env=env, capture_output=True, text=True
     )

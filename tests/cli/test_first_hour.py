@@ -24,12 +24,9 @@ from click.testing import CliRunner
 
 from agent_hooks.cli import MENU, main
 from agent_hooks.cli._common import Env
+from git_repo import git
 
 USER = "ann"
-
-
-def git(cwd: Path, *args: str) -> None:
-    subprocess.run(["git", "-C", str(cwd), *args], check=True, capture_output=True)
 
 
 @pytest.fixture

@@ -4,9 +4,7 @@ and the user's own `.gitignore` is never touched."""
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
 from pathlib import Path
 
 import click
@@ -15,6 +13,7 @@ from click.testing import CliRunner
 
 from agent_hooks.cli import session
 from agent_hooks.cli._common import Env
+from git_repo import git
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 NOW = 1_800_000_000.0
@@ -26,13 +25,6 @@ def cli() -> None:
 
 
 session.register(cli)
-
-
-def git(repo: Path, *args: str) -> str:
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(repo.parent), "LANG": "C"}
-    return subprocess.run(
-        ["git", *args], cwd=repo, env=env, capture_output=True, text=True, check=True
-    ).stdout
 
 
 @pytest.fixture

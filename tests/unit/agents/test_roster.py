@@ -14,6 +14,7 @@ import pytest
 
 from agent_hooks.agents import roster, state
 from hook_runner import ROOT, write_state
+from pids import dead_pid
 
 NOW = 1_800_000_000.0
 SRC = str(ROOT / "src")
@@ -57,12 +58,6 @@ def test_kill_errors(monkeypatch: pytest.MonkeyPatch, error: Exception, expected
 
 
 # --- is_active --------------------------------------------------------------------
-
-
-def dead_pid() -> int:
-    child = subprocess.Popen(["true"])
-    child.wait()
-    return child.pid
 
 
 @pytest.mark.parametrize("active", [False, None, "true", 1])

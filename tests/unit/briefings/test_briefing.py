@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import calendar
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -13,6 +12,7 @@ import pytest
 from agent_hooks import identity
 from agent_hooks.agents import trail_archive
 from agent_hooks.briefings import briefing, briefing_store
+from git_repo import git
 
 NOW = float(calendar.timegm((2026, 11, 21, 12, 0, 0)))
 
@@ -181,20 +181,6 @@ def test_last_session_end_is_the_previous_conversation_in_the_project(state_dir:
     assert briefing_store.last_session_end(agent, "/p", "c9") == 300
     assert briefing_store.last_session_end(agent, "/p", "c3") == 100
     assert briefing_store.last_session_end(agent, "/r", "c9") is None
-
-
-def git(repo: Path, *args: str, when: float | None = None) -> None:
-    env = {
-        "PATH": os.environ["PATH"],
-        "HOME": str(repo),
-        "GIT_AUTHOR_NAME": "t",
-        "GIT_AUTHOR_EMAIL": "t@t",
-        "GIT_COMMITTER_NAME": "t",
-        "GIT_COMMITTER_EMAIL": "t@t",
-    }
-    if when is not None:
-        env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = f"@{int(when)} +0000"
-    subprocess.run(["git", "-C", str(repo), *args], check=True, env=env, capture_output=True)
 
 
 def test_changed_since_lists_commits_and_uncommitted_files_after_the_moment(tmp_path: Path) -> None:
