@@ -166,13 +166,6 @@ class Repo:
         return self.hooks / "pre-commit"
 
 
-def dead_pid() -> int:
-    """The pid of a process that has exited (and been reaped)."""
-    child = subprocess.Popen([sys.executable, "-c", "pass"])
-    child.wait()
-    return child.pid
-
-
 def init_repo(path: Path, home: Path) -> Repo:
     path.mkdir(parents=True)
     repo = Repo(Path(os.path.realpath(path)), home)

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -18,14 +16,9 @@ from agent_hooks.ledger.repo import Repo
 from agent_hooks.reservations import pattern, reservation_store
 from agent_hooks.work_sessions import location, work_session, work_session_store
 from agent_hooks.writers import Writer
+from pids import dead_pid
 
 ALIVE = {"CLAUDE_PID": str(os.getpid())}  # this test process stands in for claude
-
-
-def dead_pid() -> int:
-    child = subprocess.Popen([sys.executable, "-c", "pass"])
-    child.wait()
-    return child.pid
 
 
 class World:

@@ -35,7 +35,7 @@ from gate_calls import (
     reserve,
     reserved_on_another_host,
 )
-from guard_repo import dead_pid
+from pids import dead_pid
 
 
 @pytest.fixture

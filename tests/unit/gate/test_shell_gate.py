@@ -36,7 +36,7 @@ from gate_calls import (
     reserve,
     reserved_on_another_host,
 )
-from guard_repo import dead_pid
+from pids import dead_pid
 
 CAROL_LEASE = 'is being changed by agent "carol"'
 

@@ -18,7 +18,7 @@ from test_shell_gate import allowed, decide, leased_text, refused, reserved_text
 from agent_hooks.leases import lease_messages
 from gate_calls import CAROL, TARGET, lease_for, reserve
 from git_repo import git, init
-from guard_repo import dead_pid
+from pids import dead_pid
 
 HELD = f'{TARGET} (agent "carol")'
 

@@ -19,7 +19,7 @@ from agent_hooks.leases import lease_messages, lease_store
 from agent_hooks.ledger.repo import Repo
 from gate_calls import CAROL, ME, NOW, TARGET, lease_for, reserve
 from git_repo import git, init
-from guard_repo import dead_pid
+from pids import dead_pid
 
 OFF = {"AGENT_HOOKS_LEASE_MINUTES": "0"}
 CAROLS = 'agent "carol", who reserved src/**'

@@ -6,8 +6,6 @@ unsaid. Leases and reservations are real files in the conftest project's ledger.
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -22,6 +20,7 @@ from agent_hooks.ledger import ledger_location
 from agent_hooks.ledger.repo import Repo
 from agent_hooks.reservations import pattern, reservation_store
 from agent_hooks.writers import Writer
+from pids import dead_pid
 
 NOW = float(int(time.time()))
 ALICE, SUB, BOB = Writer("alice", "c1"), Writer("alice", "c1", "s1"), Writer("bob", "c2")
@@ -36,12 +35,6 @@ def sd(state_dir: Path) -> str:
 @pytest.fixture
 def root(project: Path) -> str:
     return str(project)
-
-
-def dead_pid() -> int:
-    child = subprocess.Popen([sys.executable, "-c", "pass"])
-    child.wait()
-    return child.pid
 
 
 def lease(

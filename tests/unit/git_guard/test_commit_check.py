@@ -17,8 +17,9 @@ import pytest
 from agent_hooks import liveness, repository, writers
 from agent_hooks.leases import lease_release, lease_store, writer_cards
 from agent_hooks.reservations import reservation_store
-from guard_repo import BYPASS_WORDS, Repo, dead_pid, init_repo, install
+from guard_repo import BYPASS_WORDS, Repo, init_repo, install
 from hook_runner import HookRunner
+from pids import dead_pid
 
 
 @pytest.fixture

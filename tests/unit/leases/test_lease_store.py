@@ -23,6 +23,7 @@ from agent_hooks.leases import lease, lease_release, lease_store, writer_cards
 from agent_hooks.ledger.repo import Repo
 from agent_hooks.writers import Writer
 from hook_runner import ROOT
+from pids import dead_pid
 
 SRC = str(ROOT / "src")
 NOW = float(int(time.time()))
@@ -50,12 +51,6 @@ def claim(book: str, rel: str, me: Writer, now: float = NOW, worktree: str = WT,
 
 def holders(book: str, rel: str) -> list[str]:
     return [item["writer"] for item in lease_store.read(book, rel)]
-
-
-def dead_pid() -> int:
-    child = subprocess.Popen([sys.executable, "-c", "pass"])
-    child.wait()
-    return child.pid
 
 
 def held_by(book: str, key: str) -> list[str]:

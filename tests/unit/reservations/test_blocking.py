@@ -16,7 +16,7 @@ from agent_hooks.leases import writer_cards
 from agent_hooks.ledger import remote_view
 from agent_hooks.reservations import blocking, index_records, pattern
 from agent_hooks.reservations.index_records import HotIndex
-from guard_repo import dead_pid
+from pids import dead_pid
 
 NOW = 1_800_000_000.0
 ME = "alice"
