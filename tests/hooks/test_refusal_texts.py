@@ -160,8 +160,10 @@ SHELLS: dict[str, tuple[str, Call, str]] = {
 
 
 def reserve_as_agent(run: HookRunner) -> None:
-    """proj__cc_9 (alive: this test process) reserves src/**."""
-    gate_calls.reserve(str(run.state_dir), str(run.project), "proj__cc_9", "src/**")
+    """proj__cc_9 (alive: this test process) reserves src/**, now: the hooks run on the
+    real clock, and a reservation made at gate_calls.NOW (when the module was imported)
+    has expired once a run reaches this test ten minutes later."""
+    gate_calls.reserve(str(run.state_dir), str(run.project), "proj__cc_9", "src/**", at=time.time())
 
 
 def hold_by_lease(run: HookRunner) -> None:
