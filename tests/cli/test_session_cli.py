@@ -12,12 +12,11 @@ import click
 import pytest
 from click.testing import CliRunner, Result
 
-from agent_hooks.cli import session
+from agent_hooks.cli import session, statusline
 from agent_hooks.cli._common import Env
 from agent_hooks.clients import claude_code
 from agent_hooks.hooks import hook_runtime
 from agent_hooks.work_sessions import (
-    status_text,
     work_session,
     work_session_events,
     work_session_store,
@@ -36,7 +35,7 @@ def cli() -> None:
 
 
 session.register(cli)
-status_text.register(cli)
+statusline.register(cli)
 
 
 class Cli:

@@ -12,6 +12,7 @@ import click
 import pytest
 from click.testing import CliRunner
 
+from agent_hooks.cli import statusline
 from agent_hooks.cli._common import Env
 from agent_hooks.work_sessions import status_text, work_session, work_session_store
 
@@ -143,7 +144,7 @@ def test_click_command_text_and_json(project: Project) -> None:
     def cli() -> None:
         pass
 
-    status_text.register(cli)
+    statusline.register(cli)
     env = Env(environ=project.environ, now=NOW)
     result = CliRunner().invoke(cli, ["statusline"], input=json.dumps(project.payload()), obj=env)
     assert (

@@ -27,12 +27,12 @@ from agent_hooks.cli import (
     restore,
     session,
     status,
+    statusline,
     trail,
     watch,
     workspace,
 )
 from agent_hooks.cli._common import Env, Group
-from agent_hooks.work_sessions import status_text
 
 
 @click.group(cls=Group, context_settings={"help_option_names": ["-h", "--help"]})
@@ -67,7 +67,7 @@ for module in (
     brief,
     freshness,
     session,
-    status_text,
+    statusline,
     watch,
     demo,
     doctor,

@@ -6,8 +6,8 @@ conversation's context used/max (%), and the agent:
 
 It runs on every status refresh, so the module imports neither click nor
 orjson: `main()` (for a tiny entry script) needs only built-ins, `jsonio` and
-the work-session modules; `register` builds the click command when the CLI
-asks for it. It never writes anything.
+the work-session modules; the command is `cli/statusline.py`. It never writes
+anything.
 
 The figure, in order of preference: the client's own
 `context_window.current_usage` on stdin; the tail of `transcript_path`; the
@@ -29,8 +29,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any
-
-    import click
 
 MAX_INPUT = 1 << 20
 
@@ -119,32 +117,3 @@ def main() -> int:
         text = environ.get("AGENT_NAME", "")
     sys.stdout.write(text + "\n")
     return 0
-
-
-def register(group: click.Group) -> None:
-    import click
-
-    from agent_hooks.cli._common import emit_json, get_env, json_option
-
-    @click.command()
-    @json_option
-    def statusline(as_json: bool) -> None:
-        """Print one status line (work session, indicator, context used/max, agent)
-        from Claude Code's status-line JSON on stdin; for the `statusLine` setting."""
-        env = get_env()
-        payload = {} if sys.stdin.isatty() else read_payload(sys.stdin.buffer)
-        if as_json:
-            emit_json(
-                {
-                    "figures": figures(payload, env.environ),
-                    "agent": env.environ.get("AGENT_NAME") or None,
-                }
-            )
-            return
-        click.echo(line(payload, env.environ))
-
-    group.add_command(statusline)
-
-
-if __name__ == "__main__":
-    sys.exit(main())
