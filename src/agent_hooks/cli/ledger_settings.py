@@ -121,10 +121,11 @@ def overlaps_command(everything: bool, project: str | None, as_json: bool) -> No
     conflicts ahead. With --all: every file leased in two or more worktrees."""
     env = get_env()
     root = require_project(env, project)
+    ledger = Repo(root, env.state_dir).ledger
     found = (
-        overlaps.everywhere(env.state_dir, root, env.now)
+        overlaps.everywhere(ledger, env.now)
         if everything
-        else overlaps.for_worktree(env.state_dir, root, env.now)
+        else overlaps.for_worktree(ledger, root, env.now)
     )
     if as_json:
         emit_json([{"path": rel, "also_changed_by": who} for rel, who in found.items()])

@@ -115,7 +115,7 @@ MAX_TREE_FILES = 5  # held files a refused git command names; the rest are count
 
 def _named(held: list[str]) -> str:
     """The first MAX_TREE_FILES of `held` (each one line), and how many more."""
-    from agent_hooks.reservations.reservation import one_line
+    from agent_hooks.wording import one_line
 
     named = ", ".join(one_line(item, 200) for item in held[:MAX_TREE_FILES])
     more = len(held) - MAX_TREE_FILES
@@ -129,7 +129,7 @@ def tree_rewrite_message(what: str, held: list[str], unsure: list[str] | None = 
     writers hold files in it (each item of `held`: `path (holder)`), or reserved
     parts of it where their uncommitted work cannot be told (each of `unsure`:
     `pattern (holder: why)`), and the safe forms."""
-    from agent_hooks.reservations.reservation import one_line
+    from agent_hooks.wording import one_line
 
     command = one_line(what, 80)
     if held:
@@ -162,7 +162,7 @@ def worktree_message(what: str, tree: str, held: list[str], prune: bool) -> str:
     """Why `git worktree remove --force` (or, `prune`, `git worktree prune`) is
     refused while other writers hold files in the linked work tree `tree` (each
     item: `path (holder)`), and what to do instead."""
-    from agent_hooks.reservations.reservation import one_line
+    from agent_hooks.wording import one_line
 
     command, named = one_line(what, 80), _named(held)
     if prune:

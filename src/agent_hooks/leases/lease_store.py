@@ -36,10 +36,30 @@ from agent_hooks.leases import lease
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from _collections_abc import Callable
-    from typing import Any
+    from typing import Any, Protocol
 
-    from agent_hooks.ledger.repo import Repo
     from agent_hooks.writers import Writer
+
+    class Repo(Protocol):
+        """What a claim needs of the repository its paths lie in: the shape of
+        `ledger.repo.Repo`, declared here because the ledger's room lies above the
+        leases' (tests/unit/test_architecture.py): the ledger directory, the work
+        tree (`root`) and which of the repository's it is (`worktree`), its
+        checked-out branch, the lease minutes and the `worktree_leases` setting."""
+
+        @property
+        def ledger(self) -> str: ...
+        @property
+        def root(self) -> str: ...
+        @property
+        def worktree(self) -> str: ...
+        @property
+        def branch(self) -> str | None: ...
+        @property
+        def minutes(self) -> int: ...
+        @property
+        def deny_elsewhere(self) -> bool: ...
+
 
 LEASES = "leases"
 LOCK = "leases.lock"

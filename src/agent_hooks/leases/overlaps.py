@@ -14,7 +14,6 @@ import subprocess
 
 from agent_hooks import liveness, repository
 from agent_hooks.leases import lease, lease_messages, lease_release
-from agent_hooks.ledger import ledger_location
 
 GIT_TIMEOUT = 5.0
 
@@ -82,10 +81,10 @@ def _who(item: dict[str, object]) -> str:
     return f"{lease_messages.holder_label(item)} on {branch if isinstance(branch, str) else 'an unknown branch'}"
 
 
-def for_worktree(state_dir: str, top: str, now: float) -> dict[str, list[str]]:
-    """Files `top`'s branch changed that other worktrees are changing: path -> who."""
-    directory = ledger_location.directory(state_dir, top)
-    elsewhere = leased_elsewhere(directory, top, now)
+def for_worktree(ledger: str, top: str, now: float) -> dict[str, list[str]]:
+    """Files `top`'s branch changed that other worktrees are changing (their leases in
+    the repository's `ledger`): path -> who."""
+    elsewhere = leased_elsewhere(ledger, top, now)
     if not elsewhere:
         return {}
     mine = changed_files(top)
@@ -96,11 +95,11 @@ def for_worktree(state_dir: str, top: str, now: float) -> dict[str, list[str]]:
     }
 
 
-def everywhere(state_dir: str, top: str, now: float) -> dict[str, list[str]]:
-    """Files leased in two or more worktrees of the repository: path -> who."""
-    directory = ledger_location.directory(state_dir, top)
+def everywhere(ledger: str, now: float) -> dict[str, list[str]]:
+    """Files leased in two or more worktrees of the repository whose ledger is
+    `ledger`: path -> who."""
     by_path: dict[str, list[dict[str, object]]] = {}
-    for rel, item in lease_release.everything(directory):
+    for rel, item in lease_release.everything(ledger):
         if lease.counts(item, now, liveness.alive):
             by_path.setdefault(rel, []).append(item)
     return {

@@ -88,7 +88,7 @@ def session_start_lines(
         )
     from agent_hooks.leases import overlaps
 
-    shared = overlaps.for_worktree(state_dir, project, now)
+    shared = overlaps.for_worktree(repo.ledger, project, now)
     if shared:
         described = [f"{rel} ({'; '.join(who)})" for rel, who in shared.items()]
         lines.append(

@@ -35,6 +35,10 @@ from __future__ import annotations
 
 from agent_hooks.reservations import pattern, pattern_overlap
 
+# `wording.one_line` owns it; named here too, as the reservation texts and their many
+# callers spell it (`reservation.one_line`).
+from agent_hooks.wording import one_line as one_line
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
@@ -231,16 +235,6 @@ def holder_label(res: Reservation) -> str:
     machine = res.get("machine")
     where = f" on machine {one_line(machine, 64)}" if isinstance(machine, str) else ""
     return writers.describe(res) + where
-
-
-def one_line(text: object, limit: int) -> str:
-    """Text from one agent as another agent's context may carry it: control
-    characters (newlines, escapes, bidi and zero-width marks included) shown as
-    `?`, at most `limit` characters."""
-    if not isinstance(text, str):
-        return ""
-    clean = "".join(c if c.isprintable() and c not in "\u2028\u2029" else "?" for c in text)
-    return clean if len(clean) <= limit else clean[: max(0, limit - 1)] + "…"
 
 
 def describe(res: Reservation, now: float, reason_limit: int = 200) -> str:
