@@ -431,12 +431,13 @@ def test_token_figures_from_the_sample_transcripts(run: Cli, tmp_path: Path) -> 
         payload["transcript_path"] = str(main)
         payload.pop("agent_transcript_path", None)  # found beside the main transcript
         ctx = hook_runtime.HookContext(claude_code, event, payload, environ, NOW)
+        turn = work_session_events.Turn(ctx.hook, None, None, NOW, ctx.log, transcripts=True)
         getattr(
             work_session_events,
             {"SubagentStart": "subagent_start", "SubagentStop": "subagent_stop", "Stop": "stop"}[
                 event
             ],
-        )(ctx, str(run.project))
+        )(turn, environ, str(run.project))
     data = run.json("tokens")
     # main: last (and largest) main assistant entry: input 10 + cache 0 + cache 0 = 10
     # subagent Explore: its one entry's context 10 + output 10 = 20 tokens used = saved
@@ -467,7 +468,8 @@ def _stop_before_the_transcript_is_written(run: Cli, tmp_path: Path) -> Path:
     )
     environ = {**run.environ, "CLAUDE_PROJECT_DIR": str(run.project)}
     ctx = hook_runtime.HookContext(claude_code, "SubagentStop", payload, environ, NOW)
-    work_session_events.subagent_stop(ctx, str(run.project))
+    turn = work_session_events.Turn(ctx.hook, None, None, NOW, ctx.log, transcripts=True)
+    work_session_events.subagent_stop(turn, environ, str(run.project))
     return late
 
 

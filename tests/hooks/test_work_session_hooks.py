@@ -64,21 +64,28 @@ def found(ctx):
     return trail.absolute(use.files if use else [], ctx.cwd)
 
 
+def turn(ctx):
+    return work_session_events.Turn(
+        ctx.hook, ctx.tool_use(), ctx.agent.name, ctx.now, ctx.log, transcripts=ctx.client.TRANSCRIPTS
+    )
+
+
 def work(ctx):
     project = ctx.project_root()
     if event == "PostToolUse":
-        return work_session_events.post_tool_use(ctx, ctx.agent.name, project, found(ctx))
+        said = work_session_events.post_tool_use(turn(ctx), ctx.environ, project, found(ctx))
+        return None if said is None else {"model": said[0], "person": said[1]}
     if event == "SubagentStart":
-        return work_session_events.subagent_start(ctx, project)
+        return work_session_events.subagent_start(turn(ctx), ctx.environ, project)
     if event == "SubagentStop":
-        return work_session_events.subagent_stop(ctx, project)
+        return work_session_events.subagent_stop(turn(ctx), ctx.environ, project)
     if event == "Stop":
-        return work_session_events.stop(ctx, project)
+        return work_session_events.stop(turn(ctx), ctx.environ, project)
     if event == "SessionStart":
         return {"lines": work_session_events.session_start_lines(project, ctx.now, ctx.environ)}
     if event == "Modules":  # which modules the no-session and active paths load
         before = set(sys.modules)
-        work_session_events.post_tool_use(ctx, ctx.agent.name, project, found(ctx))
+        work_session_events.post_tool_use(turn(ctx), ctx.environ, project, found(ctx))
         return {"loaded": sorted(set(sys.modules) - before)}
 
 
@@ -196,6 +203,9 @@ def test_the_no_session_path_costs_one_stat_and_imports_nothing(
     payload = world.payload("PostToolUse_Write")
     ctx = hook_runtime.HookContext(claude_code, "PostToolUse", payload, world.env, NOW)
     found = trail.absolute(claude_code.tool_use("PostToolUse", payload).files, payload.get("cwd"))
+    turn = work_session_events.Turn(
+        ctx.hook, ctx.tool_use(), "cc_1", NOW, ctx.log, transcripts=True
+    )
     stats: list[object] = []
     real_stat = posix.stat
 
@@ -205,7 +215,7 @@ def test_the_no_session_path_costs_one_stat_and_imports_nothing(
 
     monkeypatch.setattr(posix, "stat", counting_stat)
     before = set(sys.modules)
-    assert work_session_events.post_tool_use(ctx, "cc_1", str(world.project), found) is None
+    assert work_session_events.post_tool_use(turn, world.env, str(world.project), found) is None
     assert stats == [f"{world.project}/.claude/sessions/active-session.json"]
     assert set(sys.modules) == before
 
@@ -306,13 +316,13 @@ def test_warnings_at_exactly_80_and_95_percent_once_each(world: World) -> None:
     assert [t is not None for t in told] == [False, False, True, False, False, True, False]
     first, second = told[2], told[5]
     assert first is not None and second is not None
-    assert "120,001 of the 150,000-token budget (80%)" in first["additionalContext"]
+    assert "120,001 of the 150,000-token budget (80%)" in first["model"]
     assert (
-        first["systemMessage"].startswith(work_session.YELLOW)
-        and "SES202611-ACME-AUDIT" in first["systemMessage"]
+        first["person"].startswith(work_session.YELLOW)
+        and "SES202611-ACME-AUDIT" in first["person"]
     )
-    assert "142,501 of the 150,000-token budget (95%)" in second["additionalContext"]
-    assert second["systemMessage"].startswith(work_session.RED)
+    assert "142,501 of the 150,000-token budget (95%)" in second["model"]
+    assert second["person"].startswith(work_session.RED)
     conv = world.doc()["conversations"][read["session_id"]]
     assert (conv["current"], conv["peak"], conv["warned"]) == (149000, 149000, [80, 95])
     assert world.run("PostToolUse", read) is None  # still above both: told already
@@ -324,7 +334,7 @@ def test_a_crossing_seen_at_stop_is_told_at_the_next_tool_call(world: World) -> 
     assert world.run("Stop", world.payload("Stop")) is None
     assert world.doc()["tokens"]["current"] == 900
     told = world.run("PostToolUse", world.payload("PostToolUse_Read"))
-    assert told is not None and "(90%)" in told["additionalContext"]
+    assert told is not None and "(90%)" in told["model"]
 
 
 def test_a_paused_work_session_records_nothing(world: World) -> None:

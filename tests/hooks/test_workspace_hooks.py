@@ -66,10 +66,10 @@ class Harness:
             trail_archive.archive(self.agent, facts["archive"], now)
         ctx = self.ctx("SessionStart", {"source": source, "session_id": conversation}, now, **env)
         project = str(self.project)
-        lines = workspace_events.session_start_lines(ctx, doc, project)
+        lines = workspace_events.session_start_lines(doc, project, now, ctx.log)
         budget = briefing_events.BUDGET - sum(len(line) + 1 for line in lines)
         return lines + briefing_events.session_start_lines(
-            ctx, self.agent, doc, source, project, budget=budget
+            self.agent, doc, source, project, now, ctx.environ, ctx.log, budget=budget
         )
 
     def touch(self, *rels: str, field: str = tool_use.READ, now: float = NOW) -> None:
@@ -311,9 +311,9 @@ def test_one_failing_part_does_not_silence_the_others(
 def test_no_project_no_lines(harness: Harness) -> None:
     ctx = harness.ctx("SessionStart", {"source": "startup"}, NOW)
     assert (
-        workspace_events.session_start_lines(ctx, state.fresh(AGENT, NOW), None)
+        workspace_events.session_start_lines(state.fresh(AGENT, NOW), None, NOW, ctx.log)
         + briefing_events.session_start_lines(
-            ctx, harness.agent, state.fresh(AGENT, NOW), "startup", None
+            harness.agent, state.fresh(AGENT, NOW), "startup", None, NOW, ctx.environ, ctx.log
         )
         == []
     )
@@ -328,7 +328,7 @@ def test_after_write_tracks_a_write_into_a_workspace_with_a_manifest(
     ws = workspace_store.create(str(project), NOW)
     path = write(project, f".tmp/sessions/{ws.id}/tasks/user-auth-tasks.md", "steps")
     ctx = harness.ctx("PostToolUse", {"session_id": "conv-1"}, NOW + 5)
-    workspace_events.after_write(ctx, harness.agent, str(project), str(path))
+    workspace_events.after_write(harness.agent, str(project), str(path), "conv-1", NOW + 5, ctx.log)
     doc = json.loads(Path(ws.manifest_path).read_text())
     assert doc["context_files"]["tasks/user-auth-tasks.md"]["keywords"] == [
         "user-auth",
@@ -347,10 +347,12 @@ def test_after_write_recreates_the_manifest_of_the_agents_own_workspace(
     Path(ws.manifest_path).unlink()
     path = write(project, f".tmp/sessions/{ws.id}/code/x-context.md", "x")
     workspace_events.after_write(
-        harness.ctx("PostToolUse", {"session_id": "conv-1"}, NOW),
         harness.agent,
         str(project),
         str(path),
+        "conv-1",
+        NOW,
+        harness.ctx("PostToolUse", {"session_id": "conv-1"}, NOW).log,
     )
     assert list(json.loads(Path(ws.manifest_path).read_text())["context_files"]) == [
         "code/x-context.md"
@@ -363,7 +365,7 @@ def test_after_write_leaves_foreign_unmanaged_dirs_and_non_workspace_paths_alone
     harness.start("startup", "conv-1")
     foreign = write(project, ".tmp/sessions/20260101-000000-abcd/code/x.md", "x")
     ctx = harness.ctx("PostToolUse", {"session_id": "conv-1"}, NOW)
-    workspace_events.after_write(ctx, harness.agent, str(project), str(foreign))
+    workspace_events.after_write(harness.agent, str(project), str(foreign), "conv-1", NOW, ctx.log)
     assert not (foreign.parents[1] / ".manifest.json").exists()
     assert "has no manifest and is not yours: not tracked" in harness.log()
     ws = workspace_store.create(str(project), NOW)
@@ -373,7 +375,9 @@ def test_after_write_leaves_foreign_unmanaged_dirs_and_non_workspace_paths_alone
         "src/a.py",
         f".tmp/sessions/{ws.id}/../../x.md",
     ):
-        workspace_events.after_write(ctx, harness.agent, str(project), str(project / odd))
+        workspace_events.after_write(
+            harness.agent, str(project), str(project / odd), "conv-1", NOW, ctx.log
+        )
     assert json.loads(Path(ws.manifest_path).read_text())["context_files"] == {}
 
 
@@ -411,8 +415,8 @@ from agent_hooks.clients import claude_code
 from agent_hooks.workspaces import workspace_events
 environ = {{"HOME": {str(harness.home)!r}}}
 ctx = hook_runtime.HookContext(claude_code, "PostToolUse", {{"session_id": "c"}}, environ, 1.0)
-workspace_events.after_write(ctx, identity.Agent("a", {str(harness.state_dir)!r}), {str(project)!r},
-                            {str(target)!r})
+workspace_events.after_write(identity.Agent("a", {str(harness.state_dir)!r}), {str(project)!r},
+                             {str(target)!r}, "c", 1.0, ctx.log)
 print(" ".join(sorted(sys.modules)))
 """
     out = subprocess.run(
@@ -481,6 +485,6 @@ def test_after_write_never_writes_a_manifest_through_a_symlink(
     target = root / "20261121-120000-abcd" / "code" / "x.md"
     target.write_text("x")
     ctx = harness.ctx("PostToolUse", {"session_id": "conv-1"}, NOW)
-    workspace_events.after_write(ctx, harness.agent, str(project), str(target))
+    workspace_events.after_write(harness.agent, str(project), str(target), "conv-1", NOW, ctx.log)
     assert json.loads((elsewhere / ".manifest.json").read_text()) == {"context_files": {}}
     assert "is a symlink" in harness.log()

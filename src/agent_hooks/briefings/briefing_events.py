@@ -6,27 +6,31 @@
   is `start_fresh_with_briefing`. At most `budget` characters; a failure is
   logged and the other SessionStart lines still come.
 * `freshness_report` for `agent-hooks freshness`.
+
+They take plain values from the adapter (the time, the environment, `log`: the
+hook's log, for what went wrong) and return text, never a client's output.
 """
 
 from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from _collections_abc import Mapping
+    from _collections_abc import Callable, Mapping
     from typing import Any
 
     from agent_hooks import identity
-    from agent_hooks.hooks.hook_runtime import HookContext
 
-BUDGET = 8_000  # characters of additionalContext these lines may take (the client caps at 10,000)
+BUDGET = 8_000  # characters of the context these lines may take (clients cap it at 10,000)
 
 
 def session_start_lines(
-    ctx: HookContext,
     agent: identity.Agent,
     doc: dict[str, Any],
     source: str,
     project: str | None,
+    now: float,
+    environ: Mapping[str, str],
+    log: Callable[[str], None],
     *,
     budget: int = BUDGET,
 ) -> list[str]:
@@ -35,22 +39,22 @@ def session_start_lines(
         return []
     try:
         if source in ("startup", "clear"):
-            text = _briefing_text(ctx, agent, doc, project, budget)
+            text = _briefing_text(agent, doc, project, now, budget)
             return [text] if text else []
-        return _freshness_lines(ctx, agent, doc, project, budget)
+        return _freshness_lines(agent, doc, project, now, environ, log, budget)
     except Exception as exc:
-        ctx.log(f"briefing/freshness lines failed: {type(exc).__name__}: {exc}")
+        log(f"briefing/freshness lines failed: {type(exc).__name__}: {exc}")
         return []
 
 
 def _briefing_text(
-    ctx: HookContext, agent: identity.Agent, doc: dict[str, Any], project: str, limit: int
+    agent: identity.Agent, doc: dict[str, Any], project: str, now: float, limit: int
 ) -> str | None:
     import time
 
     from agent_hooks.briefings import briefing, briefing_store
 
-    brief = briefing_store.load(agent, project, ctx.now)
+    brief = briefing_store.load(agent, project, now)
     if brief is None or briefing.is_empty(brief):
         return None
     since = briefing_store.last_session_end(agent, project, doc.get("conversation_id"))
@@ -62,17 +66,23 @@ def _briefing_text(
 
 
 def _freshness_lines(
-    ctx: HookContext, agent: identity.Agent, doc: dict[str, Any], project: str, limit: int
+    agent: identity.Agent,
+    doc: dict[str, Any],
+    project: str,
+    now: float,
+    environ: Mapping[str, str],
+    log: Callable[[str], None],
+    limit: int,
 ) -> list[str]:
     from agent_hooks.briefings import freshness
 
-    report = _report(agent, doc, project, ctx.environ)
+    report = _report(agent, doc, project, environ)
     for glob in report.invalid_globs:
-        ctx.log(f"critical-file glob {glob!r} does not compile; ignored")
+        log(f"critical-file glob {glob!r} does not compile; ignored")
     lines = freshness.context_lines(report, project)
     if report.decision is freshness.Decision.START_FRESH_WITH_BRIEFING:
         room = limit - sum(len(line) + 1 for line in lines)
-        text = _briefing_text(ctx, agent, doc, project, room)
+        text = _briefing_text(agent, doc, project, now, room)
         lines.append(
             text
             or "No briefing is recorded for you in this project "

@@ -97,12 +97,15 @@ def handle(ctx: hook_runtime.HookContext) -> hook_runtime.Answer | None:
         told += _record(agent, _StateUpdate(ctx, me, use, found, project, written, window))
     if written.ends:
         _keep(ctx, me, written)
-    session = work_session_events.post_tool_use(ctx, name, project, found)
+    turn = work_session_events.Turn(
+        ctx.hook, use, name, ctx.now, ctx.log, transcripts=ctx.client.TRANSCRIPTS
+    )
+    session = work_session_events.post_tool_use(turn, ctx.environ, project, found)
     if session is not None:
-        told.append(session["additionalContext"])
+        told.append(session[0])  # what the model is told; the person is shown session[1]
     if not told:
         return None
-    message = session["systemMessage"] if session is not None else None
+    message = session[1] if session is not None else None
     return hook_runtime.Answer(context="\n\n".join(told), message=message)
 
 
@@ -329,7 +332,9 @@ def _record(agent: identity.Agent, update: _StateUpdate) -> list[str]:
                 # only for a file written into a workspace
                 from agent_hooks.workspaces import workspace_events
 
-                workspace_events.after_write(ctx, agent, project, path)
+                workspace_events.after_write(
+                    agent, project, path, ctx.hook.session, ctx.now, ctx.log
+                )
     return told
 
 

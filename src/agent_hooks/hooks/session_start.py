@@ -93,10 +93,12 @@ def handle(ctx: hook_runtime.HookContext) -> hook_runtime.Answer | None:
 
             kept_sweep.after_turn(ctx.state_dir, project, ctx.now, ctx.log)
     lines += work_session_events.session_start_lines(project, ctx.now, ctx.environ)
-    lines += workspace_events.session_start_lines(ctx, doc, project)
+    lines += workspace_events.session_start_lines(doc, project, ctx.now, ctx.log)
     # The briefing or freshness verdict comes last and gets the room left.
     budget = hook_runtime.CONTEXT_LIMIT - len("\n".join(lines)) - 1
-    lines += briefing_events.session_start_lines(ctx, agent, doc, source, project, budget=budget)
+    lines += briefing_events.session_start_lines(
+        agent, doc, source, project, ctx.now, ctx.environ, ctx.log, budget=budget
+    )
     shown = warning or (facts["shared"] and facts["shared"].removeprefix("Warning: "))
     message = f"agent-hooks: {shown}" if shown else None
     return hook_runtime.Answer(context="\n".join(lines), message=message)

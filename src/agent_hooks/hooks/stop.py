@@ -20,7 +20,10 @@ def handle(ctx: hook_runtime.HookContext) -> hook_runtime.Answer | None:
     from agent_hooks.work_sessions import work_session_events
 
     project = ctx.project_root()
-    work_session_events.stop(ctx, project)
+    turn = work_session_events.Turn(
+        ctx.hook, None, ctx.agent.name, ctx.now, ctx.log, transcripts=ctx.client.TRANSCRIPTS
+    )
+    work_session_events.stop(turn, ctx.environ, project)
     if project is not None:
         from agent_hooks.ledger import remote_view
 

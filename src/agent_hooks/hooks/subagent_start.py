@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from agent_hooks import identity
 from agent_hooks.hooks import hook_runtime
 from agent_hooks.work_sessions import work_session_events
 
@@ -11,7 +12,14 @@ if TYPE_CHECKING:
 
 
 def handle(ctx: hook_runtime.HookContext) -> hook_runtime.Answer | None:
-    work_session_events.subagent_start(ctx, ctx.project_root())
+    try:
+        name = ctx.agent.name
+    except identity.IdentityError:  # only a label in the work session
+        name = None
+    turn = work_session_events.Turn(
+        ctx.hook, None, name, ctx.now, ctx.log, transcripts=ctx.client.TRANSCRIPTS
+    )
+    work_session_events.subagent_start(turn, ctx.environ, ctx.project_root())
     return None
 
 

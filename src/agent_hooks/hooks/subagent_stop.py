@@ -34,7 +34,10 @@ def handle(ctx: hook_runtime.HookContext) -> hook_runtime.Answer | None:
         from agent_hooks.hooks import stop
 
         stop.turn_ended(ctx, ledger)
-    work_session_events.subagent_stop(ctx, project)
+    turn = work_session_events.Turn(
+        ctx.hook, None, name, ctx.now, ctx.log, transcripts=ctx.client.TRANSCRIPTS
+    )
+    work_session_events.subagent_stop(turn, ctx.environ, project)
     return None
 
 

@@ -8,7 +8,7 @@ Invariants (docs/adr/0009-work-sessions.md):
   one is left alone (no artifacts, no figures) until it is resumed.
 * Figures are kept per conversation (`conversations[<session_id>]`): each
   agent's own context, read incrementally from its own transcript. Tool calls
-  made inside a subagent (`agent_id` in the payload) never move the main
+  made inside a subagent (the hook event's `agent_id`) never move the main
   conversation's figures; the subagent's tokens arrive with SubagentStop or,
   when its transcript is not final yet then (the client writes it late), at a
   later hook: every hook here reads on the pending ones first
@@ -17,7 +17,7 @@ Invariants (docs/adr/0009-work-sessions.md):
   that falls back below a threshold, after a compaction, re-arms it); Stop
   refreshes figures but never warns, so a crossing found at Stop is told at the
   next tool call.
-* Every failure is logged through `ctx.log` and swallowed: these functions
+* Every failure is logged through the turn's `log` and swallowed: these functions
   never stop the adapter's own work (fail open).
 * Linear in the files a tool call reports: at most `MAX_NEW_ARTIFACTS` created
   files become artifacts per call (the number left out is logged).
@@ -37,58 +37,50 @@ if TYPE_CHECKING:
     from _collections_abc import Callable
     from typing import Any
 
-    from agent_hooks.hooks.hook_runtime import HookContext
     from agent_hooks.tool_use import ToolUse
+    from agent_hooks.work_sessions.work_session_events import Turn
 
 
 def post_tool_use(
-    ctx: HookContext,
-    agent_name: str | None,
-    project: str | None,
-    found: list[tuple[str, str]],
-    directory: str,
-) -> dict[str, Any] | None:
+    turn: Turn, project: str | None, found: list[tuple[str, str]], directory: str
+) -> tuple[str, str] | None:
     """`work_session_events.post_tool_use` for the active work session in `directory`."""
     try:
-        return _post_tool_use(ctx, agent_name, project, found, directory)
+        return _post_tool_use(turn, project, found, directory)
     except Exception as exc:
-        ctx.log(f"work session not updated: {type(exc).__name__}: {exc}")
+        turn.log(f"work session not updated: {type(exc).__name__}: {exc}")
         return None
 
 
 def _post_tool_use(
-    ctx: HookContext,
-    agent_name: str | None,
-    project: str | None,
-    found: list[tuple[str, str]],
-    directory: str,
-) -> dict[str, Any] | None:
+    turn: Turn, project: str | None, found: list[tuple[str, str]], directory: str
+) -> tuple[str, str] | None:
     from agent_hooks.work_sessions import work_session
 
-    hook = ctx.hook
-    agent = agent_name or "-"
+    hook = turn.hook
+    agent = turn.agent
     subagent = hook.agent_type if hook.agent_id else None
     created = _artifact_paths(found, project, directory)
-    launched = _launched_agent(ctx.tool_use())
+    launched = _launched_agent(turn.use)
     told: list[tuple[str, str]] = []
 
     left_out: list[int] = []
 
     def mutate(doc: dict[str, Any]) -> bool:
-        changed = _retry_pending(doc, ctx)
+        changed = _retry_pending(doc, turn)
         added, left = work_session.record_artifacts(
-            doc, created, agent, ctx.now, subagent if isinstance(subagent, str) else None
+            doc, created, agent, turn.now, subagent if isinstance(subagent, str) else None
         )
         left_out[:] = [left]
         changed = added > 0 or changed
         if launched is not None:
             record = work_session.spawned_agent(doc, launched[0])
             record["output_file"] = launched[1]
-            record["started"] = record["started"] or timestamps.iso(ctx.now)
+            record["started"] = record["started"] or timestamps.iso(turn.now)
             changed = True
         if hook.agent_id:  # inside a subagent: not the main conversation's turn
             return changed
-        entry, moved = _refresh(doc, ctx, agent)
+        entry, moved = _refresh(doc, turn)
         if entry is None:
             return changed
         budget, current = doc["tokens"]["max"], entry["current"]
@@ -100,18 +92,18 @@ def _post_tool_use(
             changed = True
         return changed or moved
 
-    if not _update(ctx, directory, mutate):
+    if not _update(turn, directory, mutate):
         return None
     if left_out and left_out[0]:
-        ctx.log(
+        turn.log(
             f"work session: {left_out[0]} more created files not recorded as artifacts "
             f"(at most {work_session.MAX_NEW_ARTIFACTS} per tool call)"
         )
     if not told:
         return None
     model, user = told[0]
-    ctx.log(f"told the model: {user}")
-    return {"additionalContext": model, "systemMessage": user}
+    turn.log(f"told the model: {user}")
+    return model, user
 
 
 def _artifact_paths(found: list[tuple[str, str]], project: str | None, directory: str) -> list[str]:
@@ -145,19 +137,18 @@ def _launched_agent(use: ToolUse | None) -> tuple[str, str] | None:
     return None
 
 
-def _refresh(
-    doc: dict[str, Any], ctx: HookContext, agent: str
-) -> tuple[dict[str, Any] | None, bool]:
+def _refresh(doc: dict[str, Any], turn: Turn) -> tuple[dict[str, Any] | None, bool]:
     """Read this conversation's transcript from its stored offset and store the
     figures. (The conversation's entry or None when there is no transcript to
     read, whether anything was new.) An entry always has int `current` and a
     list `warned`."""
     from agent_hooks.work_sessions import transcript, work_session
 
-    conversation = ctx.hook.session
-    path = ctx.hook.transcript
+    agent = turn.agent
+    conversation = turn.hook.session
+    path = turn.hook.transcript
     if (
-        not ctx.client.TRANSCRIPTS  # another client's transcripts say nothing we can read
+        not turn.transcripts  # another client's transcripts say nothing we can read
         or not conversation
         or path is None
     ):
@@ -174,125 +165,116 @@ def _refresh(
     thresholds = (work_session.WARN_PERCENT, work_session.CRITICAL_PERCENT)
     entry["warned"] = [t for t in warned if t in thresholds] if isinstance(warned, list) else []
     if moved:
-        work_session.apply_figures(doc, conversation, entry, ctx.now)
+        work_session.apply_figures(doc, conversation, entry, turn.now)
     else:
         doc["conversations"][conversation] = entry
     return entry, moved
 
 
-def _retry_pending(doc: dict[str, Any], ctx: HookContext) -> bool:
+def _retry_pending(doc: dict[str, Any], turn: Turn) -> bool:
     """Read on the transcripts of subagents whose figures are not final yet; an
     empty pending list costs this test only (no import, no read)."""
     if not doc["pending_subagents"]:
         return False
     from agent_hooks.work_sessions import subagents
 
-    return subagents.retry(doc, ctx.now, ctx.log)
+    return subagents.retry(doc, turn.now, turn.log)
 
 
-def _update(ctx: HookContext, directory: str, mutate: Callable[[dict[str, Any]], bool]) -> bool:
+def _update(turn: Turn, directory: str, mutate: Callable[[dict[str, Any]], bool]) -> bool:
     """Run `mutate` on the active work session under the lock; False (logged) on failure."""
     from agent_hooks.work_sessions import work_session, work_session_store
 
     try:
         return (
             work_session_store.Store(directory, durable=False).update_active(
-                mutate, ctx.now, statuses=LIVE
+                mutate, turn.now, statuses=LIVE
             )
             is not None
         )
     except (work_session.WorkSessionError, OSError) as exc:
-        ctx.log(f"work session in {directory} not updated: {exc}")
+        turn.log(f"work session in {directory} not updated: {exc}")
         return False
 
 
-def _agent_label(ctx: HookContext) -> str:
-    try:
-        return ctx.agent.name or "-"
-    except ValueError:  # IdentityError: a bad AGENT_NAME is only a label here
-        return "-"
-
-
-def subagent_start(ctx: HookContext, directory: str) -> None:
+def subagent_start(turn: Turn, directory: str) -> None:
     """Record a subagent in `agents_spawned` when it starts."""
-    agent_id = ctx.hook.agent_id
+    agent_id = turn.hook.agent_id
     if not agent_id:
         return
     from agent_hooks.work_sessions import work_session
 
-    kind = ctx.hook.agent_type
-    parent = _agent_label(ctx)
+    kind = turn.hook.agent_type
 
     def mutate(doc: dict[str, Any]) -> bool:
         record = work_session.spawned_agent(doc, agent_id)
         record["type"] = kind if isinstance(kind, str) and kind else record["type"]
-        record["started"] = record["started"] or timestamps.iso(ctx.now)
-        record["agent"] = parent
-        record["conversation"] = ctx.hook.session
-        _retry_pending(doc, ctx)
+        record["started"] = record["started"] or timestamps.iso(turn.now)
+        record["agent"] = turn.agent
+        record["conversation"] = turn.hook.session
+        _retry_pending(doc, turn)
         return True
 
     try:
-        _update(ctx, directory, mutate)
+        _update(turn, directory, mutate)
     except Exception as exc:
-        ctx.log(f"work session not updated at SubagentStart: {type(exc).__name__}: {exc}")
+        turn.log(f"work session not updated at SubagentStart: {type(exc).__name__}: {exc}")
 
 
-def subagent_stop(ctx: HookContext, directory: str) -> None:
+def subagent_stop(turn: Turn, directory: str) -> None:
     """Record a subagent's end and the tokens its own transcript shows it used;
     one whose transcript is not final yet goes on the pending list
     (`work_sessions/subagents.py`), and the others pending are read on."""
-    agent_id = ctx.hook.agent_id
+    agent_id = turn.hook.agent_id
     if not agent_id:
         return
     try:
-        _subagent_stop(ctx, directory, agent_id)
+        _subagent_stop(turn, directory, agent_id)
     except Exception as exc:
-        ctx.log(f"work session not updated at SubagentStop: {type(exc).__name__}: {exc}")
+        turn.log(f"work session not updated at SubagentStop: {type(exc).__name__}: {exc}")
 
 
-def _subagent_stop(ctx: HookContext, directory: str, agent_id: str) -> None:
+def _subagent_stop(turn: Turn, directory: str, agent_id: str) -> None:
     from agent_hooks.work_sessions import subagents, transcript, work_session
 
-    path, main = ctx.hook.agent_transcript, ctx.hook.transcript
-    if not ctx.client.TRANSCRIPTS:
+    path, main = turn.hook.agent_transcript, turn.hook.transcript
+    if not turn.transcripts:
         path = main = None
     if path is None and main is not None:  # an older client: where it writes, or beside it
         path = transcript.subagent_transcript(
             main, agent_id
         ) or transcript.expected_subagent_transcript(main, agent_id)
-    kind = ctx.hook.agent_type
+    kind = turn.hook.agent_type
     if not kind and path:
         kind = transcript.subagent_type(path)
 
     def mutate(doc: dict[str, Any]) -> bool:
         work_session.drop_pending(doc, agent_id)  # read below, from where it was left
-        subagents.retry(doc, ctx.now, ctx.log)
+        subagents.retry(doc, turn.now, turn.log)
         record = work_session.spawned_agent(doc, agent_id)
         record["type"] = kind if isinstance(kind, str) and kind else record["type"]
         record["output_file"] = record["output_file"] or path
-        record.setdefault("agent", _agent_label(ctx))
-        subagents.record_stop(doc, agent_id, path, ctx.now, ctx.log)
+        record.setdefault("agent", turn.agent)
+        subagents.record_stop(doc, agent_id, path, turn.now, turn.log)
         return True
 
-    _update(ctx, directory, mutate)
+    _update(turn, directory, mutate)
 
 
-def stop(ctx: HookContext, directory: str) -> None:
+def stop(turn: Turn, directory: str) -> None:
     """Refresh this conversation's figures at the end of a turn (never warns),
     and read on the transcripts of subagents still pending."""
-    if ctx.hook.agent_id:
+    if turn.hook.agent_id:
         return
-    agent = _agent_label(ctx)
 
     def mutate(doc: dict[str, Any]) -> bool:
-        settled = _retry_pending(doc, ctx)
-        return _refresh(doc, ctx, agent)[1] or settled
+        settled = _retry_pending(doc, turn)
+        return _refresh(doc, turn)[1] or settled
 
     try:
-        _update(ctx, directory, mutate)
+        _update(turn, directory, mutate)
     except Exception as exc:
-        ctx.log(f"work session not updated at Stop: {type(exc).__name__}: {exc}")
+        turn.log(f"work session not updated at Stop: {type(exc).__name__}: {exc}")
 
 
 def session_start_lines(directory: str, now: float) -> list[str]:

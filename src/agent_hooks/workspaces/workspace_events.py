@@ -8,6 +8,9 @@
   tracks the file in its workspace's manifest. Hot path: this module imports only
   built-in modules at load time, and `after_write` only `workspace` and
   `workspace_store` (built-ins only as well).
+
+Both take plain values from the adapter — the time, the conversation, and `log`
+(the hook's log, for what went wrong) — and return text, never a client's output.
 """
 
 from __future__ import annotations
@@ -17,18 +20,26 @@ from agent_hooks.wording import plural
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from _collections_abc import Callable
     from typing import Any
 
     from agent_hooks import identity
-    from agent_hooks.hooks.hook_runtime import HookContext
 
 MAX_FILES_LISTED = 15
 
 
-def after_write(ctx: HookContext, agent: identity.Agent, project: str, path: str) -> None:
-    """Track a file the agent wrote into a workspace: when the workspace has a
-    manifest, or is the one bound to this agent's conversation (its manifest is
-    then created). Keywords come from the file's path."""
+def after_write(
+    agent: identity.Agent,
+    project: str,
+    path: str,
+    conversation: str | None,
+    now: float,
+    log: Callable[[str], None],
+) -> None:
+    """Track a file the agent wrote (in `conversation`, when the client names it)
+    into a workspace: when the workspace has a manifest, or is the one bound to this
+    agent's conversation (its manifest is then created). Keywords come from the
+    file's path."""
     from agent_hooks import storage
     from agent_hooks.workspaces import workspace, workspace_store
 
@@ -41,28 +52,29 @@ def after_write(ctx: HookContext, agent: identity.Agent, project: str, path: str
     try:
         workspace_store.check_real(ws)
     except workspace.WorkspaceError as exc:
-        ctx.log(f"{rel} written in workspace {ws_id}: {exc}; not tracked")
+        log(f"{rel} written in workspace {ws_id}: {exc}; not tracked")
         return
     if not fs.lexists(ws.manifest_path):
         doc = storage.load_json_object(agent.state_path, aside=True).doc or {}
         mine = workspace_store.bound(doc, project)
-        conversation = ctx.hook.session
         same = conversation in (None, doc.get("conversation_id"))
         if mine is None or mine.id != ws_id or not same:
-            ctx.log(
+            log(
                 f"{rel} written in workspace {ws_id}, which has no manifest and is not "
                 "yours: not tracked"
             )
             return
-    result = workspace_store.register(ws, rel, ctx.now, durable=False)  # hot path: no fsync
+    result = workspace_store.register(ws, rel, now, durable=False)  # hot path: no fsync
     if not result.held:
-        ctx.log(f"manifest lock of workspace {ws_id} not acquired; {rel} tracked without it")
+        log(f"manifest lock of workspace {ws_id} not acquired; {rel} tracked without it")
     if result.problem:
-        ctx.log(f"workspace {ws_id}: manifest was unreadable ({result.problem}); a new one begun")
+        log(f"workspace {ws_id}: manifest was unreadable ({result.problem}); a new one begun")
 
 
-def session_start_lines(ctx: HookContext, doc: dict[str, Any], project: str | None) -> list[str]:
-    """Lines for SessionStart's additionalContext: the agent's workspace and its
+def session_start_lines(
+    doc: dict[str, Any], project: str | None, now: float, log: Callable[[str], None]
+) -> list[str]:
+    """Lines for SessionStart's context for the model: the agent's workspace and its
     context files, and other live workspaces — nothing when none is in use. Sweeps the
     project's workspaces idle for 24 h, sparing the agent's own."""
     if project is None:
@@ -74,10 +86,10 @@ def session_start_lines(ctx: HookContext, doc: dict[str, Any], project: str | No
 
         ws = workspace_store.bound(doc, project)
         keep = [ws.id] if ws is not None else []
-        lines += _workspace_lines(ws, project, ctx.now)
+        lines += _workspace_lines(ws, project, now)
     except Exception as exc:  # one part failing must not silence the others
-        ctx.log(f"workspace lines failed: {type(exc).__name__}: {exc}")
-    _sweep(ctx, project, keep)
+        log(f"workspace lines failed: {type(exc).__name__}: {exc}")
+    _sweep(project, keep, now, log)
     return lines
 
 
@@ -112,17 +124,15 @@ def _workspace_lines(ws: Any, project: str, now: float) -> list[str]:
     return lines
 
 
-def _sweep(ctx: HookContext, project: str, keep: list[str]) -> None:
+def _sweep(project: str, keep: list[str], now: float, log: Callable[[str], None]) -> None:
     try:
         from agent_hooks.workspaces import workspace_cleanup
 
-        swept = workspace_cleanup.sweep(project, ctx.now, keep=keep)
+        swept = workspace_cleanup.sweep(project, now, keep=keep)
     except Exception as exc:
-        ctx.log(f"workspace sweep failed: {type(exc).__name__}: {exc}")
+        log(f"workspace sweep failed: {type(exc).__name__}: {exc}")
         return
     if swept.closed:
-        ctx.log(
-            f"swept {plural(len(swept.closed), 'workspace')} idle for 24 h: {', '.join(swept.ids)}"
-        )
+        log(f"swept {plural(len(swept.closed), 'workspace')} idle for 24 h: {', '.join(swept.ids)}")
     for warning in swept.warnings:
-        ctx.log(f"workspace sweep: {warning}")
+        log(f"workspace sweep: {warning}")
