@@ -1,9 +1,12 @@
 """agent_hooks' import graph, read from the source with `ast` (nothing is imported).
 
 Every `import` counts, at module level or inside a function (a lazy import runs
-the first time its function does), except those under `if TYPE_CHECKING:`,
-which never run. Importing `a.b.c` also runs `a/__init__` and `a/b/__init__`,
-so a module's parent packages count as imported with it.
+the first time its function does), except those under `if TYPE_CHECKING:`, which
+never run — unless `edges(type_checking=True)` is asked for: the layers
+(tests/unit/test_architecture.py) count what a module names for the type checker
+too, since a module that needs another's types depends on it. Importing `a.b.c`
+also runs `a/__init__` and `a/b/__init__`, so a module's parent packages count as
+imported with it.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ class Edge(NamedTuple):
     imported: str  # a module name: agent_hooks' own, or any other
     line: int
     lazy: bool  # inside a function: runs only when that function does
+    typing: bool = False  # under `if TYPE_CHECKING:`: never runs
 
 
 def modules() -> dict[str, Path]:
@@ -42,17 +46,24 @@ def parents(name: str) -> list[str]:
 
 
 class _Collector(ast.NodeVisitor):
-    def __init__(self, importer: str, known: dict[str, Path]) -> None:
+    def __init__(self, importer: str, known: dict[str, Path], type_checking: bool) -> None:
         self.importer = importer
         self.known = known
+        self.type_checking = type_checking
         self.depth = 0
+        self.typing = False
         self.edges: list[Edge] = []
 
     def _add(self, name: str, line: int) -> None:
-        self.edges.append(Edge(self.importer, name, line, self.depth > 0))
+        self.edges.append(Edge(self.importer, name, line, self.depth > 0, self.typing))
 
     def visit_If(self, node: ast.If) -> None:
         if isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
+            if self.type_checking:
+                self.typing, was = True, self.typing
+                for child in node.body:
+                    self.visit(child)
+                self.typing = was
             for child in node.orelse:
                 self.visit(child)
             return
@@ -87,12 +98,19 @@ class _Collector(ast.NodeVisitor):
             self._add(full if full in self.known else base, node.lineno)
 
 
-def edges(known: dict[str, Path] | None = None) -> dict[str, list[Edge]]:
-    """Each module's imports."""
+def edges(
+    known: dict[str, Path] | None = None,
+    *,
+    type_checking: bool = False,
+    only: Iterable[str] | None = None,
+) -> dict[str, list[Edge]]:
+    """Each module's imports (with `type_checking`, those for the type checker too;
+    with `only`, just those modules')."""
     known = known or modules()
     out = {}
-    for name, path in known.items():
-        collector = _Collector(name, known)
+    for name in known if only is None else only:
+        path = known[name]
+        collector = _Collector(name, known, type_checking)
         collector.visit(ast.parse(path.read_text(), str(path)))
         out[name] = collector.edges
     return out

@@ -1,7 +1,9 @@
 """The house's rules, as tests: module names that need no alias, a shell analysis
-that knows nothing of the rest, one module per client, and docs — docstrings, ADRs,
-the README — that name, in backticks, only modules, packages, files and commands
-that exist (docs/adr/0013-package-layout-and-hot-path-rule.md)."""
+that knows nothing of the rest, one module per client, layers (each room imports
+only the rooms below it, `TYPE_CHECKING` imports counted, and no module imports
+itself round a loop), and docs — docstrings, ADRs, the README — that name, in
+backticks, only modules, packages, files and commands that exist
+(docs/adr/0013-package-layout-and-hot-path-rule.md)."""
 
 from __future__ import annotations
 
@@ -403,3 +405,187 @@ def test_docstrings_and_comments_name_only_what_exists() -> None:
 def test_the_drift_check_itself(token: str, expected: str | None) -> None:
     """The control: a renamed module, a misspelt command and a missing file are caught."""
     assert problem(token) == expected
+
+
+# ---------------------------------------------------------------- layers
+
+# Every import, TYPE_CHECKING ones included: a module that needs another's types
+# depends on it as much as one that calls it (a cycle hid there once).
+COUNT_TYPE_CHECKING = True
+TYPED_GRAPH = import_graph.edges(type_checking=COUNT_TYPE_CHECKING)
+
+
+# Top-level modules that are a room of their own (the rest of the top level is `core`).
+TOP_LEVEL_ROOMS = {"agent_hooks.tool_use": "tool_use", "agent_hooks.storage": "storage"}
+
+
+def room(module: str) -> str:
+    """The room a module lives in: its package under agent_hooks, `tool_use`,
+    `storage`, or `core` (the package itself and the other top-level modules)."""
+    parts = module.split(".")
+    if len(parts) > 2 or (len(parts) == 2 and MODULES[module].name == "__init__.py"):
+        return parts[1]
+    return TOP_LEVEL_ROOMS.get(module, "core")
+
+
+# The layers, lowest first. A module imports
+# modules of its own room and of rooms in lower layers, never a room of its own
+# layer or of a higher one: so no two rooms import each other, the domain never
+# imports the adapters (`gate/`, `clients/`, `hooks/`) or the command line, and a
+# new room is given its place here before it can land.
+LAYERS: list[tuple[str, frozenset[str]]] = [
+    ("the shell analysis: a leaf", frozenset({"shell"})),
+    ("what one tool call does, whichever client made it", frozenset({"tool_use"})),
+    (
+        "the clients: each one's payloads read into a HookEvent and a ToolUse, its answer, "
+        "what only it knows (its label, variables, processes), and the table of them",
+        frozenset({"clients"}),
+    ),
+    ("the core: files, JSON, who and where, times, settings", frozenset({"core"})),
+    ("locks and atomic writes", frozenset({"storage"})),
+    ("an agent's own state", frozenset({"agents"})),
+    ("leases", frozenset({"leases"})),
+    ("reservations", frozenset({"reservations"})),
+    (
+        "the ledger: where it lives, its repository, every ledger known, other machines",
+        frozenset({"ledger"}),
+    ),
+    ("the git guard", frozenset({"git_guard"})),
+    (
+        "rooms of one concern",
+        frozenset({"briefings", "workspaces", "work_sessions", "interop", "kept"}),
+    ),
+    ("the decision on one tool call", frozenset({"gate"})),
+    ("the hook adapters", frozenset({"hooks"})),
+    ("installation", frozenset({"install"})),
+    ("the command line", frozenset({"cli"})),
+]
+LAYER = {name: n for n, (_, rooms) in enumerate(LAYERS) for name in rooms}
+
+# Imports that still point up or sideways, each with why and what ends it. The list
+# only shrinks: a new one fails `test_each_layer_imports_only_the_layers_below`, and
+# one that is gone must leave the list (`test_every_exception_still_exists`).
+_REMOTE = (
+    "the remote tier (ledger/: shared_reservations, remote_view) imports this module "
+    "by its path and is being rewritten now; it moves into ledger/ once that lands"
+)
+_ANSWER = (
+    "a client renders a hook_runtime.Answer; the Answer moves below the clients, beside "
+    "the HookEvent and the ToolUse in tool_use"
+)
+_INSTALL = (
+    "a fact of the installation a hook tells (where the CLI is, whether the plugin's "
+    "install is whole); it moves below the hooks (install/ is being changed now)"
+)
+EXCEPTIONS: dict[tuple[str, str], str] = {
+    ("agent_hooks.reservations.reservation_store", "agent_hooks.ledger.shared_reservations"): (
+        "a reserve in a ledger shared with other machines goes through the remote first; " + _REMOTE
+    ),
+    ("agent_hooks.reservations.reservation_store", "agent_hooks.ledger.repo"): _REMOTE,
+    ("agent_hooks.reservations.reservation_store", "agent_hooks.ledger.ledger_location"): _REMOTE,
+    ("agent_hooks.reservations.reservation_store", "agent_hooks.ledger.known_ledgers"): _REMOTE,
+    ("agent_hooks.reservations.blocking", "agent_hooks.ledger.remote_view"): (
+        "another machine's reservation counts while that machine is heard from; blocking "
+        "moves into ledger/ with reservation_store (gate/shell_gate.py, being changed now, "
+        "imports it by its path)"
+    ),
+    ("agent_hooks.ledger.known_ledgers", "agent_hooks.git_guard.guard_record"): (
+        "the repositories a git guard was installed in name ledgers too; guard_record moves "
+        "below the ledger (install/purge.py imports it by its path and is being changed now)"
+    ),
+    ("agent_hooks.clients.claude_code", "agent_hooks.hooks.hook_runtime"): _ANSWER,
+    ("agent_hooks.clients.codex", "agent_hooks.hooks.hook_runtime"): _ANSWER,
+    ("agent_hooks.clients.gemini", "agent_hooks.hooks.hook_runtime"): _ANSWER,
+    ("agent_hooks.clients.opencode", "agent_hooks.hooks.hook_runtime"): _ANSWER,
+    ("agent_hooks.clients.qwen_code", "agent_hooks.hooks.hook_runtime"): _ANSWER,
+    ("agent_hooks.clients.client", "agent_hooks.hooks.hook_runtime"): _ANSWER,
+    ("agent_hooks.hooks.session_start", "agent_hooks.install.cli_command"): _INSTALL,
+    ("agent_hooks.hooks.plugin_session_start", "agent_hooks.install.install_check"): _INSTALL,
+}
+# Domain modules that still take a hook's whole `HookContext` (its payload, client
+# and log) instead of plain values, and why: the list only shrinks.
+TAKES_HOOK_CONTEXT = {
+    "agent_hooks.interop.mcp_agent_mail_hook": (
+        "records the grants of the MCP call the client read (ToolUse.mcp) with what it takes "
+        "from the hook's context (state directory, project, agent, conversation, holder, "
+        "log); it takes a Repo, a Writer and the log next, as the gate does"
+    ),
+}
+for _module in TAKES_HOOK_CONTEXT:
+    EXCEPTIONS[(_module, "agent_hooks.hooks.hook_runtime")] = TAKES_HOOK_CONTEXT[_module]
+
+
+def upward(graph: dict[str, list[import_graph.Edge]]) -> dict[tuple[str, str], int]:
+    """Every import of our modules that reaches a room of the importer's own layer or
+    of a higher one: (importer, imported) -> line."""
+    found: dict[tuple[str, str], int] = {}
+    for importer, edges in graph.items():
+        for edge in edges:
+            if edge.imported not in MODULES:
+                continue
+            here, there = room(importer), room(edge.imported)
+            if here != there and LAYER[there] >= LAYER[here]:
+                found.setdefault((importer, edge.imported), edge.line)
+    return found
+
+
+def test_every_room_has_its_layer() -> None:
+    assert {room(name) for name in MODULES} - set(LAYER) == set()
+    assert len(LAYER) == sum(len(rooms) for _, rooms in LAYERS)  # a room in one layer only
+
+
+def test_each_layer_imports_only_the_layers_below() -> None:
+    bad = [
+        f"{importer}:{line} imports {imported} ({room(importer)} may not import {room(imported)})"
+        for (importer, imported), line in sorted(upward(TYPED_GRAPH).items())
+        if (importer, imported) not in EXCEPTIONS
+    ]
+    assert bad == []
+
+
+def test_every_exception_still_exists() -> None:
+    """The exceptions only shrink: one whose import is gone leaves the list."""
+    assert set(EXCEPTIONS) - set(upward(TYPED_GRAPH)) == set()
+
+
+def test_no_module_imports_itself_round_a_loop() -> None:
+    """No cycle of imports between modules, TYPE_CHECKING ones included (a cycle
+    through an excepted import is that exception's)."""
+    cut = {
+        importer: [e for e in edges if (importer, e.imported) not in EXCEPTIONS]
+        for importer, edges in TYPED_GRAPH.items()
+    }
+    assert import_graph.cycles(cut) == []
+
+
+@pytest.mark.parametrize(
+    ("importer", "line", "allowed"),
+    [
+        ("agent_hooks.leases.lease", "from agent_hooks.reservations import reservation", False),
+        ("agent_hooks.reservations.pattern", "from agent_hooks.leases import lease", True),
+        (
+            "agent_hooks.workspaces.workspace_store",
+            "from agent_hooks.briefings import briefing",
+            False,
+        ),
+        ("agent_hooks.gate.edit_gate", "from agent_hooks.hooks import hook_runtime", False),
+        ("agent_hooks.work_sessions.location", "from agent_hooks.cli import _common", False),
+        ("agent_hooks.storage", "from agent_hooks import identity", True),
+        ("agent_hooks.identity", "from agent_hooks import storage", False),
+        ("agent_hooks.shell.lexer", "from agent_hooks import posix_fs", False),
+        ("agent_hooks.writers", "from agent_hooks.clients import client_table", True),
+        ("agent_hooks.clients.codex", "from agent_hooks import writers", False),
+        ("agent_hooks.tool_use", "from agent_hooks.clients import envelope", False),
+    ],
+)
+def test_the_layer_check_itself(tmp_path: Path, importer: str, line: str, allowed: bool) -> None:
+    """The control: a module given one more import (under TYPE_CHECKING, which counts
+    too) is told apart by the check exactly as the layers say."""
+    known = dict(MODULES)
+    source = MODULES[importer].read_text()
+    known[importer] = tmp_path / MODULES[importer].name
+    known[importer].write_text(source + f"\nTYPE_CHECKING = False\nif TYPE_CHECKING:\n    {line}\n")
+    added = import_graph.edges(known, type_checking=COUNT_TYPE_CHECKING, only=[importer])
+    graph = {**TYPED_GRAPH, **added}
+    new = set(upward(graph)) - set(upward(TYPED_GRAPH))
+    assert (new == set()) is allowed

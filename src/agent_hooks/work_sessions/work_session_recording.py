@@ -35,10 +35,21 @@ from agent_hooks.work_sessions.location import LIVE
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from _collections_abc import Callable
-    from typing import Any
+    from typing import Any, Protocol
 
-    from agent_hooks.tool_use import ToolUse
-    from agent_hooks.work_sessions.work_session_events import Turn
+    from agent_hooks.tool_use import HookEvent, ToolUse
+
+    class Turn(Protocol):
+        """A `work_session_events.Turn`, as the type checker reads it here (that
+        module loads this one: naming it back would close a loop of imports)."""
+
+        hook: HookEvent
+        use: ToolUse | None
+        agent: str
+        now: float
+        transcripts: bool
+
+        def log(self, message: str, /) -> None: ...
 
 
 def post_tool_use(
