@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Ledger engines on loopback (docs/adr/0014-ledger-beyond-one-machine.md): what
+"""Ledger engines on loopback (docs/adr/0016-ledger-beyond-one-machine.md): what
 one ledger operation costs with the local file ledger, with compare-and-swap
 pushes of a ref to a bare git repository (file://, git daemon, ssh), with Redis,
 and with the mcp_agent_mail server. Prints median and p95 milliseconds over

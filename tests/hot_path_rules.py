@@ -1,5 +1,5 @@
 """What the hook hot path (PreToolUse, PostToolUse) may import: the one list both
-import tests use (docs/adr/0005-hot-path-budget.md, docs/adr/0013-package-layout.md).
+import tests use (docs/adr/0005-hot-path-budget.md, docs/adr/0013-package-layout-and-hot-path-rule.md).
 
 PreToolUse and PostToolUse start a new interpreter on every tool call of every
 agent, so they may load only built-in modules and agent_hooks' own. An import

@@ -12,7 +12,7 @@ B, E = "*** Begin Patch\n", "*** End Patch\n"
 UPD = B + "*** Update File: keep.txt\n@@\n k1\n-k2\n+K2\n"
 
 CASES: dict[str, tuple[str, list[tuple[str, str]], bool]] = {
-    # --- the measured payloads (reference/codex-0.169.0/payloads)
+    # --- the measured payloads (tests/fixtures/payloads/codex/, docs/reference/codex-0.169.0/PROTOCOL.md)
     "add": (
         B + "*** Add File: add.txt\n+added line 1\n+added line 2\n" + E,
         [(ADD, "add.txt")],

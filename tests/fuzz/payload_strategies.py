@@ -1,6 +1,6 @@
 """Hypothesis strategies for hook payloads: the documents Claude Code 2.1.328 sends
-(the captured fixtures in tests/fixtures/payloads, which are the reference's
-`/work/shared/reference/claude-code-2.1.328/payloads`), then mutated — wrong types
+(the captured fixtures in tests/fixtures/payloads, measured with the client as
+docs/reference/claude-code-2.1.328/PROTOCOL.md tells), then mutated — wrong types
 in any field, fields missing, huge strings, control characters, lone surrogates,
 NUL bytes, paths with `..`, through symlinks or outside the project, Bash commands
 from a grammar of shell fragments, deeply nested JSON — and encoded as JSON text,

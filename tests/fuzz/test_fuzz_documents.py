@@ -102,7 +102,7 @@ class Expected:
 
 
 def bash_parsed(world: fw.World, ledger: ds.Ledger, me: str, now: float) -> bool:
-    """Whether PreToolUse parses a Bash command at all (bash_decision's gate): another
+    """Whether PreToolUse parses a Bash command at all (`shell_gate`'s gate): another
     owner holds a live exclusive reservation, strict mode, or another writer's card
     was touched within the current lease minutes or has a later lease (its atime,
     set by every claim to the end of the writer's latest lease). Lease blockers of

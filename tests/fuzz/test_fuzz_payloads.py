@@ -224,7 +224,7 @@ def check_decision(
     owner = fw.key_parts(me)[0]
     minutes = lease_minutes(env)
     if tool == "Bash":
-        if decision == "deny":  # which writes the parser sees is bash_decision's business
+        if decision == "deny":  # which writes the parser sees is shell_gate's business
             someone = any(
                 fw.lease_blocks(lease.get("writer"), me)
                 and fw.lease_counts(lease, now)

@@ -223,12 +223,12 @@ def submodule(repo: Path, tmp_path: Path) -> Path:
     return repo / "lib" / "sub"
 
 
-def reserve(run: HookRunner, pattern_text: str, agent: str) -> None:
-    """`agent` reserves `pattern_text` in the runner's project (as `--keep`: no
+def reserve(run: HookRunner, glob: str, agent: str) -> None:
+    """`agent` reserves `glob` in the runner's project (as `--keep`: no
     holder process to outlive)."""
     reservation_store.reserve(
         Repo(str(run.project), str(run.state_dir)), Writer(agent, None),
-        [(pattern_text, pattern.compile(pattern_text))], time.time(),
+        [(glob, pattern.compile(glob))], time.time(),
         reason="issue-33", ttl=3600, shared=False, keep=True,
     )  # fmt: skip
 

@@ -7,7 +7,7 @@ others' "shell command"); Codex's own framing (`…hook: R. Command: …`) never
 doubled period; a second conversation under one AGENT_NAME is told it meets another
 conversation of its own name and how that is mended, never that its own name holds the file.
 
-The model's text is built the way each client frames the reason (shared/reference: Claude
+The model's text is built the way each client frames the reason (docs/reference: Claude
 Code `PreToolUse:<Tool> hook error: R`, Codex `Command blocked by PreToolUse hook: R.
 Command: <command>`, Gemini CLI `Tool execution blocked: R`; opencode (the error agent-hooks'
 plugin throws) and Qwen Code: exactly R).

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import re
+import tokenize
 from collections import Counter
 from pathlib import Path
 
@@ -41,8 +42,12 @@ GONE = frozenset(
         "git_guard_script",
         "cli_command.py",
         "hook_runtime.py",
+        "work_session_yaml",  # the work sessions' YAML reader is yaml_subset
+        "mcp_agent_mail_store",  # mcp_agent_mail's grants are recorded by mcp_agent_mail_hook
     }
 )
+# Packages the house had before (the shell analysis was reservations' `bash`).
+GONE_PACKAGES = frozenset({"bash"})
 ALLOWED_ALIASES = {("agent_hooks.posix_fs", "fs")}  # the one abbreviation, everywhere
 
 
@@ -256,7 +261,7 @@ def _top_level_names(dotted: str) -> set[str]:
 
 
 def _resolves(dotted: str) -> bool:
-    """`agent_hooks.a.b[.attr...]`: a module, or a module and one of its names."""
+    """A dotted name under agent_hooks: a module, or a module and one of its names."""
     parts = dotted.split(".")
     for cut in range(len(parts), 0, -1):
         module = ".".join(parts[:cut])
@@ -300,6 +305,10 @@ def problem(token: str) -> str | None:
         return None
     if re.fullmatch(r"agent_hooks(\.\w+)+", word):
         return None if _resolves(word) else f"no module or name {word}"
+    if re.fullmatch(r"…\.?\w+(\.\w+)+", word):  # `…shell.writes`: the end of a module's name
+        tail = word.lstrip("….")
+        ends = any(name == tail or name.endswith("." + tail) for name in MODULES)
+        return None if ends else f"no module ends in {tail}"
     if re.fullmatch(r"[a-z_]+(\.[a-zA-Z_]+)+", word) and word.split(".")[0] in PACKAGES:
         return None if _resolves("agent_hooks." + word) else f"no module or name agent_hooks.{word}"
     if (
@@ -349,14 +358,97 @@ def _docstrings(path: Path) -> list[tuple[int, str]]:
 
 
 def _comments(path: Path) -> list[tuple[int, str]]:
-    return [
-        (n, line.partition("#")[2])
-        for n, line in enumerate(path.read_text().splitlines(), 1)
-        if "#" in line and "`" in line.partition("#")[2]
+    with path.open("rb") as source:
+        return [
+            (token.start[0], token.string[1:])
+            for token in tokenize.tokenize(source.readline)
+            if token.type == tokenize.COMMENT
+        ]
+
+
+# Names written without backticks too: a dotted module path (`agent_hooks.gate.places`,
+# `gate.places`), a file of ours (under tests/, src/agent_hooks/, docs/adr/, or a
+# package's `gate/places.py`), a bare file name with an underscore or a `test_`
+# prefix (`tool_call.py`; one-word examples such as `app.py`, and `src/app.py`,
+# are a user's files, not ours), a retired module's or package's name, and a
+# measured client reference (kept verbatim in docs/reference/).
+REFERENCE = ROOT / "docs" / "reference"
+_DOTTED = re.compile(r"(?<![\w./-])(agent_hooks(?:\.\w+)+)")
+_RELATIVE = re.compile(r"(?<![\w./\[-])([a-z_]+)\.([a-z_]\w*)(?![\w/-])")
+_PATH = re.compile(
+    r"(?<![\w./-])((?:src/agent_hooks|tests|docs|bench|hooks|[a-z_]+)(?:/[\w.-]*\w)+/?)(?![\w*/-])"
+)
+_BARE_PY = re.compile(r"(?<![\w./-])(\w+)\.py(?![\w/-])")
+_CITED = re.compile(r"(?<![\w.-])((?:[\w.~-]*/)*reference/[\w.*/-]*[\w*])")
+_GONE_PACKAGE = re.compile(r"(?<![\w./\[-])(" + "|".join(GONE_PACKAGES) + r")\.([a-z_]\w*)")
+_MUTANT = re.compile(r"x\w*__mutmut_\d+")  # mutmut's name for one mutant of a function
+_PY_FILES = {
+    path.name for top in ("src", "tests", "bench", "hooks") for path in (ROOT / top).rglob("*.py")
+} | {path.name for path in ROOT.glob("*.py")}
+
+
+def _resolves_bare(dotted: str) -> bool:
+    parts = dotted.split(".")
+    for cut in range(len(parts), 0, -1):
+        if ".".join(parts[:cut]) in MODULES and parts[cut:] and _MUTANT.fullmatch(parts[cut]):
+            return True
+    return _resolves(dotted)
+
+
+def bare_problems(text: str) -> list[str]:
+    """Why each name `text` gives without backticks names nothing that exists."""
+    found = []
+    for dotted in _DOTTED.findall(text):
+        if not _resolves_bare(dotted):
+            found.append(f"no module or name {dotted}")
+    for package, name in _RELATIVE.findall(text):
+        known = package in PACKAGES and (name in BASENAMES or name in GONE)
+        if known and not _resolves(f"agent_hooks.{package}.{name}"):
+            found.append(f"no module or name agent_hooks.{package}.{name}")
+    for path in _PATH.findall(text):
+        top = path.partition("/")[0]
+        ours = path.startswith(("src/agent_hooks/", "docs/adr/")) or top in {
+            "tests",
+            "bench",
+            "hooks",
+        }
+        if not (ours or (top in PACKAGES and path.endswith(".py"))) or "/reference/" in f"/{path}":
+            continue  # `kept/objects/` in a ledger is no path of the package
+        if not (path.endswith("/") or re.search(r"\.(py|md|json|sh|js|mjs|toml)$", path)):
+            continue
+        if not ((ROOT / path).exists() or (PACKAGE / path).exists()):
+            found.append(f"no file {path}")
+    for stem in _BARE_PY.findall(text):
+        if stem in GONE:
+            found.append(f"{stem}.py was renamed (issue 17)")
+        elif (stem.startswith("test_") or "_" in stem.strip("_")) and f"{stem}.py" not in _PY_FILES:
+            found.append(f"no file {stem}.py")
+    for package, name in _GONE_PACKAGE.findall(text):
+        found.append(f"{package}.{name}: the {package} package is gone")
+    for word in re.findall(r"\b\w+\b", text):
+        if "_" in word and word in GONE:
+            found.append(f"{word} was renamed")
+    for cited in _CITED.findall(text):
+        where = cited if cited.startswith("docs/") else "docs/" + cited.partition("reference/")[2]
+        where = where if where.startswith("docs/reference/") else "docs/reference/" + where[5:]
+        if not cited.startswith(("docs/reference/", "reference/")):
+            found.append(f"{cited} is not in the repository (docs/reference/ is)")
+        elif not list(ROOT.glob(where)):
+            found.append(f"no reference {cited}")
+    return found
+
+
+DOCS = sorted(
+    [ROOT / "README.md", *(p for p in (ROOT / "docs").rglob("*.md") if REFERENCE not in p.parents)]
+)
+PYTHON = sorted(
+    [
+        *MODULES.values(),
+        *(ROOT / "tests").rglob("*.py"),
+        *(ROOT / "bench").rglob("*.py"),
+        *(ROOT / "hooks").rglob("*.py"),
     ]
-
-
-DOCS = sorted([ROOT / "README.md", *(ROOT / "docs").rglob("*.md")])
+)
 
 
 @pytest.mark.parametrize("path", DOCS, ids=lambda p: str(p.relative_to(ROOT)))
@@ -364,21 +456,75 @@ def test_the_readme_and_the_adrs_name_only_what_exists(path: Path) -> None:
     bad = [
         f"{path.name}:{n}: {why}"
         for n, line in enumerate(path.read_text().splitlines(), 1)
-        for token in BACKTICKED.findall(line)
-        if (why := problem(token)) is not None
+        for why in [*map(problem, BACKTICKED.findall(line)), *bare_problems(line)]
+        if why is not None
     ]
     assert bad == []
 
 
 def test_docstrings_and_comments_name_only_what_exists() -> None:
+    """In agent_hooks, the tests, the benchmarks and the entry scripts."""
     bad = []
-    for path in sorted(MODULES.values()):
+    for path in PYTHON:
         for line, text in _docstrings(path) + _comments(path):
-            for token in BACKTICKED.findall(text):
-                why = problem(token)
+            for why in [*map(problem, BACKTICKED.findall(text)), *bare_problems(text)]:
                 if why is not None:
                     bad.append(f"{path.relative_to(ROOT)}:{line}: {why}")
     assert bad == []
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("agent_hooks.gate.places.resolve_entry and gate.shell_gate", []),
+        (
+            "agent_hooks.reservations.bash_after",
+            ["no module or name agent_hooks.reservations.bash_after", "bash_after was renamed"],
+        ),
+        (
+            "the old reservations.enforcement",
+            ["no module or name agent_hooks.reservations.enforcement"],
+        ),
+        ("[hooks.state] of Codex's config, hooks.json", []),
+        ("tests/unit/gate/test_places.py and shell/prefilter.py", []),
+        ("tests/unit/gate/test_nowhere.py", ["no file tests/unit/gate/test_nowhere.py"]),
+        ("docs/adr/0099-nothing.md", ["no file docs/adr/0099-nothing.md"]),
+        ("src/app.py, app.py, x.py, docs/notes.md", []),  # a user's files
+        ("kept/objects/ and kept/settings.json in a ledger", []),  # not the package's
+        ("kept/kept_nowhere.py", ["no file kept/kept_nowhere.py"]),
+        ("see test_git_guard_script.py", ["no file test_git_guard_script.py"]),
+        (
+            "reservation_text.py",
+            ["reservation_text.py was renamed (issue 17)", "reservation_text was renamed"],
+        ),
+        ("read by work_session_yaml", ["work_session_yaml was renamed"]),
+        (
+            "…bash.writes, bash.lexer",
+            ["bash.writes: the bash package is gone", "bash.lexer: the bash package is gone"],
+        ),
+        ("agent_hooks.agents.sweep.x__remove_state__mutmut_7", []),
+        ("docs/reference/codex-0.169.0/PROTOCOL.md and reference/OTHER-CLIENTS.md", []),
+        ("reference/*/PROTOCOL.md", []),
+        ("reference/codex-9.9.9/PROTOCOL.md", ["no reference reference/codex-9.9.9/PROTOCOL.md"]),
+        (
+            "shared/reference/codex-0.169.0/PROTOCOL.md",
+            [
+                "shared/reference/codex-0.169.0/PROTOCOL.md is not in the repository (docs/reference/ is)"
+            ],
+        ),
+    ],
+)
+def test_the_bare_name_check_itself(text: str, expected: list[str]) -> None:
+    """The control for names without backticks: what is ours and gone is caught, a
+    user's example files are not."""
+    assert bare_problems(text) == expected
+
+
+def test_the_client_references_are_kept_whole() -> None:
+    """docs/reference/ holds the measured protocols the code cites, as measured: each
+    client version's PROTOCOL.md (or NOTES.md), text only."""
+    kept = sorted(str(p.relative_to(REFERENCE)) for p in REFERENCE.rglob("*") if p.is_file())
+    assert kept and all(name.endswith(".md") for name in kept), kept
 
 
 @pytest.mark.parametrize(
@@ -400,6 +546,8 @@ def test_docstrings_and_comments_name_only_what_exists() -> None:
         ("reservations/bash/prefilter.py", "no file reservations/bash/prefilter.py"),
         ("tests/unit/shell/", None),
         ("tests/unit/reservations/bash/", "no directory tests/unit/reservations/bash/"),
+        ("…shell.writes", None),
+        ("…bash.writes", "no module ends in bash.writes"),
     ],
 )
 def test_the_drift_check_itself(token: str, expected: str | None) -> None:

@@ -1,6 +1,6 @@
 """Claude Code (2.1.328, 2.1.332): which of its hook events run which adapter,
 what its payloads say a tool call does, and how an answer is written for it
-(shared/reference/claude-code-2.1.328/PROTOCOL.md, claude-code-2.1.332/NOTES.md).
+(docs/reference/claude-code-2.1.328/PROTOCOL.md, docs/reference/claude-code-2.1.332/NOTES.md).
 
 Invariants:
 

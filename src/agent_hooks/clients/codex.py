@@ -1,6 +1,6 @@
 """Codex CLI (0.169.0): which of its hook events run which adapter, what its
 payloads say a tool call does, and how an answer is written for it
-(shared/reference/codex-0.169.0/PROTOCOL.md).
+(docs/reference/codex-0.169.0/PROTOCOL.md).
 
 Invariants:
 

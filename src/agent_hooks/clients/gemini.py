@@ -1,6 +1,6 @@
 """Gemini CLI (0.61.0): which of its hook events run which adapter, what its
 payloads say a tool call does, and how an answer is written for it
-(shared/reference/gemini-cli-0.61.0/PROTOCOL.md).
+(docs/reference/gemini-cli-0.61.0/PROTOCOL.md).
 
 Invariants:
 

@@ -1,6 +1,6 @@
 """opencode (1.18.33): which of the events its plugin sends run which adapter, what
 their payloads say a tool call does, and how an answer is written for the plugin
-(shared/reference/opencode-1.18.33/PROTOCOL.md; the plugin: hooks/opencode/agent-hooks.js,
+(docs/reference/opencode-1.18.33/PROTOCOL.md; the plugin: hooks/opencode/agent-hooks.js,
 docs/adr/0026-opencode-plugin.md).
 
 opencode has no command hooks: agent-hooks' plugin runs inside it, turns its hooks

@@ -1,6 +1,6 @@
 """Qwen Code (0.24.4): which of its hook events run which adapter, what its payloads
 say a tool call does, and how an answer is written for it
-(shared/reference/OTHER-CLIENTS.md; payloads captured in tests/fixtures/payloads/qwen/).
+(docs/reference/OTHER-CLIENTS.md; payloads captured in tests/fixtures/payloads/qwen/).
 
 Qwen Code runs Claude Code-shaped command hooks (`~/.qwen/settings.json`), with
 Claude Code's payload envelope (`session_id`, `cwd`, `transcript_path`, `tool_name`,

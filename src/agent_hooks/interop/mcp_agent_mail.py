@@ -27,7 +27,7 @@ Invariants (this module is pure: no file, no clock, no environment):
   pattern exactly as mcp_agent_mail stored it.
 * A result that is not one of the shapes above raises `ResultError` (one line saying
   why); a tool that is not one of TOOLS gives no actions.
-* Recording the actions in agent-hooks' store is `mcp_agent_mail_store`.
+* Recording the actions in agent-hooks' store is `interop.mcp_agent_mail_hook`.
 """
 
 from __future__ import annotations

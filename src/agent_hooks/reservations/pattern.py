@@ -10,7 +10,7 @@ A path is matched when it, or one of its ancestor directories, is matched exactl
 a whole segment spans zero or more segments, a trailing ``/`` (or a trailing ``/**``) needs
 the match to be a proper ancestor. This module imports nothing but ``__future__`` (not even
 ``posix_fs``): it is on the hook hot path. Turning what a user typed into a normalized pattern is
-``pattern_text.normalize`` (CLI and interop only); ``compile`` takes that normalized form.
+``pattern_input.normalize`` (CLI and interop only); ``compile`` takes that normalized form.
 
 Compiled form (JSON: lists, strings and ints only), read on the hot path without parsing::
 

@@ -1,4 +1,4 @@
-"""Could a Bash command write anything the parser (`bash.writes`) would see?
+"""Could a Bash command write anything the parser (`shell.writes`) would see?
 
 The parser costs about a fifth of a hook's start-up, so PreToolUse asks this
 cheap test first. Built-ins only (it imports nothing).

@@ -30,7 +30,7 @@ Invariants (docs/adr/0009-work-sessions.md):
   clean and the user's own `.gitignore` is never touched. An existing one is left
   as it is (someone who wants work sessions in git replaces its content).
 * A hand-made `<ID>.yaml`/`.yml` in the seed's format is read by
-  work_session_yaml (loaded only when such a file is read). The first write
+  `yaml_subset` (loaded only when such a file is read). The first write
   stores `<ID>.json` and renames the YAML file to `<ID>.yaml.imported`; nothing
   is deleted.
 """

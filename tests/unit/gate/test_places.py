@@ -2,7 +2,7 @@
 (`resolve_entry`): its parent's symlinks resolved, its own name kept; a work tree as
 a whole in the projects around it (`enclosing`, `locate_write`); a repository's linked
 work trees (`worktrees`). (Blocking and owning are tested with the index, in
-test_reservation_index.py.)"""
+test_blocking.py.)"""
 
 from __future__ import annotations
 

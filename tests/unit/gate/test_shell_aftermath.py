@@ -1,4 +1,4 @@
-"""reservations.bash_after on its own: which changed files are this writer's, its
+"""gate.shell_aftermath on its own: which changed files are this writer's, its
 leases on them, and the warning for held ones — found from one listing of the
 ledger's lease files (long paths, whose lease file names end in a hash, too), with
 the warning's list capped."""

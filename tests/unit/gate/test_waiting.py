@@ -1,4 +1,4 @@
-"""reservations.waiting: a writer refused a file is told, at its next PostToolUse,
+"""gate.waiting: a writer refused a file is told, at its next PostToolUse,
 that the file is free and why (released, lease ended, holder gone, reservation
 dropped with its why); other writers' notes are kept; notes older than a day go
 unsaid. Leases and reservations are real files in the conftest project's ledger."""

@@ -177,7 +177,7 @@ def test_leases_that_do_not_count_never_refuse(repo: Repo, tmp_path: Path) -> No
 
 
 def test_leases_off_by_the_repositorys_setting_never_refuse(repo: Repo) -> None:
-    """`lease_minutes` 0 in the repository's settings (`agent-hooks config`), the variable
+    """`lease_minutes` 0 in the repository's settings (`agent-hooks settings`), the variable
     unset: the guard reads the setting, as every hook does (one owner: lease_minutes)."""
     repo.lease("dave", "src/app.py")
     repo.write("src/app.py", "dave's edit\n")

@@ -1,8 +1,8 @@
 """agent_hooks.git_guard.guard_hooks in real temporary git repositories: the installed hooks
 are run by real `git commit`s, reservations are made through reservation_store in a
 private state directory, and the committing agent is AGENT_NAME in git's environment.
-Branch updates other than commits are `test_git_guard_refs.py`; the scripts themselves
-`test_git_guard_script.py`.
+Branch updates other than commits are `test_ref_check.py`; the scripts themselves
+`test_guard_script.py`.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""reservations.lease, pure: whose lease blocks whom (`judge`), when one's own lease
+"""leases.lease, pure: whose lease blocks whom (`judge`), when one's own lease
 needs no rewrite (`fresh`), and the file names leases live under (`file_name`,
 `name_prefix`). Liveness is passed in as a function; time is passed in."""
 

@@ -1,4 +1,4 @@
-"""reservations.lease_store: lease files and writer files under a ledger directory,
+"""leases.lease_store: lease files and writer files under a ledger directory,
 claims under the lease lock, releases, sweep, heartbeat; and two real-process
 checks: 8 writers claiming one file at once, and a holder killed with SIGKILL.
 

@@ -1,4 +1,4 @@
-"""reservations.ledger: where a repository's ledger lives (one for all its worktrees,
+"""ledger.ledger_location: where a repository's ledger lives (one for all its worktrees,
 in the common git dir; the old per-HOME location outside git), the refusal of a
 planted symlink, and the adoption of a ledger an earlier release left per HOME.
 

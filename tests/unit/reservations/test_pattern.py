@@ -1,4 +1,4 @@
-"""Tests for agent_hooks.reservations.pattern, cross-checked against pathspec (normalize: test_pattern_text).
+"""Tests for agent_hooks.reservations.pattern, cross-checked against pathspec (normalize: test_pattern_input.py).
 
 The oracle is ``PathSpec.from_lines(GitIgnoreSpecPattern, ["/" + pattern])``: pathspec 1.x
 registers that class only under the deprecated name "gitwildmatch" (which warns), so the class

@@ -1,11 +1,11 @@
-"""reservations.index on its own: the truth and its marshal cache, and the HotIndex
+"""reservations.reservation_index on its own: the truth and its marshal cache, and the HotIndex
 a check reads (`load_hot(directory)`).
 
 Ledgers are written with `index_build.write` (as the store does under its lock), or the
 truth alone with `storage.write_json_atomic` (as an older release or a hand edit
 leaves it), into a directory under tmp_path; time is passed in. How reserve /
 release use the index is tested in test_reservation_store.py, where the ledger
-lives (`ledger.directory`) in test_ledger.py.
+lives (`ledger.ledger_location.directory`) in test_ledger_location.py.
 """
 
 from __future__ import annotations

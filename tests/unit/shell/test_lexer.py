@@ -1,8 +1,8 @@
-"""bash.lexer on its own: the token stream `Lexer(...).tokens()` gives the parser.
+"""shell.lexer on its own: the token stream `Lexer(...).tokens()` gives the parser.
 
 A token is shown as plain data: a `Word` as ("W", lit), a `Redir` as ("R", fd + op),
 a control operator as its string. What the parser then makes of them (targets,
-opaque reasons) is tested in test_bash_writes.py. home is /home/me.
+opaque reasons) is tested in test_writes.py. home is /home/me.
 """
 
 from __future__ import annotations

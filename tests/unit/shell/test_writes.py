@@ -1,4 +1,4 @@
-"""bash_writes: which files a Bash command would write (table-driven).
+"""shell.writes: which files a Bash command would write (table-driven).
 
 Each case is (command, targets, opaque reasons), all asserted exactly. Targets are
 absolute paths; a glob target is written "glob:<pattern>", a directory entry (a
