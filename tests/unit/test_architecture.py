@@ -576,7 +576,7 @@ def room(module: str) -> str:
     return TOP_LEVEL_ROOMS.get(module, "core")
 
 
-# The layers, lowest first. A module imports
+# The layers, lowest first (docs/architecture.md draws them). A module imports
 # modules of its own room and of rooms in lower layers, never a room of its own
 # layer or of a higher one: so no two rooms import each other, the domain never
 # imports the adapters (`gate/`, `clients/`, `hooks/`) or the command line, and a
