@@ -32,8 +32,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "src"), str(ROOT / "tests")]
 
+from agent_hooks.ledger import reservation_store  # noqa: E402
 from agent_hooks.ledger.repo import Repo  # noqa: E402
-from agent_hooks.reservations import pattern, reservation_store  # noqa: E402
+from agent_hooks.reservations import pattern  # noqa: E402
 from agent_hooks.writers import Writer  # noqa: E402
 from hook_runner import HookRunner  # noqa: E402
 

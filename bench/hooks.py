@@ -252,8 +252,9 @@ def seed_reservations(env: dict[str, str], project: Path, agents: range, each: i
     """Agents bench__cc_<a> each reserve `each` directories spread over pkg0..pkg9."""
     sys.path.insert(0, str(ROOT / "src"))
     from agent_hooks import identity
+    from agent_hooks.ledger import reservation_store
     from agent_hooks.ledger.repo import Repo
-    from agent_hooks.reservations import pattern, reservation_store
+    from agent_hooks.reservations import pattern
     from agent_hooks.writers import Writer
 
     state_dir = identity.state_dir(env)

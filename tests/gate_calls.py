@@ -12,9 +12,9 @@ from pathlib import Path
 from agent_hooks import liveness
 from agent_hooks.gate.tool_call import ToolCall
 from agent_hooks.leases import lease_store, writer_cards
-from agent_hooks.ledger import ledger_location
+from agent_hooks.ledger import ledger_location, reservation_store
 from agent_hooks.ledger.repo import Repo
-from agent_hooks.reservations import pattern, reservation_store
+from agent_hooks.reservations import pattern
 from agent_hooks.writers import Writer
 
 NOW = float(int(time.time()))

@@ -18,8 +18,8 @@ import agent_hooks.ledger.repo
 from agent_hooks import writers
 from agent_hooks.git_guard import guard_hooks
 from agent_hooks.leases import lease_store
-from agent_hooks.ledger import ledger_location
-from agent_hooks.reservations import pattern, reservation_store
+from agent_hooks.ledger import ledger_location, reservation_store
+from agent_hooks.reservations import pattern
 from hook_runner import mutant_under_test
 
 PYTHON = os.path.abspath(sys.executable)

@@ -96,7 +96,7 @@ EXEMPTIONS: dict[tuple[str, str], str] = {
         "only for mcp_agent_mail's own reservation tools (`mcp__…`), which the "
         "installed matcher limits to five tool names"
     ),
-    ("agent_hooks.gate.tool_call", "agent_hooks.reservations.reservation_store"): (
+    ("agent_hooks.gate.tool_call", "agent_hooks.ledger.reservation_store"): (
         "once per repository after an upgrade: adopting the ledger an earlier release "
         "left in ~/.claude (one locked write); never again once adopted"
     ),

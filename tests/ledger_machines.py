@@ -20,9 +20,9 @@ from typing import Any
 
 from agent_hooks import identity, writers
 from agent_hooks.leases import lease_store
-from agent_hooks.ledger import ledger_sync, remote_git, remote_ledger
+from agent_hooks.ledger import ledger_sync, remote_git, remote_ledger, reservation_store
 from agent_hooks.ledger.repo import Repo
-from agent_hooks.reservations import pattern, reservation, reservation_index, reservation_store
+from agent_hooks.reservations import pattern, reservation, reservation_index
 from agent_hooks.writers import Writer
 
 NOW = 1_800_000_000.0
@@ -234,14 +234,14 @@ class Machine:
 
     def store_reserve(
         self, agent: str, text: str, now: float = NOW, **kw: Any
-    ) -> reservation_store.Outcome:
+    ) -> reservation.Outcome:
         """`reservation_store.reserve` as the CLI calls it on this machine (raises
         ReservationError when the remote does not answer)."""
         return store_reserve(self.state_dir, self.repo, self.environ, agent, text, now, **kw)
 
     def store_reserve_all(
         self, agent: str, texts: list[str], now: float = NOW, *, reason: str = ""
-    ) -> reservation_store.Outcome:
+    ) -> reservation.Outcome:
         """One `agent-hooks reserve` of many patterns (all or none)."""
         return reservation_store.reserve(
             self.place(),
@@ -252,13 +252,13 @@ class Machine:
             ttl=3600,
         )
 
-    def force_release(self, rid: str, now: float = NOW) -> reservation_store.Outcome:
+    def force_release(self, rid: str, now: float = NOW) -> reservation.Outcome:
         """`agent-hooks release --force ID` by a person on this machine."""
         return reservation_store.release(
             self.place(), Writer("person", None), now, ids=[rid], force=True, forced_by="person"
         )
 
-    def store_renew(self, agent: str, ttl: int, now: float = NOW) -> reservation_store.Outcome:
+    def store_renew(self, agent: str, ttl: int, now: float = NOW) -> reservation.Outcome:
         """`agent-hooks renew` of all the agent's reservations on this machine."""
         return reservation_store.renew(self.place(), Writer(agent, None), now, patterns=[], ttl=ttl)
 
@@ -267,7 +267,7 @@ class Machine:
         AGENT_HOOKS_HOST, git's)."""
         return Repo(str(self.repo), self.state_dir, self.environ)
 
-    def store_release(self, agent: str, now: float = NOW, **kw: Any) -> reservation_store.Outcome:
+    def store_release(self, agent: str, now: float = NOW, **kw: Any) -> reservation.Outcome:
         return reservation_store.release(self.place(), Writer(agent, None), now, **kw)
 
 
@@ -281,7 +281,7 @@ def store_reserve(
     *,
     ttl: int = 3600,
     **kw: Any,
-) -> reservation_store.Outcome:
+) -> reservation.Outcome:
     kw.setdefault("shared", False)
     kw.setdefault("keep", False)
     return reservation_store.reserve(
@@ -326,7 +326,7 @@ def reserve_through(
     granted: dict[str, bool] = {}
 
     def change(doc: dict[str, Any]) -> bool:
-        outcome = reservation_store.Outcome()
+        outcome = reservation.Outcome()
         reservation_store._tidy(doc, now, outcome)
         result, conflicts = reservation.plan_reserve(doc["reservations"], requested, now)
         granted["ok"] = not conflicts

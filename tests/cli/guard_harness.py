@@ -14,8 +14,9 @@ from click.testing import CliRunner, Result
 
 from agent_hooks.cli._common import Env
 from agent_hooks.cli.guard import guard
+from agent_hooks.ledger import reservation_store
 from agent_hooks.ledger.repo import Repo
-from agent_hooks.reservations import pattern, reservation_store
+from agent_hooks.reservations import pattern
 from agent_hooks.writers import Writer
 
 NOW = 1_800_000_000.0

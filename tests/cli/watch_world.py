@@ -12,8 +12,9 @@ from pathlib import Path
 from agent_hooks import identity
 from agent_hooks.agents import state
 from agent_hooks.leases import lease_store
+from agent_hooks.ledger import reservation_store
 from agent_hooks.ledger.repo import Repo
-from agent_hooks.reservations import pattern, reservation_store
+from agent_hooks.reservations import pattern
 from agent_hooks.work_sessions import location, work_session, work_session_store
 from agent_hooks.writers import Writer
 from pids import dead_pid

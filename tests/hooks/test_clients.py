@@ -552,8 +552,9 @@ def reserve_src(run_hook: HookRunner, agent: str, client: str | None = None) -> 
     """`agent` (of `client`) reserves src/** for farmhand-42, as `agent-hooks reserve` does."""
     import time
 
+    from agent_hooks.ledger import reservation_store
     from agent_hooks.ledger.repo import Repo
-    from agent_hooks.reservations import pattern, reservation_store
+    from agent_hooks.reservations import pattern
     from agent_hooks.writers import Writer
 
     outcome = reservation_store.reserve(

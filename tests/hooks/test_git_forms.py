@@ -19,8 +19,9 @@ from pathlib import Path
 import pytest
 from test_git_commands import refused
 
+from agent_hooks.ledger import reservation_store
 from agent_hooks.ledger.repo import Repo
-from agent_hooks.reservations import pattern, reservation_store
+from agent_hooks.reservations import pattern
 from agent_hooks.writers import Writer
 from git_repo import git, init
 from hook_runner import HookResult, HookRunner

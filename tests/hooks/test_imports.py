@@ -22,9 +22,9 @@ from typing import Any
 import pytest
 
 from agent_hooks import identity
-from agent_hooks.ledger import ledger_location
+from agent_hooks.ledger import ledger_location, reservation_store
 from agent_hooks.ledger.repo import Repo
-from agent_hooks.reservations import pattern, reservation_store
+from agent_hooks.reservations import pattern
 from agent_hooks.work_sessions import work_session, work_session_store
 from agent_hooks.workspaces import workspace_store
 from agent_hooks.writers import Writer

@@ -14,8 +14,9 @@ from typing import Any
 
 import pytest
 
+from agent_hooks.ledger import reservation_store
 from agent_hooks.ledger.repo import Repo
-from agent_hooks.reservations import pattern, reservation_store
+from agent_hooks.reservations import pattern
 from agent_hooks.work_sessions import work_session, work_session_store
 from agent_hooks.writers import Writer
 from hook_runner import HookResult, HookRunner

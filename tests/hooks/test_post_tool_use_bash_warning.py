@@ -12,8 +12,9 @@ from typing import Any
 
 import pytest
 
+from agent_hooks.ledger import reservation_store
 from agent_hooks.ledger.repo import Repo
-from agent_hooks.reservations import pattern, reservation_store
+from agent_hooks.reservations import pattern
 from agent_hooks.writers import Writer
 from hook_runner import ENTRY, HookResult, HookRunner, context_of
 
@@ -194,4 +195,4 @@ def test_a_bash_call_with_no_reservations_loads_no_reservation_code(
     }
     assert "agent_hooks.hooks.post_tool_use" in modules
     assert "agent_hooks.gate.places" not in modules
-    assert "agent_hooks.reservations.reservation_store" not in modules
+    assert "agent_hooks.ledger.reservation_store" not in modules

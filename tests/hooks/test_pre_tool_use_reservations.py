@@ -23,9 +23,10 @@ from click.testing import CliRunner
 
 from agent_hooks.cli import main as cli_main
 from agent_hooks.cli._common import Env
+from agent_hooks.ledger import reservation_store
 from agent_hooks.ledger.repo import Repo
 from agent_hooks.repository import WORKSPACES_DIR
-from agent_hooks.reservations import pattern, reservation_store
+from agent_hooks.reservations import pattern
 from agent_hooks.writers import Writer
 from hook_runner import ENTRY, HookResult, HookRunner, context_of, failures
 

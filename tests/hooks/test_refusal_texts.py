@@ -22,8 +22,9 @@ from typing import Any
 import pytest
 
 import gate_calls
+from agent_hooks.ledger import reservation_store
 from agent_hooks.ledger.repo import Repo
-from agent_hooks.reservations import pattern, reservation_store
+from agent_hooks.reservations import pattern
 from agent_hooks.writers import Writer
 from hook_runner import HookResult, HookRunner
 

@@ -22,8 +22,9 @@ from test_imports import imported
 
 from agent_hooks import liveness
 from agent_hooks.leases import lease_store
+from agent_hooks.ledger import reservation_store
 from agent_hooks.ledger.repo import Repo
-from agent_hooks.reservations import pattern, reservation_store
+from agent_hooks.reservations import pattern
 from agent_hooks.writers import Writer
 from git_repo import git
 from hook_runner import HookRunner

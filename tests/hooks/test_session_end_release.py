@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from agent_hooks.ledger import reservation_store
 from agent_hooks.ledger.repo import Repo
-from agent_hooks.reservations import pattern, reservation_store
+from agent_hooks.reservations import pattern
 from agent_hooks.writers import Writer
 from hook_runner import HookRunner
 

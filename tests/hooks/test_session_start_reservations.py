@@ -7,8 +7,9 @@ import time
 from pathlib import Path
 
 from agent_hooks import identity
+from agent_hooks.ledger import reservation_store
 from agent_hooks.ledger.repo import Repo
-from agent_hooks.reservations import pattern, reservation_store
+from agent_hooks.reservations import pattern
 from agent_hooks.writers import Writer
 from hook_runner import HookRunner, context_of
 

@@ -613,10 +613,6 @@ LAYER = {name: n for n, (_, rooms) in enumerate(LAYERS) for name in rooms}
 # Imports that still point up or sideways, each with why and what ends it. The list
 # only shrinks: a new one fails `test_each_layer_imports_only_the_layers_below`, and
 # one that is gone must leave the list (`test_every_exception_still_exists`).
-_REMOTE = (
-    "the remote tier (ledger/: shared_reservations, remote_view) imports this module "
-    "by its path and is being rewritten now; it moves into ledger/ once that lands"
-)
 _ANSWER = (
     "a client renders a hook_runtime.Answer; the Answer moves below the clients, beside "
     "the HookEvent and the ToolUse in tool_use"
@@ -626,16 +622,10 @@ _INSTALL = (
     "install is whole); it moves below the hooks (install/ is being changed now)"
 )
 EXCEPTIONS: dict[tuple[str, str], str] = {
-    ("agent_hooks.reservations.reservation_store", "agent_hooks.ledger.shared_reservations"): (
-        "a reserve in a ledger shared with other machines goes through the remote first; " + _REMOTE
-    ),
-    ("agent_hooks.reservations.reservation_store", "agent_hooks.ledger.repo"): _REMOTE,
-    ("agent_hooks.reservations.reservation_store", "agent_hooks.ledger.ledger_location"): _REMOTE,
-    ("agent_hooks.reservations.reservation_store", "agent_hooks.ledger.known_ledgers"): _REMOTE,
     ("agent_hooks.reservations.blocking", "agent_hooks.ledger.remote_view"): (
         "another machine's reservation counts while that machine is heard from; blocking "
-        "moves into ledger/ with reservation_store (gate/shell_gate.py, being changed now, "
-        "imports it by its path)"
+        "moves into ledger/ beside reservation_store once gate/shell_gate.py, being changed "
+        "now, can import it from there"
     ),
     ("agent_hooks.ledger.known_ledgers", "agent_hooks.git_guard.guard_record"): (
         "the repositories a git guard was installed in name ledgers too; guard_record moves "

@@ -12,9 +12,9 @@ from agent_hooks import storage
 from agent_hooks.cli._common import emit_json, get_env, json_option, project_option, require_project
 from agent_hooks.kept import kept_store
 from agent_hooks.leases import overlaps
-from agent_hooks.ledger import ledger_location
+from agent_hooks.ledger import ledger_location, reservation_store
 from agent_hooks.ledger.repo import Repo
-from agent_hooks.reservations import reservation, reservation_store
+from agent_hooks.reservations import reservation
 
 SETTINGS = {
     "lease-minutes": "lease_minutes",

@@ -27,14 +27,9 @@ from agent_hooks.leases import (
     lease_store,
     writer_cards,
 )
-from agent_hooks.ledger import remote_grants
+from agent_hooks.ledger import remote_grants, reservation_store
 from agent_hooks.ledger.repo import Repo
-from agent_hooks.reservations import (
-    blocking,
-    index_records,
-    reservation,
-    reservation_store,
-)
+from agent_hooks.reservations import blocking, index_records, reservation
 
 
 def holder_state(

@@ -18,8 +18,9 @@ from agent_hooks.cli._common import (
     styled,
 )
 from agent_hooks.leases import lease_messages, writer_cards
+from agent_hooks.ledger import reservation_store
 from agent_hooks.ledger.repo import Repo
-from agent_hooks.reservations import pattern, pattern_input, reservation, reservation_store
+from agent_hooks.reservations import pattern, pattern_input, reservation
 
 
 def until(res: dict[str, Any]) -> str:
@@ -85,7 +86,7 @@ def public(res: dict[str, Any], now: float) -> dict[str, Any]:
     return out
 
 
-def _fail_on(outcome: reservation_store.Outcome) -> None:
+def _fail_on(outcome: reservation.Outcome) -> None:
     for note in outcome.notes:
         click.echo(f"{styled('warning', 'warn')}: {note}", err=True)
 

@@ -94,7 +94,7 @@ class ToolCall:
         adopts it)."""
         if not ledger_location.has_legacy(self.state_dir, repo.root, repo.common_dir):
             return
-        from agent_hooks.reservations import reservation_store
+        from agent_hooks.ledger import reservation_store
 
         try:
             reservation_store.adopt(repo, self.now)

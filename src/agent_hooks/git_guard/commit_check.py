@@ -41,8 +41,9 @@ from agent_hooks import liveness, writers
 from agent_hooks import posix_fs as fs
 from agent_hooks.git_guard.guard_hooks import git
 from agent_hooks.leases import lease, lease_messages, lease_store, writer_cards
+from agent_hooks.ledger import reservation_store
 from agent_hooks.ledger.repo import Repo
-from agent_hooks.reservations import blocking, index_records, reservation, reservation_store
+from agent_hooks.reservations import blocking, index_records, reservation
 
 _STATUS_WORDS = {
     "A": "added",

@@ -77,7 +77,8 @@ def _release(
             ctx.log(f"leases not released: {exc}")
     if project is None and not any(not r.get("keep") for r in doc["reservations"]):
         return
-    from agent_hooks.reservations import reservation, reservation_store
+    from agent_hooks.ledger import reservation_store
+    from agent_hooks.reservations import reservation
 
     try:
         count = reservation_store.release_at_session_end(

@@ -40,9 +40,9 @@ from agent_hooks.interop.mcp_agent_mail import (
     actions_from_post_tool_use,
     tool_of,
 )
-from agent_hooks.ledger import ledger_location
+from agent_hooks.ledger import ledger_location, reservation_store
 from agent_hooks.ledger.repo import Repo
-from agent_hooks.reservations import pattern, pattern_input, reservation, reservation_store
+from agent_hooks.reservations import pattern, pattern_input, reservation
 
 if TYPE_CHECKING:
     from collections.abc import Mapping

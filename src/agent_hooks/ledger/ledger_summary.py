@@ -15,8 +15,9 @@ from __future__ import annotations
 
 from agent_hooks import switches, writers
 from agent_hooks.leases import lease, lease_messages, lease_release, writer_cards
+from agent_hooks.ledger import reservation_store
 from agent_hooks.ledger.repo import Repo
-from agent_hooks.reservations import reservation, reservation_store
+from agent_hooks.reservations import reservation
 from agent_hooks.wording import plural
 
 TYPE_CHECKING = False

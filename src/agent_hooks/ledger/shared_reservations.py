@@ -37,7 +37,7 @@ from agent_hooks.ledger import remote_git, remote_grants, remote_ledger
 from agent_hooks.reservations import index_build, reservation, reservation_index
 
 if TYPE_CHECKING:
-    from agent_hooks.reservations.reservation_store import Outcome
+    from agent_hooks.reservations.reservation import Outcome
 
 HINTS = {
     "reserved": "or add --local to reserve on this machine only",

@@ -57,6 +57,23 @@ class ReservationError(ValueError):
     """A request that cannot be carried out; the message says why, in one line."""
 
 
+class Outcome:
+    """What an operation on a ledger's reservations did (`ledger.reservation_store`,
+    through the remote first when it is shared): reservations granted or changed,
+    conflicts that refused it, names that matched nothing, and notes (e.g. a
+    recovered index)."""
+
+    def __init__(self) -> None:
+        self.changed: list[Reservation] = []
+        self.conflicts: list[tuple[Reservation, Reservation]] = []
+        # an exclusive request over files other writers are changing: (request, path, lease)
+        self.leased: list[tuple[Reservation, str, dict[str, Any]]] = []
+        self.unmatched: list[str] = []
+        self.notes: list[str] = []
+        self.dropped: list[dict[str, Any]] = []
+        self.host: str | None = None  # this machine, when the ledger is shared with others
+
+
 def parse_ttl(text: str) -> int:
     """`90s`, `30m`, `2h`, `1d` (or plain seconds) → seconds, within [60 s, 7 d]."""
     raw = text.strip().lower()

@@ -17,9 +17,9 @@ from agent_hooks import liveness, repository, writers
 from agent_hooks.gate import edit_gate, protected
 from agent_hooks.gate.tool_call import ToolCall, Verdict
 from agent_hooks.leases import lease_messages, lease_store, writer_cards
-from agent_hooks.ledger import known_ledgers, remote_view
+from agent_hooks.ledger import known_ledgers, remote_view, reservation_store
 from agent_hooks.ledger.repo import Repo
-from agent_hooks.reservations import reservation_messages, reservation_store
+from agent_hooks.reservations import reservation_messages
 from agent_hooks.writers import Writer
 from gate_calls import (
     ALIVE,

@@ -106,7 +106,7 @@ def test_a_file_leased_in_another_worktree_is_held_there_only_under_the_deny_set
     """`worktree_leases warn` (the default): the writer leases the file beside the other
     worktree's writer. `deny`: the other worktree's writer holds it — the command is
     warned about and takes no lease, which would lock that writer out of its file."""
-    from agent_hooks.reservations import reservation_store
+    from agent_hooks.ledger import reservation_store
 
     reservation_store.set_setting(Repo(project, state_dir), "worktree_leases", setting, NOW - 300)
     book = ledger_location.directory(state_dir, project)

@@ -16,9 +16,9 @@ from agent_hooks import identity, liveness
 from agent_hooks.agents import state_file
 from agent_hooks.gate import waiting
 from agent_hooks.leases import lease_release, lease_store
-from agent_hooks.ledger import ledger_location
+from agent_hooks.ledger import ledger_location, reservation_store
 from agent_hooks.ledger.repo import Repo
-from agent_hooks.reservations import pattern, reservation_store
+from agent_hooks.reservations import pattern
 from agent_hooks.writers import Writer
 from pids import dead_pid
 

@@ -16,7 +16,7 @@ import pytest
 
 from agent_hooks import liveness, repository, writers
 from agent_hooks.leases import lease_release, lease_store, writer_cards
-from agent_hooks.reservations import reservation_store
+from agent_hooks.ledger import reservation_store
 from guard_repo import BYPASS_WORDS, Repo, init_repo, install
 from hook_runner import HookRunner
 from pids import dead_pid

@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from agent_hooks.git_guard import commit_check, guard_hooks
-from agent_hooks.reservations import pattern, reservation_store
+from agent_hooks.ledger import reservation_store
+from agent_hooks.reservations import pattern
 from agent_hooks.writers import Writer
 from guard_repo import (
     BYPASS_WORDS,

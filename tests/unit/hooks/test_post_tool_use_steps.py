@@ -15,8 +15,9 @@ from agent_hooks import fingerprints, liveness
 from agent_hooks.agents import state_file
 from agent_hooks.clients import claude_code
 from agent_hooks.hooks import hook_runtime, post_tool_use
+from agent_hooks.ledger import reservation_store
 from agent_hooks.ledger.repo import Repo
-from agent_hooks.reservations import pattern, reservation_store
+from agent_hooks.reservations import pattern
 from agent_hooks.writers import Writer
 from hook_runner import HookRunner
 

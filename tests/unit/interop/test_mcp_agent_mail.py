@@ -22,8 +22,9 @@ import pytest
 from agent_hooks.clients import claude_code
 from agent_hooks.hooks.hook_runtime import HookContext
 from agent_hooks.interop import mcp_agent_mail, mcp_agent_mail_hook
+from agent_hooks.ledger import reservation_store
 from agent_hooks.ledger.repo import Repo
-from agent_hooks.reservations import pattern, reservation_store
+from agent_hooks.reservations import pattern
 from agent_hooks.writers import Writer
 from hook_runner import HookRunner, load_payload
 

@@ -466,7 +466,7 @@ def test_a_forced_release_made_here_only_reaches_the_remote_as_a_tombstone_at_th
     """`release --force --local` (the remote not waited for): the grant is gone here at
     once, the tombstone is kept in this machine's ledger, its next sync pushes it,
     and the grant's machine drops it and tells its holder."""
-    from agent_hooks.reservations import reservation_store
+    from agent_hooks.ledger import reservation_store
     from agent_hooks.writers import Writer
 
     host1, host2 = machines(world, "host1", "host2")

@@ -21,9 +21,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agent_hooks import identity, repository, storage
-from agent_hooks.ledger import ledger_location
+from agent_hooks.ledger import ledger_location, reservation_store
 from agent_hooks.ledger.repo import Repo
-from agent_hooks.reservations import index_records, reservation_index, reservation_store
+from agent_hooks.reservations import index_records, reservation_index
 from agent_hooks.writers import Writer
 from git_repo import init, worktree
 from hook_runner import HookRunner

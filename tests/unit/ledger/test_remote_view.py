@@ -144,7 +144,7 @@ def test_the_module_imports_only_built_ins_statically() -> None:
     assert bad == []
     for engine in ("ledger_sync", "remote_git", "remote_ledger", "shared_reservations"):
         assert f"agent_hooks.ledger.{engine}" not in reached
-    assert "agent_hooks.reservations.reservation_store" not in reached
+    assert "agent_hooks.ledger.reservation_store" not in reached
 
 
 def test_a_hook_reading_the_view_loads_only_built_ins(tmp_path: Path) -> None:

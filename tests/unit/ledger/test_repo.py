@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from agent_hooks import repository
-from agent_hooks.ledger import ledger_location
+from agent_hooks.ledger import ledger_location, reservation_store
 from agent_hooks.ledger.repo import Repo, Repos
-from agent_hooks.reservations import reservation_index, reservation_store
+from agent_hooks.reservations import reservation_index
 from git_repo import with_worktree
 
 NOW = 1_790_000_000.0

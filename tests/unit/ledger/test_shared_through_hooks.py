@@ -20,9 +20,9 @@ from typing import Any
 import pytest
 
 from agent_hooks import liveness
-from agent_hooks.ledger import ledger_sync, remote_view
+from agent_hooks.ledger import ledger_sync, remote_view, reservation_store
 from agent_hooks.ledger.repo import Repo
-from agent_hooks.reservations import reservation, reservation_store
+from agent_hooks.reservations import reservation
 from hook_runner import HookResult, HookRunner
 from ledger_machines import (
     REMOTE,

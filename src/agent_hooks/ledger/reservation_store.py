@@ -57,21 +57,6 @@ MAX_REJECTED = 50
 SHARED_LOCK_TIMEOUT = 60.0
 
 
-class Outcome:
-    """What an operation did: reservations granted or changed, conflicts that
-    refused it, names that matched nothing, and notes (e.g. a recovered index)."""
-
-    def __init__(self) -> None:
-        self.changed: list[Reservation] = []
-        self.conflicts: list[tuple[Reservation, Reservation]] = []
-        # an exclusive request over files other writers are changing: (request, path, lease)
-        self.leased: list[tuple[Reservation, str, dict[str, Any]]] = []
-        self.unmatched: list[str] = []
-        self.notes: list[str] = []
-        self.dropped: list[dict[str, Any]] = []
-        self.host: str | None = None  # this machine, when the ledger is shared with others
-
-
 def _empty(project_root: str) -> dict[str, Any]:
     return {
         "schema": SCHEMA_VERSION,
@@ -93,7 +78,7 @@ def _dropped_entry(res: Reservation, why: str, now: float) -> dict[str, Any]:
     }
 
 
-def _tidy(doc: dict[str, Any], now: float, outcome: Outcome) -> bool:
+def _tidy(doc: dict[str, Any], now: float, outcome: reservation.Outcome) -> bool:
     """Check every entry, drop expired ones and those of dead holders (this
     machine's: another machine's holders are judged there); True if changed."""
     raw = doc.get("reservations")
@@ -157,13 +142,13 @@ def _record_dropped(doc: dict[str, Any], entries: list[dict[str, Any]]) -> None:
 def _locked(
     repo: Repo,
     now: float,
-    operate: Callable[[dict[str, Any], Outcome], bool],
+    operate: Callable[[dict[str, Any], reservation.Outcome], bool],
     *,
     timeout: float | None = None,
-    needs_remote: Callable[[Outcome], bool] | None = None,
+    needs_remote: Callable[[reservation.Outcome], bool] | None = None,
     offline: bool = False,
     what: str = "changed",
-) -> Outcome:
+) -> reservation.Outcome:
     """Run `operate` on the repository's ledger under its lock. In a ledger shared
     with other machines, `needs_remote(outcome of a trial run here)` says whether
     the change must reach the remote (None: never, e.g. a setting); `offline` makes
@@ -179,7 +164,7 @@ def _locked(
             f"the reservation lock of {project_root} stayed busy for {timeout:g} s; "
             "nothing was changed, try again"
         )
-    outcome = Outcome()
+    outcome = reservation.Outcome()
     try:
         outcome.notes += adopt_legacy(repo, now)
         loaded = reservation_index.load_truth(directory, recover_at=now)
@@ -301,7 +286,7 @@ def reserve(
     source: str = "cli",
     local: bool = False,
     offline: bool = False,
-) -> Outcome:
+) -> reservation.Outcome:
     """Grant every (pattern, compiled) pair to the writer's agent (its name, else
     its conversation: `me.owner`), or — on any conflict — none; the reservations
     name the client it runs in (`me.client`, when known). In a ledger shared with
@@ -328,7 +313,7 @@ def reserve(
         for text, compiled in patterns
     ]
 
-    def operate(doc: dict[str, Any], outcome: Outcome) -> bool:
+    def operate(doc: dict[str, Any], outcome: reservation.Outcome) -> bool:
         fresh = [dict(r) for r in requested]  # each attempt plans anew
         result, conflicts = reservation.plan_reserve(doc["reservations"], fresh, now, outcome.host)
         if conflicts:
@@ -380,7 +365,7 @@ def _leased_by_others(
 
 def _select(
     doc: dict[str, Any],
-    outcome: Outcome,
+    outcome: reservation.Outcome,
     owner: str,
     patterns: Sequence[str],
     ids: Sequence[str],
@@ -420,7 +405,7 @@ def release(
     forced_by: str | None = None,
     timeout: float | None = None,
     offline: bool = False,
-) -> Outcome:
+) -> reservation.Outcome:
     """Release exactly what is named of the writer's agent's (`me.owner`).
     `keep_kept` (SessionEnd) spares `--keep` ones. With `force`, an id may name
     another owner's reservation: it is recorded in `dropped` as released by
@@ -428,7 +413,7 @@ def release(
     now and on the remote at the next sync."""
     owner = me.owner
 
-    def operate(doc: dict[str, Any], outcome: Outcome) -> bool:
+    def operate(doc: dict[str, Any], outcome: reservation.Outcome) -> bool:
         chosen = _select(doc, outcome, owner, patterns, ids, everything, force)
         if keep_kept:
             chosen = [r for r in chosen if not r.get("keep")]
@@ -449,7 +434,7 @@ def release(
     )  # fmt: skip
 
 
-def _beyond_here(outcome: Outcome) -> bool:
+def _beyond_here(outcome: reservation.Outcome) -> bool:
     """Must a release or renewal reach the remote? Unless all it chose was made
     with --local: what it did not find here may be on the remote."""
     return not outcome.changed or any(r.get("local") is not True for r in outcome.changed)
@@ -457,13 +442,13 @@ def _beyond_here(outcome: Outcome) -> bool:
 
 def renew(
     repo: Repo, me: Writer, now: float, *, patterns: list[str], ttl: int, offline: bool = False
-) -> Outcome:
+) -> reservation.Outcome:
     """Extend the writer's agent's live reservations (all of them when no pattern is
     named) to at least now + ttl. Expired ones are gone and stay gone. `offline` as
     for `release`."""
     owner = me.owner
 
-    def operate(doc: dict[str, Any], outcome: Outcome) -> bool:
+    def operate(doc: dict[str, Any], outcome: reservation.Outcome) -> bool:
         chosen = _select(doc, outcome, owner, patterns, [], not patterns, False)
         for res in chosen:
             res["expires_at"] = max(float(res["expires_at"]), int(now) + ttl)
@@ -473,8 +458,8 @@ def renew(
     return _locked(repo, now, operate, needs_remote=_beyond_here, offline=offline, what="renewed")
 
 
-def set_strict(repo: Repo, strict: bool, now: float) -> Outcome:
-    def operate(doc: dict[str, Any], outcome: Outcome) -> bool:
+def set_strict(repo: Repo, strict: bool, now: float) -> reservation.Outcome:
+    def operate(doc: dict[str, Any], outcome: reservation.Outcome) -> bool:
         changed = doc.get("strict") is not strict
         doc["strict"] = strict
         return changed
@@ -482,10 +467,10 @@ def set_strict(repo: Repo, strict: bool, now: float) -> Outcome:
     return _locked(repo, now, operate)
 
 
-def set_setting(repo: Repo, name: str, value: Any, now: float) -> Outcome:
+def set_setting(repo: Repo, name: str, value: Any, now: float) -> reservation.Outcome:
     """Change one repository setting (`lease_minutes`, `worktree_leases`)."""
 
-    def operate(doc: dict[str, Any], outcome: Outcome) -> bool:
+    def operate(doc: dict[str, Any], outcome: reservation.Outcome) -> bool:
         settings = doc.get("settings")
         settings = settings if isinstance(settings, dict) else {}
         changed: bool = settings.get(name) != value
@@ -535,7 +520,7 @@ def adopt_legacy(repo: Repo, now: float) -> list[str]:
     return notes
 
 
-def adopt(repo: Repo, now: float) -> Outcome:
+def adopt(repo: Repo, now: float) -> reservation.Outcome:
     """Take the ledger's lock once: adopts an earlier release's ledger, tidies."""
     return _locked(repo, now, lambda doc, outcome: False)
 

@@ -1,4 +1,4 @@
-"""agent_hooks.reservations.reservation_store and reservation_index: reserve / release / renew
+"""agent_hooks.ledger.reservation_store and reservation_index: reserve / release / renew
 under the project lock, the agent-state mirror, the index files and the hot cache.
 
 Every test uses its own state directory under tmp_path; time is passed in.
@@ -21,15 +21,9 @@ import pytest
 
 from agent_hooks import identity, liveness, storage
 from agent_hooks.agents import state_file
-from agent_hooks.ledger import ledger_location
+from agent_hooks.ledger import ledger_location, reservation_store
 from agent_hooks.ledger.repo import Repo
-from agent_hooks.reservations import (
-    index_records,
-    pattern,
-    reservation,
-    reservation_index,
-    reservation_store,
-)
+from agent_hooks.reservations import index_records, pattern, reservation, reservation_index
 from agent_hooks.writers import Writer
 from hook_runner import ROOT
 
@@ -65,7 +59,7 @@ def grant(
     reason: str = "",
     shared: bool = False,
     keep: bool = False,
-) -> reservation_store.Outcome:
+) -> reservation.Outcome:
     return reservation_store.reserve(
         Repo(root, state_dir),
         Writer(agent, None),
