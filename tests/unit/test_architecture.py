@@ -309,7 +309,12 @@ def problem(token: str) -> str | None:
         tail = word.lstrip("….")
         ends = any(name == tail or name.endswith("." + tail) for name in MODULES)
         return None if ends else f"no module ends in {tail}"
-    if re.fullmatch(r"[a-z_]+(\.[a-zA-Z_]+)+", word) and word.split(".")[0] in PACKAGES:
+    if (
+        re.fullmatch(r"[a-z_]+(\.[a-zA-Z_]+)+", word)
+        and f"agent_hooks.{word.split('.')[0]}" in MODULES
+        and not word.endswith(".py")  # a file's name: tool_call.py
+    ):
+        # a package's module (`gate.places`) or a top-level module's name (`writers.Writer`)
         return None if _resolves("agent_hooks." + word) else f"no module or name agent_hooks.{word}"
     if (
         re.fullmatch(r"(src/agent_hooks|tests|docs|bench|hooks)/[\w./-]*\.\w+", word)
@@ -548,6 +553,8 @@ def test_the_client_references_are_kept_whole() -> None:
         ("tests/unit/reservations/bash/", "no directory tests/unit/reservations/bash/"),
         ("…shell.writes", None),
         ("…bash.writes", "no module ends in bash.writes"),
+        ("writers.Writer", None),
+        ("writers.CLIENT_NAMES", "no module or name agent_hooks.writers.CLIENT_NAMES"),
     ],
 )
 def test_the_drift_check_itself(token: str, expected: str | None) -> None:
