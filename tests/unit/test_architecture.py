@@ -720,6 +720,8 @@ def test_no_module_imports_itself_round_a_loop() -> None:
         ("agent_hooks.shell.lexer", "from agent_hooks import posix_fs", False),
         ("agent_hooks.shell.git_paths", "from agent_hooks import repository", False),
         ("agent_hooks.shell.commands", "from agent_hooks.shell import git_paths", True),
+        ("agent_hooks.gate.git_index", "from agent_hooks.reservations import pattern", True),
+        ("agent_hooks.gate.git_index", "from agent_hooks.hooks import hook_runtime", False),
         ("agent_hooks.writers", "from agent_hooks.clients import client_table", True),
         ("agent_hooks.clients.codex", "from agent_hooks import writers", False),
         ("agent_hooks.tool_use", "from agent_hooks.clients import envelope", False),
