@@ -56,8 +56,13 @@ class Pane:
         # The program starts once pipe-pane is attached (the flag file), so that pipe-pane
         # records its every byte.
         flag = shell(str(self.stream) + ".go")
-        line = f"until [ -e {flag} ]; do sleep 0.02; done; exec env {exports} " + " ".join(
-            shell(c) for c in command
+        # ... and once the pane has its size: tmux may size a new pane's terminal after
+        # starting its command, and a program reading the size first, its change signal
+        # arriving before its handler is set (Textual, loading under load), stays at 80x24.
+        rows_cols = shell(f"{self.size[1]} {self.size[0]}")
+        line = (
+            f'until [ -e {flag} ] && [ "$(stty size)" = {rows_cols} ]; do sleep 0.02; done; '
+            f"exec env {exports} " + " ".join(shell(c) for c in command)
         )
         self.tmux("new-session", "-d", "-s", "watch", "-x", self.size[0], "-y", self.size[1], line)
         self.tmux("pipe-pane", "-t", "watch", "-o", f"cat >> {shell(str(self.stream))}")
@@ -105,6 +110,21 @@ def full_width(screen: str, width: str = SIZE[0]) -> bool:
     )
 
 
+def settled(pane: Pane, check: Callable[[str], bool], timeout: float) -> str:
+    """The screen once `check` holds for it and a second capture, 0.2 s later, is the
+    same: a refresh redraws only the lines that changed, one after another, and a
+    capture in the middle of one (seen on a loaded machine) holds half of each frame."""
+    start, screen = time.monotonic(), ""
+    while time.monotonic() - start < timeout:
+        screen = pane.screen()
+        if check(screen):
+            time.sleep(0.2)
+            if pane.screen() == screen:
+                return screen
+        time.sleep(0.05)
+    raise AssertionError(f"not within {timeout} s; the last screen:\n{screen}")
+
+
 def wait_for(check: Callable[[], bool], timeout: float) -> float:
     """Seconds until `check()` held; fails after `timeout`."""
     start = time.monotonic()
@@ -139,15 +159,11 @@ def test_the_live_view_in_tmux(pane: Pane, home: Path, project: Path) -> None:
     # The first frame drawn at the terminal's size (under load Textual was seen to show one
     # at its default 80x24 first, before its first resize event): agents, a reservation
     # with its time left, a denial.
-    wait_for(
-        lambda: (
-            "src/auth/login.py is reserved" in (s := pane.screen())
-            and "q Quit" in s
-            and full_width(s)
-        ),
+    screen = settled(
+        pane,
+        lambda s: "src/auth/login.py is reserved" in s and "q Quit" in s and full_width(s),
         SHOWN_WITHIN,
     )
-    screen = pane.screen()
     print(screen)
     assert re.search(r"proj__cc_1\s+-\s+active\s+2m ago\s+farmhand-42", screen), screen
     assert re.search(r"proj__cc_2\s+-\s+idle\s+10m ago\s+src/app\.py", screen), screen
@@ -175,11 +191,11 @@ def test_the_live_view_in_tmux(pane: Pane, home: Path, project: Path) -> None:
     before = len(pane.written())
     world.reserve("proj__cc_2", "docs/**", time.time(), reason="tidy the docs", ttl=600)
     world.deny(time.time(), "proj__cc_1", "docs/index.md", "proj__cc_2", "docs/**")
-    took = wait_for(
-        lambda: "docs/**" in (s := pane.screen()) and "docs/index.md is reserved" in s,
-        timeout=SHOWN_WITHIN,
+    start = time.monotonic()
+    screen = settled(
+        pane, lambda s: "docs/**" in s and "docs/index.md is reserved" in s, SHOWN_WITHIN
     )
-    screen = pane.screen()
+    took = time.monotonic() - start
     print(f"updated after {took:.2f} s\n{screen}")
     assert re.search(r"docs/\*\*\s+exclusive\s+(10|9) min", screen), screen
     assert screen.index("docs/index.md is reserved") < screen.index("src/auth/login.py is reserved")
@@ -230,15 +246,11 @@ def test_a_narrow_pane_keeps_the_holder_and_the_path_whole(
     env = {"HOME": str(home), "PATH": os.environ.get("PATH", "/usr/bin:/bin"), **ALIVE}
     pane = pane_of(size)
     pane.start([sys.executable, "-m", "agent_hooks.cli", "watch", "--project", str(project)], env)
-    wait_for(
-        lambda: (
-            "src/auth/session_store.py" in (s := pane.screen())
-            and "q Quit" in s
-            and full_width(s, size[0])
-        ),
+    screen = settled(
+        pane,
+        lambda s: "src/auth/session_store.py" in s and "q Quit" in s and full_width(s, size[0]),
         SHOWN_WITHIN,
     )
-    screen = pane.screen()
     print(screen)
     lines = screen.splitlines()
     assert all(len(line) <= int(size[0]) for line in lines), screen

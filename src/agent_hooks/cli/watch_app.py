@@ -14,6 +14,8 @@ the next one tries again.
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Callable
 from typing import ClassVar
 
@@ -21,9 +23,11 @@ from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.segment import Segment
 from rich.text import Text
+from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
+from textual.geometry import Size
 from textual.widgets import Footer, Static
 
 from agent_hooks.cli import watch_text
@@ -119,6 +123,7 @@ class WatchApp(App[None]):
     def update_view(self) -> None:
         """Take a snapshot and redraw the panels whose content changed."""
         self.refreshes += 1
+        self._catch_up_size()
         try:
             snap = self._read()
         except Exception as exc:  # the view outlives one bad read; the next may succeed
@@ -133,6 +138,22 @@ class WatchApp(App[None]):
             panel.update(Grid(section))
         self._show("problems", "\n".join(f"warning: {one_line(p, 200)}" for p in snap.problems))
         self.call_after_refresh(self.show_more)
+
+    def _catch_up_size(self) -> None:
+        """The terminal's size, where Textual missed it: on a loaded machine the view
+        was seen to stay at 80x24 in a 140x45 pane for good (the first size posted, it
+        seems, before the screen could take it). One ioctl a refresh."""
+        if self.is_headless:
+            return
+        try:
+            columns, lines = os.get_terminal_size(sys.__stdout__.fileno())  # type: ignore[union-attr]
+        except (AttributeError, OSError, ValueError):
+            return
+        size = Size(columns, lines)
+        if self.size != size:
+            self.post_message(events.Resize(size, size))
+        elif self.screen.size != size:
+            self.screen.post_message(events.Resize(size, size))
 
     def show_more(self) -> None:
         """Say in the head whether the body goes on below what is shown."""
