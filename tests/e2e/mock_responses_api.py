@@ -169,7 +169,7 @@ def turn_metadata(headers: Mapping[str, str]) -> dict[str, Any]:
 
 def classify(method: str, path: str, headers: Mapping[str, str]) -> RequestKind:
     """``turn`` (consumes the script), ``compaction``, ``side`` (another model request: subagent,
-    guardian), ``proxy`` (a CONNECT or absolute-URI request meant for the internet) or ``other``."""
+    guardian, the interactive client's thread title), ``proxy`` (a CONNECT or absolute-URI request meant for the internet) or ``other``."""
     if method == "CONNECT" or path.startswith(("http://", "https://")):
         return "proxy"
     if method != "POST" or path.split("?", 1)[0].rstrip("/") != "/v1/responses":
@@ -178,7 +178,8 @@ def classify(method: str, path: str, headers: Mapping[str, str]) -> RequestKind:
     if meta.get("request_kind") == "compaction":
         return "compaction"
     main = str(meta.get("agent_name") or MAIN_AGENT) == MAIN_AGENT
-    if main and meta.get("thread_source") != "guardian_review":
+    # the interactive client also asks for a thread's title, in a thread of its own
+    if main and meta.get("thread_source") not in ("guardian_review", "thread_title"):
         return "turn"
     return "side"
 

@@ -3,7 +3,7 @@ README's launch line, run in tmux panes with the real ``claude`` CLI, names each
 session and pane, and relaunching an agent in its pane keeps its name, whatever the interactive
 client did to the pane's title meanwhile.
 
-The launch line is read from README.md (so the two cannot drift) and typed into the panes of a private
+The launch line is read from README.md's Quickstart (so the two cannot drift) and typed into the panes of a private
 tmux server laid out as ntm lays out a project: session ``myproject``, a user pane 0, agent panes
 1 and 2 titled ``myproject__cc_1`` and ``myproject__cc_2``. Only the recipe's last word,
 ``claude``, is replaced: by the non-interactive ``claude -p`` the e2e harness drives against the
@@ -38,7 +38,8 @@ import pytest
 
 from agent_hooks import identity
 
-from .agent_hooks_install import REPO, Installation
+from . import readme_quickstart
+from .agent_hooks_install import Installation
 from .claude_cli import claude_env
 from .mock_api import MockAnthropicAPI, say
 from .mock_routes import file_exists, wait_until
@@ -61,23 +62,16 @@ T = TypeVar("T")
 
 
 def readme_recipe() -> str:
-    """The launch line of README.md: the line of a ```sh block that starts with RECIPE_START."""
-    found: list[str] = []
-    in_sh = False
-    for line in (REPO / "README.md").read_text(encoding="utf-8").splitlines():
-        stripped = line.strip()
-        if stripped.startswith("```"):
-            in_sh = not in_sh and stripped[3:].strip() == "sh"
-            continue
-        if in_sh and stripped.startswith(RECIPE_START):
-            found.append(stripped)
-    if not found:
-        pytest.fail(
-            f"README.md has no line starting with {RECIPE_START!r} in a ```sh block: the "
-            "launch recipe this test runs is missing (or no longer in a ```sh block)"
-        )
-    assert len(set(found)) == 1, f"README.md gives different launch recipes: {found}"
-    return found[0]
+    """The README's launch line for Claude Code: the Quickstart's ``agent-hooks launch claude``
+    line, without its comment."""
+    try:
+        found = [launch for launch in readme_quickstart.launches() if launch.client == "claude"]
+    except readme_quickstart.QuickstartMissing as exc:
+        pytest.fail(f"README.md: {exc}: the launch recipe this test runs is missing")
+    assert len(found) == 1, f"README.md gives {len(found)} launch lines for claude: {found}"
+    recipe = found[0].line.partition("#")[0].strip()
+    assert recipe.startswith(RECIPE_START), recipe
+    return recipe
 
 
 @pytest.fixture
