@@ -1,6 +1,6 @@
 """The agent's state document: pure functions over a plain dict.
 
-The seed ADR's field names are kept exactly, because other tools read them:
+The original ADR's field names are kept exactly, because other tools read them:
 `registered`, `agent_name`, `reservations`, `issue_id`, `session_start`,
 `files_created`, `files_modified`, `files_read`. Added by agent-hooks:
 `schema`, `conversation_id`, `source`, `client` (the client program the latest

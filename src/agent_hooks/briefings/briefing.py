@@ -1,5 +1,5 @@
 """Briefings: what one agent must carry into its next conversation in one project
-(seed 002: "briefings, not transcripts"). Pure functions over a plain dict.
+(design document 002: "briefings, not transcripts"). Pure functions over a plain dict.
 
 A briefing holds a goal, the decisions made, the findings confirmed, the changes
 noted and the focus for the next session. Each decision, finding and change is
@@ -10,7 +10,7 @@ Invariants:
 * Every text is one or more non-empty lines, at most `MAX_TEXT` characters, with
   no control character other than newline (`check_text`); so the goal, the focus
   and the fixed parts always fit the limit on their own.
-* `render` returns the seed's shape — `SESSION BRIEFING (from prior work):`,
+* `render` returns the design document's shape — `SESSION BRIEFING (from prior work):`,
   `GOAL:`, `DECISIONS ALREADY MADE:`, `FINDINGS ALREADY CONFIRMED:`, `WHAT HAS
   CHANGED SINCE LAST SESSION:`, `FOCUS FOR THIS SESSION:` and the closing
   instruction — in at most `limit` characters. When it would be longer, whole

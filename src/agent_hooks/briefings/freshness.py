@@ -1,4 +1,4 @@
-"""Stale-context detection (seed 002): may a resumed conversation trust what it
+"""Stale-context detection (design document 002): may a resumed conversation trust what it
 read, or has the project moved under it?
 
 The files examined are the conversation's trail (`files_created`,

@@ -1,4 +1,4 @@
-"""`agent-hooks session …`: work sessions (seed 003) — a named unit of work
+"""`agent-hooks session …`: work sessions (design document 003) — a named unit of work
 that spans conversations, with milestones, artifacts, subagents and token
 figures measured from the client's transcripts.
 

@@ -1,4 +1,4 @@
-"""Work sessions: a named unit of work that spans conversations (seed 003) — the
+"""Work sessions: a named unit of work that spans conversations (design document 003) — the
 document model: ids, times, the forgiving reader, the changes (milestones,
 notes, artifacts, subagents, context figures) and the token thresholds. The
 texts people read are in work_session_report.
@@ -13,12 +13,12 @@ Invariants (docs/adr/0009-work-sessions.md):
   of `[A-Z0-9]` only (1-32 characters), the month taken from `now` in UTC. An id
   that passes `check_id` is safe as a file name.
 * `normalize` reads anything (a hand-edited file, an older layout, wrong types)
-  into a document with every field present and well typed, following the seed's
+  into a document with every field present and well typed, following the design document's
   "Token Deserialization and Defaults": `tokens.max` missing, null (or not a
   positive integer) -> 150000; any other token field missing or unusable -> 0;
   a legacy `tokens.saved_by_isolation` is read as `saved` when `saved` is absent.
   Fields it does not know are kept as they are: nothing is dropped.
-* Thresholds are strict, as in the seed: yellow when current/max > 80 %, red when
+* Thresholds are strict, as in the design document: yellow when current/max > 80 %, red when
   > 95 % (computed in integers: exactly 80 % is still green).
 * Times in documents are ISO 8601 UTC strings (`2026-11-21T19:46:23Z`).
 * `pending_subagents` holds at most one entry per subagent id: the subagents
@@ -121,7 +121,7 @@ def new_document(
     now: float,
     max_tokens: int = DEFAULT_MAX,
 ) -> dict[str, Any]:
-    """A fresh document with the seed's fields (and `conversations`, see the ADR)."""
+    """A fresh document with the design document's fields (and `conversations`, see the ADR)."""
     return {
         "session_id": session_id,
         "created": iso(now),
@@ -155,7 +155,7 @@ def _count(value: object) -> int | None:
 
 
 def normalize_tokens(raw: object) -> dict[str, Any]:
-    """The seed's token defaults (see the module docstring); unknown keys are kept."""
+    """The design document's token defaults (see the module docstring); unknown keys are kept."""
     src = raw if isinstance(raw, dict) else {}
     out = {k: v for k, v in src.items() if k not in TOKEN_FIELDS and k != "saved_by_isolation"}
     budget = _count(src.get("max"))

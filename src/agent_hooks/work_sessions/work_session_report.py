@@ -1,4 +1,4 @@
-"""The texts people read about a work session (seed 003): `status`, `resume`,
+"""The texts people read about a work session (design document 003): `status`, `resume`,
 `list`, `tokens`, `savings` and the closing summary, with their progress bar
 and milestone lines. The document model and its thresholds are work_session's.
 
@@ -158,7 +158,7 @@ def list_entry(doc: dict[str, Any], now: float, archived: bool) -> dict[str, Any
 def list_text(
     active_id: str | None, live: list[dict[str, Any]], archived: list[dict[str, Any]]
 ) -> str:
-    """The seed's list; `live` and `archived` hold `list_entry` results."""
+    """The design document's list; `live` and `archived` hold `list_entry` results."""
     lines = ["Active Sessions:"]
     for item in live:
         mark = " ← current" if item["session_id"] == active_id else ""

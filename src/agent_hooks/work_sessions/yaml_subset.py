@@ -1,4 +1,4 @@
-"""The seed's YAML format of a work-session file (seed 003: `<ID>.yaml`), read
+"""The design document's YAML format of a work-session file (design document 003: `<ID>.yaml`), read
 by a small parser for the subset that format uses: block mappings and
 sequences, `|`/`>` block scalars, quoted and plain scalars, `[]`/`{}` and
 comments.
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 
 def parse_yaml(text: str, source: str = "<yaml>") -> dict[str, Any]:
-    """The seed's YAML subset as a dict: block mappings and sequences, `|`/`>`
+    """The design document's YAML subset as a dict: block mappings and sequences, `|`/`>`
     block scalars, quoted and plain scalars, `[]`/`{}`, comments. Anything else
     raises WorkSessionError naming the line."""
     parser = _Yaml(text, source)

@@ -208,7 +208,7 @@ def render_context(
     expected: str | None = None,
     constraints: str | None = None,
 ) -> str:
-    """A context file in the seed's template; an empty section keeps its placeholder."""
+    """A context file in the design document's template; an empty section keeps its placeholder."""
 
     def section(name: str, value: str | None, placeholder: str) -> str:
         body = value.strip() if value and value.strip() else placeholder
@@ -236,7 +236,7 @@ def wrap_body(task: str, workspace_id: str, body: str) -> str:
 
 
 def delegate_block(paths: list[str], sentence: str | None = None) -> str:
-    """The seed's hand-off block for a subagent's prompt."""
+    """The design document's hand-off block for a subagent's prompt."""
     lines = ["Related context available at:", *(f"- {p}" for p in paths), ""]
     lines.append(sentence or DELEGATE_SENTENCE)
     return "\n".join(lines)

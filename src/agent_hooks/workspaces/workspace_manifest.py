@@ -2,7 +2,7 @@
 plain dicts: create, read forgivingly, track and untrack files, search them.
 The file itself is read and written by workspace_store, under its lock.
 
-The manifest has exactly the seed's structure::
+The manifest has exactly the design document's structure::
 
     {"session_id": id, "created_at": ISO, "last_activity": ISO,
      "context_files": {relative path: {"created": ISO, "for": str, "keywords": [str]}},
