@@ -400,6 +400,25 @@ def test_the_mock_streams_the_scripted_items_and_then_the_final_text(
     assert [r.kind for r in api.requests] == ["turn", "turn"]
 
 
+def test_the_interactive_clients_title_request_takes_no_scripted_turn(
+    mock_responses: MockResponsesFactory,
+) -> None:
+    """The interactive client asks for a thread's title in a thread of its own
+    (``thread_source: thread_title``): answered with the final text, the script left whole."""
+    api = mock_responses([apply_patch("*** Begin Patch\n*** End Patch\n", call_id="c1")])
+    for source in ("thread_title", "user"):
+        headers = {
+            "content-type": "application/json",
+            "x-codex-turn-metadata": json.dumps({"agent_name": "/root", "thread_source": source}),
+        }
+        conn = http.client.HTTPConnection("127.0.0.1", api.port, timeout=10)
+        conn.request("POST", "/v1/responses", body=json.dumps({"model": "m"}), headers=headers)
+        conn.getresponse().read()
+        conn.close()
+    assert [r.kind for r in api.requests] == ["side", "turn"]
+    assert api.unused_turns == 0
+
+
 def test_the_provider_config_keeps_the_installers_tables(tmp_path: Path) -> None:
     home = tmp_path / "home"
     config = home / ".codex" / "config.toml"
