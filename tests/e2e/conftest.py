@@ -434,3 +434,24 @@ def mock_chat() -> Iterator[MockChatFactory]:
     yield factory
     for api in started:
         api.stop()
+
+
+# --------------------------------------------------------------------------- tmux
+# Used by the tests that type into panes (test_launch_recipe.py, test_quickstart_e2e.py).
+
+import tempfile  # noqa: E402
+
+from .tmux_server import Tmux  # noqa: E402
+
+
+@pytest.fixture
+def tmux_socket() -> Iterator[Path]:
+    """A socket path short enough for a unix socket, removed (and its server killed) at the
+    end; skips the test when tmux is not installed."""
+    if shutil.which("tmux") is None:
+        pytest.skip("tmux is not installed: the test types into its panes")
+    directory = Path(tempfile.mkdtemp(prefix="ah-tmux-"))
+    socket = directory / "sock"
+    yield socket
+    Tmux(socket, {"PATH": "/usr/bin:/bin"}).kill()
+    shutil.rmtree(directory, ignore_errors=True)

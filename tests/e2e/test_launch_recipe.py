@@ -25,14 +25,9 @@ from __future__ import annotations
 
 import re
 import shlex
-import shutil
-import subprocess
-import tempfile
-import time
-from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -43,6 +38,7 @@ from .agent_hooks_install import Installation
 from .claude_cli import claude_env
 from .mock_api import MockAnthropicAPI, say
 from .mock_routes import file_exists, wait_until
+from .tmux_server import Tmux, poll
 
 if TYPE_CHECKING:
     from .conftest import InstallAgentHooks, MockApiFactory
@@ -53,9 +49,6 @@ RECIPE_START = "agent-hooks launch "
 OLD_RECIPE = """AGENT_NAME="$(tmux display-message -t "$TMUX_PANE" -p '#{pane_title}')" claude"""
 CLIENT_TITLE = "✳ Claude Code"  # what the interactive client titles its pane
 LAUNCH_TIMEOUT = 90.0  # one claude -p run; generous for a loaded machine
-POLL = 0.05
-
-T = TypeVar("T")
 
 
 # --------------------------------------------------------------------------- the recipe
@@ -89,85 +82,15 @@ def with_invocation(recipe: str, invocation: str) -> str:
 # --------------------------------------------------------------------------- tmux
 
 
-def _poll(
-    what: str, probe: Callable[[], T | None], timeout: float, diagnose: Callable[[], str]
-) -> T:
-    """``probe()``'s first value that is not None, polled every POLL seconds until ``timeout``."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = probe()
-        if value is not None:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(
-                f"timed out after {timeout:.0f} s waiting for {what}\n{diagnose()}"
-            )
-        time.sleep(POLL)
+def retitle(tmux: Tmux, pane: str, title: str) -> None:
+    """Title ``pane`` the way a program in it does (OSC 2, as Claude Code's client does), and
+    wait until tmux shows the new title."""
+    tmux.type_line(pane, f"printf '\\033]2;%s\\033\\\\' {shlex.quote(title)}")
 
+    def titled() -> bool:
+        return tmux.show(pane, "#{pane_title}") == title
 
-class Tmux:
-    """A private tmux server: ``tmux -S <socket> -f /dev/null``, environment ``env`` only."""
-
-    def __init__(self, socket: Path, env: dict[str, str]) -> None:
-        self.socket = socket
-        self.env = env
-
-    def __call__(self, *args: str) -> str:
-        done = subprocess.run(
-            ["tmux", "-S", str(self.socket), "-f", "/dev/null", *args],
-            env=self.env,
-            capture_output=True,
-            text=True,
-            timeout=30,
-            check=False,
-        )
-        if done.returncode != 0:
-            raise AssertionError(f"tmux {' '.join(args)} exited {done.returncode}: {done.stderr}")
-        return done.stdout
-
-    def show(self, pane: str, fmt: str) -> str:
-        return self("display-message", "-p", "-t", pane, fmt).rstrip("\n")
-
-    def type_line(self, pane: str, line: str) -> None:
-        """Type ``line`` into ``pane`` literally, then Enter."""
-        self("send-keys", "-t", pane, "-l", line)
-        self("send-keys", "-t", pane, "Enter")
-
-    def retitle(self, pane: str, title: str) -> None:
-        """Title ``pane`` the way a program in it does (OSC 2, as Claude Code's client does),
-        and wait until tmux shows the new title."""
-        self.type_line(pane, f"printf '\\033]2;%s\\033\\\\' {shlex.quote(title)}")
-
-        def titled() -> bool | None:
-            return self.show(pane, "#{pane_title}") == title or None
-
-        _poll(f"pane {pane} to be titled {title!r}", titled, 30, lambda: self.screen(pane))
-
-    def screen(self, pane: str) -> str:
-        """The pane's whole history and screen, blank lines dropped (for failure messages)."""
-        text = self("capture-pane", "-p", "-J", "-S", "-", "-t", pane)
-        return "\n".join(line for line in text.splitlines() if line.strip())
-
-    def kill(self) -> None:
-        subprocess.run(
-            ["tmux", "-S", str(self.socket), "kill-server"],
-            env=self.env,
-            capture_output=True,
-            timeout=30,
-            check=False,
-        )
-
-
-@pytest.fixture
-def tmux_socket() -> Iterator[Path]:
-    """A socket path short enough for a unix socket, removed (and its server killed) at the end."""
-    if shutil.which("tmux") is None:
-        pytest.skip("tmux is not installed: the launch recipe needs it")
-    directory = Path(tempfile.mkdtemp(prefix="ah-tmux-"))
-    socket = directory / "sock"
-    yield socket
-    Tmux(socket, {"PATH": "/usr/bin:/bin"}).kill()
-    shutil.rmtree(directory, ignore_errors=True)
+    poll(f"pane {pane} to be titled {title!r}", titled, 30, lambda: tmux.screen(pane))
 
 
 # --------------------------------------------------------------------------- launches
@@ -214,11 +137,11 @@ class Project:
     def wait_for_request(self, launch: Launch) -> None:
         """Wait until the model of ``launch`` was sent its first request (SessionStart is done)."""
 
-        def requested() -> bool | None:
-            return bool(launch.api.main_requests) or None
+        def requested() -> bool:
+            return bool(launch.api.main_requests)
 
         what = f"the first request from pane {launch.pane}"
-        _poll(what, requested, LAUNCH_TIMEOUT, lambda: self.diagnose(launch))
+        poll(what, requested, LAUNCH_TIMEOUT, lambda: self.diagnose(launch))
 
     def wait(self, *launches: Launch) -> None:
         """Wait until every launch has exited, and check each exited 0."""
@@ -228,18 +151,18 @@ class Project:
     def _wait_one(self, launch: Launch) -> None:
         status = launch.status_file
 
-        def exited() -> str | None:
-            return status.read_text() if status.exists() else None
+        def exited() -> str:  # written whole (a rename): never empty once there
+            return status.read_text() if status.exists() else ""
 
         what = f"the launch in pane {launch.pane} to exit"
-        code = _poll(what, exited, LAUNCH_TIMEOUT, lambda: self.diagnose(launch)).strip()
+        code = poll(what, exited, LAUNCH_TIMEOUT, lambda: self.diagnose(launch)).strip()
         assert code == "0", f"claude exited {code}\n{self.diagnose(launch)}"
         assert launch.api.errors == [], self.diagnose(launch)
 
     def diagnose(self, launch: Launch) -> str:
         log = self.install.log_path
         return (
-            f"pane {launch.pane}:\n{self.tmux.screen(launch.pane)}\n"
+            f"pane {launch.pane}:\n{self.tmux.screen(launch.pane, history=True)}\n"
             f"requests:\n{launch.api.summary()}\n"
             f"agent-hooks.log:\n{log.read_text() if log.exists() else '(none)'}"
         )
@@ -327,8 +250,8 @@ def test_relaunching_in_the_pane_keeps_the_agents_name(recipe: str, project: Pro
 
     # 2. The interactive client titles its pane, and clears the title on exit: pane 1 is left
     # with the client's title, pane 2 with none. Relaunch in both.
-    tmux.retitle(one, CLIENT_TITLE)
-    tmux.retitle(two, "")
+    retitle(tmux, one, CLIENT_TITLE)
+    retitle(tmux, two, "")
     second = {pane: project.launch(pane, recipe) for pane in (one, two)}
     project.wait(*second.values())
 

@@ -34,9 +34,8 @@ import re
 import shlex
 import shutil
 import subprocess
-import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -53,100 +52,22 @@ from .mock_api import MockAnthropicAPI, calls
 from .mock_gemini_api import MockGeminiAPI, write_file
 from .mock_gemini_api import calls as gemini_calls
 from .mock_responses_api import MockResponsesAPI, add_file_patch, apply_patch
-from .mock_routes import MAIN, turns_done, wait_until
+from .mock_routes import MAIN, Predicate, turns_done, wait_until
 from .npm_cli import CliUnavailable, python_bin_dir
+from .tmux_server import POLL, Tmux, poll
 from .writers_support import leases, ledger_dir, on, write
 
 SESSION = "myproject"
 HELD = "src/app.py"  # the file the README's refusal names
-POLL = 0.1
 START_TIMEOUT = 60.0  # a client's interactive start on a loaded machine
 WORK_TIMEOUT = 60.0
 MESSAGE = "Please work on the repository."
+PAUSE = 0.3  # seconds between a message and its Enter (tmux_server.Tmux.type_line)
 ASK_TRIES, ASK_TIMEOUT = 4, 8.0
 PROXY_VARIABLES = ("HTTPS_PROXY", "https_proxy", "ALL_PROXY", "NO_PROXY", "no_proxy")
 
 # What each client's screen shows once it waits for a message.
 READY = {"claude": "\u276f", "codex": "Ask Codex", "gemini": "Type your message"}
-
-
-def poll(what: str, probe: Callable[[], Any], timeout: float, diagnose: Callable[[], str]) -> Any:
-    """``probe()``'s first truthy value, polled every POLL seconds until ``timeout``."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = probe()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(
-                f"timed out after {timeout:.0f} s waiting for {what}\n{diagnose()}"
-            )
-        time.sleep(POLL)
-
-
-class Tmux:
-    """A private tmux server: ``tmux -S <socket> -f /dev/null``, environment ``env`` only."""
-
-    def __init__(self, socket: Path, env: dict[str, str]) -> None:
-        self.socket, self.env = socket, env
-
-    def __call__(self, *args: str) -> str:
-        done = subprocess.run(
-            ["tmux", "-S", str(self.socket), "-f", "/dev/null", *args],
-            env=self.env,
-            capture_output=True,
-            text=True,
-            timeout=30,
-            check=False,
-        )
-        assert done.returncode == 0, (
-            f"tmux {' '.join(args)} exited {done.returncode}: {done.stderr}"
-        )
-        return done.stdout
-
-    def type_line(self, pane: str, line: str) -> None:
-        """Type ``line`` literally, then Enter (a moment apart: a TUI takes text followed at
-        once by Enter for a paste, and keeps the Enter as a newline in its input)."""
-        self("send-keys", "-t", pane, "-l", line)
-        time.sleep(0.3)
-        self("send-keys", "-t", pane, "Enter")
-
-    def screen(self, pane: str, *, history: bool = False) -> str:
-        """What ``pane`` shows (``history``: and everything scrolled off it)."""
-        return self("capture-pane", "-p", "-J", *(["-S", "-"] if history else []), "-t", pane)
-
-    def split(self, after: str, cwd: Path, command: str) -> str:
-        """A new pane right after pane ``after`` (so at the next index), laid out tiled."""
-        pane = self(
-            "split-window", "-d", "-P", "-F", "#{pane_id}", "-t", after, "-c", str(cwd), command
-        ).strip()
-        self("select-layout", "-t", after, "tiled")
-        return pane
-
-    def index(self, pane: str) -> int:
-        return int(self("display-message", "-p", "-t", pane, "#{pane_index}"))
-
-    def screens(self, panes: dict[str, str]) -> str:
-        return "\n".join(
-            f"--- {name} ({pane}):\n{self.screen(pane)}" for name, pane in panes.items()
-        )
-
-
-@pytest.fixture
-def tmux_socket() -> Iterator[Path]:
-    if shutil.which("tmux") is None:
-        pytest.skip("tmux is not installed: the Quickstart needs it")
-    directory = Path(tempfile.mkdtemp(prefix="ah-qs-"))
-    socket = directory / "sock"
-    yield socket
-    subprocess.run(
-        ["tmux", "-S", str(socket), "kill-server"],
-        env={"PATH": "/usr/bin:/bin"},
-        capture_output=True,
-        timeout=30,
-        check=False,
-    )
-    shutil.rmtree(directory, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
@@ -212,15 +133,25 @@ def waited(probe: Callable[[], Any], timeout: float) -> bool:
 def ask(tmux: Tmux, pane: str, api: Any, diagnose: Callable[[], str]) -> None:
     """Type MESSAGE into the client in ``pane`` and send it; until its model is asked, send it
     again (a client just started may drop keys, or take the Enter for a new line)."""
-    tmux.type_line(pane, MESSAGE)
+    tmux.type_line(pane, MESSAGE, pause=PAUSE)
     for _ in range(ASK_TRIES):
         if waited(lambda: len(api.requests_in(MAIN)) > 0, ASK_TIMEOUT):
             return
         if MESSAGE in tmux.screen(pane):
             tmux("send-keys", "-t", pane, "Enter")
         else:
-            tmux.type_line(pane, MESSAGE)
+            tmux.type_line(pane, MESSAGE, pause=PAUSE)
     raise AssertionError(f"the model in pane {pane} was never asked\n{diagnose()}")
+
+
+def shows(tmux: Tmux, pane: str, text: str) -> Callable[[], bool]:
+    """Whether ``pane`` shows ``text`` now."""
+    return lambda: text in tmux.screen(pane)
+
+
+def used_up(api: Any) -> Callable[[], bool]:
+    """Whether the mock ``api`` was asked, and served its whole script."""
+    return lambda: api.unused_turns == 0 and len(api.requests_in(MAIN)) > 0
 
 
 def update_patch(rel: str, old: str, new: str) -> str:
@@ -259,7 +190,9 @@ def test_the_quickstart_guards_three_clients_in_three_panes(
     ).start()
     gemini_api = MockGeminiAPI(
         [
-            wait_until(on(codex_api, turns_done(MAIN, 2), "codex added src/codex.py")),
+            wait_until(
+                Predicate(lambda _state: turns_done(MAIN, 2)(codex_api), "codex added its file")
+            ),
             gemini_calls(write_file(str(held), "from gemini\n")),
             gemini_calls(write_file(str(project / "src/codex.py"), "from gemini\n")),
             gemini_calls(write_file(str(project / "src/gemini.py"), "from gemini\n")),
@@ -332,9 +265,9 @@ def test_the_quickstart_guards_three_clients_in_three_panes(
             last = panes[launch.client] = tmux.split(last, project, shell)
         panes["watch"] = tmux.split(last, project, shell)
         for launch in launches:
-            assert tmux.index(panes[launch.client]) == launch.pane, launch
+            assert tmux.show(panes[launch.client], "#{pane_index}") == str(launch.pane), launch
             tmux.type_line(panes[launch.client], launch.line)
-        assert tmux.index(panes["watch"]) == int(watch_pane[1]), watch_line
+        assert tmux.show(panes["watch"], "#{pane_index}") == watch_pane[1], watch_line
         tmux.type_line(panes["watch"], watch_line)
 
         # 3. Each agent, once its client waits for a message, is asked to work.
@@ -342,7 +275,7 @@ def test_the_quickstart_guards_three_clients_in_three_panes(
             pane = panes[launch.client]
             poll(
                 f"{launch.client} to be ready in pane {launch.pane}",
-                lambda pane=pane, client=launch.client: READY[client] in tmux.screen(pane),
+                shows(tmux, pane, READY[launch.client]),
                 START_TIMEOUT,
                 diag,
             )
@@ -360,7 +293,7 @@ def test_the_quickstart_guards_three_clients_in_three_panes(
         for client, api in mocks.items():
             poll(
                 f"{client}'s script to be used up",
-                lambda api=api: api.unused_turns == 0 and len(api.requests_in(MAIN)) > 0,
+                used_up(api),
                 WORK_TIMEOUT,
                 diagnose,
             )
