@@ -30,9 +30,11 @@ end with everything in it; every wait polls a condition under a deadline.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import time
 from collections.abc import Callable
@@ -41,9 +43,8 @@ from typing import Any
 
 import pytest
 
-from . import readme_quickstart
+from . import claude_cli, readme_quickstart
 from .agent_hooks_install import REPO, _lock, data_home
-from .claude_cli import DUMMY_API_KEY as CLAUDE_KEY
 from .claude_cli import claude_env, ensure_claude
 from .clients_support import GEMINI_BLOCKED, codex_refused, gemini_refused
 from .codex_cli import codex_env, ensure_codex, write_provider_config
@@ -98,7 +99,10 @@ def prepare_clients(home: Path, project: Path, claude_url: str, codex_url: str) 
         json.dumps(
             {
                 "hasCompletedOnboarding": True,
-                "customApiKeyResponses": {"approved": [CLAUDE_KEY[-20:]], "rejected": []},
+                "customApiKeyResponses": {
+                    "approved": [claude_cli.DUMMY_API_KEY[-20:]],
+                    "rejected": [],
+                },
                 "projects": {str(project): {"hasTrustDialogAccepted": True}},
             }
         )
@@ -152,6 +156,20 @@ def shows(tmux: Tmux, pane: str, text: str) -> Callable[[], bool]:
 def used_up(api: Any) -> Callable[[], bool]:
     """Whether the mock ``api`` was asked, and served its whole script."""
     return lambda: api.unused_turns == 0 and len(api.requests_in(MAIN)) > 0
+
+
+def stop_started_from(home: Path) -> None:
+    """Stop every process whose program lies in ``home``: the interactive Codex starts its
+    app-server as a daemon of its own, from a copy in ``~/.codex/packages``, that outlives
+    its pane and the tmux server (its agent's hooks run there: it is the lease's holder)."""
+    prefix = f"{home}/".encode()
+    for entry in Path("/proc").iterdir():
+        try:
+            program = (entry / "cmdline").read_bytes().split(b"\0", 1)[0]
+            if entry.name.isdigit() and program.startswith(prefix):
+                os.kill(int(entry.name), signal.SIGKILL)
+        except OSError:
+            continue  # gone meanwhile, or not ours to read
 
 
 def update_patch(rel: str, old: str, new: str) -> str:
@@ -359,3 +377,4 @@ def test_the_quickstart_guards_three_clients_in_three_panes(
     finally:
         for api in mocks.values():
             api.stop()
+        stop_started_from(home)
