@@ -294,4 +294,4 @@ if [ -n "$chosen" ]; then
     $([ "$trust_project" = no ] || echo --trust-project) ${extra[@]+"${extra[@]}"} \
     "${clients_args[@]}" || die "could not install into every client (see above)"
 fi
-echo "done. Start agents with distinct AGENT_NAMEs; see README.md for a tour."
+echo "done. Start each agent in a tmux pane of its own with: agent-hooks launch CLIENT (README.md, Quickstart; docs/tour.md for a tour)."

@@ -106,7 +106,7 @@ def test_help_texts(home: Path) -> None:
     text = " ".join(run(home, "--help").output.split())
     assert "AGENT_HOOKS_GUARD=off lets one git command through" in text  # for people
     assert "--no-verify skips pre-commit but not the branch check" in text
-    assert "Trust model" in text
+    assert "docs/trust-model.md" in text  # where the README's trust model moved
 
 
 def test_install_and_uninstall_keep_the_record_purge_reads(home: Path, repo: Path) -> None:

@@ -30,7 +30,7 @@ def guard() -> None:
     For people, not agents: AGENT_HOOKS_GUARD=off lets one git command through
     (=warn only reports); git's --no-verify skips pre-commit but not the branch check.
     agent-hooks guards cooperative agents against accidents, not against deliberate
-    bypass: see the README, "Trust model"."""
+    bypass: see docs/trust-model.md."""
 
 
 @guard.command()
