@@ -13,7 +13,7 @@ Invariants:
 * Every path derived here lies directly inside the state directory
   (`CLAUDE_CONFIG_DIR`, else `~/.claude`) or inside `<state dir>/agent-hooks/`.
 * Without `AGENT_NAME` the agent is the legacy shared identity whose state is
-  `agent-state.json` (seed ADR-0003).
+  `agent-state.json` (the original ADR-0003).
 """
 
 from __future__ import annotations
