@@ -2,7 +2,7 @@
 and tell the model who it is and who else works in the project.
 
 Reads `source` (startup | resume | clear | compact) — never `trigger`, the field
-the seed project misread and so wiped state on every resume.
+the earlier project misread and so wiped state on every resume.
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ Invariants:
 * A release takes exactly the entries it chose, never another owner's entry
   that repeats one of their ids (a hand-edited ledger may).
 * After a change, each affected agent's state document mirrors its live
-  reservations (the seed ADR's `reservations` field, which other tools read),
+  reservations (the original ADR's `reservations` field, which other tools read),
   and an issue-like reason fills the agent's `issue_id` if it had none.
 * The first write to a repository's ledger adopts what an earlier release left
   at the old per-HOME location (`adopt_legacy`).

@@ -29,7 +29,7 @@ Invariants (docs/adr/0009-work-sessions.md):
   `*` is written into it when none is there, so `git status` of the project stays
   clean and the user's own `.gitignore` is never touched. An existing one is left
   as it is (someone who wants work sessions in git replaces its content).
-* A hand-made `<ID>.yaml`/`.yml` in the seed's format is read by
+* A hand-made `<ID>.yaml`/`.yml` in the design document's format is read by
   `yaml_subset` (loaded only when such a file is read). The first write
   stores `<ID>.json` and renames the YAML file to `<ID>.yaml.imported`; nothing
   is deleted.
