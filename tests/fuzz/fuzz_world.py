@@ -334,12 +334,21 @@ def check_log(lines: Iterable[str]) -> None:
 # are a JSON document: objects are raw content, ignores marshal data, and a version
 # file holds one JSON line per version (`check_version_lines`).
 _KEPT = "proj/.git/agent-hooks/kept/"
+# How leases name the project's work tree: the main work tree of its repository
+# (`repository.worktree_id`; ADR-0014) — never its path, which differs by mount.
+MAIN_WORKTREE = "."
+# A writer's command log (docs/adr/0027-changes-put-down-to-commands.md) is lines too:
+# its first `# {json}`, then `s`, `e` and `x` lines of words (`check_command_lines`).
+_COMMANDS = "proj/.git/agent-hooks/commands/"
+_COMMAND_LINE = re.compile(rb"(# \{.*\}|s [\d.]+ \S+ \S+|e (-|[\d.]+) [\d.]+ \S+ \S+|x [\d.]+)")
 
 
 def _is_document(rel: str) -> bool:
     name = rel.rsplit("/", 1)[-1]
     if rel.startswith(_KEPT):
         return rel == _KEPT + "settings.json"
+    if rel.startswith(_COMMANDS):
+        return False
     if name.startswith(".") or name.endswith((".lock", ".cache")) or ".corrupt-" in name:
         return False
     if ".migrated-" in name or name.startswith("agent-hooks.log"):
@@ -381,12 +390,28 @@ def check_version_lines(before: dict[str, Entry], after: dict[str, Entry], root:
             assert isinstance(doc, dict), (rel, line[:200])
 
 
+def check_command_lines(before: dict[str, Entry], after: dict[str, Entry], root: Path) -> None:
+    """A command log a hook wrote holds whole lines only, each of its grammar (one
+    `O_APPEND` write a line), its first naming the writer as one JSON object."""
+    for rel, entry in after.items():
+        if entry[0] != "file" or before.get(rel) == entry or not rel.startswith(_COMMANDS):
+            continue
+        data = (root / rel).read_bytes()
+        assert data.endswith(b"\n"), f"{rel} ends in a line cut short: {data[-200:]!r}"
+        lines = data.splitlines()
+        for line in lines:
+            assert _COMMAND_LINE.fullmatch(line), f"{rel} holds a line of no kind: {line[:200]!r}"
+        if lines[0].startswith(b"# "):
+            assert isinstance(parse_strict(lines[0][2:]), dict), (rel, lines[0][:200])
+
+
 def check_all(world: World, ran: Ran, before: dict[str, Entry]) -> dict[str, Any] | None:
     out = check_protocol(ran)
     after = snapshot(world.root)
     check_writes(world, before, after)
     check_documents(world, before, after)
     check_version_lines(before, after, world.root)
+    check_command_lines(before, after, world.root)
     check_modes(world)
     check_log(world.log_lines())
     return out

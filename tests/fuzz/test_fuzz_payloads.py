@@ -228,7 +228,7 @@ def check_decision(
             someone = any(
                 fw.lease_blocks(lease.get("writer"), me)
                 and fw.lease_counts(lease, now)
-                and lease.get("worktree") == str(world.project)
+                and lease.get("worktree") == fw.MAIN_WORKTREE
                 for _, lease in fw.all_leases(world.ledger)
             )
             held = any(held_blocks(world, rel, owner, now) for rel in ("held/file.txt", "held/x"))
@@ -247,7 +247,7 @@ def check_decision(
         leased = minutes > 0 and any(
             fw.lease_blocks(lease.get("writer"), me)
             and fw.lease_counts(lease, now)
-            and lease.get("worktree") == project
+            and lease.get("worktree") == fw.MAIN_WORKTREE
             for lease in fw.leases_on(world.ledger, rel)
         )
         must = leased or held_blocks(world, rel, owner, now)

@@ -304,7 +304,11 @@ def test_a_name_that_was_not_chosen_is_warned_to_the_model_and_the_person(
     text = context_of(result)
     assert f"Warning: AGENT_NAME {name!r} is probably not a chosen name" in text and why in text
     readme = (Path(__file__).parents[2] / "README.md").read_text()
-    (recipe,) = {line for line in readme.splitlines() if line.startswith("agent-hooks launch ")}
+    (recipe,) = {  # the Quickstart's Claude Code pane, its comment aside
+        line.partition("#")[0].strip()
+        for line in readme.splitlines()
+        if line.startswith("agent-hooks launch claude")
+    }
     assert f"`{recipe}`" in text  # the README's launch line, word for word
     assert why in result.out["systemMessage"] and result.out["systemMessage"].startswith(
         "agent-hooks: "
