@@ -186,6 +186,15 @@ class HookRunner:
     def log_lines(self) -> list[str]:
         return self.log_file.read_text().splitlines() if self.log_file.exists() else []
 
+    def leases(self) -> dict[str, list[dict[str, Any]]]:
+        """The project's live lease documents, by path: each path's leases, as recorded."""
+        found = {}
+        for path in sorted((self.project / ".git" / "agent-hooks" / "leases").glob("*")):
+            doc = json.loads(path.read_text())
+            if doc["leases"]:
+                found[doc["path"]] = doc["leases"]
+        return found
+
 
 # What a hook logs when it failed and let the call through anyway (docs/adr/0004): an
 # exception (`...; allowed (fail open)`), a lock given up on, a lease it could not write.

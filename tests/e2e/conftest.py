@@ -13,7 +13,7 @@ Invariants:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -26,7 +26,7 @@ from .claude_cli import (
     ensure_claude,
     run_claude,
 )
-from .mock_api import MockAnthropicAPI, ScriptItem
+from .mock_api import MockAnthropicAPI
 
 _E2E_DIR = Path(__file__).parent
 
@@ -57,22 +57,35 @@ def claude_skill_bin() -> str:
         pytest.skip(f"claude CLI {CLAUDE_SKILL_VERSION} unavailable: {exc.reason}")
 
 
-MockApiFactory = Callable[..., MockAnthropicAPI]
+class Mock(Protocol):
+    """A loopback mock of a model API: started, then stopped."""
+
+    def start(self) -> Any: ...
+    def stop(self) -> None: ...
 
 
-@pytest.fixture
-def mock_api() -> Iterator[MockApiFactory]:
-    """Factory: ``mock_api(script, **options)`` returns a started :class:`MockAnthropicAPI`."""
-    started: list[MockAnthropicAPI] = []
+def started_mocks(make: Callable[..., Mock]) -> Iterator[Callable[..., Any]]:
+    """A fixture's factory: each call starts a mock made by ``make(*args, **options)``
+    and returns it; every one is stopped when the test ends."""
+    started: list[Mock] = []
 
-    def factory(script: Iterable[ScriptItem] = (), **options: Any) -> MockAnthropicAPI:
-        api = MockAnthropicAPI(script, **options).start()
+    def factory(*args: Any, **options: Any) -> Any:
+        api = make(*args, **options).start()
         started.append(api)
         return api
 
     yield factory
     for api in started:
         api.stop()
+
+
+MockApiFactory = Callable[..., MockAnthropicAPI]
+
+
+@pytest.fixture
+def mock_api() -> Iterator[MockApiFactory]:
+    """Factory: ``mock_api(script, **options)`` returns a started :class:`MockAnthropicAPI`."""
+    yield from started_mocks(MockAnthropicAPI)
 
 
 @pytest.fixture
@@ -193,7 +206,6 @@ from .codex_cli import (  # noqa: E402
     run_codex,
 )
 from .mock_responses_api import MockResponsesAPI  # noqa: E402
-from .mock_responses_api import ScriptItem as CodexScriptItem  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -222,16 +234,7 @@ MockResponsesFactory = Callable[..., MockResponsesAPI]
 def mock_responses() -> Iterator[MockResponsesFactory]:
     """Factory: ``mock_responses(script, **options)`` returns a started
     :class:`MockResponsesAPI`; every one is stopped at teardown."""
-    started: list[MockResponsesAPI] = []
-
-    def factory(script: Iterable[CodexScriptItem] = (), **options: Any) -> MockResponsesAPI:
-        api = MockResponsesAPI(script, **options).start()
-        started.append(api)
-        return api
-
-    yield factory
-    for api in started:
-        api.stop()
+    yield from started_mocks(MockResponsesAPI)
 
 
 @pytest.fixture
@@ -296,7 +299,6 @@ def codex(codex_bin: str, codex_user_home: Path, project_dir: Path) -> CodexRunn
 
 from .gemini_cli import GeminiResult, GeminiUnavailable, ensure_gemini, run_gemini  # noqa: E402
 from .mock_gemini_api import MockGeminiAPI  # noqa: E402
-from .mock_gemini_api import ScriptItem as GeminiScriptItem  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -314,16 +316,7 @@ MockGeminiFactory = Callable[..., MockGeminiAPI]
 @pytest.fixture
 def mock_gemini_api() -> Iterator[MockGeminiFactory]:
     """Factory: ``mock_gemini_api(script, **options)`` returns a started :class:`MockGeminiAPI`."""
-    started: list[MockGeminiAPI] = []
-
-    def factory(script: Iterable[GeminiScriptItem] = (), **options: Any) -> MockGeminiAPI:
-        api = MockGeminiAPI(script, **options).start()
-        started.append(api)
-        return api
-
-    yield factory
-    for api in started:
-        api.stop()
+    yield from started_mocks(MockGeminiAPI)
 
 
 @pytest.fixture
@@ -390,7 +383,6 @@ def gemini(gemini_bin: str, gemini_home: Path, project_dir: Path) -> GeminiRunne
 # Used by test_opencode_qwen_e2e.py: the pinned clients against a mock of Chat Completions.
 
 from .mock_chat_api import MockChatAPI  # noqa: E402
-from .mock_chat_api import ScriptItem as ChatScriptItem  # noqa: E402
 from .opencode_cli import OpencodeUnavailable, ensure_opencode  # noqa: E402
 from .qwen_cli import QwenUnavailable, ensure_qwen  # noqa: E402
 
@@ -420,20 +412,7 @@ MockChatFactory = Callable[..., MockChatAPI]
 def mock_chat() -> Iterator[MockChatFactory]:
     """Factory: ``mock_chat(script, agents=..., **options)`` returns a started
     :class:`MockChatAPI`; every one is stopped at teardown."""
-    started: list[MockChatAPI] = []
-
-    def factory(
-        script: Iterable[ChatScriptItem] = (),
-        agents: Mapping[str, Iterable[ChatScriptItem]] | None = None,
-        **options: Any,
-    ) -> MockChatAPI:
-        api = MockChatAPI(script, agents, **options).start()
-        started.append(api)
-        return api
-
-    yield factory
-    for api in started:
-        api.stop()
+    yield from started_mocks(MockChatAPI)
 
 
 # --------------------------------------------------------------------------- tmux

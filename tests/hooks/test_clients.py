@@ -32,15 +32,6 @@ def ledger(run_hook: HookRunner) -> Path:
     return run_hook.project / ".git" / "agent-hooks"
 
 
-def leases(run_hook: HookRunner) -> dict[str, list[dict[str, Any]]]:
-    found = {}
-    for path in sorted((ledger(run_hook) / "leases").glob("*")):
-        doc = json.loads(path.read_text())
-        if doc["leases"]:
-            found[doc["path"]] = doc["leases"]
-    return found
-
-
 # --------------------------------------------------------------------------- each client's call
 
 
@@ -145,7 +136,7 @@ def test_a_codex_patch_leases_its_file_and_a_claude_agent_is_refused_naming_it(
     run_hook: HookRunner,
 ) -> None:
     allowed(codex_patch(run_hook, add("src/app.py")))
-    (lease,) = leases(run_hook)["src/app.py"]
+    (lease,) = run_hook.leases()["src/app.py"]
     assert (lease["writer"], lease["agent"], lease["client"]) == (CX, CX, "codex")
     assert lease["pid"] == os.getpid()  # the hook's parent: the client process
     reason = claude_denied(claude_write(run_hook, "src/app.py"))
@@ -156,7 +147,7 @@ def test_a_claude_lease_refuses_a_codex_patch_in_codex_form(run_hook: HookRunner
     allowed(claude_write(run_hook, "src/app.py"))
     reason = codex_denied(codex_patch(run_hook, update("src/app.py")))
     assert reason.startswith(f'agent-hooks: src/app.py is being changed by agent "{CC}": ')
-    assert [lease["writer"] for lease in leases(run_hook)["src/app.py"]] == [CC]
+    assert [lease["writer"] for lease in run_hook.leases()["src/app.py"]] == [CC]
 
 
 @pytest.mark.parametrize(
@@ -182,7 +173,7 @@ def test_a_claude_lease_refuses_a_codex_patch_in_codex_form(run_hook: HookRunner
 def test_every_file_a_patch_touches_is_checked(run_hook: HookRunner, patch: str, held: str) -> None:
     allowed(claude_write(run_hook, held))
     codex_denied(codex_patch(run_hook, patch))
-    assert list(leases(run_hook)) == [held]  # a refused patch leases none of its files
+    assert list(run_hook.leases()) == [held]  # a refused patch leases none of its files
 
 
 def test_relative_paths_climb_from_the_payload_cwd_and_absolute_ones_are_as_written(
@@ -196,7 +187,7 @@ def test_relative_paths_climb_from_the_payload_cwd_and_absolute_ones_are_as_writ
     codex_denied(codex_patch(run_hook, update("../sub/../../top.py"), cwd=sub))
     codex_denied(codex_patch(run_hook, update(str(run_hook.project / "pkg" / "abs.py")), cwd=sub))
     allowed(codex_patch(run_hook, add("top.py"), cwd=sub))  # pkg/sub/top.py: another file
-    assert sorted(leases(run_hook)) == ["pkg/abs.py", "pkg/sub/top.py", "top.py"]
+    assert sorted(run_hook.leases()) == ["pkg/abs.py", "pkg/sub/top.py", "top.py"]
 
 
 def test_a_patch_through_a_symlink_to_a_held_file_is_refused(run_hook: HookRunner) -> None:
@@ -216,7 +207,7 @@ def test_hunk_content_that_looks_like_a_header_is_not_a_target(run_hook: HookRun
         f"*** Update File: other.py\n@@\n *** Add File: held.py\n-a\n+b\n{E}"
     )
     allowed(codex_patch(run_hook, hostile))
-    assert sorted(leases(run_hook)) == ["held.py", "mine.py", "other.py"]
+    assert sorted(run_hook.leases()) == ["held.py", "mine.py", "other.py"]
 
 
 def test_a_move_to_outside_an_update_names_nothing(run_hook: HookRunner) -> None:
@@ -233,7 +224,7 @@ def test_a_heredoc_patch_through_codex_shell_is_an_edit(run_hook: HookRunner) ->
     assert f'held.py is being changed by agent "{CC}"' in reason
     (run_hook.project / "sub").mkdir()
     allowed(codex_bash(run_hook, "cd sub && " + heredoc.format(add("free.py"))))
-    (lease,) = leases(run_hook)["sub/free.py"]
+    (lease,) = run_hook.leases()["sub/free.py"]
     assert (lease["writer"], lease["client"], lease["source"]) == (CX, "codex", "edit")
     # Any other shell form is read by the shell analysis: refused, nothing leased.
     codex_denied(codex_bash(run_hook, "echo start && " + heredoc.format(update("held.py"))))
@@ -269,7 +260,7 @@ def test_a_codex_subagent_is_a_writer_of_its_own(run_hook: HookRunner) -> None:
     parent_session = run_hook.payload("codex/PreToolUse_apply_patch_patch_add")["session_id"]
     fixture_fields = {"fixture": fixture, "session_id": parent_session}
     allowed(codex_patch(run_hook, add("worker.txt"), **fixture_fields))
-    (lease,) = leases(run_hook)["worker.txt"]
+    (lease,) = run_hook.leases()["worker.txt"]
     assert (lease["writer"], lease["agent_id"], lease["agent_type"]) == (
         f"{CX}#{SUB_ID}",
         SUB_ID,
@@ -286,13 +277,13 @@ def test_a_codex_subagent_is_a_writer_of_its_own(run_hook: HookRunner) -> None:
         "codex/SubagentStop_default_subagent", agent_id=SUB_ID, session_id=parent_session
     )
     allowed(run_hook("SubagentStop", stop, agent=CX, client="codex"))
-    assert "worker.txt" not in leases(run_hook)
+    assert "worker.txt" not in run_hook.leases()
     allowed(claude_write(run_hook, "worker.txt"))
 
 
 def test_codex_without_agent_name_is_its_session(run_hook: HookRunner) -> None:
     allowed(codex_patch(run_hook, add("a.py"), agent=None))
-    (lease,) = leases(run_hook)["a.py"]
+    (lease,) = run_hook.leases()["a.py"]
     session = lease["conversation"]
     assert session == "01a21462-88b2-7e92-8dab-1a3bd2c2e3ee" and lease["writer"] == f"~{session}"
     claude_denied(claude_write(run_hook, "a.py"))
@@ -329,7 +320,7 @@ def test_a_codex_shell_write_is_leased_after_it_ran(run_hook: HookRunner) -> Non
     (run_hook.project / "a.txt").write_text("hi\n")
     result = run_hook("PostToolUse", "codex/PostToolUse_Bash_shell_write", agent=CX, client="codex")
     assert result.out is None
-    (lease,) = leases(run_hook)["a.txt"]
+    (lease,) = run_hook.leases()["a.txt"]
     assert (lease["writer"], lease["client"], lease["source"]) == (CX, "codex", "bash")
     claude_denied(claude_write(run_hook, "a.txt"))
     # What it wrote but does not exist (removed), a script's writes: nothing leased.
@@ -338,7 +329,7 @@ def test_a_codex_shell_write_is_leased_after_it_ran(run_hook: HookRunner) -> Non
             "codex/PostToolUse_Bash_shell_write", tool_input={"command": command}
         )
         run_hook("PostToolUse", payload, agent=CX, client="codex")
-    assert list(leases(run_hook)) == ["a.txt"]
+    assert list(run_hook.leases()) == ["a.txt"]
 
 
 def test_codex_session_start_context_and_session_end_release(run_hook: HookRunner) -> None:
@@ -350,7 +341,7 @@ def test_codex_session_start_context_and_session_end_release(run_hook: HookRunne
     assert f'you are agent "{CX}"' in specific["additionalContext"]
     allowed(codex_patch(run_hook, add("a.py")))
     allowed(run_hook("SessionEnd", "codex/SessionEnd_other", agent=CX, client="codex"))
-    assert leases(run_hook) == {}
+    assert run_hook.leases() == {}
     assert run_hook.state(CX)["active"] is False
 
 
@@ -361,7 +352,7 @@ def test_a_gemini_write_leases_its_file_and_a_claude_agent_is_refused_naming_it(
     run_hook: HookRunner,
 ) -> None:
     allowed(gemini_call(run_hook, "write_file", {"file_path": "rel_dir/rel.txt", "content": "x"}))
-    (lease,) = leases(run_hook)["rel_dir/rel.txt"]  # relative to the payload's cwd
+    (lease,) = run_hook.leases()["rel_dir/rel.txt"]  # relative to the payload's cwd
     assert (lease["writer"], lease["client"], lease["pid"]) == (GM, "gemini", os.getpid())
     reason = claude_denied(claude_write(run_hook, "rel_dir/rel.txt"))
     assert f'is being changed by Gemini CLI agent "{GM}"' in reason
@@ -397,7 +388,7 @@ def test_a_gemini_subagent_is_its_parent_writer(run_hook: HookRunner) -> None:
     # the fixtures come from separate runs: the subagent's session is its parent's
     sub = run_hook.payload("gemini/BeforeTool_write_file_in_subagent", session_id=parent_session)
     allowed(run_hook("BeforeTool", sub, agent=GM, client="gemini"))
-    assert [item["writer"] for item in leases(run_hook)["sub.txt"]] == [GM]
+    assert [item["writer"] for item in run_hook.leases()["sub.txt"]] == [GM]
 
 
 def test_gemini_after_tool_records_created_modified_and_nothing_on_error(
@@ -437,9 +428,9 @@ def test_gemini_after_agent_and_session_end(run_hook: HookRunner) -> None:
     run_hook("SessionStart", "gemini/SessionStart", agent=GM, client="gemini")
     allowed(gemini_call(run_hook, "write_file", {"file_path": "a.txt", "content": "x"}))
     allowed(run_hook("AfterAgent", "gemini/AfterAgent", agent=GM, client="gemini"))
-    assert list(leases(run_hook)) == ["a.txt"]  # a turn ended: the conversation goes on
+    assert list(run_hook.leases()) == ["a.txt"]  # a turn ended: the conversation goes on
     allowed(run_hook("SessionEnd", "gemini/SessionEnd", agent=GM, client="gemini"))
-    assert leases(run_hook) == {}
+    assert run_hook.leases() == {}
 
 
 # --------------------------------------------------------------------------- all three
@@ -455,7 +446,7 @@ def test_a_mixed_swarm_each_refused_the_others_files(run_hook: HookRunner) -> No
     codex_denied(codex_patch(run_hook, update("gemini.py")))
     gemini_denied(gemini_call(run_hook, "write_file", {"file_path": "claude.py"}))
     gemini_denied(gemini_call(run_hook, "write_file", {"file_path": "codex.py"}))
-    assert {rel: items[0]["client"] for rel, items in leases(run_hook).items()} == {
+    assert {rel: items[0]["client"] for rel, items in run_hook.leases().items()} == {
         "claude.py": "claude",
         "codex.py": "codex",
         "gemini.py": "gemini",
@@ -492,7 +483,7 @@ def test_a_holder_whose_client_was_killed_stops_blocking_at_once(
     )
     try:
         assert stand_in.stdout is not None and stand_in.stdout.readline() == b"ran\n"
-        (lease,) = leases(run_hook)["held.py"]
+        (lease,) = run_hook.leases()["held.py"]
         assert (lease["pid"], lease["client"]) == (stand_in.pid, client)
         claude_denied(claude_write(run_hook, "held.py"))
     finally:

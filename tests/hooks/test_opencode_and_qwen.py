@@ -31,15 +31,6 @@ QWEN_SUB = "general-purpose-call_t"  # the captured Qwen Code subagent's id
 B, E = "*** Begin Patch\n", "*** End Patch"
 
 
-def leases(run_hook: HookRunner) -> dict[str, list[dict[str, Any]]]:
-    found = {}
-    for path in sorted((run_hook.project / ".git" / "agent-hooks" / "leases").glob("*")):
-        doc = json.loads(path.read_text())
-        if doc["leases"]:
-            found[doc["path"]] = doc["leases"]
-    return found
-
-
 def claude_write(run_hook: HookRunner, rel: str, agent: str = CC) -> HookResult:
     payload = run_hook.payload(
         "PreToolUse_Write", tool_input={"file_path": str(run_hook.project / rel), "content": "x\n"}
@@ -101,7 +92,7 @@ def test_an_opencode_write_leases_its_file_and_a_claude_agent_is_refused_naming_
     run_hook: HookRunner,
 ) -> None:
     allowed(opencode_write(run_hook, "src/app.py"))
-    (lease,) = leases(run_hook)["src/app.py"]
+    (lease,) = run_hook.leases()["src/app.py"]
     assert (lease["writer"], lease["client"], lease["pid"]) == (OC, "opencode", os.getpid())
     assert lease["tool_use_id"] == "call_write"
     reason = claude_denied(claude_write(run_hook, "src/app.py"))
@@ -144,7 +135,7 @@ def test_a_claude_lease_refuses_every_opencode_tool_in_the_plugins_form(
     for result in refused:
         reason = opencode_denied(result)
         assert f'is being changed by agent "{CC}"' in reason, reason
-    assert sorted(leases(run_hook)) == ["held.txt", "sub/wd.txt"]  # a refused patch leases none
+    assert sorted(run_hook.leases()) == ["held.txt", "sub/wd.txt"]  # a refused patch leases none
     allowed(  # the project's own wd.txt is another file
         opencode_call(
             run_hook,
@@ -158,7 +149,7 @@ def test_an_opencode_subagent_is_a_writer_of_its_own(run_hook: HookRunner) -> No
     """A child session: its lease blocks its parent session and a sibling; the parent's
     does not block it; its idle ends its leases."""
     allowed(opencode_sub_write(run_hook, "worker.txt"))
-    (lease,) = leases(run_hook)["worker.txt"]
+    (lease,) = run_hook.leases()["worker.txt"]
     assert (lease["writer"], lease["agent_id"], lease["agent_type"]) == (
         f"{OC}#{CHILD}",
         CHILD,
@@ -170,10 +161,10 @@ def test_an_opencode_subagent_is_a_writer_of_its_own(run_hook: HookRunner) -> No
     claude_denied(claude_write(run_hook, "worker.txt"))
     allowed(opencode_write(run_hook, "parent.txt"))
     allowed(opencode_sub_write(run_hook, "parent.txt"))
-    assert [item["writer"] for item in leases(run_hook)["parent.txt"]] == [f"{OC}#{CHILD}"]
+    assert [item["writer"] for item in run_hook.leases()["parent.txt"]] == [f"{OC}#{CHILD}"]
     idle = run_hook.payload("opencode/subagent.idle")
     allowed(run_hook("subagent.idle", idle, agent=OC, client="opencode"))
-    assert leases(run_hook) == {}
+    assert run_hook.leases() == {}
     allowed(claude_write(run_hook, "worker.txt"))
 
 
@@ -194,7 +185,7 @@ def test_opencode_after_tool_records_and_tells_through_the_result(run_hook: Hook
     assert doc["files_created"] == [f"{project}/new.txt"]
     assert doc["files_modified"] == [f"{project}/existing.txt", f"{project}/a.txt"]
     assert doc["files_read"] == [f"{project}/new.txt"]
-    assert [item["source"] for item in leases(run_hook)["a.txt"]] == ["bash"]
+    assert [item["source"] for item in run_hook.leases()["a.txt"]] == ["bash"]
     # A refused writer is told at its next after-event, through the tool's result.
     allowed(claude_write(run_hook, "held.txt"))
     opencode_denied(opencode_write(run_hook, "held.txt"))
@@ -211,7 +202,7 @@ def test_opencode_patches_are_checked_and_recorded(run_hook: HookRunner) -> None
     assert f'keep.txt is being changed by agent "{CC}"' in reason
     run_hook("SessionEnd", "SessionEnd", agent=CC)
     allowed(opencode_call(run_hook, move))
-    assert sorted(leases(run_hook)) == ["keep.txt", "moved/dst.txt", "old.txt"]
+    assert sorted(run_hook.leases()) == ["keep.txt", "moved/dst.txt", "old.txt"]
     (run_hook.project / "moved").mkdir(exist_ok=True)
     (run_hook.project / "moved" / "dst.txt").write_text("k1\nK2\n")
     (run_hook.project / "added.txt").write_text("hello\n")
@@ -231,14 +222,14 @@ def test_opencode_turn_end_and_session_end(run_hook: HookRunner) -> None:
     run_hook("session.created", "opencode/session.created", agent=OC, client="opencode")
     allowed(opencode_write(run_hook, "a.py"))
     allowed(run_hook("session.idle", "opencode/session.idle", agent=OC, client="opencode"))
-    assert list(leases(run_hook)) == ["a.py"]  # a turn ended: the session goes on
+    assert list(run_hook.leases()) == ["a.py"]  # a turn ended: the session goes on
     allowed(run_hook("dispose", "opencode/dispose", agent=OC, client="opencode"))
-    assert leases(run_hook) == {}
+    assert run_hook.leases() == {}
     assert run_hook.state(OC)["active"] is False
     allowed(opencode_write(run_hook, "b.py"))
     deleted = run_hook.payload("opencode/dispose", hook_event_name="session.deleted")
     allowed(run_hook("session.deleted", deleted, agent=OC, client="opencode"))
-    assert leases(run_hook) == {}
+    assert run_hook.leases() == {}
 
 
 def test_an_unknown_opencode_event_is_allowed_and_said(run_hook: HookRunner) -> None:
@@ -283,7 +274,7 @@ def test_a_qwen_write_leases_its_file_and_a_claude_agent_is_refused_naming_it(
     run_hook: HookRunner,
 ) -> None:
     allowed(qwen_write(run_hook, "src/app.py"))
-    (lease,) = leases(run_hook)["src/app.py"]
+    (lease,) = run_hook.leases()["src/app.py"]
     assert (lease["writer"], lease["client"], lease["pid"]) == (QW, "qwen", os.getpid())
     reason = claude_denied(claude_write(run_hook, "src/app.py"))
     assert reason.startswith(f'agent-hooks: src/app.py is being changed by Qwen Code agent "{QW}"')
@@ -321,12 +312,12 @@ def test_a_claude_lease_refuses_every_qwen_tool(run_hook: HookRunner) -> None:
 
 def test_a_qwen_subagent_is_a_writer_of_its_own(run_hook: HookRunner) -> None:
     allowed(qwen_call(run_hook, "PreToolUse_write_file_in_subagent"))
-    (lease,) = leases(run_hook)["sub.txt"]
+    (lease,) = run_hook.leases()["sub.txt"]
     assert (lease["writer"], lease["agent_id"]) == (f"{QW}#{QWEN_SUB}", QWEN_SUB)
     parent = qwen_denied(qwen_write(run_hook, "sub.txt"))
     assert f'subagent ({QWEN_SUB[:8]}) of Qwen Code agent "{QW}"' in parent
     allowed(qwen_call(run_hook, "SubagentStop", event="SubagentStop"))
-    assert "sub.txt" not in leases(run_hook)
+    assert "sub.txt" not in run_hook.leases()
 
 
 def test_qwen_context_at_session_start_and_after_a_tool_never_before(
@@ -353,7 +344,7 @@ def test_qwen_is_not_taken_for_claude_code_or_gemini(run_hook: HookRunner) -> No
     """Qwen Code sets CLAUDE_PROJECT_DIR and GEMINI_PROJECT_DIR for its hooks; with the entry's
     `qwen` its leases and state say Qwen Code, never Claude Code or Gemini CLI."""
     allowed(qwen_write(run_hook, "a.py"))
-    assert [item["client"] for item in leases(run_hook)["a.py"]] == ["qwen"]
+    assert [item["client"] for item in run_hook.leases()["a.py"]] == ["qwen"]
     assert "Qwen Code agent" in claude_denied(claude_write(run_hook, "a.py"))
 
 
@@ -406,7 +397,7 @@ def test_five_clients_each_refused_the_others_files(run_hook: HookRunner) -> Non
             if other != client:
                 reason = refusal(client, write(client, f"{other}.py"))
                 assert f"{other}.py is being changed by {labels[other]}: " in reason, reason
-    assert {rel: items[0]["client"] for rel, items in leases(run_hook).items()} == {
+    assert {rel: items[0]["client"] for rel, items in run_hook.leases().items()} == {
         f"{client}.py": client for client in names
     }
 
@@ -444,7 +435,7 @@ def test_a_holder_whose_client_was_killed_stops_blocking_at_once(
     )
     try:
         assert stand_in.stdout is not None and stand_in.stdout.readline() == b"ran\n"
-        (lease,) = leases(run_hook)["held.py"]
+        (lease,) = run_hook.leases()["held.py"]
         assert (lease["pid"], lease["client"]) == (stand_in.pid, client)
         claude_denied(claude_write(run_hook, "held.py"))
     finally:

@@ -120,15 +120,6 @@ def claude_write(run_hook: HookRunner, rel: str) -> None:
     assert run_hook("PreToolUse", payload, agent=CC).out is None
 
 
-def leases(run_hook: HookRunner) -> dict[str, list[dict[str, Any]]]:
-    found = {}
-    for path in sorted((run_hook.project / ".git" / "agent-hooks" / "leases").glob("*")):
-        doc = json.loads(path.read_text())
-        if doc["leases"]:
-            found[doc["path"]] = doc["leases"]
-    return found
-
-
 def stand_in(tmp_path: Path, body: str) -> list[str]:
     """A hook command that is a small Python script (the entry's argv shape)."""
     script = tmp_path / "stand_in.py"
@@ -189,7 +180,7 @@ def test_a_held_file_is_refused_with_exactly_the_hooks_text(
     )
     answer = run_hook("tool.execute.before", payload, agent=OC, client="opencode").out
     assert answer is not None and refused["thrown"] == answer["deny"]
-    assert [item["writer"] for item in leases(run_hook)["new.txt"]] == [CC]
+    assert [item["writer"] for item in run_hook.leases()["new.txt"]] == [CC]
 
 
 def test_an_allowed_call_leases_for_opencode_held_by_its_process(
@@ -200,7 +191,7 @@ def test_an_allowed_call_leases_for_opencode_held_by_its_process(
     )
     (call,) = result["groups"][1]["calls"]
     assert "thrown" not in call
-    (lease,) = leases(run_hook)["new.txt"]
+    (lease,) = run_hook.leases()["new.txt"]
     assert (lease["writer"], lease["client"], lease["pid"]) == (OC, "opencode", result["pid"])
 
 

@@ -80,10 +80,10 @@ EVENTS = {
     "subagent.idle": "subagent_stop",
 }
 CONTEXT_LIMIT = 10_000
-# Events whose context reaches the model (measured: a tool's result carries what the
-# after-hook appends; a system prompt what the plugin adds).
 # Events of a shell command no tool.execute.after follows (none).
 UNFOLLOWED: frozenset[str] = frozenset()
+# Events whose context reaches the model (measured: a tool's result carries what the
+# after-hook appends; a system prompt what the plugin adds).
 CONTEXT_EVENTS = frozenset({"session.created", "tool.execute.after"})
 TRANSCRIPTS = False  # its sessions live in its own database
 AFTER = "tool.execute.after"

@@ -77,9 +77,9 @@ EVENTS = {
     "SessionEnd": "session_end",
 }
 CONTEXT_LIMIT = 10_000
-# Events whose additionalContext reaches the model.
 # Events of a shell command no PostToolUse follows (none).
 UNFOLLOWED: frozenset[str] = frozenset()
+# Events whose additionalContext reaches the model.
 CONTEXT_EVENTS = frozenset({"SessionStart", "PostToolUse"})
 TRANSCRIPTS = False  # its chat files are not Claude Code transcripts
 EDIT_TOOLS = {"write_file": "file_path", "edit": "file_path", "notebook_edit": "notebook_path"}
